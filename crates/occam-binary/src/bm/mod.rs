@@ -1,0 +1,1 @@
+//! Boltzmann machines (Ising models).

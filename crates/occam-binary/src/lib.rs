@@ -1,0 +1,7 @@
+//! Networks of binary units: Boltzmann machines and sigmoid belief networks.
+//!
+//! Exact references, sampling, mean field, TAP, mixtures of mean field, Markov-chain q and the
+//! Leisink–Kappen third-order bound (Lawrence 2000 ch. 2 and 4; Leisink & Kappen 2000).
+
+pub mod bm;
+pub mod sbn;

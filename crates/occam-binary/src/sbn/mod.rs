@@ -1,0 +1,1 @@
+//! Sigmoid belief networks.

@@ -1,0 +1,1 @@
+//! The Occam model language.
