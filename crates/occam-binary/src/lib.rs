@@ -4,4 +4,6 @@
 //! Leisink–Kappen third-order bound (Lawrence 2000 ch. 2 and 4; Leisink & Kappen 2000).
 
 pub mod bm;
+pub mod coding;
+pub mod exact;
 pub mod sbn;

@@ -1,1 +1,33 @@
-//! Boltzmann machines (Ising models).
+//! Boltzmann machines (Ising models): exact references (enumeration, junction tree), Gibbs sampling,
+//! mean field, TAP, mixtures of mean field (Lawrence ch. 4), the Leisink–Kappen third-order bound,
+//! learning, file formats and the functions behind the CLI.
+//!
+//! Everything works on [`BoltzmannMachine`] in ±1 coding with an exact log-weight offset, so
+//! clamping, temperature and 0/1 conversion never lose the log Z constant.
+
+pub mod error;
+pub mod exact;
+pub mod model;
+
+pub use error::{BmError, Result};
+pub use model::BoltzmannMachine;
+
+/// What a reported log Z number is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Quality {
+    /// Exact up to floating point.
+    Exact,
+    /// A guaranteed lower bound on log Z.
+    LowerBound,
+    /// A stochastic estimate with a standard error.
+    Estimate,
+    /// A deterministic approximation that is not a bound (e.g. TAP).
+    Approximation,
+}
+
+impl Quality {
+    /// True only for guaranteed lower bounds.
+    pub fn is_lower_bound(self) -> bool {
+        matches!(self, Quality::LowerBound)
+    }
+}
