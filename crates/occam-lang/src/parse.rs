@@ -1,0 +1,537 @@
+//! The parser: tokens to [`ast::File`], one statement per line.
+//!
+//! On a syntax error the rest of the line is skipped and parsing goes on, so
+//! one run reports the first error of every broken statement.
+
+use crate::ast::{
+    Arg, BinOp, ConstDecl, Expr, ExprKind, File, Ident, InitDecl, ObserveDecl, PlateDecl,
+    PlateItem, Stmt, VarDecl, VarRhs,
+};
+use crate::diag::{Code, Diagnostic};
+use crate::lex::{lex, Tok, Token};
+use crate::span::Span;
+
+/// Words that start statements or modify declarations; they cannot name
+/// variables, plates or constants.
+pub const KEYWORDS: &[&str] = &[
+    "plate", "plates", "from", "data", "observe", "let", "const", "init", "over", "map",
+];
+
+/// Parses a model. Returns the statements that parsed and every lexical and
+/// syntax error found; the file is usable only if the errors are empty.
+pub fn parse(source: &str) -> (File, Vec<Diagnostic>) {
+    let (tokens, mut diags) = lex(source);
+    let mut p = Parser { tokens, pos: 0 };
+    let mut file = File::default();
+    while !p.at(&Tok::Eof) {
+        if p.eat(&Tok::Newline) {
+            continue;
+        }
+        match p.statement() {
+            Ok(s) => file.statements.push(s),
+            Err(d) => {
+                diags.push(d);
+                p.skip_line();
+            }
+        }
+    }
+    diags.sort_by_key(|d| d.span.start);
+    (file, diags)
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    pos: usize,
+}
+
+type PResult<T> = Result<T, Diagnostic>;
+
+impl Parser {
+    fn peek(&self) -> &Token {
+        &self.tokens[self.pos.min(self.tokens.len() - 1)]
+    }
+
+    fn peek_at(&self, k: usize) -> &Token {
+        &self.tokens[(self.pos + k).min(self.tokens.len() - 1)]
+    }
+
+    fn at(&self, t: &Tok) -> bool {
+        &self.peek().tok == t
+    }
+
+    fn at_word(&self, w: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Ident(s) if s == w)
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.pos < self.tokens.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.at(t) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn prev_end(&self) -> usize {
+        if self.pos == 0 {
+            0
+        } else {
+            self.tokens[self.pos - 1].span.end
+        }
+    }
+
+    fn skip_line(&mut self) {
+        while !self.at(&Tok::Eof) && !self.at(&Tok::Newline) {
+            self.bump();
+        }
+    }
+
+    fn unexpected(&self, what: &str) -> Diagnostic {
+        let t = self.peek();
+        Diagnostic::new(
+            Code::Syntax,
+            t.span,
+            format!("expected {what}, found {}", t.tok.describe()),
+        )
+        .label(format!("expected {what}"))
+    }
+
+    fn expect(&mut self, t: Tok, hint: &str) -> PResult<Span> {
+        if self.at(&t) {
+            Ok(self.bump().span)
+        } else {
+            let mut d = self.unexpected(&t.describe());
+            if !hint.is_empty() {
+                d = d.hint(hint);
+            }
+            Err(d)
+        }
+    }
+
+    /// A name that is not a keyword.
+    fn ident(&mut self, what: &str) -> PResult<Ident> {
+        match self.peek().tok.clone() {
+            Tok::Ident(name) if KEYWORDS.contains(&name.as_str()) => {
+                let span = self.peek().span;
+                Err(Diagnostic::new(
+                    Code::Reserved,
+                    span,
+                    format!("`{name}` is a reserved word"),
+                )
+                .label(format!("expected {what}"))
+                .hint(format!("reserved words: {}", KEYWORDS.join(", "))))
+            }
+            Tok::Ident(name) => Ok(Ident {
+                name,
+                span: self.bump().span,
+            }),
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    fn end_of_statement(&mut self, hint: &str) -> PResult<()> {
+        if self.at(&Tok::Newline) || self.at(&Tok::Eof) {
+            self.bump();
+            Ok(())
+        } else {
+            let mut d = self.unexpected("end of line");
+            if !hint.is_empty() {
+                d = d.hint(hint);
+            }
+            Err(d)
+        }
+    }
+
+    fn statement(&mut self) -> PResult<Stmt> {
+        let start = self.peek().span.start;
+        let word = match &self.peek().tok {
+            Tok::Ident(w) => w.clone(),
+            _ => {
+                return Err(self.unexpected("a statement").hint(
+                    "statements are `plate ...`, `let ...`, `observe ...`, `init ...`, `x ~ Dist(...)` or `x = expr`",
+                ))
+            }
+        };
+        let next_is_name = matches!(self.peek_at(1).tok, Tok::Ident(_));
+        match word.as_str() {
+            "plate" | "plates" if next_is_name => self.plates(start),
+            "let" | "const" if next_is_name => self.constant(start),
+            "observe" | "data" if next_is_name => self.observe(start),
+            "init" if next_is_name => self.init(start),
+            _ => self.variable(start),
+        }
+    }
+
+    fn plates(&mut self, start: usize) -> PResult<Stmt> {
+        self.bump();
+        let mut items = Vec::new();
+        loop {
+            let name = self.ident("a plate name")?;
+            let size = if self.eat(&Tok::Eq) {
+                Some(self.expr()?)
+            } else {
+                None
+            };
+            items.push(PlateItem { name, size });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        let from_data = if self.at_word("from") {
+            self.bump();
+            if !self.at_word("data") {
+                return Err(self
+                    .unexpected("`data`")
+                    .hint("write `plates N, D from data x`"));
+            }
+            self.bump();
+            Some(self.ident("a data name")?)
+        } else {
+            None
+        };
+        self.end_of_statement("write `plate K = 20` or `plates N, D from data x`")?;
+        Ok(Stmt::Plates(PlateDecl {
+            items,
+            from_data,
+            span: Span::new(start, self.prev_end_stmt()),
+        }))
+    }
+
+    /// End of the statement just finished, excluding its newline token.
+    fn prev_end_stmt(&self) -> usize {
+        let mut i = self.pos;
+        while i > 0 {
+            i -= 1;
+            if !matches!(self.tokens[i].tok, Tok::Newline | Tok::Eof) {
+                return self.tokens[i].span.end;
+            }
+        }
+        0
+    }
+
+    fn constant(&mut self, start: usize) -> PResult<Stmt> {
+        self.bump();
+        let name = self.ident("a constant name")?;
+        self.expect(Tok::Eq, "write `let a0 = 0.001`")?;
+        let value = self.expr()?;
+        self.end_of_statement("")?;
+        Ok(Stmt::Const(ConstDecl {
+            name,
+            value,
+            span: Span::new(start, self.prev_end_stmt()),
+        }))
+    }
+
+    fn observe(&mut self, start: usize) -> PResult<Stmt> {
+        self.bump();
+        let mut names = vec![self.ident("a variable name")?];
+        while self.eat(&Tok::Comma) {
+            names.push(self.ident("a variable name")?);
+        }
+        self.end_of_statement("write `observe x, y`")?;
+        Ok(Stmt::Observe(ObserveDecl {
+            names,
+            span: Span::new(start, self.prev_end_stmt()),
+        }))
+    }
+
+    fn init(&mut self, start: usize) -> PResult<Stmt> {
+        self.bump();
+        let name = self.ident("a variable name")?;
+        self.expect(
+            Tok::Eq,
+            "write `init mu = random(scale = 1)`, `init z = random` or `init tau = 1`",
+        )?;
+        let value = self.expr()?;
+        self.end_of_statement("")?;
+        Ok(Stmt::Init(InitDecl {
+            name,
+            value,
+            span: Span::new(start, self.prev_end_stmt()),
+        }))
+    }
+
+    fn over(&mut self) -> PResult<Ident> {
+        self.bump();
+        self.ident("an event plate name")
+    }
+
+    fn variable(&mut self, start: usize) -> PResult<Stmt> {
+        let name = self.ident("a variable name")?;
+        let mut plates = Vec::new();
+        if self.eat(&Tok::LBracket) {
+            loop {
+                plates.push(self.ident("a plate name")?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RBracket, "close the plate list with `]`")?;
+        }
+        let mut over = if self.at_word("over") {
+            Some(self.over()?)
+        } else {
+            None
+        };
+        let rhs = if self.eat(&Tok::Tilde) {
+            let dist = match self.ident("a distribution name") {
+                Ok(d) => d,
+                Err(d) => return Err(d.hint("write `x ~ Gaussian(mean = 0, precision = 1)`")),
+            };
+            self.expect(
+                Tok::LParen,
+                &format!("a distribution takes arguments: `{}(...)`", dist.name),
+            )?;
+            let args = self.args()?;
+            VarRhs::Random { dist, args }
+        } else if self.eat(&Tok::Eq) {
+            VarRhs::Deterministic(self.expr()?)
+        } else {
+            return Err(self.unexpected("`~` or `=`").hint(format!(
+                "write `{0} ~ Dist(...)` for a random variable or `{0} = expr` for a deterministic one",
+                name.name
+            )));
+        };
+        let mut map = None;
+        loop {
+            if self.at_word("over") {
+                let t = self.peek().span;
+                if over.is_some() || !matches!(rhs, VarRhs::Random { .. }) {
+                    return Err(Diagnostic::new(Code::Syntax, t, "misplaced `over`")
+                        .label("event plate given twice or after an expression")
+                        .hint("give the event plate once: `x[N] over Q ~ ...` or `x ~ Dirichlet(1) over K`"));
+                }
+                over = Some(self.over()?);
+            } else if self.at_word("map") {
+                if map.is_some() {
+                    return Err(self.unexpected("end of line"));
+                }
+                map = Some(self.bump().span);
+            } else {
+                break;
+            }
+        }
+        self.end_of_statement("modifiers after a declaration are `over PLATE` and `map`")?;
+        Ok(Stmt::Var(VarDecl {
+            name,
+            plates,
+            over,
+            rhs,
+            map,
+            span: Span::new(start, self.prev_end_stmt()),
+        }))
+    }
+
+    /// Arguments after `(`, through the closing `)`.
+    fn args(&mut self) -> PResult<Vec<Arg>> {
+        let mut args = Vec::new();
+        while !self.at(&Tok::RParen) {
+            let start = self.peek().span.start;
+            let name = if matches!(self.peek().tok, Tok::Ident(_)) && self.peek_at(1).tok == Tok::Eq {
+                let n = self.ident("a slot name")?;
+                self.bump();
+                Some(n)
+            } else {
+                None
+            };
+            let value = self.expr()?;
+            args.push(Arg {
+                name,
+                span: Span::new(start, value.span.end),
+                value,
+            });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(Tok::RParen, "separate arguments with `,` and close with `)`")?;
+        Ok(args)
+    }
+
+    fn expr(&mut self) -> PResult<Expr> {
+        let mut lhs = self.term()?;
+        while self.eat(&Tok::Plus) {
+            let rhs = self.term()?;
+            lhs = binary(BinOp::Add, lhs, rhs);
+        }
+        if self.at(&Tok::Minus) {
+            return Err(self.unexpected("an operator `+`, `*` or `@`").hint(
+                "subtraction is not supported; add a negated constant instead: `a + -1`",
+            ));
+        }
+        Ok(lhs)
+    }
+
+    fn term(&mut self) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        loop {
+            let op = match self.peek().tok {
+                Tok::Star => BinOp::Mul,
+                Tok::At => BinOp::MatMul,
+                _ => break,
+            };
+            self.bump();
+            let rhs = self.unary()?;
+            lhs = binary(op, lhs, rhs);
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        if self.at(&Tok::Minus) {
+            let start = self.bump().span.start;
+            let inner = self.unary()?;
+            let span = Span::new(start, inner.span.end);
+            return Ok(Expr {
+                kind: ExprKind::Neg(Box::new(inner)),
+                span,
+            });
+        }
+        self.atom()
+    }
+
+    fn atom(&mut self) -> PResult<Expr> {
+        let t = self.peek().clone();
+        match t.tok {
+            Tok::Number(v) => {
+                self.bump();
+                Ok(Expr {
+                    kind: ExprKind::Number(v),
+                    span: t.span,
+                })
+            }
+            Tok::LParen => {
+                self.bump();
+                let mut e = self.expr()?;
+                let end = self.expect(Tok::RParen, "close the parenthesis")?;
+                e.span = Span::new(t.span.start, end.end);
+                Ok(e)
+            }
+            Tok::Ident(_) => {
+                let name = self.ident("a name")?;
+                if self.eat(&Tok::LParen) {
+                    let args = self.args()?;
+                    Ok(Expr {
+                        span: Span::new(name.span.start, self.prev_end()),
+                        kind: ExprKind::Call { func: name, args },
+                    })
+                } else if self.eat(&Tok::LBracket) {
+                    let mut indices = Vec::new();
+                    loop {
+                        indices.push(self.ident("a plate or Categorical variable")?);
+                        if !self.eat(&Tok::Comma) {
+                            break;
+                        }
+                    }
+                    self.expect(
+                        Tok::RBracket,
+                        "indices are plate names or Categorical variables, separated by `,`",
+                    )?;
+                    Ok(Expr {
+                        span: Span::new(name.span.start, self.prev_end()),
+                        kind: ExprKind::Name {
+                            name,
+                            indices: Some(indices),
+                        },
+                    })
+                } else {
+                    Ok(Expr {
+                        span: name.span,
+                        kind: ExprKind::Name {
+                            name,
+                            indices: None,
+                        },
+                    })
+                }
+            }
+            _ => Err(self.unexpected("an expression")),
+        }
+    }
+}
+
+fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
+    Expr {
+        span: lhs.span.to(rhs.span),
+        kind: ExprKind::Binary {
+            op,
+            lhs: Box::new(lhs),
+            rhs: Box::new(rhs),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(src: &str) -> File {
+        let (f, d) = parse(src);
+        assert!(d.is_empty(), "{d:?}");
+        f
+    }
+
+    #[test]
+    fn parses_plates() {
+        let f = ok("plate K = 20, T = 3\nplates N, D from data x\n");
+        let Stmt::Plates(p) = &f.statements[1] else {
+            panic!()
+        };
+        assert_eq!(p.items.len(), 2);
+        assert_eq!(p.from_data.as_ref().unwrap().name, "x");
+        let Stmt::Plates(p) = &f.statements[0] else {
+            panic!()
+        };
+        assert_eq!(p.items[1].name.name, "T");
+    }
+
+    #[test]
+    fn parses_over_in_both_places_and_map() {
+        let f = ok("pi ~ Dirichlet(1) over K map\nW[D] over Q ~ GaussianARD(0, alpha)\n");
+        let Stmt::Var(v) = &f.statements[0] else {
+            panic!()
+        };
+        assert_eq!(v.over.as_ref().unwrap().name, "K");
+        assert!(v.map.is_some());
+        let Stmt::Var(v) = &f.statements[1] else {
+            panic!()
+        };
+        assert_eq!(v.over.as_ref().unwrap().name, "Q");
+        assert_eq!(v.plates[0].name, "D");
+    }
+
+    #[test]
+    fn precedence_mul_over_add() {
+        let f = ok("f[N] = a * b + c @ d\n");
+        let Stmt::Var(v) = &f.statements[0] else {
+            panic!()
+        };
+        let VarRhs::Deterministic(e) = &v.rhs else {
+            panic!()
+        };
+        let ExprKind::Binary { op, lhs, rhs } = &e.kind else {
+            panic!()
+        };
+        assert_eq!(*op, BinOp::Add);
+        assert!(matches!(lhs.kind, ExprKind::Binary { op: BinOp::Mul, .. }));
+        assert!(matches!(rhs.kind, ExprKind::Binary { op: BinOp::MatMul, .. }));
+    }
+
+    #[test]
+    fn recovers_after_an_error() {
+        let (f, d) = parse("mu ~ Gaussian(0, \nx ~ \ntau ~ Gamma(1, 1)\n");
+        // The open `(` swallows the newlines, so the rest is one broken statement.
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(f.statements.len(), 0);
+        let (f, d) = parse("mu ~ \ntau ~ Gamma(1, 1)\nx = )\n");
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(f.statements.len(), 1);
+    }
+}

@@ -1,0 +1,69 @@
+//! Byte spans into the model source, and their line/column positions.
+
+use serde::{Deserialize, Serialize};
+
+/// A half-open byte range `start..end` into the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Span {
+    /// First byte of the span.
+    pub start: usize,
+    /// One past the last byte of the span.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span covering `start..end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both `self` and `other`.
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A 1-based line and column (counted in characters) in the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineCol {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column, in Unicode scalar values.
+    pub column: usize,
+}
+
+/// The line and column where byte offset `offset` of `source` lies.
+///
+/// Offsets past the end, or inside a multi-byte character, are clamped to the
+/// nearest character boundary at or before them.
+pub fn line_col(source: &str, offset: usize) -> LineCol {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &source[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = source[line_start..offset].chars().count() + 1;
+    LineCol { line, column }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        let src = "ab\ncd\n";
+        assert_eq!(line_col(src, 0), LineCol { line: 1, column: 1 });
+        assert_eq!(line_col(src, 4), LineCol { line: 2, column: 2 });
+        assert_eq!(line_col(src, 99), LineCol { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn line_col_counts_characters_not_bytes() {
+        let src = "μ = 1";
+        assert_eq!(line_col(src, 3), LineCol { line: 1, column: 3 });
+        assert_eq!(line_col(src, 1), LineCol { line: 1, column: 1 });
+    }
+}
