@@ -61,14 +61,6 @@ impl Lse {
             (1.0, p)
         }
     }
-
-    fn value(&self) -> f64 {
-        if self.sum == 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            self.max + self.sum.ln()
-        }
-    }
 }
 
 fn chunks(n_bits: usize) -> Result<(usize, u64), TooManyStates> {

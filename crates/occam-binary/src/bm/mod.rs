@@ -7,7 +7,10 @@
 
 pub mod error;
 pub mod exact;
+pub mod mf;
 pub mod model;
+pub mod optim;
+pub mod third_order;
 
 pub use error::{BmError, Result};
 pub use model::BoltzmannMachine;
