@@ -8,8 +8,10 @@
 pub mod error;
 pub mod exact;
 pub mod mf;
+pub mod mixture;
 pub mod model;
 pub mod optim;
+pub mod tap;
 pub mod third_order;
 
 pub use error::{BmError, Result};
