@@ -11,6 +11,7 @@ pub mod mf;
 pub mod mixture;
 pub mod model;
 pub mod optim;
+pub mod sk;
 pub mod tap;
 pub mod third_order;
 
