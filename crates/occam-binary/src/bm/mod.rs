@@ -6,6 +6,7 @@
 //! clamping, temperature and 0/1 conversion never lose the log Z constant.
 
 pub mod error;
+pub mod learn;
 pub mod exact;
 pub mod mf;
 pub mod mixture;
