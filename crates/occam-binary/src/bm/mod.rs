@@ -8,6 +8,7 @@
 pub mod error;
 pub mod learn;
 pub mod exact;
+pub mod jt;
 pub mod mf;
 pub mod mixture;
 pub mod model;
