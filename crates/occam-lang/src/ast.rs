@@ -67,13 +67,25 @@ pub struct ConstDecl {
     pub span: Span,
 }
 
-/// `observe x, y` / `data x`: these variables are observed.
+/// `observe x, y` / `data x`: these variables are observed; `data X[N] over C`
+/// declares an observed input (covariate) that has no distribution.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ObserveDecl {
     /// The observed variables.
-    pub names: Vec<Ident>,
+    pub items: Vec<ObserveItem>,
     /// The whole statement.
     pub span: Span,
+}
+
+/// One name in an [`ObserveDecl`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObserveItem {
+    /// The variable.
+    pub name: Ident,
+    /// `[N, D]`: present when this declares a data input.
+    pub plates: Option<Vec<Ident>>,
+    /// `over C`: the event plate of a vector data input.
+    pub over: Option<Ident>,
 }
 
 /// `init NAME = prior | random | random(scale = s, seed = n) | constant`.

@@ -200,12 +200,7 @@ impl Diagnostics {
         };
         let marks = mark.to_string().repeat(span_chars.max(1));
         out.push_str(&format!("{pad} |\n"));
-        out.push_str(&format!(
-            "{:>w$} | {}\n",
-            lc.line,
-            line_text,
-            w = pad.len()
-        ));
+        out.push_str(&format!("{:>w$} | {}\n", lc.line, line_text, w = pad.len()));
         let mut under = format!("{pad} | {}{}", " ".repeat(lc.column - 1), marks);
         if !label.is_empty() {
             under.push(' ');
@@ -234,7 +229,8 @@ impl Diagnostics {
                 .with_message(&d.message)
                 .with_label(ALabel::new((name, clamp(d.span))).with_message(&d.label));
             for n in &d.notes {
-                report = report.with_label(ALabel::new((name, clamp(n.span))).with_message(&n.message));
+                report =
+                    report.with_label(ALabel::new((name, clamp(n.span))).with_message(&n.message));
             }
             if let Some(h) = &d.hint {
                 report = report.with_help(h);
@@ -293,7 +289,10 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 }
 
 /// "did you mean `x`?" for the nearest candidate, if any.
-pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     nearest(name, candidates)
         .first()
         .map(|c| format!("did you mean `{c}`?"))
@@ -321,9 +320,13 @@ mod tests {
     #[test]
     fn plain_rendering_has_caret_under_span() {
         let src = "mu ~ Gausian(0, 1)\n";
-        let d = Diagnostic::new(Code::UnknownDistribution, Span::new(5, 12), "unknown distribution `Gausian`")
-            .label("not in the catalog")
-            .hint("did you mean `Gaussian`?");
+        let d = Diagnostic::new(
+            Code::UnknownDistribution,
+            Span::new(5, 12),
+            "unknown distribution `Gausian`",
+        )
+        .label("not in the catalog")
+        .hint("did you mean `Gaussian`?");
         let ds = Diagnostics::new("m.occam", src, vec![d]);
         assert_eq!(
             ds.render_plain(),

@@ -267,7 +267,12 @@ mod tests {
         // `2e` is the number 2 followed by the name `e`.
         assert_eq!(
             toks("2e"),
-            vec![Tok::Number(2.0), Tok::Ident("e".into()), Tok::Newline, Tok::Eof]
+            vec![
+                Tok::Number(2.0),
+                Tok::Ident("e".into()),
+                Tok::Newline,
+                Tok::Eof
+            ]
         );
     }
 }

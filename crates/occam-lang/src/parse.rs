@@ -4,8 +4,8 @@
 //! one run reports the first error of every broken statement.
 
 use crate::ast::{
-    Arg, BinOp, ConstDecl, Expr, ExprKind, File, Ident, InitDecl, ObserveDecl, PlateDecl,
-    PlateItem, Stmt, VarDecl, VarRhs,
+    Arg, BinOp, ConstDecl, Expr, ExprKind, File, Ident, InitDecl, ObserveDecl, ObserveItem,
+    PlateDecl, PlateItem, Stmt, VarDecl, VarRhs,
 };
 use crate::diag::{Code, Diagnostic};
 use crate::lex::{lex, Tok, Token};
@@ -21,7 +21,11 @@ pub const KEYWORDS: &[&str] = &[
 /// syntax error found; the file is usable only if the errors are empty.
 pub fn parse(source: &str) -> (File, Vec<Diagnostic>) {
     let (tokens, mut diags) = lex(source);
-    let mut p = Parser { tokens, pos: 0 };
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        depth: 0,
+    };
     let mut file = File::default();
     while !p.at(&Tok::Eof) {
         if p.eat(&Tok::Newline) {
@@ -42,7 +46,12 @@ pub fn parse(source: &str) -> (File, Vec<Diagnostic>) {
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    depth: usize,
 }
+
+/// Deepest nesting of parentheses and unary minus the parser accepts, so that
+/// hostile input cannot overflow the stack.
+const MAX_DEPTH: usize = 64;
 
 type PResult<T> = Result<T, Diagnostic>;
 
@@ -121,13 +130,11 @@ impl Parser {
         match self.peek().tok.clone() {
             Tok::Ident(name) if KEYWORDS.contains(&name.as_str()) => {
                 let span = self.peek().span;
-                Err(Diagnostic::new(
-                    Code::Reserved,
-                    span,
-                    format!("`{name}` is a reserved word"),
+                Err(
+                    Diagnostic::new(Code::Reserved, span, format!("`{name}` is a reserved word"))
+                        .label(format!("expected {what}"))
+                        .hint(format!("reserved words: {}", KEYWORDS.join(", "))),
                 )
-                .label(format!("expected {what}"))
-                .hint(format!("reserved words: {}", KEYWORDS.join(", "))))
             }
             Tok::Ident(name) => Ok(Ident {
                 name,
@@ -232,13 +239,27 @@ impl Parser {
 
     fn observe(&mut self, start: usize) -> PResult<Stmt> {
         self.bump();
-        let mut names = vec![self.ident("a variable name")?];
-        while self.eat(&Tok::Comma) {
-            names.push(self.ident("a variable name")?);
+        let mut items = Vec::new();
+        loop {
+            let name = self.ident("a variable name")?;
+            let plates = if self.at(&Tok::LBracket) {
+                Some(self.plate_list()?)
+            } else {
+                None
+            };
+            let over = if self.at_word("over") {
+                Some(self.over()?)
+            } else {
+                None
+            };
+            items.push(ObserveItem { name, plates, over });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
         }
-        self.end_of_statement("write `observe x, y`")?;
+        self.end_of_statement("write `observe x, y` or `data X[N] over C`")?;
         Ok(Stmt::Observe(ObserveDecl {
-            names,
+            items,
             span: Span::new(start, self.prev_end_stmt()),
         }))
     }
@@ -259,6 +280,20 @@ impl Parser {
         }))
     }
 
+    /// `[P1, P2]`, starting at `[`.
+    fn plate_list(&mut self) -> PResult<Vec<Ident>> {
+        self.bump();
+        let mut plates = Vec::new();
+        loop {
+            plates.push(self.ident("a plate name")?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(Tok::RBracket, "close the plate list with `]`")?;
+        Ok(plates)
+    }
+
     fn over(&mut self) -> PResult<Ident> {
         self.bump();
         self.ident("an event plate name")
@@ -266,16 +301,11 @@ impl Parser {
 
     fn variable(&mut self, start: usize) -> PResult<Stmt> {
         let name = self.ident("a variable name")?;
-        let mut plates = Vec::new();
-        if self.eat(&Tok::LBracket) {
-            loop {
-                plates.push(self.ident("a plate name")?);
-                if !self.eat(&Tok::Comma) {
-                    break;
-                }
-            }
-            self.expect(Tok::RBracket, "close the plate list with `]`")?;
-        }
+        let plates = if self.at(&Tok::LBracket) {
+            self.plate_list()?
+        } else {
+            Vec::new()
+        };
         let mut over = if self.at_word("over") {
             Some(self.over()?)
         } else {
@@ -335,7 +365,8 @@ impl Parser {
         let mut args = Vec::new();
         while !self.at(&Tok::RParen) {
             let start = self.peek().span.start;
-            let name = if matches!(self.peek().tok, Tok::Ident(_)) && self.peek_at(1).tok == Tok::Eq {
+            let name = if matches!(self.peek().tok, Tok::Ident(_)) && self.peek_at(1).tok == Tok::Eq
+            {
                 let n = self.ident("a slot name")?;
                 self.bump();
                 Some(n)
@@ -352,7 +383,10 @@ impl Parser {
                 break;
             }
         }
-        self.expect(Tok::RParen, "separate arguments with `,` and close with `)`")?;
+        self.expect(
+            Tok::RParen,
+            "separate arguments with `,` and close with `)`",
+        )?;
         Ok(args)
     }
 
@@ -363,9 +397,9 @@ impl Parser {
             lhs = binary(BinOp::Add, lhs, rhs);
         }
         if self.at(&Tok::Minus) {
-            return Err(self.unexpected("an operator `+`, `*` or `@`").hint(
-                "subtraction is not supported; add a negated constant instead: `a + -1`",
-            ));
+            return Err(self
+                .unexpected("an operator `+`, `*` or `@`")
+                .hint("subtraction is not supported; add a negated constant instead: `a + -1`"));
         }
         Ok(lhs)
     }
@@ -386,6 +420,22 @@ impl Parser {
     }
 
     fn unary(&mut self) -> PResult<Expr> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Diagnostic::new(
+                Code::Syntax,
+                self.peek().span,
+                "expression nested too deeply",
+            )
+            .label(format!("more than {MAX_DEPTH} levels"))
+            .hint("split it into named deterministic variables"));
+        }
+        self.depth += 1;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> PResult<Expr> {
         if self.at(&Tok::Minus) {
             let start = self.bump().span.start;
             let inner = self.unary()?;
@@ -521,7 +571,13 @@ mod tests {
         };
         assert_eq!(*op, BinOp::Add);
         assert!(matches!(lhs.kind, ExprKind::Binary { op: BinOp::Mul, .. }));
-        assert!(matches!(rhs.kind, ExprKind::Binary { op: BinOp::MatMul, .. }));
+        assert!(matches!(
+            rhs.kind,
+            ExprKind::Binary {
+                op: BinOp::MatMul,
+                ..
+            }
+        ));
     }
 
     #[test]

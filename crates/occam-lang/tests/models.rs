@@ -1,0 +1,452 @@
+//! The example models parse and resolve to the expected IR.
+
+use occam_lang::catalog::ValueKind;
+use occam_lang::ir::{ConstValue, Event, Expr, ExprOp, Init, Model, Node, PlateSource, VarRef};
+use occam_lang::{compile, DataShapes};
+
+fn build(src: &str, name: &str, data: &DataShapes) -> Model {
+    match compile(src, name, data) {
+        Ok(m) => m,
+        Err(d) => panic!("{}", d.render_plain()),
+    }
+}
+
+fn tutorial(name: &str) -> Model {
+    let src = match name {
+        "single" => include_str!("../../../examples/vibes_tutorial/single.occam"),
+        "mixture" => include_str!("../../../examples/vibes_tutorial/mixture.occam"),
+        "shared_gamma" => include_str!("../../../examples/vibes_tutorial/shared_gamma.occam"),
+        "separable" => include_str!("../../../examples/vibes_tutorial/separable.occam"),
+        "shared_pi_gamma" => include_str!("../../../examples/vibes_tutorial/shared_pi_gamma.occam"),
+        _ => unreachable!(),
+    };
+    build(
+        src,
+        &format!("{name}.occam"),
+        &DataShapes::new().with("x", 500, 2),
+    )
+}
+
+/// Plate names of a variable, by variable name.
+fn plates(m: &Model, var: &str) -> Vec<String> {
+    let v = m.variable(var).unwrap();
+    m.plate_names(&v.plates)
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+fn events(m: &Model, var: &str) -> Vec<String> {
+    let v = m.variable(var).unwrap();
+    m.plate_names(&v.event_plates)
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
+fn args<'m>(m: &'m Model, var: &str) -> (&'m str, Vec<(&'m str, &'m Expr)>) {
+    match &m.variable(var).unwrap().node {
+        Node::Stochastic { distribution, args } => (
+            distribution.as_str(),
+            args.iter().map(|a| (a.slot.as_str(), &a.value)).collect(),
+        ),
+        n => panic!("{var} is {n:?}"),
+    }
+}
+
+fn var_ref(e: &Expr) -> &VarRef {
+    match &e.op {
+        ExprOp::Var(r) => r,
+        op => panic!("not a reference: {op:?}"),
+    }
+}
+
+/// (plate name, selecting categorical) for each plate of a reference.
+fn index(m: &Model, r: &VarRef) -> Vec<(String, Option<String>)> {
+    r.index
+        .iter()
+        .map(|i| {
+            (
+                m.plates[i.plate].name.clone(),
+                i.by.as_ref().map(|c| c.name.clone()),
+            )
+        })
+        .collect()
+}
+
+fn s(x: &str) -> String {
+    x.to_string()
+}
+
+#[test]
+fn single_gaussian() {
+    let m = tutorial("single");
+    assert_eq!(m.plates.len(), 2);
+    assert_eq!(m.plates[0].name, "N");
+    assert_eq!(m.plates[0].size, 500);
+    assert_eq!(
+        m.plates[0].source,
+        PlateSource::Data {
+            data: s("x"),
+            axis: 0
+        }
+    );
+    assert_eq!(m.plates[1].size, 2);
+    assert_eq!(
+        m.plates[1].source,
+        PlateSource::Data {
+            data: s("x"),
+            axis: 1
+        }
+    );
+    let names: Vec<&str> = m.variables.iter().map(|v| v.name.as_str()).collect();
+    assert_eq!(names, ["mu", "gamma", "x"]);
+    assert_eq!(m.topological_order, vec![0, 1, 2]);
+    let x = m.variable("x").unwrap();
+    assert!(x.observed);
+    assert!(!m.variable("mu").unwrap().observed);
+    assert_eq!(x.position.line, 5);
+    let (dist, a) = args(&m, "x");
+    assert_eq!(dist, "Gaussian");
+    assert_eq!(a[0].0, "mean");
+    assert_eq!(a[1].0, "precision");
+    let mean = var_ref(a[0].1);
+    assert_eq!(mean.name, "mu");
+    assert_eq!(index(&m, mean), vec![(s("D"), None)]);
+    assert_eq!(a[0].1.plates, vec![1]);
+    assert_eq!(a[0].1.kind, Some(ValueKind::Real));
+    let (dist, a) = args(&m, "gamma");
+    assert_eq!(dist, "Gamma");
+    assert_eq!(a[0].1.op, ExprOp::Const(ConstValue::Scalar(0.001)));
+    assert_eq!(a[0].1.kind, None);
+}
+
+#[test]
+fn mixture() {
+    let m = tutorial("mixture");
+    assert_eq!(
+        m.plates
+            .iter()
+            .map(|p| (p.name.as_str(), p.size))
+            .collect::<Vec<_>>(),
+        [("K", 20), ("N", 500), ("D", 2)]
+    );
+    assert_eq!(plates(&m, "pi"), Vec::<String>::new());
+    assert_eq!(events(&m, "pi"), [s("K")]);
+    assert_eq!(m.variable("pi").unwrap().kind, ValueKind::Simplex);
+    assert_eq!(plates(&m, "lambda"), [s("N")]);
+    assert_eq!(
+        events(&m, "lambda"),
+        [s("K")],
+        "categories inferred from pi"
+    );
+    assert_eq!(m.variable("lambda").unwrap().kind, ValueKind::Categorical);
+    let (_, a) = args(&m, "x");
+    let mean = var_ref(a[0].1);
+    assert!(mean.is_mixture());
+    assert_eq!(
+        index(&m, mean),
+        vec![(s("K"), Some(s("lambda"))), (s("D"), None)]
+    );
+    // The mixture mean varies over N (through lambda) and D.
+    assert_eq!(m.plate_names(&a[0].1.plates), ["N", "D"]);
+    let prec = var_ref(a[1].1);
+    assert_eq!(
+        index(&m, prec),
+        vec![(s("K"), Some(s("lambda"))), (s("D"), None)]
+    );
+    let lambda = m.variables.iter().position(|v| v.name == "lambda").unwrap();
+    assert_eq!(mean.index[0].by.as_ref().unwrap().var, lambda);
+}
+
+#[test]
+fn shared_gamma() {
+    let m = tutorial("shared_gamma");
+    assert_eq!(plates(&m, "gamma"), [s("D")]);
+    let (_, a) = args(&m, "x");
+    let prec = var_ref(a[1].1);
+    assert!(!prec.is_mixture());
+    assert_eq!(index(&m, prec), vec![(s("D"), None)]);
+}
+
+#[test]
+fn separable() {
+    let m = tutorial("separable");
+    assert_eq!(plates(&m, "pi"), [s("D")]);
+    assert_eq!(plates(&m, "lambda"), [s("N"), s("D")]);
+    let (_, a) = args(&m, "lambda");
+    assert_eq!(index(&m, var_ref(a[0].1)), vec![(s("D"), None)]);
+    let (_, a) = args(&m, "x");
+    assert_eq!(
+        index(&m, var_ref(a[0].1)),
+        vec![(s("K"), Some(s("lambda"))), (s("D"), None)]
+    );
+    // The brief's spelling, with the D index explicit, resolves identically.
+    let src = include_str!("../../../examples/vibes_tutorial/separable.occam")
+        .replace("mean = mu[lambda]", "mean = mu[lambda, D]");
+    let m2 = build(&src, "b.occam", &DataShapes::new().with("x", 500, 2));
+    let (_, a2) = args(&m2, "x");
+    assert_eq!(var_ref(a2[0].1), var_ref(a[0].1));
+}
+
+#[test]
+fn shared_pi_gamma() {
+    let m = tutorial("shared_pi_gamma");
+    assert_eq!(plates(&m, "pi"), Vec::<String>::new());
+    assert_eq!(plates(&m, "gamma"), [s("K")]);
+    assert_eq!(plates(&m, "lambda"), [s("N"), s("D")]);
+    let (_, a) = args(&m, "x");
+    assert_eq!(
+        index(&m, var_ref(a[1].1)),
+        vec![(s("K"), Some(s("lambda")))]
+    );
+    assert_eq!(m.plate_names(&a[1].1.plates), ["N", "D"]);
+}
+
+#[test]
+fn bpca() {
+    let src = include_str!("../../../examples/models/bpca.occam");
+    let m = build(src, "bpca.occam", &DataShapes::new().with("y", 100, 10));
+    assert_eq!(
+        m.plates
+            .iter()
+            .map(|p| (p.name.as_str(), p.size))
+            .collect::<Vec<_>>(),
+        [("N", 100), ("D", 10), ("Q", 9)]
+    );
+    assert_eq!(plates(&m, "W"), [s("D")]);
+    assert_eq!(events(&m, "W"), [s("Q")]);
+    assert_eq!(m.variable("W").unwrap().kind, ValueKind::Vector);
+    // ARD precision alpha[Q] sits in W's event plate.
+    let (dist, a) = args(&m, "W");
+    assert_eq!(dist, "GaussianARD");
+    assert_eq!(index(&m, var_ref(a[1].1)), vec![(s("Q"), None)]);
+    assert_eq!(m.plate_names(&a[1].1.plates), ["Q"]);
+    let (_, a) = args(&m, "y");
+    let ExprOp::Sum(terms) = &a[0].1.op else {
+        panic!("{:?}", a[0].1.op)
+    };
+    let ExprOp::Dot(w, x) = &terms[0].op else {
+        panic!()
+    };
+    assert_eq!(var_ref(w).name, "W");
+    assert_eq!(var_ref(x).name, "X");
+    assert_eq!(terms[0].kind, Some(ValueKind::Real));
+    assert_eq!(m.plate_names(&terms[0].plates), ["N", "D"]);
+    assert_eq!(var_ref(&terms[1]).name, "mu");
+    assert_eq!(a[0].1.event, None);
+    assert_eq!(
+        m.variable("X").unwrap().init,
+        Init::Random {
+            scale: Some(1.0),
+            seed: Some(7)
+        }
+    );
+    assert!(m.variable("y").unwrap().observed);
+}
+
+#[test]
+fn gmm_1d_with_let_map_and_init() {
+    let src = include_str!("../../../examples/models/gmm1d.occam");
+    let m = build(src, "gmm1d.occam", &DataShapes::new().with("y", 300, 1));
+    assert_eq!(m.constants.len(), 1);
+    assert_eq!(m.constants[0].name, "a0");
+    assert_eq!(m.plates[1].size, 300);
+    assert!(m.variable("mu").unwrap().map);
+    assert!(!m.variable("tau").unwrap().map);
+    assert_eq!(
+        m.variable("z").unwrap().init,
+        Init::Random {
+            scale: None,
+            seed: None
+        }
+    );
+    assert_eq!(m.variable("tau").unwrap().init, Init::Prior);
+    let (_, a) = args(&m, "tau");
+    assert_eq!(a[0].1.op, ExprOp::Const(ConstValue::Scalar(1e-3)));
+    let (_, a) = args(&m, "y");
+    assert_eq!(index(&m, var_ref(a[0].1)), vec![(s("K"), Some(s("z")))]);
+}
+
+#[test]
+fn bernoulli_mixture() {
+    let src = include_str!("../../../examples/models/bernoulli_mixture.occam");
+    let m = build(src, "bm.occam", &DataShapes::new().with("x", 50, 8));
+    let (dist, a) = args(&m, "P");
+    assert_eq!(dist, "Beta");
+    assert_eq!(a[0], ("alpha", a[0].1));
+    assert_eq!(a[1].1.op, ExprOp::Const(ConstValue::Scalar(0.5)));
+    assert_eq!(m.variable("P").unwrap().kind, ValueKind::Probability);
+    let (dist, a) = args(&m, "x");
+    assert_eq!(dist, "Bernoulli");
+    assert_eq!(a[0].0, "prob");
+    assert_eq!(
+        index(&m, var_ref(a[0].1)),
+        vec![(s("K"), Some(s("z"))), (s("D"), None)]
+    );
+    assert_eq!(m.variable("x").unwrap().kind, ValueKind::Binary);
+}
+
+#[test]
+fn hmm_chain() {
+    let src = include_str!("../../../examples/models/hmm.occam");
+    let m = build(src, "hmm.occam", &DataShapes::new());
+    assert_eq!(plates(&m, "A"), [s("K")]);
+    assert_eq!(events(&m, "A"), [s("K")]);
+    for z in ["z2", "z3", "z4"] {
+        let (_, a) = args(&m, z);
+        let r = var_ref(a[0].1);
+        assert_eq!(r.name, "A");
+        assert_eq!(index(&m, r).len(), 1);
+        assert!(r.is_mixture());
+        assert_eq!(events(&m, z), [s("K")]);
+    }
+    for y in ["y1", "y2", "y3", "y4"] {
+        assert!(m.variable(y).unwrap().observed, "{y}");
+    }
+    assert!(!m.variable("z1").unwrap().observed);
+}
+
+#[test]
+fn quickstart_positional_arguments() {
+    let src = include_str!("../../../examples/models/quickstart.occam");
+    let m = build(
+        src,
+        "quickstart.occam",
+        &DataShapes::new().with("y", 1000, 1),
+    );
+    assert_eq!(m.plates[0].size, 1000);
+    let (_, a) = args(&m, "mu");
+    assert_eq!(
+        a.iter().map(|x| x.0).collect::<Vec<_>>(),
+        ["mean", "precision"]
+    );
+    assert_eq!(a[1].1.op, ExprOp::Const(ConstValue::Scalar(1e-6)));
+    let (_, a) = args(&m, "tau");
+    assert_eq!(a.iter().map(|x| x.0).collect::<Vec<_>>(), ["shape", "rate"]);
+    let (_, a) = args(&m, "y");
+    assert_eq!(var_ref(a[0].1).name, "mu");
+    assert_eq!(var_ref(a[1].1).name, "tau");
+    assert!(a[0].1.plates.is_empty());
+}
+
+#[test]
+fn regression_with_data_covariates() {
+    let src = include_str!("../../../examples/models/regression.occam");
+    let m = build(
+        src,
+        "regression.occam",
+        &DataShapes::new().with("X", 40, 3).with("y", 40, 1),
+    );
+    let x = m.variable("X").unwrap();
+    assert_eq!(x.node, Node::Data);
+    assert!(x.observed);
+    assert_eq!(x.kind, ValueKind::Vector);
+    assert_eq!(events(&m, "X"), [s("C")]);
+    let (dist, a) = args(&m, "B");
+    assert_eq!(dist, "MvGaussian");
+    assert_eq!(a[1].1.op, ExprOp::Const(ConstValue::Identity(1e-3)));
+    assert_eq!(events(&m, "B"), [s("C")]);
+    let (_, a) = args(&m, "y");
+    let ExprOp::Dot(l, r) = &a[0].1.op else {
+        panic!()
+    };
+    assert_eq!(var_ref(l).name, "X");
+    assert_eq!(var_ref(r).name, "B");
+    assert_eq!(
+        l.event,
+        Some(Event {
+            plate: Some(1),
+            size: 3
+        })
+    );
+    assert!(m.variable("y").unwrap().observed);
+}
+
+#[test]
+fn factor_analysis_matvec() {
+    let src = include_str!("../../../examples/models/factor_analysis.occam");
+    let m = build(src, "fa.occam", &DataShapes::new().with("y", 30, 4));
+    let (_, a) = args(&m, "y");
+    let mean = a[0].1;
+    assert_eq!(mean.kind, Some(ValueKind::Vector));
+    assert_eq!(mean.event.and_then(|e| e.plate), m.plate_index("D"));
+    let ExprOp::Sum(terms) = &mean.op else {
+        panic!()
+    };
+    let ExprOp::MatVec { matrix, vector } = &terms[0].op else {
+        panic!()
+    };
+    assert_eq!(var_ref(matrix).name, "W");
+    assert_eq!(var_ref(vector).name, "x");
+    assert_eq!(m.plate_names(&terms[0].plates), ["N"]);
+    let (dist, a) = args(&m, "Lambda");
+    assert_eq!(dist, "Wishart");
+    assert_eq!(a[1].1.op, ExprOp::Const(ConstValue::Identity(1e-5)));
+    assert_eq!(m.variable("Lambda").unwrap().kind, ValueKind::Matrix);
+}
+
+#[test]
+fn deterministic_concat_and_products() {
+    let src = "plate N = 5\nplate C = 2\n\
+               a ~ Gaussian(0, 1)\nb[N] ~ Gaussian(0, 1)\n\
+               v[N] over C = concat(a, b)\n\
+               w over C ~ MvGaussian(0, identity)\n\
+               t1 ~ Gamma(1, 1)\nt2[N] ~ Exponential(2)\n\
+               y[N] ~ Gaussian(mean = dot(v, w) + -1, precision = 2 * t1 * t2)\n\
+               observe y\n";
+    let m = build(src, "d.occam", &DataShapes::new());
+    let v = m.variable("v").unwrap();
+    assert_eq!(v.kind, ValueKind::Vector);
+    assert_eq!(events(&m, "v"), [s("C")]);
+    let Node::Deterministic { expr } = &v.node else {
+        panic!()
+    };
+    let ExprOp::Concat(parts) = &expr.op else {
+        panic!()
+    };
+    assert_eq!(parts.len(), 2);
+    assert_eq!(
+        expr.event,
+        Some(Event {
+            plate: None,
+            size: 2
+        })
+    );
+    let (_, a) = args(&m, "y");
+    let ExprOp::Sum(t) = &a[0].1.op else { panic!() };
+    assert_eq!(t[1].op, ExprOp::Const(ConstValue::Scalar(-1.0)));
+    let ExprOp::Product(f) = &a[1].1.op else {
+        panic!()
+    };
+    assert_eq!(f.len(), 3);
+    assert_eq!(a[1].1.kind, Some(ValueKind::Positive));
+    assert_eq!(f[2].op, ExprOp::Const(ConstValue::Scalar(2.0)));
+    assert!(m.variable("y").unwrap().observed);
+}
+
+#[test]
+fn declaration_order_is_free_and_topological_order_is_given() {
+    let src = "x ~ Gaussian(mean = m, precision = 1)\nm ~ Gaussian(0, 1)\nobserve x\n";
+    let m = build(src, "o.occam", &DataShapes::new());
+    assert_eq!(m.variables[0].name, "x");
+    assert_eq!(m.topological_order, vec![1, 0]);
+}
+
+#[test]
+fn model_round_trips_through_json() {
+    let m = tutorial("mixture");
+    let json = serde_json::to_string(&m).unwrap();
+    let back: Model = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, m);
+    assert!(json.contains("\"distribution\":\"Categorical\""));
+}
+
+#[test]
+fn ast_is_available_without_resolution() {
+    let src = include_str!("../../../examples/vibes_tutorial/mixture.occam");
+    let f = occam_lang::parse(src, "mixture.occam").unwrap();
+    assert_eq!(f.statements.len(), 7);
+    // The AST parses models whose names do not resolve.
+    assert!(occam_lang::parse("x ~ Nonsense(y)", "n.occam").is_ok());
+}
