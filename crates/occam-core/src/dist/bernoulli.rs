@@ -1,0 +1,62 @@
+//! Bernoulli(x | p), x ∈ {0, 1}, with a Beta parent for p.
+//!
+//! u = [x], φ = ⟨ln p⟩ − ⟨ln(1 − p)⟩, f = 0, A(φ) = ln(1 + e^φ) (prior: ⟨A⟩ = −⟨ln(1 − p)⟩),
+//! ⟨x⟩ = σ(φ). Message to the Beta parent (u = [ln p, ln(1 − p)]): [⟨x⟩, 1 − ⟨x⟩].
+
+use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use crate::moments::MomentKind;
+use crate::special::{sigmoid, softplus};
+use crate::Rng;
+use rand::Rng as _;
+
+/// Bernoulli distribution.
+#[derive(Clone, Debug, Default)]
+pub struct Bernoulli;
+
+const SLOTS: &[Slot] = &[Slot { name: "prob", aliases: &["p", "probability"] }];
+
+impl ExpFamily for Bernoulli {
+    const NAME: &'static str = "Bernoulli";
+    const SLOTS: &'static [Slot] = SLOTS;
+
+    fn kind(&self) -> MomentKind {
+        MomentKind::Scalar
+    }
+    fn slot_input(&self, _slot: usize) -> SlotInput {
+        SlotInput::single(MomentKind::Dirichlet { k: 2 })
+    }
+    fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+        phi[0] = pa[0][0] - pa[0][1];
+        -pa[0][1]
+    }
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        if phi[0].is_nan() {
+            return Err(OutOfDomain("Bernoulli log-odds is NaN"));
+        }
+        u[0] = sigmoid(phi[0]);
+        Ok(softplus(phi[0]))
+    }
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        if x[0] != 0.0 && x[0] != 1.0 {
+            return Err(format!("{} is not 0 or 1", x[0]));
+        }
+        u[0] = x[0];
+        Ok(0.0)
+    }
+    fn message_to(&self, _slot: usize, u: &[f64], w: f64, _pa: &[&[f64]], m: &mut [f64]) {
+        m[0] = u[0];
+        m[1] = w - u[0];
+    }
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+        x[0] = if rng.random::<f64>() < sigmoid(phi[0]) { 1.0 } else { 0.0 };
+    }
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        x[0] = if phi[0] > 0.0 { 1.0 } else { 0.0 };
+    }
+    fn test_instances() -> Vec<Self> {
+        vec![Bernoulli]
+    }
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
+        vec![6.0 * rng.random::<f64>() - 3.0]
+    }
+}

@@ -1,0 +1,62 @@
+//! Beta(p | α, β) with constant α, β: the two-category Dirichlet (Winn (A.19–A.22) with K = 2).
+//!
+//! u = [ln p, ln(1 − p)], φ = [α − 1, β − 1]; children (Bernoulli, Binomial) read these moments.
+
+use super::dirichlet::{dirichlet_mode, dirichlet_moments, dirichlet_observe, dirichlet_prior, dirichlet_sample};
+use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use crate::moments::MomentKind;
+use crate::Rng;
+use rand::Rng as _;
+
+/// Beta distribution with constant shape parameters.
+#[derive(Clone, Debug)]
+pub struct Beta {
+    /// α > 0 (pseudo-count of ones).
+    pub alpha: f64,
+    /// β > 0 (pseudo-count of zeros).
+    pub beta: f64,
+}
+
+impl ExpFamily for Beta {
+    const NAME: &'static str = "Beta";
+    const SLOTS: &'static [Slot] = &[];
+
+    fn kind(&self) -> MomentKind {
+        MomentKind::Dirichlet { k: 2 }
+    }
+    fn slot_input(&self, _slot: usize) -> SlotInput {
+        unreachable!("Beta has no parent slots")
+    }
+    fn value_len(&self) -> usize {
+        1
+    }
+    fn prior(&self, _pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+        dirichlet_prior(&[self.alpha, self.beta], phi)
+    }
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        dirichlet_moments(phi, u)
+    }
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        // A Beta value is one probability p; store [p, 1 − p].
+        dirichlet_observe(&[x[0], 1.0 - x[0]], u)
+    }
+    fn message_to(&self, _slot: usize, _u: &[f64], _w: f64, _pa: &[&[f64]], _m: &mut [f64]) {
+        unreachable!("Beta has no parent slots")
+    }
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+        let mut p = [0.0; 2];
+        dirichlet_sample(phi, rng, &mut p);
+        x[0] = p[0];
+    }
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        let mut p = [0.0; 2];
+        dirichlet_mode(phi, &mut p);
+        x[0] = p[0];
+    }
+    fn test_instances() -> Vec<Self> {
+        vec![Beta { alpha: 0.5, beta: 0.5 }]
+    }
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
+        vec![4.0 * rng.random::<f64>() - 0.9, 4.0 * rng.random::<f64>() - 0.9]
+    }
+}

@@ -1,0 +1,85 @@
+//! Categorical (discrete) x ∈ {0, …, K−1} with probabilities p — Winn (A.15–A.18).
+//!
+//! u = one-hot(x), φ = ⟨ln p⟩, f = 0, A(φ) = ln Σ exp φ (so ⟨A⟩ of the prior is 0), ⟨u⟩ = softmax φ.
+//! Conjugate parent: a Dirichlet for p; the message to it is ⟨u⟩ (Winn (1.92)). A conditional
+//! probability table is a Categorical whose p is indexed by other Categoricals (a mixture node).
+
+use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use crate::moments::MomentKind;
+use crate::special::log_sum_exp;
+use crate::Rng;
+use rand::Rng as _;
+
+/// Categorical distribution over K categories.
+#[derive(Clone, Debug)]
+pub struct Categorical {
+    /// Number of categories K.
+    pub k: usize,
+}
+
+const SLOTS: &[Slot] = &[Slot { name: "probs", aliases: &["p", "probabilities", "weights"] }];
+
+impl ExpFamily for Categorical {
+    const NAME: &'static str = "Categorical";
+    const SLOTS: &'static [Slot] = SLOTS;
+
+    fn kind(&self) -> MomentKind {
+        MomentKind::Categorical { k: self.k }
+    }
+    fn slot_input(&self, _slot: usize) -> SlotInput {
+        SlotInput::single(MomentKind::Dirichlet { k: self.k })
+    }
+    fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+        phi.copy_from_slice(pa[0]);
+        // ⟨A⟩ = ⟨ln Σ p⟩ = 0.
+        0.0
+    }
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        if phi.iter().any(|p| p.is_nan() || *p == f64::INFINITY) {
+            return Err(OutOfDomain("Categorical log-probabilities must not be NaN or +∞"));
+        }
+        let a = log_sum_exp(phi);
+        if !a.is_finite() {
+            return Err(OutOfDomain("Categorical has no category with positive probability"));
+        }
+        for (ui, p) in u.iter_mut().zip(phi) {
+            *ui = (p - a).exp();
+        }
+        Ok(a)
+    }
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        let c = x[0];
+        if !(c >= 0.0) || c.fract() != 0.0 || c >= self.k as f64 {
+            return Err(format!("{c} is not a category in 0..{}", self.k));
+        }
+        u.iter_mut().for_each(|v| *v = 0.0);
+        u[c as usize] = 1.0;
+        Ok(0.0)
+    }
+    fn message_to(&self, _slot: usize, u: &[f64], _w: f64, _pa: &[&[f64]], m: &mut [f64]) {
+        m.copy_from_slice(u);
+    }
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+        let a = log_sum_exp(phi);
+        let r: f64 = rng.random();
+        let mut c = 0.0;
+        for (k, p) in phi.iter().enumerate() {
+            c += (p - a).exp();
+            if r < c {
+                x[0] = k as f64;
+                return;
+            }
+        }
+        x[0] = (self.k - 1) as f64;
+    }
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        let best = (0..self.k).fold(0, |b, k| if phi[k] > phi[b] { k } else { b });
+        x[0] = best as f64;
+    }
+    fn test_instances() -> Vec<Self> {
+        vec![Categorical { k: 4 }]
+    }
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
+        (0..self.k).map(|_| 4.0 * rng.random::<f64>() - 2.0).collect()
+    }
+}

@@ -1,0 +1,109 @@
+//! Dirichlet(p | α) with constant concentration α (no conjugate prior exists, Winn Table 2.1) —
+//! Winn (A.19–A.22), with the normaliser's missing ln restored (errata E2).
+//!
+//! u = [ln p₁, …, ln p_K], φ = α − 1, f = 0, A(φ) = Σ ln Γ(φᵢ + 1) − ln Γ(Σ(φᵢ + 1)),
+//! ⟨ln pᵢ⟩ = ψ(αᵢ) − ψ(Σα).
+
+use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use crate::moments::MomentKind;
+use crate::special::{digamma, ln_gamma};
+use crate::Rng;
+use rand::Rng as _;
+
+/// Dirichlet distribution with a constant concentration vector.
+#[derive(Clone, Debug)]
+pub struct Dirichlet {
+    /// Concentration α (all positive); its length is the number of categories.
+    pub concentration: Vec<f64>,
+}
+
+/// A(φ) and u for a Dirichlet with α = φ + 1.
+pub(crate) fn dirichlet_moments(phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+    if phi.iter().any(|p| !(p + 1.0 > 0.0) || !p.is_finite()) {
+        return Err(OutOfDomain("Dirichlet concentrations must be positive"));
+    }
+    let total: f64 = phi.iter().map(|p| p + 1.0).sum();
+    let psi_total = digamma(total);
+    let mut a = -ln_gamma(total);
+    for (ui, p) in u.iter_mut().zip(phi) {
+        *ui = digamma(p + 1.0) - psi_total;
+        a += ln_gamma(p + 1.0);
+    }
+    Ok(a)
+}
+
+/// ⟨A⟩ of the prior with concentration α, written φ = α − 1.
+pub(crate) fn dirichlet_prior(alpha: &[f64], phi: &mut [f64]) -> f64 {
+    let mut a = -ln_gamma(alpha.iter().sum());
+    for (p, al) in phi.iter_mut().zip(alpha) {
+        *p = al - 1.0;
+        a += ln_gamma(*al);
+    }
+    a
+}
+
+pub(crate) fn dirichlet_observe(x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    let s: f64 = x.iter().sum();
+    if x.iter().any(|p| !(*p > 0.0)) || (s - 1.0).abs() > 1e-9 {
+        return Err("probabilities must be positive and sum to 1".into());
+    }
+    for (ui, p) in u.iter_mut().zip(x) {
+        *ui = p.ln();
+    }
+    Ok(0.0)
+}
+
+pub(crate) fn dirichlet_sample(phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+    let mut s = 0.0;
+    for (xi, p) in x.iter_mut().zip(phi) {
+        let g = rand_distr::Gamma::new(p + 1.0, 1.0).expect("positive concentration");
+        *xi = rng.sample(g).max(1e-300);
+        s += *xi;
+    }
+    x.iter_mut().for_each(|v| *v /= s);
+}
+
+pub(crate) fn dirichlet_mode(phi: &[f64], x: &mut [f64]) {
+    // (αᵢ − 1)/(Σα − K) when every αᵢ > 1; otherwise the mode is on the boundary: use the mean.
+    let all_above_one = phi.iter().all(|p| *p > 0.0);
+    let s: f64 = if all_above_one { phi.iter().sum() } else { phi.iter().map(|p| p + 1.0).sum() };
+    for (xi, p) in x.iter_mut().zip(phi) {
+        *xi = if all_above_one { p / s } else { (p + 1.0) / s };
+    }
+}
+
+impl ExpFamily for Dirichlet {
+    const NAME: &'static str = "Dirichlet";
+    const SLOTS: &'static [Slot] = &[];
+
+    fn kind(&self) -> MomentKind {
+        MomentKind::Dirichlet { k: self.concentration.len() }
+    }
+    fn slot_input(&self, _slot: usize) -> SlotInput {
+        unreachable!("Dirichlet has no parent slots")
+    }
+    fn prior(&self, _pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+        dirichlet_prior(&self.concentration, phi)
+    }
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        dirichlet_moments(phi, u)
+    }
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        dirichlet_observe(x, u)
+    }
+    fn message_to(&self, _slot: usize, _u: &[f64], _w: f64, _pa: &[&[f64]], _m: &mut [f64]) {
+        unreachable!("Dirichlet has no parent slots")
+    }
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+        dirichlet_sample(phi, rng, x)
+    }
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        dirichlet_mode(phi, x)
+    }
+    fn test_instances() -> Vec<Self> {
+        vec![Dirichlet { concentration: vec![1.0, 2.0, 0.5, 1e-3] }]
+    }
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
+        self.concentration.iter().map(|_| 0.1 + 4.0 * rng.random::<f64>() - 1.0).collect()
+    }
+}

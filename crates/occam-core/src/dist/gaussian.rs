@@ -1,0 +1,116 @@
+//! Scalar Gaussian N(x | μ, γ⁻¹) with precision γ — Winn (A.2–A.5), (2.20–2.24).
+//!
+//! u = [x, x²], φ = [γμ, −γ/2], f = 0, A(φ) = −φ₁²/(4φ₂) − ½ ln(−2φ₂) + ½ ln 2π.
+//! Conjugate parents: mean (Gaussian), precision (Gamma) — Winn Table 2.1.
+
+use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use crate::moments::MomentKind;
+use crate::special::LN_2PI;
+use crate::Rng;
+use rand::Rng as _;
+use rand_distr::StandardNormal;
+
+/// Scalar Gaussian with mean and precision parents.
+#[derive(Clone, Debug, Default)]
+pub struct Gaussian;
+
+/// Slot index of the mean.
+pub const MEAN: usize = 0;
+/// Slot index of the precision.
+pub const PRECISION: usize = 1;
+
+pub(crate) const SLOTS: &[Slot] = &[
+    Slot { name: "mean", aliases: &["mu", "location"] },
+    Slot { name: "precision", aliases: &["tau", "prec", "gamma"] },
+];
+
+/// ⟨φ⟩ and ⟨A⟩ of N(x|μ, γ⁻¹) from the moments of μ ([μ, μ²]) and γ ([γ, ln γ]).
+pub(crate) fn prior_scalar(mu: &[f64], gamma: &[f64], phi: &mut [f64]) -> f64 {
+    phi[0] = gamma[0] * mu[0];
+    phi[1] = -0.5 * gamma[0];
+    0.5 * (gamma[0] * mu[1] - gamma[1] + LN_2PI)
+}
+
+/// A(φ) and u of the scalar Gaussian.
+pub(crate) fn moments_scalar(phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+    if !(phi[1] < 0.0) || !phi[0].is_finite() {
+        return Err(OutOfDomain("Gaussian precision must be positive"));
+    }
+    let prec = -2.0 * phi[1];
+    let mean = phi[0] / prec;
+    u[0] = mean;
+    u[1] = mean * mean + 1.0 / prec;
+    Ok(0.5 * (prec * mean * mean - prec.ln() + LN_2PI))
+}
+
+/// Messages to the mean and precision of a scalar Gaussian — Winn (2.21), (2.22).
+pub(crate) fn message_scalar(slot: usize, u: &[f64], w: f64, mu: &[f64], gamma: &[f64], m: &mut [f64]) {
+    match slot {
+        MEAN => {
+            m[0] = gamma[0] * u[0];
+            m[1] = -0.5 * gamma[0] * w;
+        }
+        _ => {
+            m[0] = -0.5 * (u[1] - 2.0 * u[0] * mu[0] + w * mu[1]);
+            m[1] = 0.5 * w;
+        }
+    }
+}
+
+impl ExpFamily for Gaussian {
+    const NAME: &'static str = "Gaussian";
+    const SLOTS: &'static [Slot] = SLOTS;
+
+    fn kind(&self) -> MomentKind {
+        MomentKind::Gaussian { d: 1 }
+    }
+    fn slot_input(&self, slot: usize) -> SlotInput {
+        SlotInput::single(if slot == MEAN { MomentKind::Gaussian { d: 1 } } else { MomentKind::Gamma })
+    }
+    fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+        prior_scalar(pa[MEAN], pa[PRECISION], phi)
+    }
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        moments_scalar(phi, u)
+    }
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        if !x[0].is_finite() {
+            return Err(format!("{} is not a finite real number", x[0]));
+        }
+        u[0] = x[0];
+        u[1] = x[0] * x[0];
+        Ok(0.0)
+    }
+    fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
+        message_scalar(slot, u, w, pa[MEAN], pa[PRECISION], m)
+    }
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+        let prec = -2.0 * phi[1];
+        let z: f64 = rng.sample(StandardNormal);
+        x[0] = phi[0] / prec + z / prec.sqrt();
+    }
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        x[0] = phi[0] / (-2.0 * phi[1]);
+    }
+    fn test_instances() -> Vec<Self> {
+        vec![Gaussian]
+    }
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
+        let prec = 0.2 + 3.0 * rng.random::<f64>();
+        let mean = 4.0 * rng.random::<f64>() - 2.0;
+        vec![prec * mean, -0.5 * prec]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entropy_matches_winn_a5() {
+        let phi = [3.0 * 1.5, -1.5];
+        let h = Gaussian.entropy(&phi).unwrap();
+        let expected = 0.5 * (1.0 + LN_2PI - 3.0f64.ln());
+        assert!((h - expected).abs() < 1e-14);
+    }
+}

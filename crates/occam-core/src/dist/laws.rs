@@ -1,0 +1,216 @@
+//! Shared laws every distribution must satisfy, checked on every registry entry by finite
+//! differences (the BayesPy `assert_moments` / `assert_message_to_parent` idea):
+//! 1. u = ∂A/∂φ;
+//! 2. each message to a parent equals ∂/∂u_parent of φ(pa)·u − ⟨A(φ(pa))⟩;
+//! 3. with fixed (point-mass) parents, ⟨A⟩ from `prior` equals A(φ) from `moments`;
+//! 4. seeded sample averages of u(x) match the moments.
+
+use super::{for_each_test_instance, Dist, DistVisitor, ExpFamily, SlotInput};
+use crate::moments::MomentKind;
+use crate::Rng;
+use rand::SeedableRng;
+
+/// Moments of a random member of `kind` (valid, so every formula is in its domain).
+pub(crate) fn random_moments(rng: &mut Rng, kind: MomentKind) -> Vec<f64> {
+    let dist: Dist = match kind {
+        MomentKind::Gaussian { d: 1 } => super::Gaussian.into(),
+        MomentKind::Gaussian { d } => super::MvGaussian { d }.into(),
+        MomentKind::Gamma => super::Gamma { shape: 1.0 }.into(),
+        MomentKind::Wishart { d } => super::Wishart { d, dof: d as f64 + 1.0 }.into(),
+        MomentKind::Dirichlet { k } => super::Dirichlet { concentration: vec![1.0; k] }.into(),
+        MomentKind::Categorical { k } => super::Categorical { k }.into(),
+        MomentKind::Scalar => super::Exponential.into(),
+    };
+    struct R<'a>(&'a mut Rng);
+    impl DistVisitor for R<'_> {
+        type Output = Vec<f64>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Vec<f64> {
+            let phi = d.random_phi(self.0);
+            let mut u = vec![0.0; d.kind().len()];
+            d.moments(&phi, &mut u).unwrap();
+            u
+        }
+    }
+    dist.visit(R(rng))
+}
+
+/// Indices of the independent entries of a moment vector and how to perturb them: a symmetric
+/// matrix entry (i, j) is perturbed at (i, j) and (j, i) together.
+fn perturbations(input: SlotInput) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let len = input.kind.len();
+    for s in 0..input.stack {
+        let base = s * len;
+        let (offset, d) = match input.kind {
+            MomentKind::Gaussian { d } if d > 1 => (d, d),
+            MomentKind::Wishart { d } if d > 1 => (0, d),
+            _ => (0, 0),
+        };
+        for i in 0..len {
+            let in_matrix = d > 0 && i >= offset && i < offset + d * d;
+            if !in_matrix {
+                out.push(vec![base + i]);
+                continue;
+            }
+            let (r, c) = ((i - offset) / d, (i - offset) % d);
+            match r.cmp(&c) {
+                std::cmp::Ordering::Less => {}
+                std::cmp::Ordering::Equal => out.push(vec![base + i]),
+                std::cmp::Ordering::Greater => out.push(vec![base + i, base + offset + c * d + r]),
+            }
+        }
+    }
+    out
+}
+
+struct CheckLaws(u64);
+
+impl DistVisitor for CheckLaws {
+    type Output = ();
+    fn visit<D: ExpFamily>(self, dist: &D) {
+        let mut rng = Rng::seed_from_u64(self.0);
+        let kind = dist.kind();
+        let n = kind.len();
+        let phi = dist.random_phi(&mut rng);
+        let mut u = vec![0.0; n];
+        let a0 = dist.moments(&phi, &mut u).unwrap();
+        assert!(a0.is_finite(), "{}: A not finite", D::NAME);
+        // Law 1: u = ∂A/∂φ (symmetric perturbation of matrix blocks).
+        for idx in perturbations(SlotInput::single(kind)) {
+            let h = 1e-5;
+            let eval = |sign: f64| {
+                let mut p = phi.clone();
+                for &i in &idx {
+                    p[i] += sign * h;
+                }
+                let mut tmp = vec![0.0; n];
+                dist.moments(&p, &mut tmp).unwrap()
+            };
+            let fd = (eval(1.0) - eval(-1.0)) / (2.0 * h);
+            let analytic: f64 = idx.iter().map(|&i| u[i]).sum();
+            assert!(
+                (fd - analytic).abs() < 1e-6 * (1.0 + analytic.abs()),
+                "{} {kind}: ∂A/∂φ{idx:?} = {fd}, moments give {analytic}",
+                D::NAME
+            );
+        }
+        // Laws 2 and 3.
+        let inputs: Vec<SlotInput> = (0..D::SLOTS.len()).map(|s| dist.slot_input(s)).collect();
+        let pa: Vec<Vec<f64>> = inputs
+            .iter()
+            .map(|inp| (0..inp.stack).flat_map(|_| random_moments(&mut rng, inp.kind)).collect())
+            .collect();
+        let child_u = {
+            let p = dist.random_phi(&mut rng);
+            let mut cu = vec![0.0; n];
+            dist.moments(&p, &mut cu).unwrap();
+            cu
+        };
+        let w = 1.0;
+        let objective = |pa: &[Vec<f64>]| {
+            let refs: Vec<&[f64]> = pa.iter().map(|v| v.as_slice()).collect();
+            let mut ph = vec![0.0; n];
+            let a = dist.prior(&refs, &mut ph);
+            ph.iter().zip(&child_u).map(|(p, c)| p * c).sum::<f64>() - w * a
+        };
+        for (slot, inp) in inputs.iter().enumerate() {
+            if dist.needs_constant_parent(slot) {
+                continue;
+            }
+            let refs: Vec<&[f64]> = pa.iter().map(|v| v.as_slice()).collect();
+            let mut m = vec![0.0; inp.len()];
+            dist.message_to(slot, &child_u, w, &refs, &mut m);
+            for idx in perturbations(*inp) {
+                let h = 1e-6;
+                let eval = |sign: f64| {
+                    let mut p = pa.clone();
+                    for &i in &idx {
+                        p[slot][i] += sign * h;
+                    }
+                    objective(&p)
+                };
+                let fd = (eval(1.0) - eval(-1.0)) / (2.0 * h);
+                let analytic: f64 = idx.iter().map(|&i| m[i]).sum();
+                assert!(
+                    (fd - analytic).abs() < 1e-6 * (1.0 + analytic.abs()),
+                    "{}: message to slot {} entry {idx:?}: FD {fd}, message {analytic}",
+                    D::NAME,
+                    D::SLOTS[slot].name
+                );
+            }
+        }
+        // Law 3: point-mass parents. Draw parent values, take u(value) as their moments.
+        let fixed: Vec<Vec<f64>> = inputs
+            .iter()
+            .map(|inp| {
+                (0..inp.stack)
+                    .flat_map(|_| {
+                        let m = random_moments(&mut rng, inp.kind);
+                        let value: Vec<f64> = match inp.kind {
+                            MomentKind::Gaussian { d } => m[..d].to_vec(),
+                            MomentKind::Gamma => vec![m[0]],
+                            MomentKind::Wishart { d } => m[..d * d].to_vec(),
+                            MomentKind::Dirichlet { .. } => m.iter().map(|v| v.exp()).collect::<Vec<_>>(),
+                            MomentKind::Categorical { .. } => vec![0.0],
+                            MomentKind::Scalar => vec![m[0]],
+                        };
+                        let value = match inp.kind {
+                            MomentKind::Dirichlet { .. } => {
+                                let s: f64 = value.iter().sum();
+                                value.iter().map(|v| v / s).collect()
+                            }
+                            _ => value,
+                        };
+                        inp.kind.fixed_moments(&value).unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[f64]> = fixed.iter().map(|v| v.as_slice()).collect();
+        let mut ph = vec![0.0; n];
+        let a_prior = dist.prior(&refs, &mut ph);
+        let mut tmp = vec![0.0; n];
+        let a_direct = dist.moments(&ph, &mut tmp).unwrap();
+        assert!(
+            (a_prior - a_direct).abs() < 1e-9 * (1.0 + a_direct.abs()),
+            "{}: ⟨A⟩ with point-mass parents {a_prior} ≠ A(φ) {a_direct}",
+            D::NAME
+        );
+        // Law 4: sample averages of u(x) match the moments (5 standard errors).
+        let draws = 20_000;
+        let mut x = vec![0.0; dist.value_len()];
+        let mut ux = vec![0.0; n];
+        let mut sum = vec![0.0; n];
+        let mut sum_sq = vec![0.0; n];
+        for _ in 0..draws {
+            dist.sample(&phi, &mut rng, &mut x);
+            dist.observe(&x, &mut ux).unwrap();
+            for i in 0..n {
+                sum[i] += ux[i];
+                sum_sq[i] += ux[i] * ux[i];
+            }
+        }
+        for i in 0..n {
+            let mean = sum[i] / draws as f64;
+            let sd = (sum_sq[i] / draws as f64 - mean * mean).max(0.0).sqrt();
+            let tol = 5.0 * sd / (draws as f64).sqrt() + 1e-9;
+            assert!(
+                (mean - u[i]).abs() < tol,
+                "{}: sample mean of u[{i}] = {mean}, moment {} (tol {tol})",
+                D::NAME,
+                u[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn every_distribution_obeys_the_laws() {
+    let mut seed = 1;
+    for_each_test_instance(|dist| {
+        for _ in 0..3 {
+            seed += 1;
+            dist.visit(CheckLaws(seed));
+        }
+    });
+}

@@ -1,0 +1,226 @@
+//! Exponential-family distributions, one file each (Winn ch. 2, Appendix A).
+//!
+//! Sign convention, stated once: p(x|θ) = exp(φ(θ)·u(x) + f(x) − A(φ)) — Winn (2.1) with his
+//! g = −A. u = ∂A/∂φ. Each distribution is a small value (its fixed, non-conjugate constants such as
+//! a Gamma shape live in the struct) plus pure formulas over one plate element's flat slices.
+//!
+//! Adding a distribution is one file plus one line in `registry!` below: the line generates the
+//! `Dist` enum, its dispatch, the name lookup and inclusion in the shared law tests.
+
+use crate::moments::MomentKind;
+use crate::Rng;
+
+/// A parent slot of a distribution or deterministic factor.
+#[derive(Clone, Copy, Debug)]
+pub struct Slot {
+    /// Canonical name, as the model language writes it.
+    pub name: &'static str,
+    /// Other accepted names.
+    pub aliases: &'static [&'static str],
+}
+
+impl Slot {
+    /// Whether `name` names this slot.
+    pub fn matches(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+}
+
+/// What a slot accepts: moments of `kind`, gathered over `stack` elements of the child's event
+/// plate (`stack == 1`: an ordinary parent; `stack == d`: e.g. the d Gamma precisions of an ARD
+/// Gaussian, one per event coordinate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotInput {
+    /// Moment layout of one parent element.
+    pub kind: MomentKind,
+    /// How many parent elements the slot gathers along the child's event plate.
+    pub stack: usize,
+}
+
+impl SlotInput {
+    /// An ordinary (unstacked) slot.
+    pub fn single(kind: MomentKind) -> Self {
+        SlotInput { kind, stack: 1 }
+    }
+    /// Total length of the gathered parent moments.
+    pub fn len(&self) -> usize {
+        self.kind.len() * self.stack
+    }
+    /// Never true.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// A natural-parameter vector outside the distribution's domain (e.g. a non-positive precision).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutOfDomain(pub &'static str);
+
+/// Formulas of one exponential family, over one plate element.
+///
+/// `pa[s]` holds the (gathered) moments of the parent in slot `s`; `u` a moment vector of this
+/// variable (for messages: a weighted *sum* of moment vectors, with `w` the sum of weights, which
+/// is exact because every message is multilinear — Winn §2.3).
+pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// Model-language name.
+    const NAME: &'static str;
+    /// Conjugate parent slots, in positional order.
+    const SLOTS: &'static [Slot];
+    /// Layout of this variable's moments (what its children receive).
+    fn kind(&self) -> MomentKind;
+    /// What slot `slot` accepts.
+    fn slot_input(&self, slot: usize) -> SlotInput;
+    /// Whether slot `slot` must hold a constant because a random parent there is not conjugate
+    /// for this instance (e.g. a rectified Gaussian's precision when its location is not 0).
+    fn needs_constant_parent(&self, _slot: usize) -> bool {
+        false
+    }
+    /// Number of values one observation of this variable holds.
+    fn value_len(&self) -> usize {
+        self.kind().value_len()
+    }
+    /// Writes ⟨φ(pa)⟩ and returns ⟨A(φ(pa))⟩, the expected log-partition of the prior — Winn
+    /// (2.14), with ⟨g⟩ = −⟨A⟩ (the expectation, not A(⟨φ⟩): errata E3).
+    fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64;
+    /// Writes u = ∂A/∂φ and returns A(φ).
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain>;
+    /// Writes u(x) for a fixed value x and returns f(x); an error if x is outside the support.
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String>;
+    /// Message to slot `slot`: ∂/∂pa[slot] of Σ_i w_i [φ(pa)·u_i − A(φ(pa))], given u = Σ w_i u_i
+    /// and w = Σ w_i — Winn (2.18).
+    fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]);
+    /// Draws x from the member with natural parameters φ.
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]);
+    /// The mode of the member with natural parameters φ (MAP factors, Winn §2.6.1).
+    fn mode(&self, phi: &[f64], x: &mut [f64]);
+    /// ⟨f(x)⟩ under the member with natural parameters φ and moments u (zero for most families).
+    fn expected_base_measure(&self, _phi: &[f64], _u: &[f64]) -> f64 {
+        0.0
+    }
+    /// Differential (or discrete) entropy: A(φ) − φ·u − ⟨f⟩.
+    fn entropy(&self, phi: &[f64]) -> Result<f64, OutOfDomain> {
+        let mut u = vec![0.0; self.kind().len()];
+        let a = self.moments(phi, &mut u)?;
+        let dot: f64 = phi.iter().zip(&u).map(|(p, v)| p * v).sum();
+        Ok(a - dot - self.expected_base_measure(phi, &u))
+    }
+    /// Representative instances (dimensions, constants) for the shared law tests.
+    fn test_instances() -> Vec<Self>;
+    /// A random natural-parameter vector inside the domain, for the law tests.
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64>;
+}
+
+/// Generic code over every family: `Dist::visit` calls `visit::<D>` with the concrete type, so a hot
+/// loop dispatches once, outside the loop.
+pub trait DistVisitor {
+    /// Result type.
+    type Output;
+    /// Called with the concrete distribution.
+    fn visit<D: ExpFamily>(self, dist: &D) -> Self::Output;
+}
+
+macro_rules! registry {
+    ($($variant:ident => $module:ident :: $ty:ident),* $(,)?) => {
+        $(mod $module; pub use $module::$ty;)*
+
+        /// Every distribution Occam knows, as a closed enum.
+        #[derive(Clone, Debug)]
+        pub enum Dist {
+            $(
+                #[doc = concat!("See [`", stringify!($ty), "`].")]
+                $variant($ty),
+            )*
+        }
+
+        $(impl From<$ty> for Dist {
+            fn from(d: $ty) -> Self {
+                Dist::$variant(d)
+            }
+        })*
+
+        impl Dist {
+            /// Calls the visitor with the concrete distribution.
+            pub fn visit<V: DistVisitor>(&self, v: V) -> V::Output {
+                match self {
+                    $(Dist::$variant(d) => v.visit(d),)*
+                }
+            }
+        }
+
+        /// Model-language names of all distributions, with their slots.
+        pub const CATALOG: &[(&str, &[Slot])] = &[$((<$ty as ExpFamily>::NAME, <$ty as ExpFamily>::SLOTS)),*];
+
+        /// Runs `V` on every test instance of every distribution (the shared law tests).
+        #[cfg(test)]
+        pub(crate) fn for_each_test_instance(mut f: impl FnMut(Dist)) {
+            $(for d in <$ty as ExpFamily>::test_instances() { f(Dist::$variant(d)); })*
+        }
+    };
+}
+
+registry! {
+    Gaussian => gaussian::Gaussian,
+    RectifiedGaussian => rectified_gaussian::RectifiedGaussian,
+    MvGaussian => mv_gaussian::MvGaussian,
+    GaussianArd => gaussian_ard::GaussianArd,
+    Gamma => gamma::Gamma,
+    Wishart => wishart::Wishart,
+    Dirichlet => dirichlet::Dirichlet,
+    Beta => beta::Beta,
+    Categorical => categorical::Categorical,
+    Bernoulli => bernoulli::Bernoulli,
+    Binomial => binomial::Binomial,
+    Poisson => poisson::Poisson,
+    Exponential => exponential::Exponential,
+}
+
+struct Name;
+impl DistVisitor for Name {
+    type Output = &'static str;
+    fn visit<D: ExpFamily>(self, _: &D) -> &'static str {
+        D::NAME
+    }
+}
+struct Kind;
+impl DistVisitor for Kind {
+    type Output = MomentKind;
+    fn visit<D: ExpFamily>(self, d: &D) -> MomentKind {
+        d.kind()
+    }
+}
+struct Slots;
+impl DistVisitor for Slots {
+    type Output = &'static [Slot];
+    fn visit<D: ExpFamily>(self, _: &D) -> &'static [Slot] {
+        D::SLOTS
+    }
+}
+struct Input(usize);
+impl DistVisitor for Input {
+    type Output = SlotInput;
+    fn visit<D: ExpFamily>(self, d: &D) -> SlotInput {
+        d.slot_input(self.0)
+    }
+}
+
+impl Dist {
+    /// Model-language name.
+    pub fn name(&self) -> &'static str {
+        self.visit(Name)
+    }
+    /// Moment layout of the variable.
+    pub fn kind(&self) -> MomentKind {
+        self.visit(Kind)
+    }
+    /// Parent slots.
+    pub fn slots(&self) -> &'static [Slot] {
+        self.visit(Slots)
+    }
+    /// What slot `s` accepts.
+    pub fn slot_input(&self, s: usize) -> SlotInput {
+        self.visit(Input(s))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod laws;

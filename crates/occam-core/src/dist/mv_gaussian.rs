@@ -1,0 +1,139 @@
+//! Multivariate Gaussian N(x | μ, Λ⁻¹) with a full precision matrix — Winn (2.58–2.59).
+//!
+//! u = [x, col(xxᵀ)], φ = [Λμ, −½ col(Λ)], f = 0,
+//! A(φ) = ½ φ₁ᵀ Σ φ₁ − ½ ln|Λ_q| + (d/2) ln 2π with Λ_q = −2 mat(φ₂), Σ = Λ_q⁻¹;
+//! ⟨x⟩ = Σφ₁, ⟨xxᵀ⟩ = Σ + ⟨x⟩⟨x⟩ᵀ. Conjugate parents: mean (Gaussian d-vector), precision
+//! (Wishart d×d). Messages: to μ [⟨Λ⟩⟨x⟩, −½ col⟨Λ⟩]; to Λ [−½ col⟨(x−μ)(x−μ)ᵀ⟩, ½].
+
+use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use crate::linalg::{mat_vec, trace_of_product, Cholesky};
+use crate::moments::MomentKind;
+use crate::special::LN_2PI;
+use crate::Rng;
+use rand::Rng as _;
+use rand_distr::StandardNormal;
+
+/// Multivariate Gaussian with a Gaussian mean vector and a Wishart precision matrix.
+#[derive(Clone, Debug)]
+pub struct MvGaussian {
+    /// Dimension d.
+    pub d: usize,
+}
+
+const SLOTS: &[Slot] = &[
+    Slot { name: "mean", aliases: &["mu", "location"] },
+    Slot { name: "precision", aliases: &["Lambda", "prec", "tau"] },
+];
+
+/// A(φ) and u = [⟨x⟩, col⟨xxᵀ⟩] of a d-dimensional Gaussian from its natural parameters.
+pub(crate) fn gaussian_vector_moments(phi: &[f64], d: usize, u: &mut [f64]) -> Result<f64, OutOfDomain> {
+    let lam: Vec<f64> = phi[d..d + d * d].iter().map(|v| -2.0 * v).collect();
+    let chol = Cholesky::new(&lam, d).ok_or(OutOfDomain("Gaussian precision must be positive definite"))?;
+    let (mean, second) = u.split_at_mut(d);
+    mean.copy_from_slice(&phi[..d]);
+    chol.solve_in_place(mean);
+    chol.inverse_into(second);
+    for i in 0..d {
+        for j in 0..d {
+            second[i * d + j] += mean[i] * mean[j];
+        }
+    }
+    let quad: f64 = phi[..d].iter().zip(mean.iter()).map(|(a, b)| a * b).sum();
+    Ok(0.5 * quad - 0.5 * chol.log_det() + 0.5 * d as f64 * LN_2PI)
+}
+
+pub(crate) fn gaussian_vector_sample(phi: &[f64], d: usize, rng: &mut Rng, x: &mut [f64]) {
+    let mut u = vec![0.0; d + d * d];
+    gaussian_vector_moments(phi, d, &mut u).expect("sampling needs a valid φ");
+    let (mean, second) = u.split_at(d);
+    let cov: Vec<f64> = (0..d * d).map(|ij| second[ij] - mean[ij / d] * mean[ij % d]).collect();
+    let chol = Cholesky::new(&cov, d).expect("covariance is positive definite");
+    let z: Vec<f64> = (0..d).map(|_| rng.sample(StandardNormal)).collect();
+    chol.lower_times(&z, x);
+    x.iter_mut().zip(mean).for_each(|(xi, m)| *xi += m);
+}
+
+pub(crate) fn gaussian_vector_observe(x: &[f64], d: usize, u: &mut [f64]) -> Result<f64, String> {
+    if let Some(v) = x.iter().find(|v| !v.is_finite()) {
+        return Err(format!("{v} is not a finite real number"));
+    }
+    u[..d].copy_from_slice(x);
+    for i in 0..d {
+        for j in 0..d {
+            u[d + i * d + j] = x[i] * x[j];
+        }
+    }
+    Ok(0.0)
+}
+
+pub(crate) fn gaussian_vector_mode(phi: &[f64], d: usize, x: &mut [f64]) {
+    let mut u = vec![0.0; d + d * d];
+    gaussian_vector_moments(phi, d, &mut u).expect("mode needs a valid φ");
+    x.copy_from_slice(&u[..d]);
+}
+
+pub(crate) fn random_gaussian_vector_phi(d: usize, rng: &mut Rng) -> Vec<f64> {
+    let lam = crate::linalg::random_spd(rng, d);
+    let mean: Vec<f64> = (0..d).map(|_| 4.0 * rng.random::<f64>() - 2.0).collect();
+    let mut phi = vec![0.0; d];
+    mat_vec(&lam, &mean, &mut phi);
+    phi.extend(lam.iter().map(|v| -0.5 * v));
+    phi
+}
+
+impl ExpFamily for MvGaussian {
+    const NAME: &'static str = "MvGaussian";
+    const SLOTS: &'static [Slot] = SLOTS;
+
+    fn kind(&self) -> MomentKind {
+        MomentKind::Gaussian { d: self.d }
+    }
+    fn slot_input(&self, slot: usize) -> SlotInput {
+        SlotInput::single(if slot == 0 { MomentKind::Gaussian { d: self.d } } else { MomentKind::Wishart { d: self.d } })
+    }
+    fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+        let d = self.d;
+        let (mu, lam) = (pa[0], pa[1]);
+        mat_vec(&lam[..d * d], &mu[..d], &mut phi[..d]);
+        for i in 0..d * d {
+            phi[d + i] = -0.5 * lam[i];
+        }
+        0.5 * (trace_of_product(&lam[..d * d], &mu[d..], d) - lam[d * d] + d as f64 * LN_2PI)
+    }
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        gaussian_vector_moments(phi, self.d, u)
+    }
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        gaussian_vector_observe(x, self.d, u)
+    }
+    fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
+        let d = self.d;
+        let (mu, lam) = (pa[0], pa[1]);
+        if slot == 0 {
+            mat_vec(&lam[..d * d], &u[..d], &mut m[..d]);
+            for i in 0..d * d {
+                m[d + i] = -0.5 * w * lam[i];
+            }
+        } else {
+            for i in 0..d {
+                for j in 0..d {
+                    m[i * d + j] =
+                        -0.5 * (u[d + i * d + j] - u[i] * mu[j] - mu[i] * u[j] + w * mu[d + i * d + j]);
+                }
+            }
+            m[d * d] = 0.5 * w;
+        }
+    }
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+        gaussian_vector_sample(phi, self.d, rng, x)
+    }
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        gaussian_vector_mode(phi, self.d, x)
+    }
+    fn test_instances() -> Vec<Self> {
+        vec![MvGaussian { d: 1 }, MvGaussian { d: 3 }]
+    }
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
+        random_gaussian_vector_phi(self.d, rng)
+    }
+}

@@ -1,0 +1,138 @@
+//! Wishart(Λ | ν, R) over d×d precision matrices, with degrees of freedom ν (a constant) and a rate
+//! matrix R, so that ⟨Λ⟩ = ν R⁻¹ (R is BayesPy's V and Gamma's rate for d = 1).
+//!
+//! Density |Λ|^{(ν−d−1)/2} exp(−½ tr(RΛ)) |R/2|^{ν/2} / Γ_d(ν/2): u = [col(Λ), ln|Λ|],
+//! φ = [−½ col(R), (ν−d−1)/2], f = 0, and with S = −mat(φ₁), ν = 2φ₂ + d + 1:
+//! A(φ) = ln Γ_d(ν/2) − (ν/2) ln|S|; ⟨Λ⟩ = (ν/2) S⁻¹, ⟨ln|Λ|⟩ = Σᵢ ψ((ν+1−i)/2) − ln|S|.
+//! (The digest's (a, B) form is a = ν/2, B = R/2.) The rate may have a Wishart parent: message
+//! [−½ col⟨Λ⟩, ν/2].
+
+use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use crate::linalg::Cholesky;
+use crate::moments::MomentKind;
+use crate::special::{ln_multigamma, multi_digamma};
+use crate::Rng;
+use rand::Rng as _;
+use rand_distr::StandardNormal;
+
+/// Wishart distribution over d×d matrices with constant degrees of freedom and a rate parent.
+#[derive(Clone, Debug)]
+pub struct Wishart {
+    /// Dimension d.
+    pub d: usize,
+    /// Degrees of freedom ν > d − 1.
+    pub dof: f64,
+}
+
+const SLOTS: &[Slot] = &[Slot { name: "rate", aliases: &["scale_inverse", "V"] }];
+
+/// (ν, Cholesky of S = R/2) of the member with natural parameters φ.
+fn dof_and_scale(phi: &[f64], d: usize) -> Result<(f64, Cholesky), OutOfDomain> {
+    let nu = 2.0 * phi[d * d] + d as f64 + 1.0;
+    if !(nu > d as f64 - 1.0) {
+        return Err(OutOfDomain("Wishart degrees of freedom must exceed d − 1"));
+    }
+    let s: Vec<f64> = phi[..d * d].iter().map(|v| -v).collect();
+    let chol = Cholesky::new(&s, d).ok_or(OutOfDomain("Wishart rate must be positive definite"))?;
+    Ok((nu, chol))
+}
+
+impl ExpFamily for Wishart {
+    const NAME: &'static str = "Wishart";
+    const SLOTS: &'static [Slot] = SLOTS;
+
+    fn kind(&self) -> MomentKind {
+        MomentKind::Wishart { d: self.d }
+    }
+    fn slot_input(&self, _slot: usize) -> SlotInput {
+        SlotInput::single(MomentKind::Wishart { d: self.d })
+    }
+    fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+        let (d, r) = (self.d, pa[0]);
+        for i in 0..d * d {
+            phi[i] = -0.5 * r[i];
+        }
+        phi[d * d] = 0.5 * (self.dof - d as f64 - 1.0);
+        ln_multigamma(self.dof / 2.0, d) - 0.5 * self.dof * (r[d * d] - d as f64 * std::f64::consts::LN_2)
+    }
+    fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        let d = self.d;
+        let (nu, chol) = dof_and_scale(phi, d)?;
+        chol.inverse_into(&mut u[..d * d]);
+        u[..d * d].iter_mut().for_each(|v| *v *= nu / 2.0);
+        let ln_det_s = chol.log_det();
+        u[d * d] = multi_digamma(nu / 2.0, d) - ln_det_s;
+        Ok(ln_multigamma(nu / 2.0, d) - nu / 2.0 * ln_det_s)
+    }
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        let d = self.d;
+        if x.iter().any(|v| !v.is_finite()) {
+            return Err("matrix has a non-finite entry".into());
+        }
+        let chol = Cholesky::new(x, d).ok_or("matrix is not symmetric positive definite")?;
+        u[..d * d].copy_from_slice(x);
+        u[d * d] = chol.log_det();
+        Ok(0.0)
+    }
+    fn message_to(&self, _slot: usize, u: &[f64], w: f64, _pa: &[&[f64]], m: &mut [f64]) {
+        let d = self.d;
+        for i in 0..d * d {
+            m[i] = -0.5 * u[i];
+        }
+        m[d * d] = 0.5 * self.dof * w;
+    }
+    fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+        // Bartlett: Λ = L A Aᵀ Lᵀ with L Lᵀ = (2S)⁻¹ = R⁻¹, A lower triangular,
+        // A_ii = √χ²(ν − i), A_ij ~ N(0, 1) below the diagonal.
+        let d = self.d;
+        let (nu, chol) = dof_and_scale(phi, d).expect("sampling needs a valid φ");
+        let mut cov = vec![0.0; d * d];
+        chol.inverse_into(&mut cov);
+        cov.iter_mut().for_each(|v| *v *= 0.5);
+        let l = Cholesky::new(&cov, d).expect("inverse of a positive-definite matrix");
+        let mut a = vec![0.0; d * d];
+        for i in 0..d {
+            let chi2 = rand_distr::Gamma::new((nu - i as f64) / 2.0, 2.0).expect("dof > d − 1");
+            a[i * d + i] = rng.sample(chi2).sqrt();
+            for j in 0..i {
+                a[i * d + j] = rng.sample(StandardNormal);
+            }
+        }
+        // B = L A, column by column.
+        let mut b = vec![0.0; d * d];
+        let mut col = vec![0.0; d];
+        let mut out = vec![0.0; d];
+        for j in 0..d {
+            for i in 0..d {
+                col[i] = a[i * d + j];
+            }
+            l.lower_times(&col, &mut out);
+            for i in 0..d {
+                b[i * d + j] = out[i];
+            }
+        }
+        for i in 0..d {
+            for j in 0..d {
+                x[i * d + j] = (0..d).map(|k| b[i * d + k] * b[j * d + k]).sum();
+            }
+        }
+    }
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        let d = self.d;
+        let (nu, chol) = dof_and_scale(phi, d).expect("mode needs a valid φ");
+        chol.inverse_into(x);
+        // (ν − d − 1) R⁻¹ = (ν − d − 1)/2 · S⁻¹, floored so the mode stays positive definite.
+        let c = ((nu - d as f64 - 1.0) / 2.0).max(1e-10);
+        x[..d * d].iter_mut().for_each(|v| *v *= c);
+    }
+    fn test_instances() -> Vec<Self> {
+        vec![Wishart { d: 1, dof: 2.0 }, Wishart { d: 3, dof: 4.5 }]
+    }
+    fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
+        let d = self.d;
+        let s = crate::linalg::random_spd(rng, d);
+        let mut phi: Vec<f64> = s.iter().map(|v| -v).collect();
+        phi.push(0.5 * (d as f64 - 1.0 + 0.5 + 4.0 * rng.random::<f64>() - d as f64 - 1.0) + 0.5);
+        phi
+    }
+}

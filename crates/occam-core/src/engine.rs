@@ -1,0 +1,848 @@
+//! The VMP engine: storage of every node's natural parameters and moments over its plates (struct of
+//! arrays), the generic update (Winn (2.19)), messages (2.17–2.18, 2.46–2.49, 2.50–2.53) and the
+//! bound as a sum of per-node terms (2.34–2.36, corrected as in the digest's errata E3–E4).
+//!
+//! Written once for every family: a node update gathers the messages of its children, adds the
+//! expected prior natural parameters, and maps φ to moments; the per-family formulas live in
+//! [`crate::dist`] and [`crate::factor`].
+
+use crate::dist::{Dist, DistVisitor, ExpFamily};
+use crate::error::{BuildError, RunError};
+use crate::factor::Factor;
+use crate::graph::{Graph, NodeId, MAX_SLOTS};
+use crate::moments::MomentKind;
+use crate::plate::{count, Axis};
+use crate::Rng;
+use rand::SeedableRng;
+
+/// What a node computes.
+#[derive(Clone, Debug)]
+pub(crate) enum Body {
+    Stochastic(Dist),
+    Deterministic(Factor),
+}
+
+/// Where a parent slot's moments come from.
+#[derive(Clone, Debug)]
+pub(crate) enum Source {
+    Node(usize),
+    /// Fixed moments of a constant (already stacked), shared by every element.
+    Const(Vec<f64>),
+}
+
+/// A parent slot: for every extended child element (element × selector configuration) and stacked
+/// index, the parent element it reads.
+#[derive(Clone, Debug)]
+pub(crate) struct Edge {
+    pub source: Source,
+    pub map: Vec<u32>,
+    pub stack: usize,
+    pub plen: usize,
+}
+
+/// A Categorical index of a mixture node: `map[e]` is the index node's element for child element e.
+#[derive(Clone, Debug)]
+pub(crate) struct Selector {
+    pub node: usize,
+    pub k: usize,
+    pub map: Vec<u32>,
+}
+
+/// How a child is attached to a parent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    Slot(usize),
+    Selector(usize),
+}
+
+/// How a latent node's q starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    /// q = the prior given the parents' initial moments (Winn §2.5.1, method 2).
+    Prior,
+    /// Moments of a draw from the prior, seeded (symmetry breaking, method 1). The default for the
+    /// index nodes of mixtures.
+    Random,
+    /// Given moment vectors, one per element (e.g. responsibilities of a Categorical).
+    Moments(Vec<f64>),
+    /// Given natural parameters, one vector per element.
+    Natural(Vec<f64>),
+}
+
+/// A node's storage: natural parameters, moments and log-partition for every plate element.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    pub name: String,
+    pub plates: Vec<usize>,
+    pub axes: Vec<Axis>,
+    pub n: usize,
+    pub len: usize,
+    pub kind: MomentKind,
+    pub body: Body,
+    pub parents: Vec<Edge>,
+    pub selectors: Vec<Selector>,
+    pub configs: usize,
+    pub children: Vec<(usize, Role)>,
+    pub phi: Vec<f64>,
+    pub u: Vec<f64>,
+    /// A(φ) of latent elements; f(x) of observed and MAP elements.
+    pub a: Vec<f64>,
+    /// `observed[e]`: element e is data (empty: no element is).
+    pub observed: Vec<bool>,
+    /// Observed values (row-major, `value_len` per element).
+    pub data: Vec<f64>,
+    pub map: bool,
+    pub init: Option<Init>,
+}
+
+impl Node {
+    pub(crate) fn new(
+        name: String,
+        plates: Vec<usize>,
+        axes: Vec<Axis>,
+        body: Body,
+        kind: MomentKind,
+        parents: Vec<Edge>,
+        selectors: Vec<Selector>,
+    ) -> Self {
+        let n = count(&axes);
+        let len = kind.len();
+        let configs = selectors.iter().map(|s| s.k).product();
+        Node {
+            name,
+            plates,
+            axes,
+            n,
+            len,
+            kind,
+            body,
+            parents,
+            selectors,
+            configs,
+            children: Vec::new(),
+            phi: vec![0.0; n * len],
+            u: vec![0.0; n * len],
+            a: vec![0.0; n],
+            observed: Vec::new(),
+            data: Vec::new(),
+            map: false,
+            init: None,
+        }
+    }
+
+    fn dist(&self) -> Option<&Dist> {
+        match &self.body {
+            Body::Stochastic(d) => Some(d),
+            Body::Deterministic(_) => None,
+        }
+    }
+
+    fn is_observed(&self, e: usize) -> bool {
+        !self.observed.is_empty() && self.observed[e]
+    }
+
+    /// Whether element e takes part in messages and the bound: a missing element of a leaf is
+    /// integrated out exactly and does not.
+    fn participates(&self, e: usize) -> bool {
+        self.is_observed(e) || self.observed.is_empty() || !self.children.is_empty()
+    }
+
+    fn has_latent(&self) -> bool {
+        matches!(self.body, Body::Stochastic(_)) && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
+    }
+
+    pub(crate) fn set_data(&mut self, values: &[f64], mask: Option<&[bool]>) -> Result<(), BuildError> {
+        let dist = match &self.body {
+            Body::Stochastic(d) => d.clone(),
+            Body::Deterministic(_) => {
+                return Err(BuildError::Shape { node: self.name.clone(), what: "a deterministic node cannot be observed".into() })
+            }
+        };
+        let vlen = value_len(&dist);
+        if values.len() != self.n * vlen {
+            return Err(BuildError::Shape {
+                node: self.name.clone(),
+                what: format!("expected {} observed values ({} elements × {vlen}), got {}", self.n * vlen, self.n, values.len()),
+            });
+        }
+        if let Some(m) = mask {
+            if m.len() != self.n {
+                return Err(BuildError::Shape {
+                    node: self.name.clone(),
+                    what: format!("mask has {} entries for {} elements", m.len(), self.n),
+                });
+            }
+        }
+        self.observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
+        self.data = values.to_vec();
+        for e in 0..self.n {
+            if !self.observed[e] {
+                continue;
+            }
+            let x = &values[e * vlen..(e + 1) * vlen];
+            let u = &mut self.u[e * self.len..(e + 1) * self.len];
+            self.a[e] = observe(&dist, x, u).map_err(|why| BuildError::Value { node: self.name.clone(), element: e, why })?;
+        }
+        Ok(())
+    }
+}
+
+fn value_len(d: &Dist) -> usize {
+    struct V;
+    impl DistVisitor for V {
+        type Output = usize;
+        fn visit<D: ExpFamily>(self, d: &D) -> usize {
+            d.value_len()
+        }
+    }
+    d.visit(V)
+}
+
+fn observe(d: &Dist, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    struct O<'a>(&'a [f64], &'a mut [f64]);
+    impl DistVisitor for O<'_> {
+        type Output = Result<f64, String>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Result<f64, String> {
+            d.observe(self.0, self.1)
+        }
+    }
+    d.visit(O(x, u))
+}
+
+/// When to stop and how strict to be.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Maximum number of full sweeps.
+    pub max_iter: usize,
+    /// Stop when the bound's change over a sweep is below `tol · |L|`.
+    pub tol: f64,
+    /// Update order (latent nodes); `None`: parents before children, as added.
+    pub order: Option<Vec<NodeId>>,
+    /// Seed for random initialisation.
+    pub seed: u64,
+    /// A decrease of the bound is an error (tests) rather than a warning (users).
+    pub decrease_is_error: bool,
+    /// Compute the bound after every node update, not only after every sweep (slower; for tests).
+    pub check_every_update: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { max_iter: 1000, tol: 1e-6, order: None, seed: 0, decrease_is_error: false, check_every_update: false }
+    }
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Fit {
+    /// Final lower bound (nats).
+    pub bound: f64,
+    /// Sweeps performed.
+    pub iterations: usize,
+    /// Whether the tolerance was reached.
+    pub converged: bool,
+    /// Bound after every sweep.
+    pub bound_trace: Vec<f64>,
+    /// Per-node bound terms at the end, by name.
+    pub node_bounds: Vec<(String, f64)>,
+    /// Warnings (e.g. a bound decrease and its size).
+    pub warnings: Vec<String>,
+}
+
+/// A compiled model, ready for inference.
+pub struct Vmp {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) plates: Vec<(String, usize)>,
+    /// Deterministic nodes to refresh, in order, after each node's update.
+    refresh_after: Vec<Vec<usize>>,
+    initialized: bool,
+}
+
+/// Parent moments of one extended element: borrowed slices (stacked slots are gathered into `buf`).
+fn gather<'a>(nodes: &'a [Node], node: &'a Node, ext: usize, buf: &'a mut Vec<f64>) -> [&'a [f64]; MAX_SLOTS] {
+    buf.clear();
+    for edge in &node.parents {
+        if edge.stack > 1 {
+            if let Source::Node(p) = edge.source {
+                for t in 0..edge.stack {
+                    let pe = edge.map[ext * edge.stack + t] as usize;
+                    buf.extend_from_slice(&nodes[p].u[pe * edge.plen..(pe + 1) * edge.plen]);
+                }
+            }
+        }
+    }
+    let mut out: [&[f64]; MAX_SLOTS] = [&[]; MAX_SLOTS];
+    let mut offset = 0;
+    let buf: &'a [f64] = buf;
+    for (s, edge) in node.parents.iter().enumerate() {
+        out[s] = match &edge.source {
+            Source::Const(m) => m,
+            Source::Node(p) if edge.stack == 1 => {
+                let pe = edge.map[ext] as usize;
+                &nodes[*p].u[pe * edge.plen..(pe + 1) * edge.plen]
+            }
+            Source::Node(_) => {
+                let len = edge.stack * edge.plen;
+                offset += len;
+                &buf[offset - len..offset]
+            }
+        };
+    }
+    out
+}
+
+/// Weight of selector configuration q for child element e: ∏_m Q(z_m = k_m).
+fn config_weight(nodes: &[Node], node: &Node, e: usize, mut q: usize) -> f64 {
+    let mut w = 1.0;
+    for sel in node.selectors.iter().rev() {
+        let k = q % sel.k;
+        q /= sel.k;
+        let ie = sel.map[e] as usize;
+        w *= nodes[sel.node].u[ie * sel.k + k];
+    }
+    w
+}
+
+/// Digit of selector m in configuration q.
+fn config_digit(node: &Node, m: usize, q: usize) -> usize {
+    let inner: usize = node.selectors[m + 1..].iter().map(|s| s.k).product();
+    (q / inner) % node.selectors[m].k
+}
+
+/// Expected prior of element e: φ_p = Σ_q w_q ⟨φ(pa_q)⟩, returns Σ_q w_q ⟨A(pa_q)⟩ (Winn (2.52)).
+fn prior_of<D: ExpFamily>(d: &D, nodes: &[Node], node: &Node, e: usize, phi: &mut [f64], tmp: &mut [f64], buf: &mut Vec<f64>) -> f64 {
+    if node.configs == 1 {
+        let pa = gather(nodes, node, e, buf);
+        return d.prior(&pa[..node.parents.len()], phi);
+    }
+    phi.iter_mut().for_each(|v| *v = 0.0);
+    let mut a = 0.0;
+    for q in 0..node.configs {
+        let w = config_weight(nodes, node, e, q);
+        if w == 0.0 {
+            continue;
+        }
+        let pa = gather(nodes, node, e * node.configs + q, buf);
+        a += w * d.prior(&pa[..node.parents.len()], tmp);
+        phi.iter_mut().zip(tmp.iter()).for_each(|(p, t)| *p += w * t);
+    }
+    a
+}
+
+struct SlotMessages<'a> {
+    nodes: &'a [Node],
+    child: &'a Node,
+    slot: usize,
+    out: &'a mut [f64],
+}
+
+impl DistVisitor for SlotMessages<'_> {
+    type Output = ();
+    /// Σ over child elements and configurations of w·m(u) into the parent's elements — Winn (2.18),
+    /// mixtures (2.53): the component message scaled by Q(λ = k).
+    fn visit<D: ExpFamily>(self, d: &D) {
+        let (nodes, c, edge) = (self.nodes, self.child, &self.child.parents[self.slot]);
+        let mlen = edge.stack * edge.plen;
+        let mut m = vec![0.0; mlen];
+        let mut scaled = vec![0.0; c.len];
+        let mut buf = Vec::new();
+        for e in 0..c.n {
+            if !c.participates(e) {
+                continue;
+            }
+            let u = &c.u[e * c.len..(e + 1) * c.len];
+            for q in 0..c.configs {
+                let w = if c.configs == 1 { 1.0 } else { config_weight(nodes, c, e, q) };
+                if w == 0.0 {
+                    continue;
+                }
+                scaled.iter_mut().zip(u).for_each(|(s, v)| *s = w * v);
+                let ext = e * c.configs + q;
+                let pa = gather(nodes, c, ext, &mut buf);
+                d.message_to(self.slot, &scaled, w, &pa[..c.parents.len()], &mut m);
+                for t in 0..edge.stack {
+                    let pe = edge.map[ext * edge.stack + t] as usize;
+                    let dst = &mut self.out[pe * edge.plen..(pe + 1) * edge.plen];
+                    dst.iter_mut().zip(&m[t * edge.plen..(t + 1) * edge.plen]).for_each(|(o, v)| *o += v);
+                }
+            }
+        }
+    }
+}
+
+struct SelectorMessages<'a> {
+    nodes: &'a [Node],
+    child: &'a Node,
+    selector: usize,
+    out: &'a mut [f64],
+}
+
+impl DistVisitor for SelectorMessages<'_> {
+    type Output = ();
+    /// Message to a mixture index: entry k is ⟨ln p_k(x)⟩ = ⟨φ_k⟩·⟨u⟩ − ⟨A_k⟩ (f is the same for every
+    /// k and omitted), summed over the other indices' configurations with their weights — Winn
+    /// (2.53) and the CPT form of the digest.
+    fn visit<D: ExpFamily>(self, d: &D) {
+        let (nodes, c) = (self.nodes, self.child);
+        let sel = &c.selectors[self.selector];
+        let mut phi = vec![0.0; c.len];
+        let mut buf = Vec::new();
+        for e in 0..c.n {
+            if !c.participates(e) {
+                continue;
+            }
+            let u = &c.u[e * c.len..(e + 1) * c.len];
+            let ie = sel.map[e] as usize;
+            for q in 0..c.configs {
+                // Weight of the other selectors' digits.
+                let mut w = 1.0;
+                let mut rest = q;
+                for (m, s) in c.selectors.iter().enumerate().rev() {
+                    let k = rest % s.k;
+                    rest /= s.k;
+                    if m != self.selector {
+                        w *= nodes[s.node].u[s.map[e] as usize * s.k + k];
+                    }
+                }
+                if w == 0.0 {
+                    continue;
+                }
+                let pa = gather(nodes, c, e * c.configs + q, &mut buf);
+                let a = d.prior(&pa[..c.parents.len()], &mut phi);
+                let ll: f64 = phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>() - a;
+                self.out[ie * sel.k + config_digit(c, self.selector, q)] += w * ll;
+            }
+        }
+    }
+}
+
+struct BoundTerm<'a> {
+    nodes: &'a [Node],
+    node: &'a Node,
+}
+
+impl DistVisitor for BoundTerm<'_> {
+    type Output = f64;
+    /// Winn (2.34) for latent elements: (⟨φ_p⟩ − φ_q)·⟨u⟩ − ⟨A_p⟩ + A_q; (2.35–2.36 corrected) for
+    /// observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩.
+    fn visit<D: ExpFamily>(self, d: &D) -> f64 {
+        let (nodes, c) = (self.nodes, self.node);
+        let mut phi = vec![0.0; c.len];
+        let mut tmp = vec![0.0; c.len];
+        let mut buf = Vec::new();
+        let mut total = 0.0;
+        for e in 0..c.n {
+            if !c.participates(e) {
+                continue;
+            }
+            let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
+            let u = &c.u[e * c.len..(e + 1) * c.len];
+            if c.is_observed(e) || c.map {
+                total += phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>() + c.a[e] - ap;
+            } else {
+                let q = &c.phi[e * c.len..(e + 1) * c.len];
+                total += phi.iter().zip(q).zip(u).map(|((p, q), v)| (p - q) * v).sum::<f64>() - ap + c.a[e];
+            }
+        }
+        total
+    }
+}
+
+/// New φ, u, A for the latent elements of a node, given its summed child messages.
+struct Update<'a> {
+    nodes: &'a [Node],
+    node: &'a Node,
+    messages: &'a [f64],
+}
+
+/// (φ, u, A or f) per element, or the first element that broke.
+type Updated = Result<(Vec<f64>, Vec<f64>, Vec<f64>), (usize, String)>;
+
+impl DistVisitor for Update<'_> {
+    type Output = Updated;
+    /// Winn (2.19): φ* = ⟨φ(pa)⟩ + Σ child messages, then u = ∂A/∂φ* (or u(mode) for MAP, §2.6.1).
+    fn visit<D: ExpFamily>(self, d: &D) -> Updated {
+        let (nodes, c) = (self.nodes, self.node);
+        let mut phi = c.phi.clone();
+        let mut u = c.u.clone();
+        let mut a = c.a.clone();
+        let mut tmp = vec![0.0; c.len];
+        let mut buf = Vec::new();
+        let mut x = vec![0.0; d.value_len()];
+        for e in 0..c.n {
+            if c.is_observed(e) || !c.participates(e) {
+                continue;
+            }
+            let range = e * c.len..(e + 1) * c.len;
+            let pe = &mut phi[range.clone()];
+            prior_of(d, nodes, c, e, pe, &mut tmp, &mut buf);
+            pe.iter_mut().zip(&self.messages[range.clone()]).for_each(|(p, m)| *p += m);
+            if c.map {
+                d.moments(pe, &mut u[range.clone()]).map_err(|err| (e, err.0.to_string()))?;
+                d.mode(pe, &mut x);
+                a[e] = d.observe(&x, &mut u[range]).map_err(|err| (e, err))?;
+            } else {
+                a[e] = d.moments(pe, &mut u[range]).map_err(|err| (e, err.0.to_string()))?;
+            }
+        }
+        Ok((phi, u, a))
+    }
+}
+
+impl Vmp {
+    pub(crate) fn new(graph: Graph) -> Result<Vmp, BuildError> {
+        let Graph { plates, nodes } = graph;
+        for n in &nodes {
+            if n.map && !n.observed.is_empty() && n.observed.iter().all(|&o| o) {
+                return Err(BuildError::Shape { node: n.name.clone(), what: "an observed node cannot be MAP".into() });
+            }
+        }
+        // Deterministic descendants reached through deterministic nodes only, in topological order.
+        let mut refresh_after = vec![Vec::new(); nodes.len()];
+        for (i, list) in refresh_after.iter_mut().enumerate() {
+            let mut reach = vec![false; nodes.len()];
+            reach[i] = true;
+            for j in i + 1..nodes.len() {
+                if matches!(nodes[j].body, Body::Deterministic(_))
+                    && nodes[j].parents.iter().any(|e| matches!(e.source, Source::Node(p) if reach[p]))
+                {
+                    reach[j] = true;
+                    list.push(j);
+                }
+            }
+        }
+        Ok(Vmp { nodes, plates, refresh_after, initialized: false })
+    }
+
+    fn id(&self, node: NodeId) -> usize {
+        node.0
+    }
+
+    /// Initialises every latent q (in topological order) and every deterministic node's moments.
+    pub fn initialize(&mut self, seed: u64) -> Result<(), RunError> {
+        let mut rng = Rng::seed_from_u64(seed);
+        for i in 0..self.nodes.len() {
+            let node = &self.nodes[i];
+            let dist = match &node.body {
+                Body::Deterministic(_) => {
+                    self.refresh(i);
+                    continue;
+                }
+                Body::Stochastic(d) => d.clone(),
+            };
+            let is_index = node.children.iter().any(|(_, r)| matches!(r, Role::Selector(_)));
+            let init = node.init.clone().unwrap_or(if is_index { Init::Random } else { Init::Prior });
+            let zeros = vec![0.0; node.n * node.len];
+            let (mut phi, mut u, mut a) =
+                dist.visit(Update { nodes: &self.nodes, node, messages: &zeros }).map_err(|(e, what)| self.numerical(i, e, what))?;
+            let node = &self.nodes[i];
+            let len = node.len;
+            match init {
+                Init::Prior => {}
+                Init::Random => {
+                    let mut x = vec![0.0; value_len(&dist)];
+                    for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
+                        sample(&dist, &phi[e * len..(e + 1) * len], &mut rng, &mut x);
+                        observe(&dist, &x, &mut u[e * len..(e + 1) * len]).map_err(|w| self.numerical(i, e, w))?;
+                    }
+                }
+                Init::Moments(values) => {
+                    if values.len() != node.n * len {
+                        return Err(self.numerical(i, 0, format!("initial moments need {} values, got {}", node.n * len, values.len())));
+                    }
+                    for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
+                        u[e * len..(e + 1) * len].copy_from_slice(&values[e * len..(e + 1) * len]);
+                    }
+                }
+                Init::Natural(values) => {
+                    if values.len() != node.n * len {
+                        return Err(self.numerical(i, 0, format!("initial parameters need {} values, got {}", node.n * len, values.len())));
+                    }
+                    for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
+                        let r = e * len..(e + 1) * len;
+                        phi[r.clone()].copy_from_slice(&values[r.clone()]);
+                        a[e] = moments(&dist, &phi[r.clone()], &mut u[r]).map_err(|w| self.numerical(i, e, w))?;
+                    }
+                }
+            }
+            let node = &mut self.nodes[i];
+            node.phi = phi;
+            node.u = u;
+            node.a = a;
+        }
+        self.initialized = true;
+        Ok(())
+    }
+
+    fn numerical(&self, node: usize, element: usize, what: String) -> RunError {
+        RunError::Numerical { node: self.nodes[node].name.clone(), element, what }
+    }
+
+    /// Recomputes a deterministic node's moments from its parents — Winn (2.41).
+    fn refresh(&mut self, i: usize) {
+        let node = &self.nodes[i];
+        let Body::Deterministic(f) = &node.body else { return };
+        let mut u = vec![0.0; node.n * node.len];
+        let mut buf = Vec::new();
+        for e in 0..node.n {
+            let pa = gather(&self.nodes, node, e, &mut buf);
+            f.moments(&pa[..node.parents.len()], &mut u[e * node.len..(e + 1) * node.len]);
+        }
+        self.nodes[i].u = u;
+    }
+
+    /// Σ of all child messages to node `target`, per element (recursing through deterministic
+    /// children, Winn (2.46–2.49)).
+    fn child_messages(&self, target: usize) -> Vec<f64> {
+        let t = &self.nodes[target];
+        let mut out = vec![0.0; t.n * t.len];
+        for &(ci, role) in &t.children {
+            let c = &self.nodes[ci];
+            match (&c.body, role) {
+                (Body::Stochastic(d), Role::Slot(s)) => {
+                    d.visit(SlotMessages { nodes: &self.nodes, child: c, slot: s, out: &mut out })
+                }
+                (Body::Stochastic(d), Role::Selector(m)) => {
+                    d.visit(SelectorMessages { nodes: &self.nodes, child: c, selector: m, out: &mut out })
+                }
+                (Body::Deterministic(f), Role::Slot(s)) => {
+                    let md = self.child_messages(ci);
+                    let edge = &c.parents[s];
+                    let mut m = vec![0.0; edge.stack * edge.plen];
+                    let mut buf = Vec::new();
+                    for e in 0..c.n {
+                        let pa = gather(&self.nodes, c, e, &mut buf);
+                        f.message_to(s, &md[e * c.len..(e + 1) * c.len], &pa[..c.parents.len()], &mut m);
+                        for tt in 0..edge.stack {
+                            let pe = edge.map[e * edge.stack + tt] as usize;
+                            let dst = &mut out[pe * edge.plen..(pe + 1) * edge.plen];
+                            dst.iter_mut().zip(&m[tt * edge.plen..(tt + 1) * edge.plen]).for_each(|(o, v)| *o += v);
+                        }
+                    }
+                }
+                (Body::Deterministic(_), Role::Selector(_)) => unreachable!("deterministic nodes have no selectors"),
+            }
+        }
+        out
+    }
+
+    /// Updates one node's q (its latent elements) — Winn (2.19).
+    pub fn update(&mut self, node: NodeId) -> Result<(), RunError> {
+        let i = self.id(node);
+        let Body::Stochastic(dist) = &self.nodes[i].body else {
+            return Err(RunError::Schedule(format!("`{}` is deterministic and has no q to update", self.nodes[i].name)));
+        };
+        let messages = self.child_messages(i);
+        let (phi, u, a) = dist
+            .visit(Update { nodes: &self.nodes, node: &self.nodes[i], messages: &messages })
+            .map_err(|(e, what)| self.numerical(i, e, what))?;
+        let n = &mut self.nodes[i];
+        n.phi = phi;
+        n.u = u;
+        n.a = a;
+        for j in self.refresh_after[i].clone() {
+            self.refresh(j);
+        }
+        Ok(())
+    }
+
+    /// The lower bound's term of each node (0 for deterministic nodes).
+    pub fn node_bounds(&self) -> Vec<f64> {
+        self.nodes
+            .iter()
+            .map(|n| match &n.body {
+                Body::Stochastic(d) => d.visit(BoundTerm { nodes: &self.nodes, node: n }),
+                Body::Deterministic(_) => 0.0,
+            })
+            .collect()
+    }
+
+    /// The evidence lower bound L(Q) = Σ nodes' terms — Winn (2.31).
+    pub fn bound(&self) -> f64 {
+        self.node_bounds().iter().sum()
+    }
+
+    /// The default schedule: latent stochastic nodes, parents before children.
+    pub fn default_order(&self) -> Vec<NodeId> {
+        (0..self.nodes.len()).filter(|&i| self.nodes[i].has_latent()).map(NodeId).collect()
+    }
+
+    /// Runs VMP sweeps until the bound converges — Winn Algorithm 1.1.
+    pub fn run(&mut self, opts: &RunOptions) -> Result<Fit, RunError> {
+        let order = match &opts.order {
+            Some(o) => {
+                for id in o {
+                    if !self.nodes[id.0].has_latent() {
+                        return Err(RunError::Schedule(format!("`{}` has no latent elements to update", self.nodes[id.0].name)));
+                    }
+                }
+                for id in self.default_order() {
+                    if !o.contains(&id) {
+                        return Err(RunError::Schedule(format!("latent node `{}` is missing from the order", self.nodes[id.0].name)));
+                    }
+                }
+                o.clone()
+            }
+            None => self.default_order(),
+        };
+        if !self.initialized {
+            self.initialize(opts.seed)?;
+        }
+        let mut trace: Vec<f64> = Vec::new();
+        let mut warnings = Vec::new();
+        let mut converged = false;
+        let mut last = f64::NEG_INFINITY;
+        for iteration in 1..=opts.max_iter {
+            for &id in &order {
+                self.update(id)?;
+                if opts.check_every_update {
+                    let l = self.bound();
+                    self.check_decrease(last, l, iteration, id, opts, &mut warnings)?;
+                    last = l;
+                }
+            }
+            let l = self.bound();
+            if !l.is_finite() {
+                return Err(RunError::Numerical { node: "(bound)".into(), element: 0, what: format!("bound is {l}") });
+            }
+            if let Some(&prev) = trace.last() {
+                self.check_decrease(prev, l, iteration, *order.last().unwrap_or(&NodeId(0)), opts, &mut warnings)?;
+            }
+            trace.push(l);
+            last = l;
+            if trace.len() > 1 {
+                let prev = trace[trace.len() - 2];
+                if (l - prev).abs() <= opts.tol * l.abs() {
+                    converged = true;
+                    break;
+                }
+            }
+        }
+        let terms = self.node_bounds();
+        Ok(Fit {
+            bound: last,
+            iterations: trace.len(),
+            converged,
+            bound_trace: trace,
+            node_bounds: self.nodes.iter().zip(terms).map(|(n, t)| (n.name.clone(), t)).collect(),
+            warnings,
+        })
+    }
+
+    fn check_decrease(&self, prev: f64, now: f64, iteration: usize, after: NodeId, opts: &RunOptions, warnings: &mut Vec<String>) -> Result<(), RunError> {
+        if prev.is_finite() && now < prev - 1e-9 * (1.0 + prev.abs()) {
+            let err = RunError::BoundDecreased { iteration, by: prev - now, node: self.nodes[after.0].name.clone() };
+            if opts.decrease_is_error {
+                return Err(err);
+            }
+            warnings.push(err.to_string());
+        }
+        Ok(())
+    }
+
+    /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates).
+    pub fn moments(&self, node: NodeId) -> &[f64] {
+        &self.nodes[node.0].u
+    }
+
+    /// Posterior natural parameters φ of a node, all elements.
+    pub fn natural(&self, node: NodeId) -> &[f64] {
+        &self.nodes[node.0].phi
+    }
+
+    /// Moment layout of a node.
+    pub fn kind(&self, node: NodeId) -> MomentKind {
+        self.nodes[node.0].kind
+    }
+
+    /// Number of plate elements of a node.
+    pub fn elements(&self, node: NodeId) -> usize {
+        self.nodes[node.0].n
+    }
+
+    /// Looks a node up by name.
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(NodeId)
+    }
+
+    /// Posterior mean of a node, one value vector per element: ⟨x⟩ for Gaussian, Gamma and scalar
+    /// nodes, ⟨Λ⟩ for Wishart, E[p] for Dirichlet/Beta, Q(x = ·) for Categorical.
+    pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
+        let n = &self.nodes[node.0];
+        let mut out = Vec::new();
+        for e in 0..n.n {
+            let u = &n.u[e * n.len..(e + 1) * n.len];
+            match n.kind {
+                MomentKind::Gaussian { d } => out.extend_from_slice(&u[..d]),
+                MomentKind::Gamma | MomentKind::Scalar => out.push(u[0]),
+                MomentKind::Wishart { d } => out.extend_from_slice(&u[..d * d]),
+                MomentKind::Categorical { .. } => out.extend_from_slice(u),
+                MomentKind::Dirichlet { .. } => {
+                    if n.is_observed(e) || n.map {
+                        out.extend(u.iter().map(|v| v.exp()));
+                    } else {
+                        let phi = &n.phi[e * n.len..(e + 1) * n.len];
+                        let total: f64 = phi.iter().map(|p| p + 1.0).sum();
+                        out.extend(phi.iter().map(|p| (p + 1.0) / total));
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Names and sizes of the plates.
+    pub fn plates(&self) -> &[(String, usize)] {
+        &self.plates
+    }
+
+    /// Distribution name of a stochastic node or factor name of a deterministic one.
+    pub fn family(&self, node: NodeId) -> &'static str {
+        match &self.nodes[node.0].body {
+            Body::Stochastic(d) => d.name(),
+            Body::Deterministic(f) => f.name(),
+        }
+    }
+
+    /// Names of all nodes, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.nodes.iter().map(|n| n.name.as_str()).collect()
+    }
+
+    /// Whether a node has observed elements.
+    pub fn is_observed(&self, node: NodeId) -> bool {
+        !self.nodes[node.0].observed.is_empty()
+    }
+
+    /// The node's plate names.
+    pub fn node_plates(&self, node: NodeId) -> Vec<&str> {
+        self.nodes[node.0].plates.iter().map(|&p| self.plates[p].0.as_str()).collect()
+    }
+
+    /// Uses the node's `dist` (if stochastic).
+    pub fn distribution(&self, node: NodeId) -> Option<&Dist> {
+        self.nodes[node.0].dist()
+    }
+}
+
+fn sample(d: &Dist, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
+    struct S<'a>(&'a [f64], &'a mut Rng, &'a mut [f64]);
+    impl DistVisitor for S<'_> {
+        type Output = ();
+        fn visit<D: ExpFamily>(self, d: &D) {
+            d.sample(self.0, self.1, self.2)
+        }
+    }
+    d.visit(S(phi, rng, x))
+}
+
+fn moments(d: &Dist, phi: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    struct M<'a>(&'a [f64], &'a mut [f64]);
+    impl DistVisitor for M<'_> {
+        type Output = Result<f64, String>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Result<f64, String> {
+            d.moments(self.0, self.1).map_err(|e| e.0.to_string())
+        }
+    }
+    d.visit(M(phi, u))
+}

@@ -1,0 +1,101 @@
+//! Deterministic factors X = f(Y₁, …, Y_M) — Winn §2.2.2, (2.41–2.49).
+//!
+//! A deterministic node contributes nothing to the bound. Its moments are a multilinear function ψ
+//! of its parents' moments (2.41); its message to parent k is [Σ child messages]ᵀ Ψ_k (2.49),
+//! where Ψ_k is the derivative of u_X with respect to u_{Y_k} — written as `message_to` below,
+//! which receives φ = Σ child messages (the natural parameter of X's pseudo-posterior).
+//!
+//! Adding a factor is one file plus one line in `registry!`.
+
+use crate::dist::SlotInput;
+use crate::moments::MomentKind;
+
+/// Formulas of one deterministic function over one plate element's flat slices.
+pub trait Deterministic: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// Model-language name.
+    const NAME: &'static str;
+    /// Number of parent slots.
+    fn n_slots(&self) -> usize;
+    /// Name of slot `s`.
+    fn slot_name(&self, s: usize) -> String;
+    /// Layout of the output moments.
+    fn kind(&self) -> MomentKind;
+    /// What slot `s` accepts.
+    fn slot_input(&self, s: usize) -> SlotInput;
+    /// Forward moments ⟨u_X⟩ = ψ(⟨u_{Y_1}⟩, …) — Winn (2.41).
+    fn moments(&self, pa: &[&[f64]], u: &mut [f64]);
+    /// Message to slot `s` from the summed child messages `phi` — Winn (2.49).
+    fn message_to(&self, s: usize, phi: &[f64], pa: &[&[f64]], m: &mut [f64]);
+    /// Representative instances for the shared law tests.
+    fn test_instances() -> Vec<Self>;
+}
+
+macro_rules! registry {
+    ($($variant:ident => $module:ident :: $ty:ident),* $(,)?) => {
+        $(mod $module; pub use $module::$ty;)*
+
+        /// Every deterministic factor, as a closed enum.
+        #[derive(Clone, Debug)]
+        pub enum Factor {
+            $(
+                #[doc = concat!("See [`", stringify!($ty), "`].")]
+                $variant($ty),
+            )*
+        }
+
+        $(impl From<$ty> for Factor {
+            fn from(f: $ty) -> Self {
+                Factor::$variant(f)
+            }
+        })*
+
+        impl Factor {
+            /// Model-language name.
+            pub fn name(&self) -> &'static str {
+                match self { $(Factor::$variant(_) => <$ty as Deterministic>::NAME,)* }
+            }
+            /// Number of parent slots.
+            pub fn n_slots(&self) -> usize {
+                match self { $(Factor::$variant(f) => f.n_slots(),)* }
+            }
+            /// Name of slot `s`.
+            pub fn slot_name(&self, s: usize) -> String {
+                match self { $(Factor::$variant(f) => f.slot_name(s),)* }
+            }
+            /// Output moment layout.
+            pub fn kind(&self) -> MomentKind {
+                match self { $(Factor::$variant(f) => f.kind(),)* }
+            }
+            /// What slot `s` accepts.
+            pub fn slot_input(&self, s: usize) -> SlotInput {
+                match self { $(Factor::$variant(f) => f.slot_input(s),)* }
+            }
+            /// Forward moments.
+            pub fn moments(&self, pa: &[&[f64]], u: &mut [f64]) {
+                match self { $(Factor::$variant(f) => f.moments(pa, u),)* }
+            }
+            /// Message to slot `s`.
+            pub fn message_to(&self, s: usize, phi: &[f64], pa: &[&[f64]], m: &mut [f64]) {
+                match self { $(Factor::$variant(f) => f.message_to(s, phi, pa, m),)* }
+            }
+        }
+
+        #[cfg(test)]
+        pub(crate) fn for_each_test_instance(mut f: impl FnMut(Factor)) {
+            $(for x in <$ty as Deterministic>::test_instances() { f(Factor::$variant(x)); })*
+        }
+    };
+}
+
+registry! {
+    Sum => sum::Sum,
+    Product => product::Product,
+    Dot => dot::Dot,
+    MatVec => matvec::MatVec,
+    Concat => concat::Concat,
+    GammaProduct => gamma_product::GammaProduct,
+    Gate => gate::Gate,
+}
+
+#[cfg(test)]
+mod laws;

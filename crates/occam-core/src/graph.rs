@@ -1,0 +1,367 @@
+//! Building a model: plates, nodes, parents, data. Every check that can be made before inference —
+//! conjugacy of each parent slot (Winn Table 2.1), dimensions, plates, data values — is made here,
+//! when the node is added, so errors name the node and slot at fault.
+
+use crate::dist::{Dist, SlotInput};
+use crate::engine::{Body, Edge, Init, Node, Selector, Source, Vmp};
+use crate::error::BuildError;
+use crate::factor::Factor;
+use crate::moments::MomentKind;
+use crate::plate::{count, index_map, Axis};
+
+/// Maximum number of parent slots of one node.
+pub const MAX_SLOTS: usize = 16;
+
+/// Handle of a plate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlateId(pub(crate) usize);
+
+/// Handle of a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeId(pub(crate) usize);
+
+/// What fills a parent slot.
+#[derive(Clone, Debug)]
+pub enum ParentSpec {
+    /// Another node (for a stacked slot, the plate to stack along is inferred: the one plate of the
+    /// parent that the child lacks and whose size matches).
+    Node(NodeId),
+    /// Another node, stacked along the named plate.
+    Stacked(NodeId, PlateId),
+    /// A constant value, shared by every element (for a stacked slot: one value repeated, or one per
+    /// stacked element).
+    Const(Vec<f64>),
+}
+
+/// A node parent.
+pub fn p(node: NodeId) -> ParentSpec {
+    ParentSpec::Node(node)
+}
+/// A scalar constant parent.
+pub fn c(value: f64) -> ParentSpec {
+    ParentSpec::Const(vec![value])
+}
+/// A vector or matrix constant parent (row-major).
+pub fn cv(values: Vec<f64>) -> ParentSpec {
+    ParentSpec::Const(values)
+}
+
+/// A Bayesian network under construction.
+#[derive(Default)]
+pub struct Graph {
+    pub(crate) plates: Vec<(String, usize)>,
+    pub(crate) nodes: Vec<Node>,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Declares a plate; a plate with the same name and size is returned again.
+    pub fn plate(&mut self, name: &str, size: usize) -> PlateId {
+        if let Some(i) = self.plates.iter().position(|(n, s)| n == name && *s == size) {
+            return PlateId(i);
+        }
+        self.plates.push((name.to_string(), size));
+        PlateId(self.plates.len() - 1)
+    }
+
+    /// Checked plate declaration: an error for a zero size or a name reused with another size.
+    pub fn try_plate(&mut self, name: &str, size: usize) -> Result<PlateId, BuildError> {
+        if size == 0 {
+            return Err(BuildError::Shape { node: name.into(), what: "plate size must be positive".into() });
+        }
+        if let Some((_, s)) = self.plates.iter().find(|(n, s)| n == name && *s != size) {
+            return Err(BuildError::Shape {
+                node: name.into(),
+                what: format!("plate `{name}` declared with size {size} and {s}"),
+            });
+        }
+        Ok(self.plate(name, size))
+    }
+
+    /// Looks a node up by name.
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(NodeId)
+    }
+
+    /// Name and size of a plate.
+    pub fn plate_info(&self, id: PlateId) -> (&str, usize) {
+        let (n, s) = &self.plates[id.0];
+        (n, *s)
+    }
+
+    /// Adds a stochastic node with distribution `dist`, replicated over `plates`.
+    pub fn add(
+        &mut self,
+        name: &str,
+        dist: impl Into<Dist>,
+        plates: &[PlateId],
+        parents: impl IntoIterator<Item = ParentSpec>,
+    ) -> Result<NodeId, BuildError> {
+        self.add_mixture(name, dist, plates, &[], parents)
+    }
+
+    /// Adds a mixture node (Winn §2.2.3): its distribution's parameters are selected by Categorical
+    /// index nodes. `selectors` pairs each index node with the plate it selects along; component
+    /// parents may live in those plates. Several selectors give a conditional probability table.
+    pub fn add_mixture(
+        &mut self,
+        name: &str,
+        dist: impl Into<Dist>,
+        plates: &[PlateId],
+        selectors: &[(NodeId, PlateId)],
+        parents: impl IntoIterator<Item = ParentSpec>,
+    ) -> Result<NodeId, BuildError> {
+        let dist = dist.into();
+        let parents: Vec<ParentSpec> = parents.into_iter().collect();
+        let slots = dist.slots();
+        let inputs: Vec<SlotInput> = (0..slots.len()).map(|s| dist.slot_input(s)).collect();
+        let names: Vec<String> = slots.iter().map(|s| s.name.to_string()).collect();
+        let kind = dist.kind();
+        let needs_constant: Vec<bool> = (0..slots.len()).map(|s| needs_constant(&dist, s)).collect();
+        self.add_node(name, Body::Stochastic(dist), kind, plates, selectors, parents, &inputs, &names, &needs_constant)
+    }
+
+    /// Adds a deterministic node (Winn §2.2.2).
+    pub fn deterministic(
+        &mut self,
+        name: &str,
+        factor: impl Into<Factor>,
+        plates: &[PlateId],
+        parents: impl IntoIterator<Item = ParentSpec>,
+    ) -> Result<NodeId, BuildError> {
+        let factor = factor.into();
+        let parents: Vec<ParentSpec> = parents.into_iter().collect();
+        let inputs: Vec<SlotInput> = (0..factor.n_slots()).map(|s| factor.slot_input(s)).collect();
+        let names: Vec<String> = (0..factor.n_slots()).map(|s| factor.slot_name(s)).collect();
+        let kind = factor.kind();
+        let none = vec![false; inputs.len()];
+        self.add_node(name, Body::Deterministic(factor), kind, plates, &[], parents, &inputs, &names, &none)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn add_node(
+        &mut self,
+        name: &str,
+        body: Body,
+        kind: MomentKind,
+        plates: &[PlateId],
+        selectors: &[(NodeId, PlateId)],
+        parents: Vec<ParentSpec>,
+        inputs: &[SlotInput],
+        slot_names: &[String],
+        needs_constant: &[bool],
+    ) -> Result<NodeId, BuildError> {
+        let shape = |what: String| BuildError::Shape { node: name.into(), what };
+        if self.node(name).is_some() {
+            return Err(BuildError::Duplicate { what: "node", name: name.into() });
+        }
+        if parents.len() != inputs.len() {
+            return Err(shape(format!("takes {} parent(s) ({}), got {}", inputs.len(), slot_names.join(", "), parents.len())));
+        }
+        if inputs.len() > MAX_SLOTS {
+            return Err(shape(format!("at most {MAX_SLOTS} parents are supported")));
+        }
+        for (i, p) in plates.iter().enumerate() {
+            if plates[..i].contains(p) {
+                return Err(shape(format!("plate `{}` listed twice", self.plates[p.0].0)));
+            }
+        }
+        let axes: Vec<Axis> = plates.iter().map(|p| Axis { id: p.0, size: self.plates[p.0].1 }).collect();
+        // Selectors: Categorical index nodes whose plates are within the child's.
+        let mut sel = Vec::new();
+        let mut ext = axes.clone();
+        for &(index, plate) in selectors {
+            let inode = &self.nodes[index.0];
+            let k = self.plates[plate.0].1;
+            if inode.kind != (MomentKind::Categorical { k }) {
+                return Err(BuildError::Conjugacy {
+                    node: name.into(),
+                    slot: format!("index over plate `{}`", self.plates[plate.0].0),
+                    parent: inode.name.clone(),
+                    expected: MomentKind::Categorical { k },
+                    got: inode.kind,
+                });
+            }
+            self.check_plates(name, &inode.name, &inode.axes, &axes, None)?;
+            if plates.contains(&plate) || ext.iter().any(|a| a.id == plate.0) {
+                return Err(shape(format!("selector plate `{}` is also one of the node's plates", self.plates[plate.0].0)));
+            }
+            sel.push(Selector { node: index.0, k, map: index_map(&axes, &inode.axes, None) });
+            ext.push(Axis { id: plate.0, size: k });
+        }
+        // Parent edges.
+        let mut edges = Vec::with_capacity(parents.len());
+        for (s, (spec, input)) in parents.into_iter().zip(inputs).enumerate() {
+            let slot = &slot_names[s];
+            let edge = match spec {
+                ParentSpec::Const(values) => {
+                    let one = input.kind.value_len();
+                    let values = if input.stack > 1 && values.len() == one {
+                        values.repeat(input.stack)
+                    } else {
+                        values
+                    };
+                    if values.len() != one * input.stack {
+                        return Err(shape(format!(
+                            "constant for slot `{slot}` needs {} value(s), got {}",
+                            one * input.stack,
+                            values.len()
+                        )));
+                    }
+                    let mut m = Vec::with_capacity(input.len());
+                    for chunk in values.chunks(one) {
+                        m.extend(input.kind.fixed_moments(chunk).map_err(|why| BuildError::Value {
+                            node: name.into(),
+                            element: 0,
+                            why: format!("constant for slot `{slot}`: {why}"),
+                        })?);
+                    }
+                    Edge { source: Source::Const(m), map: Vec::new(), stack: input.stack, plen: input.kind.len() }
+                }
+                ParentSpec::Node(pid) | ParentSpec::Stacked(pid, _) => {
+                    let explicit = if let ParentSpec::Stacked(_, pl) = spec { Some(pl) } else { None };
+                    let parent = &self.nodes[pid.0];
+                    if needs_constant[s] {
+                        return Err(BuildError::Shape {
+                            node: name.into(),
+                            what: format!("slot `{slot}` must be a constant here (a random `{}` is not conjugate)", parent.name),
+                        });
+                    }
+                    if parent.kind != input.kind {
+                        return Err(BuildError::Conjugacy {
+                            node: name.into(),
+                            slot: slot.clone(),
+                            parent: parent.name.clone(),
+                            expected: input.kind,
+                            got: parent.kind,
+                        });
+                    }
+                    let stack_axis = if input.stack > 1 || explicit.is_some() {
+                        Some(self.stack_axis(name, slot, parent, &ext, input.stack, explicit)?)
+                    } else {
+                        None
+                    };
+                    self.check_plates(name, &parent.name, &parent.axes, &ext, stack_axis)?;
+                    Edge {
+                        source: Source::Node(pid.0),
+                        map: index_map(&ext, &parent.axes, stack_axis),
+                        stack: input.stack,
+                        plen: input.kind.len(),
+                    }
+                }
+            };
+            edges.push(edge);
+        }
+        let node = Node::new(name.into(), plates.iter().map(|p| p.0).collect(), axes, body, kind, edges, sel);
+        let id = self.nodes.len();
+        for (s, e) in node.parents.iter().enumerate() {
+            if let Source::Node(pid) = e.source {
+                self.nodes[pid].children.push((id, crate::engine::Role::Slot(s)));
+            }
+        }
+        for (m, sl) in node.selectors.iter().enumerate() {
+            self.nodes[sl.node].children.push((id, crate::engine::Role::Selector(m)));
+        }
+        self.nodes.push(node);
+        Ok(NodeId(id))
+    }
+
+    fn stack_axis(
+        &self,
+        node: &str,
+        slot: &str,
+        parent: &Node,
+        ext: &[Axis],
+        stack: usize,
+        explicit: Option<PlateId>,
+    ) -> Result<Axis, BuildError> {
+        let candidates: Vec<Axis> = match explicit {
+            Some(pl) => parent.axes.iter().filter(|a| a.id == pl.0).copied().collect(),
+            None => parent.axes.iter().filter(|a| !ext.iter().any(|e| e.id == a.id)).copied().collect(),
+        };
+        match candidates.as_slice() {
+            [a] if a.size == stack => Ok(*a),
+            [a] => Err(BuildError::Shape {
+                node: node.into(),
+                what: format!(
+                    "slot `{slot}` gathers {stack} elements, but `{}` has {} along plate `{}`",
+                    parent.name, a.size, self.plates[a.id].0
+                ),
+            }),
+            _ => Err(BuildError::Shape {
+                node: node.into(),
+                what: format!(
+                    "slot `{slot}` gathers {stack} elements of `{}` along one plate that `{node}` is not in; \
+                     `{}` has {} such plates",
+                    parent.name,
+                    parent.name,
+                    candidates.len()
+                ),
+            }),
+        }
+    }
+
+    fn check_plates(&self, node: &str, parent: &str, paxes: &[Axis], ext: &[Axis], stack: Option<Axis>) -> Result<(), BuildError> {
+        for a in paxes {
+            if !ext.iter().any(|e| e.id == a.id) && stack.map(|s| s.id) != Some(a.id) {
+                let names: Vec<String> = ext.iter().map(|e| format!("{}={}", self.plates[e.id].0, e.size)).collect();
+                return Err(BuildError::PlateMismatch {
+                    node: node.into(),
+                    parent: parent.into(),
+                    plate: format!("{} (size {})", self.plates[a.id].0, a.size),
+                    hint: format!("; `{node}` has plates [{}]", names.join(", ")),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Observes a node: `values` holds one value per plate element (row-major over the node's plates,
+    /// last plate fastest), each `value_len` numbers long.
+    pub fn observe(&mut self, node: NodeId, values: &[f64]) -> Result<(), BuildError> {
+        self.observe_masked(node, values, None)
+    }
+
+    /// Observes a node with missing entries: `mask[e] == false` marks element e as missing. A
+    /// missing element of a node without children is integrated out exactly (it contributes
+    /// nothing); one with children becomes a latent element updated by VMP.
+    pub fn observe_masked(&mut self, node: NodeId, values: &[f64], mask: Option<&[bool]>) -> Result<(), BuildError> {
+        let n = &mut self.nodes[node.0];
+        n.set_data(values, mask)
+    }
+
+    /// Makes a node a MAP (point-estimate) factor — Winn §2.6.1.
+    pub fn set_map(&mut self, node: NodeId) {
+        self.nodes[node.0].map = true;
+    }
+
+    /// Sets how a node's q is initialised.
+    pub fn initialize(&mut self, node: NodeId, init: Init) {
+        self.nodes[node.0].init = Some(init);
+    }
+
+    /// Finishes the graph.
+    pub fn compile(self) -> Result<Vmp, BuildError> {
+        Vmp::new(self)
+    }
+
+    /// Number of elements of a node.
+    pub fn elements(&self, node: NodeId) -> usize {
+        count(&self.nodes[node.0].axes)
+    }
+}
+
+fn needs_constant(dist: &Dist, slot: usize) -> bool {
+    struct Nc(usize);
+    impl crate::dist::DistVisitor for Nc {
+        type Output = bool;
+        fn visit<D: crate::dist::ExpFamily>(self, d: &D) -> bool {
+            d.needs_constant_parent(self.0)
+        }
+    }
+    dist.visit(Nc(slot))
+}

@@ -1,0 +1,159 @@
+//! Small dense kernels for the per-element d×d matrices of Gaussian and Wishart nodes.
+//!
+//! These matrices are tiny (d is an event dimension, typically 1–50) and there is one per plate
+//! element, so a call into a general library costs more than the arithmetic; a plain Cholesky on
+//! a row-major slice is the fastest correct choice here. Large products (sums over plate elements)
+//! use faer's GEMM instead (see `engine`).
+
+/// Cholesky factor L (row-major, lower triangular) of a symmetric positive-definite matrix.
+#[derive(Clone, Debug)]
+pub struct Cholesky {
+    l: Vec<f64>,
+    d: usize,
+}
+
+impl Cholesky {
+    /// Factorises the symmetric matrix `a` (row-major d×d); `None` if it is not positive definite
+    /// or not finite.
+    pub fn new(a: &[f64], d: usize) -> Option<Self> {
+        let mut l = vec![0.0; d * d];
+        for i in 0..d {
+            for j in 0..=i {
+                let mut s = 0.5 * (a[i * d + j] + a[j * d + i]);
+                for k in 0..j {
+                    s -= l[i * d + k] * l[j * d + k];
+                }
+                if i == j {
+                    if s <= 0.0 || !s.is_finite() {
+                        return None;
+                    }
+                    l[i * d + i] = s.sqrt();
+                } else {
+                    l[i * d + j] = s / l[j * d + j];
+                }
+            }
+        }
+        Some(Cholesky { l, d })
+    }
+
+    /// log |A|.
+    pub fn log_det(&self) -> f64 {
+        (0..self.d).map(|i| self.l[i * self.d + i].ln()).sum::<f64>() * 2.0
+    }
+
+    /// Solves A x = b in place.
+    pub fn solve_in_place(&self, b: &mut [f64]) {
+        let d = self.d;
+        for i in 0..d {
+            let mut s = b[i];
+            for k in 0..i {
+                s -= self.l[i * d + k] * b[k];
+            }
+            b[i] = s / self.l[i * d + i];
+        }
+        for i in (0..d).rev() {
+            let mut s = b[i];
+            for k in i + 1..d {
+                s -= self.l[k * d + i] * b[k];
+            }
+            b[i] = s / self.l[i * d + i];
+        }
+    }
+
+    /// A⁻¹ (row-major, symmetric) written into `out`.
+    pub fn inverse_into(&self, out: &mut [f64]) {
+        let d = self.d;
+        let mut col = vec![0.0; d];
+        for j in 0..d {
+            col.iter_mut().for_each(|c| *c = 0.0);
+            col[j] = 1.0;
+            self.solve_in_place(&mut col);
+            for i in 0..d {
+                out[i * d + j] = col[i];
+            }
+        }
+        for i in 0..d {
+            for j in 0..i {
+                let s = 0.5 * (out[i * d + j] + out[j * d + i]);
+                out[i * d + j] = s;
+                out[j * d + i] = s;
+            }
+        }
+    }
+
+    /// Multiplies L z (used to draw Gaussian samples with covariance A).
+    pub fn lower_times(&self, z: &[f64], out: &mut [f64]) {
+        let d = self.d;
+        for i in 0..d {
+            out[i] = (0..=i).map(|k| self.l[i * d + k] * z[k]).sum();
+        }
+    }
+}
+
+/// tr(A B) for row-major d×d matrices (A B symmetric or not).
+pub fn trace_of_product(a: &[f64], b: &[f64], d: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..d {
+        for j in 0..d {
+            s += a[i * d + j] * b[j * d + i];
+        }
+    }
+    s
+}
+
+/// y = A x for a row-major d×d matrix.
+pub fn mat_vec(a: &[f64], x: &[f64], y: &mut [f64]) {
+    let d = x.len();
+    for i in 0..d {
+        y[i] = (0..d).map(|j| a[i * d + j] * x[j]).sum();
+    }
+}
+
+/// xᵀ A y.
+pub fn quad_form(x: &[f64], a: &[f64], y: &[f64]) -> f64 {
+    let d = x.len();
+    let mut s = 0.0;
+    for i in 0..d {
+        for j in 0..d {
+            s += x[i] * a[i * d + j] * y[j];
+        }
+    }
+    s
+}
+
+use rand::Rng as _;
+
+/// A random symmetric positive-definite d×d matrix (row-major), well conditioned.
+pub(crate) fn random_spd(rng: &mut crate::Rng, d: usize) -> Vec<f64> {
+    let b: Vec<f64> = (0..d * d).map(|_| rng.random::<f64>() - 0.5).collect();
+    let mut a = vec![0.0; d * d];
+    for i in 0..d {
+        for j in 0..d {
+            a[i * d + j] = (0..d).map(|k| b[i * d + k] * b[j * d + k]).sum::<f64>();
+        }
+        a[i * d + i] += 0.5 + rng.random::<f64>();
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cholesky_solves_inverts_and_gives_log_det() {
+        let a = [4.0, 1.0, 0.5, 1.0, 3.0, 0.2, 0.5, 0.2, 2.0];
+        let c = Cholesky::new(&a, 3).unwrap();
+        let mut inv = [0.0; 9];
+        c.inverse_into(&mut inv);
+        for i in 0..3 {
+            for j in 0..3 {
+                let p: f64 = (0..3).map(|k| a[i * 3 + k] * inv[k * 3 + j]).sum();
+                assert!((p - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
+            }
+        }
+        let det = 4.0 * (3.0 * 2.0 - 0.04) - 1.0 * (2.0 - 0.1) + 0.5 * (0.2 - 1.5);
+        assert!((c.log_det() - f64::ln(det)).abs() < 1e-12);
+        assert!(Cholesky::new(&[1.0, 2.0, 2.0, 1.0], 2).is_none());
+    }
+}
