@@ -8,6 +8,7 @@
 pub mod error;
 pub mod learn;
 pub mod exact;
+pub mod gibbs;
 pub mod io;
 pub mod jt;
 pub mod mf;
