@@ -280,7 +280,7 @@ pub fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
             } else {
                 edit_distance(&lower, &c.to_lowercase())
             };
-            (d <= limit && c != name).then_some((d, c))
+            (d <= limit && d < name.chars().count() && c != name).then_some((d, c))
         })
         .collect();
     scored.sort();

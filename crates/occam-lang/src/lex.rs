@@ -10,7 +10,8 @@ use crate::span::Span;
 /// The kind of a token.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Tok {
-    /// A name: ASCII letters, digits and `_`, not starting with a digit.
+    /// A name: letters (any script, so `μ` and `τ` work), digits and `_`,
+    /// not starting with a digit.
     Ident(String),
     /// A numeric literal such as `20`, `0.01` or `1e-3`.
     Number(f64),
@@ -104,10 +105,10 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
             c if c.is_whitespace() => {
                 chars.next();
             }
-            c if c.is_ascii_alphabetic() || c == '_' => {
+            c if c.is_alphabetic() || c == '_' => {
                 let mut end = start;
                 while let Some(&(i, c)) = chars.peek() {
-                    if c.is_ascii_alphanumeric() || c == '_' {
+                    if c.is_alphanumeric() || c == '_' {
                         end = i + c.len_utf8();
                         chars.next();
                     } else {

@@ -502,7 +502,9 @@ impl Parser {
                     })
                 }
             }
-            _ => Err(self.unexpected("an expression")),
+            _ => Err(self.unexpected("an expression").hint(
+                "an expression is a number, a name, `mu[lambda]`, `f(...)`, or these joined by `+`, `*`, `@`",
+            )),
         }
     }
 }

@@ -215,8 +215,7 @@ impl Resolver<'_, '_> {
                                 )
                                 .label("second value")
                                 .hint(format!(
-                                    "{} takes {}",
-                                    spec.name,
+                                    "slots of {}, aliases in parentheses",
                                     spec.signature()
                                 )),
                             );
@@ -300,8 +299,11 @@ impl Resolver<'_, '_> {
                     dist.span,
                     format!("missing argument {list} of {}", spec.name),
                 )
-                .label(format!("{} needs {}", spec.name, missing.len()))
-                .hint(format!("{} takes {}", spec.name, spec.signature())),
+                .label(format!("missing {list}"))
+                .hint(format!(
+                    "slots of {}, aliases in parentheses",
+                    spec.signature()
+                )),
             );
             return None;
         }
@@ -349,7 +351,10 @@ impl Resolver<'_, '_> {
             }
             (None, _) => true,
             (Some(kind), _) => {
-                if !slot.kinds.contains(&kind) {
+                // A vector where a scalar Gaussian is expected is a shape error.
+                let vector_for_scalar =
+                    kind == ValueKind::Vector && slot.kinds.contains(&ValueKind::Real);
+                if !slot.kinds.contains(&kind) && !vector_for_scalar {
                     let got = self.describe(e);
                     let hint = if slot.takes_variable() {
                         let mut h = format!(
@@ -372,7 +377,11 @@ impl Resolver<'_, '_> {
                             e.span,
                             format!("{what} must be {}; got {got}", slot.expects),
                         )
-                        .label(format!("{} is not conjugate here", kind.describe()))
+                        .label(if slot.takes_variable() {
+                            "not conjugate here"
+                        } else {
+                            "must be a constant"
+                        })
                         .hint(hint),
                     );
                     return false;
