@@ -20,6 +20,8 @@ use rand::SeedableRng;
 pub(crate) enum Body {
     Stochastic(Dist),
     Deterministic(Factor),
+    /// Known values with per-element moments (e.g. regressors); contributes nothing to the bound.
+    Constant,
 }
 
 /// Where a parent slot's moments come from.
@@ -133,7 +135,7 @@ impl Node {
     fn dist(&self) -> Option<&Dist> {
         match &self.body {
             Body::Stochastic(d) => Some(d),
-            Body::Deterministic(_) => None,
+            _ => None,
         }
     }
 
@@ -148,21 +150,34 @@ impl Node {
     }
 
     fn has_latent(&self) -> bool {
-        matches!(self.body, Body::Stochastic(_)) && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
+        matches!(self.body, Body::Stochastic(_))
+            && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
     }
 
-    pub(crate) fn set_data(&mut self, values: &[f64], mask: Option<&[bool]>) -> Result<(), BuildError> {
+    pub(crate) fn set_data(
+        &mut self,
+        values: &[f64],
+        mask: Option<&[bool]>,
+    ) -> Result<(), BuildError> {
         let dist = match &self.body {
             Body::Stochastic(d) => d.clone(),
-            Body::Deterministic(_) => {
-                return Err(BuildError::Shape { node: self.name.clone(), what: "a deterministic node cannot be observed".into() })
+            Body::Deterministic(_) | Body::Constant => {
+                return Err(BuildError::Shape {
+                    node: self.name.clone(),
+                    what: "only stochastic nodes can be observed".into(),
+                })
             }
         };
         let vlen = value_len(&dist);
         if values.len() != self.n * vlen {
             return Err(BuildError::Shape {
                 node: self.name.clone(),
-                what: format!("expected {} observed values ({} elements × {vlen}), got {}", self.n * vlen, self.n, values.len()),
+                what: format!(
+                    "expected {} observed values ({} elements × {vlen}), got {}",
+                    self.n * vlen,
+                    self.n,
+                    values.len()
+                ),
             });
         }
         if let Some(m) = mask {
@@ -181,7 +196,11 @@ impl Node {
             }
             let x = &values[e * vlen..(e + 1) * vlen];
             let u = &mut self.u[e * self.len..(e + 1) * self.len];
-            self.a[e] = observe(&dist, x, u).map_err(|why| BuildError::Value { node: self.name.clone(), element: e, why })?;
+            self.a[e] = observe(&dist, x, u).map_err(|why| BuildError::Value {
+                node: self.name.clone(),
+                element: e,
+                why,
+            })?;
         }
         Ok(())
     }
@@ -228,7 +247,14 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { max_iter: 1000, tol: 1e-6, order: None, seed: 0, decrease_is_error: false, check_every_update: false }
+        RunOptions {
+            max_iter: 1000,
+            tol: 1e-6,
+            order: None,
+            seed: 0,
+            decrease_is_error: false,
+            check_every_update: false,
+        }
     }
 }
 
@@ -259,7 +285,12 @@ pub struct Vmp {
 }
 
 /// Parent moments of one extended element: borrowed slices (stacked slots are gathered into `buf`).
-fn gather<'a>(nodes: &'a [Node], node: &'a Node, ext: usize, buf: &'a mut Vec<f64>) -> [&'a [f64]; MAX_SLOTS] {
+fn gather<'a>(
+    nodes: &'a [Node],
+    node: &'a Node,
+    ext: usize,
+    buf: &'a mut Vec<f64>,
+) -> [&'a [f64]; MAX_SLOTS] {
     buf.clear();
     for edge in &node.parents {
         if edge.stack > 1 {
@@ -310,7 +341,15 @@ fn config_digit(node: &Node, m: usize, q: usize) -> usize {
 }
 
 /// Expected prior of element e: φ_p = Σ_q w_q ⟨φ(pa_q)⟩, returns Σ_q w_q ⟨A(pa_q)⟩ (Winn (2.52)).
-fn prior_of<D: ExpFamily>(d: &D, nodes: &[Node], node: &Node, e: usize, phi: &mut [f64], tmp: &mut [f64], buf: &mut Vec<f64>) -> f64 {
+fn prior_of<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    node: &Node,
+    e: usize,
+    phi: &mut [f64],
+    tmp: &mut [f64],
+    buf: &mut Vec<f64>,
+) -> f64 {
     if node.configs == 1 {
         let pa = gather(nodes, node, e, buf);
         return d.prior(&pa[..node.parents.len()], phi);
@@ -324,7 +363,9 @@ fn prior_of<D: ExpFamily>(d: &D, nodes: &[Node], node: &Node, e: usize, phi: &mu
         }
         let pa = gather(nodes, node, e * node.configs + q, buf);
         a += w * d.prior(&pa[..node.parents.len()], tmp);
-        phi.iter_mut().zip(tmp.iter()).for_each(|(p, t)| *p += w * t);
+        phi.iter_mut()
+            .zip(tmp.iter())
+            .for_each(|(p, t)| *p += w * t);
     }
     a
 }
@@ -352,7 +393,11 @@ impl DistVisitor for SlotMessages<'_> {
             }
             let u = &c.u[e * c.len..(e + 1) * c.len];
             for q in 0..c.configs {
-                let w = if c.configs == 1 { 1.0 } else { config_weight(nodes, c, e, q) };
+                let w = if c.configs == 1 {
+                    1.0
+                } else {
+                    config_weight(nodes, c, e, q)
+                };
                 if w == 0.0 {
                     continue;
                 }
@@ -363,7 +408,9 @@ impl DistVisitor for SlotMessages<'_> {
                 for t in 0..edge.stack {
                     let pe = edge.map[ext * edge.stack + t] as usize;
                     let dst = &mut self.out[pe * edge.plen..(pe + 1) * edge.plen];
-                    dst.iter_mut().zip(&m[t * edge.plen..(t + 1) * edge.plen]).for_each(|(o, v)| *o += v);
+                    dst.iter_mut()
+                        .zip(&m[t * edge.plen..(t + 1) * edge.plen])
+                        .for_each(|(o, v)| *o += v);
                 }
             }
         }
@@ -441,7 +488,14 @@ impl DistVisitor for BoundTerm<'_> {
                 total += phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>() + c.a[e] - ap;
             } else {
                 let q = &c.phi[e * c.len..(e + 1) * c.len];
-                total += phi.iter().zip(q).zip(u).map(|((p, q), v)| (p - q) * v).sum::<f64>() - ap + c.a[e];
+                total += phi
+                    .iter()
+                    .zip(q)
+                    .zip(u)
+                    .map(|((p, q), v)| (p - q) * v)
+                    .sum::<f64>()
+                    - ap
+                    + c.a[e];
             }
         }
         total
@@ -476,13 +530,18 @@ impl DistVisitor for Update<'_> {
             let range = e * c.len..(e + 1) * c.len;
             let pe = &mut phi[range.clone()];
             prior_of(d, nodes, c, e, pe, &mut tmp, &mut buf);
-            pe.iter_mut().zip(&self.messages[range.clone()]).for_each(|(p, m)| *p += m);
+            pe.iter_mut()
+                .zip(&self.messages[range.clone()])
+                .for_each(|(p, m)| *p += m);
             if c.map {
-                d.moments(pe, &mut u[range.clone()]).map_err(|err| (e, err.0.to_string()))?;
+                d.moments(pe, &mut u[range.clone()])
+                    .map_err(|err| (e, err.0.to_string()))?;
                 d.mode(pe, &mut x);
                 a[e] = d.observe(&x, &mut u[range]).map_err(|err| (e, err))?;
             } else {
-                a[e] = d.moments(pe, &mut u[range]).map_err(|err| (e, err.0.to_string()))?;
+                a[e] = d
+                    .moments(pe, &mut u[range])
+                    .map_err(|err| (e, err.0.to_string()))?;
             }
         }
         Ok((phi, u, a))
@@ -494,7 +553,10 @@ impl Vmp {
         let Graph { plates, nodes } = graph;
         for n in &nodes {
             if n.map && !n.observed.is_empty() && n.observed.iter().all(|&o| o) {
-                return Err(BuildError::Shape { node: n.name.clone(), what: "an observed node cannot be MAP".into() });
+                return Err(BuildError::Shape {
+                    node: n.name.clone(),
+                    what: "an observed node cannot be MAP".into(),
+                });
             }
         }
         // Deterministic descendants reached through deterministic nodes only, in topological order.
@@ -504,14 +566,22 @@ impl Vmp {
             reach[i] = true;
             for j in i + 1..nodes.len() {
                 if matches!(nodes[j].body, Body::Deterministic(_))
-                    && nodes[j].parents.iter().any(|e| matches!(e.source, Source::Node(p) if reach[p]))
+                    && nodes[j]
+                        .parents
+                        .iter()
+                        .any(|e| matches!(e.source, Source::Node(p) if reach[p]))
                 {
                     reach[j] = true;
                     list.push(j);
                 }
             }
         }
-        Ok(Vmp { nodes, plates, refresh_after, initialized: false })
+        Ok(Vmp {
+            nodes,
+            plates,
+            refresh_after,
+            initialized: false,
+        })
     }
 
     fn id(&self, node: NodeId) -> usize {
@@ -528,13 +598,25 @@ impl Vmp {
                     self.refresh(i);
                     continue;
                 }
+                Body::Constant => continue,
                 Body::Stochastic(d) => d.clone(),
             };
-            let is_index = node.children.iter().any(|(_, r)| matches!(r, Role::Selector(_)));
-            let init = node.init.clone().unwrap_or(if is_index { Init::Random } else { Init::Prior });
+            let is_index = node
+                .children
+                .iter()
+                .any(|(_, r)| matches!(r, Role::Selector(_)));
+            let init =
+                node.init
+                    .clone()
+                    .unwrap_or(if is_index { Init::Random } else { Init::Prior });
             let zeros = vec![0.0; node.n * node.len];
-            let (mut phi, mut u, mut a) =
-                dist.visit(Update { nodes: &self.nodes, node, messages: &zeros }).map_err(|(e, what)| self.numerical(i, e, what))?;
+            let (mut phi, mut u, mut a) = dist
+                .visit(Update {
+                    nodes: &self.nodes,
+                    node,
+                    messages: &zeros,
+                })
+                .map_err(|(e, what)| self.numerical(i, e, what))?;
             let node = &self.nodes[i];
             let len = node.len;
             match init {
@@ -543,12 +625,21 @@ impl Vmp {
                     let mut x = vec![0.0; value_len(&dist)];
                     for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
                         sample(&dist, &phi[e * len..(e + 1) * len], &mut rng, &mut x);
-                        observe(&dist, &x, &mut u[e * len..(e + 1) * len]).map_err(|w| self.numerical(i, e, w))?;
+                        observe(&dist, &x, &mut u[e * len..(e + 1) * len])
+                            .map_err(|w| self.numerical(i, e, w))?;
                     }
                 }
                 Init::Moments(values) => {
                     if values.len() != node.n * len {
-                        return Err(self.numerical(i, 0, format!("initial moments need {} values, got {}", node.n * len, values.len())));
+                        return Err(self.numerical(
+                            i,
+                            0,
+                            format!(
+                                "initial moments need {} values, got {}",
+                                node.n * len,
+                                values.len()
+                            ),
+                        ));
                     }
                     for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
                         u[e * len..(e + 1) * len].copy_from_slice(&values[e * len..(e + 1) * len]);
@@ -556,12 +647,21 @@ impl Vmp {
                 }
                 Init::Natural(values) => {
                     if values.len() != node.n * len {
-                        return Err(self.numerical(i, 0, format!("initial parameters need {} values, got {}", node.n * len, values.len())));
+                        return Err(self.numerical(
+                            i,
+                            0,
+                            format!(
+                                "initial parameters need {} values, got {}",
+                                node.n * len,
+                                values.len()
+                            ),
+                        ));
                     }
                     for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
                         let r = e * len..(e + 1) * len;
                         phi[r.clone()].copy_from_slice(&values[r.clone()]);
-                        a[e] = moments(&dist, &phi[r.clone()], &mut u[r]).map_err(|w| self.numerical(i, e, w))?;
+                        a[e] = moments(&dist, &phi[r.clone()], &mut u[r])
+                            .map_err(|w| self.numerical(i, e, w))?;
                     }
                 }
             }
@@ -575,18 +675,27 @@ impl Vmp {
     }
 
     fn numerical(&self, node: usize, element: usize, what: String) -> RunError {
-        RunError::Numerical { node: self.nodes[node].name.clone(), element, what }
+        RunError::Numerical {
+            node: self.nodes[node].name.clone(),
+            element,
+            what,
+        }
     }
 
     /// Recomputes a deterministic node's moments from its parents — Winn (2.41).
     fn refresh(&mut self, i: usize) {
         let node = &self.nodes[i];
-        let Body::Deterministic(f) = &node.body else { return };
+        let Body::Deterministic(f) = &node.body else {
+            return;
+        };
         let mut u = vec![0.0; node.n * node.len];
         let mut buf = Vec::new();
         for e in 0..node.n {
             let pa = gather(&self.nodes, node, e, &mut buf);
-            f.moments(&pa[..node.parents.len()], &mut u[e * node.len..(e + 1) * node.len]);
+            f.moments(
+                &pa[..node.parents.len()],
+                &mut u[e * node.len..(e + 1) * node.len],
+            );
         }
         self.nodes[i].u = u;
     }
@@ -599,12 +708,18 @@ impl Vmp {
         for &(ci, role) in &t.children {
             let c = &self.nodes[ci];
             match (&c.body, role) {
-                (Body::Stochastic(d), Role::Slot(s)) => {
-                    d.visit(SlotMessages { nodes: &self.nodes, child: c, slot: s, out: &mut out })
-                }
-                (Body::Stochastic(d), Role::Selector(m)) => {
-                    d.visit(SelectorMessages { nodes: &self.nodes, child: c, selector: m, out: &mut out })
-                }
+                (Body::Stochastic(d), Role::Slot(s)) => d.visit(SlotMessages {
+                    nodes: &self.nodes,
+                    child: c,
+                    slot: s,
+                    out: &mut out,
+                }),
+                (Body::Stochastic(d), Role::Selector(m)) => d.visit(SelectorMessages {
+                    nodes: &self.nodes,
+                    child: c,
+                    selector: m,
+                    out: &mut out,
+                }),
                 (Body::Deterministic(f), Role::Slot(s)) => {
                     let md = self.child_messages(ci);
                     let edge = &c.parents[s];
@@ -612,15 +727,24 @@ impl Vmp {
                     let mut buf = Vec::new();
                     for e in 0..c.n {
                         let pa = gather(&self.nodes, c, e, &mut buf);
-                        f.message_to(s, &md[e * c.len..(e + 1) * c.len], &pa[..c.parents.len()], &mut m);
+                        f.message_to(
+                            s,
+                            &md[e * c.len..(e + 1) * c.len],
+                            &pa[..c.parents.len()],
+                            &mut m,
+                        );
                         for tt in 0..edge.stack {
                             let pe = edge.map[e * edge.stack + tt] as usize;
                             let dst = &mut out[pe * edge.plen..(pe + 1) * edge.plen];
-                            dst.iter_mut().zip(&m[tt * edge.plen..(tt + 1) * edge.plen]).for_each(|(o, v)| *o += v);
+                            dst.iter_mut()
+                                .zip(&m[tt * edge.plen..(tt + 1) * edge.plen])
+                                .for_each(|(o, v)| *o += v);
                         }
                     }
                 }
-                (Body::Deterministic(_), Role::Selector(_)) => unreachable!("deterministic nodes have no selectors"),
+                (_, Role::Selector(_)) | (Body::Constant, _) => {
+                    unreachable!("only stochastic nodes have selectors; constants have no parents")
+                }
             }
         }
         out
@@ -630,11 +754,18 @@ impl Vmp {
     pub fn update(&mut self, node: NodeId) -> Result<(), RunError> {
         let i = self.id(node);
         let Body::Stochastic(dist) = &self.nodes[i].body else {
-            return Err(RunError::Schedule(format!("`{}` is deterministic and has no q to update", self.nodes[i].name)));
+            return Err(RunError::Schedule(format!(
+                "`{}` is not stochastic and has no q to update",
+                self.nodes[i].name
+            )));
         };
         let messages = self.child_messages(i);
         let (phi, u, a) = dist
-            .visit(Update { nodes: &self.nodes, node: &self.nodes[i], messages: &messages })
+            .visit(Update {
+                nodes: &self.nodes,
+                node: &self.nodes[i],
+                messages: &messages,
+            })
             .map_err(|(e, what)| self.numerical(i, e, what))?;
         let n = &mut self.nodes[i];
         n.phi = phi;
@@ -651,8 +782,11 @@ impl Vmp {
         self.nodes
             .iter()
             .map(|n| match &n.body {
-                Body::Stochastic(d) => d.visit(BoundTerm { nodes: &self.nodes, node: n }),
-                Body::Deterministic(_) => 0.0,
+                Body::Stochastic(d) => d.visit(BoundTerm {
+                    nodes: &self.nodes,
+                    node: n,
+                }),
+                Body::Deterministic(_) | Body::Constant => 0.0,
             })
             .collect()
     }
@@ -664,7 +798,10 @@ impl Vmp {
 
     /// The default schedule: latent stochastic nodes, parents before children.
     pub fn default_order(&self) -> Vec<NodeId> {
-        (0..self.nodes.len()).filter(|&i| self.nodes[i].has_latent()).map(NodeId).collect()
+        (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].has_latent())
+            .map(NodeId)
+            .collect()
     }
 
     /// Runs VMP sweeps until the bound converges — Winn Algorithm 1.1.
@@ -673,12 +810,18 @@ impl Vmp {
             Some(o) => {
                 for id in o {
                     if !self.nodes[id.0].has_latent() {
-                        return Err(RunError::Schedule(format!("`{}` has no latent elements to update", self.nodes[id.0].name)));
+                        return Err(RunError::Schedule(format!(
+                            "`{}` has no latent elements to update",
+                            self.nodes[id.0].name
+                        )));
                     }
                 }
                 for id in self.default_order() {
                     if !o.contains(&id) {
-                        return Err(RunError::Schedule(format!("latent node `{}` is missing from the order", self.nodes[id.0].name)));
+                        return Err(RunError::Schedule(format!(
+                            "latent node `{}` is missing from the order",
+                            self.nodes[id.0].name
+                        )));
                     }
                 }
                 o.clone()
@@ -703,10 +846,21 @@ impl Vmp {
             }
             let l = self.bound();
             if !l.is_finite() {
-                return Err(RunError::Numerical { node: "(bound)".into(), element: 0, what: format!("bound is {l}") });
+                return Err(RunError::Numerical {
+                    node: "(bound)".into(),
+                    element: 0,
+                    what: format!("bound is {l}"),
+                });
             }
             if let Some(&prev) = trace.last() {
-                self.check_decrease(prev, l, iteration, *order.last().unwrap_or(&NodeId(0)), opts, &mut warnings)?;
+                self.check_decrease(
+                    prev,
+                    l,
+                    iteration,
+                    *order.last().unwrap_or(&NodeId(0)),
+                    opts,
+                    &mut warnings,
+                )?;
             }
             trace.push(l);
             last = l;
@@ -724,14 +878,31 @@ impl Vmp {
             iterations: trace.len(),
             converged,
             bound_trace: trace,
-            node_bounds: self.nodes.iter().zip(terms).map(|(n, t)| (n.name.clone(), t)).collect(),
+            node_bounds: self
+                .nodes
+                .iter()
+                .zip(terms)
+                .map(|(n, t)| (n.name.clone(), t))
+                .collect(),
             warnings,
         })
     }
 
-    fn check_decrease(&self, prev: f64, now: f64, iteration: usize, after: NodeId, opts: &RunOptions, warnings: &mut Vec<String>) -> Result<(), RunError> {
+    fn check_decrease(
+        &self,
+        prev: f64,
+        now: f64,
+        iteration: usize,
+        after: NodeId,
+        opts: &RunOptions,
+        warnings: &mut Vec<String>,
+    ) -> Result<(), RunError> {
         if prev.is_finite() && now < prev - 1e-9 * (1.0 + prev.abs()) {
-            let err = RunError::BoundDecreased { iteration, by: prev - now, node: self.nodes[after.0].name.clone() };
+            let err = RunError::BoundDecreased {
+                iteration,
+                by: prev - now,
+                node: self.nodes[after.0].name.clone(),
+            };
             if opts.decrease_is_error {
                 return Err(err);
             }
@@ -801,6 +972,7 @@ impl Vmp {
         match &self.nodes[node.0].body {
             Body::Stochastic(d) => d.name(),
             Body::Deterministic(f) => f.name(),
+            Body::Constant => "constant",
         }
     }
 
@@ -816,7 +988,11 @@ impl Vmp {
 
     /// The node's plate names.
     pub fn node_plates(&self, node: NodeId) -> Vec<&str> {
-        self.nodes[node.0].plates.iter().map(|&p| self.plates[p].0.as_str()).collect()
+        self.nodes[node.0]
+            .plates
+            .iter()
+            .map(|&p| self.plates[p].0.as_str())
+            .collect()
     }
 
     /// Uses the node's `dist` (if stochastic).

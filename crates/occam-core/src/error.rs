@@ -22,7 +22,9 @@ pub enum BuildError {
         got: MomentKind,
     },
     /// A parent lives in a plate the child does not.
-    #[error("node `{node}`: parent `{parent}` is in plate `{plate}`, which `{node}` is not in{hint}")]
+    #[error(
+        "node `{node}`: parent `{parent}` is in plate `{plate}`, which `{node}` is not in{hint}"
+    )]
     PlateMismatch {
         /// Child node.
         node: String,
@@ -83,7 +85,9 @@ pub enum RunError {
         what: String,
     },
     /// The bound decreased: a bug (VMP updates never decrease it).
-    #[error("the lower bound decreased by {by:e} at iteration {iteration} (after updating `{node}`)")]
+    #[error(
+        "the lower bound decreased by {by:e} at iteration {iteration} (after updating `{node}`)"
+    )]
     BoundDecreased {
         /// Iteration (1-based).
         iteration: usize,

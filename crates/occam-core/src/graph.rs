@@ -61,7 +61,11 @@ impl Graph {
 
     /// Declares a plate; a plate with the same name and size is returned again.
     pub fn plate(&mut self, name: &str, size: usize) -> PlateId {
-        if let Some(i) = self.plates.iter().position(|(n, s)| n == name && *s == size) {
+        if let Some(i) = self
+            .plates
+            .iter()
+            .position(|(n, s)| n == name && *s == size)
+        {
             return PlateId(i);
         }
         self.plates.push((name.to_string(), size));
@@ -71,7 +75,10 @@ impl Graph {
     /// Checked plate declaration: an error for a zero size or a name reused with another size.
     pub fn try_plate(&mut self, name: &str, size: usize) -> Result<PlateId, BuildError> {
         if size == 0 {
-            return Err(BuildError::Shape { node: name.into(), what: "plate size must be positive".into() });
+            return Err(BuildError::Shape {
+                node: name.into(),
+                what: "plate size must be positive".into(),
+            });
         }
         if let Some((_, s)) = self.plates.iter().find(|(n, s)| n == name && *s != size) {
             return Err(BuildError::Shape {
@@ -121,8 +128,19 @@ impl Graph {
         let inputs: Vec<SlotInput> = (0..slots.len()).map(|s| dist.slot_input(s)).collect();
         let names: Vec<String> = slots.iter().map(|s| s.name.to_string()).collect();
         let kind = dist.kind();
-        let needs_constant: Vec<bool> = (0..slots.len()).map(|s| needs_constant(&dist, s)).collect();
-        self.add_node(name, Body::Stochastic(dist), kind, plates, selectors, parents, &inputs, &names, &needs_constant)
+        let needs_constant: Vec<bool> =
+            (0..slots.len()).map(|s| needs_constant(&dist, s)).collect();
+        self.add_node(
+            name,
+            Body::Stochastic(dist),
+            kind,
+            plates,
+            selectors,
+            parents,
+            &inputs,
+            &names,
+            &needs_constant,
+        )
     }
 
     /// Adds a deterministic node (Winn §2.2.2).
@@ -135,11 +153,23 @@ impl Graph {
     ) -> Result<NodeId, BuildError> {
         let factor = factor.into();
         let parents: Vec<ParentSpec> = parents.into_iter().collect();
-        let inputs: Vec<SlotInput> = (0..factor.n_slots()).map(|s| factor.slot_input(s)).collect();
+        let inputs: Vec<SlotInput> = (0..factor.n_slots())
+            .map(|s| factor.slot_input(s))
+            .collect();
         let names: Vec<String> = (0..factor.n_slots()).map(|s| factor.slot_name(s)).collect();
         let kind = factor.kind();
         let none = vec![false; inputs.len()];
-        self.add_node(name, Body::Deterministic(factor), kind, plates, &[], parents, &inputs, &names, &none)
+        self.add_node(
+            name,
+            Body::Deterministic(factor),
+            kind,
+            plates,
+            &[],
+            parents,
+            &inputs,
+            &names,
+            &none,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -155,22 +185,42 @@ impl Graph {
         slot_names: &[String],
         needs_constant: &[bool],
     ) -> Result<NodeId, BuildError> {
-        let shape = |what: String| BuildError::Shape { node: name.into(), what };
+        let shape = |what: String| BuildError::Shape {
+            node: name.into(),
+            what,
+        };
         if self.node(name).is_some() {
-            return Err(BuildError::Duplicate { what: "node", name: name.into() });
+            return Err(BuildError::Duplicate {
+                what: "node",
+                name: name.into(),
+            });
         }
         if parents.len() != inputs.len() {
-            return Err(shape(format!("takes {} parent(s) ({}), got {}", inputs.len(), slot_names.join(", "), parents.len())));
+            return Err(shape(format!(
+                "takes {} parent(s) ({}), got {}",
+                inputs.len(),
+                slot_names.join(", "),
+                parents.len()
+            )));
         }
         if inputs.len() > MAX_SLOTS {
             return Err(shape(format!("at most {MAX_SLOTS} parents are supported")));
         }
         for (i, p) in plates.iter().enumerate() {
             if plates[..i].contains(p) {
-                return Err(shape(format!("plate `{}` listed twice", self.plates[p.0].0)));
+                return Err(shape(format!(
+                    "plate `{}` listed twice",
+                    self.plates[p.0].0
+                )));
             }
         }
-        let axes: Vec<Axis> = plates.iter().map(|p| Axis { id: p.0, size: self.plates[p.0].1 }).collect();
+        let axes: Vec<Axis> = plates
+            .iter()
+            .map(|p| Axis {
+                id: p.0,
+                size: self.plates[p.0].1,
+            })
+            .collect();
         // Selectors: Categorical index nodes whose plates are within the child's.
         let mut sel = Vec::new();
         let mut ext = axes.clone();
@@ -188,10 +238,20 @@ impl Graph {
             }
             self.check_plates(name, &inode.name, &inode.axes, &axes, None)?;
             if plates.contains(&plate) || ext.iter().any(|a| a.id == plate.0) {
-                return Err(shape(format!("selector plate `{}` is also one of the node's plates", self.plates[plate.0].0)));
+                return Err(shape(format!(
+                    "selector plate `{}` is also one of the node's plates",
+                    self.plates[plate.0].0
+                )));
             }
-            sel.push(Selector { node: index.0, k, map: index_map(&axes, &inode.axes, None) });
-            ext.push(Axis { id: plate.0, size: k });
+            sel.push(Selector {
+                node: index.0,
+                k,
+                map: index_map(&axes, &inode.axes, None),
+            });
+            ext.push(Axis {
+                id: plate.0,
+                size: k,
+            });
         }
         // Parent edges.
         let mut edges = Vec::with_capacity(parents.len());
@@ -214,16 +274,27 @@ impl Graph {
                     }
                     let mut m = Vec::with_capacity(input.len());
                     for chunk in values.chunks(one) {
-                        m.extend(input.kind.fixed_moments(chunk).map_err(|why| BuildError::Value {
-                            node: name.into(),
-                            element: 0,
-                            why: format!("constant for slot `{slot}`: {why}"),
+                        m.extend(input.kind.fixed_moments(chunk).map_err(|why| {
+                            BuildError::Value {
+                                node: name.into(),
+                                element: 0,
+                                why: format!("constant for slot `{slot}`: {why}"),
+                            }
                         })?);
                     }
-                    Edge { source: Source::Const(m), map: Vec::new(), stack: input.stack, plen: input.kind.len() }
+                    Edge {
+                        source: Source::Const(m),
+                        map: Vec::new(),
+                        stack: input.stack,
+                        plen: input.kind.len(),
+                    }
                 }
                 ParentSpec::Node(pid) | ParentSpec::Stacked(pid, _) => {
-                    let explicit = if let ParentSpec::Stacked(_, pl) = spec { Some(pl) } else { None };
+                    let explicit = if let ParentSpec::Stacked(_, pl) = spec {
+                        Some(pl)
+                    } else {
+                        None
+                    };
                     let parent = &self.nodes[pid.0];
                     if needs_constant[s] {
                         return Err(BuildError::Shape {
@@ -256,15 +327,27 @@ impl Graph {
             };
             edges.push(edge);
         }
-        let node = Node::new(name.into(), plates.iter().map(|p| p.0).collect(), axes, body, kind, edges, sel);
+        let node = Node::new(
+            name.into(),
+            plates.iter().map(|p| p.0).collect(),
+            axes,
+            body,
+            kind,
+            edges,
+            sel,
+        );
         let id = self.nodes.len();
         for (s, e) in node.parents.iter().enumerate() {
             if let Source::Node(pid) = e.source {
-                self.nodes[pid].children.push((id, crate::engine::Role::Slot(s)));
+                self.nodes[pid]
+                    .children
+                    .push((id, crate::engine::Role::Slot(s)));
             }
         }
         for (m, sl) in node.selectors.iter().enumerate() {
-            self.nodes[sl.node].children.push((id, crate::engine::Role::Selector(m)));
+            self.nodes[sl.node]
+                .children
+                .push((id, crate::engine::Role::Selector(m)));
         }
         self.nodes.push(node);
         Ok(NodeId(id))
@@ -280,8 +363,18 @@ impl Graph {
         explicit: Option<PlateId>,
     ) -> Result<Axis, BuildError> {
         let candidates: Vec<Axis> = match explicit {
-            Some(pl) => parent.axes.iter().filter(|a| a.id == pl.0).copied().collect(),
-            None => parent.axes.iter().filter(|a| !ext.iter().any(|e| e.id == a.id)).copied().collect(),
+            Some(pl) => parent
+                .axes
+                .iter()
+                .filter(|a| a.id == pl.0)
+                .copied()
+                .collect(),
+            None => parent
+                .axes
+                .iter()
+                .filter(|a| !ext.iter().any(|e| e.id == a.id))
+                .copied()
+                .collect(),
         };
         match candidates.as_slice() {
             [a] if a.size == stack => Ok(*a),
@@ -305,10 +398,20 @@ impl Graph {
         }
     }
 
-    fn check_plates(&self, node: &str, parent: &str, paxes: &[Axis], ext: &[Axis], stack: Option<Axis>) -> Result<(), BuildError> {
+    fn check_plates(
+        &self,
+        node: &str,
+        parent: &str,
+        paxes: &[Axis],
+        ext: &[Axis],
+        stack: Option<Axis>,
+    ) -> Result<(), BuildError> {
         for a in paxes {
             if !ext.iter().any(|e| e.id == a.id) && stack.map(|s| s.id) != Some(a.id) {
-                let names: Vec<String> = ext.iter().map(|e| format!("{}={}", self.plates[e.id].0, e.size)).collect();
+                let names: Vec<String> = ext
+                    .iter()
+                    .map(|e| format!("{}={}", self.plates[e.id].0, e.size))
+                    .collect();
                 return Err(BuildError::PlateMismatch {
                     node: node.into(),
                     parent: parent.into(),
@@ -320,6 +423,63 @@ impl Graph {
         Ok(())
     }
 
+    /// Adds known per-element values of moment kind `kind` (e.g. regressors of a linear model):
+    /// children read their fixed moments u(x); the node contributes nothing to the bound.
+    pub fn constant(
+        &mut self,
+        name: &str,
+        kind: MomentKind,
+        plates: &[PlateId],
+        values: &[f64],
+    ) -> Result<NodeId, BuildError> {
+        if self.node(name).is_some() {
+            return Err(BuildError::Duplicate {
+                what: "node",
+                name: name.into(),
+            });
+        }
+        let axes: Vec<Axis> = plates
+            .iter()
+            .map(|p| Axis {
+                id: p.0,
+                size: self.plates[p.0].1,
+            })
+            .collect();
+        let mut node = Node::new(
+            name.into(),
+            plates.iter().map(|p| p.0).collect(),
+            axes,
+            Body::Constant,
+            kind,
+            Vec::new(),
+            Vec::new(),
+        );
+        let vlen = kind.value_len();
+        if values.len() != node.n * vlen {
+            return Err(BuildError::Shape {
+                node: name.into(),
+                what: format!(
+                    "expected {} values ({} elements × {vlen}), got {}",
+                    node.n * vlen,
+                    node.n,
+                    values.len()
+                ),
+            });
+        }
+        for e in 0..node.n {
+            let m = kind
+                .fixed_moments(&values[e * vlen..(e + 1) * vlen])
+                .map_err(|why| BuildError::Value {
+                    node: name.into(),
+                    element: e,
+                    why,
+                })?;
+            node.u[e * node.len..(e + 1) * node.len].copy_from_slice(&m);
+        }
+        self.nodes.push(node);
+        Ok(NodeId(self.nodes.len() - 1))
+    }
+
     /// Observes a node: `values` holds one value per plate element (row-major over the node's plates,
     /// last plate fastest), each `value_len` numbers long.
     pub fn observe(&mut self, node: NodeId, values: &[f64]) -> Result<(), BuildError> {
@@ -329,7 +489,12 @@ impl Graph {
     /// Observes a node with missing entries: `mask[e] == false` marks element e as missing. A
     /// missing element of a node without children is integrated out exactly (it contributes
     /// nothing); one with children becomes a latent element updated by VMP.
-    pub fn observe_masked(&mut self, node: NodeId, values: &[f64], mask: Option<&[bool]>) -> Result<(), BuildError> {
+    pub fn observe_masked(
+        &mut self,
+        node: NodeId,
+        values: &[f64],
+        mask: Option<&[bool]>,
+    ) -> Result<(), BuildError> {
         let n = &mut self.nodes[node.0];
         n.set_data(values, mask)
     }

@@ -44,7 +44,7 @@ pub mod prelude {
     pub use crate::dist::*;
     pub use crate::engine::{Fit, Init, RunOptions, Vmp};
     pub use crate::error::{BuildError, RunError};
-    pub use crate::factor::Factor;
+    pub use crate::factor::{Concat, Dot, Factor, GammaProduct, Gate, MatVec, Product, Sum};
     pub use crate::graph::{c, cv, p, Graph, NodeId, ParentSpec, PlateId};
     pub use crate::moments::MomentKind;
 }

@@ -38,7 +38,10 @@ impl Cholesky {
 
     /// log |A|.
     pub fn log_det(&self) -> f64 {
-        (0..self.d).map(|i| self.l[i * self.d + i].ln()).sum::<f64>() * 2.0
+        (0..self.d)
+            .map(|i| self.l[i * self.d + i].ln())
+            .sum::<f64>()
+            * 2.0
     }
 
     /// Solves A x = b in place.

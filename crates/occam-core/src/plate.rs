@@ -26,7 +26,12 @@ pub(crate) fn index_map(child: &[Axis], parent: &[Axis], stack: Option<Axis>) ->
         }
         s
     };
-    let stride_of = |id: usize| parent.iter().position(|a| a.id == id).map_or(0, |p| parent_strides[p]);
+    let stride_of = |id: usize| {
+        parent
+            .iter()
+            .position(|a| a.id == id)
+            .map_or(0, |p| parent_strides[p])
+    };
     let child_strides: Vec<usize> = child.iter().map(|a| stride_of(a.id)).collect();
     let (stack_size, stack_stride) = stack.map_or((1, 0), |a| (a.size, stride_of(a.id)));
     let n = count(child);
@@ -54,7 +59,11 @@ mod tests {
 
     #[test]
     fn maps_by_name_with_sharing_and_stacking() {
-        let (n, d, k) = (Axis { id: 0, size: 2 }, Axis { id: 1, size: 3 }, Axis { id: 2, size: 2 });
+        let (n, d, k) = (
+            Axis { id: 0, size: 2 },
+            Axis { id: 1, size: 3 },
+            Axis { id: 2, size: 2 },
+        );
         // Parent in D only: shared over N.
         assert_eq!(index_map(&[n, d], &[d], None), vec![0, 1, 2, 0, 1, 2]);
         // Parent with axes in the other order.

@@ -16,8 +16,15 @@ pub(crate) fn random_moments(rng: &mut Rng, kind: MomentKind) -> Vec<f64> {
         MomentKind::Gaussian { d: 1 } => super::Gaussian.into(),
         MomentKind::Gaussian { d } => super::MvGaussian { d }.into(),
         MomentKind::Gamma => super::Gamma { shape: 1.0 }.into(),
-        MomentKind::Wishart { d } => super::Wishart { d, dof: d as f64 + 1.0 }.into(),
-        MomentKind::Dirichlet { k } => super::Dirichlet { concentration: vec![1.0; k] }.into(),
+        MomentKind::Wishart { d } => super::Wishart {
+            d,
+            dof: d as f64 + 1.0,
+        }
+        .into(),
+        MomentKind::Dirichlet { k } => super::Dirichlet {
+            concentration: vec![1.0; k],
+        }
+        .into(),
         MomentKind::Categorical { k } => super::Categorical { k }.into(),
         MomentKind::Scalar => super::Exponential.into(),
     };
@@ -98,7 +105,11 @@ impl DistVisitor for CheckLaws {
         let inputs: Vec<SlotInput> = (0..D::SLOTS.len()).map(|s| dist.slot_input(s)).collect();
         let pa: Vec<Vec<f64>> = inputs
             .iter()
-            .map(|inp| (0..inp.stack).flat_map(|_| random_moments(&mut rng, inp.kind)).collect())
+            .map(|inp| {
+                (0..inp.stack)
+                    .flat_map(|_| random_moments(&mut rng, inp.kind))
+                    .collect()
+            })
             .collect();
         let child_u = {
             let p = dist.random_phi(&mut rng);
@@ -150,7 +161,9 @@ impl DistVisitor for CheckLaws {
                             MomentKind::Gaussian { d } => m[..d].to_vec(),
                             MomentKind::Gamma => vec![m[0]],
                             MomentKind::Wishart { d } => m[..d * d].to_vec(),
-                            MomentKind::Dirichlet { .. } => m.iter().map(|v| v.exp()).collect::<Vec<_>>(),
+                            MomentKind::Dirichlet { .. } => {
+                                m.iter().map(|v| v.exp()).collect::<Vec<_>>()
+                            }
                             MomentKind::Categorical { .. } => vec![0.0],
                             MomentKind::Scalar => vec![m[0]],
                         };

@@ -14,7 +14,9 @@ fn every_factor_message_is_the_gradient_of_its_moments() {
             let pa: Vec<Vec<f64>> = (0..f.n_slots())
                 .map(|s| {
                     let inp = f.slot_input(s);
-                    (0..inp.stack).flat_map(|_| random_moments(&mut rng, inp.kind)).collect()
+                    (0..inp.stack)
+                        .flat_map(|_| random_moments(&mut rng, inp.kind))
+                        .collect()
                 })
                 .collect();
             let n = f.kind().len();
