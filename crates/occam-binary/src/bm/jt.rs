@@ -313,3 +313,17 @@ mod tests {
         assert!((lz - jt.log_z).abs() < 1e-9, "{lz} vs {}", jt.log_z);
     }
 }
+
+#[cfg(test)]
+mod shipped {
+    /// The shipped `data/grid4x4.fg` is exactly `grid(4, 1.0, 0.5, 0)`.
+    #[test]
+    fn shipped_grid_file_is_reproducible() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/grid4x4.fg");
+        let want = crate::bm::io::write_fg(&super::grid(4, 1.0, 0.5, 0).unwrap()).unwrap();
+        if std::env::var_os("OCCAM_WRITE_DATA").is_some() {
+            std::fs::write(&path, &want).unwrap();
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+    }
+}

@@ -5,6 +5,7 @@
 //! Everything works on [`BoltzmannMachine`] in ±1 coding with an exact log-weight offset, so
 //! clamping, temperature and 0/1 conversion never lose the log Z constant.
 
+pub mod cli;
 pub mod error;
 pub mod learn;
 pub mod exact;
