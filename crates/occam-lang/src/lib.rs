@@ -59,6 +59,26 @@ pub fn parse(source: &str, file_name: &str) -> Result<ast::File, Diagnostics> {
 /// Parses and resolves a model. `data_shapes` gives the (rows, columns) of
 /// the data attached to the model: it sizes `plates ... from data x`, marks
 /// the variables with those names as observed and is checked against them.
+///
+/// ```
+/// use occam_lang::{compile, DataShapes};
+///
+/// let src = "plate N from data y\n\
+///            mu ~ Gaussian(0, 1e-6)\n\
+///            tau ~ Gamma(1e-6, 1e-6)\n\
+///            y[N] ~ Gaussian(mu, tau)\n";
+/// let model = compile(src, "quickstart.occam", &DataShapes::new().with("y", 100, 1)).unwrap();
+/// assert_eq!(model.plates[0].size, 100);
+/// assert!(model.variable("y").unwrap().observed);
+///
+/// let err = compile("mu ~ Gausian(0, 1)\n", "bad.occam", &DataShapes::new()).unwrap_err();
+/// assert_eq!(
+///     err.render_plain(),
+///     "error: unknown distribution `Gausian`\n --> bad.occam:1:6\n  |\n\
+///      1 | mu ~ Gausian(0, 1)\n  |      ^^^^^^^ not in the catalog\n\
+///      \x20 = hint: did you mean `Gaussian`?\n"
+/// );
+/// ```
 pub fn compile(
     source: &str,
     file_name: &str,

@@ -450,3 +450,33 @@ fn ast_is_available_without_resolution() {
     // The AST parses models whose names do not resolve.
     assert!(occam_lang::parse("x ~ Nonsense(y)", "n.occam").is_ok());
 }
+
+#[test]
+fn observed_categorical_and_wishart_data_shapes() {
+    let src = "plate K = 3\nplate N from data z\nplate D = 2\n\
+               pi ~ Dirichlet(1) over K\nz[N] ~ Categorical(pi)\n\
+               L ~ Wishart(dof = 3, rate = identity) over D\n";
+    // Category indices: one column, not one per category.
+    let data = DataShapes::new().with("z", 10, 1).with("L", 2, 2);
+    let m = build(src, "c.occam", &data);
+    assert!(m.variable("z").unwrap().observed);
+    assert!(m.variable("L").unwrap().observed);
+    let bad = DataShapes::new().with("z", 10, 1).with("L", 2, 1);
+    let err = compile(src, "c.occam", &bad).unwrap_err();
+    assert_eq!(err.items.len(), 1);
+    assert!(
+        err.items[0]
+            .message
+            .contains("data `L` has shape 2 × 1 but `L over D` needs 2 × 2"),
+        "{}",
+        err.render_plain()
+    );
+}
+
+#[test]
+fn every_error_is_reported_not_just_the_first() {
+    let src = "mu ~ Gausian(0, 1)\ntau ~ Gama(1, 1)\ny ~ Gaussian(mu, tua)\n";
+    let err = compile(src, "e.occam", &DataShapes::new()).unwrap_err();
+    let lines: Vec<String> = err.items.iter().map(|d| err.location(d)).collect();
+    assert_eq!(lines, ["e.occam:1:6", "e.occam:2:7", "e.occam:3:18"]);
+}

@@ -33,7 +33,7 @@ pub(super) fn neg(a: ConstValue) -> ConstValue {
 pub(super) fn show(c: ConstValue) -> String {
     match c {
         ConstValue::Scalar(x) => format!("{x}"),
-        ConstValue::Identity(x) if x == 1.0 => "identity".to_string(),
+        ConstValue::Identity(1.0) => "identity".to_string(),
         ConstValue::Identity(x) => format!("identity * {x}"),
     }
 }

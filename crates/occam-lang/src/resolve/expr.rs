@@ -558,7 +558,7 @@ impl Resolver<'_, '_> {
         let got = self.describe(e);
         self.error(
             Diagnostic::new(Code::NonConjugate, e.span, message)
-                .label(format!("{got}"))
+                .label(got)
                 .hint(hint),
         );
     }

@@ -3,6 +3,7 @@
 
 use super::{Resolver, Source};
 use crate::ast::{self, ExprKind, Stmt};
+use crate::catalog::ValueKind;
 use crate::diag::{did_you_mean, Code, Diagnostic};
 use crate::ir::{ConstValue, Init};
 use crate::span::Span;
@@ -68,7 +69,23 @@ impl Resolver<'_, '_> {
         if !e.ok {
             return;
         }
-        let dims: Vec<usize> = e.plates.iter().chain(e.event.iter()).copied().collect();
+        // A Categorical is observed as category indices, a matrix as its
+        // square: the event plate contributes no axis, or two.
+        let event_axes = match e.kind {
+            Some(ValueKind::Categorical) => 0,
+            Some(ValueKind::Matrix) => 2,
+            _ => 1,
+        };
+        let dims: Vec<usize> = e
+            .plates
+            .iter()
+            .copied()
+            .chain(
+                e.event
+                    .into_iter()
+                    .flat_map(|q| (0..event_axes).map(move |_| q)),
+            )
+            .collect();
         let sizes: Vec<u64> = dims.iter().map(|&p| self.plates[p].size).collect();
         let fits = match sizes.as_slice() {
             [] => rows == 1 && cols == 1,
