@@ -480,3 +480,45 @@ fn every_error_is_reported_not_just_the_first() {
     let lines: Vec<String> = err.items.iter().map(|d| err.location(d)).collect();
     assert_eq!(lines, ["e.occam:1:6", "e.occam:2:7", "e.occam:3:18"]);
 }
+
+#[test]
+fn the_sketch_from_the_issue_compiles_verbatim() {
+    let src = "plate K = 20\n\
+               plates N, D from data x\n\
+               pi ~ Dirichlet(1) over K\n\
+               mu[K, D] ~ Gaussian(mean = 0, precision = 0.01)\n\
+               gamma[K, D] ~ Gamma(shape = 0.001, rate = 0.001)\n\
+               lambda[N] ~ Categorical(pi)\n\
+               x[N, D] ~ Gaussian(mean = mu[lambda, D], precision = gamma[lambda, D])   # indexing K by lambda = mixture\n";
+    let data = DataShapes::new().with("x", 500, 2);
+    let sketch = build(src, "sketch.occam", &data);
+    let file = tutorial("mixture");
+    // Same IR as the example file, up to spans and positions.
+    let (_, a) = args(&sketch, "x");
+    let (_, b) = args(&file, "x");
+    assert_eq!(var_ref(a[0].1), var_ref(b[0].1));
+    assert_eq!(var_ref(a[1].1), var_ref(b[1].1));
+}
+
+#[test]
+fn syntax_variants() {
+    let src = "const b0 = 2 * 0.5e-3; plate K = 2, T = 3\n\
+               w over K ~ Dirichlet(alpha = 1)   # `over` before `~`\n\
+               m ~ Normal(mu = 0, tau = b0)\n\
+               v over T ~ MultivariateGaussian(\n    mean = 0,\n    precision = identity * 2\n)\n\
+               z ~ Discrete(p = w)\n\
+               μ ~ Gaussian(m, 1)\n";
+    let m = build(src, "v.occam", &DataShapes::new());
+    assert_eq!(m.constants[0].value, ConstValue::Scalar(1e-3));
+    assert_eq!(m.plates.iter().map(|p| p.size).collect::<Vec<_>>(), [2, 3]);
+    assert_eq!(events(&m, "w"), [s("K")]);
+    let (dist, a) = args(&m, "m");
+    assert_eq!(dist, "Gaussian");
+    assert_eq!(a[1].1.op, ExprOp::Const(ConstValue::Scalar(1e-3)));
+    let (dist, a) = args(&m, "v");
+    assert_eq!(dist, "MvGaussian");
+    assert_eq!(a[1].1.op, ExprOp::Const(ConstValue::Identity(2.0)));
+    assert_eq!(args(&m, "z").0, "Categorical");
+    assert_eq!(events(&m, "z"), [s("K")]);
+    assert_eq!(var_ref(args(&m, "μ").1[0].1).name, "m");
+}

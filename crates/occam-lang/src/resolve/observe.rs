@@ -91,7 +91,10 @@ impl Resolver<'_, '_> {
             [] => rows == 1 && cols == 1,
             [n] => (rows as u64 == *n && cols == 1) || (rows == 1 && cols as u64 == *n),
             [n, m] => rows as u64 == *n && cols as u64 == *m,
-            [n, rest @ ..] => rows as u64 == *n && cols as u64 == rest.iter().product::<u64>(),
+            [n, rest @ ..] => {
+                rows as u64 == *n
+                    && cols as u64 == rest.iter().fold(1u64, |a, &b| a.saturating_mul(b))
+            }
         };
         if fits {
             return;
@@ -99,7 +102,10 @@ impl Resolver<'_, '_> {
         let want = match sizes.as_slice() {
             [] => "1 × 1".to_string(),
             [n] => format!("{n} × 1"),
-            [n, rest @ ..] => format!("{n} × {}", rest.iter().product::<u64>()),
+            [n, rest @ ..] => format!(
+                "{n} × {}",
+                rest.iter().fold(1u64, |a, &b| a.saturating_mul(b))
+            ),
         };
         let named: Vec<String> = dims.iter().map(|&p| self.plate_desc(p)).collect();
         let d = Diagnostic::new(
