@@ -9,6 +9,7 @@
 mod consts;
 mod decls;
 mod expr;
+mod funcs;
 mod observe;
 mod order;
 mod slots;
