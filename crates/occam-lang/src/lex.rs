@@ -98,6 +98,11 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
             }
             '\n' | ';' => {
                 chars.next();
+                // An unclosed bracket would swallow the rest of the file: end
+                // it where the next line clearly starts a new statement.
+                if c == '\n' && depth > 0 && starts_statement(&source[start + 1..]) {
+                    depth = 0;
+                }
                 if depth == 0 && tokens.last().is_some_and(|t: &Token| t.tok != Tok::Newline) {
                     tokens.push(single(Tok::Newline));
                 }
@@ -191,6 +196,41 @@ pub fn lex(source: &str) -> (Vec<Token>, Vec<Diagnostic>) {
     (tokens, diags)
 }
 
+/// Whether `line` (the text after a newline) begins, unindented, with a
+/// statement keyword or a random-variable declaration `name[...] over Q ~`.
+/// Argument lists never contain these, so a bracket still open there was
+/// left unclosed.
+fn starts_statement(line: &str) -> bool {
+    let word_end = line
+        .char_indices()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(line.len(), |(i, _)| i);
+    let word = &line[..word_end];
+    if word.is_empty() || word.starts_with(|c: char| c.is_ascii_digit()) {
+        return false;
+    }
+    let rest = &line[word_end..];
+    if ["plate", "plates", "let", "const", "observe", "init"].contains(&word) {
+        return rest.starts_with(' ');
+    }
+    let rest = rest.split('\n').next().unwrap_or("");
+    let rest = match rest.trim_start().strip_prefix('[') {
+        Some(r) => match r.find(']') {
+            Some(i) => &r[i + 1..],
+            None => return false,
+        },
+        None => rest,
+    };
+    let rest = rest.trim_start();
+    let rest = match rest.strip_prefix("over ") {
+        Some(r) => r
+            .trim_start()
+            .trim_start_matches(|c: char| c.is_alphanumeric() || c == '_'),
+        None => rest,
+    };
+    rest.trim_start().starts_with('~')
+}
+
 /// End of the numeric literal starting at `start`: digits, one `.`, and an
 /// exponent `e[+-]digits` only when digits follow it.
 fn number_end(source: &str, start: usize) -> usize {
@@ -261,6 +301,20 @@ mod tests {
         assert_eq!(d[0].span, Span::new(2, 3));
         let (_, d) = lex("x = .");
         assert_eq!(d.len(), 1, "{d:?}");
+    }
+
+    #[test]
+    fn an_unclosed_bracket_ends_before_the_next_declaration() {
+        let t = toks("mu ~ Gaussian(0, 1\ntau[K] ~ Gamma(1, 1)\n");
+        assert_eq!(t.iter().filter(|t| **t == Tok::Newline).count(), 2);
+        // Wrapped named arguments are not statements.
+        let t = toks("y ~ Gaussian(\nmean = 0,\nprecision = 1)\n");
+        assert_eq!(t.iter().filter(|t| **t == Tok::Newline).count(), 1);
+        assert!(starts_statement("W[D] over Q ~ GaussianARD(0, 1)"));
+        assert!(starts_statement("plate K = 3"));
+        assert!(!starts_statement("  tau ~ Gamma(1, 1)"));
+        assert!(!starts_statement("mean = mu,"));
+        assert!(!starts_statement("x[N"));
     }
 
     #[test]

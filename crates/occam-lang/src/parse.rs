@@ -316,11 +316,11 @@ impl Parser {
                 Ok(d) => d,
                 Err(d) => return Err(d.hint("write `x ~ Gaussian(mean = 0, precision = 1)`")),
             };
-            self.expect(
+            let open = self.expect(
                 Tok::LParen,
                 &format!("a distribution takes arguments: `{}(...)`", dist.name),
             )?;
-            let args = self.args()?;
+            let args = self.args(open)?;
             VarRhs::Random { dist, args }
         } else if self.eat(&Tok::Eq) {
             VarRhs::Deterministic(self.expr()?)
@@ -360,8 +360,8 @@ impl Parser {
         }))
     }
 
-    /// Arguments after `(`, through the closing `)`.
-    fn args(&mut self) -> PResult<Vec<Arg>> {
+    /// Arguments after the `(` at `open`, through the closing `)`.
+    fn args(&mut self, open: Span) -> PResult<Vec<Arg>> {
         let mut args = Vec::new();
         while !self.at(&Tok::RParen) {
             let start = self.peek().span.start;
@@ -386,7 +386,8 @@ impl Parser {
         self.expect(
             Tok::RParen,
             "separate arguments with `,` and close with `)`",
-        )?;
+        )
+        .map_err(|d| d.note(open, "`(` opened here"))?;
         Ok(args)
     }
 
@@ -461,14 +462,17 @@ impl Parser {
             Tok::LParen => {
                 self.bump();
                 let mut e = self.expr()?;
-                let end = self.expect(Tok::RParen, "close the parenthesis")?;
+                let end = self
+                    .expect(Tok::RParen, "close the parenthesis")
+                    .map_err(|d| d.note(t.span, "`(` opened here"))?;
                 e.span = Span::new(t.span.start, end.end);
                 Ok(e)
             }
             Tok::Ident(_) => {
                 let name = self.ident("a name")?;
                 if self.eat(&Tok::LParen) {
-                    let args = self.args()?;
+                    let open = self.tokens[self.pos - 1].span;
+                    let args = self.args(open)?;
                     Ok(Expr {
                         span: Span::new(name.span.start, self.prev_end()),
                         kind: ExprKind::Call { func: name, args },
@@ -585,9 +589,10 @@ mod tests {
     #[test]
     fn recovers_after_an_error() {
         let (f, d) = parse("mu ~ Gaussian(0, \nx ~ \ntau ~ Gamma(1, 1)\n");
-        // The open `(` swallows the newlines, so the rest is one broken statement.
-        assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!(f.statements.len(), 0);
+        // The open `(` would swallow the newlines, but the next lines start
+        // declarations: each broken line is reported and `tau` parses.
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(f.statements.len(), 1);
         let (f, d) = parse("mu ~ \ntau ~ Gamma(1, 1)\nx = )\n");
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(f.statements.len(), 1);

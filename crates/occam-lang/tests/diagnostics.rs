@@ -396,7 +396,7 @@ fn syntax_unclosed() {
         "mu ~ Gaussian(0, 1\ntau ~ Gamma(1, 1)\n",
         &[],
         Code::Syntax,
-        "error: expected `)`, found `tau`\n --> m.occam:2:1\n  |\n2 | tau ~ Gamma(1, 1)\n  | ^^^ expected `)`\n  = hint: separate arguments with `,` and close with `)`\n",
+        "error: expected `)`, found end of line\n --> m.occam:1:19\n  |\n1 | mu ~ Gaussian(0, 1\n  |                   ^ expected `)`\n  |\n1 | mu ~ Gaussian(0, 1\n  |              - `(` opened here\n  = hint: separate arguments with `,` and close with `)`\n",
     );
 }
 
