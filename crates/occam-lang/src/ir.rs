@@ -38,6 +38,25 @@ impl Model {
             .map(|&p| self.plates[p].name.as_str())
             .collect()
     }
+
+    /// Indices of the variables that variable `v` depends on (its parents,
+    /// including Categorical indices), sorted and without repeats: the edges
+    /// of the graphical model.
+    pub fn parents(&self, v: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        match &self.variables[v].node {
+            Node::Stochastic { args, .. } => {
+                for a in args {
+                    a.value.collect_vars(&mut out);
+                }
+            }
+            Node::Deterministic { expr } => expr.collect_vars(&mut out),
+            Node::Data => {}
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 /// A plate: an index set a variable is replicated over.
@@ -155,6 +174,33 @@ pub struct Expr {
     pub event: Option<Event>,
     /// Where it is written.
     pub span: Span,
+}
+
+impl Expr {
+    /// Pushes every variable referenced in this expression, including the
+    /// Categorical variables that index plates.
+    pub fn collect_vars(&self, out: &mut Vec<usize>) {
+        match &self.op {
+            ExprOp::Const(_) => {}
+            ExprOp::Var(r) => {
+                out.push(r.var);
+                out.extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var)));
+            }
+            ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
+                for x in xs {
+                    x.collect_vars(out);
+                }
+            }
+            ExprOp::Dot(a, b)
+            | ExprOp::MatVec {
+                matrix: a,
+                vector: b,
+            } => {
+                a.collect_vars(out);
+                b.collect_vars(out);
+            }
+        }
+    }
 }
 
 /// The event dimension of a vector value.

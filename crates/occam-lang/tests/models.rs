@@ -522,3 +522,25 @@ fn syntax_variants() {
     assert_eq!(events(&m, "z"), [s("K")]);
     assert_eq!(var_ref(args(&m, "μ").1[0].1).name, "m");
 }
+
+#[test]
+fn parents_are_the_graph_edges() {
+    let m = tutorial("mixture");
+    let names = |v: usize| -> Vec<&str> {
+        m.parents(v)
+            .into_iter()
+            .map(|p| m.variables[p].name.as_str())
+            .collect()
+    };
+    let idx = |n: &str| m.variables.iter().position(|v| v.name == n).unwrap();
+    assert_eq!(names(idx("x")), ["mu", "gamma", "lambda"]);
+    assert_eq!(names(idx("lambda")), ["pi"]);
+    assert!(names(idx("pi")).is_empty());
+    // Every parent comes before its child in the topological order.
+    let pos = |v: usize| m.topological_order.iter().position(|&u| u == v).unwrap();
+    for v in 0..m.variables.len() {
+        for p in m.parents(v) {
+            assert!(pos(p) < pos(v));
+        }
+    }
+}
