@@ -1,4 +1,4 @@
-//! The parser: tokens to [`ast::File`], one statement per line.
+//! The parser: tokens to [`crate::ast::File`], one statement per line.
 //!
 //! On a syntax error the rest of the line is skipped and parsing goes on, so
 //! one run reports the first error of every broken statement.
