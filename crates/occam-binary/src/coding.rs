@@ -9,6 +9,10 @@
 //! Sigmoid belief network (Leisink & Kappen digest §4.2): P(X_i = 1 | pa) = sigmoid(Σ_j J_ij X_j + h_i)
 //! in 0/1 coding equals (26) in ±1 coding with θ^{ij} = J_ij/4 and θ^i = h_i/2 + ¼ Σ_j J_ij.
 
+// Dense numerical kernels index several arrays with one loop variable; iterator chains would
+// obscure the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
 /// Parameters (W, b, c) of a 0/1-coded Boltzmann machine; W row-major n×n.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ZeroOneParams {
@@ -63,8 +67,9 @@ pub fn plus_minus_to_zero_one(p: &PlusMinusParams) -> ZeroOneParams {
 pub fn sbn_zero_one_to_plus_minus(j: &[f64], h: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let n = h.len();
     let theta: Vec<f64> = j.iter().map(|x| 0.25 * x).collect();
-    let th: Vec<f64> =
-        (0..n).map(|i| 0.5 * h[i] + 0.25 * j[i * n..(i + 1) * n].iter().sum::<f64>()).collect();
+    let th: Vec<f64> = (0..n)
+        .map(|i| 0.5 * h[i] + 0.25 * j[i * n..(i + 1) * n].iter().sum::<f64>())
+        .collect();
     (theta, th)
 }
 
@@ -90,7 +95,9 @@ mod tests {
         let mut x = seed;
         for i in 0..n {
             for j in 0..i {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let v = ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 3.0;
                 w[i * n + j] = v;
                 w[j * n + i] = v;
@@ -113,7 +120,9 @@ mod tests {
     }
     fn lwpm(p: &PlusMinusParams, s: u64) -> f64 {
         let n = p.h.len();
-        let x: Vec<f64> = (0..n).map(|i| if s >> i & 1 == 1 { 1.0 } else { -1.0 }).collect();
+        let x: Vec<f64> = (0..n)
+            .map(|i| if s >> i & 1 == 1 { 1.0 } else { -1.0 })
+            .collect();
         let mut a = p.offset;
         for i in 0..n {
             a += p.h[i] * x[i];

@@ -11,6 +11,10 @@
 //! when one bit flips (states visited in Gray-code order inside a chunk), which makes
 //! Boltzmann-machine enumeration O(n) per state.
 
+// Dense numerical kernels index several arrays with one loop variable; iterator chains would
+// obscure the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
 use rayon::prelude::*;
 use thiserror::Error;
 
@@ -45,13 +49,20 @@ struct Lse {
 }
 
 impl Lse {
-    const EMPTY: Lse = Lse { max: f64::NEG_INFINITY, sum: 0.0 };
+    const EMPTY: Lse = Lse {
+        max: f64::NEG_INFINITY,
+        sum: 0.0,
+    };
 
     /// Adds exp(lw); returns the factor by which previously accumulated weights were rescaled.
     #[inline]
     fn push(&mut self, lw: f64) -> (f64, f64) {
         if lw > self.max {
-            let scale = if self.max == f64::NEG_INFINITY { 0.0 } else { (self.max - lw).exp() };
+            let scale = if self.max == f64::NEG_INFINITY {
+                0.0
+            } else {
+                (self.max - lw).exp()
+            };
             self.sum = self.sum * scale + 1.0;
             self.max = lw;
             (scale, 1.0)
@@ -65,7 +76,10 @@ impl Lse {
 
 fn chunks(n_bits: usize) -> Result<(usize, u64), TooManyStates> {
     if n_bits > MAX_BITS {
-        return Err(TooManyStates { bits: n_bits, max: MAX_BITS });
+        return Err(TooManyStates {
+            bits: n_bits,
+            max: MAX_BITS,
+        });
     }
     let low = n_bits.min(CHUNK_BITS);
     Ok((low, 1u64 << (n_bits - low)))
@@ -73,7 +87,10 @@ fn chunks(n_bits: usize) -> Result<(usize, u64), TooManyStates> {
 
 /// Combines per-chunk (max, sum, stats) in chunk order; stats are scaled to the common max.
 fn combine(parts: Vec<(Lse, Vec<f64>)>, dim: usize) -> (f64, Vec<f64>) {
-    let gmax = parts.iter().map(|p| p.0.max).fold(f64::NEG_INFINITY, f64::max);
+    let gmax = parts
+        .iter()
+        .map(|p| p.0.max)
+        .fold(f64::NEG_INFINITY, f64::max);
     let mut sum = 0.0;
     let mut stats = vec![0.0; dim];
     for (lse, st) in &parts {
@@ -86,7 +103,11 @@ fn combine(parts: Vec<(Lse, Vec<f64>)>, dim: usize) -> (f64, Vec<f64>) {
             *a += b * s;
         }
     }
-    let log_z = if sum == 0.0 { f64::NEG_INFINITY } else { gmax + sum.ln() };
+    let log_z = if sum == 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        gmax + sum.ln()
+    };
     if sum > 0.0 {
         for a in stats.iter_mut() {
             *a /= sum;
@@ -162,7 +183,11 @@ fn finish_moments(n: usize, log_z: f64, st: Vec<f64>) -> BitMoments {
             p_pair[j * n + i] = v;
         }
     }
-    BitMoments { log_z, p_on, p_pair }
+    BitMoments {
+        log_z,
+        p_on,
+        p_pair,
+    }
 }
 
 /// log Z, single and pairwise bit probabilities, by enumeration with a closure.
@@ -192,7 +217,12 @@ where
 }
 
 /// Walks the states of one chunk in Gray-code order, calling `visit(state, log_weight)`.
-fn walk_chunk<W: GrayWalker>(walker: &mut W, base: u64, low: usize, mut visit: impl FnMut(u64, f64)) {
+fn walk_chunk<W: GrayWalker>(
+    walker: &mut W,
+    base: u64,
+    low: usize,
+    mut visit: impl FnMut(u64, f64),
+) {
     let mut state = base;
     let mut lw = walker.start(state);
     visit(state, lw);
@@ -258,9 +288,16 @@ mod tests {
     /// Independent bits: log Z = Σ ln(1 + e^{a_i}), P(on) = σ(a_i).
     #[test]
     fn independent_bits_closed_form() {
-        let a = [0.3, -1.2, 2.0, 0.0, -0.4, 0.9, 1.1, -2.2, 0.05, 0.6, -0.3, 0.2, 1.3, -0.8, 0.4, 0.1];
+        let a = [
+            0.3, -1.2, 2.0, 0.0, -0.4, 0.9, 1.1, -2.2, 0.05, 0.6, -0.3, 0.2, 1.3, -0.8, 0.4, 0.1,
+        ];
         let n = a.len();
-        let lw = |s: u64| (0..n).filter(|&i| s >> i & 1 == 1).map(|i| a[i]).sum::<f64>();
+        let lw = |s: u64| {
+            (0..n)
+                .filter(|&i| s >> i & 1 == 1)
+                .map(|i| a[i])
+                .sum::<f64>()
+        };
         let exact: f64 = a.iter().map(|x| x.exp().ln_1p()).sum();
         let lz = log_sum_exp_states(n, lw).unwrap();
         assert!((lz - exact).abs() < 1e-12, "{lz} vs {exact}");
@@ -285,7 +322,10 @@ mod tests {
     impl GrayWalker for Indep {
         fn start(&mut self, state: u64) -> f64 {
             self.s = state;
-            self.lw = (0..self.a.len()).filter(|&i| state >> i & 1 == 1).map(|i| self.a[i]).sum();
+            self.lw = (0..self.a.len())
+                .filter(|&i| state >> i & 1 == 1)
+                .map(|i| self.a[i])
+                .sum();
             self.lw
         }
         fn flip(&mut self, bit: usize) -> f64 {
@@ -301,14 +341,28 @@ mod tests {
 
     #[test]
     fn gray_walk_matches_closure_and_is_thread_independent() {
-        let a: Vec<f64> = (0..17).map(|i| ((i * 37 % 11) as f64 - 5.0) * 0.3).collect();
+        let a: Vec<f64> = (0..17)
+            .map(|i| ((i * 37 % 11) as f64 - 5.0) * 0.3)
+            .collect();
         let n = a.len();
-        let lw = |s: u64| (0..n).filter(|&i| s >> i & 1 == 1).map(|i| a[i]).sum::<f64>();
-        let make = || Indep { a: a.clone(), s: 0, lw: 0.0 };
+        let lw = |s: u64| {
+            (0..n)
+                .filter(|&i| s >> i & 1 == 1)
+                .map(|i| a[i])
+                .sum::<f64>()
+        };
+        let make = || Indep {
+            a: a.clone(),
+            s: 0,
+            lw: 0.0,
+        };
         let g = log_sum_exp_gray(n, make).unwrap();
         let c = log_sum_exp_states(n, lw).unwrap();
         assert!((g - c).abs() < 1e-11);
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
         let g1 = one.install(|| log_sum_exp_gray(n, make).unwrap());
         assert_eq!(g.to_bits(), g1.to_bits());
         let m1 = one.install(|| bit_moments_gray(n, make).unwrap());

@@ -5,8 +5,8 @@ use occam_binary::bm::mf::{mean_field, MeanFieldOptions};
 use occam_binary::bm::mixture::{mixture, MixtureOptions};
 use occam_binary::bm::tap::{tap, TapOptions};
 use occam_binary::bm::third_order::{
-    exp_lower_bound, third_order_bound, third_order_from, third_order_grad_model, third_order_grad_mu,
-    ThirdOrderOptions,
+    exp_lower_bound, third_order_bound, third_order_from, third_order_grad_model,
+    third_order_grad_mu, ThirdOrderOptions,
 };
 use occam_binary::bm::{BoltzmannMachine, Quality};
 use occam_binary::coding::{zero_one_to_plus_minus, ZeroOneParams};
@@ -15,27 +15,34 @@ use proptest::prelude::*;
 
 /// A random BM: n units, couplings U(−sw, sw) on edges present with probability `density`.
 fn model() -> impl Strategy<Value = BoltzmannMachine> {
-    (2usize..9, 0.05f64..2.0, 0.0f64..1.0, 0.3f64..1.0, any::<u64>()).prop_map(|(n, sw, sh, density, seed)| {
-        let mut x = seed | 1;
-        let mut r = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let mut w = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..i {
-                if r() < density {
-                    let v = (2.0 * r() - 1.0) * sw;
-                    w[i * n + j] = v;
-                    w[j * n + i] = v;
+    (
+        2usize..9,
+        0.05f64..2.0,
+        0.0f64..1.0,
+        0.3f64..1.0,
+        any::<u64>(),
+    )
+        .prop_map(|(n, sw, sh, density, seed)| {
+            let mut x = seed | 1;
+            let mut r = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 11) as f64 / (1u64 << 53) as f64
+            };
+            let mut w = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..i {
+                    if r() < density {
+                        let v = (2.0 * r() - 1.0) * sw;
+                        w[i * n + j] = v;
+                        w[j * n + i] = v;
+                    }
                 }
             }
-        }
-        let h = (0..n).map(|_| (2.0 * r() - 1.0) * sh).collect();
-        BoltzmannMachine::new(w, h, 2.0 * r() - 1.0).unwrap()
-    })
+            let h = (0..n).map(|_| (2.0 * r() - 1.0) * sh).collect();
+            BoltzmannMachine::new(w, h, 2.0 * r() - 1.0).unwrap()
+        })
 }
 
 proptest! {
@@ -43,7 +50,7 @@ proptest! {
 
     /// MF ≤ B_tm ≤ B_to ≤ log Z, and every result labelled a bound is below the exact value.
     #[test]
-    fn bound_ordering(bm in model(), seed in 0u64..1000) {
+    fn bm_bound_ordering(bm in model(), seed in 0u64..1000) {
         let lz = exact(&bm).unwrap().log_z;
         let mf = mean_field(&bm, &MeanFieldOptions { seed, ..Default::default() }).unwrap();
         prop_assert!(mf.converged);
@@ -63,7 +70,7 @@ proptest! {
 
     /// The mixture bound starts at the MF bound, never decreases, and stays below log Z.
     #[test]
-    fn mixture_bound_properties(bm in model(), m in 1usize..4, seed in 0u64..1000) {
+    fn bm_mixture_bound_properties(bm in model(), m in 1usize..4, seed in 0u64..1000) {
         let lz = exact(&bm).unwrap().log_z;
         let o = MixtureOptions { components: m, seed, restarts: 2, max_rounds: 300, ..Default::default() };
         let r = mixture(&bm, &o).unwrap();
@@ -77,14 +84,14 @@ proptest! {
 
     /// Leisink & Kappen (11) on random (x, μ, λ).
     #[test]
-    fn exponential_bound_holds(x in -30.0f64..30.0, mu in -10.0f64..10.0, lambda in -5.0f64..5.0) {
+    fn bm_exponential_bound_holds(x in -30.0f64..30.0, mu in -10.0f64..10.0, lambda in -5.0f64..5.0) {
         let b = exp_lower_bound(x, mu, lambda);
         prop_assert!(b <= x.exp() * (1.0 + 1e-12) + 1e-300, "x {x} mu {mu} l {lambda}: {b} > {}", x.exp());
     }
 
     /// Gradients of the third-order bound (w.r.t. μ, h and w) match central differences.
     #[test]
-    fn third_order_gradients(bm in model(), mus in proptest::collection::vec(-2.0f64..2.0, 8)) {
+    fn bm_third_order_gradients(bm in model(), mus in proptest::collection::vec(-2.0f64..2.0, 8)) {
         let n = bm.n();
         let mu = &mus[..n];
         let mut g = vec![0.0; n];
@@ -116,7 +123,7 @@ proptest! {
 
     /// Junction tree equals enumeration on random sparse graphs.
     #[test]
-    fn junction_tree_matches_enumeration(bm in model()) {
+    fn bm_junction_tree_matches_enumeration(bm in model()) {
         let ex = exact(&bm).unwrap();
         let jt = junction_tree(&bm).unwrap();
         prop_assert!((jt.log_z - ex.log_z).abs() < 1e-10);
@@ -131,7 +138,7 @@ proptest! {
 
     /// 0/1 and ±1 forms have the same log Z after the constant.
     #[test]
-    fn coding_conversion_preserves_log_z(bm in model()) {
+    fn bm_coding_conversion_preserves_log_z(bm in model()) {
         // read bm's numbers as a 0/1 model, convert, compare
         let n = bm.n();
         let p01 = ZeroOneParams { w: bm.weights().to_vec(), b: bm.thresholds().to_vec(), offset: bm.offset() };

@@ -5,8 +5,12 @@
 use occam_binary::bm::sk::{sk_reproduction, SkOptions};
 
 #[test]
-fn sk_fig4_eta_decreases_and_bounds_are_ordered() {
-    let o = SkOptions { networks: 8, with_tap: false, ..Default::default() };
+fn bm_sk_fig4_eta_decreases_and_bounds_are_ordered() {
+    let o = SkOptions {
+        networks: 8,
+        with_tap: false,
+        ..Default::default()
+    };
     let r = sk_reproduction(&o).unwrap();
     for row in &r.rows {
         eprintln!(
@@ -16,10 +20,22 @@ fn sk_fig4_eta_decreases_and_bounds_are_ordered() {
         assert!(row.ordered, "ordering violated at sigma2 = {}", row.sigma2);
     }
     for n in &r.networks {
-        assert!(n.b_mf <= n.b_tm && n.b_tm <= n.b_to && n.b_to <= n.log_z, "{n:?}");
+        assert!(
+            n.b_mf <= n.b_tm && n.b_tm <= n.b_to && n.b_to <= n.log_z,
+            "{n:?}"
+        );
     }
-    assert!(r.rows[0].eta_mf_tm > 0.8, "eta at 0.25 = {}", r.rows[0].eta_mf_tm);
+    assert!(
+        r.rows[0].eta_mf_tm > 0.8,
+        "eta at 0.25 = {}",
+        r.rows[0].eta_mf_tm
+    );
     for w in r.rows.windows(2) {
-        assert!(w[1].eta_mf_tm < w[0].eta_mf_tm, "eta not decreasing: {} -> {}", w[0].eta_mf_tm, w[1].eta_mf_tm);
+        assert!(
+            w[1].eta_mf_tm < w[0].eta_mf_tm,
+            "eta not decreasing: {} -> {}",
+            w[0].eta_mf_tm,
+            w[1].eta_mf_tm
+        );
     }
 }

@@ -7,10 +7,14 @@ use occam_binary::bm::learn::{toy_run, LearnResult, NegativeInit, Phase};
 /// (mean over the last 100 steps of the average bias, range of bias 0 over those steps)
 fn tail_stats(name: &str, r: &LearnResult) -> (f64, f64) {
     let tail = &r.trace[r.trace.len() - 100..];
-    let avg: Vec<f64> = tail.iter().map(|s| 0.5 * (s.thresholds[0] + s.thresholds[1])).collect();
+    let avg: Vec<f64> = tail
+        .iter()
+        .map(|s| 0.5 * (s.thresholds[0] + s.thresholds[1]))
+        .collect();
     let b0: Vec<f64> = tail.iter().map(|s| s.thresholds[0]).collect();
     let mean = avg.iter().sum::<f64>() / avg.len() as f64;
-    let range = b0.iter().cloned().fold(f64::NEG_INFINITY, f64::max) - b0.iter().cloned().fold(f64::INFINITY, f64::min);
+    let range = b0.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+        - b0.iter().cloned().fold(f64::INFINITY, f64::min);
     let last = r.trace.last().unwrap();
     eprintln!(
         "{name}: final biases {:.4?} w {:.3?}; last 100 steps: mean bias {mean:.4}, range of b0 {range:.4}",
@@ -20,10 +24,16 @@ fn tail_stats(name: &str, r: &LearnResult) -> (f64, f64) {
 }
 
 #[test]
-fn mixture_reaches_ln2_over_4_while_mean_field_oscillates() {
+fn bm_mixture_reaches_ln2_over_4_while_mean_field_oscillates() {
     let target = 2f64.ln() / 4.0;
     let n = 400;
-    let mix = toy_run(Phase::Mixture { components: 2 }, NegativeInit::Previous, n, 1).unwrap();
+    let mix = toy_run(
+        Phase::Mixture { components: 2 },
+        NegativeInit::Previous,
+        n,
+        1,
+    )
+    .unwrap();
     let ex = toy_run(Phase::Exact, NegativeInit::Previous, n, 1).unwrap();
     let mf = toy_run(Phase::MeanField, NegativeInit::Previous, n, 1).unwrap();
     let cd = toy_run(Phase::MeanField, NegativeInit::FromPositive, n, 1).unwrap();
@@ -33,11 +43,17 @@ fn mixture_reaches_ln2_over_4_while_mean_field_oscillates() {
     let (_, r_cd) = tail_stats("mean-field Q- from Q+", &cd);
     assert!((m_ex - target).abs() < 0.005, "exact {m_ex}");
     assert!((m_mix - target).abs() < 0.005, "mixture {m_mix}");
-    assert!(r_mix < 0.01 && r_ex < 0.01, "mixture/exact not settled: {r_mix} {r_ex}");
+    assert!(
+        r_mix < 0.01 && r_ex < 0.01,
+        "mixture/exact not settled: {r_mix} {r_ex}"
+    );
     // the mixture tracks the exact gradient step by step
     for (a, b) in mix.trace.iter().zip(&ex.trace).skip(50) {
         assert!((a.thresholds[0] - b.thresholds[0]).abs() < 0.02);
     }
     assert!(r_mf > 1.0, "mean field did not oscillate (range {r_mf})");
-    assert!(r_cd < 0.01, "warm start from Q+ should be stable (range {r_cd})");
+    assert!(
+        r_cd < 0.01,
+        "warm start from Q+ should be stable (range {r_cd})"
+    );
 }

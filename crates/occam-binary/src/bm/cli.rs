@@ -9,7 +9,10 @@ use serde::Serialize;
 use super::error::{BmError, Result};
 use super::exact::exact;
 use super::gibbs::{ais_log_z, gibbs, AisOptions, GibbsOptions};
-use super::io::{parse_binary_data, parse_fg, parse_weights_thresholds, read_text, write_text, write_weights_thresholds, Coding};
+use super::io::{
+    parse_binary_data, parse_fg, parse_weights_thresholds, read_text, write_text,
+    write_weights_thresholds, Coding,
+};
 use super::jt::junction_tree;
 use super::learn::{learn, toy_run, LearnOptions, NegativeInit, Phase};
 use super::mf::{mean_field, MeanFieldOptions};
@@ -103,7 +106,16 @@ pub struct LogZOptions {
 impl LogZOptions {
     /// Defaults for a model source and method.
     pub fn new(source: ModelSource, method: Method) -> Self {
-        Self { source, method, temperature: 1.0, clamp: Vec::new(), seed: 0, components: 2, samples: 20000, json: None }
+        Self {
+            source,
+            method,
+            temperature: 1.0,
+            clamp: Vec::new(),
+            seed: 0,
+            components: 2,
+            samples: 20000,
+            json: None,
+        }
     }
 }
 
@@ -134,7 +146,11 @@ pub struct LogZReport {
 pub fn load_model(src: &ModelSource) -> Result<BoltzmannMachine> {
     match src {
         ModelSource::Fg(p) => Ok(parse_fg(&p.display().to_string(), &read_text(p)?)?.model),
-        ModelSource::Csv { weights, thresholds, coding } => parse_weights_thresholds(
+        ModelSource::Csv {
+            weights,
+            thresholds,
+            coding,
+        } => parse_weights_thresholds(
             &weights.display().to_string(),
             &read_text(weights)?,
             &thresholds.display().to_string(),
@@ -145,7 +161,8 @@ pub fn load_model(src: &ModelSource) -> Result<BoltzmannMachine> {
 }
 
 fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<()> {
-    let s = serde_json::to_string_pretty(v).map_err(|e| BmError::Data(format!("JSON encoding: {e}")))?;
+    let s = serde_json::to_string_pretty(v)
+        .map_err(|e| BmError::Data(format!("JSON encoding: {e}")))?;
     write_text(path, &(s + "\n"))
 }
 
@@ -153,7 +170,10 @@ fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<()> {
 pub fn log_z_command(o: &LogZOptions) -> Result<LogZReport> {
     let bm = load_model(&o.source)?.at_temperature(o.temperature)?;
     let (bm, free) = bm.clamp(&o.clamp)?;
-    let mfo = MeanFieldOptions { seed: o.seed, ..Default::default() };
+    let mfo = MeanFieldOptions {
+        seed: o.seed,
+        ..Default::default()
+    };
     let mk = |log_z: f64, quality: Quality, means: Vec<f64>, converged: Option<bool>| LogZReport {
         method: o.method,
         log_z,
@@ -175,8 +195,21 @@ pub fn log_z_command(o: &LogZOptions) -> Result<LogZReport> {
             mk(r.log_z, Quality::Exact, r.means, None)
         }
         Method::Gibbs => {
-            let g = gibbs(&bm, &GibbsOptions { seed: o.seed, samples: o.samples, ..Default::default() })?;
-            let a = ais_log_z(&bm, &AisOptions { seed: o.seed, ..Default::default() })?;
+            let g = gibbs(
+                &bm,
+                &GibbsOptions {
+                    seed: o.seed,
+                    samples: o.samples,
+                    ..Default::default()
+                },
+            )?;
+            let a = ais_log_z(
+                &bm,
+                &AisOptions {
+                    seed: o.seed,
+                    ..Default::default()
+                },
+            )?;
             let mut r = mk(a.log_z, Quality::Estimate, g.means, None);
             r.std_error = Some(a.std_error);
             r.means_se = Some(g.means_se);
@@ -187,20 +220,35 @@ pub fn log_z_command(o: &LogZOptions) -> Result<LogZReport> {
             mk(r.log_z, r.quality, r.means, Some(r.converged))
         }
         Method::Tap => {
-            let r = tap(&bm, &TapOptions { mean_field: mfo, ..Default::default() })?;
+            let r = tap(
+                &bm,
+                &TapOptions {
+                    mean_field: mfo,
+                    ..Default::default()
+                },
+            )?;
             mk(r.log_z, r.quality, r.means, Some(r.converged))
         }
         Method::Mixture => {
             let r = mixture(
                 &bm,
-                &MixtureOptions { components: o.components, seed: o.seed, mean_field: mfo, ..Default::default() },
+                &MixtureOptions {
+                    components: o.components,
+                    seed: o.seed,
+                    mean_field: mfo,
+                    ..Default::default()
+                },
             )?;
             mk(r.log_z, r.quality, r.state.means(), None)
         }
         Method::ThirdOrderMf | Method::ThirdOrder => {
             let r = third_order(
                 &bm,
-                &ThirdOrderOptions { mean_field: mfo, optimise: o.method == Method::ThirdOrder, ..Default::default() },
+                &ThirdOrderOptions {
+                    mean_field: mfo,
+                    optimise: o.method == Method::ThirdOrder,
+                    ..Default::default()
+                },
             )?;
             mk(r.log_z, r.quality, r.means, Some(r.converged))
         }
@@ -251,10 +299,17 @@ fn trace_csv(r: &super::learn::LearnResult) -> String {
 
 /// Learns a BM from binary data and optionally writes the model and trace.
 pub fn learn_command(o: &LearnCommandOptions) -> Result<LearnReport> {
-    let data = parse_binary_data(&o.data.display().to_string(), &read_text(&o.data)?, o.coding)?;
+    let data = parse_binary_data(
+        &o.data.display().to_string(),
+        &read_text(&o.data)?,
+        o.coding,
+    )?;
     let r = learn(&data, &o.learn)?;
     if let Some(dir) = &o.out_dir {
-        std::fs::create_dir_all(dir).map_err(|e| BmError::Io { path: dir.display().to_string(), source: e })?;
+        std::fs::create_dir_all(dir).map_err(|e| BmError::Io {
+            path: dir.display().to_string(),
+            source: e,
+        })?;
         let (w, h) = write_weights_thresholds(&r.model);
         write_text(&dir.join("weights.csv"), &w)?;
         write_text(&dir.join("thresholds.csv"), &h)?;
@@ -316,11 +371,22 @@ pub struct ToyRow {
 }
 
 /// Runs a reproduction from a seed; writes `<name>.json` and `<name>.csv` into `out_dir` if given.
-pub fn reproduce(which: Reproduction, seed: u64, networks: usize, out_dir: Option<&Path>) -> Result<ReproductionReport> {
+pub fn reproduce(
+    which: Reproduction,
+    seed: u64,
+    networks: usize,
+    out_dir: Option<&Path>,
+) -> Result<ReproductionReport> {
     let (rep, name, csv) = match which {
         Reproduction::SkFig4 => {
-            let r = sk_reproduction(&SkOptions { seed, networks, ..Default::default() })?;
-            let mut csv = String::from("sigma2,eta_mf_tm,eta_tm_to,gap_mf,gap_tm,gap_to,tap_minus_log_z,ordered\n");
+            let r = sk_reproduction(&SkOptions {
+                seed,
+                networks,
+                ..Default::default()
+            })?;
+            let mut csv = String::from(
+                "sigma2,eta_mf_tm,eta_tm_to,gap_mf,gap_tm,gap_to,tap_minus_log_z,ordered\n",
+            );
             for row in &r.rows {
                 csv += &format!(
                     "{},{},{},{},{},{},{},{}\n",
@@ -340,8 +406,16 @@ pub fn reproduce(which: Reproduction, seed: u64, networks: usize, out_dir: Optio
             let variants = [
                 ("exact", Phase::Exact, NegativeInit::Previous),
                 ("mean-field", Phase::MeanField, NegativeInit::Previous),
-                ("mean-field-from-positive", Phase::MeanField, NegativeInit::FromPositive),
-                ("mixture-2", Phase::Mixture { components: 2 }, NegativeInit::Previous),
+                (
+                    "mean-field-from-positive",
+                    Phase::MeanField,
+                    NegativeInit::FromPositive,
+                ),
+                (
+                    "mixture-2",
+                    Phase::Mixture { components: 2 },
+                    NegativeInit::Previous,
+                ),
             ];
             let mut rows = Vec::new();
             let mut csv = String::from("variant,bias0,bias1,weight,bias_range_last_100\n");
@@ -351,8 +425,14 @@ pub fn reproduce(which: Reproduction, seed: u64, networks: usize, out_dir: Optio
                 let b0: Vec<f64> = tail.iter().map(|s| s.thresholds[0]).collect();
                 let range = b0.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
                     - b0.iter().cloned().fold(f64::INFINITY, f64::min);
-                let last = r.trace.last().ok_or_else(|| BmError::Data("empty trace".into()))?;
-                csv += &format!("{name},{},{},{},{range}\n", last.thresholds[0], last.thresholds[1], last.weights[0]);
+                let last = r
+                    .trace
+                    .last()
+                    .ok_or_else(|| BmError::Data("empty trace".into()))?;
+                csv += &format!(
+                    "{name},{},{},{},{range}\n",
+                    last.thresholds[0], last.thresholds[1], last.weights[0]
+                );
                 rows.push(ToyRow {
                     variant: name.into(),
                     biases: last.thresholds.clone(),
@@ -365,7 +445,10 @@ pub fn reproduce(which: Reproduction, seed: u64, networks: usize, out_dir: Optio
         }
     };
     if let Some(dir) = out_dir {
-        std::fs::create_dir_all(dir).map_err(|e| BmError::Io { path: dir.display().to_string(), source: e })?;
+        std::fs::create_dir_all(dir).map_err(|e| BmError::Io {
+            path: dir.display().to_string(),
+            source: e,
+        })?;
         write_json(&dir.join(format!("{name}.json")), &rep)?;
         write_text(&dir.join(format!("{name}.csv")), &csv)?;
     }
@@ -377,7 +460,9 @@ mod tests {
     use super::*;
 
     fn data_path(name: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(name)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data")
+            .join(name)
     }
 
     #[test]
@@ -385,7 +470,14 @@ mod tests {
         let src = ModelSource::Fg(data_path("grid4x4.fg"));
         let ex = log_z_command(&LogZOptions::new(src.clone(), Method::Exact)).unwrap();
         assert_eq!(ex.quality, Quality::Exact);
-        for m in [Method::JunctionTree, Method::MeanField, Method::Tap, Method::Mixture, Method::ThirdOrderMf, Method::ThirdOrder] {
+        for m in [
+            Method::JunctionTree,
+            Method::MeanField,
+            Method::Tap,
+            Method::Mixture,
+            Method::ThirdOrderMf,
+            Method::ThirdOrder,
+        ] {
             let r = log_z_command(&LogZOptions::new(src.clone(), m)).unwrap();
             if r.is_lower_bound {
                 assert!(r.log_z <= ex.log_z, "{m:?}");
@@ -407,7 +499,8 @@ mod tests {
         o.json = Some(dir.join("r.json"));
         let r = log_z_command(&o).unwrap();
         assert_eq!(r.free_units.len(), 15);
-        let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
         assert_eq!(j["quality"], "Exact");
         std::fs::remove_dir_all(&dir).ok();
     }
@@ -415,11 +508,20 @@ mod tests {
     #[test]
     fn errors_name_the_input() {
         let missing = ModelSource::Fg(PathBuf::from("/nonexistent/x.fg"));
-        assert!(matches!(log_z_command(&LogZOptions::new(missing, Method::Exact)), Err(BmError::Io { .. })));
+        assert!(matches!(
+            log_z_command(&LogZOptions::new(missing, Method::Exact)),
+            Err(BmError::Io { .. })
+        ));
         assert!("bogus".parse::<Method>().is_err());
         let mut o = LogZOptions::new(ModelSource::Fg(data_path("grid4x4.fg")), Method::Exact);
         o.temperature = -1.0;
-        assert!(matches!(log_z_command(&o), Err(BmError::InvalidOption { option: "temperature", .. })));
+        assert!(matches!(
+            log_z_command(&o),
+            Err(BmError::InvalidOption {
+                option: "temperature",
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -428,7 +530,10 @@ mod tests {
         let o = LearnCommandOptions {
             data: data_path("lawrence_toy.csv"),
             coding: Coding::PlusMinus,
-            learn: LearnOptions { iterations: 300, ..Default::default() },
+            learn: LearnOptions {
+                iterations: 300,
+                ..Default::default()
+            },
             out_dir: Some(dir.clone()),
         };
         let r = learn_command(&o).unwrap();

@@ -32,7 +32,12 @@ impl<'a> BmWalker<'a> {
     /// A walker for `bm`.
     pub fn new(bm: &'a BoltzmannMachine) -> Self {
         let n = bm.n();
-        Self { bm, s: vec![0.0; n], f: vec![0.0; n], lw: 0.0 }
+        Self {
+            bm,
+            s: vec![0.0; n],
+            f: vec![0.0; n],
+            lw: 0.0,
+        }
     }
 }
 
@@ -63,7 +68,10 @@ impl GrayWalker for BmWalker<'_> {
 
 fn check(bm: &BoltzmannMachine) -> Result<()> {
     if bm.n() > MAX_EXACT_UNITS {
-        return Err(BmError::TooManyUnits { units: bm.n(), max: MAX_EXACT_UNITS });
+        return Err(BmError::TooManyUnits {
+            units: bm.n(),
+            max: MAX_EXACT_UNITS,
+        });
     }
     Ok(())
 }
@@ -71,27 +79,36 @@ fn check(bm: &BoltzmannMachine) -> Result<()> {
 /// Exact log Z only (fastest path; 2²⁵ states take seconds on two cores in release).
 pub fn exact_log_z(bm: &BoltzmannMachine) -> Result<f64> {
     check(bm)?;
-    log_sum_exp_gray(bm.n(), || BmWalker::new(bm))
-        .map_err(|e| BmError::TooManyUnits { units: e.bits, max: e.max })
+    log_sum_exp_gray(bm.n(), || BmWalker::new(bm)).map_err(|e| BmError::TooManyUnits {
+        units: e.bits,
+        max: e.max,
+    })
 }
 
 /// Exact log Z, means and correlations.
 pub fn exact(bm: &BoltzmannMachine) -> Result<ExactResult> {
     check(bm)?;
     let n = bm.n();
-    let m = bit_moments_gray(n, || BmWalker::new(bm))
-        .map_err(|e| BmError::TooManyUnits { units: e.bits, max: e.max })?;
+    let m = bit_moments_gray(n, || BmWalker::new(bm)).map_err(|e| BmError::TooManyUnits {
+        units: e.bits,
+        max: e.max,
+    })?;
     let means: Vec<f64> = m.p_on.iter().map(|p| 2.0 * p - 1.0).collect();
     let mut corr = vec![1.0; n * n];
     for i in 0..n {
         for j in 0..n {
             if i != j {
                 // s_i s_j = (2b_i − 1)(2b_j − 1)
-                corr[i * n + j] = 1.0 - 2.0 * m.p_on[i] - 2.0 * m.p_on[j] + 4.0 * m.p_pair[i * n + j];
+                corr[i * n + j] =
+                    1.0 - 2.0 * m.p_on[i] - 2.0 * m.p_on[j] + 4.0 * m.p_pair[i * n + j];
             }
         }
     }
-    Ok(ExactResult { log_z: m.log_z, means, correlations: corr })
+    Ok(ExactResult {
+        log_z: m.log_z,
+        means,
+        correlations: corr,
+    })
 }
 
 #[cfg(test)]
@@ -114,7 +131,9 @@ mod tests {
     }
 
     fn state(s: u64, n: usize) -> Vec<f64> {
-        (0..n).map(|i| if s >> i & 1 == 1 { 1.0 } else { -1.0 }).collect()
+        (0..n)
+            .map(|i| if s >> i & 1 == 1 { 1.0 } else { -1.0 })
+            .collect()
     }
 
     #[test]
@@ -142,7 +161,10 @@ mod tests {
     #[test]
     fn too_large_is_error() {
         let bm = BoltzmannMachine::new(vec![0.0; 31 * 31], vec![0.0; 31], 0.0).unwrap();
-        assert!(matches!(exact_log_z(&bm), Err(BmError::TooManyUnits { .. })));
+        assert!(matches!(
+            exact_log_z(&bm),
+            Err(BmError::TooManyUnits { .. })
+        ));
     }
 
     #[test]

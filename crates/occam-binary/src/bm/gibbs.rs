@@ -33,7 +33,13 @@ pub struct GibbsOptions {
 
 impl Default for GibbsOptions {
     fn default() -> Self {
-        Self { chains: 4, burn_in: 1000, samples: 20000, batches: 20, seed: 0 }
+        Self {
+            chains: 4,
+            burn_in: 1000,
+            samples: 20000,
+            batches: 20,
+            seed: 0,
+        }
     }
 }
 
@@ -54,7 +60,10 @@ pub struct GibbsResult {
 
 fn chain_seed(seed: u64, c: usize) -> u64 {
     // SplitMix64 of (seed, chain)
-    let mut z = seed ^ (c as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(0xD1B5_4A32_D192_ED03);
+    let mut z = seed
+        ^ (c as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(0xD1B5_4A32_D192_ED03);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -62,7 +71,13 @@ fn chain_seed(seed: u64, c: usize) -> u64 {
 
 /// One sequential Gibbs sweep at inverse temperature β, keeping fields f = h + W s current.
 #[inline]
-fn sweep(bm: &BoltzmannMachine, s: &mut [f64], f: &mut [f64], beta: f64, rng: &mut Xoshiro256PlusPlus) {
+fn sweep(
+    bm: &BoltzmannMachine,
+    s: &mut [f64],
+    f: &mut [f64],
+    beta: f64,
+    rng: &mut Xoshiro256PlusPlus,
+) {
     let n = bm.n();
     let w = bm.weights();
     for k in 0..n {
@@ -94,7 +109,9 @@ pub fn gibbs(bm: &BoltzmannMachine, o: &GibbsOptions) -> Result<GibbsResult> {
         .into_par_iter()
         .map(|c| {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(chain_seed(o.seed, c));
-            let mut s: Vec<f64> = (0..n).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect();
+            let mut s: Vec<f64> = (0..n)
+                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+                .collect();
             let mut f = vec![0.0; n];
             bm.fields(&s, &mut f);
             for _ in 0..o.burn_in {
@@ -128,9 +145,12 @@ pub fn gibbs(bm: &BoltzmannMachine, o: &GibbsOptions) -> Result<GibbsResult> {
     let mut se = vec![0.0; dim];
     if all.len() > 1 {
         for a in &all {
-            se.iter_mut().zip(a.iter().zip(&mean)).for_each(|(v, (x, m))| *v += (x - m) * (x - m));
+            se.iter_mut()
+                .zip(a.iter().zip(&mean))
+                .for_each(|(v, (x, m))| *v += (x - m) * (x - m));
         }
-        se.iter_mut().for_each(|v| *v = (*v / (b - 1.0)).sqrt() / b.sqrt());
+        se.iter_mut()
+            .for_each(|v| *v = (*v / (b - 1.0)).sqrt() / b.sqrt());
     }
     Ok(GibbsResult {
         quality: Quality::Estimate,
@@ -154,7 +174,11 @@ pub struct AisOptions {
 
 impl Default for AisOptions {
     fn default() -> Self {
-        Self { temperatures: 1000, runs: 64, seed: 0 }
+        Self {
+            temperatures: 1000,
+            runs: 64,
+            seed: 0,
+        }
     }
 }
 
@@ -172,7 +196,10 @@ pub struct AisResult {
 /// Annealed importance sampling with Gibbs transitions (module doc).
 pub fn ais_log_z(bm: &BoltzmannMachine, o: &AisOptions) -> Result<AisResult> {
     if o.temperatures == 0 || o.runs < 2 {
-        return Err(BmError::InvalidOption { option: "ais", why: "need temperatures ≥ 1 and runs ≥ 2".into() });
+        return Err(BmError::InvalidOption {
+            option: "ais",
+            why: "need temperatures ≥ 1 and runs ≥ 2".into(),
+        });
     }
     let n = bm.n();
     let k = o.temperatures;
@@ -184,7 +211,9 @@ pub fn ais_log_z(bm: &BoltzmannMachine, o: &AisOptions) -> Result<AisResult> {
         .into_par_iter()
         .map(|r| {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(chain_seed(o.seed ^ 0xA15, r));
-            let mut s: Vec<f64> = (0..n).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect();
+            let mut s: Vec<f64> = (0..n)
+                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+                .collect();
             let mut f = vec![0.0; n];
             bm.fields(&s, &mut f);
             let mut lw = 0.0;
@@ -219,7 +248,13 @@ mod tests {
     fn gibbs_agrees_with_exact_within_standard_errors() {
         let bm = crate::bm::sk::sk_network(10, 0.3, 0.8, 9).unwrap();
         let ex = exact(&bm).unwrap();
-        let o = GibbsOptions { chains: 4, burn_in: 200, samples: 4000, batches: 20, seed: 3 };
+        let o = GibbsOptions {
+            chains: 4,
+            burn_in: 200,
+            samples: 4000,
+            batches: 20,
+            seed: 3,
+        };
         let g = gibbs(&bm, &o).unwrap();
         assert_eq!(g.quality, Quality::Estimate);
         let mut z2 = 0.0;
@@ -232,11 +267,15 @@ mod tests {
         // the standard errors are calibrated: Σ z² over 10 units is not wildly off χ²₁₀
         assert!(z2 < 40.0, "sum z^2 = {z2}");
         for (i, j) in [(0, 1), (3, 7), (2, 9)] {
-            let z = (g.correlations[i * 10 + j] - ex.correlations[i * 10 + j]) / g.correlations_se[i * 10 + j];
+            let z = (g.correlations[i * 10 + j] - ex.correlations[i * 10 + j])
+                / g.correlations_se[i * 10 + j];
             assert!(z.abs() < 4.5, "pair {i},{j}: z = {z}");
         }
         // determinism regardless of thread count
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
         let g1 = one.install(|| gibbs(&bm, &o).unwrap());
         assert_eq!(g1.means, g.means);
         assert_eq!(g1.correlations_se, g.correlations_se);
@@ -246,8 +285,21 @@ mod tests {
     fn ais_estimates_log_z() {
         let bm = crate::bm::sk::sk_network(12, 0.2, 1.0, 4).unwrap();
         let lz = exact(&bm).unwrap().log_z;
-        let a = ais_log_z(&bm, &AisOptions { temperatures: 300, runs: 32, seed: 1 }).unwrap();
+        let a = ais_log_z(
+            &bm,
+            &AisOptions {
+                temperatures: 300,
+                runs: 32,
+                seed: 1,
+            },
+        )
+        .unwrap();
         assert!(a.std_error > 0.0 && a.std_error < 0.1);
-        assert!((a.log_z - lz).abs() < 4.0 * a.std_error + 0.02, "{} ± {} vs {lz}", a.log_z, a.std_error);
+        assert!(
+            (a.log_z - lz).abs() < 4.0 * a.std_error + 0.02,
+            "{} ± {} vs {lz}",
+            a.log_z,
+            a.std_error
+        );
     }
 }

@@ -46,11 +46,20 @@ impl<'a> Tokens<'a> {
             }
         }
         let last_line = text.lines().count().max(1);
-        Self { file, toks, pos: 0, last_line }
+        Self {
+            file,
+            toks,
+            pos: 0,
+            last_line,
+        }
     }
 
     fn err(&self, line: usize, what: String) -> BmError {
-        BmError::Parse { file: self.file.to_string(), line, what }
+        BmError::Parse {
+            file: self.file.to_string(),
+            line,
+            what,
+        }
     }
 
     fn next(&mut self, what: &str) -> Result<(usize, &'a str)> {
@@ -59,22 +68,31 @@ impl<'a> Tokens<'a> {
                 self.pos += 1;
                 Ok(t)
             }
-            None => Err(self.err(self.last_line, format!("unexpected end of file, expected {what}"))),
+            None => Err(self.err(
+                self.last_line,
+                format!("unexpected end of file, expected {what}"),
+            )),
         }
     }
 
     fn usize(&mut self, what: &str) -> Result<(usize, usize)> {
         let (ln, t) = self.next(what)?;
-        t.parse::<usize>()
-            .map(|v| (ln, v))
-            .map_err(|_| self.err(ln, format!("expected {what} (a non-negative integer), found `{t}`")))
+        t.parse::<usize>().map(|v| (ln, v)).map_err(|_| {
+            self.err(
+                ln,
+                format!("expected {what} (a non-negative integer), found `{t}`"),
+            )
+        })
     }
 
     fn f64(&mut self, what: &str) -> Result<(usize, f64)> {
         let (ln, t) = self.next(what)?;
         match t.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok((ln, v)),
-            _ => Err(self.err(ln, format!("expected {what} (a finite number), found `{t}`"))),
+            _ => Err(self.err(
+                ln,
+                format!("expected {what} (a finite number), found `{t}`"),
+            )),
         }
     }
 }
@@ -115,7 +133,12 @@ pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
         for &v in &vars {
             let (ln, c) = tk.usize(&format!("the cardinality of variable {v}"))?;
             if c != 2 {
-                return Err(tk.err(ln, format!("variable {v} has cardinality {c}; only binary variables are supported")));
+                return Err(tk.err(
+                    ln,
+                    format!(
+                        "variable {v} has cardinality {c}; only binary variables are supported"
+                    ),
+                ));
             }
             labels.insert(v, ());
         }
@@ -126,7 +149,10 @@ pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
         for _ in 0..nnz {
             let (ln, idx) = tk.usize(&format!("an entry index of factor {f}"))?;
             if idx >= size {
-                return Err(tk.err(ln, format!("entry index {idx} out of range 0..{size} for factor {f}")));
+                return Err(tk.err(
+                    ln,
+                    format!("entry index {idx} out of range 0..{size} for factor {f}"),
+                ));
             }
             let (ln, v) = tk.f64(&format!("the value of entry {idx} of factor {f}"))?;
             if v < 0.0 {
@@ -148,10 +174,17 @@ pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
         });
     }
     if let Ok((ln, t)) = tk.next("") {
-        return Err(tk.err(ln, format!("unexpected trailing token `{t}` after {nf} factors")));
+        return Err(tk.err(
+            ln,
+            format!("unexpected trailing token `{t}` after {nf} factors"),
+        ));
     }
     let label_list: Vec<usize> = labels.keys().copied().collect();
-    let index: BTreeMap<usize, usize> = label_list.iter().enumerate().map(|(i, &l)| (l, i)).collect();
+    let index: BTreeMap<usize, usize> = label_list
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| (l, i))
+        .collect();
     let n = label_list.len();
     let mut w = vec![0.0; n * n];
     let mut h = vec![0.0; n];
@@ -174,7 +207,10 @@ pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
             }
         }
     }
-    Ok(LabelledModel { model: BoltzmannMachine::new(w, h, c)?, labels: label_list })
+    Ok(LabelledModel {
+        model: BoltzmannMachine::new(w, h, c)?,
+        labels: label_list,
+    })
 }
 
 /// Writes a model as libDAI `.fg` text: one unary factor per unit (carrying c/n) and one pair
@@ -182,7 +218,9 @@ pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
 pub fn write_fg(bm: &BoltzmannMachine) -> Result<String> {
     let n = bm.n();
     if n == 0 {
-        return Err(BmError::InvalidModel("cannot write a model with no units as .fg".into()));
+        return Err(BmError::InvalidModel(
+            "cannot write a model with no units as .fg".into(),
+        ));
     }
     let cshare = bm.offset() / n as f64;
     let mut pairs = Vec::new();
@@ -193,12 +231,17 @@ pub fn write_fg(bm: &BoltzmannMachine) -> Result<String> {
             }
         }
     }
-    let mut out = format!("# Boltzmann machine written by occam-binary (state 0 = -1, 1 = +1)\n{}\n", n + pairs.len());
+    let mut out = format!(
+        "# Boltzmann machine written by occam-binary (state 0 = -1, 1 = +1)\n{}\n",
+        n + pairs.len()
+    );
     let check = |v: f64| -> Result<f64> {
         if v.is_finite() && v > 0.0 {
             Ok(v)
         } else {
-            Err(BmError::InvalidModel(format!("factor value {v} not representable (parameters too large)")))
+            Err(BmError::InvalidModel(format!(
+                "factor value {v} not representable (parameters too large)"
+            )))
         }
     };
     for (i, hi) in bm.thresholds().iter().enumerate() {
@@ -231,7 +274,10 @@ fn numbers(file: &str, line: usize, text: &str) -> Result<Vec<f64>> {
 
 /// Non-empty, non-comment lines with their 1-based numbers.
 fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
 }
 
 /// Parses a numeric matrix (rows of comma- or space-separated numbers).
@@ -273,7 +319,11 @@ pub fn parse_weights_thresholds(
             return Err(BmError::Parse {
                 file: wfile.into(),
                 line: 0,
-                what: format!("weights must be square: {n} rows but row {} has {} columns", i + 1, r.len()),
+                what: format!(
+                    "weights must be square: {n} rows but row {} has {} columns",
+                    i + 1,
+                    r.len()
+                ),
             });
         }
         w.extend_from_slice(r);
@@ -286,14 +336,21 @@ pub fn parse_weights_thresholds(
         return Err(BmError::Parse {
             file: hfile.into(),
             line: 0,
-            what: format!("expected {n} thresholds (one per weight row), found {}", h.len()),
+            what: format!(
+                "expected {n} thresholds (one per weight row), found {}",
+                h.len()
+            ),
         });
     }
     match coding {
         Coding::PlusMinus => BoltzmannMachine::new(w, h, 0.0),
         Coding::ZeroOne => {
             BoltzmannMachine::new(w.clone(), h.clone(), 0.0)?; // validates symmetry and diagonal
-            let p = zero_one_to_plus_minus(&ZeroOneParams { w, b: h, offset: 0.0 });
+            let p = zero_one_to_plus_minus(&ZeroOneParams {
+                w,
+                b: h,
+                offset: 0.0,
+            });
             BoltzmannMachine::new(p.w, p.h, p.offset)
         }
     }
@@ -332,7 +389,11 @@ pub fn parse_binary_data(file: &str, text: &str, coding: Coding) -> Result<Vec<V
                 (Coding::PlusMinus, x) if x == 1.0 || x == -1.0 => x,
                 (Coding::ZeroOne, x) if x == 0.0 || x == 1.0 => 2.0 * x - 1.0,
                 _ => {
-                    let want = if coding == Coding::PlusMinus { "-1 or 1" } else { "0 or 1" };
+                    let want = if coding == Coding::PlusMinus {
+                        "-1 or 1"
+                    } else {
+                        "0 or 1"
+                    };
                     return Err(BmError::Parse {
                         file: file.into(),
                         line: ln,
@@ -345,19 +406,29 @@ pub fn parse_binary_data(file: &str, text: &str, coding: Coding) -> Result<Vec<V
         out.push(row);
     }
     if out.is_empty() {
-        return Err(BmError::Parse { file: file.into(), line: 1, what: "no data rows".into() });
+        return Err(BmError::Parse {
+            file: file.into(),
+            line: 1,
+            what: "no data rows".into(),
+        });
     }
     Ok(out)
 }
 
 /// Reads a whole file, mapping I/O errors to [`BmError::Io`].
 pub fn read_text(path: &std::path::Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| BmError::Io { path: path.display().to_string(), source: e })
+    std::fs::read_to_string(path).map_err(|e| BmError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
 }
 
 /// Writes a whole file, mapping I/O errors to [`BmError::Io`].
 pub fn write_text(path: &std::path::Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| BmError::Io { path: path.display().to_string(), source: e })
+    std::fs::write(path, text).map_err(|e| BmError::Io {
+        path: path.display().to_string(),
+        source: e,
+    })
 }
 
 #[cfg(test)]
@@ -414,7 +485,11 @@ mod tests {
         ];
         for (text, line, what) in cases {
             match parse_fg("bad.fg", text) {
-                Err(BmError::Parse { file, line: l, what: w }) => {
+                Err(BmError::Parse {
+                    file,
+                    line: l,
+                    what: w,
+                }) => {
                     assert_eq!(file, "bad.fg");
                     assert_eq!(l, *line, "{text:?}: {w}");
                     assert!(w.contains(what), "{w} should mention {what}");

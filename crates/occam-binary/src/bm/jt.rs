@@ -46,8 +46,12 @@ fn lse(xs: impl Iterator<Item = f64>) -> f64 {
 /// Min-fill elimination order on the graph of nonzero weights.
 pub fn min_fill_order(bm: &BoltzmannMachine) -> Vec<usize> {
     let n = bm.n();
-    let mut adj: Vec<Vec<bool>> = (0..n).map(|i| (0..n).map(|j| i != j && bm.w(i, j) != 0.0).collect()).collect();
-    let mut nbrs: Vec<Vec<usize>> = (0..n).map(|i| (0..n).filter(|&j| adj[i][j]).collect()).collect();
+    let mut adj: Vec<Vec<bool>> = (0..n)
+        .map(|i| (0..n).map(|j| i != j && bm.w(i, j) != 0.0).collect())
+        .collect();
+    let mut nbrs: Vec<Vec<usize>> = (0..n)
+        .map(|i| (0..n).filter(|&j| adj[i][j]).collect())
+        .collect();
     let mut alive = vec![true; n];
     let mut order = Vec::with_capacity(n);
     for _ in 0..n {
@@ -96,7 +100,9 @@ fn sub_index(idx: usize, pos: &[usize]) -> usize {
 
 /// Positions in `of` of each variable of `sub` (all must be present).
 fn positions(sub: &[usize], of: &[usize]) -> Vec<usize> {
-    sub.iter().map(|v| of.iter().position(|u| u == v).expect("separator ⊆ clique")).collect()
+    sub.iter()
+        .map(|v| of.iter().position(|u| u == v).expect("separator ⊆ clique"))
+        .collect()
 }
 
 /// Sums out everything but `keep` (given as positions) from a log table.
@@ -131,7 +137,9 @@ pub fn junction_tree(bm: &BoltzmannMachine) -> Result<JunctionTreeResult> {
         rank[v] = r;
     }
     // Elimination cliques.
-    let mut adj: Vec<Vec<bool>> = (0..n).map(|i| (0..n).map(|j| i != j && bm.w(i, j) != 0.0).collect()).collect();
+    let mut adj: Vec<Vec<bool>> = (0..n)
+        .map(|i| (0..n).map(|j| i != j && bm.w(i, j) != 0.0).collect())
+        .collect();
     let mut cliques: Vec<Clique> = Vec::with_capacity(n);
     let mut max_clique = 0;
     for &v in &order {
@@ -147,11 +155,18 @@ pub fn junction_tree(bm: &BoltzmannMachine) -> Result<JunctionTreeResult> {
         let mut vars = vec![v];
         vars.extend_from_slice(&nb);
         if vars.len() > MAX_CLIQUE {
-            return Err(BmError::TooManyUnits { units: vars.len(), max: MAX_CLIQUE });
+            return Err(BmError::TooManyUnits {
+                units: vars.len(),
+                max: MAX_CLIQUE,
+            });
         }
         max_clique = max_clique.max(vars.len());
         let parent = nb.first().map(|&u| rank[u]);
-        cliques.push(Clique { table: vec![0.0; 1 << vars.len()], vars, parent });
+        cliques.push(Clique {
+            table: vec![0.0; 1 << vars.len()],
+            vars,
+            parent,
+        });
     }
     // Potentials.
     let h = bm.thresholds();
@@ -226,13 +241,20 @@ pub fn junction_tree(bm: &BoltzmannMachine) -> Result<JunctionTreeResult> {
             if bm.w(v, u) != 0.0 {
                 let pair = marginalise(&cl.table, &[0, b]);
                 // index bit0 = s_v, bit1 = s_u; s_v s_u = +1 on 00 and 11
-                let c = (pair[0] - z).exp() + (pair[3] - z).exp() - (pair[1] - z).exp() - (pair[2] - z).exp();
+                let c = (pair[0] - z).exp() + (pair[3] - z).exp()
+                    - (pair[1] - z).exp()
+                    - (pair[2] - z).exp();
                 edges.push((v.min(u), v.max(u), c));
             }
         }
     }
-    edges.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-    Ok(JunctionTreeResult { log_z, means, edge_correlations: edges, max_clique })
+    edges.sort_by_key(|e| (e.0, e.1));
+    Ok(JunctionTreeResult {
+        log_z,
+        means,
+        edge_correlations: edges,
+        max_clique,
+    })
 }
 
 /// An L×L grid Ising model with couplings and thresholds from a seeded uniform draw in
@@ -245,9 +267,12 @@ pub fn grid(l: usize, w_scale: f64, h_scale: f64, seed: u64) -> Result<Boltzmann
     for r in 0..l {
         for c in 0..l {
             let i = r * l + c;
-            for j in [if c + 1 < l { Some(i + 1) } else { None }, if r + 1 < l { Some(i + l) } else { None }]
-                .into_iter()
-                .flatten()
+            for j in [
+                if c + 1 < l { Some(i + 1) } else { None },
+                if r + 1 < l { Some(i + l) } else { None },
+            ]
+            .into_iter()
+            .flatten()
             {
                 let v = rng.random_range(-w_scale..=w_scale);
                 w[i * n + j] = v;
@@ -255,7 +280,9 @@ pub fn grid(l: usize, w_scale: f64, h_scale: f64, seed: u64) -> Result<Boltzmann
             }
         }
     }
-    let h = (0..n).map(|_| rng.random_range(-h_scale..=h_scale)).collect();
+    let h = (0..n)
+        .map(|_| rng.random_range(-h_scale..=h_scale))
+        .collect();
     BoltzmannMachine::new(w, h, 0.0)
 }
 
@@ -270,7 +297,12 @@ mod tests {
             let bm = grid(4, 1.0, 0.5, seed).unwrap();
             let jt = junction_tree(&bm).unwrap();
             let ex = exact(&bm).unwrap();
-            assert!((jt.log_z - ex.log_z).abs() < 1e-10, "{} vs {}", jt.log_z, ex.log_z);
+            assert!(
+                (jt.log_z - ex.log_z).abs() < 1e-10,
+                "{} vs {}",
+                jt.log_z,
+                ex.log_z
+            );
             for i in 0..16 {
                 assert!((jt.means[i] - ex.means[i]).abs() < 1e-10);
             }
@@ -293,7 +325,11 @@ mod tests {
         let bm = grid(10, 0.5, 0.2, 1).unwrap();
         let jt = junction_tree(&bm).unwrap();
         // greedy min-fill is not optimal (the optimum is 11 on a 10×10 grid)
-        assert!(jt.max_clique <= 15, "min-fill clique too large: {}", jt.max_clique);
+        assert!(
+            jt.max_clique <= 15,
+            "min-fill clique too large: {}",
+            jt.max_clique
+        );
         assert!(jt.log_z.is_finite());
         // mean field is a lower bound on the exact value
         let mf = crate::bm::mf::mean_field(&bm, &Default::default()).unwrap();
@@ -304,8 +340,11 @@ mod tests {
         let col: Vec<usize> = (0..10).map(|r| r * 10 + 4).collect();
         let mut parts = Vec::with_capacity(1024);
         for s in 0..1024u32 {
-            let clamps: Vec<(usize, f64)> =
-                col.iter().enumerate().map(|(k, &u)| (u, if s >> k & 1 == 1 { 1.0 } else { -1.0 })).collect();
+            let clamps: Vec<(usize, f64)> = col
+                .iter()
+                .enumerate()
+                .map(|(k, &u)| (u, if s >> k & 1 == 1 { 1.0 } else { -1.0 }))
+                .collect();
             let (red, _) = bm.clamp(&clamps).unwrap();
             parts.push(junction_tree(&red).unwrap().log_z);
         }

@@ -134,20 +134,34 @@ fn mf_infer(bm: &BoltzmannMachine, m: &mut [f64], max_iters: usize, rel_tol: f64
 }
 
 fn check(data: &[Vec<f64>], o: &LearnOptions) -> Result<usize> {
-    let nv = data.first().map(|r| r.len()).ok_or_else(|| BmError::Data("no patterns".into()))?;
+    let nv = data
+        .first()
+        .map(|r| r.len())
+        .ok_or_else(|| BmError::Data("no patterns".into()))?;
     for (k, r) in data.iter().enumerate() {
         if r.len() != nv {
-            return Err(BmError::Data(format!("pattern {k} has {} values, expected {nv}", r.len())));
+            return Err(BmError::Data(format!(
+                "pattern {k} has {} values, expected {nv}",
+                r.len()
+            )));
         }
         if let Some(v) = r.iter().find(|v| **v != 1.0 && **v != -1.0) {
-            return Err(BmError::Data(format!("pattern {k} has value {v}, expected ±1")));
+            return Err(BmError::Data(format!(
+                "pattern {k} has value {v}, expected ±1"
+            )));
         }
     }
     if matches!(o.positive, Phase::Mixture { .. }) {
-        return Err(BmError::InvalidOption { option: "positive", why: "mixture Q⁺ is not supported".into() });
+        return Err(BmError::InvalidOption {
+            option: "positive",
+            why: "mixture Q⁺ is not supported".into(),
+        });
     }
     if let Phase::Mixture { components: 0 } = o.negative {
-        return Err(BmError::InvalidOption { option: "negative", why: "mixture needs ≥ 1 component".into() });
+        return Err(BmError::InvalidOption {
+            option: "negative",
+            why: "mixture needs ≥ 1 component".into(),
+        });
     }
     if o.negative_init == NegativeInit::FromPositive && o.negative != Phase::MeanField {
         return Err(BmError::InvalidOption {
@@ -156,7 +170,10 @@ fn check(data: &[Vec<f64>], o: &LearnOptions) -> Result<usize> {
         });
     }
     if !(o.learning_rate.is_finite() && o.learning_rate > 0.0) {
-        return Err(BmError::InvalidOption { option: "learning_rate", why: "must be > 0".into() });
+        return Err(BmError::InvalidOption {
+            option: "learning_rate",
+            why: "must be > 0".into(),
+        });
     }
     Ok(nv)
 }
@@ -183,13 +200,19 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
     let mut pos_state: Vec<Vec<f64>> = vec![vec![0.0; o.n_hidden]; data.len()];
     let mut neg_mf: Vec<f64> = (0..n).map(|_| 0.1 * normal.sample(&mut rng)).collect();
     let mut neg_mix = match o.negative {
-        Phase::Mixture { components } => Some(MixtureState::random(components, n, 0.1, o.seed ^ 0x5eed)),
+        Phase::Mixture { components } => {
+            Some(MixtureState::random(components, n, 0.1, o.seed ^ 0x5eed))
+        }
         _ => None,
     };
     let mut trace = Vec::with_capacity(o.iterations);
     for _ in 0..o.iterations {
         // Positive phase, averaged over patterns.
-        let mut pos = Stats { l: 0.0, mean: vec![0.0; n], corr: vec![0.0; n * n] };
+        let mut pos = Stats {
+            l: 0.0,
+            mean: vec![0.0; n],
+            corr: vec![0.0; n * n],
+        };
         let mut pos_full: Vec<Vec<f64>> = Vec::with_capacity(data.len());
         for (p, pat) in data.iter().enumerate() {
             let clamps: Vec<(usize, f64)> = pat.iter().copied().enumerate().collect();
@@ -200,7 +223,12 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
                 let e = exact(&red)?;
                 (e.log_z, e.means, e.correlations)
             } else {
-                let l = mf_infer(&red, &mut pos_state[p], o.inference_max_iters, o.inference_rel_tol);
+                let l = mf_infer(
+                    &red,
+                    &mut pos_state[p],
+                    o.inference_max_iters,
+                    o.inference_rel_tol,
+                );
                 let c = product_corr(&pos_state[p]);
                 (l, pos_state[p].clone(), c)
             };
@@ -209,7 +237,11 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
             for i in 0..n {
                 pos.mean[i] += s[i];
                 for j in 0..n {
-                    let c = if i >= nv && j >= nv { hc[(i - nv) * o.n_hidden + (j - nv)] } else { s[i] * s[j] };
+                    let c = if i >= nv && j >= nv {
+                        hc[(i - nv) * o.n_hidden + (j - nv)]
+                    } else {
+                        s[i] * s[j]
+                    };
                     pos.corr[i * n + j] += c;
                 }
             }
@@ -220,15 +252,27 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
         let neg = match o.negative {
             Phase::Exact => {
                 let e = exact(&bm)?;
-                Stats { l: e.log_z, mean: e.means, corr: e.correlations }
+                Stats {
+                    l: e.log_z,
+                    mean: e.means,
+                    corr: e.correlations,
+                }
             }
             Phase::MeanField => match o.negative_init {
                 NegativeInit::Previous => {
                     let l = mf_infer(&bm, &mut neg_mf, o.inference_max_iters, o.inference_rel_tol);
-                    Stats { l, mean: neg_mf.clone(), corr: product_corr(&neg_mf) }
+                    Stats {
+                        l,
+                        mean: neg_mf.clone(),
+                        corr: product_corr(&neg_mf),
+                    }
                 }
                 NegativeInit::FromPositive => {
-                    let mut acc = Stats { l: 0.0, mean: vec![0.0; n], corr: vec![0.0; n * n] };
+                    let mut acc = Stats {
+                        l: 0.0,
+                        mean: vec![0.0; n],
+                        corr: vec![0.0; n * n],
+                    };
                     for s in &pos_full {
                         let mut m = s.iter().map(|v| v.clamp(-0.999, 0.999)).collect::<Vec<_>>();
                         acc.l += mf_infer(&bm, &mut m, o.inference_max_iters, o.inference_rel_tol);
@@ -256,7 +300,11 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
                         break;
                     }
                 }
-                Stats { l: prev, mean: st.means(), corr: st.correlations() }
+                Stats {
+                    l: prev,
+                    mean: st.means(),
+                    corr: st.correlations(),
+                }
             }
         };
         let k = data.len() as f64;
@@ -276,7 +324,11 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
                 upper.push(bm.w(i, j));
             }
         }
-        trace.push(LearnStep { thresholds: bm.thresholds().to_vec(), weights: upper, objective: pos.l / k - neg.l });
+        trace.push(LearnStep {
+            thresholds: bm.thresholds().to_vec(),
+            weights: upper,
+            objective: pos.l / k - neg.l,
+        });
     }
     Ok(LearnResult { model: bm, trace })
 }
@@ -288,6 +340,20 @@ pub fn toy_data() -> Vec<Vec<f64>> {
 }
 
 /// Lawrence's toy run with the given Q⁻ (lr 0.25, init N(0, 0.1²), ≤ 20 inference iterations, 0.01%).
-pub fn toy_run(negative: Phase, negative_init: NegativeInit, iterations: usize, seed: u64) -> Result<LearnResult> {
-    learn(&toy_data(), &LearnOptions { negative, negative_init, iterations, seed, ..Default::default() })
+pub fn toy_run(
+    negative: Phase,
+    negative_init: NegativeInit,
+    iterations: usize,
+    seed: u64,
+) -> Result<LearnResult> {
+    learn(
+        &toy_data(),
+        &LearnOptions {
+            negative,
+            negative_init,
+            iterations,
+            seed,
+            ..Default::default()
+        },
+    )
 }

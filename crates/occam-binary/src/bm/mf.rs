@@ -95,18 +95,30 @@ pub fn mf_sweep(bm: &BoltzmannMachine, m: &mut [f64], beta: f64, damping: f64) -
 }
 
 fn check_opts(o: &MeanFieldOptions, n: usize) -> Result<()> {
-    if !(o.damping > 0.0 && o.damping <= 1.0) {
-        return Err(BmError::InvalidOption { option: "damping", why: format!("must be in (0, 1], got {}", o.damping) });
+    if o.damping.is_nan() || o.damping <= 0.0 || o.damping > 1.0 {
+        return Err(BmError::InvalidOption {
+            option: "damping",
+            why: format!("must be in (0, 1], got {}", o.damping),
+        });
     }
     if o.restarts == 0 {
-        return Err(BmError::InvalidOption { option: "restarts", why: "must be ≥ 1".into() });
+        return Err(BmError::InvalidOption {
+            option: "restarts",
+            why: "must be ≥ 1".into(),
+        });
     }
     if o.schedule.iter().any(|t| !(t.is_finite() && *t > 0.0)) {
-        return Err(BmError::InvalidOption { option: "schedule", why: "temperatures must be finite and > 0".into() });
+        return Err(BmError::InvalidOption {
+            option: "schedule",
+            why: "temperatures must be finite and > 0".into(),
+        });
     }
     if let Some(i) = &o.init {
-        if i.len() != n || i.iter().any(|x| !(x.abs() <= 1.0)) {
-            return Err(BmError::InvalidOption { option: "init", why: format!("need {n} values in [−1, 1]") });
+        if i.len() != n || i.iter().any(|x| x.is_nan() || x.abs() > 1.0) {
+            return Err(BmError::InvalidOption {
+                option: "init",
+                why: format!("need {n} values in [−1, 1]"),
+            });
         }
     }
     Ok(())
@@ -141,10 +153,17 @@ pub fn mean_field(bm: &BoltzmannMachine, o: &MeanFieldOptions) -> Result<MeanFie
         };
         let (converged, sweeps) = mf_solve_from(bm, &mut m, o);
         let b = mf_bound(bm, &m);
-        if best.as_ref().is_none_or(|x| b > x.log_z) {
+        if best.as_ref().map_or(true, |x| b > x.log_z) {
             let mut f = vec![0.0; n];
             bm.fields(&m, &mut f);
-            best = Some(MeanFieldResult { log_z: b, quality: Quality::LowerBound, means: m, fields: f, converged, sweeps });
+            best = Some(MeanFieldResult {
+                log_z: b,
+                quality: Quality::LowerBound,
+                means: m,
+                fields: f,
+                converged,
+                sweeps,
+            });
         }
     }
     Ok(best.expect("restarts ≥ 1"))
@@ -201,9 +220,15 @@ mod tests {
     #[test]
     fn bad_options_rejected() {
         let b = bm(3, 0.1);
-        let o = MeanFieldOptions { damping: 0.0, ..Default::default() };
+        let o = MeanFieldOptions {
+            damping: 0.0,
+            ..Default::default()
+        };
         assert!(mean_field(&b, &o).is_err());
-        let o = MeanFieldOptions { init: Some(vec![0.0; 2]), ..Default::default() };
+        let o = MeanFieldOptions {
+            init: Some(vec![0.0; 2]),
+            ..Default::default()
+        };
         assert!(mean_field(&b, &o).is_err());
     }
 }

@@ -49,7 +49,9 @@ impl MixtureState {
     /// Lawrence's initialisation (digest §9.3): x ~ U(−spread, spread), R = 1, λ = 1, Q(m) = 1/M.
     pub fn random(m: usize, n: usize, spread: f64, seed: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let x = (0..m * n).map(|_| rng.random_range(-spread..=spread)).collect();
+        let x = (0..m * n)
+            .map(|_| rng.random_range(-spread..=spread))
+            .collect();
         Self::from_means(m, n, x)
     }
 
@@ -75,7 +77,8 @@ impl MixtureState {
     fn fac(&self, a: usize, b: usize, i: usize) -> f64 {
         let n = self.n;
         let xb = self.x[b * n + i];
-        (self.r_plus[a * n + i] * 0.5 * (1.0 + xb) + self.r_minus[a * n + i] * 0.5 * (1.0 - xb)).ln()
+        (self.r_plus[a * n + i] * 0.5 * (1.0 + xb) + self.r_minus[a * n + i] * 0.5 * (1.0 - xb))
+            .ln()
     }
 
     /// Recomputes the cached ln π tables.
@@ -99,7 +102,8 @@ impl MixtureState {
         (0..n)
             .map(|i| {
                 let x = self.x[a * n + i];
-                0.5 * (1.0 + x) * self.r_plus[a * n + i].ln() + 0.5 * (1.0 - x) * self.r_minus[a * n + i].ln()
+                0.5 * (1.0 + x) * self.r_plus[a * n + i].ln()
+                    + 0.5 * (1.0 - x) * self.r_minus[a * n + i].ln()
             })
             .sum()
     }
@@ -115,7 +119,9 @@ impl MixtureState {
         for a in 0..m {
             let qa = self.q[a];
             if qa > 0.0 {
-                l += qa * (self.component_bound(bm, a) + self.mean_ln_r(a) - qa.ln() + self.lambda[a].ln());
+                l += qa
+                    * (self.component_bound(bm, a) + self.mean_ln_r(a) - qa.ln()
+                        + self.lambda[a].ln());
             }
             let mut s = 0.0;
             for b in 0..m {
@@ -140,9 +146,11 @@ impl MixtureState {
                 let mut rep = 0.0;
                 for c in 0..m {
                     let pik = (self.logpi[c * m + a] - self.logfac[(c * m + a) * n + k]).exp();
-                    rep += self.lambda[c] * pik * (self.r_plus[c * n + k] - self.r_minus[c * n + k]);
+                    rep +=
+                        self.lambda[c] * pik * (self.r_plus[c * n + k] - self.r_minus[c * n + k]);
                 }
-                let e = field + 0.5 * (self.r_plus[a * n + k] / self.r_minus[a * n + k]).ln() - 0.5 * rep;
+                let e = field + 0.5 * (self.r_plus[a * n + k] / self.r_minus[a * n + k]).ln()
+                    - 0.5 * rep;
                 self.x[a * n + k] = e.tanh().clamp(-XMAX, XMAX);
                 for c in 0..m {
                     let idx = (c * m + a) * n + k;
@@ -189,7 +197,9 @@ impl MixtureState {
     pub fn update_lambda(&mut self) {
         let m = self.m;
         for a in 0..m {
-            let s: f64 = (0..m).map(|b| self.q[b] * self.logpi[a * m + b].exp()).sum();
+            let s: f64 = (0..m)
+                .map(|b| self.q[b] * self.logpi[a * m + b].exp())
+                .sum();
             self.lambda[a] = self.q[a] / s;
         }
     }
@@ -202,7 +212,9 @@ impl MixtureState {
             if self.lambda[a] <= 0.0 {
                 continue;
             }
-            let rep: f64 = (0..m).map(|k| self.lambda[k] * self.logpi[k * m + a].exp()).sum();
+            let rep: f64 = (0..m)
+                .map(|k| self.lambda[k] * self.logpi[k * m + a].exp())
+                .sum();
             a_m[a] = self.component_bound(bm, a) + self.mean_ln_r(a) - rep + self.lambda[a].ln();
         }
         let mx = a_m.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -223,7 +235,9 @@ impl MixtureState {
     /// Mixture means Σ_m Q(m) x_m.
     pub fn means(&self) -> Vec<f64> {
         let n = self.n;
-        (0..n).map(|i| (0..self.m).map(|a| self.q[a] * self.x[a * n + i]).sum()).collect()
+        (0..n)
+            .map(|i| (0..self.m).map(|a| self.q[a] * self.x[a * n + i]).sum())
+            .collect()
     }
 
     /// Mixture correlations Σ_m Q(m) x_mi x_mj (i ≠ j), diagonal 1 (Lawrence (4.25)–(4.26)).
@@ -246,7 +260,9 @@ impl MixtureState {
 
     /// The mixture entropy lower bound's mutual-information part 𝓘 (for tests and reports).
     pub fn info_bound(&self, bm: &BoltzmannMachine) -> f64 {
-        let mf: f64 = (0..self.m).map(|a| self.q[a] * self.component_bound(bm, a)).sum();
+        let mf: f64 = (0..self.m)
+            .map(|a| self.q[a] * self.component_bound(bm, a))
+            .sum();
         self.bound(bm) - mf
     }
 }
@@ -308,7 +324,12 @@ pub struct MixtureResult {
 }
 
 /// Runs rounds at the model's temperature until the improvement is below `tol`; returns the trace.
-pub fn run_to_convergence(st: &mut MixtureState, bm: &BoltzmannMachine, max_rounds: usize, tol: f64) -> Vec<f64> {
+pub fn run_to_convergence(
+    st: &mut MixtureState,
+    bm: &BoltzmannMachine,
+    max_rounds: usize,
+    tol: f64,
+) -> Vec<f64> {
     let mut trace = vec![st.bound(bm)];
     for _ in 0..max_rounds {
         st.round(bm);
@@ -328,10 +349,16 @@ pub fn run_to_convergence(st: &mut MixtureState, bm: &BoltzmannMachine, max_roun
 /// is never below the mean-field bound it starts from, and its T = 1 trace is non-decreasing.
 pub fn mixture(bm: &BoltzmannMachine, o: &MixtureOptions) -> Result<MixtureResult> {
     if o.components == 0 {
-        return Err(BmError::InvalidOption { option: "components", why: "must be ≥ 1".into() });
+        return Err(BmError::InvalidOption {
+            option: "components",
+            why: "must be ≥ 1".into(),
+        });
     }
     if o.schedule.iter().any(|t| !(t.is_finite() && *t > 0.0)) {
-        return Err(BmError::InvalidOption { option: "schedule", why: "temperatures must be finite and > 0".into() });
+        return Err(BmError::InvalidOption {
+            option: "schedule",
+            why: "temperatures must be finite and > 0".into(),
+        });
     }
     let n = bm.n();
     let mf = mean_field(bm, &o.mean_field)?;
@@ -349,7 +376,11 @@ pub fn mixture(bm: &BoltzmannMachine, o: &MixtureOptions) -> Result<MixtureResul
         st.refresh();
         let trace = run_to_convergence(&mut st, bm, o.max_rounds, o.tol);
         let fin = *trace.last().expect("non-empty");
-        if fin >= start && best.as_ref().is_none_or(|(_, t)| fin > *t.last().expect("non-empty")) {
+        if fin >= start
+            && best
+                .as_ref()
+                .map_or(true, |(_, t)| fin > *t.last().expect("non-empty"))
+        {
             best = Some((st, trace));
         }
     }
@@ -369,7 +400,10 @@ pub fn mixture(bm: &BoltzmannMachine, o: &MixtureOptions) -> Result<MixtureResul
 
 /// Entropy of component a (for diagnostics).
 pub fn component_entropy(st: &MixtureState, a: usize) -> f64 {
-    st.x[a * st.n..(a + 1) * st.n].iter().map(|x| entropy_pm(*x)).sum()
+    st.x[a * st.n..(a + 1) * st.n]
+        .iter()
+        .map(|x| entropy_pm(*x))
+        .sum()
 }
 
 #[cfg(test)]
@@ -439,7 +473,14 @@ mod tests {
             let bm = u_net(10, 100 + s);
             let lz = exact(&bm).unwrap().log_z;
             for (k, &mc) in [1usize, 2, 5].iter().enumerate() {
-                let r = mixture(&bm, &MixtureOptions { components: mc, ..Default::default() }).unwrap();
+                let r = mixture(
+                    &bm,
+                    &MixtureOptions {
+                        components: mc,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
                 assert!(r.log_z <= lz + 1e-12);
                 assert!(r.log_z >= r.mean_field_log_z - 1e-12);
                 for w in r.trace.windows(2) {

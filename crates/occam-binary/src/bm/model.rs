@@ -34,7 +34,9 @@ impl BoltzmannMachine {
         }
         for (i, hi) in h.iter().enumerate() {
             if !hi.is_finite() {
-                return Err(BmError::InvalidModel(format!("threshold {i} is not finite")));
+                return Err(BmError::InvalidModel(format!(
+                    "threshold {i} is not finite"
+                )));
             }
         }
         for i in 0..n {
@@ -47,7 +49,9 @@ impl BoltzmannMachine {
             for j in 0..i {
                 let (a, b) = (w[i * n + j], w[j * n + i]);
                 if !a.is_finite() || !b.is_finite() {
-                    return Err(BmError::InvalidModel(format!("weight w[{i}][{j}] is not finite")));
+                    return Err(BmError::InvalidModel(format!(
+                        "weight w[{i}][{j}] is not finite"
+                    )));
                 }
                 if (a - b).abs() > 1e-12 * (1.0 + a.abs().max(b.abs())) {
                     return Err(BmError::InvalidModel(format!(
@@ -63,7 +67,12 @@ impl BoltzmannMachine {
 
     /// A model with no units (log Z = offset).
     pub fn empty(offset: f64) -> Self {
-        Self { n: 0, w: Vec::new(), h: Vec::new(), offset }
+        Self {
+            n: 0,
+            w: Vec::new(),
+            h: Vec::new(),
+            offset,
+        }
     }
 
     fn symmetrize(&mut self) {
@@ -162,13 +171,19 @@ impl BoltzmannMachine {
         let mut is_clamped = vec![false; n];
         for &(i, v) in clamps {
             if i >= n {
-                return Err(BmError::Data(format!("clamped unit {i} out of range 0..{n}")));
+                return Err(BmError::Data(format!(
+                    "clamped unit {i} out of range 0..{n}"
+                )));
             }
             if v != 1.0 && v != -1.0 {
-                return Err(BmError::Data(format!("clamped unit {i} has value {v}, expected ±1")));
+                return Err(BmError::Data(format!(
+                    "clamped unit {i} has value {v}, expected ±1"
+                )));
             }
             if is_clamped[i] && val[i] != v {
-                return Err(BmError::Data(format!("unit {i} clamped twice to different values")));
+                return Err(BmError::Data(format!(
+                    "unit {i} clamped twice to different values"
+                )));
             }
             is_clamped[i] = true;
             val[i] = v;
@@ -200,7 +215,15 @@ impl BoltzmannMachine {
                 }
             }
         }
-        Ok((Self { n: nf, w, h, offset: c }, free))
+        Ok((
+            Self {
+                n: nf,
+                w,
+                h,
+                offset: c,
+            },
+            free,
+        ))
     }
 }
 

@@ -14,7 +14,13 @@ pub struct LbfgsResult {
 }
 
 /// Maximises f over x in place. `fg(x, grad) -> f(x)` must fill the gradient.
-pub fn lbfgs_maximize<F>(x: &mut [f64], mut fg: F, max_iter: usize, gtol: f64, memory: usize) -> LbfgsResult
+pub fn lbfgs_maximize<F>(
+    x: &mut [f64],
+    mut fg: F,
+    max_iter: usize,
+    gtol: f64,
+    memory: usize,
+) -> LbfgsResult
 where
     F: FnMut(&[f64], &mut [f64]) -> f64,
 {
@@ -29,7 +35,11 @@ where
     let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
     for it in 0..max_iter {
         if !f.is_finite() || norm(&g) <= gtol * (1.0 + f.abs()) {
-            return LbfgsResult { value: f, iterations: it, converged: f.is_finite() };
+            return LbfgsResult {
+                value: f,
+                iterations: it,
+                converged: f.is_finite(),
+            };
         }
         // Two-loop recursion on the ascent direction (we minimise −f).
         d.iter_mut().zip(&g).for_each(|(d, g)| *d = *g);
@@ -88,17 +98,29 @@ where
                 f = fnew;
                 accepted = true;
                 if (f - prev).abs() <= 1e-15 * (1.0 + f.abs()) {
-                    return LbfgsResult { value: f, iterations: it + 1, converged: true };
+                    return LbfgsResult {
+                        value: f,
+                        iterations: it + 1,
+                        converged: true,
+                    };
                 }
                 break;
             }
             step *= 0.5;
         }
         if !accepted {
-            return LbfgsResult { value: f, iterations: it, converged: false };
+            return LbfgsResult {
+                value: f,
+                iterations: it,
+                converged: false,
+            };
         }
     }
-    LbfgsResult { value: f, iterations: max_iter, converged: false }
+    LbfgsResult {
+        value: f,
+        iterations: max_iter,
+        converged: false,
+    }
 }
 
 #[inline]
@@ -130,7 +152,9 @@ mod tests {
             7,
         );
         assert!(r.converged);
-        assert!((x[0] - 1.0).abs() < 1e-6 && (x[1] + 0.5).abs() < 1e-6 && (x[2] - 2.0).abs() < 1e-6);
+        assert!(
+            (x[0] - 1.0).abs() < 1e-6 && (x[1] + 0.5).abs() < 1e-6 && (x[2] - 2.0).abs() < 1e-6
+        );
         let mut y = vec![-1.2, 1.0];
         lbfgs_maximize(
             &mut y,
@@ -144,6 +168,9 @@ mod tests {
             1e-12,
             7,
         );
-        assert!((y[0] - 1.0).abs() < 1e-5 && (y[1] - 1.0).abs() < 1e-5, "{y:?}");
+        assert!(
+            (y[0] - 1.0).abs() < 1e-5 && (y[1] - 1.0).abs() < 1e-5,
+            "{y:?}"
+        );
     }
 }

@@ -21,7 +21,10 @@ use super::third_order::{third_order_from, ThirdOrderOptions};
 /// Draws one SK network (module doc), deterministic in `seed`.
 pub fn sk_network(n: usize, sigma1: f64, sigma2: f64, seed: u64) -> Result<BoltzmannMachine> {
     if !(sigma1 >= 0.0 && sigma2 >= 0.0 && sigma1.is_finite() && sigma2.is_finite()) {
-        return Err(BmError::InvalidOption { option: "sigma", why: "σ₁, σ₂ must be finite and ≥ 0".into() });
+        return Err(BmError::InvalidOption {
+            option: "sigma",
+            why: "σ₁, σ₂ must be finite and ≥ 0".into(),
+        });
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let nw = Normal::new(0.0, sigma2 / (n as f64).sqrt()).expect("valid normal");
@@ -57,7 +60,14 @@ pub struct SkOptions {
 
 impl Default for SkOptions {
     fn default() -> Self {
-        Self { n: 20, sigma1: 0.1, sigma2: vec![0.25, 0.5, 0.75, 1.0, 1.5, 2.0], networks: 20, seed: 1, with_tap: true }
+        Self {
+            n: 20,
+            sigma1: 0.1,
+            sigma2: vec![0.25, 0.5, 0.75, 1.0, 1.5, 2.0],
+            networks: 20,
+            seed: 1,
+            with_tap: true,
+        }
     }
 }
 
@@ -128,7 +138,10 @@ fn eta(bx: f64, by: f64, lz: f64) -> f64 {
 /// Runs the SK reproduction (Leisink & Kappen Fig. 4, digest §6.1).
 pub fn sk_reproduction(o: &SkOptions) -> Result<SkReport> {
     if o.networks == 0 {
-        return Err(BmError::InvalidOption { option: "networks", why: "must be ≥ 1".into() });
+        return Err(BmError::InvalidOption {
+            option: "networks",
+            why: "must be ≥ 1".into(),
+        });
     }
     let mut rows = Vec::new();
     let mut nets = Vec::new();
@@ -140,11 +153,35 @@ pub fn sk_reproduction(o: &SkOptions) -> Result<SkReport> {
             let seed = o.seed + 1000 * s as u64 + k as u64;
             let bm = sk_network(o.n, o.sigma1, sigma2, seed)?;
             let lz = exact_log_z(&bm)?;
-            let mfo = MeanFieldOptions { seed, ..Default::default() };
+            let mfo = MeanFieldOptions {
+                seed,
+                ..Default::default()
+            };
             let mf = mean_field(&bm, &mfo)?;
-            let tm = third_order_from(&bm, &mf.fields, mf.log_z, &ThirdOrderOptions { optimise: false, ..Default::default() });
+            let tm = third_order_from(
+                &bm,
+                &mf.fields,
+                mf.log_z,
+                &ThirdOrderOptions {
+                    optimise: false,
+                    ..Default::default()
+                },
+            );
             let to = third_order_from(&bm, &mf.fields, mf.log_z, &ThirdOrderOptions::default());
-            let tp = if o.with_tap { Some(tap(&bm, &TapOptions { mean_field: mfo, ..Default::default() })?.log_z) } else { None };
+            let tp = if o.with_tap {
+                Some(
+                    tap(
+                        &bm,
+                        &TapOptions {
+                            mean_field: mfo,
+                            ..Default::default()
+                        },
+                    )?
+                    .log_z,
+                )
+            } else {
+                None
+            };
             ordered &= mf.log_z <= tm.log_z && tm.log_z <= to.log_z && to.log_z <= lz;
             let rec = SkNetwork {
                 sigma2,
@@ -177,5 +214,9 @@ pub fn sk_reproduction(o: &SkOptions) -> Result<SkReport> {
             ordered,
         });
     }
-    Ok(SkReport { options: o.clone(), rows, networks: nets })
+    Ok(SkReport {
+        options: o.clone(),
+        rows,
+        networks: nets,
+    })
 }

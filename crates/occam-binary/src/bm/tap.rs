@@ -27,7 +27,12 @@ pub struct TapOptions {
 
 impl Default for TapOptions {
     fn default() -> Self {
-        Self { mean_field: MeanFieldOptions::default(), damping: 0.5, max_sweeps: 5000, tol: 1e-12 }
+        Self {
+            mean_field: MeanFieldOptions::default(),
+            damping: 0.5,
+            max_sweeps: 5000,
+            tol: 1e-12,
+        }
     }
 }
 
@@ -74,7 +79,11 @@ pub fn tap(bm: &BoltzmannMachine, o: &TapOptions) -> Result<TapResult> {
         let mut delta: f64 = 0.0;
         for k in 0..n {
             let row = &w[k * n..(k + 1) * n];
-            let react: f64 = row.iter().zip(&m).map(|(x, mj)| x * x * (1.0 - mj * mj)).sum();
+            let react: f64 = row
+                .iter()
+                .zip(&m)
+                .map(|(x, mj)| x * x * (1.0 - mj * mj))
+                .sum();
             let target = (h[k] + dot(row, &m) - m[k] * react).tanh();
             let new = (1.0 - o.damping) * m[k] + o.damping * target;
             delta = delta.max((new - m[k]).abs());
@@ -88,7 +97,13 @@ pub fn tap(bm: &BoltzmannMachine, o: &TapOptions) -> Result<TapResult> {
             break;
         }
     }
-    Ok(TapResult { log_z: tap_value(bm, &m), quality: Quality::Approximation, means: m, converged, sweeps })
+    Ok(TapResult {
+        log_z: tap_value(bm, &m),
+        quality: Quality::Approximation,
+        means: m,
+        converged,
+        sweeps,
+    })
 }
 
 #[cfg(test)]

@@ -111,8 +111,25 @@ fn work(bm: &BoltzmannMachine, mu: &[f64]) -> (Work, ThirdOrderParts) {
         t += -alpha[i].powi(3) * u[i] / 3.0 + 0.5 * a[i] * wa - alpha[i] * u[i] * w2v[i];
     }
     let (lambda0, corr) = correction(p, t);
-    let parts = ThirdOrderParts { log_z_mu, half_var: p, neg_third: t, lambda0, bound: log_z_mu + corr };
-    (Work { m, v, u, alpha, a, w2v, m2 }, parts)
+    let parts = ThirdOrderParts {
+        log_z_mu,
+        half_var: p,
+        neg_third: t,
+        lambda0,
+        bound: log_z_mu + corr,
+    };
+    (
+        Work {
+            m,
+            v,
+            u,
+            alpha,
+            a,
+            w2v,
+            m2,
+        },
+        parts,
+    )
 }
 
 /// (λ0, ln(1 + e^{λ0} P)); zero correction when P vanishes.
@@ -122,7 +139,11 @@ fn correction(p: f64, t: f64) -> (f64, f64) {
     }
     let lambda = t / p;
     let x = lambda + p.ln();
-    let c = if x > 0.0 { x + (-x).exp().ln_1p() } else { x.exp().ln_1p() };
+    let c = if x > 0.0 {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
+    };
     (lambda, c)
 }
 
@@ -141,7 +162,11 @@ pub fn third_order_bound(bm: &BoltzmannMachine, mu: &[f64]) -> ThirdOrderParts {
 }
 
 /// Partial derivatives of the correction with respect to m (explicit) and α, scaled by κ.
-fn correction_partials(bm: &BoltzmannMachine, wk: &Work, pr: &ThirdOrderParts) -> (Vec<f64>, Vec<f64>) {
+fn correction_partials(
+    bm: &BoltzmannMachine,
+    wk: &Work,
+    pr: &ThirdOrderParts,
+) -> (Vec<f64>, Vec<f64>) {
     let n = bm.n();
     let w = bm.weights();
     let kap = kappa(pr.half_var, pr.lambda0);
@@ -165,7 +190,9 @@ fn correction_partials(bm: &BoltzmannMachine, wk: &Work, pr: &ThirdOrderParts) -
         let c3 = 1.0 - 3.0 * m[k] * m[k];
         let dp_m = -m[k] * (wk.w2v[k] + al[k] * al[k]);
         let dp_a = al[k] * v[k];
-        let dt_m = -m[k] * dk + 2.0 / 3.0 * w3u * c3 - al[k].powi(3) * c3 / 3.0 - 2.0 * m[k] * al[k] * wa
+        let dt_m = -m[k] * dk + 2.0 / 3.0 * w3u * c3
+            - al[k].powi(3) * c3 / 3.0
+            - 2.0 * m[k] * al[k] * wa
             - al[k] * wk.w2v[k] * c3
             + 2.0 * m[k] * w2au;
         let dt_a = -al[k] * al[k] * u[k] + wa * v[k] - u[k] * wk.w2v[k];
@@ -234,7 +261,12 @@ pub struct ThirdOrderOptions {
 
 impl Default for ThirdOrderOptions {
     fn default() -> Self {
-        Self { mean_field: MeanFieldOptions::default(), optimise: true, max_iter: 500, gtol: 1e-10 }
+        Self {
+            mean_field: MeanFieldOptions::default(),
+            optimise: true,
+            max_iter: 500,
+            gtol: 1e-10,
+        }
     }
 }
 
@@ -268,12 +300,23 @@ pub fn third_order(bm: &BoltzmannMachine, o: &ThirdOrderOptions) -> Result<Third
 }
 
 /// Third order from a given starting μ (e.g. the mean-field fields).
-pub fn third_order_from(bm: &BoltzmannMachine, mu0: &[f64], mf_log_z: f64, o: &ThirdOrderOptions) -> ThirdOrderResult {
+pub fn third_order_from(
+    bm: &BoltzmannMachine,
+    mu0: &[f64],
+    mf_log_z: f64,
+    o: &ThirdOrderOptions,
+) -> ThirdOrderResult {
     let n = bm.n();
     let mut mu = mu0.to_vec();
     let (mut iterations, mut converged) = (0, true);
     if o.optimise && n > 0 {
-        let r = lbfgs_maximize(&mut mu, |x, g| third_order_grad_mu(bm, x, g), o.max_iter, o.gtol, 10);
+        let r = lbfgs_maximize(
+            &mut mu,
+            |x, g| third_order_grad_mu(bm, x, g),
+            o.max_iter,
+            o.gtol,
+            10,
+        );
         iterations = r.iterations;
         converged = r.converged;
     }
@@ -322,7 +365,9 @@ mod tests {
     }
 
     fn pm(s: u64, n: usize) -> Vec<f64> {
-        (0..n).map(|i| if s >> i & 1 == 1 { 1.0 } else { -1.0 }).collect()
+        (0..n)
+            .map(|i| if s >> i & 1 == 1 { 1.0 } else { -1.0 })
+            .collect()
     }
 
     /// (55)–(58) and (22) against brute-force moments of ΔE under P_μ at an arbitrary μ (α ≠ 0).
@@ -349,8 +394,18 @@ mod tests {
             d2 += p * de * de;
             d3 += p * de * de * de;
         }
-        assert!((pr.half_var - 0.5 * d2).abs() < 1e-12, "{} vs {}", pr.half_var, 0.5 * d2);
-        assert!((pr.neg_third + d3 / 6.0).abs() < 1e-12, "{} vs {}", pr.neg_third, -d3 / 6.0);
+        assert!(
+            (pr.half_var - 0.5 * d2).abs() < 1e-12,
+            "{} vs {}",
+            pr.half_var,
+            0.5 * d2
+        );
+        assert!(
+            (pr.neg_third + d3 / 6.0).abs() < 1e-12,
+            "{} vs {}",
+            pr.neg_third,
+            -d3 / 6.0
+        );
         assert!((pr.log_z_mu - (mu0 + lzmu)).abs() < 1e-12);
         // (20) directly with λ0 from (50a)
         let l0 = -d3 / (3.0 * d2);
@@ -365,7 +420,8 @@ mod tests {
             let x = pm(s, n);
             let mus = dot(&mu, &x) + mu0;
             let de = mus - bm.log_weight(&x);
-            z += mus.exp() * (1.0 - de + l0.exp() * ((1.0 - l0) / 2.0 * de * de - de * de * de / 6.0));
+            z += mus.exp()
+                * (1.0 - de + l0.exp() * ((1.0 - l0) / 2.0 * de * de - de * de * de / 6.0));
         }
         assert!((z.ln() - pr.bound).abs() < 1e-10);
     }
@@ -375,7 +431,9 @@ mod tests {
         for seed in 0..4 {
             let n = 6;
             let bm = rand_bm(n, seed, 1.2, 0.6);
-            let mu: Vec<f64> = (0..n).map(|i| ((i * 7 + seed as usize) % 5) as f64 * 0.4 - 0.8).collect();
+            let mu: Vec<f64> = (0..n)
+                .map(|i| ((i * 7 + seed as usize) % 5) as f64 * 0.4 - 0.8)
+                .collect();
             let mut g = vec![0.0; n];
             third_order_grad_mu(&bm, &mu, &mut g);
             let e = 1e-6;
@@ -384,8 +442,13 @@ mod tests {
                 let mut b = mu.clone();
                 a[k] += e;
                 b[k] -= e;
-                let fd = (third_order_bound(&bm, &a).bound - third_order_bound(&bm, &b).bound) / (2.0 * e);
-                assert!((fd - g[k]).abs() < 1e-6 * (1.0 + fd.abs()), "mu {k}: {fd} vs {}", g[k]);
+                let fd = (third_order_bound(&bm, &a).bound - third_order_bound(&bm, &b).bound)
+                    / (2.0 * e);
+                assert!(
+                    (fd - g[k]).abs() < 1e-6 * (1.0 + fd.abs()),
+                    "mu {k}: {fd} vs {}",
+                    g[k]
+                );
             }
             let (_, dh, dw) = third_order_grad_model(&bm, &mu);
             for i in 0..n {
@@ -393,16 +456,25 @@ mod tests {
                 let mut b = bm.clone();
                 a.thresholds_mut()[i] += e;
                 b.thresholds_mut()[i] -= e;
-                let fd = (third_order_bound(&a, &mu).bound - third_order_bound(&b, &mu).bound) / (2.0 * e);
-                assert!((fd - dh[i]).abs() < 1e-6 * (1.0 + fd.abs()), "h {i}: {fd} vs {}", dh[i]);
+                let fd = (third_order_bound(&a, &mu).bound - third_order_bound(&b, &mu).bound)
+                    / (2.0 * e);
+                assert!(
+                    (fd - dh[i]).abs() < 1e-6 * (1.0 + fd.abs()),
+                    "h {i}: {fd} vs {}",
+                    dh[i]
+                );
                 for j in 0..i {
                     let mut a = bm.clone();
                     let mut b = bm.clone();
                     a.set_pair(i, j, bm.w(i, j) + e);
                     b.set_pair(i, j, bm.w(i, j) - e);
-                    let fd = (third_order_bound(&a, &mu).bound - third_order_bound(&b, &mu).bound) / (2.0 * e);
+                    let fd = (third_order_bound(&a, &mu).bound - third_order_bound(&b, &mu).bound)
+                        / (2.0 * e);
                     let an = dw[i * n + j];
-                    assert!((fd - an).abs() < 1e-6 * (1.0 + fd.abs()), "w {i}{j}: {fd} vs {an}");
+                    assert!(
+                        (fd - an).abs() < 1e-6 * (1.0 + fd.abs()),
+                        "w {i}{j}: {fd} vs {an}"
+                    );
                 }
             }
         }
@@ -413,7 +485,14 @@ mod tests {
         let n = 10;
         let bm = rand_bm(n, 11, 0.5, 0.3);
         let lz = exact_log_z(&bm).unwrap();
-        let tm = third_order(&bm, &ThirdOrderOptions { optimise: false, ..Default::default() }).unwrap();
+        let tm = third_order(
+            &bm,
+            &ThirdOrderOptions {
+                optimise: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let to = third_order(&bm, &ThirdOrderOptions::default()).unwrap();
         assert!(tm.mean_field_log_z < tm.log_z);
         assert!(tm.log_z <= to.log_z + 1e-12);
@@ -431,13 +510,21 @@ mod tests {
                 }
             }
             let corr = b.bound - mf_bound(&small, m);
-            assert!((corr - tap).abs() < 2.0 * scale.powi(3) * (n * n) as f64, "{corr} vs {tap}");
+            assert!(
+                (corr - tap).abs() < 2.0 * scale.powi(3) * (n * n) as f64,
+                "{corr} vs {tap}"
+            );
         }
     }
 
     #[test]
     fn exponential_bound_examples() {
-        for &(x, mu, l) in &[(0.0, 0.0, 0.0), (-5.0, 1.0, 2.0), (3.0, -1.0, -1.5), (10.0, 2.0, 0.5)] {
+        for &(x, mu, l) in &[
+            (0.0, 0.0, 0.0),
+            (-5.0, 1.0, 2.0),
+            (3.0, -1.0, -1.5),
+            (10.0, 2.0, 0.5),
+        ] {
             assert!(exp_lower_bound(x, mu, l) <= f64::exp(x) * (1.0 + 1e-14) + 1e-300);
         }
         assert!((exp_lower_bound(0.7, 0.7, 1.3) - 0.7f64.exp()).abs() < 1e-15);
