@@ -13,6 +13,12 @@ use occam_binary::coding::{zero_one_to_plus_minus, ZeroOneParams};
 use occam_binary::exact::log_sum_exp_states;
 use proptest::prelude::*;
 
+/// `b ≤ log Z` up to rounding: bounds that are tight (e.g. independent units, where mean field is
+/// exact) may land within a few ulps above the enumerated value.
+fn below(b: f64, lz: f64) -> bool {
+    b <= lz + 1e-12 * (1.0 + lz.abs())
+}
+
 /// A random BM: n units, couplings U(−sw, sw) on edges present with probability `density`.
 fn model() -> impl Strategy<Value = BoltzmannMachine> {
     (
@@ -59,7 +65,7 @@ proptest! {
         // B_tm ≥ B_mf holds exactly at the MF fixed point; the iteration stops at |Δm| < 1e-12.
         prop_assert!(mf.log_z <= tm.log_z + 1e-10, "mf {} tm {}", mf.log_z, tm.log_z);
         prop_assert!(tm.log_z <= to.log_z, "tm {} to {}", tm.log_z, to.log_z);
-        prop_assert!(to.log_z <= lz, "to {} lz {}", to.log_z, lz);
+        prop_assert!(below(to.log_z, lz), "to {} lz {}", to.log_z, lz);
         for q in [mf.quality, tm.quality, to.quality] {
             prop_assert_eq!(q, Quality::LowerBound);
         }
@@ -76,7 +82,7 @@ proptest! {
         let r = mixture(&bm, &o).unwrap();
         prop_assert_eq!(r.quality, Quality::LowerBound);
         prop_assert!(r.log_z >= r.mean_field_log_z - 1e-12);
-        prop_assert!(r.log_z <= lz, "{} > {}", r.log_z, lz);
+        prop_assert!(below(r.log_z, lz), "{} > {}", r.log_z, lz);
         for w in r.trace.windows(2) {
             prop_assert!(w[1] >= w[0] - 1e-10, "decrease {} -> {}", w[0], w[1]);
         }
