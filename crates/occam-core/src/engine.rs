@@ -62,9 +62,13 @@ pub(crate) enum Role {
 pub enum Init {
     /// q = the prior given the parents' initial moments (Winn §2.5.1, method 2).
     Prior,
-    /// Moments of a draw from the prior, seeded (symmetry breaking, method 1). The default for the
-    /// index nodes of mixtures.
+    /// Moments of a draw from the prior, seeded (symmetry breaking, method 1).
     Random,
+    /// For the index of a mixture with observed children: k-means++ seeding (Arthur & Vassilvitskii
+    /// 2007) on the observed values each index element selects, then a hard assignment of every
+    /// element to its nearest seed. The default for mixture indices (sklearn's default is k-means
+    /// too); falls back to `Random` when the index has no observed mixture child.
+    KMeansPlusPlus,
     /// Given moment vectors, one per element (e.g. responsibilities of a Categorical).
     Moments(Vec<f64>),
     /// Given natural parameters, one vector per element.
@@ -243,6 +247,10 @@ pub struct RunOptions {
     pub decrease_is_error: bool,
     /// Compute the bound after every node update, not only after every sweep (slower; for tests).
     pub check_every_update: bool,
+    /// After convergence, try deleting each used mixture component (smallest first) and keep a
+    /// deletion whenever the converged bound increases (Winn §2.5.1 footnote 8, §3.3: model order
+    /// adapted by deleting components, judged by L).
+    pub prune_components: bool,
 }
 
 impl Default for RunOptions {
@@ -254,6 +262,7 @@ impl Default for RunOptions {
             seed: 0,
             decrease_is_error: false,
             check_every_update: false,
+            prune_components: false,
         }
     }
 }
@@ -605,10 +614,18 @@ impl Vmp {
                 .children
                 .iter()
                 .any(|(_, r)| matches!(r, Role::Selector(_)));
-            let init =
-                node.init
-                    .clone()
-                    .unwrap_or(if is_index { Init::Random } else { Init::Prior });
+            let init = node.init.clone().unwrap_or(if is_index {
+                Init::KMeansPlusPlus
+            } else {
+                Init::Prior
+            });
+            let init = match init {
+                Init::KMeansPlusPlus => match self.kmeans_assignment(i, &mut rng) {
+                    Some(moments) => Init::Moments(moments),
+                    None => Init::Random,
+                },
+                other => other,
+            };
             let zeros = vec![0.0; node.n * node.len];
             let (mut phi, mut u, mut a) = dist
                 .visit(Update {
@@ -620,7 +637,7 @@ impl Vmp {
             let node = &self.nodes[i];
             let len = node.len;
             match init {
-                Init::Prior => {}
+                Init::Prior | Init::KMeansPlusPlus => {}
                 Init::Random => {
                     let mut x = vec![0.0; value_len(&dist)];
                     for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
@@ -672,6 +689,72 @@ impl Vmp {
         }
         self.initialized = true;
         Ok(())
+    }
+
+    /// One-hot moments for index node `i` from k-means++ seeds over its observed mixture child's
+    /// values (see [`Init::KMeansPlusPlus`]); `None` if there is no such child.
+    fn kmeans_assignment(&self, i: usize, rng: &mut Rng) -> Option<Vec<f64>> {
+        use rand::Rng as _;
+        let index = &self.nodes[i];
+        let MomentKind::Categorical { k } = index.kind else {
+            return None;
+        };
+        let (c, m) = index.children.iter().find_map(|&(c, role)| match role {
+            Role::Selector(m)
+                if !self.nodes[c].observed.is_empty()
+                    && self.nodes[c].observed.iter().all(|&o| o) =>
+            {
+                Some((c, m))
+            }
+            _ => None,
+        })?;
+        let child = &self.nodes[c];
+        let vlen = child.data.len() / child.n;
+        let mut features: Vec<Vec<f64>> = vec![Vec::new(); index.n];
+        for e in 0..child.n {
+            features[child.selectors[m].map[e] as usize]
+                .extend_from_slice(&child.data[e * vlen..(e + 1) * vlen]);
+        }
+        let width = features[0].len();
+        if width == 0 || features.iter().any(|f| f.len() != width) {
+            return None;
+        }
+        let dist2 =
+            |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>();
+        let mut seeds = vec![rng.random_range(0..index.n)];
+        let mut nearest: Vec<f64> = features
+            .iter()
+            .map(|f| dist2(f, &features[seeds[0]]))
+            .collect();
+        while seeds.len() < k.min(index.n) {
+            let total: f64 = nearest.iter().sum();
+            let next = if total > 0.0 {
+                let mut r = rng.random::<f64>() * total;
+                nearest
+                    .iter()
+                    .position(|&d| {
+                        r -= d;
+                        r <= 0.0
+                    })
+                    .unwrap_or(index.n - 1)
+            } else {
+                rng.random_range(0..index.n)
+            };
+            seeds.push(next);
+            for (d, f) in nearest.iter_mut().zip(&features) {
+                *d = d.min(dist2(f, &features[next]));
+            }
+        }
+        let mut u = vec![0.0; index.n * k];
+        for (e, f) in features.iter().enumerate() {
+            let best = (0..seeds.len())
+                .min_by(|&a, &b| {
+                    dist2(f, &features[seeds[a]]).total_cmp(&dist2(f, &features[seeds[b]]))
+                })
+                .unwrap_or(0);
+            u[e * k + best] = 1.0;
+        }
+        Some(u)
     }
 
     fn numerical(&self, node: usize, element: usize, what: String) -> RunError {
@@ -771,9 +854,7 @@ impl Vmp {
         n.phi = phi;
         n.u = u;
         n.a = a;
-        for j in self.refresh_after[i].clone() {
-            self.refresh(j);
-        }
+        self.refresh_dependents(i);
         Ok(())
     }
 
@@ -804,8 +885,95 @@ impl Vmp {
             .collect()
     }
 
-    /// Runs VMP sweeps until the bound converges — Winn Algorithm 1.1.
+    /// Runs VMP sweeps until the bound converges — Winn Algorithm 1.1 — then, if asked, prunes
+    /// surplus mixture components.
     pub fn run(&mut self, opts: &RunOptions) -> Result<Fit, RunError> {
+        let fit = self.sweeps(opts)?;
+        if opts.prune_components {
+            self.prune(opts, fit)
+        } else {
+            Ok(fit)
+        }
+    }
+
+    fn snapshot(&self) -> Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+        self.nodes
+            .iter()
+            .map(|n| (n.phi.clone(), n.u.clone(), n.a.clone()))
+            .collect()
+    }
+
+    fn restore(&mut self, state: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>) {
+        for (n, (phi, u, a)) in self.nodes.iter_mut().zip(state) {
+            n.phi = phi;
+            n.u = u;
+            n.a = a;
+        }
+    }
+
+    /// Greedy component deletion: for each mixture index, empty its used components one at a time
+    /// (smallest total responsibility first), re-converge, and keep the change if L rises.
+    fn prune(&mut self, opts: &RunOptions, mut best: Fit) -> Result<Fit, RunError> {
+        let indices: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| {
+                self.nodes[i]
+                    .children
+                    .iter()
+                    .any(|(_, r)| matches!(r, Role::Selector(_)))
+                    && self.nodes[i].has_latent()
+            })
+            .collect();
+        for i in indices {
+            let MomentKind::Categorical { k } = self.nodes[i].kind else {
+                continue;
+            };
+            'outer: loop {
+                let n = &self.nodes[i];
+                let mut used: Vec<(f64, usize)> = (0..k)
+                    .map(|j| ((0..n.n).map(|e| n.u[e * k + j]).sum::<f64>(), j))
+                    .filter(|(w, _)| *w > 0.5)
+                    .collect();
+                if used.len() <= 1 {
+                    break;
+                }
+                used.sort_by(|a, b| a.0.total_cmp(&b.0));
+                for &(_, j) in &used {
+                    let saved = self.snapshot();
+                    let node = &mut self.nodes[i];
+                    for e in 0..node.n {
+                        let row = &mut node.u[e * k..(e + 1) * k];
+                        row[j] = 0.0;
+                        let total: f64 = row.iter().sum();
+                        if total > 0.0 {
+                            row.iter_mut().for_each(|v| *v /= total);
+                        } else {
+                            row.iter_mut().enumerate().for_each(|(c, v)| {
+                                *v = if c == j { 0.0 } else { 1.0 / (k - 1) as f64 }
+                            });
+                        }
+                    }
+                    self.refresh_dependents(i);
+                    let trial = self.sweeps(opts)?;
+                    if trial.bound > best.bound + opts.tol.max(1e-12) * best.bound.abs() {
+                        let warnings = [best.warnings.clone(), trial.warnings.clone()].concat();
+                        best = Fit { warnings, ..trial };
+                        continue 'outer;
+                    }
+                    self.restore(saved);
+                }
+                break;
+            }
+        }
+        Ok(best)
+    }
+
+    fn refresh_dependents(&mut self, i: usize) {
+        for j in self.refresh_after[i].clone() {
+            self.refresh(j);
+        }
+    }
+
+    fn sweeps(&mut self, opts: &RunOptions) -> Result<Fit, RunError> {
         let order = match &opts.order {
             Some(o) => {
                 for id in o {
@@ -888,6 +1056,25 @@ impl Vmp {
         })
     }
 
+    /// Runs from `restarts` seeded initialisations (seeds `opts.seed`, `opts.seed + 1`, …) and keeps
+    /// the one with the highest bound; its state is left in the model. Deterministic per seed.
+    pub fn run_restarts(&mut self, opts: &RunOptions, restarts: usize) -> Result<Fit, RunError> {
+        let mut best: Option<(Fit, Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>)> = None;
+        for r in 0..restarts.max(1) {
+            self.initialized = false;
+            let fit = self.run(&RunOptions {
+                seed: opts.seed.wrapping_add(r as u64),
+                ..opts.clone()
+            })?;
+            if best.as_ref().is_none_or(|(b, _)| fit.bound > b.bound) {
+                best = Some((fit, self.snapshot()));
+            }
+        }
+        let (fit, state) = best.expect("at least one restart");
+        self.restore(state);
+        Ok(fit)
+    }
+
     fn check_decrease(
         &self,
         prev: f64,
@@ -909,6 +1096,70 @@ impl Vmp {
             warnings.push(err.to_string());
         }
         Ok(())
+    }
+
+    /// Ancestral sampling from the generative model (data are ignored): every stochastic node is drawn
+    /// from its conditional given its parents' drawn values, in topological order; deterministic
+    /// nodes are evaluated on them. Returns the drawn values of every node (empty for deterministic
+    /// and constant nodes), row-major over its plates. Leaves each node's moments at u(draw).
+    pub fn sample_prior(&mut self, seed: u64) -> Result<Vec<Vec<f64>>, RunError> {
+        let mut rng = Rng::seed_from_u64(seed);
+        let mut draws = Vec::with_capacity(self.nodes.len());
+        for i in 0..self.nodes.len() {
+            let dist = match &self.nodes[i].body {
+                Body::Stochastic(d) => d.clone(),
+                Body::Deterministic(_) => {
+                    self.refresh(i);
+                    draws.push(Vec::new());
+                    continue;
+                }
+                Body::Constant => {
+                    draws.push(Vec::new());
+                    continue;
+                }
+            };
+            let node = &self.nodes[i];
+            let (n, len, vlen) = (node.n, node.len, value_len(&dist));
+            let mut phi = vec![0.0; len];
+            let mut tmp = vec![0.0; len];
+            let mut buf = Vec::new();
+            let mut x = vec![0.0; n * vlen];
+            let mut u = vec![0.0; n * len];
+            struct Prior<'a>(
+                &'a [Node],
+                &'a Node,
+                usize,
+                &'a mut [f64],
+                &'a mut [f64],
+                &'a mut Vec<f64>,
+            );
+            impl DistVisitor for Prior<'_> {
+                type Output = ();
+                fn visit<D: ExpFamily>(self, d: &D) {
+                    prior_of(d, self.0, self.1, self.2, self.3, self.4, self.5);
+                }
+            }
+            for e in 0..n {
+                dist.visit(Prior(&self.nodes, node, e, &mut phi, &mut tmp, &mut buf));
+                if moments(&dist, &phi, &mut tmp).is_err() {
+                    return Err(self.numerical(
+                        i,
+                        e,
+                        "the prior given the drawn parents is improper".into(),
+                    ));
+                }
+                sample(&dist, &phi, &mut rng, &mut x[e * vlen..(e + 1) * vlen]);
+                observe(
+                    &dist,
+                    &x[e * vlen..(e + 1) * vlen],
+                    &mut u[e * len..(e + 1) * len],
+                )
+                .map_err(|w| self.numerical(i, e, w))?;
+            }
+            self.nodes[i].u = u;
+            draws.push(x);
+        }
+        Ok(draws)
     }
 
     /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates).

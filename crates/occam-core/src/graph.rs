@@ -20,6 +20,13 @@ pub struct PlateId(pub(crate) usize);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NodeId(pub(crate) usize);
 
+impl NodeId {
+    /// Position of the node in insertion (topological) order.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
 /// What fills a parent slot.
 #[derive(Clone, Debug)]
 pub enum ParentSpec {

@@ -1,0 +1,65 @@
+//! Mixture behaviour of Winn §1.8.7 and §2.4: surplus components are switched off.
+
+use occam_core::prelude::*;
+use rand::SeedableRng;
+use rand_distr::{Distribution, Normal};
+
+/// 500 points from 9 equal-weight clusters on a 3×3 grid (spacing 4, unit variance).
+fn grid_data(seed: u64) -> Vec<f64> {
+    let mut rng = occam_core::Rng::seed_from_u64(seed);
+    let noise = Normal::new(0.0, 0.5).unwrap();
+    (0..500)
+        .flat_map(|i| {
+            let c = i % 9;
+            let (cx, cy) = ((c % 3) as f64 * 4.0 - 4.0, (c / 3) as f64 * 4.0 - 4.0);
+            [cx + noise.sample(&mut rng), cy + noise.sample(&mut rng)]
+        })
+        .collect()
+}
+
+fn retained(vmp: &Vmp, z: NodeId, k: usize) -> usize {
+    (0..k)
+        .filter(|&j| vmp.moments(z).chunks(k).map(|r| r[j]).sum::<f64>() > 1.0)
+        .count()
+}
+
+/// The VIBES tutorial mixture (Winn §2.4): K = 20 diagonal Gaussians keep the 9 real clusters.
+#[test]
+fn twenty_components_on_nine_clusters_keep_nine() {
+    let x = grid_data(3);
+    let k = 20;
+    let mut g = Graph::new();
+    let n = g.plate("N", 500);
+    let d = g.plate("D", 2);
+    let kp = g.plate("K", k);
+    let pi = g
+        .add(
+            "pi",
+            Dirichlet {
+                concentration: vec![1.0; k],
+            },
+            &[],
+            [],
+        )
+        .unwrap();
+    let mu = g.add("mu", Gaussian, &[kp, d], [c(0.0), c(0.01)]).unwrap();
+    let gamma = g
+        .add("gamma", Gamma { shape: 1e-3 }, &[kp, d], [c(1e-3)])
+        .unwrap();
+    let lambda = g.add("lambda", Categorical { k }, &[n], [p(pi)]).unwrap();
+    let xn = g
+        .add_mixture("x", Gaussian, &[n, d], &[(lambda, kp)], [p(mu), p(gamma)])
+        .unwrap();
+    g.observe(xn, &x).unwrap();
+    let mut vmp = g.compile().unwrap();
+    let opts = RunOptions {
+        max_iter: 500,
+        tol: 1e-8,
+        seed: 1,
+        decrease_is_error: true,
+        prune_components: true,
+        ..Default::default()
+    };
+    let fit = vmp.run_restarts(&opts, 2).unwrap();
+    assert_eq!(retained(&vmp, lambda, k), 9, "bound {}", fit.bound);
+}
