@@ -493,4 +493,32 @@ mod tests {
         assert!(gap[1] < gap[0] && gap[2] < gap[1], "gaps {gap:?}");
         assert!(gap[1] < 0.8 * gap[0], "gaps {gap:?}");
     }
+
+    /// Gradients of the mixture bound w.r.t. the model match central differences:
+    /// ∂L/∂h_i = Σ_m Q(m) x_mi and ∂L/∂w_ij = Σ_m Q(m) x_mi x_mj (Lawrence (4.25)).
+    #[test]
+    fn bound_gradients_match_finite_differences() {
+        let bm = u_net(5, 9);
+        let mut st = MixtureState::random(3, 5, 0.8, 2);
+        for _ in 0..5 {
+            st.round(&bm);
+        }
+        let means = st.means();
+        let corr = st.correlations();
+        let e = 1e-6;
+        for i in 0..5 {
+            let (mut p, mut q) = (bm.clone(), bm.clone());
+            p.thresholds_mut()[i] += e;
+            q.thresholds_mut()[i] -= e;
+            let fd = (st.bound(&p) - st.bound(&q)) / (2.0 * e);
+            assert!((fd - means[i]).abs() < 1e-8);
+            for j in 0..i {
+                let (mut p, mut q) = (bm.clone(), bm.clone());
+                p.set_pair(i, j, bm.w(i, j) + e);
+                q.set_pair(i, j, bm.w(i, j) - e);
+                let fd = (st.bound(&p) - st.bound(&q)) / (2.0 * e);
+                assert!((fd - corr[i * 5 + j]).abs() < 1e-8);
+            }
+        }
+    }
 }
