@@ -1006,7 +1006,9 @@ impl Vmp {
         for iteration in 1..=opts.max_iter {
             for &id in &order {
                 self.update(id)?;
-                if opts.check_every_update {
+                // Until every factor has been updated once, initial moments (e.g. a one-hot draw) need
+                // not be consistent with φ, so L is only a bound from the second sweep on.
+                if opts.check_every_update && iteration > 1 {
                     let l = self.bound();
                     self.check_decrease(last, l, iteration, id, opts, &mut warnings)?;
                     last = l;
