@@ -330,6 +330,8 @@ pub enum Reproduction {
     SkFig4,
     /// Lawrence §4.4 toy: biases under exact, mean-field and mixture Q⁻.
     LawrenceToy,
+    /// Lawrence Fig. 4.2: random 10-unit BMs, W, b ~ U(−1, 1); correlation error and bound gap vs M.
+    LawrenceFig42,
 }
 
 impl std::str::FromStr for Reproduction {
@@ -338,9 +340,10 @@ impl std::str::FromStr for Reproduction {
         match s {
             "sk-fig4" => Ok(Reproduction::SkFig4),
             "lawrence-toy" => Ok(Reproduction::LawrenceToy),
+            "lawrence-fig4-2" => Ok(Reproduction::LawrenceFig42),
             _ => Err(BmError::InvalidOption {
                 option: "reproduction",
-                why: format!("unknown reproduction `{s}` (sk-fig4, lawrence-toy)"),
+                why: format!("unknown reproduction `{s}` (sk-fig4, lawrence-toy, lawrence-fig4-2)"),
             }),
         }
     }
@@ -353,6 +356,72 @@ pub enum ReproductionReport {
     SkFig4(SkReport),
     /// Lawrence toy: final biases per Q⁻ variant.
     LawrenceToy(Vec<ToyRow>),
+    /// Lawrence Fig. 4.2: one row per number of components.
+    LawrenceFig42(Vec<MixtureRow>),
+}
+
+/// One M of the Lawrence Fig. 4.2 reproduction (means over networks).
+#[derive(Debug, Clone, Serialize)]
+pub struct MixtureRow {
+    /// Components M.
+    pub components: usize,
+    /// Mean over nets of Σ_{i<j} (Σ_m Q(m)⟨s_i⟩_m⟨s_j⟩_m − ⟨s_i s_j⟩)² (4.26).
+    pub sum_sq_corr_error: f64,
+    /// Mean ln Z − L⁻.
+    pub gap: f64,
+    /// Every bound was ≤ ln Z.
+    pub all_below: bool,
+}
+
+/// Lawrence Fig. 4.2 (digest §4.4, §9.3): `networks` random 10-unit BMs with W_ij, b_i ~ U(−1, 1),
+/// mixtures annealed T = 60 → 1 in 8 geometric steps, for each M in `components`.
+pub fn lawrence_fig42(networks: usize, components: &[usize], seed: u64) -> Result<Vec<MixtureRow>> {
+    use rand::{Rng, SeedableRng};
+    let n = 10;
+    let mut acc: Vec<MixtureRow> = components
+        .iter()
+        .map(|&m| MixtureRow {
+            components: m,
+            sum_sq_corr_error: 0.0,
+            gap: 0.0,
+            all_below: true,
+        })
+        .collect();
+    for k in 0..networks {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed.wrapping_add(k as u64));
+        let mut w = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..i {
+                let v = rng.random_range(-1.0..1.0);
+                w[i * n + j] = v;
+                w[j * n + i] = v;
+            }
+        }
+        let h = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let bm = BoltzmannMachine::new(w, h, 0.0)?;
+        let ex = exact(&bm)?;
+        for row in acc.iter_mut() {
+            let r = mixture(
+                &bm,
+                &MixtureOptions {
+                    components: row.components,
+                    seed: seed ^ k as u64,
+                    ..Default::default()
+                },
+            )?;
+            let c = r.state.correlations();
+            let mut sse = 0.0;
+            for i in 0..n {
+                for j in 0..i {
+                    sse += (c[i * n + j] - ex.correlations[i * n + j]).powi(2);
+                }
+            }
+            row.sum_sq_corr_error += sse / networks as f64;
+            row.gap += (ex.log_z - r.log_z) / networks as f64;
+            row.all_below &= r.log_z <= ex.log_z;
+        }
+    }
+    Ok(acc)
 }
 
 /// One Q⁻ variant of the Lawrence toy.
@@ -443,6 +512,21 @@ pub fn reproduce(
             }
             (ReproductionReport::LawrenceToy(rows), "lawrence_toy", csv)
         }
+        Reproduction::LawrenceFig42 => {
+            let rows = lawrence_fig42(networks, &[1, 2, 3, 5, 10], seed)?;
+            let mut csv = String::from("components,sum_sq_corr_error,gap,all_below\n");
+            for r in &rows {
+                csv += &format!(
+                    "{},{},{},{}\n",
+                    r.components, r.sum_sq_corr_error, r.gap, r.all_below
+                );
+            }
+            (
+                ReproductionReport::LawrenceFig42(rows),
+                "lawrence_fig4_2",
+                csv,
+            )
+        }
     };
     if let Some(dir) = out_dir {
         std::fs::create_dir_all(dir).map_err(|e| BmError::Io {
@@ -503,6 +587,43 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
         assert_eq!(j["quality"], "Exact");
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Lawrence Fig. 4.2 trend (digest §9.3 reference, 30 nets: sum of squares 5.60 / 2.36 / 0.867
+    /// / 0.338 and gap 0.701 / 0.390 / 0.264 / 0.168 for M = 1 / 2 / 3 / 5): both fall with M.
+    #[test]
+    fn lawrence_fig42_errors_fall_with_components() {
+        let rows = lawrence_fig42(10, &[1, 2, 3, 5], 1).unwrap();
+        for r in &rows {
+            eprintln!(
+                "M {}: sum sq corr error {:.3}, gap {:.3}",
+                r.components, r.sum_sq_corr_error, r.gap
+            );
+            assert!(r.all_below);
+        }
+        for w in rows.windows(2) {
+            assert!(w[1].gap < w[0].gap, "gap not decreasing: {w:?}");
+        }
+        assert!(rows[3].sum_sq_corr_error < 0.5 * rows[0].sum_sq_corr_error);
+    }
+
+    #[test]
+    fn reproduce_writes_csv_and_json() {
+        let dir = std::env::temp_dir().join(format!("occam_bm_repro_{}", std::process::id()));
+        let r = reproduce(Reproduction::LawrenceToy, 1, 0, Some(&dir)).unwrap();
+        let ReproductionReport::LawrenceToy(rows) = r else {
+            panic!("wrong report")
+        };
+        let mix = rows.iter().find(|r| r.variant == "mixture-2").unwrap();
+        assert!((0.5 * (mix.biases[0] + mix.biases[1]) - mix.target).abs() < 0.005);
+        let csv = std::fs::read_to_string(dir.join("lawrence_toy.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 5);
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("lawrence_toy.json")).unwrap())
+                .unwrap();
+        assert!(j["LawrenceToy"].is_array());
+        std::fs::remove_dir_all(&dir).ok();
+        assert!("nope".parse::<Reproduction>().is_err());
     }
 
     #[test]
