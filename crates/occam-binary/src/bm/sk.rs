@@ -26,9 +26,21 @@ pub fn sk_network(n: usize, sigma1: f64, sigma2: f64, seed: u64) -> Result<Boltz
             why: "σ₁, σ₂ must be finite and ≥ 0".into(),
         });
     }
+    if n == 0 {
+        return Err(BmError::InvalidOption {
+            option: "n",
+            why: "need at least one unit".into(),
+        });
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let nw = Normal::new(0.0, sigma2 / (n as f64).sqrt()).expect("valid normal");
-    let nh = Normal::new(0.0, sigma1).expect("valid normal");
+    let nw = Normal::new(0.0, sigma2 / (n as f64).sqrt()).map_err(|e| BmError::InvalidOption {
+        option: "sigma2",
+        why: e.to_string(),
+    })?;
+    let nh = Normal::new(0.0, sigma1).map_err(|e| BmError::InvalidOption {
+        option: "sigma1",
+        why: e.to_string(),
+    })?;
     let mut w = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..i {
