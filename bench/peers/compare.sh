@@ -7,8 +7,8 @@
 #   --out    keep data and results.jsonl there (default: a temp dir, removed at the end)
 #   --occam  command template for Occam (also env OCCAM_CMD); placeholders {data} {k} {iters}
 #            {init} {case}. 'none' skips Occam. Default:
-#              cargo run --release -q -p occam-core --example bench_gmm -- --data {data} --k {k} --iters {iters}
-#            (add '--init {init}' once bench_gmm takes the shared initial labels).
+#              cargo run --release -q -p occam-core --example bench_gmm -- --data {data} --k {k} --iters {iters} --init {init}
+#            (bench_gmm also takes --threads T for its rayon pool).
 # Env PEER_THREADS (default 1): BLAS/OpenMP threads of the Python peers (OMP_NUM_THREADS,
 # OPENBLAS_NUM_THREADS, MKL_NUM_THREADS). One thread gives stable per-core timings on the 2-core
 # machine; 2-thread OpenBLAS showed large outliers there. Occam's command gets no such variables.
@@ -21,7 +21,8 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 CASES="a,b,c"
 ITERS=50
 OUT=""
-OCCAM="${OCCAM_CMD:-cargo run --release -q -p occam-core --example bench_gmm -- --data {data} --k {k} --iters {iters}}"
+OCCAM_DEFAULT='cargo run --release -q -p occam-core --example bench_gmm -- --data {data} --k {k} --iters {iters} --init {init}'
+OCCAM="${OCCAM_CMD:-$OCCAM_DEFAULT}"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -46,6 +47,7 @@ RESULTS="$OUT/results.jsonl"
 : > "$RESULTS"
 
 "$PY" "$HERE/gen_data.py" "$OUT" --cases "$CASES" >&2
+LOAD_START="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # case name, data file, init file, K for each generated case
 mapfile -t ROWS < <("$PY" -c 'import json,sys
@@ -79,3 +81,5 @@ done
 
 echo >&2
 "$PY" "$HERE/table.py" "$RESULTS"
+# Other processes on the machine skew timings: show how busy it was.
+echo "machine: $(nproc) cores; load average (1/5/15 min) at start: $LOAD_START, at end: $(cut -d' ' -f1-3 /proc/loadavg); peer BLAS threads: $THREADS; $(date -u '+%Y-%m-%d %H:%M UTC')"
