@@ -10,10 +10,12 @@ use crate::dist::{Dist, DistVisitor, ExpFamily};
 use crate::error::{BuildError, RunError};
 use crate::factor::Factor;
 use crate::graph::{Graph, NodeId, MAX_SLOTS};
+use crate::kernels;
 use crate::moments::MomentKind;
 use crate::plate::{count, Axis};
 use crate::Rng;
 use rand::SeedableRng;
+use rayon::prelude::*;
 
 /// What a node computes.
 #[derive(Clone, Debug)]
@@ -75,6 +77,9 @@ pub enum Init {
     Natural(Vec<f64>),
 }
 
+/// A node's (φ, u, A) arrays, moved in and out as a unit.
+type State = (Vec<f64>, Vec<f64>, Vec<f64>);
+
 /// A node's storage: natural parameters, moments and log-partition for every plate element.
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
@@ -99,6 +104,13 @@ pub(crate) struct Node {
     pub data: Vec<f64>,
     pub map: bool,
     pub init: Option<Init>,
+    /// Mixture with one selector whose parents depend on the component only (not on the element):
+    /// its statistics and log-densities are matrix products (`kernels`).
+    pub config_only: bool,
+    /// For nodes without selectors whose elements share parents: the group (distinct tuple of
+    /// parent elements) of each element and one representative element per group. Messages are then
+    /// sent once per group from the summed moments (exact by multilinearity).
+    pub groups: Option<(Vec<u32>, Vec<u32>)>,
 }
 
 impl Node {
@@ -133,6 +145,8 @@ impl Node {
             data: Vec::new(),
             map: false,
             init: None,
+            config_only: false,
+            groups: None,
         }
     }
 
@@ -379,6 +393,123 @@ fn prior_of<D: ExpFamily>(
     a
 }
 
+/// Groups of elements with identical parent elements in every slot (see `Node::groups`), if there
+/// are at most half as many groups as elements.
+fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
+    if node.configs != 1 || node.n < 2 || !matches!(node.body, Body::Stochastic(_)) {
+        return None;
+    }
+    let mut ids = std::collections::HashMap::new();
+    let mut group = Vec::with_capacity(node.n);
+    let mut reps = Vec::new();
+    for e in 0..node.n {
+        let key: Vec<u32> = node
+            .parents
+            .iter()
+            .filter(|edge| matches!(edge.source, Source::Node(_)))
+            .flat_map(|edge| {
+                edge.map[e * edge.stack..(e + 1) * edge.stack]
+                    .iter()
+                    .copied()
+            })
+            .collect();
+        let next = ids.len() as u32;
+        let g = *ids.entry(key).or_insert_with(|| {
+            reps.push(e as u32);
+            next
+        });
+        group.push(g);
+        if reps.len() * 2 > node.n {
+            return None;
+        }
+    }
+    Some((group, reps))
+}
+
+/// ⟨φ⟩ and ⟨A⟩ of the prior of each element group (see `Node::groups`): (φ per group, A per group).
+fn group_priors<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Option<(Vec<f64>, Vec<f64>)> {
+    let (_, reps) = c.groups.as_ref()?;
+    let mut phi = vec![0.0; reps.len() * c.len];
+    let mut a = vec![0.0; reps.len()];
+    let (mut tmp, mut buf) = (vec![0.0; c.len], Vec::new());
+    for (g, &rep) in reps.iter().enumerate() {
+        a[g] = prior_of(
+            d,
+            nodes,
+            c,
+            rep as usize,
+            &mut phi[g * c.len..(g + 1) * c.len],
+            &mut tmp,
+            &mut buf,
+        );
+    }
+    Some((phi, a))
+}
+
+/// The prior of element e: from its group's cache if there is one, else computed.
+#[allow(clippy::too_many_arguments)]
+fn element_prior<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+    cache: &Option<(Vec<f64>, Vec<f64>)>,
+    e: usize,
+    phi: &mut [f64],
+    tmp: &mut [f64],
+    buf: &mut Vec<f64>,
+) -> f64 {
+    match (cache, &c.groups) {
+        (Some((gphi, ga)), Some((group, _))) => {
+            let g = group[e] as usize;
+            phi.copy_from_slice(&gphi[g * c.len..(g + 1) * c.len]);
+            ga[g]
+        }
+        _ => prior_of(d, nodes, c, e, phi, tmp, buf),
+    }
+}
+
+/// W (n × K): Q(z = k) for each element of a single-selector mixture node, zero for elements that
+/// do not participate.
+fn mixture_weights<'a>(nodes: &'a [Node], c: &Node) -> std::borrow::Cow<'a, [f64]> {
+    let sel = &c.selectors[0];
+    let z = &nodes[sel.node].u;
+    let identity = sel.map.iter().enumerate().all(|(e, &m)| m as usize == e);
+    if identity && z.len() == c.n * sel.k && (0..c.n).all(|e| c.participates(e)) {
+        return std::borrow::Cow::Borrowed(z);
+    }
+    let mut w = vec![0.0; c.n * sel.k];
+    w.par_chunks_mut(sel.k).enumerate().for_each(|(e, row)| {
+        if c.participates(e) {
+            let ie = sel.map[e] as usize;
+            row.copy_from_slice(&z[ie * sel.k..(ie + 1) * sel.k]);
+        }
+    });
+    std::borrow::Cow::Owned(w)
+}
+
+/// ⟨φ⟩ and ⟨A⟩ of every component of a `config_only` mixture: Θ (K × len) and a (K).
+fn component_priors<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> (Vec<f64>, Vec<f64>) {
+    let mut theta = vec![0.0; c.configs * c.len];
+    let mut a = vec![0.0; c.configs];
+    let mut buf = Vec::new();
+    for q in 0..c.configs {
+        let pa = gather(nodes, c, q, &mut buf);
+        a[q] = d.prior(
+            &pa[..c.parents.len()],
+            &mut theta[q * c.len..(q + 1) * c.len],
+        );
+    }
+    (theta, a)
+}
+
+/// L (n × K): ⟨ln p_k(x_e)⟩ without f, for a `config_only` mixture.
+fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
+    let (theta, a) = component_priors(d, nodes, c);
+    let mut l = vec![0.0; c.n * c.configs];
+    kernels::scores(&c.u, c.len, &theta, &a, &mut l);
+    l
+}
+
 struct SlotMessages<'a> {
     nodes: &'a [Node],
     child: &'a Node,
@@ -394,6 +525,63 @@ impl DistVisitor for SlotMessages<'_> {
         let (nodes, c, edge) = (self.nodes, self.child, &self.child.parents[self.slot]);
         let mlen = edge.stack * edge.plen;
         let mut m = vec![0.0; mlen];
+        if c.config_only {
+            // Parents depend on the component only: aggregate Σ_e r_ek u_e first (multilinearity).
+            let w = mixture_weights(nodes, c);
+            let (stats, totals) = kernels::weighted_sums(&w, c.configs, &c.u, c.len);
+            let mut buf = Vec::new();
+            for q in (0..c.configs).filter(|&q| totals[q] > 0.0) {
+                let pa = gather(nodes, c, q, &mut buf);
+                d.message_to(
+                    self.slot,
+                    &stats[q * c.len..(q + 1) * c.len],
+                    totals[q],
+                    &pa[..c.parents.len()],
+                    &mut m,
+                );
+                for t in 0..edge.stack {
+                    let pe = edge.map[q * edge.stack + t] as usize;
+                    let dst = &mut self.out[pe * edge.plen..(pe + 1) * edge.plen];
+                    dst.iter_mut()
+                        .zip(&m[t * edge.plen..(t + 1) * edge.plen])
+                        .for_each(|(o, v)| *o += v);
+                }
+            }
+            return;
+        }
+        if let Some((group, reps)) = &c.groups {
+            // Shared parents: sum the moments of each group, then one message per group.
+            let mut stats = vec![0.0; reps.len() * c.len];
+            let mut totals = vec![0.0; reps.len()];
+            for e in (0..c.n).filter(|&e| c.participates(e)) {
+                let g = group[e] as usize;
+                totals[g] += 1.0;
+                stats[g * c.len..(g + 1) * c.len]
+                    .iter_mut()
+                    .zip(&c.u[e * c.len..(e + 1) * c.len])
+                    .for_each(|(s, v)| *s += v);
+            }
+            let mut buf = Vec::new();
+            for (g, &rep) in reps.iter().enumerate().filter(|(g, _)| totals[*g] > 0.0) {
+                let rep = rep as usize;
+                let pa = gather(nodes, c, rep, &mut buf);
+                d.message_to(
+                    self.slot,
+                    &stats[g * c.len..(g + 1) * c.len],
+                    totals[g],
+                    &pa[..c.parents.len()],
+                    &mut m,
+                );
+                for t in 0..edge.stack {
+                    let pe = edge.map[rep * edge.stack + t] as usize;
+                    let dst = &mut self.out[pe * edge.plen..(pe + 1) * edge.plen];
+                    dst.iter_mut()
+                        .zip(&m[t * edge.plen..(t + 1) * edge.plen])
+                        .for_each(|(o, v)| *o += v);
+                }
+            }
+            return;
+        }
         let mut scaled = vec![0.0; c.len];
         let mut buf = Vec::new();
         for e in 0..c.n {
@@ -441,6 +629,17 @@ impl DistVisitor for SelectorMessages<'_> {
     fn visit<D: ExpFamily>(self, d: &D) {
         let (nodes, c) = (self.nodes, self.child);
         let sel = &c.selectors[self.selector];
+        if c.config_only {
+            let l = component_scores(d, nodes, c);
+            for e in (0..c.n).filter(|&e| c.participates(e)) {
+                let ie = sel.map[e] as usize;
+                let dst = &mut self.out[ie * sel.k..(ie + 1) * sel.k];
+                dst.iter_mut()
+                    .zip(&l[e * sel.k..(e + 1) * sel.k])
+                    .for_each(|(o, v)| *o += v);
+            }
+            return;
+        }
         let mut phi = vec![0.0; c.len];
         let mut buf = Vec::new();
         for e in 0..c.n {
@@ -483,83 +682,146 @@ impl DistVisitor for BoundTerm<'_> {
     /// observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩.
     fn visit<D: ExpFamily>(self, d: &D) -> f64 {
         let (nodes, c) = (self.nodes, self.node);
-        let mut phi = vec![0.0; c.len];
-        let mut tmp = vec![0.0; c.len];
-        let mut buf = Vec::new();
-        let mut total = 0.0;
-        for e in 0..c.n {
-            if !c.participates(e) {
-                continue;
-            }
-            let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
-            let u = &c.u[e * c.len..(e + 1) * c.len];
+        let chunks = c.n.div_ceil(kernels::CHUNK);
+        let range = |ch: usize| ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
+        // A(φ_q) − φ_q·u for latent elements, f(x) for observed and MAP ones.
+        let own = |e: usize| {
             if c.is_observed(e) || c.map {
-                total += phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>() + c.a[e] - ap;
+                c.a[e]
             } else {
-                let q = &c.phi[e * c.len..(e + 1) * c.len];
-                total += phi
-                    .iter()
-                    .zip(q)
-                    .zip(u)
-                    .map(|((p, q), v)| (p - q) * v)
-                    .sum::<f64>()
-                    - ap
-                    + c.a[e];
+                let r = e * c.len..(e + 1) * c.len;
+                c.a[e]
+                    - c.phi[r.clone()]
+                        .iter()
+                        .zip(&c.u[r])
+                        .map(|(p, v)| p * v)
+                        .sum::<f64>()
             }
-        }
-        total
+        };
+        let sums: Vec<f64> = if c.config_only {
+            // Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (W ⊙ L)_ek, with L a matrix product.
+            let (w, l) = (mixture_weights(nodes, c), component_scores(d, nodes, c));
+            let k = c.configs;
+            (0..chunks)
+                .into_par_iter()
+                .map(|ch| {
+                    range(ch)
+                        .filter(|&e| c.participates(e))
+                        .map(|e| {
+                            let wl: f64 = w[e * k..(e + 1) * k]
+                                .iter()
+                                .zip(&l[e * k..(e + 1) * k])
+                                .map(|(a, b)| a * b)
+                                .sum();
+                            wl + own(e)
+                        })
+                        .sum()
+                })
+                .collect()
+        } else {
+            let cache = group_priors(d, nodes, c);
+            (0..chunks)
+                .into_par_iter()
+                .map(|ch| {
+                    let mut phi = vec![0.0; c.len];
+                    let mut tmp = vec![0.0; c.len];
+                    let mut buf = Vec::new();
+                    let mut total = 0.0;
+                    for e in range(ch).filter(|&e| c.participates(e)) {
+                        let ap =
+                            element_prior(d, nodes, c, &cache, e, &mut phi, &mut tmp, &mut buf);
+                        let u = &c.u[e * c.len..(e + 1) * c.len];
+                        total += phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>() - ap + own(e);
+                    }
+                    total
+                })
+                .collect()
+        };
+        sums.iter().sum()
     }
 }
 
-/// New φ, u, A for the latent elements of a node, given its summed child messages.
+/// New φ, u, A for the latent elements of a node, given its summed child messages; the node's own
+/// arrays are moved into `state` for the update (no node reads its own moments when updating).
 struct Update<'a> {
     nodes: &'a [Node],
     node: &'a Node,
     messages: &'a [f64],
+    state: State,
 }
 
-/// (φ, u, A or f) per element, or the first element that broke.
-type Updated = Result<(Vec<f64>, Vec<f64>, Vec<f64>), (usize, String)>;
+/// (φ, u, A or f) per element; with the first element that broke, if any.
+type Updated = (State, Option<(usize, String)>);
 
 impl DistVisitor for Update<'_> {
     type Output = Updated;
     /// Winn (2.19): φ* = ⟨φ(pa)⟩ + Σ child messages, then u = ∂A/∂φ* (or u(mode) for MAP, §2.6.1).
+    /// Elements are independent given the messages: chunks run in parallel.
     fn visit<D: ExpFamily>(self, d: &D) -> Updated {
-        let (nodes, c) = (self.nodes, self.node);
-        let mut phi = c.phi.clone();
-        let mut u = c.u.clone();
-        let mut a = c.a.clone();
-        let mut tmp = vec![0.0; c.len];
-        let mut buf = Vec::new();
-        let mut x = vec![0.0; d.value_len()];
-        for e in 0..c.n {
-            if c.is_observed(e) || !c.participates(e) {
-                continue;
-            }
-            let range = e * c.len..(e + 1) * c.len;
-            let pe = &mut phi[range.clone()];
-            prior_of(d, nodes, c, e, pe, &mut tmp, &mut buf);
-            pe.iter_mut()
-                .zip(&self.messages[range.clone()])
-                .for_each(|(p, m)| *p += m);
-            if c.map {
-                d.moments(pe, &mut u[range.clone()])
-                    .map_err(|err| (e, err.0.to_string()))?;
-                d.mode(pe, &mut x);
-                a[e] = d.observe(&x, &mut u[range]).map_err(|err| (e, err))?;
-            } else {
-                a[e] = d
-                    .moments(pe, &mut u[range])
-                    .map_err(|err| (e, err.0.to_string()))?;
-            }
-        }
-        Ok((phi, u, a))
+        let (nodes, c, len) = (self.nodes, self.node, self.node.len);
+        let (mut phi, mut u, mut a) = self.state;
+        let chunk = kernels::CHUNK;
+        let cache = group_priors(d, nodes, c);
+        let errors: Vec<(usize, String)> = phi
+            .par_chunks_mut(chunk * len)
+            .zip(u.par_chunks_mut(chunk * len))
+            .zip(a.par_chunks_mut(chunk))
+            .enumerate()
+            .filter_map(|(ch, ((phi, u), a))| {
+                let mut tmp = vec![0.0; len];
+                let mut buf = Vec::new();
+                let mut x = vec![0.0; d.value_len()];
+                for (local, ae) in a.iter_mut().enumerate() {
+                    let e = ch * chunk + local;
+                    if c.is_observed(e) || !c.participates(e) {
+                        continue;
+                    }
+                    let pe = &mut phi[local * len..(local + 1) * len];
+                    let ue = &mut u[local * len..(local + 1) * len];
+                    element_prior(d, nodes, c, &cache, e, pe, &mut tmp, &mut buf);
+                    pe.iter_mut()
+                        .zip(&self.messages[e * len..(e + 1) * len])
+                        .for_each(|(p, m)| *p += m);
+                    let result = if c.map {
+                        d.moments(pe, ue)
+                            .map_err(|err| err.0.to_string())
+                            .and_then(|_| {
+                                d.mode(pe, &mut x);
+                                d.observe(&x, ue)
+                            })
+                    } else {
+                        d.moments(pe, ue).map_err(|err| err.0.to_string())
+                    };
+                    match result {
+                        Ok(v) => *ae = v,
+                        Err(what) => return Some((e, what)),
+                    }
+                }
+                None
+            })
+            .collect();
+        let first = errors.into_iter().min_by_key(|(e, _)| *e);
+        ((phi, u, a), first)
     }
 }
 
 impl Vmp {
     pub(crate) fn new(graph: Graph) -> Result<Vmp, BuildError> {
-        let Graph { plates, nodes } = graph;
+        let Graph { plates, mut nodes } = graph;
+        for node in nodes.iter_mut() {
+            node.groups = element_groups(node);
+            let q = node.configs;
+            node.config_only = node.selectors.len() == 1
+                && q > 1
+                && node.parents.iter().all(|edge| {
+                    let block = q * edge.stack;
+                    matches!(edge.source, Source::Const(_))
+                        || edge
+                            .map
+                            .chunks_exact(block)
+                            .all(|c| c == &edge.map[..block])
+                });
+        }
         for n in &nodes {
             if n.map && !n.observed.is_empty() && n.observed.iter().all(|&o| o) {
                 return Err(BuildError::Shape {
@@ -627,13 +889,7 @@ impl Vmp {
                 other => other,
             };
             let zeros = vec![0.0; node.n * node.len];
-            let (mut phi, mut u, mut a) = dist
-                .visit(Update {
-                    nodes: &self.nodes,
-                    node,
-                    messages: &zeros,
-                })
-                .map_err(|(e, what)| self.numerical(i, e, what))?;
+            let (mut phi, mut u, mut a) = self.run_update(i, &dist, &zeros)?;
             let node = &self.nodes[i];
             let len = node.len;
             match init {
@@ -833,6 +1089,30 @@ impl Vmp {
         out
     }
 
+    /// Runs `Update` on node i with its arrays moved out (returned, or put back on error).
+    fn run_update(&mut self, i: usize, dist: &Dist, messages: &[f64]) -> Result<State, RunError> {
+        let n = &mut self.nodes[i];
+        let state = (
+            std::mem::take(&mut n.phi),
+            std::mem::take(&mut n.u),
+            std::mem::take(&mut n.a),
+        );
+        let (state, error) = dist.visit(Update {
+            nodes: &self.nodes,
+            node: &self.nodes[i],
+            messages,
+            state,
+        });
+        match error {
+            None => Ok(state),
+            Some((e, what)) => {
+                let n = &mut self.nodes[i];
+                (n.phi, n.u, n.a) = state;
+                Err(self.numerical(i, e, what))
+            }
+        }
+    }
+
     /// Updates one node's q (its latent elements) — Winn (2.19).
     pub fn update(&mut self, node: NodeId) -> Result<(), RunError> {
         let i = self.id(node);
@@ -842,14 +1122,9 @@ impl Vmp {
                 self.nodes[i].name
             )));
         };
+        let dist = dist.clone();
         let messages = self.child_messages(i);
-        let (phi, u, a) = dist
-            .visit(Update {
-                nodes: &self.nodes,
-                node: &self.nodes[i],
-                messages: &messages,
-            })
-            .map_err(|(e, what)| self.numerical(i, e, what))?;
+        let (phi, u, a) = self.run_update(i, &dist, &messages)?;
         let n = &mut self.nodes[i];
         n.phi = phi;
         n.u = u;
@@ -896,14 +1171,14 @@ impl Vmp {
         }
     }
 
-    fn snapshot(&self) -> Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    fn snapshot(&self) -> Vec<State> {
         self.nodes
             .iter()
             .map(|n| (n.phi.clone(), n.u.clone(), n.a.clone()))
             .collect()
     }
 
-    fn restore(&mut self, state: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>) {
+    fn restore(&mut self, state: Vec<State>) {
         for (n, (phi, u, a)) in self.nodes.iter_mut().zip(state) {
             n.phi = phi;
             n.u = u;
@@ -1061,7 +1336,7 @@ impl Vmp {
     /// Runs from `restarts` seeded initialisations (seeds `opts.seed`, `opts.seed + 1`, …) and keeps
     /// the one with the highest bound; its state is left in the model. Deterministic per seed.
     pub fn run_restarts(&mut self, opts: &RunOptions, restarts: usize) -> Result<Fit, RunError> {
-        let mut best: Option<(Fit, Vec<(Vec<f64>, Vec<f64>, Vec<f64>)>)> = None;
+        let mut best: Option<(Fit, Vec<State>)> = None;
         for r in 0..restarts.max(1) {
             self.initialized = false;
             let fit = self.run(&RunOptions {

@@ -25,12 +25,17 @@
 //! assert!((mean - 4.7).abs() < 0.01);
 //! ```
 #![deny(missing_docs)]
+// Domain checks are written `!(x > 0.0)` on purpose: the negation also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+// Dense kernels index several arrays with one index; iterator chains would hide the formulas.
+#![allow(clippy::needless_range_loop)]
 
 pub mod dist;
 pub mod engine;
 pub mod error;
 pub mod factor;
 pub mod graph;
+mod kernels;
 pub mod linalg;
 pub mod moments;
 mod plate;

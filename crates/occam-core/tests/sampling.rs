@@ -26,7 +26,7 @@ fn ancestral_draws_follow_the_model() {
     let draws = vmp.sample_prior(9).unwrap();
     let (mus, zs, xs) = (&draws[mu.index()], &draws[z.index()], &draws[x.index()]);
     assert_eq!(xs.len(), 4000);
-    for comp in 0..2 {
+    for (comp, mu_c) in mus.iter().enumerate() {
         let sel: Vec<f64> = xs
             .iter()
             .zip(zs)

@@ -6,7 +6,7 @@
 
 use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
 use crate::moments::MomentKind;
-use crate::special::log_sum_exp;
+use crate::special::{exp_nonpositive, log_sum_exp};
 use crate::Rng;
 use rand::Rng as _;
 
@@ -38,14 +38,18 @@ impl ExpFamily for Categorical {
         if phi.iter().any(|p| p.is_nan() || *p == f64::INFINITY) {
             return Err(OutOfDomain("Categorical log-probabilities must not be NaN or +∞"));
         }
-        let a = log_sum_exp(phi);
-        if !a.is_finite() {
+        // Softmax with one exp per category: u = e^{φ−m}/s, A = m + ln s.
+        let m = phi.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        if m == f64::NEG_INFINITY {
             return Err(OutOfDomain("Categorical has no category with positive probability"));
         }
+        let mut s = 0.0;
         for (ui, p) in u.iter_mut().zip(phi) {
-            *ui = (p - a).exp();
+            *ui = exp_nonpositive(p - m);
+            s += *ui;
         }
-        Ok(a)
+        u.iter_mut().for_each(|v| *v /= s);
+        Ok(m + s.ln())
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         let c = x[0];

@@ -22,7 +22,7 @@ const SLOTS: &[Slot] = &[Slot { name: "rate", aliases: &["b", "beta", "inverse_s
 /// Shape and rate of the member with natural parameters φ.
 pub(crate) fn shape_rate(phi: &[f64]) -> Result<(f64, f64), OutOfDomain> {
     let (a, b) = (phi[1] + 1.0, -phi[0]);
-    if !(a > 0.0 && b > 0.0) || !a.is_finite() || !b.is_finite() {
+    if !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()) {
         return Err(OutOfDomain("Gamma shape and rate must be positive"));
     }
     Ok((a, b))

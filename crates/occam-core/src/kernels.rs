@@ -1,0 +1,108 @@
+//! Dense kernels over all plate elements of a mixture node, with faer's GEMM: the sufficient
+//! statistics of every component, S = Wᵀ U, and the expected log-densities of every element under
+//! every component, L = U Θᵀ (Winn (2.52–2.53) written as matrix products).
+//!
+//! Rows are split into fixed chunks of `CHUNK` elements processed in parallel; partial sums are added
+//! in chunk order, so results do not depend on the number of threads.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use rayon::prelude::*;
+
+/// Rows per parallel chunk.
+pub(crate) const CHUNK: usize = 2048;
+
+/// S (q × len) = Wᵀ U for row-major W (n × q) and U (n × len); also the column sums of W.
+pub(crate) fn weighted_sums(w: &[f64], q: usize, u: &[f64], len: usize) -> (Vec<f64>, Vec<f64>) {
+    let n = w.len() / q;
+    let partials: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+            let wc = MatRef::from_row_major_slice(&w[lo * q..hi * q], hi - lo, q);
+            let uc = MatRef::from_row_major_slice(&u[lo * len..hi * len], hi - lo, len);
+            let mut s = vec![0.0; q * len];
+            matmul(
+                MatMut::from_row_major_slice_mut(&mut s, q, len),
+                Accum::Replace,
+                wc.transpose(),
+                uc,
+                1.0,
+                Par::Seq,
+            );
+            let mut totals = vec![0.0; q];
+            for row in w[lo * q..hi * q].chunks_exact(q) {
+                totals.iter_mut().zip(row).for_each(|(t, v)| *t += v);
+            }
+            (s, totals)
+        })
+        .collect();
+    let mut s = vec![0.0; q * len];
+    let mut totals = vec![0.0; q];
+    for (ps, pt) in partials {
+        s.iter_mut().zip(&ps).for_each(|(a, b)| *a += b);
+        totals.iter_mut().zip(&pt).for_each(|(a, b)| *a += b);
+    }
+    (s, totals)
+}
+
+/// L (n × q) = U Θᵀ − 1 aᵀ for row-major U (n × len), Θ (q × len) and a (q).
+pub(crate) fn scores(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut [f64]) {
+    let q = a.len();
+    let th = MatRef::from_row_major_slice(theta, q, len);
+    out.par_chunks_mut(CHUNK * q)
+        .zip(u.par_chunks(CHUNK * len))
+        .for_each(|(o, uc)| {
+            let rows = uc.len() / len;
+            let uc = MatRef::from_row_major_slice(uc, rows, len);
+            matmul(
+                MatMut::from_row_major_slice_mut(&mut *o, rows, q),
+                Accum::Replace,
+                uc,
+                th.transpose(),
+                1.0,
+                Par::Seq,
+            );
+            for row in o.chunks_exact_mut(q) {
+                row.iter_mut().zip(a).for_each(|(l, ak)| *l -= ak);
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernels_match_loops() {
+        let (n, q, len) = (5000, 3, 4);
+        let w: Vec<f64> = (0..n * q)
+            .map(|i| ((i * 7919) % 13) as f64 / 13.0)
+            .collect();
+        let u: Vec<f64> = (0..n * len)
+            .map(|i| ((i * 104_729) % 17) as f64 - 8.0)
+            .collect();
+        let (s, t) = weighted_sums(&w, q, &u, len);
+        for k in 0..q {
+            let tk: f64 = (0..n).map(|e| w[e * q + k]).sum();
+            assert!((t[k] - tk).abs() < 1e-9);
+            for j in 0..len {
+                let sk: f64 = (0..n).map(|e| w[e * q + k] * u[e * len + j]).sum();
+                assert!((s[k * len + j] - sk).abs() < 1e-8 * (1.0 + sk.abs()));
+            }
+        }
+        let theta: Vec<f64> = (0..q * len).map(|i| i as f64 * 0.1 - 0.5).collect();
+        let a = [0.5, -1.0, 2.0];
+        let mut l = vec![0.0; n * q];
+        scores(&u, len, &theta, &a, &mut l);
+        for e in (0..n).step_by(97) {
+            for k in 0..q {
+                let want: f64 = (0..len)
+                    .map(|j| u[e * len + j] * theta[k * len + j])
+                    .sum::<f64>()
+                    - a[k];
+                assert!((l[e * q + k] - want).abs() < 1e-10);
+            }
+        }
+    }
+}
