@@ -41,9 +41,9 @@ fn ancestral_draws_follow_the_model() {
         let mean = sel.iter().sum::<f64>() / sel.len() as f64;
         let se = 0.5 / (sel.len() as f64).sqrt();
         assert!(
-            (mean - mus[comp]).abs() < 5.0 * se,
+            (mean - mu_c).abs() < 5.0 * se,
             "component {comp}: mean {mean}, mu {}",
-            mus[comp]
+            mu_c
         );
     }
     // Same seed, same draws.
