@@ -1,0 +1,126 @@
+//! The subcommands and their shared options.
+
+pub mod check;
+pub mod compare;
+pub mod fit;
+pub mod graph;
+pub mod sample;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::error::{CliError, Result};
+use crate::infer::Settings;
+
+/// Automatic variational Bayesian inference (variational message passing, Winn's VIBES).
+#[derive(Parser, Debug)]
+#[command(name = "occam", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Validate a model (and its data) and print its plates, nodes and conjugacy.
+    Check(check::CheckArgs),
+    /// Run variational message passing and report the posterior.
+    Fit(fit::FitArgs),
+    /// Fit several models on the same data and compare their bounds.
+    Compare(compare::CompareArgs),
+    /// Draw data from the generative model (ancestral sampling).
+    Sample(sample::SampleArgs),
+    /// Draw the Bayesian network (plates as boxes) as SVG or DOT.
+    Graph(graph::GraphArgs),
+}
+
+/// `--data NAME=FILE`, repeatable.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DataArgs {
+    /// Attach data: NAME=FILE (.csv with a header, .npy or .npz). Without it, NAME.csv next to
+    /// the model is used for each observed variable.
+    #[arg(long = "data", value_name = "NAME=FILE")]
+    pub data: Vec<String>,
+}
+
+/// Inference options shared by `fit` and `compare`.
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Seed of the first restart (restart r uses seed + r).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Number of restarts; the best bound is kept.
+    #[arg(long, default_value_t = 1)]
+    pub restarts: usize,
+    /// Relative tolerance on the change of the bound per iteration.
+    #[arg(long, default_value_t = 1e-6)]
+    pub tol: f64,
+    /// Maximum number of iterations per restart.
+    #[arg(long = "max-iter", default_value_t = 1000)]
+    pub max_iter: usize,
+    /// Size of the thread pool (results do not depend on it).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Update order, comma-separated node names (default: parents before children).
+    #[arg(long, value_delimiter = ',')]
+    pub order: Option<Vec<String>>,
+    /// Do not delete surplus mixture components.
+    #[arg(long = "no-prune")]
+    pub no_prune: bool,
+    /// Treat a decreasing bound as an error (exit 1).
+    #[arg(long)]
+    pub strict: bool,
+}
+
+impl RunArgs {
+    /// Inference settings; sets up the thread pool.
+    pub fn settings(&self, progress: bool) -> Result<Settings> {
+        if !(self.tol >= 0.0) {
+            return Err(CliError::Usage(format!("--tol must be ≥ 0, got {}", self.tol)));
+        }
+        if self.max_iter == 0 {
+            return Err(CliError::Usage("--max-iter must be at least 1".into()));
+        }
+        if self.restarts == 0 {
+            return Err(CliError::Usage("--restarts must be at least 1".into()));
+        }
+        if let Some(n) = self.threads {
+            if n == 0 {
+                return Err(CliError::Usage("--threads must be at least 1".into()));
+            }
+            // The global pool can be set once; a second call (tests in one process) is harmless.
+            let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+        }
+        Ok(Settings {
+            seed: self.seed,
+            restarts: self.restarts,
+            tol: self.tol,
+            max_iter: self.max_iter,
+            order: self.order.clone(),
+            prune: !self.no_prune,
+            strict: self.strict,
+            progress,
+        })
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Check(a) => check::run(&a),
+        Command::Fit(a) => fit::run(&a),
+        Command::Compare(a) => compare::run(&a),
+        Command::Sample(a) => sample::run(&a),
+        Command::Graph(a) => graph::run(&a),
+    }
+}
+
+/// Checks that a model path exists (exit 2 otherwise).
+pub fn model_path(p: &PathBuf) -> Result<()> {
+    if p.is_file() {
+        Ok(())
+    } else {
+        Err(CliError::io(p, "no such model file"))
+    }
+}

@@ -1,0 +1,6 @@
+//! Reports of a fit: JSON, a readable summary, SVG plots and Hinton diagrams.
+
+pub mod hinton;
+pub mod json;
+pub mod summary;
+pub mod svg;
