@@ -296,6 +296,9 @@ pub struct Fit {
     pub node_bounds: Vec<(String, f64)>,
     /// Warnings (e.g. a bound decrease and its size).
     pub warnings: Vec<String>,
+    /// Mixture components deleted by pruning (`RunOptions::prune_components`); each appends its
+    /// converged bound to `bound_trace`, and its sweeps count in `iterations`.
+    pub pruned_components: usize,
 }
 
 /// A compiled model, ready for inference.
@@ -1230,8 +1233,15 @@ impl Vmp {
                     self.refresh_dependents(i);
                     let trial = self.sweeps(opts)?;
                     if trial.bound > best.bound + opts.tol.max(1e-12) * best.bound.abs() {
-                        let warnings = [best.warnings.clone(), trial.warnings.clone()].concat();
-                        best = Fit { warnings, ..trial };
+                        // The trace keeps the VMP sweeps of the first run, then one entry per
+                        // accepted deletion (its converged bound), so it never decreases.
+                        best.bound_trace.push(trial.bound);
+                        best.warnings.extend(trial.warnings);
+                        best.bound = trial.bound;
+                        best.iterations += trial.iterations;
+                        best.converged = trial.converged;
+                        best.node_bounds = trial.node_bounds;
+                        best.pruned_components += 1;
                         continue 'outer;
                     }
                     self.restore(saved);
@@ -1330,6 +1340,7 @@ impl Vmp {
                 .map(|(n, t)| (n.name.clone(), t))
                 .collect(),
             warnings,
+            pruned_components: 0,
         })
     }
 
