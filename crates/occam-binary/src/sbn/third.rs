@@ -313,27 +313,60 @@ pub fn first_moment(t: &Terms, m: &[f64], adj: Option<&mut TermAdjoint>) -> f64 
 /// Central moments (R1, κ₂, κ₃) of G under P_μ by enumeration of the hidden states.
 /// If `adj_w = Some((a1, a2, a3, adj))`, adds Σ_s ω(s) ∂G(s)/∂(term params) into `adj`, with
 /// ω(s) = q(s)[a1 + 2a2(G−R1) + 3a3((G−R1)² − κ₂)], i.e. the chain rule of a1 R1 + a2 κ₂ + a3 κ₃.
+/// Each exponential term is tabulated over the 2^{|support|} settings of its own spins, so a
+/// state costs one table lookup per term.
 pub fn moments_enum(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>) -> Result<(f64, f64, f64)> {
     let h = t.hidden.len();
     if h > 24 {
         return Err(SbnError::TooManyHidden { hidden: h, max: 24 });
     }
     let ns = 1usize << h;
-    let mut gv = vec![0.0; ns];
-    let mut qv = vec![0.0; ns];
-    let mut sp = vec![0.0; h];
-    let mut r1 = 0.0;
+    let ne = t.exp_coef.len();
+    // tables of coef·e^{b·s} per exponential term, indexed by the bits of its support
+    let mut tab_start = Vec::with_capacity(ne + 1);
+    let mut tab = Vec::new();
+    tab_start.push(0);
+    for ti in 0..ne {
+        let r = t.exp_start[ti]..t.exp_start[ti + 1];
+        let d = r.len();
+        for cfg in 0..1usize << d {
+            let x: f64 = r
+                .clone()
+                .enumerate()
+                .map(|(j, s)| if (cfg >> j) & 1 == 1 { t.exp_b[s] } else { -t.exp_b[s] })
+                .sum();
+            tab.push(t.exp_coef[ti] * x.exp());
+        }
+        tab_start.push(tab.len());
+    }
+    let cfg_of = |s: usize, ti: usize| -> usize {
+        let mut c = 0;
+        for (j, s2) in (t.exp_start[ti]..t.exp_start[ti + 1]).enumerate() {
+            c |= ((s >> t.exp_k[s2]) & 1) << j;
+        }
+        c
+    };
+    let sp = |s: usize, k: usize| -> f64 { if (s >> k) & 1 == 1 { 1.0 } else { -1.0 } };
+    let mut gv = vec![t.c0; ns];
+    let mut qv = vec![1.0; ns];
     for s in 0..ns {
         let mut q = 1.0;
+        let mut g = 0.0;
         for k in 0..h {
-            sp[k] = if (s >> k) & 1 == 1 { 1.0 } else { -1.0 };
-            q *= 0.5 * (1.0 + m[k] * sp[k]);
+            let x = sp(s, k);
+            q *= 0.5 * (1.0 + m[k] * x);
+            g += t.lin[k] * x;
         }
-        let g = eval_terms(t, &sp);
-        gv[s] = g;
+        for (q2, &(a, b, _)) in t.quad.iter().enumerate() {
+            g += t.quad_coef[q2] * sp(s, a) * sp(s, b);
+        }
+        for ti in 0..ne {
+            g += tab[tab_start[ti] + cfg_of(s, ti)];
+        }
+        gv[s] += g;
         qv[s] = q;
-        r1 += q * g;
     }
+    let r1: f64 = gv.iter().zip(&qv).map(|(g, q)| g * q).sum();
     let (mut k2, mut k3) = (0.0, 0.0);
     for s in 0..ns {
         let d = gv[s] - r1;
@@ -341,32 +374,32 @@ pub fn moments_enum(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut Ter
         k3 += qv[s] * d * d * d;
     }
     if let Some((a1, a2, a3, adj)) = adj_w {
+        let mut wtab = vec![0.0; tab.len()];
         for s in 0..ns {
             let d = gv[s] - r1;
             let w = qv[s] * (a1 + 2.0 * a2 * d + 3.0 * a3 * (d * d - k2));
-            if w == 0.0 {
-                continue;
-            }
-            for k in 0..h {
-                sp[k] = if (s >> k) & 1 == 1 { 1.0 } else { -1.0 };
-            }
             adj.c0 += w;
             for k in 0..h {
-                adj.lin[k] += w * sp[k];
+                adj.lin[k] += w * sp(s, k);
             }
-            for (q, &(a, b, _)) in t.quad.iter().enumerate() {
-                adj.quad[q] += w * sp[a] * sp[b];
+            for (q2, &(a, b, _)) in t.quad.iter().enumerate() {
+                adj.quad[q2] += w * sp(s, a) * sp(s, b);
             }
-            for ti in 0..t.exp_coef.len() {
-                let mut x = 0.0;
-                for s2 in t.exp_start[ti]..t.exp_start[ti + 1] {
-                    x += t.exp_b[s2] * sp[t.exp_k[s2]];
+            for ti in 0..ne {
+                wtab[tab_start[ti] + cfg_of(s, ti)] += w;
+            }
+        }
+        for ti in 0..ne {
+            let r = t.exp_start[ti]..t.exp_start[ti + 1];
+            for cfg in 0..tab_start[ti + 1] - tab_start[ti] {
+                let w = wtab[tab_start[ti] + cfg];
+                let v = tab[tab_start[ti] + cfg]; // coef·e^{b·s}
+                if t.exp_coef[ti] != 0.0 {
+                    adj.coef[ti] += w * v / t.exp_coef[ti];
                 }
-                let ex = x.exp();
-                adj.coef[ti] += w * ex;
-                let c = w * t.exp_coef[ti] * ex;
-                for s2 in t.exp_start[ti]..t.exp_start[ti + 1] {
-                    adj.b[s2] += c * sp[t.exp_k[s2]];
+                for (j, s2) in r.clone().enumerate() {
+                    let x = if (cfg >> j) & 1 == 1 { 1.0 } else { -1.0 };
+                    adj.b[s2] += w * v * x;
                 }
             }
         }
@@ -410,8 +443,10 @@ fn moments(t: &Terms, m: &[f64], engine: MomentEngine, adj_w: Option<(f64, f64, 
         MomentEngine::Enumerate => true,
         MomentEngine::Polynomial => false,
         MomentEngine::Auto => {
+            // enumeration costs ~2^H·T lookups, the triple sum ~T³/6 products of several
+            // factors each (with allocation); enumeration wins up to 2^H ≈ 4T².
             let nt = (1 + t.lin.len() + t.quad.len() + t.exp_coef.len()) as f64;
-            t.hidden.len() <= 24 && (2f64).powi(t.hidden.len() as i32) * nt < nt * nt * nt / 6.0
+            t.hidden.len() <= 24 && (2f64).powi(t.hidden.len() as i32) <= 4.0 * nt * nt
         }
     };
     if use_enum {
