@@ -10,8 +10,8 @@ Writes to crates/occam-core/tests/fixtures/ (or the directory given as argv[1]):
   gaussian_mixture_1d.json   Winn's 1-D mixture (K=5, Gaussian means, Gamma precisions)
                              on the MASS `galaxies` velocities (in 1000 km/s); stored z_init.
 
-Also checks (and prints) that this BayesPy reproduces the deterministic `quickstart`
-and `regression` traces of the shared bayespy_examples.json fixture.
+Also checks (and prints) that this BayesPy reproduces the deterministic `quickstart`,
+`regression`, `hmm_known` and `hmm_unknown` results of the shared bayespy_examples.json fixture.
 
 Every random choice comes from an explicit numpy seed (numpy.random.default_rng). The
 arrays actually used as the initial Q are read back from BayesPy and stored in the JSON
@@ -30,8 +30,8 @@ import warnings
 import numpy as np
 import bayespy
 from bayespy.inference import VB
-from bayespy.nodes import (Bernoulli, Beta, Categorical, Dirichlet, Gamma, Gaussian,
-                           GaussianARD, Mixture, SumMultiply, Wishart)
+from bayespy.nodes import (Bernoulli, Beta, Categorical, CategoricalMarkovChain, Dirichlet, Gamma,
+                           Gaussian, GaussianARD, Mixture, SumMultiply, Wishart)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -64,7 +64,7 @@ def run(Q, order, iters):
 
 
 def check_deterministic_examples(ex):
-    """Re-run quickstart and regression; return the max abs/rel differences."""
+    """Re-run the deterministic examples; return (max abs, max rel) difference of L per example."""
     out = {}
     q = ex["quickstart"]
     mu = GaussianARD(0, 1e-6, name="mu")
@@ -93,6 +93,34 @@ def check_deterministic_examples(ex):
     assert len(L) == len(ref), (len(L), len(ref))
     out["regression"] = (float(np.max(np.abs(L - ref))),
                          float(np.max(np.abs(L - ref) / np.abs(ref))))
+
+    # hmm_known: known parameters; one update of the chain gives the exact log-likelihood.
+    h = ex["hmm_known"]
+    Z = CategoricalMarkovChain([0.6, 0.4], [[0.7, 0.3], [0.4, 0.6]], states=len(h["y"]), name="Z")
+    Y = Mixture(Z, Categorical, [[0.1, 0.4, 0.5], [0.6, 0.3, 0.1]], name="Y")
+    Y.observe(np.array(h["y"]))
+    Q = VB(Y, Z)
+    Q.update(Z, repeat=1, verbose=False)
+    ref = h["L_after_1_update"]
+    out["hmm_known"] = (abs(Q.L[0] - ref), abs(Q.L[0] - ref) / abs(ref))
+
+    # hmm_unknown: from the prior. NB the emission "0.25 I" of the fixture text is the PRECISION
+    # (BayesPy Gaussian(mu, Lambda) takes a precision; the doc's data have std 2).
+    h = ex["hmm_unknown"]
+    K = 3
+    a0 = Dirichlet(1e-3 * np.ones(K), name="a0")
+    A = Dirichlet(1e-3 * np.ones(K), plates=(K,), name="A")
+    Z = CategoricalMarkovChain(a0, A, states=len(h["y"]), name="Z")
+    Y = Mixture(Z, Gaussian, np.array([[0.0, 0.0], [3.0, 4.0], [6.0, 0.0]]),
+                0.25 * np.identity(2), name="Y")
+    Y.observe(np.array(h["y"]))
+    Q = VB(Y, Z, A, a0)
+    Q.update(Z, A, a0, repeat=1000, verbose=False)  # default tol 1e-5
+    L = Q.L[:Q.iter]
+    ref = np.array(h["L_trace"])
+    assert len(L) == len(ref), (len(L), len(ref))
+    out["hmm_unknown"] = (float(np.max(np.abs(L - ref))),
+                          float(np.max(np.abs(L - ref) / np.abs(ref))))
     return out
 
 
