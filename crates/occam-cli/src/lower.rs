@@ -89,7 +89,7 @@ pub fn build_error(
             "plate mismatch",
             Some("a parent's plates must be the child's plates, or selected by a Categorical".to_string()),
         ),
-        BuildError::Shape { .. } => (Code::EventMismatch, "shape not supported by the engine", None),
+        BuildError::Shape { .. } => (Code::EventMismatch, "rejected by the engine", None),
         BuildError::Value { .. } => (Code::BadConstant, "invalid value", None),
         BuildError::UnknownName { .. } | BuildError::Duplicate { .. } => {
             (Code::Misuse, "rejected by the engine", None)
@@ -434,14 +434,23 @@ impl Lowering<'_> {
                 arg("rate").into_iter().collect(),
             ),
             "Exponential" => (Gamma { shape: 1.0 }.into(), args.iter().collect()),
-            "Wishart" => (
-                Wishart {
-                    d,
-                    dof: self.const_arg(v, args, "dof")?,
+            "Wishart" => {
+                let dof = self.const_arg(v, args, "dof")?;
+                if dof <= d as f64 - 1.0 {
+                    return Err(self.src.error(
+                        Code::BadConstant,
+                        arg("dof").map_or(var.span, |a| a.value.span),
+                        format!(
+                            "Wishart `{}` over a {d}-dimensional event plate needs dof > {}; got {dof}",
+                            var.name,
+                            d - 1
+                        ),
+                        "degrees of freedom too small",
+                        Some(format!("use dof ≥ {d}")),
+                    ));
                 }
-                .into(),
-                arg("rate").into_iter().collect(),
-            ),
+                (Wishart { d, dof }.into(), arg("rate").into_iter().collect())
+            }
             "Dirichlet" => {
                 let c = self.const_arg(v, args, "concentration")?;
                 (
