@@ -100,55 +100,77 @@ pub fn bound(sbn: &Sbn, ev: &Evidence, st: &MfState) -> f64 {
     l
 }
 
-/// Minimises the convex f(ξ) = ξ⟨z_i⟩ + ln(A_i(ξ)+B_i(ξ)) by bisection on f' (Lawrence §2.2:
-/// "there is no fixed point"; a 1-D minimisation per node). Returns the minimiser.
+/// Minimises the convex f(ξ) = ξ⟨z_i⟩ + ln(A_i(ξ)+B_i(ξ)) (Lawrence §2.2: "there is no fixed
+/// point"; a 1-D minimisation per node) from the default start 0.5.
 pub fn optimise_xi(sbn: &Sbn, i: usize, mu: &[f64]) -> f64 {
+    optimise_xi_from(sbn, i, mu, 0.5)
+}
+
+/// f'(ξ) and f''(ξ) of the per-unit ξ objective.
+fn xi_derivs(sbn: &Sbn, i: usize, mu: &[f64], z: f64, xi: f64) -> (f64, f64) {
     let w = sbn.weights();
     let b = sbn.bias()[i];
+    // ln A, ln B and their first and second derivatives in ξ
+    let (mut la, mut lb) = (-xi * b, (1.0 - xi) * b);
+    let (mut da, mut db) = (-b, -b);
+    let (mut d2a, mut d2b) = (0.0, 0.0);
+    for e in sbn.parent_edges(i) {
+        let m = mu[sbn.edge_parent(e)];
+        let ea = m * (-xi * w[e]).exp();
+        let eb = m * ((1.0 - xi) * w[e]).exp();
+        let fa = 1.0 - m + ea;
+        let fb = 1.0 - m + eb;
+        la += fa.ln();
+        lb += fb.ln();
+        let ra = ea / fa;
+        let rb = eb / fb;
+        da -= w[e] * ra;
+        db -= w[e] * rb;
+        d2a += w[e] * w[e] * ra * (1.0 - ra);
+        d2b += w[e] * w[e] * rb * (1.0 - rb);
+    }
+    let pa = sigmoid(la - lb);
+    let pb = 1.0 - pa;
+    // d/dξ ln(A+B) = pa·da + pb·db; second derivative = Σ p(d² + d'²) − (Σ p d')²
+    let g = pa * da + pb * db;
+    let h = pa * (d2a + da * da) + pb * (d2b + db * db) - g * g;
+    (z + g, h.max(0.0))
+}
+
+/// Safeguarded Newton minimisation of the convex per-unit ξ objective from `x0`.
+pub fn optimise_xi_from(sbn: &Sbn, i: usize, mu: &[f64], x0: f64) -> f64 {
     let z = sbn.field(i, mu);
-    let deriv = |xi: f64| -> f64 {
-        // d ln A/dξ and d ln B/dξ
-        let (mut la, mut lb, mut da, mut db) = (-xi * b, (1.0 - xi) * b, -b, b);
-        for e in sbn.parent_edges(i) {
-            let m = mu[sbn.edge_parent(e)];
-            let ea = (-xi * w[e]).exp();
-            let eb = ((1.0 - xi) * w[e]).exp();
-            let fa = 1.0 - m + m * ea;
-            let fb = 1.0 - m + m * eb;
-            la += fa.ln();
-            lb += fb.ln();
-            da += -w[e] * m * ea / fa;
-            db += w[e] * m * eb / fb;
-        }
-        // d/dξ ln(A+B) = (A·dlnA/dξ + B·dlnB/dξ)/(A+B), with dlnB/dξ = −(db)
-        let pa = sigmoid(la - lb);
-        z + pa * da - (1.0 - pa) * db
-    };
-    let (mut lo, mut hi) = (0.0, 1.0);
-    let mut k = 0;
-    while deriv(lo) > 0.0 && k < 40 {
-        hi = lo;
-        lo -= 1.0;
-        k += 1;
-    }
-    k = 0;
-    while deriv(hi) < 0.0 && k < 40 {
-        lo = hi;
-        hi += 1.0;
-        k += 1;
-    }
-    for _ in 0..60 {
-        let mid = 0.5 * (lo + hi);
-        if deriv(mid) > 0.0 {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-        if hi - lo < 1e-12 {
+    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut x = if x0.is_finite() { x0 } else { 0.5 };
+    for _ in 0..100 {
+        let (d1, d2) = xi_derivs(sbn, i, mu, z, x);
+        if d1.abs() < 1e-13 {
             break;
         }
+        if d1 > 0.0 {
+            hi = hi.min(x);
+        } else {
+            lo = lo.max(x);
+        }
+        let mut nx = if d2 > 1e-300 { x - d1 / d2 } else { x - d1.signum() * 2.0 };
+        if nx - x > 2.0 {
+            nx = x + 2.0;
+        } else if x - nx > 2.0 {
+            nx = x - 2.0;
+        }
+        if nx <= lo || nx >= hi {
+            nx = if lo.is_finite() && hi.is_finite() { 0.5 * (lo + hi) } else { nx.clamp(lo.max(x - 2.0), hi.min(x + 2.0)) };
+        }
+        if (nx - x).abs() < 1e-14 || (hi - lo) < 1e-13 {
+            x = nx;
+            break;
+        }
+        x = nx;
+        if x.abs() > 60.0 {
+            break; // z (nearly) constant: f is flat, any ξ is optimal
+        }
     }
-    0.5 * (lo + hi)
+    x
 }
 
 /// The part of the bound that depends on μ_k, plus `extra·μ_k`:
@@ -239,7 +261,7 @@ pub fn fit_from(sbn: &Sbn, ev: &Evidence, mut st: MfState, opts: &MfOptions) -> 
     let mut converged = false;
     for _ in 0..opts.max_sweeps.max(1) {
         for i in 0..n {
-            st.xi[i] = optimise_xi(sbn, i, &st.mu);
+            st.xi[i] = optimise_xi_from(sbn, i, &st.mu, st.xi[i]);
         }
         for &k in ev.hidden() {
             update_mu(sbn, k, &mut st.mu, &st.xi, 0.0);
@@ -254,7 +276,7 @@ pub fn fit_from(sbn: &Sbn, ev: &Evidence, mut st: MfState, opts: &MfOptions) -> 
     }
     // final ξ at the last μ (can only raise the bound)
     for i in 0..n {
-        st.xi[i] = optimise_xi(sbn, i, &st.mu);
+        st.xi[i] = optimise_xi_from(sbn, i, &st.mu, st.xi[i]);
     }
     let b = bound(sbn, ev, &st);
     trace.push(b);

@@ -183,7 +183,7 @@ fn sweep(sbn: &Sbn, ev: &Evidence, st: &mut MixState) {
     // ξ_m: 1-D minimisation per unit and component (digest §2.3)
     for a in 0..mm {
         for i in 0..n {
-            st.xi[a * n + i] = mf::optimise_xi(sbn, i, &st.mu[a * n..(a + 1) * n]);
+            st.xi[a * n + i] = mf::optimise_xi_from(sbn, i, &st.mu[a * n..(a + 1) * n], st.xi[a * n + i]);
         }
     }
     // μ_mk (erratum 1, Lawrence (2.31) corrected):

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod error;
 pub mod exact;
 pub mod gen;
+pub mod infer;
 pub mod io;
 pub mod learn;
 pub mod math;

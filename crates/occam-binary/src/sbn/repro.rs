@@ -307,3 +307,107 @@ pub fn lk_learning(o: &LkLearningOptions) -> Result<LkLearning> {
         runs,
     })
 }
+
+/// Options of the bars study (Lawrence §2.5, Fig. 2.7).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarsOptions {
+    /// Largest number of mixture components.
+    pub max_components: usize,
+    /// Training runs per M (thesis: 10).
+    pub runs: usize,
+    /// Batch gradient steps on the exact bars distribution.
+    pub steps: usize,
+    /// Learning rate (0/1 coding).
+    pub rate: f64,
+    /// Mixture sweeps per pattern per step (warm-started).
+    pub inner: usize,
+    /// Standard deviation of the random initial weights.
+    pub init_scale: f64,
+    /// Base seed.
+    pub seed: u64,
+}
+
+impl Default for BarsOptions {
+    fn default() -> Self {
+        BarsOptions {
+            max_components: 5,
+            runs: 10,
+            steps: 500,
+            rate: 1.0,
+            inner: 3,
+            init_scale: 0.1,
+            seed: 0,
+        }
+    }
+}
+
+/// Result of the bars study.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BarsStudy {
+    /// Mean true log-likelihood per pattern after learning, for M = 1..max (index M−1).
+    pub mean_loglik: Vec<f64>,
+    /// Per-run true log-likelihoods, `runs[M−1][r]`.
+    pub runs: Vec<Vec<f64>>,
+    /// −(generator entropy): no model can exceed this expected log-likelihood (−3.3791 nats).
+    pub generator_bound: f64,
+}
+
+/// The bars training set: the 30 distinct images weighted by their generator probabilities,
+/// over the 16 visible units 9..25 of the 1–8–16 network.
+pub fn bars_dataset() -> super::learn::Dataset {
+    let d = gen::bars_distribution();
+    super::learn::Dataset {
+        visible: (9..25).collect(),
+        patterns: d.iter().map(|(img, _)| img.to_vec()).collect(),
+        weights: d.iter().map(|(_, p)| *p).collect(),
+    }
+}
+
+/// Lawrence Fig. 2.7: train 1–8–16 SBNs on the bars problem with mixtures of M = 1..max
+/// components; report the exact expected log-likelihood per pattern of the trained networks.
+pub fn bars_study(o: &BarsOptions) -> Result<BarsStudy> {
+    use super::learn::{self, Coding, LearnOptions, Method};
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, Normal};
+    if o.max_components == 0 || o.runs == 0 {
+        return Err(SbnError::Option {
+            name: "max_components/runs".into(),
+            why: "must be positive".into(),
+        });
+    }
+    let data = bars_dataset();
+    let normal = Normal::new(0.0, o.init_scale.abs()).map_err(|e| SbnError::Option {
+        name: "init_scale".into(),
+        why: e.to_string(),
+    })?;
+    let mut runs = Vec::new();
+    for m in 1..=o.max_components {
+        let mut lls = Vec::new();
+        for r in 0..o.runs {
+            // the same initial network for every M in run r
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(o.seed.wrapping_add(r as u64));
+            let init = super::model::Sbn::layered(&[1, 8, 16], |_, _, _| normal.sample(&mut rng), |_, _| 0.0)?;
+            let res = learn::learn(
+                &init,
+                &data,
+                &LearnOptions {
+                    method: Method::Mixture(m),
+                    steps: o.steps,
+                    rate: o.rate,
+                    coding: Coding::ZeroOne,
+                    learn_biases: true,
+                    inner: o.inner,
+                    third_iters: 0,
+                    seed: o.seed.wrapping_add(1000 * r as u64),
+                },
+            )?;
+            lls.push(learn::exact_objective(&res.sbn, &data)?);
+        }
+        runs.push(lls);
+    }
+    Ok(BarsStudy {
+        mean_loglik: runs.iter().map(|v| v.iter().sum::<f64>() / v.len() as f64).collect(),
+        runs,
+        generator_bound: -gen::bars_entropy(),
+    })
+}
