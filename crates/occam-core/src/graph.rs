@@ -121,6 +121,27 @@ impl Graph {
     /// Adds a mixture node (Winn §2.2.3): its distribution's parameters are selected by Categorical
     /// index nodes. `selectors` pairs each index node with the plate it selects along; component
     /// parents may live in those plates. Several selectors give a conditional probability table.
+    ///
+    /// A Gaussian mixture with K = 3 components on 1-D data:
+    /// ```
+    /// use occam_core::prelude::*;
+    /// let data = [-5.1, -4.8, -5.3, 0.1, -0.2, 0.3, 5.2, 4.9, 5.0, 5.1];
+    /// let mut g = Graph::new();
+    /// let n = g.plate("N", data.len());
+    /// let k = g.plate("K", 3);
+    /// let pi = g.add("pi", Dirichlet { concentration: vec![1.0; 3] }, &[], []).unwrap();
+    /// let mu = g.add("mu", Gaussian, &[k], [c(0.0), c(0.01)]).unwrap();
+    /// let tau = g.add("tau", Gamma { shape: 1.0 }, &[k], [c(0.1)]).unwrap();
+    /// let z = g.add("z", Categorical { k: 3 }, &[n], [p(pi)]).unwrap();
+    /// let x = g.add_mixture("x", Gaussian, &[n], &[(z, k)], [p(mu), p(tau)]).unwrap();
+    /// g.observe(x, &data).unwrap();
+    /// let mut vmp = g.compile().unwrap();
+    /// let fit = vmp.run_restarts(&RunOptions { seed: 1, ..Default::default() }, 3).unwrap();
+    /// let mut means = vmp.mean(mu).unwrap();
+    /// means.sort_by(f64::total_cmp);
+    /// assert!((means[0] + 5.05).abs() < 0.1 && means[1].abs() < 0.1 && (means[2] - 5.05).abs() < 0.1);
+    /// assert!(fit.bound_trace.windows(2).all(|w| w[1] >= w[0]));
+    /// ```
     pub fn add_mixture(
         &mut self,
         name: &str,

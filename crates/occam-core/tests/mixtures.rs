@@ -63,3 +63,66 @@ fn twenty_components_on_nine_clusters_keep_nine() {
     let fit = vmp.run_restarts(&opts, 2).unwrap();
     assert_eq!(retained(&vmp, lambda, k), 9, "bound {}", fit.bound);
 }
+
+/// Same seed, same result, whatever the number of threads (fixed chunking, ordered reductions).
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let fit_with = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let x: Vec<f64> = (0..6).flat_map(|_| grid_data(5)).collect();
+            let (k, d) = (6, 2);
+            let mut g = Graph::new();
+            let n = g.plate("N", x.len() / d);
+            let kp = g.plate("K", k);
+            let alpha = g
+                .add(
+                    "alpha",
+                    Dirichlet {
+                        concentration: vec![1.0; k],
+                    },
+                    &[],
+                    [],
+                )
+                .unwrap();
+            let z = g.add("z", Categorical { k }, &[n], [p(alpha)]).unwrap();
+            let mu = g
+                .add(
+                    "mu",
+                    MvGaussian { d },
+                    &[kp],
+                    [cv(vec![0.0; 2]), cv(vec![0.01, 0.0, 0.0, 0.01])],
+                )
+                .unwrap();
+            let lam = g
+                .add(
+                    "Lambda",
+                    Wishart { d, dof: 2.0 },
+                    &[kp],
+                    [cv(vec![1.0, 0.0, 0.0, 1.0])],
+                )
+                .unwrap();
+            let y = g
+                .add_mixture("y", MvGaussian { d }, &[n], &[(z, kp)], [p(mu), p(lam)])
+                .unwrap();
+            g.observe(y, &x).unwrap();
+            let mut vmp = g.compile().unwrap();
+            let fit = vmp
+                .run(&RunOptions {
+                    max_iter: 30,
+                    tol: 0.0,
+                    seed: 4,
+                    ..Default::default()
+                })
+                .unwrap();
+            (fit.bound_trace, vmp.moments(mu).to_vec())
+        })
+    };
+    let one = fit_with(1);
+    assert!(one.0.len() == 30);
+    assert_eq!(one, fit_with(2));
+    assert_eq!(one, fit_with(3));
+}
