@@ -1,4 +1,5 @@
 //! Plates, masks, conditional probability tables and build-time errors.
+#![allow(clippy::needless_range_loop)] // index loops mirror the written-out mean-field formulas
 
 use occam_core::prelude::*;
 use occam_core::special::log_sum_exp;
