@@ -1,0 +1,98 @@
+//! BayesPy's documented examples as model files, through `occam fit --json`: the bound trace must
+//! equal BayesPy's (the core's fixture) to 1e-8 relative; the mixtures must reach at least
+//! BayesPy's final bound with restarts.
+
+mod common;
+use common::*;
+
+fn assert_trace(got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{got:?} vs {want:?}");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-8 * w.abs(),
+            "iteration {}: {g} vs BayesPy {w}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn quickstart_trace_matches_bayespy() {
+    let f = &bayespy()["quickstart"];
+    let out = occam()
+        .args(["fit", "examples/bayespy/quickstart/quickstart.occam", "--json"])
+        .args(["--order", "mu,tau", "--tol", "1e-5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = json(&out);
+    assert_trace(&floats(&j["bound_trace"]), &floats(&f["L_trace"]));
+    assert_eq!(j["iterations"], f["iterations"]);
+    assert_eq!(j["converged"], true);
+    let mu = &j["variables"]["mu"];
+    assert_eq!(mu["distribution"], "Gaussian");
+    let m = floats(&mu["moments"]);
+    let e_mu = f["post"]["E_mu"].as_f64().unwrap();
+    assert!((m[0] - e_mu).abs() < 1e-8 * e_mu.abs());
+    let tau = floats(&j["variables"]["tau"]["parameters"]["mean"]);
+    let e_tau = f["post"]["E_tau"].as_f64().unwrap();
+    assert!((tau[0] - e_tau).abs() < 1e-8 * e_tau);
+}
+
+#[test]
+fn regression_factorised_trace_matches_bayespy() {
+    let f = &bayespy()["regression"];
+    let want = floats(&f["L_trace_factorized"]);
+    let out = occam()
+        .args(["fit", "examples/bayespy/regression/regression.occam", "--json"])
+        .args(["--order", "B,tau", "--tol", "0", "--max-iter"])
+        .arg(want.len().to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = json(&out);
+    assert_trace(&floats(&j["bound_trace"]), &want);
+    let b = floats(&j["variables"]["B"]["parameters"]["mean"]);
+    let eb = floats(&f["E_B"]);
+    assert!((b[0] - eb[0]).abs() < 1e-6 && (b[1] - eb[1]).abs() < 1e-6, "{b:?}");
+}
+
+#[test]
+fn default_order_is_parents_first_and_matches_too() {
+    // Without --order the lowering adds mu before tau: the same schedule.
+    let f = &bayespy()["quickstart"];
+    let out = occam()
+        .args(["fit", "examples/bayespy/quickstart/quickstart.occam", "--json", "--tol", "1e-5"])
+        .output()
+        .unwrap();
+    assert_trace(&floats(&json(&out)["bound_trace"]), &floats(&f["L_trace"]));
+}
+
+fn mixture_reaches(example: &str, fixture: &str) {
+    let f = &bayespy()[fixture];
+    let out = occam()
+        .args(["fit", &format!("examples/bayespy/{example}/{example}.occam")])
+        .args(["--json", "--restarts", "3", "--strict"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = json(&out);
+    let bound = j["bound"].as_f64().unwrap();
+    let l_final = f["L_final"].as_f64().unwrap();
+    assert!(bound >= l_final, "{example}: {bound} < BayesPy's {l_final}");
+    assert_eq!(floats(&j["restart_bounds"]).len(), 3);
+    let best = floats(&j["restart_bounds"])
+        .into_iter()
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!((best - bound).abs() <= 1e-9 * bound.abs(), "kept the best restart");
+}
+
+#[test]
+fn gmm_reaches_bayespy_final_bound() {
+    mixture_reaches("gmm", "gmm");
+}
+
+#[test]
+fn bmm_reaches_bayespy_final_bound() {
+    mixture_reaches("bmm", "bmm");
+}

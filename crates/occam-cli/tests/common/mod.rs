@@ -1,0 +1,63 @@
+//! Helpers shared by the CLI tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// The workspace root (tests run the binary from there, as the README does).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// `occam` run from the workspace root, with plain diagnostics.
+pub fn occam() -> Command {
+    let mut c = Command::cargo_bin("occam").unwrap();
+    c.current_dir(root()).env("OCCAM_PLAIN", "1");
+    c
+}
+
+/// Parses stdout as JSON.
+pub fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Numbers of a JSON array (nested arrays flattened).
+pub fn floats(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(a) => a.iter().flat_map(floats).collect(),
+        Value::Number(n) => vec![n.as_f64().unwrap()],
+        _ => panic!("not numeric: {v}"),
+    }
+}
+
+/// The BayesPy fixtures of the core's tests (read-only; the same numbers the core is tested on).
+pub fn bayespy() -> Value {
+    let p = root().join("crates/occam-core/tests/fixtures/bayespy_examples.json");
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Number of mixture components in use: categories with expected count above 0.5.
+pub fn components_in_use(index_moments: &Value) -> usize {
+    let rows: Vec<Vec<f64>> = index_moments
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(floats)
+        .collect();
+    let k = rows[0].len();
+    (0..k)
+        .filter(|&j| rows.iter().map(|r| r[j]).sum::<f64>() > 0.5)
+        .count()
+}
