@@ -67,7 +67,10 @@ fn optimal_xi_minimises_the_unit_term() {
         let x = f.state.xi[i];
         let t0 = mf::unit_term(&sbn, i, &f.state.mu, x);
         for d in [-1e-3, 1e-3, -0.1, 0.1] {
-            assert!(mf::unit_term(&sbn, i, &f.state.mu, x + d) <= t0 + 1e-12, "unit {i}");
+            assert!(
+                mf::unit_term(&sbn, i, &f.state.mu, x + d) <= t0 + 1e-12,
+                "unit {i}"
+            );
         }
     }
 }

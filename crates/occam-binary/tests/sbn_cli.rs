@@ -24,13 +24,27 @@ fn data_csv_round_trips() {
 #[test]
 fn parse_errors_name_file_and_line() {
     let e = io::parse_sbn("unit,parent,weight\n0,,x\n", "net.csv").unwrap_err();
-    assert_eq!(e, SbnError::Parse { file: "net.csv".into(), line: 2, why: "weight 'x' is not a number".into() });
+    assert_eq!(
+        e,
+        SbnError::Parse {
+            file: "net.csv".into(),
+            line: 2,
+            why: "weight 'x' is not a number".into()
+        }
+    );
     let e = io::parse_sbn("unit,weight\n", "net.csv").unwrap_err();
     assert!(matches!(e, SbnError::Parse { line: 1, .. }));
     let e = io::parse_sbn("unit,parent,weight\n1,0,1\n0,1,1\n", "cyc.csv").unwrap_err();
     assert!(e.to_string().contains("cycle"), "{e}");
     let e = io::parse_data("3,4\n0,1\n1,2\n", "d.csv").unwrap_err();
-    assert_eq!(e, SbnError::Parse { file: "d.csv".into(), line: 3, why: "value '2' is not 0 or 1".into() });
+    assert_eq!(
+        e,
+        SbnError::Parse {
+            file: "d.csv".into(),
+            line: 3,
+            why: "value '2' is not 0 or 1".into()
+        }
+    );
     let e = io::parse_data("3,4\n0\n", "d.csv").unwrap_err();
     assert!(matches!(e, SbnError::Parse { line: 2, .. }));
     assert!(io::parse_data("", "d.csv").is_err());
@@ -39,7 +53,10 @@ fn parse_errors_name_file_and_line() {
 #[test]
 fn loglik_reports_every_method_and_exact_matches() {
     let data = "1\n0\n1\n";
-    let methods: Vec<String> = ["exact", "mf", "mixture:2", "first", "third"].iter().map(|s| s.to_string()).collect();
+    let methods: Vec<String> = ["exact", "mf", "mixture:2", "first", "third"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let r = cli::loglik_text(NET, "net.csv", data, "d.csv", &methods, 0).unwrap();
     assert_eq!(r.rows.len(), 2);
     let sbn = io::parse_sbn(NET, "n").unwrap();
@@ -79,7 +96,13 @@ fn loglik_from_files() {
     let (net, data) = (dir.join("net.csv"), dir.join("d.csv"));
     std::fs::write(&net, NET).unwrap();
     std::fs::write(&data, "1\n1\n").unwrap();
-    let r = cli::loglik(&LoglikOptions { sbn_path: net, data_path: data, methods: vec!["third".into()], seed: 1 }).unwrap();
+    let r = cli::loglik(&LoglikOptions {
+        sbn_path: net,
+        data_path: data,
+        methods: vec!["third".into()],
+        seed: 1,
+    })
+    .unwrap();
     assert_eq!(r.rows.len(), 1);
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -87,21 +110,50 @@ fn loglik_from_files() {
 #[test]
 fn learn_improves_the_exact_likelihood() {
     let data = io::write_data(&occam_binary::sbn::repro::bars_dataset());
-    let o = LearnCliOptions { layers: Some(vec![1, 8, 16]), method: "mf".into(), steps: 30, rate: 1.0, init_scale: 0.1, seed: 3, ..Default::default() };
+    let o = LearnCliOptions {
+        layers: Some(vec![1, 8, 16]),
+        method: "mf".into(),
+        steps: 30,
+        rate: 1.0,
+        init_scale: 0.1,
+        seed: 3,
+        ..Default::default()
+    };
     let r = cli::learn_text(&o, None, &data, "bars.csv").unwrap();
-    assert!(r.objective.last().unwrap() > &r.objective[0], "{:?}", r.objective);
+    assert!(
+        r.objective.last().unwrap() > &r.objective[0],
+        "{:?}",
+        r.objective
+    );
     let ll = r.exact_loglik.unwrap();
     assert!(ll < -gen::bars_entropy() + 1e-12 && ll > -11.1, "{ll}");
     assert!(io::parse_sbn(&r.sbn_csv, "out").unwrap().n_units() == 25);
-    let bad = LearnCliOptions { coding: "x".into(), layers: Some(vec![1, 8, 16]), ..Default::default() };
-    assert!(matches!(cli::learn_text(&bad, None, &data, "bars.csv"), Err(SbnError::Option { .. })));
+    let bad = LearnCliOptions {
+        coding: "x".into(),
+        layers: Some(vec![1, 8, 16]),
+        ..Default::default()
+    };
+    assert!(matches!(
+        cli::learn_text(&bad, None, &data, "bars.csv"),
+        Err(SbnError::Option { .. })
+    ));
 }
 
 #[test]
 fn repro_entry_points_run_small() {
-    let j = cli::repro(&ReproOptions { which: Reproduction::LawrenceFig24, seed: 1, size: 2 }).unwrap();
+    let j = cli::repro(&ReproOptions {
+        which: Reproduction::LawrenceFig24,
+        seed: 1,
+        size: 2,
+    })
+    .unwrap();
     assert!(j.contains("mean_relative_error"));
-    let j = cli::repro(&ReproOptions { which: Reproduction::LkTable1, seed: 1, size: 2 }).unwrap();
+    let j = cli::repro(&ReproOptions {
+        which: Reproduction::LkTable1,
+        seed: 1,
+        size: 2,
+    })
+    .unwrap();
     assert_eq!(j.matches("\"eta\"").count(), 16);
     assert!(Reproduction::parse("nope").is_err());
 }

@@ -29,7 +29,14 @@ pub fn random_sbn(seed: u64, n: usize, n_vis: usize, p_edge: f64, span: f64) -> 
 }
 
 /// Central finite-difference check: |analytic − numeric| ≤ tol·(1 + |numeric|) for every entry.
-pub fn check_fd(name: &str, analytic: &[f64], x0: &[f64], h: f64, tol: f64, mut f: impl FnMut(&[f64]) -> f64) {
+pub fn check_fd(
+    name: &str,
+    analytic: &[f64],
+    x0: &[f64],
+    h: f64,
+    tol: f64,
+    mut f: impl FnMut(&[f64]) -> f64,
+) {
     assert_eq!(analytic.len(), x0.len(), "{name}: length");
     let mut x = x0.to_vec();
     for i in 0..x0.len() {

@@ -29,9 +29,13 @@ fn enumeration_matches_brute_force() {
         let (sbn, ev) = random_sbn(seed, 9, 3, 0.5, 2.0);
         let r = exact::exact(&sbn, &ev).unwrap();
         let (ll, marg) = brute(&sbn, &ev);
-        assert!((r.log_likelihood - ll).abs() < 1e-12, "{} vs {ll}", r.log_likelihood);
-        for i in 0..9 {
-            assert!((r.marginals[i] - marg[i]).abs() < 1e-12);
+        assert!(
+            (r.log_likelihood - ll).abs() < 1e-12,
+            "{} vs {ll}",
+            r.log_likelihood
+        );
+        for (a, b) in r.marginals.iter().zip(&marg) {
+            assert!((a - b).abs() < 1e-12);
         }
     }
 }
@@ -60,7 +64,11 @@ fn result_is_independent_of_thread_count() {
     // 16 hidden units = 16 chunks of 2^12 states
     let (sbn, ev) = random_sbn(9, 18, 2, 0.3, 1.0);
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(|| exact::exact(&sbn, &ev).unwrap())
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| exact::exact(&sbn, &ev).unwrap())
     };
     let a = run(1);
     let b = run(3);
@@ -70,12 +78,30 @@ fn result_is_independent_of_thread_count() {
 
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
-    assert!(matches!(Sbn::new(vec![0.0; 2], vec![vec![(1, 1.0)], vec![(0, 1.0)]]), Err(SbnError::Cycle { .. })));
-    assert!(matches!(Sbn::new(vec![0.0; 2], vec![vec![], vec![(5, 1.0)]]), Err(SbnError::UnitOutOfRange { .. })));
-    assert!(matches!(Sbn::new(vec![0.0; 2], vec![vec![], vec![(0, 1.0), (0, 2.0)]]), Err(SbnError::DuplicateParent { .. })));
-    assert!(matches!(Sbn::new(vec![f64::NAN], vec![vec![]]), Err(SbnError::NotFinite { .. })));
+    assert!(matches!(
+        Sbn::new(vec![0.0; 2], vec![vec![(1, 1.0)], vec![(0, 1.0)]]),
+        Err(SbnError::Cycle { .. })
+    ));
+    assert!(matches!(
+        Sbn::new(vec![0.0; 2], vec![vec![], vec![(5, 1.0)]]),
+        Err(SbnError::UnitOutOfRange { .. })
+    ));
+    assert!(matches!(
+        Sbn::new(vec![0.0; 2], vec![vec![], vec![(0, 1.0), (0, 2.0)]]),
+        Err(SbnError::DuplicateParent { .. })
+    ));
+    assert!(matches!(
+        Sbn::new(vec![f64::NAN], vec![vec![]]),
+        Err(SbnError::NotFinite { .. })
+    ));
     let (sbn, _) = random_sbn(1, 5, 1, 0.5, 1.0);
-    assert!(matches!(exact::exact(&sbn, &Evidence::none(3)), Err(SbnError::Length { .. })));
+    assert!(matches!(
+        exact::exact(&sbn, &Evidence::none(3)),
+        Err(SbnError::Length { .. })
+    ));
     let big = Sbn::new(vec![0.0; 40], vec![vec![]; 40]).unwrap();
-    assert!(matches!(exact::exact(&big, &Evidence::none(40)), Err(SbnError::TooManyHidden { .. })));
+    assert!(matches!(
+        exact::exact(&big, &Evidence::none(40)),
+        Err(SbnError::TooManyHidden { .. })
+    ));
 }

@@ -15,7 +15,9 @@ use sbn_common::random_sbn;
 fn true_elbo(sbn: &Sbn, ev: &Evidence, st: &MixState) -> f64 {
     let hid = ev.hidden();
     let n = sbn.n_units();
-    let mut x: Vec<f64> = (0..n).map(|i| if ev.get(i) == Some(true) { 1.0 } else { 0.0 }).collect();
+    let mut x: Vec<f64> = (0..n)
+        .map(|i| if ev.get(i) == Some(true) { 1.0 } else { 0.0 })
+        .collect();
     let mut elbo = 0.0;
     for s in 0..1usize << hid.len() {
         for (k, &u) in hid.iter().enumerate() {
@@ -38,7 +40,9 @@ fn true_elbo(sbn: &Sbn, ev: &Evidence, st: &MixState) -> f64 {
 }
 
 fn monotone(trace: &[f64]) -> bool {
-    trace.windows(2).all(|w| w[1] >= w[0] - 1e-10 * (1.0 + w[0].abs()))
+    trace
+        .windows(2)
+        .all(|w| w[1] >= w[0] - 1e-10 * (1.0 + w[0].abs()))
 }
 
 #[test]
@@ -85,7 +89,13 @@ proptest! {
 #[test]
 fn mixture_gradient_matches_finite_differences() {
     let (sbn, ev) = random_sbn(5, 7, 3, 0.6, 1.0);
-    let opts = MixOptions { components: 3, init: MixInit::Random(3), max_sweeps: 30, tol: 1e-12, mf: MfOptions::default() };
+    let opts = MixOptions {
+        components: 3,
+        init: MixInit::Random(3),
+        max_sweeps: 30,
+        tol: 1e-12,
+        mf: MfOptions::default(),
+    };
     let fit = mixture::fit(&sbn, &ev, &opts).unwrap();
     let p0 = sbn.params();
     let mut g = vec![0.0; p0.len()];
@@ -101,11 +111,21 @@ fn mixture_gradient_matches_finite_differences() {
 #[test]
 fn lawrence_fig_2_4_relative_error_falls_with_components() {
     // Saul's 2–4–6 nets, U(−1,1) weights and biases, visible clamped to 0 (Lawrence §2.5).
-    let r = mixture_study(&MixtureStudyOptions { networks: 30, max_components: 5, span: 1.0, seed: 11, random_init: false }).unwrap();
+    let r = mixture_study(&MixtureStudyOptions {
+        networks: 30,
+        max_components: 5,
+        span: 1.0,
+        seed: 11,
+        random_init: false,
+    })
+    .unwrap();
     let e = &r.mean_relative_error;
     assert_eq!(r.bound_violations, 0);
     assert_eq!(r.non_monotone, 0);
-    assert!((0.010..=0.022).contains(&e[0]), "mean-field relative error {e:?}");
+    assert!(
+        (0.010..=0.022).contains(&e[0]),
+        "mean-field relative error {e:?}"
+    );
     for w in e.windows(2) {
         assert!(w[1] < w[0], "not falling with M: {e:?}");
     }

@@ -12,8 +12,12 @@ fn random_xi(sbn: &occam_binary::sbn::Sbn, seed: u64) -> XiParams {
     use rand::{Rng, SeedableRng};
     let mut r = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     XiParams {
-        xi0: (0..sbn.n_units()).map(|_| -0.8 + 0.4 * r.random::<f64>()).collect(),
-        xie: (0..sbn.n_edges()).map(|_| 0.3 * (2.0 * r.random::<f64>() - 1.0)).collect(),
+        xi0: (0..sbn.n_units())
+            .map(|_| -0.8 + 0.4 * r.random::<f64>())
+            .collect(),
+        xie: (0..sbn.n_edges())
+            .map(|_| 0.3 * (2.0 * r.random::<f64>() - 1.0))
+            .collect(),
     }
 }
 
@@ -35,14 +39,25 @@ fn polynomial_and_enumerated_moments_agree() {
         let mut a1 = TermAdjoint::zeros(&t);
         let mut a2 = TermAdjoint::zeros(&t);
         let e = third::moments_enum(&t, &m, Some((0.7, -1.3, 0.4, &mut a1))).unwrap();
-        let p = occam_binary::sbn::third_poly::moments_poly(&t, &m, Some((0.7, -1.3, 0.4, &mut a2)));
+        let p =
+            occam_binary::sbn::third_poly::moments_poly(&t, &m, Some((0.7, -1.3, 0.4, &mut a2)));
         for (x, y) in [(e.0, p.0), (e.1, p.1), (e.2, p.2)] {
-            assert!((x - y).abs() < 1e-10 * (1.0 + x.abs()), "seed {seed}: {e:?} vs {p:?}");
+            assert!(
+                (x - y).abs() < 1e-10 * (1.0 + x.abs()),
+                "seed {seed}: {e:?} vs {p:?}"
+            );
         }
-        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9 * (1.0 + x.abs()));
+        let close = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .all(|(x, y)| (x - y).abs() < 1e-9 * (1.0 + x.abs()))
+        };
         assert!((a1.c0 - a2.c0).abs() < 1e-9 * (1.0 + a1.c0.abs()));
         assert!(close(&a1.lin, &a2.lin) && close(&a1.quad, &a2.quad));
-        assert!(close(&a1.coef, &a2.coef) && close(&a1.b, &a2.b), "seed {seed}");
+        assert!(
+            close(&a1.coef, &a2.coef) && close(&a1.b, &a2.b),
+            "seed {seed}"
+        );
     }
 }
 
@@ -61,7 +76,9 @@ fn third_order_gradients_match_finite_differences() {
             x0.extend_from_slice(&xi.xie);
             let mut an = dxi.xi0.clone();
             let active = third::active_edges(&sbn, &ev);
-            an.extend((0..sbn.n_edges()).map(|e| if active.contains(&e) { dxi.xie[e] } else { 0.0 }));
+            an.extend(
+                (0..sbn.n_edges()).map(|e| if active.contains(&e) { dxi.xie[e] } else { 0.0 }),
+            );
             let n = sbn.n_units();
             check_fd("dB/dxi", &an, &x0, 1e-5, 1e-6, |x| {
                 let mut xx = xi.clone();
@@ -71,7 +88,10 @@ fn third_order_gradients_match_finite_differences() {
                         xx.xie[e] = x[n + e];
                     }
                 }
-                third::third_order(&sbn, &ev, &th, &xx, &m, engine, false).unwrap().0.bound
+                third::third_order(&sbn, &ev, &th, &xx, &m, engine, false)
+                    .unwrap()
+                    .0
+                    .bound
             });
             // wrt θ
             let mut t0 = th.theta_e.clone();
@@ -84,7 +104,10 @@ fn third_order_gradients_match_finite_differences() {
                     theta_e: x[..ne].to_vec(),
                     theta_b: x[ne..].to_vec(),
                 };
-                third::third_order(&sbn, &ev, &tt, &xi, &m, engine, false).unwrap().0.bound
+                third::third_order(&sbn, &ev, &tt, &xi, &m, engine, false)
+                    .unwrap()
+                    .0
+                    .bound
             });
         }
     }
@@ -103,13 +126,20 @@ fn first_order_gradient_matches_finite_differences() {
         xx.xi0.copy_from_slice(&x[..n]);
         third::first_order(&sbn, &ev, &th, &xx, &m).0
     });
-    check_fd("first dtheta_b", &dth.theta_b, &th.theta_b, 1e-5, 1e-7, |x| {
-        let tt = PmParams {
-            theta_e: th.theta_e.clone(),
-            theta_b: x.to_vec(),
-        };
-        third::first_order(&sbn, &ev, &tt, &xi, &m).0
-    });
+    check_fd(
+        "first dtheta_b",
+        &dth.theta_b,
+        &th.theta_b,
+        1e-5,
+        1e-7,
+        |x| {
+            let tt = PmParams {
+                theta_e: th.theta_e.clone(),
+                theta_b: x.to_vec(),
+            };
+            third::first_order(&sbn, &ev, &tt, &xi, &m).0
+        },
+    );
 }
 
 #[test]
@@ -121,7 +151,11 @@ fn saul_bound_equals_first_order_bound_at_converted_parameters() {
         let (m, xi) = third::from_saul(&sbn, &ev, &fit.state);
         let th = PmParams::from_sbn(&sbn);
         let lk = third::first_order(&sbn, &ev, &th, &xi, &m).0;
-        assert!((lk - fit.bound).abs() < 1e-9 * (1.0 + lk.abs()), "seed {seed}: {lk} vs {}", fit.bound);
+        assert!(
+            (lk - fit.bound).abs() < 1e-9 * (1.0 + lk.abs()),
+            "seed {seed}: {lk} vs {}",
+            fit.bound
+        );
     }
 }
 
@@ -135,11 +169,20 @@ fn third_order_is_a_bound_on_the_exact_likelihood_of_an_unclamped_cascade() {
     let ll = exact::log_likelihood(&sbn, &ev).unwrap();
     assert!(ll.abs() < 1e-12);
     assert!(ch.saul <= ch.first.bound + 1e-12 && ch.first.bound <= ch.third.bound + 1e-12);
-    assert!(ch.third.bound <= 1e-12 && ch.third.bound > ch.saul, "{ch:?}");
+    assert!(
+        ch.third.bound <= 1e-12 && ch.third.bound > ch.saul,
+        "{ch:?}"
+    );
 }
 
 fn cell(a: f64, b: f64, networks: usize) -> occam_binary::sbn::repro::LkTableCell {
-    lk_table_cell(&LkTableOptions { a, b, networks, seed: 1 }).unwrap()
+    lk_table_cell(&LkTableOptions {
+        a,
+        b,
+        networks,
+        seed: 1,
+    })
+    .unwrap()
 }
 
 #[test]
@@ -148,7 +191,10 @@ fn lk_table1_centre_cell_and_fig8_factor_of_ten() {
     assert_eq!(c.order_violations, 0);
     assert!((c.eta - 0.906).abs() <= 0.02, "{c:?}");
     let ratio = c.rel_err_mf / c.rel_err_third;
-    assert!((7.0..=14.0).contains(&ratio), "MF/third error ratio {ratio}: {c:?}");
+    assert!(
+        (7.0..=14.0).contains(&ratio),
+        "MF/third error ratio {ratio}: {c:?}"
+    );
     assert!((c.rel_err_mf - 0.015).abs() < 0.004, "{c:?}");
 }
 

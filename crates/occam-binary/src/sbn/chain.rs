@@ -43,7 +43,10 @@ impl ChainLayout {
             if depth[c] != depth[p] + 1 {
                 return Err(SbnError::NotApplicable {
                     method: "Markov-chain q".into(),
-                    why: format!("edge {p}→{c} skips a layer (depths {} and {})", depth[p], depth[c]),
+                    why: format!(
+                        "edge {p}→{c} skips a layer (depths {} and {})",
+                        depth[p], depth[c]
+                    ),
                 });
             }
         }
@@ -84,7 +87,14 @@ pub struct ChainParams {
 
 /// Forward/backward pass of ⟨Π_t e^{x_t s_t}⟩ along one chain. Returns F and fills
 /// dF/dμ_{t,0}, dF/dμ_{t,1} and dF/dx_t (x_t = a·w_t).
-fn chain_expect(mu0: &[f64], mu1: &[f64], x: &[f64], d0: &mut [f64], d1: &mut [f64], dx: &mut [f64]) -> f64 {
+fn chain_expect(
+    mu0: &[f64],
+    mu1: &[f64],
+    x: &[f64],
+    d0: &mut [f64],
+    d1: &mut [f64],
+    dx: &mut [f64],
+) -> f64 {
     let t_len = x.len();
     // α_t(s) includes g_t(s) = e^{x_t s}
     let mut al = vec![[0.0f64; 2]; t_len + 1];
@@ -112,7 +122,13 @@ fn chain_expect(mu0: &[f64], mu1: &[f64], x: &[f64], d0: &mut [f64], d1: &mut [f
 }
 
 /// The chain bound and its gradient wrt (φ0, φ1, ξ) (per-unit vectors).
-pub fn bound_grad(sbn: &Sbn, ev: &Evidence, lay: &ChainLayout, p: &ChainParams, grad: Option<&mut ChainParams>) -> f64 {
+pub fn bound_grad(
+    sbn: &Sbn,
+    ev: &Evidence,
+    lay: &ChainLayout,
+    p: &ChainParams,
+    grad: Option<&mut ChainParams>,
+) -> f64 {
     let n = sbn.n_units();
     let w = sbn.weights();
     // means
@@ -179,11 +195,18 @@ pub fn bound_grad(sbn: &Sbn, ev: &Evidence, lay: &ChainLayout, p: &ChainParams, 
             let m1: Vec<f64> = ch.iter().map(|&u| mu1[u]).collect();
             for k in 0..2 {
                 let x: Vec<f64> = wt.iter().map(|v| aa[k] * v).collect();
-                let (mut d0, mut d1, mut dx) = (vec![0.0; ch.len()], vec![0.0; ch.len()], vec![0.0; ch.len()]);
+                let (mut d0, mut d1, mut dx) = (
+                    vec![0.0; ch.len()],
+                    vec![0.0; ch.len()],
+                    vec![0.0; ch.len()],
+                );
                 let f = chain_expect(&m0, &m1, &x, &mut d0, &mut d1, &mut dx);
                 lc[k] += f.ln();
                 dlc[k] += dx.iter().zip(&wt).map(|(d, v)| d * v).sum::<f64>() / f;
-                chain_grads.push((d0.iter().map(|v| v / f).collect(), d1.iter().map(|v| v / f).collect()));
+                chain_grads.push((
+                    d0.iter().map(|v| v / f).collect(),
+                    d1.iter().map(|v| v / f).collect(),
+                ));
             }
         }
         let lse = logaddexp(lc[0], lc[1]);
@@ -288,7 +311,11 @@ pub struct ChainFit {
 /// Parameters equal to a mean-field state (φ_{t,0} = φ_{t,1} = logit μ_t): the chain bound then
 /// equals the mean-field bound.
 pub fn from_mf(st: &mf::MfState) -> ChainParams {
-    let phi: Vec<f64> = st.mu.iter().map(|&m| super::math::logit(clamp_mu(m))).collect();
+    let phi: Vec<f64> = st
+        .mu
+        .iter()
+        .map(|&m| super::math::logit(clamp_mu(m)))
+        .collect();
     ChainParams {
         phi0: phi.clone(),
         phi1: phi,
@@ -302,7 +329,9 @@ pub fn fit(sbn: &Sbn, ev: &Evidence, o: &ChainOptions) -> Result<ChainFit> {
     let mf_fit = mf::fit(sbn, ev, &o.mf)?;
     let p0 = from_mf(&mf_fit.state);
     let n = sbn.n_units();
-    let pack = |p: &ChainParams| -> Vec<f64> { p.phi0.iter().chain(&p.phi1).chain(&p.xi).copied().collect() };
+    let pack = |p: &ChainParams| -> Vec<f64> {
+        p.phi0.iter().chain(&p.phi1).chain(&p.xi).copied().collect()
+    };
     let unpack = |v: &[f64]| ChainParams {
         phi0: v[..n].to_vec(),
         phi1: v[n..2 * n].to_vec(),

@@ -72,7 +72,14 @@ impl LoglikReport {
 
 /// ln P(v) of every data pattern by every requested method, from text inputs (`*_name` label
 /// the inputs in errors).
-pub fn loglik_text(sbn_text: &str, sbn_name: &str, data_text: &str, data_name: &str, methods: &[String], seed: u64) -> Result<LoglikReport> {
+pub fn loglik_text(
+    sbn_text: &str,
+    sbn_name: &str,
+    data_text: &str,
+    data_name: &str,
+    methods: &[String],
+    seed: u64,
+) -> Result<LoglikReport> {
     let sbn = io::parse_sbn(sbn_text, sbn_name)?;
     let data = io::parse_data(data_text, data_name)?;
     if methods.is_empty() {
@@ -81,13 +88,19 @@ pub fn loglik_text(sbn_text: &str, sbn_name: &str, data_text: &str, data_name: &
             why: "give at least one method".into(),
         });
     }
-    let ms: Vec<InferMethod> = methods.iter().map(|m| InferMethod::parse(m)).collect::<Result<_>>()?;
+    let ms: Vec<InferMethod> = methods
+        .iter()
+        .map(|m| InferMethod::parse(m))
+        .collect::<Result<_>>()?;
     for &u in &data.visible {
         if u >= sbn.n_units() {
             return Err(SbnError::Parse {
                 file: data_name.into(),
                 line: 1,
-                why: format!("visible unit {u} is not in the network ({} units)", sbn.n_units()),
+                why: format!(
+                    "visible unit {u} is not in the network ({} units)",
+                    sbn.n_units()
+                ),
             });
         }
     }
@@ -98,7 +111,10 @@ pub fn loglik_text(sbn_text: &str, sbn_name: &str, data_text: &str, data_name: &
             .iter()
             .map(|&m| infer::approximate(&sbn, &ev, m, seed.wrapping_add(k as u64)))
             .collect::<Result<_>>()?;
-        rows.push(LoglikRow { pattern: k, results });
+        rows.push(LoglikRow {
+            pattern: k,
+            results,
+        });
     }
     Ok(LoglikReport {
         methods: ms.iter().map(|m| m.name()).collect(),
@@ -110,7 +126,14 @@ pub fn loglik_text(sbn_text: &str, sbn_name: &str, data_text: &str, data_name: &
 pub fn loglik(o: &LoglikOptions) -> Result<LoglikReport> {
     let st = io::read_file(&o.sbn_path)?;
     let dt = io::read_file(&o.data_path)?;
-    loglik_text(&st, &o.sbn_path.display().to_string(), &dt, &o.data_path.display().to_string(), &o.methods, o.seed)
+    loglik_text(
+        &st,
+        &o.sbn_path.display().to_string(),
+        &dt,
+        &o.data_path.display().to_string(),
+        &o.methods,
+        o.seed,
+    )
 }
 
 /// Options of `learn`.
@@ -174,7 +197,12 @@ impl LearnReport {
 }
 
 /// `learn` with the data given as text.
-pub fn learn_text(o: &LearnCliOptions, init: Option<(&str, &str)>, data_text: &str, data_name: &str) -> Result<LearnReport> {
+pub fn learn_text(
+    o: &LearnCliOptions,
+    init: Option<(&str, &str)>,
+    data_text: &str,
+    data_name: &str,
+) -> Result<LearnReport> {
     use rand::SeedableRng;
     use rand_distr::{Distribution, Normal};
     let data = io::parse_data(data_text, data_name)?;
@@ -222,7 +250,11 @@ pub fn learn_text(o: &LearnCliOptions, init: Option<(&str, &str)>, data_text: &s
     };
     let res = learn::learn(&sbn, &data, &lo)?;
     let hidden = res.sbn.n_units() - data.visible.len();
-    let exact_loglik = if hidden <= 20 { Some(learn::exact_objective(&res.sbn, &data)?) } else { None };
+    let exact_loglik = if hidden <= 20 {
+        Some(learn::exact_objective(&res.sbn, &data)?)
+    } else {
+        None
+    };
     Ok(LearnReport {
         sbn_csv: io::write_sbn(&res.sbn),
         objective: res.objective,
@@ -266,7 +298,9 @@ impl Reproduction {
             "lawrence-bars" => Ok(Reproduction::LawrenceBars),
             _ => Err(SbnError::Option {
                 name: "reproduction".into(),
-                why: format!("unknown '{s}' (use lawrence-fig2.4, lk-table1, lk-learning, lawrence-bars)"),
+                why: format!(
+                    "unknown '{s}' (use lawrence-fig2.4, lk-table1, lk-learning, lawrence-bars)"
+                ),
             }),
         }
     }
@@ -288,11 +322,13 @@ pub struct ReproOptions {
 pub fn repro(o: &ReproOptions) -> Result<String> {
     let pick = |d: usize| if o.size == 0 { d } else { o.size };
     let json = match o.which {
-        Reproduction::LawrenceFig24 => serde_json::to_string_pretty(&repro::mixture_study(&repro::MixtureStudyOptions {
-            networks: pick(1000),
-            seed: o.seed,
-            ..Default::default()
-        })?),
+        Reproduction::LawrenceFig24 => {
+            serde_json::to_string_pretty(&repro::mixture_study(&repro::MixtureStudyOptions {
+                networks: pick(1000),
+                seed: o.seed,
+                ..Default::default()
+            })?)
+        }
         Reproduction::LkTable1 => {
             let mut cells = Vec::new();
             for a in [0.5, 1.0, 1.5, 2.0] {
@@ -307,16 +343,20 @@ pub fn repro(o: &ReproOptions) -> Result<String> {
             }
             serde_json::to_string_pretty(&cells)
         }
-        Reproduction::LkLearning => serde_json::to_string_pretty(&repro::lk_learning(&repro::LkLearningOptions {
-            runs: pick(20),
-            seed: o.seed,
-            ..Default::default()
-        })?),
-        Reproduction::LawrenceBars => serde_json::to_string_pretty(&repro::bars_study(&repro::BarsOptions {
-            runs: pick(10),
-            seed: o.seed,
-            ..Default::default()
-        })?),
+        Reproduction::LkLearning => {
+            serde_json::to_string_pretty(&repro::lk_learning(&repro::LkLearningOptions {
+                runs: pick(20),
+                seed: o.seed,
+                ..Default::default()
+            })?)
+        }
+        Reproduction::LawrenceBars => {
+            serde_json::to_string_pretty(&repro::bars_study(&repro::BarsOptions {
+                runs: pick(10),
+                seed: o.seed,
+                ..Default::default()
+            })?)
+        }
     };
     json.map_err(|e| SbnError::Io {
         file: "json".into(),

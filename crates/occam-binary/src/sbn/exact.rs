@@ -88,8 +88,8 @@ pub fn exact(sbn: &Sbn, ev: &Evidence) -> Result<ExactResult> {
     for p in &parts {
         let sc = (p.max - gmax).exp();
         sum += p.sum * sc;
-        for k in 0..h {
-            acc[k] += p.acc[k] * sc;
+        for (a, pa) in acc.iter_mut().zip(&p.acc) {
+            *a += pa * sc;
         }
     }
     let mut marginals = base;
@@ -189,10 +189,7 @@ pub fn visible_distribution(sbn: &Sbn, visible: &[usize]) -> Result<Vec<f64>> {
     let n = sbn.n_units();
     let v = visible.len();
     if v > 20 {
-        return Err(SbnError::TooManyHidden {
-            hidden: v,
-            max: 20,
-        });
+        return Err(SbnError::TooManyHidden { hidden: v, max: 20 });
     }
     (0..1usize << v)
         .map(|s| {

@@ -8,7 +8,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Layered network with every weight ~ U(−w, w) and every bias ~ U(−b, b), 0/1 coding
 /// (Saul et al. 1996; Lawrence §2.5 uses w = b = 1 on 2–4–6).
-pub fn uniform_layered(sizes: &[usize], w: f64, b: f64, rng: &mut Xoshiro256PlusPlus) -> Result<Sbn> {
+pub fn uniform_layered(
+    sizes: &[usize],
+    w: f64,
+    b: f64,
+    rng: &mut Xoshiro256PlusPlus,
+) -> Result<Sbn> {
     // draw in a fixed order: for each unit (layer by layer) its bias then its incoming weights
     let total: usize = sizes.iter().sum();
     let mut bias = Vec::with_capacity(total);

@@ -38,7 +38,10 @@ impl InferMethod {
             "chain" => Ok(InferMethod::Chain),
             "first" | "first-order" => Ok(InferMethod::FirstOrder),
             "third" | "third-order" => Ok(InferMethod::ThirdOrder),
-            _ => match s.strip_prefix("mixture:").and_then(|m| m.parse::<usize>().ok()) {
+            _ => match s
+                .strip_prefix("mixture:")
+                .and_then(|m| m.parse::<usize>().ok())
+            {
                 Some(m) if m > 0 => Ok(InferMethod::Mixture(m)),
                 _ => Err(bad()),
             },
@@ -105,7 +108,14 @@ pub fn approximate(sbn: &Sbn, ev: &Evidence, method: InferMethod, seed: u64) -> 
             })
         }
         InferMethod::Chain => {
-            let f = super::chain::fit(sbn, ev, &super::chain::ChainOptions { mf: mfo, ..Default::default() })?;
+            let f = super::chain::fit(
+                sbn,
+                ev,
+                &super::chain::ChainOptions {
+                    mf: mfo,
+                    ..Default::default()
+                },
+            )?;
             Ok(Approx {
                 method: name,
                 value: f.bound,
@@ -117,7 +127,11 @@ pub fn approximate(sbn: &Sbn, ev: &Evidence, method: InferMethod, seed: u64) -> 
         InferMethod::FirstOrder | InferMethod::ThirdOrder => {
             let f = mf::fit(sbn, ev, &mfo)?;
             let ch = third::chain_from_mf(sbn, ev, &f, &LkOptions::default())?;
-            let r = if method == InferMethod::FirstOrder { ch.first } else { ch.third };
+            let r = if method == InferMethod::FirstOrder {
+                ch.first
+            } else {
+                ch.third
+            };
             Ok(Approx {
                 method: name,
                 value: r.bound,

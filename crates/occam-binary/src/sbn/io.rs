@@ -31,10 +31,16 @@ fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// Parses a network CSV; `file` names the source in errors.
 pub fn parse_sbn(text: &str, file: &str) -> Result<Sbn> {
     let mut lines = content_lines(text);
-    let (hl, header) = lines.next().ok_or_else(|| perr(file, 1, "empty file: expected header unit,parent,weight"))?;
+    let (hl, header) = lines
+        .next()
+        .ok_or_else(|| perr(file, 1, "empty file: expected header unit,parent,weight"))?;
     let cols: Vec<&str> = header.split(',').map(str::trim).collect();
     if cols != ["unit", "parent", "weight"] {
-        return Err(perr(file, hl, format!("expected header 'unit,parent,weight', found '{header}'")));
+        return Err(perr(
+            file,
+            hl,
+            format!("expected header 'unit,parent,weight', found '{header}'"),
+        ));
     }
     let mut biases: Vec<(usize, f64, usize)> = Vec::new();
     let mut edges: Vec<(usize, usize, f64, usize)> = Vec::new();
@@ -42,10 +48,22 @@ pub fn parse_sbn(text: &str, file: &str) -> Result<Sbn> {
     for (ln, line) in lines {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         if f.len() != 3 {
-            return Err(perr(file, ln, format!("expected 3 fields, found {}", f.len())));
+            return Err(perr(
+                file,
+                ln,
+                format!("expected 3 fields, found {}", f.len()),
+            ));
         }
-        let unit: usize = f[0].parse().map_err(|_| perr(file, ln, format!("unit '{}' is not a non-negative integer", f[0])))?;
-        let w: f64 = f[2].parse().map_err(|_| perr(file, ln, format!("weight '{}' is not a number", f[2])))?;
+        let unit: usize = f[0].parse().map_err(|_| {
+            perr(
+                file,
+                ln,
+                format!("unit '{}' is not a non-negative integer", f[0]),
+            )
+        })?;
+        let w: f64 = f[2]
+            .parse()
+            .map_err(|_| perr(file, ln, format!("weight '{}' is not a number", f[2])))?;
         if !w.is_finite() {
             return Err(perr(file, ln, format!("weight '{}' is not finite", f[2])));
         }
@@ -56,7 +74,13 @@ pub fn parse_sbn(text: &str, file: &str) -> Result<Sbn> {
             }
             biases.push((unit, w, ln));
         } else {
-            let p: usize = f[1].parse().map_err(|_| perr(file, ln, format!("parent '{}' is not a non-negative integer", f[1])))?;
+            let p: usize = f[1].parse().map_err(|_| {
+                perr(
+                    file,
+                    ln,
+                    format!("parent '{}' is not a non-negative integer", f[1]),
+                )
+            })?;
             n = n.max(p + 1);
             edges.push((unit, p, w, ln));
         }
@@ -96,7 +120,9 @@ pub fn write_sbn(sbn: &Sbn) -> String {
 /// Parses a data CSV (see the module doc); `file` names the source in errors.
 pub fn parse_data(text: &str, file: &str) -> Result<Dataset> {
     let mut lines = content_lines(text);
-    let (hl, header) = lines.next().ok_or_else(|| perr(file, 1, "empty file: expected a header of unit indices"))?;
+    let (hl, header) = lines
+        .next()
+        .ok_or_else(|| perr(file, 1, "empty file: expected a header of unit indices"))?;
     let mut cols: Vec<&str> = header.split(',').map(str::trim).collect();
     let has_w = cols.last() == Some(&"weight");
     if has_w {
@@ -104,14 +130,21 @@ pub fn parse_data(text: &str, file: &str) -> Result<Dataset> {
     }
     let visible: Vec<usize> = cols
         .iter()
-        .map(|c| c.parse::<usize>().map_err(|_| perr(file, hl, format!("header entry '{c}' is not a unit index"))))
+        .map(|c| {
+            c.parse::<usize>()
+                .map_err(|_| perr(file, hl, format!("header entry '{c}' is not a unit index")))
+        })
         .collect::<Result<_>>()?;
     if visible.is_empty() {
         return Err(perr(file, hl, "no visible units in header"));
     }
     for (a, u) in visible.iter().enumerate() {
         if visible[..a].contains(u) {
-            return Err(perr(file, hl, format!("unit {u} appears twice in the header")));
+            return Err(perr(
+                file,
+                hl,
+                format!("unit {u} appears twice in the header"),
+            ));
         }
     }
     let mut patterns = Vec::new();
@@ -120,7 +153,11 @@ pub fn parse_data(text: &str, file: &str) -> Result<Dataset> {
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         let want = visible.len() + usize::from(has_w);
         if f.len() != want {
-            return Err(perr(file, ln, format!("expected {want} fields, found {}", f.len())));
+            return Err(perr(
+                file,
+                ln,
+                format!("expected {want} fields, found {}", f.len()),
+            ));
         }
         let row: Vec<bool> = f[..visible.len()]
             .iter()
@@ -131,11 +168,19 @@ pub fn parse_data(text: &str, file: &str) -> Result<Dataset> {
             })
             .collect::<Result<_>>()?;
         if has_w {
-            let w: f64 = f[visible.len()]
-                .parse()
-                .map_err(|_| perr(file, ln, format!("weight '{}' is not a number", f[visible.len()])))?;
+            let w: f64 = f[visible.len()].parse().map_err(|_| {
+                perr(
+                    file,
+                    ln,
+                    format!("weight '{}' is not a number", f[visible.len()]),
+                )
+            })?;
             if !(w.is_finite() && w >= 0.0) {
-                return Err(perr(file, ln, format!("weight '{w}' must be finite and non-negative")));
+                return Err(perr(
+                    file,
+                    ln,
+                    format!("weight '{w}' must be finite and non-negative"),
+                ));
             }
             weights.push(w);
         }
@@ -145,7 +190,11 @@ pub fn parse_data(text: &str, file: &str) -> Result<Dataset> {
         return Err(perr(file, hl, "no data rows"));
     }
     if has_w {
-        Ok(Dataset { visible, patterns, weights })
+        Ok(Dataset {
+            visible,
+            patterns,
+            weights,
+        })
     } else {
         Ok(Dataset::uniform(visible, patterns))
     }

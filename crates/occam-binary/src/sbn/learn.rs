@@ -73,12 +73,21 @@ impl Dataset {
     pub fn uniform(visible: Vec<usize>, patterns: Vec<Vec<bool>>) -> Self {
         let n = patterns.len().max(1) as f64;
         let weights = vec![1.0 / n; patterns.len()];
-        Dataset { visible, patterns, weights }
+        Dataset {
+            visible,
+            patterns,
+            weights,
+        }
     }
 
     /// Evidence of pattern k for a network with n units.
     pub fn evidence(&self, n: usize, k: usize) -> Result<Evidence> {
-        let pairs: Vec<(usize, bool)> = self.visible.iter().copied().zip(self.patterns[k].iter().copied()).collect();
+        let pairs: Vec<(usize, bool)> = self
+            .visible
+            .iter()
+            .copied()
+            .zip(self.patterns[k].iter().copied())
+            .collect();
         Evidence::from_pairs(n, &pairs)
     }
 
@@ -169,7 +178,13 @@ enum PState {
     },
 }
 
-fn pattern_step(sbn: &Sbn, ev: &Evidence, st: &PState, o: &LearnOptions, k: usize) -> Result<(f64, Vec<f64>, PState)> {
+fn pattern_step(
+    sbn: &Sbn,
+    ev: &Evidence,
+    st: &PState,
+    o: &LearnOptions,
+    k: usize,
+) -> Result<(f64, Vec<f64>, PState)> {
     let np = sbn.n_edges() + sbn.n_units();
     let mut g = vec![0.0; np];
     let seed = o.seed.wrapping_mul(0x9e37_79b9).wrapping_add(k as u64);
@@ -186,7 +201,14 @@ fn pattern_step(sbn: &Sbn, ev: &Evidence, st: &PState, o: &LearnOptions, k: usiz
         Method::MeanField => {
             let fit = match st {
                 PState::Mf(s) => mf::fit_from(sbn, ev, s.clone(), &mfo)?,
-                _ => mf::fit(sbn, ev, &MfOptions { max_sweeps: 200, ..mfo })?,
+                _ => mf::fit(
+                    sbn,
+                    ev,
+                    &MfOptions {
+                        max_sweeps: 200,
+                        ..mfo
+                    },
+                )?,
             };
             mf::grad_params(sbn, &fit.state, 1.0, &mut g);
             Ok((fit.bound, g, PState::Mf(fit.state)))
@@ -203,9 +225,20 @@ fn pattern_step(sbn: &Sbn, ev: &Evidence, st: &PState, o: &LearnOptions, k: usiz
                 ..Default::default()
             };
             let (m0, xf0, xt0) = match st {
-                PState::Lk { m, xi_first, xi_third } => (m.clone(), xi_first.clone(), Some(xi_third.clone())),
+                PState::Lk {
+                    m,
+                    xi_first,
+                    xi_third,
+                } => (m.clone(), xi_first.clone(), Some(xi_third.clone())),
                 _ => {
-                    let fit = mf::fit(sbn, ev, &MfOptions { max_sweeps: 200, ..mfo })?;
+                    let fit = mf::fit(
+                        sbn,
+                        ev,
+                        &MfOptions {
+                            max_sweeps: 200,
+                            ..mfo
+                        },
+                    )?;
                     let (m, xi) = third::from_saul(sbn, ev, &fit.state);
                     (m, xi, None)
                 }
@@ -260,7 +293,9 @@ pub fn learn(init: &Sbn, data: &Dataset, o: &LearnOptions) -> Result<LearnResult
     }
     let n = init.n_units();
     let ne = init.n_edges();
-    let evs: Vec<Evidence> = (0..data.patterns.len()).map(|k| data.evidence(n, k)).collect::<Result<_>>()?;
+    let evs: Vec<Evidence> = (0..data.patterns.len())
+        .map(|k| data.evidence(n, k))
+        .collect::<Result<_>>()?;
     let mut sbn = init.clone();
     let mut states = vec![PState::None; evs.len()];
     let mut objective = Vec::with_capacity(o.steps);
@@ -325,11 +360,12 @@ pub fn to_sbn(like: &Sbn, pm: &PmParams) -> Result<Sbn> {
     let n = like.n_units();
     let ne = like.n_edges();
     let mut p = vec![0.0; ne + n];
-    for e in 0..ne {
-        p[e] = 4.0 * pm.theta_e[e];
+    for (pe, t) in p.iter_mut().zip(&pm.theta_e) {
+        *pe = 4.0 * t;
     }
     for i in 0..n {
-        p[ne + i] = 2.0 * pm.theta_b[i] - 2.0 * like.parent_edges(i).map(|e| pm.theta_e[e]).sum::<f64>();
+        p[ne + i] =
+            2.0 * pm.theta_b[i] - 2.0 * like.parent_edges(i).map(|e| pm.theta_e[e]).sum::<f64>();
     }
     let mut s = like.clone();
     s.set_params(&p)?;

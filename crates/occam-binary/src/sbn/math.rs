@@ -82,8 +82,8 @@ mod tests {
 
     #[test]
     fn helpers_agree_with_naive_forms() {
-        for &x in &[-3.0, -0.5, 0.0, 0.7, 4.0] {
-            let s: f64 = 1.0 / (1.0 + (-x as f64).exp());
+        for &x in &[-3.0f64, -0.5, 0.0, 0.7, 4.0] {
+            let s: f64 = 1.0 / (1.0 + (-x).exp());
             assert!((sigmoid(x) - s).abs() < 1e-15);
             assert!((log1pexp(x) - (1.0 + x.exp()).ln()).abs() < 1e-14);
             assert!((logaddexp(x, 0.3) - (x.exp() + 0.3f64.exp()).ln()).abs() < 1e-14);

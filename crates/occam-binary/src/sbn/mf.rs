@@ -152,14 +152,22 @@ pub fn optimise_xi_from(sbn: &Sbn, i: usize, mu: &[f64], x0: f64) -> f64 {
         } else {
             lo = lo.max(x);
         }
-        let mut nx = if d2 > 1e-300 { x - d1 / d2 } else { x - d1.signum() * 2.0 };
+        let mut nx = if d2 > 1e-300 {
+            x - d1 / d2
+        } else {
+            x - d1.signum() * 2.0
+        };
         if nx - x > 2.0 {
             nx = x + 2.0;
         } else if x - nx > 2.0 {
             nx = x - 2.0;
         }
         if nx <= lo || nx >= hi {
-            nx = if lo.is_finite() && hi.is_finite() { 0.5 * (lo + hi) } else { nx.clamp(lo.max(x - 2.0), hi.min(x + 2.0)) };
+            nx = if lo.is_finite() && hi.is_finite() {
+                0.5 * (lo + hi)
+            } else {
+                nx.clamp(lo.max(x - 2.0), hi.min(x + 2.0))
+            };
         }
         if (nx - x).abs() < 1e-14 || (hi - lo) < 1e-13 {
             x = nx;
@@ -203,7 +211,8 @@ pub fn field_mf(sbn: &Sbn, k: usize, mu: &[f64], xi: &[f64]) -> f64 {
         let ea = (-xi[c] * w[e]).exp();
         let eb = ((1.0 - xi[c]) * w[e]).exp();
         let pa = sigmoid(la - lb);
-        let kck = -(pa * (ea - 1.0) / (1.0 - mk + mk * ea) + (1.0 - pa) * (eb - 1.0) / (1.0 - mk + mk * eb));
+        let kck = -(pa * (ea - 1.0) / (1.0 - mk + mk * ea)
+            + (1.0 - pa) * (eb - 1.0) / (1.0 - mk + mk * eb));
         f += w[e] * (mu[c] - xi[c]) + kck;
     }
     f

@@ -114,7 +114,9 @@ impl MixState {
     fn ln_pi(&self, hid: &[usize], a: usize, b: usize) -> f64 {
         let (ra, mb) = (a * self.n, b * self.n);
         hid.iter()
-            .map(|&j| (self.r1[ra + j] * self.mu[mb + j] + self.r0[ra + j] * (1.0 - self.mu[mb + j])).ln())
+            .map(|&j| {
+                (self.r1[ra + j] * self.mu[mb + j] + self.r0[ra + j] * (1.0 - self.mu[mb + j])).ln()
+            })
             .sum()
     }
 
@@ -129,7 +131,9 @@ impl MixState {
     fn exp_ln_r(&self, hid: &[usize], m: usize) -> f64 {
         let o = m * self.n;
         hid.iter()
-            .map(|&j| self.mu[o + j] * self.r1[o + j].ln() + (1.0 - self.mu[o + j]) * self.r0[o + j].ln())
+            .map(|&j| {
+                self.mu[o + j] * self.r1[o + j].ln() + (1.0 - self.mu[o + j]) * self.r0[o + j].ln()
+            })
             .sum()
     }
 }
@@ -138,8 +142,8 @@ fn component_bound(sbn: &Sbn, ev: &Evidence, st: &MixState, m: usize) -> f64 {
     let mut l = 0.0;
     let mu = &st.mu[st.comp(m)];
     let xi = &st.xi[st.comp(m)];
-    for i in 0..sbn.n_units() {
-        l += mf::unit_term(sbn, i, mu, xi[i]);
+    for (i, &x) in xi.iter().enumerate() {
+        l += mf::unit_term(sbn, i, mu, x);
     }
     for &h in ev.hidden() {
         l += entropy01(mu[h]);
@@ -154,7 +158,9 @@ pub fn bound(sbn: &Sbn, ev: &Evidence, st: &MixState) -> f64 {
     let mut l = 1.0;
     for a in 0..mm {
         if st.q[a] > 0.0 {
-            l += st.q[a] * (component_bound(sbn, ev, st, a) + st.exp_ln_r(hid, a) - st.q[a].ln() + st.lambda[a].ln());
+            l += st.q[a]
+                * (component_bound(sbn, ev, st, a) + st.exp_ln_r(hid, a) - st.q[a].ln()
+                    + st.lambda[a].ln());
         }
         let mut s = 0.0;
         for b in 0..mm {
@@ -183,7 +189,8 @@ fn sweep(sbn: &Sbn, ev: &Evidence, st: &mut MixState) {
     // ξ_m: 1-D minimisation per unit and component (digest §2.3)
     for a in 0..mm {
         for i in 0..n {
-            st.xi[a * n + i] = mf::optimise_xi_from(sbn, i, &st.mu[a * n..(a + 1) * n], st.xi[a * n + i]);
+            st.xi[a * n + i] =
+                mf::optimise_xi_from(sbn, i, &st.mu[a * n..(a + 1) * n], st.xi[a * n + i]);
         }
     }
     // μ_mk (erratum 1, Lawrence (2.31) corrected):
@@ -223,13 +230,15 @@ fn sweep(sbn: &Sbn, ev: &Evidence, st: &mut MixState) {
     // Q(m) ← softmax(−E_m), −E_m = L_mf(m) + ⟨ln R⟩_m − Σ_k λ_k π(k,m) + ln λ_m (erratum 2)
     let neg_e: Vec<f64> = (0..mm)
         .map(|a| {
-            let s: f64 = (0..mm).map(|c| st.lambda[c] * st.ln_pi(&hid, c, a).exp()).sum();
+            let s: f64 = (0..mm)
+                .map(|c| st.lambda[c] * st.ln_pi(&hid, c, a).exp())
+                .sum();
             component_bound(sbn, ev, st, a) + st.exp_ln_r(&hid, a) - s + st.lambda[a].ln()
         })
         .collect();
     let lse = logsumexp(&neg_e);
-    for a in 0..mm {
-        st.q[a] = (neg_e[a] - lse).exp();
+    for (q, e) in st.q.iter_mut().zip(&neg_e) {
+        *q = (e - lse).exp();
     }
     update_lambda(st, &hid);
 }
@@ -329,7 +338,13 @@ fn random_state(sbn: &Sbn, ev: &Evidence, m: usize, seed: u64) -> MixState {
 
 /// Grows a mixture from a mean-field fit up to `max_m` components; returns the fit at every
 /// M = 1..max_m (index M−1). Each stage's bound is ≥ the previous stage's.
-pub fn grow_path(sbn: &Sbn, ev: &Evidence, mf_fit: &MfFit, max_m: usize, opts: &MixOptions) -> Vec<MixFit> {
+pub fn grow_path(
+    sbn: &Sbn,
+    ev: &Evidence,
+    mf_fit: &MfFit,
+    max_m: usize,
+    opts: &MixOptions,
+) -> Vec<MixFit> {
     let (seed, jitter) = match opts.init {
         MixInit::Grow { seed, jitter } => (seed, jitter),
         MixInit::Random(seed) => (seed, 1.0),
@@ -344,9 +359,18 @@ pub fn grow_path(sbn: &Sbn, ev: &Evidence, mf_fit: &MfFit, max_m: usize, opts: &
         converged: mf_fit.converged,
     }];
     for _ in 1..max_m {
-        let prev = out.last().map(|f| f.state.clone()).unwrap_or_else(|| from_mf(&mf_fit.state));
+        let prev = out
+            .last()
+            .map(|f| f.state.clone())
+            .unwrap_or_else(|| from_mf(&mf_fit.state));
         let prev_bound = out.last().map(|f| f.bound).unwrap_or(b0);
-        let trial = run(sbn, ev, split(&prev, ev, &mut rng, jitter), opts.max_sweeps, opts.tol);
+        let trial = run(
+            sbn,
+            ev,
+            split(&prev, ev, &mut rng, jitter),
+            opts.max_sweeps,
+            opts.tol,
+        );
         if trial.bound >= prev_bound {
             out.push(trial);
         } else {

@@ -44,13 +44,22 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// Maximises f. `fg(x, g)` returns f(x) and writes ∇f(x) into g.
-pub fn maximise(mut fg: impl FnMut(&[f64], &mut [f64]) -> f64, x0: &[f64], o: &LbfgsOptions) -> LbfgsResult {
+pub fn maximise(
+    mut fg: impl FnMut(&[f64], &mut [f64]) -> f64,
+    x0: &[f64],
+    o: &LbfgsOptions,
+) -> LbfgsResult {
     let n = x0.len();
     let mut x = x0.to_vec();
     let mut g = vec![0.0; n];
     let mut f = fg(&x, &mut g);
     if n == 0 || !f.is_finite() {
-        return LbfgsResult { x, f, iterations: 0, converged: true };
+        return LbfgsResult {
+            x,
+            f,
+            iterations: 0,
+            converged: true,
+        };
     }
     let mut s_hist: Vec<Vec<f64>> = Vec::new();
     let mut y_hist: Vec<Vec<f64>> = Vec::new();
@@ -135,7 +144,12 @@ pub fn maximise(mut fg: impl FnMut(&[f64], &mut [f64]) -> f64, x0: &[f64], o: &L
             break;
         }
     }
-    LbfgsResult { x, f, iterations: it, converged }
+    LbfgsResult {
+        x,
+        f,
+        iterations: it,
+        converged,
+    }
 }
 
 #[cfg(test)]
@@ -153,6 +167,9 @@ mod tests {
             &[0.0, 0.0],
             &LbfgsOptions::default(),
         );
-        assert!((r.x[0] - 1.0).abs() < 1e-6 && (r.x[1] + 2.0).abs() < 1e-6, "{r:?}");
+        assert!(
+            (r.x[0] - 1.0).abs() < 1e-6 && (r.x[1] + 2.0).abs() < 1e-6,
+            "{r:?}"
+        );
     }
 }

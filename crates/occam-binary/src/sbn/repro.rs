@@ -100,7 +100,10 @@ pub fn mixture_study(o: &MixtureStudyOptions) -> Result<MixtureStudy> {
             if *b > ll + 1e-9 {
                 viol += 1;
             }
-            if trace.windows(2).any(|w| w[1] < w[0] - 1e-9 * (1.0 + w[0].abs())) {
+            if trace
+                .windows(2)
+                .any(|w| w[1] < w[0] - 1e-9 * (1.0 + w[0].abs()))
+            {
                 nonmono += 1;
             }
             sum[m] += ((b - ll) / ll).abs();
@@ -163,7 +166,10 @@ pub fn lk_table_cell(o: &LkTableOptions) -> Result<LkTableCell> {
         let mf_fit = mf::fit(&sbn, &ev, &MfOptions::default())?;
         let ch = super::third::chain_from_mf(&sbn, &ev, &mf_fit, &lko)?;
         let tol = 1e-9 * (1.0 + ll.abs());
-        if ch.saul > ch.first.bound + tol || ch.first.bound > ch.third.bound + tol || ch.third.bound > ll + tol {
+        if ch.saul > ch.first.bound + tol
+            || ch.first.bound > ch.third.bound + tol
+            || ch.third.bound > ll + tol
+        {
             viol += 1;
         }
         eta += (ch.third.bound - ch.saul) / (ll - ch.saul);
@@ -262,7 +268,9 @@ pub fn lk_learning(o: &LkLearningOptions) -> Result<LkLearning> {
         let gen_net = gen::cascade(o.layers, 0.0, o.sigma2, seed)?;
         let vis = gen::cascade_bottom(o.layers);
         let lp = exact::visible_distribution(&gen_net, &vis)?;
-        let patterns: Vec<Vec<bool>> = (0..lp.len()).map(|s| (0..vis.len()).map(|k| (s >> k) & 1 == 1).collect()).collect();
+        let patterns: Vec<Vec<bool>> = (0..lp.len())
+            .map(|s| (0..vis.len()).map(|k| (s >> k) & 1 == 1).collect())
+            .collect();
         let data = Dataset {
             visible: vis.clone(),
             patterns,
@@ -284,12 +292,30 @@ pub fn lk_learning(o: &LkLearningOptions) -> Result<LkLearning> {
             method: Method::Exact,
         };
         let ex = learn::learn(&init, &data, &base)?;
-        let mfr = learn::learn(&init, &data, &LearnOptions { method: Method::MeanField, ..base })?;
-        let th = learn::learn(&init, &data, &LearnOptions { method: Method::ThirdOrder, ..base })?;
+        let mfr = learn::learn(
+            &init,
+            &data,
+            &LearnOptions {
+                method: Method::MeanField,
+                ..base
+            },
+        )?;
+        let th = learn::learn(
+            &init,
+            &data,
+            &LearnOptions {
+                method: Method::ThirdOrder,
+                ..base
+            },
+        )?;
         let te = super::third::PmParams::from_sbn(&ex.sbn).theta_e;
         let err = |s: &super::model::Sbn| -> f64 {
             let t = super::third::PmParams::from_sbn(s).theta_e;
-            te.iter().zip(&t).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt()
+            te.iter()
+                .zip(&t)
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt()
         };
         runs.push(LkLearningRun {
             error_mf: err(&mfr.sbn),
@@ -385,8 +411,13 @@ pub fn bars_study(o: &BarsOptions) -> Result<BarsStudy> {
         let mut lls = Vec::new();
         for r in 0..o.runs {
             // the same initial network for every M in run r
-            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(o.seed.wrapping_add(r as u64));
-            let init = super::model::Sbn::layered(&[1, 8, 16], |_, _, _| normal.sample(&mut rng), |_, _| 0.0)?;
+            let mut rng =
+                rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(o.seed.wrapping_add(r as u64));
+            let init = super::model::Sbn::layered(
+                &[1, 8, 16],
+                |_, _, _| normal.sample(&mut rng),
+                |_, _| 0.0,
+            )?;
             let res = learn::learn(
                 &init,
                 &data,
@@ -406,7 +437,10 @@ pub fn bars_study(o: &BarsOptions) -> Result<BarsStudy> {
         runs.push(lls);
     }
     Ok(BarsStudy {
-        mean_loglik: runs.iter().map(|v| v.iter().sum::<f64>() / v.len() as f64).collect(),
+        mean_loglik: runs
+            .iter()
+            .map(|v| v.iter().sum::<f64>() / v.len() as f64)
+            .collect(),
         runs,
         generator_bound: -gen::bars_entropy(),
     })

@@ -115,7 +115,13 @@ impl TermAdjoint {
 }
 
 /// Builds −Ẽ(s) (34)–(38) minus Σ_k μ_k s_k (pass `mu = None` for −Ẽ alone).
-pub fn build_terms(sbn: &Sbn, ev: &Evidence, th: &PmParams, xi: &XiParams, mu: Option<&[f64]>) -> Terms {
+pub fn build_terms(
+    sbn: &Sbn,
+    ev: &Evidence,
+    th: &PmParams,
+    xi: &XiParams,
+    mu: Option<&[f64]>,
+) -> Terms {
     let n = sbn.n_units();
     let hidden = ev.hidden().to_vec();
     let mut hk = vec![None; n];
@@ -252,8 +258,8 @@ pub fn backprop(sbn: &Sbn, t: &Terms, adj: &TermAdjoint) -> (XiParams, PmParams)
 /// ∂/∂w_e = ¼∂/∂θ_e + ¼∂/∂θ^{child(e)}, ∂/∂b_i = ½∂/∂θ^i.
 pub fn pm_grad_to_01(sbn: &Sbn, d: &PmParams, scale: f64, g: &mut [f64]) {
     let ne = sbn.n_edges();
-    for e in 0..ne {
-        g[e] += scale * 0.25 * (d.theta_e[e] + d.theta_b[sbn.edge_child(e)]);
+    for (e, ge) in g[..ne].iter_mut().enumerate() {
+        *ge += scale * 0.25 * (d.theta_e[e] + d.theta_b[sbn.edge_child(e)]);
     }
     for i in 0..sbn.n_units() {
         g[ne + i] += scale * 0.5 * d.theta_b[i];
@@ -288,8 +294,8 @@ pub fn first_moment(t: &Terms, m: &[f64], adj: Option<&mut TermAdjoint>) -> f64 
         for (q, &(x, y, _)) in t.quad.iter().enumerate() {
             a.quad[q] += m[x] * m[y];
         }
-        for ti in 0..t.exp_coef.len() {
-            a.coef[ti] += ex[ti];
+        for (ti, &exv) in ex.iter().enumerate() {
+            a.coef[ti] += exv;
             for s in t.exp_start[ti]..t.exp_start[ti + 1] {
                 let b = t.exp_b[s];
                 let mk = m[t.exp_k[s]];
@@ -315,7 +321,11 @@ pub fn first_moment(t: &Terms, m: &[f64], adj: Option<&mut TermAdjoint>) -> f64 
 /// ω(s) = q(s)[a1 + 2a2(G−R1) + 3a3((G−R1)² − κ₂)], i.e. the chain rule of a1 R1 + a2 κ₂ + a3 κ₃.
 /// Each exponential term is tabulated over the 2^{|support|} settings of its own spins, so a
 /// state costs one table lookup per term.
-pub fn moments_enum(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>) -> Result<(f64, f64, f64)> {
+pub fn moments_enum(
+    t: &Terms,
+    m: &[f64],
+    adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>,
+) -> Result<(f64, f64, f64)> {
     let h = t.hidden.len();
     if h > 24 {
         return Err(SbnError::TooManyHidden { hidden: h, max: 24 });
@@ -333,7 +343,13 @@ pub fn moments_enum(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut Ter
             let x: f64 = r
                 .clone()
                 .enumerate()
-                .map(|(j, s)| if (cfg >> j) & 1 == 1 { t.exp_b[s] } else { -t.exp_b[s] })
+                .map(|(j, s)| {
+                    if (cfg >> j) & 1 == 1 {
+                        t.exp_b[s]
+                    } else {
+                        -t.exp_b[s]
+                    }
+                })
                 .sum();
             tab.push(t.exp_coef[ti] * x.exp());
         }
@@ -346,16 +362,22 @@ pub fn moments_enum(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut Ter
         }
         c
     };
-    let sp = |s: usize, k: usize| -> f64 { if (s >> k) & 1 == 1 { 1.0 } else { -1.0 } };
+    let sp = |s: usize, k: usize| -> f64 {
+        if (s >> k) & 1 == 1 {
+            1.0
+        } else {
+            -1.0
+        }
+    };
     let mut gv = vec![t.c0; ns];
     let mut qv = vec![1.0; ns];
     for s in 0..ns {
         let mut q = 1.0;
         let mut g = 0.0;
-        for k in 0..h {
+        for (k, (&mk, &lk)) in m.iter().zip(&t.lin).enumerate().take(h) {
             let x = sp(s, k);
-            q *= 0.5 * (1.0 + m[k] * x);
-            g += t.lin[k] * x;
+            q *= 0.5 * (1.0 + mk * x);
+            g += lk * x;
         }
         for (q2, &(a, b, _)) in t.quad.iter().enumerate() {
             g += t.quad_coef[q2] * sp(s, a) * sp(s, b);
@@ -438,7 +460,12 @@ pub enum MomentEngine {
     Auto,
 }
 
-fn moments(t: &Terms, m: &[f64], engine: MomentEngine, adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>) -> Result<(f64, f64, f64)> {
+fn moments(
+    t: &Terms,
+    m: &[f64],
+    engine: MomentEngine,
+    adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>,
+) -> Result<(f64, f64, f64)> {
     let use_enum = match engine {
         MomentEngine::Enumerate => true,
         MomentEngine::Polynomial => false,
@@ -457,7 +484,13 @@ fn moments(t: &Terms, m: &[f64], engine: MomentEngine, adj_w: Option<(f64, f64, 
 }
 
 /// First-order bound ⟨−Ẽ⟩ + ΣH₂(m) and its gradient wrt ξ (and optionally θ).
-pub fn first_order(sbn: &Sbn, ev: &Evidence, th: &PmParams, xi: &XiParams, m: &[f64]) -> (f64, XiParams, PmParams) {
+pub fn first_order(
+    sbn: &Sbn,
+    ev: &Evidence,
+    th: &PmParams,
+    xi: &XiParams,
+    m: &[f64],
+) -> (f64, XiParams, PmParams) {
     let t = build_terms(sbn, ev, th, xi, None);
     let mut adj = TermAdjoint::zeros(&t);
     let mut v = first_moment(&t, m, Some(&mut adj));
@@ -495,7 +528,9 @@ pub fn third_order(
     let t = build_terms(sbn, ev, th, xi, Some(&mu));
     let (r1, k2, k3) = moments(&t, m, engine, None)?;
     // ⟨−Ẽ⟩ = R1 + μ·m ; first-order part = ⟨−Ẽ⟩ + ΣH₂(m)
-    let fo = r1 + mu.iter().zip(m).map(|(a, b)| a * b).sum::<f64>() + m.iter().map(|&x| entropy_pm(x)).sum::<f64>();
+    let fo = r1
+        + mu.iter().zip(m).map(|(a, b)| a * b).sum::<f64>()
+        + m.iter().map(|&x| entropy_pm(x)).sum::<f64>();
     let (corr, lambda0, g2, g3) = if k2 > 1e-300 {
         let l0 = k3 / (3.0 * k2);
         let u = l0 + (0.5 * k2).ln();
@@ -525,7 +560,11 @@ pub fn third_order(
 /// (digest §4.1: Saul's bound = (41) plus a free offset per unit).
 pub fn from_saul(sbn: &Sbn, ev: &Evidence, st: &mf::MfState) -> (Vec<f64>, XiParams) {
     let th = PmParams::from_sbn(sbn);
-    let m: Vec<f64> = ev.hidden().iter().map(|&u| clamp_m(2.0 * st.mu[u] - 1.0)).collect();
+    let m: Vec<f64> = ev
+        .hidden()
+        .iter()
+        .map(|&u| clamp_m(2.0 * st.mu[u] - 1.0))
+        .collect();
     let mut xi = XiParams {
         xi0: vec![0.0; sbn.n_units()],
         xie: vec![0.0; sbn.n_edges()],
@@ -557,8 +596,8 @@ pub fn optimal_xi0(sbn: &Sbn, ev: &Evidence, th: &PmParams, xi: &mut XiParams, m
         }
         kp[t.exp_unit[ti]] += -t.exp_coef[ti] * prod;
     }
-    for p in 0..sbn.n_units() {
-        xi.xi0[p] = -kp[p].ln();
+    for (x, k) in xi.xi0.iter_mut().zip(&kp) {
+        *x = -k.ln();
     }
 }
 
@@ -584,7 +623,9 @@ fn unpack(v: &[f64], xi: &mut XiParams, active: &[usize]) {
 
 /// Edges whose parent is hidden (the free ξ^{pi}).
 pub fn active_edges(sbn: &Sbn, ev: &Evidence) -> Vec<usize> {
-    (0..sbn.n_edges()).filter(|&e| ev.get(sbn.edge_parent(e)).is_none()).collect()
+    (0..sbn.n_edges())
+        .filter(|&e| ev.get(sbn.edge_parent(e)).is_none())
+        .collect()
 }
 
 /// A fitted first- or third-order state.
@@ -659,7 +700,13 @@ fn m_sweep(t: &Terms, m: &mut [f64]) {
 
 /// First-order LK bound ("mean field, full ξ"), maximised over ξ (L-BFGS) and m (coordinate)
 /// from a starting point; never ends below its start.
-pub fn fit_first_order(sbn: &Sbn, ev: &Evidence, m0: Vec<f64>, xi0: XiParams, o: &LkOptions) -> LkFit {
+pub fn fit_first_order(
+    sbn: &Sbn,
+    ev: &Evidence,
+    m0: Vec<f64>,
+    xi0: XiParams,
+    o: &LkOptions,
+) -> LkFit {
     let th = PmParams::from_sbn(sbn);
     let active = active_edges(sbn, ev);
     let mut m = m0;
@@ -704,7 +751,13 @@ pub fn fit_first_order(sbn: &Sbn, ev: &Evidence, m0: Vec<f64>, xi0: XiParams, o:
 
 /// Third-order bound maximised over ξ at fixed m (digest §6.2 "third-full": μ from the
 /// mean-field solution, all ξ re-optimised), starting from `xi0`.
-pub fn fit_third_order(sbn: &Sbn, ev: &Evidence, m: &[f64], xi0: XiParams, o: &LkOptions) -> Result<LkFit> {
+pub fn fit_third_order(
+    sbn: &Sbn,
+    ev: &Evidence,
+    m: &[f64],
+    xi0: XiParams,
+    o: &LkOptions,
+) -> Result<LkFit> {
     let th = PmParams::from_sbn(sbn);
     let active = active_edges(sbn, ev);
     let x0 = pack(&xi0, &active);

@@ -82,12 +82,10 @@ fn flatten(t: &Terms, shift: f64) -> Vec<PTerm> {
 
 /// Expectation of a product of the given terms, and (optionally) accumulation of
 /// `scale × ∂E/∂(term params)` into the per-term adjoints (coefficient, factor values).
-fn product_expectation(
-    terms: &[&PTerm],
-    idx: &[usize],
-    p: &[f64],
-    grad: Option<(f64, &mut [f64], &mut [Vec<(f64, f64)>])>,
-) -> f64 {
+/// Scale of the contribution, adjoints of the coefficients and of the (f(+), f(−)) factors.
+type GradSink<'a> = Option<(f64, &'a mut [f64], &'a mut [Vec<(f64, f64)>])>;
+
+fn product_expectation(terms: &[&PTerm], idx: &[usize], p: &[f64], grad: GradSink<'_>) -> f64 {
     // union of supports
     let mut ks: Vec<usize> = Vec::with_capacity(16);
     for t in terms {
@@ -125,7 +123,12 @@ fn product_expectation(
     let eprod: f64 = e.iter().product();
     if let Some((scale, adj_c, adj_f)) = grad {
         for pos in 0..np {
-            let oc: f64 = terms.iter().enumerate().filter(|(q, _)| *q != pos).map(|(_, t)| t.c).product();
+            let oc: f64 = terms
+                .iter()
+                .enumerate()
+                .filter(|(q, _)| *q != pos)
+                .map(|(_, t)| t.c)
+                .product();
             adj_c[idx[pos]] += scale * oc * eprod;
             for r in 0..nk {
                 let j = fi[r * np + pos];
@@ -153,7 +156,11 @@ fn product_expectation(
 /// Mean R1 and central moments κ₂, κ₃ of G under P_μ in polynomial time; with `adj_w` the
 /// chain rule of a1·R1 + a2·κ₂ + a3·κ₃ is added into the adjoint (same contract as
 /// `third::moments_enum`).
-pub fn moments_poly(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>) -> (f64, f64, f64) {
+pub fn moments_poly(
+    t: &Terms,
+    m: &[f64],
+    adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>,
+) -> (f64, f64, f64) {
     let p: Vec<f64> = m.iter().map(|&x| 0.5 * (1.0 + x)).collect();
     // pass 0: the mean, for the shift
     let raw = flatten(t, 0.0);
@@ -171,7 +178,8 @@ pub fn moments_poly(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut Ter
             r[1] += mb * product_expectation(&[&terms[a], &terms[b]], &[a, b], &p, None);
             for c in b..nt {
                 let mc = multiplicity(a, b, c);
-                r[2] += mc * product_expectation(&[&terms[a], &terms[b], &terms[c]], &[a, b, c], &p, None);
+                r[2] += mc
+                    * product_expectation(&[&terms[a], &terms[b], &terms[c]], &[a, b, c], &p, None);
             }
         }
     }
@@ -183,12 +191,20 @@ pub fn moments_poly(t: &Terms, m: &[f64], adj_w: Option<(f64, f64, f64, &mut Ter
         let g2 = a2 - 3.0 * a3 * r1;
         let g3 = a3;
         let mut adj_c = vec![0.0; nt];
-        let mut adj_f: Vec<Vec<(f64, f64)>> = terms.iter().map(|tt| vec![(0.0, 0.0); tt.f.len()]).collect();
+        let mut adj_f: Vec<Vec<(f64, f64)>> = terms
+            .iter()
+            .map(|tt| vec![(0.0, 0.0); tt.f.len()])
+            .collect();
         for a in 0..nt {
             product_expectation(&[&terms[a]], &[a], &p, Some((g1, &mut adj_c, &mut adj_f)));
             for b in a..nt {
                 let mb = if a == b { 1.0 } else { 2.0 };
-                product_expectation(&[&terms[a], &terms[b]], &[a, b], &p, Some((g2 * mb, &mut adj_c, &mut adj_f)));
+                product_expectation(
+                    &[&terms[a], &terms[b]],
+                    &[a, b],
+                    &p,
+                    Some((g2 * mb, &mut adj_c, &mut adj_f)),
+                );
                 for c in b..nt {
                     let mc = multiplicity(a, b, c);
                     product_expectation(
