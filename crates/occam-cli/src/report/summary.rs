@@ -64,26 +64,19 @@ fn describe(c: &Compiled, node: NodeId) -> Vec<String> {
             for e in 0..n.min(SHOW) {
                 let m = &mean[e * vlen..(e + 1) * vlen];
                 let ue = &u[e * len..(e + 1) * len];
+                let list = |xs: &[f64]| xs.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", ");
                 let text = match kind {
                     MomentKind::Gaussian { d: 1 } => {
                         format!("{} ± {}", num(m[0]), num((ue[1] - ue[0] * ue[0]).max(0.0).sqrt()))
                     }
                     MomentKind::Gaussian { d } => {
-                        let sd: Vec<String> = (0..d)
-                            .map(|i| num((ue[d + i * d + i] - ue[i] * ue[i]).max(0.0).sqrt()))
+                        let sd: Vec<f64> = (0..d)
+                            .map(|i| (ue[d + i * d + i] - ue[i] * ue[i]).max(0.0).sqrt())
                             .collect();
-                        format!(
-                            "[{}] ± [{}]",
-                            m.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", "),
-                            sd.join(", ")
-                        )
+                        format!("[{}] ± [{}]", list(m), list(&sd))
                     }
-                    _ => format!("[{}]", m.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", ")),
-                };
-                let text = if vlen == 1 && !text.starts_with('[') {
-                    text
-                } else {
-                    text.trim_matches(|c| c == '[' || c == ']').to_string()
+                    _ if vlen == 1 => num(m[0]),
+                    _ => format!("[{}]", list(m)),
                 };
                 lines.push(format!("[{e}] {text}"));
             }

@@ -1,0 +1,286 @@
+//! The commands end to end: check, fit (text, JSON, output files), sample, graph, data formats
+//! and missing values.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+
+#[test]
+fn check_prints_plates_nodes_and_conjugacy() {
+    let out = occam()
+        .args(["check", "examples/vibes_tutorial/mixture.occam"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "K = 20 (fixed)",
+        "N = 500 (rows of data `x`)",
+        "D = 2 (columns of data `x`)",
+        "lambda[N] over K",
+        "x.mean ← mu[lambda]: Gaussian (scalar)",
+        "x.precision ← gamma[lambda]: Gamma",
+        "mixtures present",
+    ] {
+        assert!(s.contains(needle), "`{needle}` missing in:\n{s}");
+    }
+}
+
+#[test]
+fn check_lowers_every_example_model() {
+    // Models whose data are not committed are checked with drawn data of the right shape.
+    let dir = tempfile::tempdir().unwrap();
+    for (model, plates) in [
+        ("examples/models/bpca.occam", vec!["N=30", "D=4"]),
+        ("examples/models/factor_analysis.occam", vec!["N=20"]),
+        ("examples/models/gmm1d.occam", vec!["N=40"]),
+        ("examples/models/bernoulli_mixture.occam", vec!["N=30", "D=6"]),
+        ("examples/models/quickstart.occam", vec!["N=10"]),
+    ] {
+        let name = Path::new(model).file_stem().unwrap().to_string_lossy().into_owned();
+        let sub = dir.path().join(&name);
+        std::fs::create_dir(&sub).unwrap();
+        let mut cmd = occam();
+        cmd.args(["sample", model, "--seed", "5", "--out"]).arg(&sub);
+        for p in &plates {
+            cmd.args(["--plate", p]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{model}: {}", String::from_utf8_lossy(&out.stderr));
+        let mut check = occam();
+        check.args(["check", model]);
+        for f in std::fs::read_dir(&sub).unwrap() {
+            let f = f.unwrap().path();
+            let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+            check.arg("--data").arg(format!("{stem}={}", f.display()));
+        }
+        let out = check.output().unwrap();
+        assert!(out.status.success(), "{model}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn fit_writes_reports_atomically() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let out = occam()
+        .args(["fit", "examples/bayespy/gmm/gmm.occam", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("lower bound L = "), "{text}");
+    assert!(text.contains("z[N] over K ~ Categorical (latent)"), "{text}");
+    let post: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("posterior.json")).unwrap()).unwrap();
+    for key in ["bound", "iterations", "converged", "bound_trace", "variables"] {
+        assert!(post.get(key).is_some(), "{key}");
+    }
+    let lam = &post["variables"]["Lambda"];
+    assert_eq!(lam["distribution"], "Wishart");
+    assert_eq!(lam["plates"][0]["name"], "K");
+    assert!(lam["parameters"]["dof"].is_array() && lam["parameters"]["rate"].is_array());
+    assert_eq!(post["variables"]["y"]["role"], "observed");
+    let csv = std::fs::read_to_string(out_dir.join("bound.csv")).unwrap();
+    let trace = floats(&post["bound_trace"]);
+    assert_eq!(csv.lines().count(), trace.len() + 1);
+    assert!(csv.starts_with("iteration,bound\n1,"));
+    let svg = std::fs::read_to_string(out_dir.join("bound.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("</svg>"));
+    for h in ["hinton_mu.svg", "hinton_alpha.svg", "hinton_z.svg"] {
+        let s = std::fs::read_to_string(out_dir.join(h)).unwrap();
+        assert!(s.contains("<rect"), "{h}");
+    }
+    // Nothing but the reports: no temporary files left behind.
+    let mut names: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.iter().all(|n| !n.starts_with(".occam-")), "{names:?}");
+}
+
+#[test]
+fn json_has_every_variable_with_parameters_and_moments() {
+    let out = occam()
+        .args(["fit", "examples/bayespy/regression/regression.occam", "--json"])
+        .output()
+        .unwrap();
+    let j = json(&out);
+    let vars = j["variables"].as_object().unwrap();
+    let mut names: Vec<&str> = vars.keys().map(String::as_str).collect();
+    names.sort();
+    assert_eq!(names, ["B", "X", "tau", "y"]);
+    let tau = &vars["tau"];
+    assert_eq!(tau["distribution"], "Gamma");
+    let shape = floats(&tau["parameters"]["shape"])[0];
+    // Posterior shape of a Gamma precision with 10 observations: 1e-3 + 10/2.
+    assert!((shape - 5.001).abs() < 1e-12, "{shape}");
+    assert_eq!(vars["B"]["parameters"]["covariance"][0].as_array().unwrap().len(), 2);
+    assert_eq!(vars["X"]["role"], "data");
+    assert_eq!(floats(&vars["tau"]["moments"]).len(), 2);
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let bound = |threads: &str| {
+        let out = occam()
+            .args(["fit", "examples/bayespy/gmm/gmm.occam", "--json", "--threads", threads])
+            .output()
+            .unwrap();
+        json(&out)["bound_trace"].clone()
+    };
+    assert_eq!(bound("1"), bound("2"));
+}
+
+#[test]
+fn missing_values_are_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.csv");
+    let gappy = dir.path().join("gappy.csv");
+    std::fs::write(&full, "y\n1.0\n2.0\n4.0\n").unwrap();
+    std::fs::write(&gappy, "y\n1.0\nNA\n2.0\n\nnan\n4.0\n").unwrap();
+    let run = |f: &Path| {
+        let out = occam()
+            .args(["fit", "examples/models/quickstart.occam", "--json", "--data"])
+            .arg(format!("y={}", f.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out)
+    };
+    let (a, b) = (run(&full), run(&gappy));
+    // Missing leaves contribute nothing: the same bound and posterior as without them.
+    assert!((a["bound"].as_f64().unwrap() - b["bound"].as_f64().unwrap()).abs() < 1e-9);
+    assert_eq!(a["variables"]["mu"]["moments"], b["variables"]["mu"]["moments"]);
+    assert_eq!(b["variables"]["y"]["role"], "partly observed");
+}
+
+fn write_npy(path: &Path, shape: &[u64], values: &[f64]) {
+    use npyz::WriterBuilder;
+    let mut f = std::fs::File::create(path).unwrap();
+    let mut w = npyz::WriteOptions::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(&mut f)
+        .begin_nd()
+        .unwrap();
+    w.extend(values.iter().copied()).unwrap();
+    w.finish().unwrap();
+}
+
+#[test]
+fn npy_and_npz_data_give_the_same_fit_as_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let values = [1.0, 2.0, 4.0, 3.5];
+    let npy = dir.path().join("y.npy");
+    write_npy(&npy, &[4], &values);
+    let npz = dir.path().join("data.npz");
+    {
+        use npyz::WriterBuilder;
+        let mut z = npyz::npz::NpzWriter::create(&npz).unwrap();
+        let mut w = z
+            .array::<f64>("y", Default::default())
+            .unwrap()
+            .default_dtype()
+            .shape(&[4, 1])
+            .begin_nd()
+            .unwrap();
+        w.extend(values.iter().copied()).unwrap();
+        w.finish().unwrap();
+    }
+    let csv = dir.path().join("y.csv");
+    std::fs::write(&csv, "y\n1\n2\n4\n3.5\n").unwrap();
+    let bound = |f: &Path| {
+        let out = occam()
+            .args(["fit", "examples/models/quickstart.occam", "--json", "--data"])
+            .arg(format!("y={}", f.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        json(&out)["bound"].as_f64().unwrap()
+    };
+    let b = bound(&csv);
+    assert_eq!(bound(&npy), b);
+    assert_eq!(bound(&npz), b);
+    // An infinite array entry is reported by row and column.
+    let bad = dir.path().join("bad.npy");
+    write_npy(&bad, &[2, 2], &[1.0, 2.0, f64::INFINITY, 3.0]);
+    occam()
+        .args(["fit", "examples/models/quickstart.occam", "--data"])
+        .arg(format!("y={}", bad.display()))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("bad.npy:2:1"));
+}
+
+#[test]
+fn sample_writes_one_csv_per_observed_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("two.occam");
+    std::fs::write(
+        &model,
+        "plate N = 4\nmu ~ Gaussian(0, 1)\na[N] ~ Gaussian(mu, 1)\nb[N] ~ Poisson(2)\nobserve a, b\n",
+    )
+    .unwrap();
+    let out = dir.path().join("draws");
+    occam()
+        .arg("sample")
+        .arg(&model)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let a = std::fs::read_to_string(out.join("a.csv")).unwrap();
+    let b = std::fs::read_to_string(out.join("b.csv")).unwrap();
+    assert_eq!(a.lines().next(), Some("a"));
+    assert_eq!(a.lines().count(), 5);
+    assert!(b.lines().skip(1).all(|l| l.parse::<u64>().is_ok()), "{b}");
+    // Same seed, same draws; another seed, other draws.
+    let again = dir.path().join("again");
+    occam().arg("sample").arg(&model).arg("--out").arg(&again).assert().success();
+    assert_eq!(std::fs::read_to_string(again.join("a.csv")).unwrap(), a);
+    let other = dir.path().join("other");
+    occam()
+        .arg("sample")
+        .arg(&model)
+        .args(["--seed", "9", "--out"])
+        .arg(&other)
+        .assert()
+        .success();
+    assert_ne!(std::fs::read_to_string(other.join("a.csv")).unwrap(), a);
+}
+
+#[test]
+fn graph_as_svg_and_dot() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("g.svg");
+    occam()
+        .args(["graph", "examples/vibes_tutorial/mixture.occam", "--out"])
+        .arg(&svg)
+        .assert()
+        .success();
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+    assert_eq!(s.matches("<circle").count(), 5, "one circle per node");
+    assert!(s.contains("K = 20") && s.contains("N = 500"), "plates are labelled");
+    assert!(s.contains("fill=\"#c8c8c8\""), "observed x is shaded");
+    assert!(s.contains("stroke-dasharray=\"5,3\""), "index edges are dashed");
+    let dot = dir.path().join("g.dot");
+    occam()
+        .args(["graph", "examples/models/regression.occam", "--out"])
+        .arg(&dot)
+        .assert()
+        .success();
+    let d = std::fs::read_to_string(&dot).unwrap();
+    assert!(d.starts_with("digraph model {"));
+    assert!(d.contains("\"B\" -> \"y\";") && d.contains("\"X\" -> \"y\";"));
+    assert!(d.contains("shape=box, style=filled"), "data input drawn as a box: {d}");
+    assert!(d.contains("subgraph cluster_"));
+    occam()
+        .args(["graph", "examples/models/regression.occam", "--out", "g.png"])
+        .assert()
+        .code(2);
+}
