@@ -181,20 +181,59 @@ pub fn optimise_xi_from(sbn: &Sbn, i: usize, mu: &[f64], x0: f64) -> f64 {
     x
 }
 
+/// Per-child cache for the μ_k update: w_ck, μ_c − ξ_c, ln A_c and ln B_c without the factor of
+/// unit k, and e^{−ξ_c w_ck}, e^{(1−ξ_c) w_ck}.
+struct ChildTerm {
+    w: f64,
+    dm: f64,
+    la: f64,
+    lb: f64,
+    ea: f64,
+    eb: f64,
+}
+
+fn child_terms(sbn: &Sbn, k: usize, mu: &[f64], xi: &[f64]) -> Vec<ChildTerm> {
+    let w = sbn.weights();
+    let mk = mu[k];
+    sbn.child_edges(k)
+        .iter()
+        .map(|&e| {
+            let c = sbn.edge_child(e);
+            let (la, lb) = log_ab(sbn, c, mu, xi[c]);
+            let ea = (-xi[c] * w[e]).exp();
+            let eb = ((1.0 - xi[c]) * w[e]).exp();
+            ChildTerm {
+                w: w[e],
+                dm: mu[c] - xi[c],
+                la: la - (1.0 - mk + mk * ea).ln(),
+                lb: lb - (1.0 - mk + mk * eb).ln(),
+                ea,
+                eb,
+            }
+        })
+        .collect()
+}
+
 /// The part of the bound that depends on μ_k, plus `extra·μ_k`:
 /// ℓ_k(μ) = μ z̄_k + Σ_{c∈ch(k)} [w_ck μ (μ_c − ξ_c) − ln(A_c+B_c)] + H(μ) + extra·μ.
-fn local_objective(sbn: &Sbn, k: usize, mu: &mut [f64], xi: &[f64], m: f64, extra: f64) -> f64 {
-    let old = mu[k];
-    mu[k] = m;
-    let mut l = m * sbn.field(k, mu) + entropy01(m) + extra * m;
-    let w = sbn.weights();
-    for &e in sbn.child_edges(k) {
-        let c = sbn.edge_child(e);
-        let (la, lb) = log_ab(sbn, c, mu, xi[c]);
-        l += w[e] * m * (mu[c] - xi[c]) - logaddexp(la, lb);
+fn local_objective(zk: f64, ch: &[ChildTerm], m: f64, extra: f64) -> f64 {
+    let mut l = m * zk + entropy01(m) + extra * m;
+    for t in ch {
+        l += t.w * m * t.dm - logaddexp(t.la + (1.0 - m + m * t.ea).ln(), t.lb + (1.0 - m + m * t.eb).ln());
     }
-    mu[k] = old;
     l
+}
+
+fn field_cached(zk: f64, ch: &[ChildTerm], mk: f64) -> f64 {
+    let mut f = zk;
+    for t in ch {
+        let fa = 1.0 - mk + mk * t.ea;
+        let fb = 1.0 - mk + mk * t.eb;
+        let pa = sigmoid(t.la + fa.ln() - t.lb - fb.ln());
+        let kck = -(pa * (t.ea - 1.0) / fa + (1.0 - pa) * (t.eb - 1.0) / fb);
+        f += t.w * t.dm + kck;
+    }
+    f
 }
 
 /// Mean-field field of hidden unit k (the argument of σ in the μ update), Lawrence (2.16)–(2.18)
@@ -202,20 +241,7 @@ fn local_objective(sbn: &Sbn, k: usize, mu: &mut [f64], xi: &[f64], m: f64, extr
 /// E′_k = z̄_k + Σ_{c∈ch(k)} [w_ck(μ_c − ξ_c) + K_ck],
 /// K_ck = −∂ ln(A_c+B_c)/∂μ_k.
 pub fn field_mf(sbn: &Sbn, k: usize, mu: &[f64], xi: &[f64]) -> f64 {
-    let w = sbn.weights();
-    let mut f = sbn.field(k, mu);
-    let mk = mu[k];
-    for &e in sbn.child_edges(k) {
-        let c = sbn.edge_child(e);
-        let (la, lb) = log_ab(sbn, c, mu, xi[c]);
-        let ea = (-xi[c] * w[e]).exp();
-        let eb = ((1.0 - xi[c]) * w[e]).exp();
-        let pa = sigmoid(la - lb);
-        let kck = -(pa * (ea - 1.0) / (1.0 - mk + mk * ea)
-            + (1.0 - pa) * (eb - 1.0) / (1.0 - mk + mk * eb));
-        f += w[e] * (mu[c] - xi[c]) + kck;
-    }
-    f
+    field_cached(sbn.field(k, mu), &child_terms(sbn, k, mu, xi), mu[k])
 }
 
 /// One safeguarded update of hidden μ_k: the fixed point μ ← σ(E′_k + extra), accepted only if
@@ -223,11 +249,13 @@ pub fn field_mf(sbn: &Sbn, k: usize, mu: &[f64], xi: &[f64]) -> f64 {
 /// point lies on the ascent side, so a short enough step always improves). Returns the gain.
 pub fn update_mu(sbn: &Sbn, k: usize, mu: &mut [f64], xi: &[f64], extra: f64) -> f64 {
     let old = mu[k];
-    let target = clamp_mu(sigmoid(field_mf(sbn, k, mu, xi) + extra));
-    let l0 = local_objective(sbn, k, mu, xi, old, extra);
+    let zk = sbn.field(k, mu);
+    let ch = child_terms(sbn, k, mu, xi);
+    let target = clamp_mu(sigmoid(field_cached(zk, &ch, old) + extra));
+    let l0 = local_objective(zk, &ch, old, extra);
     let mut cand = target;
     for _ in 0..40 {
-        let l1 = local_objective(sbn, k, mu, xi, cand, extra);
+        let l1 = local_objective(zk, &ch, cand, extra);
         if l1 >= l0 {
             mu[k] = cand;
             return l1 - l0;
