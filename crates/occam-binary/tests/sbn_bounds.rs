@@ -15,7 +15,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
     #[test]
-    fn all_bounds_below_exact_and_ordered(seed in 0u64..100_000, n in 3usize..9, nv in 1usize..3, span in 0.2f64..3.0) {
+    fn sbn_all_bounds_below_exact_and_ordered(seed in 0u64..100_000, n in 3usize..9, nv in 1usize..3, span in 0.2f64..3.0) {
         let (sbn, ev) = random_sbn(seed, n, nv, 0.6, span);
         let ll = exact::log_likelihood(&sbn, &ev).unwrap();
         let tol = 1e-9 * (1.0 + ll.abs());
@@ -33,7 +33,7 @@ proptest! {
     }
 
     #[test]
-    fn chain_bound_below_exact_on_random_layered_nets(seed in 0u64..100_000, span in 0.2f64..3.0) {
+    fn sbn_chain_bound_below_exact_on_random_layered_nets(seed in 0u64..100_000, span in 0.2f64..3.0) {
         let (sbn, ev) = gen::saul_246(span, span, seed).unwrap();
         let ll = exact::log_likelihood(&sbn, &ev).unwrap();
         let a = approximate(&sbn, &ev, InferMethod::Chain, seed).unwrap();
@@ -44,7 +44,7 @@ proptest! {
 }
 
 #[test]
-fn mean_field_gradient_matches_finite_differences() {
+fn sbn_mean_field_gradient_matches_finite_differences() {
     for seed in 0..4 {
         let (sbn, ev) = random_sbn(seed + 30, 8, 3, 0.6, 1.5);
         let f = mf::fit(&sbn, &ev, &MfOptions::default()).unwrap();
@@ -60,7 +60,7 @@ fn mean_field_gradient_matches_finite_differences() {
 }
 
 #[test]
-fn optimal_xi_minimises_the_unit_term() {
+fn sbn_optimal_xi_minimises_the_unit_term() {
     let (sbn, ev) = random_sbn(77, 8, 3, 0.7, 2.5);
     let f = mf::fit(&sbn, &ev, &MfOptions::default()).unwrap();
     for i in 0..sbn.n_units() {

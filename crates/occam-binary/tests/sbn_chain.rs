@@ -18,7 +18,7 @@ fn random_params(n: usize, seed: u64) -> ChainParams {
 }
 
 #[test]
-fn chain_gradient_matches_finite_differences() {
+fn sbn_chain_gradient_matches_finite_differences() {
     for seed in 0..4 {
         let (sbn, ev) = gen::saul_246(1.5, 1.0, seed).unwrap();
         let lay = ChainLayout::new(&sbn, &ev).unwrap();
@@ -40,7 +40,7 @@ fn chain_gradient_matches_finite_differences() {
 }
 
 #[test]
-fn chain_at_mean_field_parameters_equals_mean_field_bound() {
+fn sbn_chain_at_mean_field_parameters_equals_mean_field_bound() {
     let (sbn, ev) = gen::saul_246(1.0, 1.0, 3).unwrap();
     let f = mf::fit(&sbn, &ev, &mf::MfOptions::default()).unwrap();
     let lay = ChainLayout::new(&sbn, &ev).unwrap();
@@ -49,7 +49,7 @@ fn chain_at_mean_field_parameters_equals_mean_field_bound() {
 }
 
 #[test]
-fn chain_bound_between_mean_field_and_exact() {
+fn sbn_chain_bound_between_mean_field_and_exact() {
     let mut gain = 0.0;
     let (mut err_chain, mut err_mix2) = (0.0, 0.0);
     for seed in 0..20 {
@@ -88,7 +88,7 @@ fn chain_bound_between_mean_field_and_exact() {
 }
 
 #[test]
-fn chain_rejects_layer_skipping_edges() {
+fn sbn_chain_rejects_layer_skipping_edges() {
     let sbn = Sbn::new(
         vec![0.0; 3],
         vec![vec![], vec![(0, 1.0)], vec![(0, 1.0), (1, 1.0)]],

@@ -7,7 +7,7 @@ use occam_binary::sbn::{exact, gen, io, Evidence, SbnError};
 const NET: &str = "# 2-unit net\nunit,parent,weight\n0,,0.5\n1,,-0.25\n1,0,1.5\n";
 
 #[test]
-fn network_csv_round_trips() {
+fn sbn_network_csv_round_trips() {
     let (sbn, _) = gen::saul_246(1.0, 1.0, 3).unwrap();
     let text = io::write_sbn(&sbn);
     let back = io::parse_sbn(&text, "mem").unwrap();
@@ -15,14 +15,14 @@ fn network_csv_round_trips() {
 }
 
 #[test]
-fn data_csv_round_trips() {
+fn sbn_data_csv_round_trips() {
     let d = occam_binary::sbn::repro::bars_dataset();
     let back = io::parse_data(&io::write_data(&d), "mem").unwrap();
     assert_eq!(d, back);
 }
 
 #[test]
-fn parse_errors_name_file_and_line() {
+fn sbn_parse_errors_name_file_and_line() {
     let e = io::parse_sbn("unit,parent,weight\n0,,x\n", "net.csv").unwrap_err();
     assert_eq!(
         e,
@@ -51,7 +51,7 @@ fn parse_errors_name_file_and_line() {
 }
 
 #[test]
-fn loglik_reports_every_method_and_exact_matches() {
+fn sbn_loglik_reports_every_method_and_exact_matches() {
     let data = "1\n0\n1\n";
     let methods: Vec<String> = ["exact", "mf", "mixture:2", "first", "third"]
         .iter()
@@ -74,7 +74,7 @@ fn loglik_reports_every_method_and_exact_matches() {
 }
 
 #[test]
-fn loglik_rejects_bad_method_and_unknown_unit() {
+fn sbn_loglik_rejects_bad_method_and_unknown_unit() {
     let e = cli::loglik_text(NET, "n", "1\n0\n", "d", &["nope".to_string()], 0).unwrap_err();
     assert!(matches!(e, SbnError::Option { .. }));
     let e = cli::loglik_text(NET, "n", "7\n0\n", "d.csv", &["mf".to_string()], 0).unwrap_err();
@@ -90,7 +90,7 @@ fn loglik_rejects_bad_method_and_unknown_unit() {
 }
 
 #[test]
-fn loglik_from_files() {
+fn sbn_loglik_from_files() {
     let dir = std::env::temp_dir().join(format!("occam_sbn_cli_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (net, data) = (dir.join("net.csv"), dir.join("d.csv"));
@@ -108,7 +108,7 @@ fn loglik_from_files() {
 }
 
 #[test]
-fn learn_improves_the_exact_likelihood() {
+fn sbn_learn_improves_the_exact_likelihood() {
     let data = io::write_data(&occam_binary::sbn::repro::bars_dataset());
     let o = LearnCliOptions {
         layers: Some(vec![1, 8, 16]),
@@ -140,7 +140,7 @@ fn learn_improves_the_exact_likelihood() {
 }
 
 #[test]
-fn repro_entry_points_run_small() {
+fn sbn_repro_entry_points_run_small() {
     let j = cli::repro(&ReproOptions {
         which: Reproduction::LawrenceFig24,
         seed: 1,

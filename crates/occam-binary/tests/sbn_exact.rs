@@ -24,7 +24,7 @@ fn brute(sbn: &Sbn, ev: &Evidence) -> (f64, Vec<f64>) {
 }
 
 #[test]
-fn enumeration_matches_brute_force() {
+fn sbn_enumeration_matches_brute_force() {
     for seed in 0..8 {
         let (sbn, ev) = random_sbn(seed, 9, 3, 0.5, 2.0);
         let r = exact::exact(&sbn, &ev).unwrap();
@@ -41,7 +41,7 @@ fn enumeration_matches_brute_force() {
 }
 
 #[test]
-fn all_visible_distribution_sums_to_one() {
+fn sbn_all_visible_distribution_sums_to_one() {
     let (sbn, _) = random_sbn(4, 8, 0, 0.6, 1.5);
     let lp = exact::visible_distribution(&sbn, &[5, 6, 7]).unwrap();
     let s: f64 = lp.iter().map(|l| l.exp()).sum();
@@ -49,7 +49,7 @@ fn all_visible_distribution_sums_to_one() {
 }
 
 #[test]
-fn exact_gradient_matches_finite_differences() {
+fn sbn_exact_gradient_matches_finite_differences() {
     let (sbn, ev) = random_sbn(2, 7, 3, 0.6, 1.0);
     let (_, g) = exact::log_likelihood_grad(&sbn, &ev).unwrap();
     sbn_common::check_fd("exact grad", &g, &sbn.params(), 1e-6, 1e-7, |p| {
@@ -60,7 +60,7 @@ fn exact_gradient_matches_finite_differences() {
 }
 
 #[test]
-fn result_is_independent_of_thread_count() {
+fn sbn_result_is_independent_of_thread_count() {
     // 16 hidden units = 16 chunks of 2^12 states
     let (sbn, ev) = random_sbn(9, 18, 2, 0.3, 1.0);
     let run = |threads: usize| {
@@ -77,7 +77,7 @@ fn result_is_independent_of_thread_count() {
 }
 
 #[test]
-fn bad_input_is_an_error_not_a_panic() {
+fn sbn_bad_input_is_an_error_not_a_panic() {
     assert!(matches!(
         Sbn::new(vec![0.0; 2], vec![vec![(1, 1.0)], vec![(0, 1.0)]]),
         Err(SbnError::Cycle { .. })

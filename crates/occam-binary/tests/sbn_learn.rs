@@ -8,7 +8,7 @@ use occam_binary::sbn::third::PmParams;
 use occam_binary::sbn::{exact, gen};
 
 #[test]
-fn plus_minus_parameters_round_trip() {
+fn sbn_plus_minus_parameters_round_trip() {
     let (sbn, _) = gen::saul_246(1.3, 0.7, 5).unwrap();
     let back = learn::to_sbn(&sbn, &PmParams::from_sbn(&sbn)).unwrap();
     for (a, b) in sbn.params().iter().zip(back.params()) {
@@ -34,7 +34,7 @@ fn cascade_data(layers: usize, seed: u64) -> (occam_binary::sbn::Sbn, Dataset) {
 }
 
 #[test]
-fn learning_is_identical_for_any_thread_count() {
+fn sbn_learning_is_identical_for_any_thread_count() {
     let (_, data) = cascade_data(4, 1);
     let init = gen::cascade(4, 0.0, 0.5, 99).unwrap();
     let o = LearnOptions {
@@ -58,7 +58,7 @@ fn learning_is_identical_for_any_thread_count() {
 }
 
 #[test]
-fn every_method_raises_the_exact_likelihood_from_a_random_start() {
+fn sbn_every_method_raises_the_exact_likelihood_from_a_random_start() {
     let (_, data) = cascade_data(4, 2);
     let init = gen::cascade(4, 0.0, 0.5, 7).unwrap();
     let l0 = learn::exact_objective(&init, &data).unwrap();
@@ -89,7 +89,7 @@ fn every_method_raises_the_exact_likelihood_from_a_random_start() {
 }
 
 #[test]
-fn lk_cascade_learning_third_order_recovers_weights_better_than_mean_field() {
+fn sbn_lk_cascade_learning_third_order_recovers_weights_better_than_mean_field() {
     // Small-sample version of LK §5.2 (paper: L = 5, 20 runs, MF 0.566 vs third 0.073):
     // L = 4, 5 runs, every method started at the generating weights (the paper's second protocol).
     let r = lk_learning(&LkLearningOptions {

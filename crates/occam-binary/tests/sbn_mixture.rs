@@ -46,7 +46,7 @@ fn monotone(trace: &[f64]) -> bool {
 }
 
 #[test]
-fn constant_smoothing_gives_zero_mutual_information_term() {
+fn sbn_constant_smoothing_gives_zero_mutual_information_term() {
     let (sbn, ev) = random_sbn(1, 8, 3, 0.5, 1.0);
     let fit = mf::fit(&sbn, &ev, &MfOptions::default()).unwrap();
     let st = mixture::from_mf(&fit.state);
@@ -57,7 +57,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn mixture_bound_is_below_own_elbo_and_monotone(seed in 0u64..10_000, n in 4usize..9, m in 1usize..5) {
+    fn sbn_mixture_bound_is_below_own_elbo_and_monotone(seed in 0u64..10_000, n in 4usize..9, m in 1usize..5) {
         let (sbn, ev) = random_sbn(seed, n, 2, 0.6, 2.0);
         let ll = exact::log_likelihood(&sbn, &ev).unwrap();
         for init in [MixInit::Random(seed), MixInit::Grow { seed, jitter: 1.0 }] {
@@ -71,7 +71,7 @@ proptest! {
     }
 
     #[test]
-    fn grown_mixture_never_below_its_mean_field(seed in 0u64..10_000, n in 4usize..9) {
+    fn sbn_grown_mixture_never_below_its_mean_field(seed in 0u64..10_000, n in 4usize..9) {
         let (sbn, ev) = random_sbn(seed, n, 2, 0.6, 2.0);
         let mfo = MfOptions { init: MfInit::Uniform(seed), ..MfOptions::default() };
         let mf_fit = mf::fit(&sbn, &ev, &mfo).unwrap();
@@ -87,7 +87,7 @@ proptest! {
 }
 
 #[test]
-fn mixture_gradient_matches_finite_differences() {
+fn sbn_mixture_gradient_matches_finite_differences() {
     let (sbn, ev) = random_sbn(5, 7, 3, 0.6, 1.0);
     let opts = MixOptions {
         components: 3,
@@ -109,7 +109,7 @@ fn mixture_gradient_matches_finite_differences() {
 }
 
 #[test]
-fn lawrence_fig_2_4_relative_error_falls_with_components() {
+fn sbn_lawrence_fig_2_4_relative_error_falls_with_components() {
     // Saul's 2–4–6 nets, U(−1,1) weights and biases, visible clamped to 0 (Lawrence §2.5).
     let r = mixture_study(&MixtureStudyOptions {
         networks: 30,

@@ -28,7 +28,7 @@ fn random_m(h: usize, seed: u64) -> Vec<f64> {
 }
 
 #[test]
-fn polynomial_and_enumerated_moments_agree() {
+fn sbn_polynomial_and_enumerated_moments_agree() {
     for seed in 0..6 {
         let (sbn, ev) = random_sbn(seed, 7, 3, 0.6, 1.5);
         let th = PmParams::from_sbn(&sbn);
@@ -62,7 +62,7 @@ fn polynomial_and_enumerated_moments_agree() {
 }
 
 #[test]
-fn third_order_gradients_match_finite_differences() {
+fn sbn_third_order_gradients_match_finite_differences() {
     for seed in 0..4 {
         let (sbn, ev) = random_sbn(seed + 10, 6, 2, 0.7, 1.0);
         let th = PmParams::from_sbn(&sbn);
@@ -114,17 +114,17 @@ fn third_order_gradients_match_finite_differences() {
 }
 
 #[test]
-fn first_order_gradient_matches_finite_differences() {
+fn sbn_first_order_gradient_matches_finite_differences() {
     let (sbn, ev) = random_sbn(3, 7, 3, 0.6, 1.2);
     let th = PmParams::from_sbn(&sbn);
     let xi = random_xi(&sbn, 9);
     let m = random_m(ev.hidden().len(), 4);
-    let (_, dxi, dth) = third::first_order(&sbn, &ev, &th, &xi, &m);
+    let (_, dxi, dth) = third::first_order(&sbn, &ev, &th, &xi, &m).unwrap();
     let n = sbn.n_units();
     check_fd("first dxi0", &dxi.xi0, &xi.xi0, 1e-5, 1e-7, |x| {
         let mut xx = xi.clone();
         xx.xi0.copy_from_slice(&x[..n]);
-        third::first_order(&sbn, &ev, &th, &xx, &m).0
+        third::first_order(&sbn, &ev, &th, &xx, &m).unwrap().0
     });
     check_fd(
         "first dtheta_b",
@@ -137,20 +137,20 @@ fn first_order_gradient_matches_finite_differences() {
                 theta_e: th.theta_e.clone(),
                 theta_b: x.to_vec(),
             };
-            third::first_order(&sbn, &ev, &tt, &xi, &m).0
+            third::first_order(&sbn, &ev, &tt, &xi, &m).unwrap().0
         },
     );
 }
 
 #[test]
-fn saul_bound_equals_first_order_bound_at_converted_parameters() {
+fn sbn_saul_bound_equals_first_order_bound_at_converted_parameters() {
     // digest §4.1: Saul's bound = (41) + free offsets.
     for seed in 0..5 {
         let (sbn, ev) = random_sbn(seed + 50, 8, 3, 0.5, 1.5);
         let fit = mf::fit(&sbn, &ev, &MfOptions::default()).unwrap();
         let (m, xi) = third::from_saul(&sbn, &ev, &fit.state);
         let th = PmParams::from_sbn(&sbn);
-        let lk = third::first_order(&sbn, &ev, &th, &xi, &m).0;
+        let lk = third::first_order(&sbn, &ev, &th, &xi, &m).unwrap().0;
         assert!(
             (lk - fit.bound).abs() < 1e-9 * (1.0 + lk.abs()),
             "seed {seed}: {lk} vs {}",
@@ -160,7 +160,7 @@ fn saul_bound_equals_first_order_bound_at_converted_parameters() {
 }
 
 #[test]
-fn third_order_is_a_bound_on_the_exact_likelihood_of_an_unclamped_cascade() {
+fn sbn_third_order_is_a_bound_on_the_exact_likelihood_of_an_unclamped_cascade() {
     // LK Fig. 10 setting: nothing clamped, exact ln 𝓛 = 0.
     let sbn = occam_binary::sbn::gen::cascade(4, 0.1, 0.1, 7).unwrap();
     let ev = occam_binary::sbn::Evidence::none(sbn.n_units());
@@ -186,7 +186,7 @@ fn cell(a: f64, b: f64, networks: usize) -> occam_binary::sbn::repro::LkTableCel
 }
 
 #[test]
-fn lk_table1_centre_cell_and_fig8_factor_of_ten() {
+fn sbn_lk_table1_centre_cell_and_fig8_factor_of_ten() {
     let c = cell(1.0, 1.0, 200);
     assert_eq!(c.order_violations, 0);
     assert!((c.eta - 0.906).abs() <= 0.02, "{c:?}");
@@ -199,11 +199,25 @@ fn lk_table1_centre_cell_and_fig8_factor_of_ten() {
 }
 
 #[test]
-fn lk_table1_cells_b_half_and_two() {
+fn sbn_lk_table1_cells_b_half_and_two() {
     let c = cell(1.0, 0.5, 200);
     assert_eq!(c.order_violations, 0);
     assert!((c.eta - 0.968).abs() <= 0.03, "{c:?}");
     let c = cell(1.0, 2.0, 200);
     assert_eq!(c.order_violations, 0);
     assert!((c.eta - 0.769).abs() <= 0.03, "{c:?}");
+}
+
+#[test]
+fn sbn_mismatched_shapes_are_errors() {
+    let (sbn, ev) = random_sbn(1, 6, 2, 0.6, 1.0);
+    let th = PmParams::from_sbn(&sbn);
+    let xi = random_xi(&sbn, 1);
+    let m = random_m(ev.hidden().len() + 1, 2);
+    let e = third::third_order(&sbn, &ev, &th, &xi, &m, MomentEngine::Auto, true).unwrap_err();
+    assert!(
+        matches!(e, occam_binary::sbn::SbnError::Length { .. }),
+        "{e}"
+    );
+    assert!(third::first_order(&sbn, &ev, &th, &xi, &m).is_err());
 }

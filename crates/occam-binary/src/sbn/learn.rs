@@ -243,7 +243,7 @@ fn pattern_step(
                     (m, xi, None)
                 }
             };
-            let first = third::fit_first_order(sbn, ev, m0, xf0, &lko);
+            let first = third::fit_first_order(sbn, ev, m0, xf0, &lko)?;
             let xt0 = xt0.unwrap_or_else(|| first.xi.clone());
             let th3 = third::fit_third_order(sbn, ev, &first.m, xt0, &lko)?;
             let th = PmParams::from_sbn(sbn);

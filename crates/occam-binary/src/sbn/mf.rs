@@ -219,7 +219,11 @@ fn child_terms(sbn: &Sbn, k: usize, mu: &[f64], xi: &[f64]) -> Vec<ChildTerm> {
 fn local_objective(zk: f64, ch: &[ChildTerm], m: f64, extra: f64) -> f64 {
     let mut l = m * zk + entropy01(m) + extra * m;
     for t in ch {
-        l += t.w * m * t.dm - logaddexp(t.la + (1.0 - m + m * t.ea).ln(), t.lb + (1.0 - m + m * t.eb).ln());
+        l += t.w * m * t.dm
+            - logaddexp(
+                t.la + (1.0 - m + m * t.ea).ln(),
+                t.lb + (1.0 - m + m * t.eb).ln(),
+            );
     }
     l
 }

@@ -490,13 +490,42 @@ pub fn first_order(
     th: &PmParams,
     xi: &XiParams,
     m: &[f64],
-) -> (f64, XiParams, PmParams) {
+) -> Result<(f64, XiParams, PmParams)> {
+    check_shapes(sbn, ev, th, xi, m)?;
     let t = build_terms(sbn, ev, th, xi, None);
     let mut adj = TermAdjoint::zeros(&t);
     let mut v = first_moment(&t, m, Some(&mut adj));
     v += m.iter().map(|&x| entropy_pm(x)).sum::<f64>();
     let (dxi, dth) = backprop(sbn, &t, &adj);
-    (v, dxi, dth)
+    Ok((v, dxi, dth))
+}
+
+/// Checks the lengths of evidence, ±1 parameters, ξ and m against the network.
+pub fn check_shapes(
+    sbn: &Sbn,
+    ev: &Evidence,
+    th: &PmParams,
+    xi: &XiParams,
+    m: &[f64],
+) -> Result<()> {
+    ev.check(sbn)?;
+    let (n, ne, h) = (sbn.n_units(), sbn.n_edges(), ev.hidden().len());
+    for (what, got, expected) in [
+        ("theta per edge", th.theta_e.len(), ne),
+        ("theta per unit", th.theta_b.len(), n),
+        ("xi per unit", xi.xi0.len(), n),
+        ("xi per edge", xi.xie.len(), ne),
+        ("hidden means", m.len(), h),
+    ] {
+        if got != expected {
+            return Err(SbnError::Length {
+                what: what.into(),
+                expected,
+                got,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Value and pieces of the third-order bound.
@@ -524,6 +553,7 @@ pub fn third_order(
     engine: MomentEngine,
     grad: bool,
 ) -> Result<(ThirdValue, Option<(XiParams, PmParams)>)> {
+    check_shapes(sbn, ev, th, xi, m)?;
     let mu: Vec<f64> = m.iter().map(|&x| x.atanh()).collect();
     let t = build_terms(sbn, ev, th, xi, Some(&mu));
     let (r1, k2, k3) = moments(&t, m, engine, None)?;
@@ -706,12 +736,13 @@ pub fn fit_first_order(
     m0: Vec<f64>,
     xi0: XiParams,
     o: &LkOptions,
-) -> LkFit {
+) -> Result<LkFit> {
     let th = PmParams::from_sbn(sbn);
+    check_shapes(sbn, ev, &th, &xi0, &m0)?;
     let active = active_edges(sbn, ev);
     let mut m = m0;
     let mut xi = xi0;
-    let mut prev = first_order(sbn, ev, &th, &xi, &m).0;
+    let mut prev = first_order(sbn, ev, &th, &xi, &m)?.0;
     let mut it = 0;
     let mut converged = false;
     for _ in 0..o.rounds {
@@ -721,10 +752,13 @@ pub fn fit_first_order(
         let r = optim::maximise(
             |v, g| {
                 unpack(v, &mut tmp, &active);
-                let (f, d, _) = first_order(sbn, ev, &th, &tmp, &m);
-                let gv = pack(&d, &active);
-                g.copy_from_slice(&gv);
-                f
+                match first_order(sbn, ev, &th, &tmp, &m) {
+                    Ok((f, d, _)) => {
+                        g.copy_from_slice(&pack(&d, &active));
+                        f
+                    }
+                    Err(_) => f64::NAN,
+                }
             },
             &x0,
             &o.lbfgs,
@@ -732,21 +766,21 @@ pub fn fit_first_order(
         unpack(&r.x, &mut xi, &active);
         let t = build_terms(sbn, ev, &th, &xi, None);
         m_sweep(&t, &mut m);
-        let f = first_order(sbn, ev, &th, &xi, &m).0;
+        let f = first_order(sbn, ev, &th, &xi, &m)?.0;
         if f - prev < 1e-11 * (1.0 + f.abs()) {
             converged = true;
-            prev = prev.max(f);
+            prev = f;
             break;
         }
         prev = f;
     }
-    LkFit {
+    Ok(LkFit {
         m,
         xi,
         bound: prev,
         iterations: it,
         converged,
-    }
+    })
 }
 
 /// Third-order bound maximised over ξ at fixed m (digest §6.2 "third-full": μ from the
@@ -759,6 +793,7 @@ pub fn fit_third_order(
     o: &LkOptions,
 ) -> Result<LkFit> {
     let th = PmParams::from_sbn(sbn);
+    check_shapes(sbn, ev, &th, &xi0, m)?;
     let active = active_edges(sbn, ev);
     let x0 = pack(&xi0, &active);
     let mut tmp = xi0.clone();
@@ -809,7 +844,7 @@ pub struct LkChain {
 /// Runs the chain from a fitted Saul mean field.
 pub fn chain_from_mf(sbn: &Sbn, ev: &Evidence, mf_fit: &MfFit, o: &LkOptions) -> Result<LkChain> {
     let (m0, xi0) = from_saul(sbn, ev, &mf_fit.state);
-    let first = fit_first_order(sbn, ev, m0, xi0, o);
+    let first = fit_first_order(sbn, ev, m0, xi0, o)?;
     let third = fit_third_order(sbn, ev, &first.m, first.xi.clone(), o)?;
     Ok(LkChain {
         saul: mf_fit.bound,
