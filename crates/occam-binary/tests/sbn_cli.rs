@@ -157,3 +157,28 @@ fn sbn_repro_entry_points_run_small() {
     assert_eq!(j.matches("\"eta\"").count(), 16);
     assert!(Reproduction::parse("nope").is_err());
 }
+
+#[test]
+fn sbn_shipped_data_files_match_their_generators_and_run_through_loglik() {
+    let net = include_str!("../data/sbn/saul_246_seed0.csv");
+    let bars = include_str!("../data/sbn/bars_4x4.csv");
+    let (sbn, _) = gen::saul_246(1.0, 1.0, 0).unwrap();
+    assert_eq!(io::parse_sbn(net, "saul_246_seed0.csv").unwrap(), sbn);
+    assert_eq!(
+        io::parse_data(bars, "bars_4x4.csv").unwrap(),
+        occam_binary::sbn::repro::bars_dataset()
+    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/sbn/");
+    let r = cli::loglik(&LoglikOptions {
+        sbn_path: format!("{dir}saul_246_seed0.csv").into(),
+        data_path: format!("{dir}saul_246_bottom_off.csv").into(),
+        methods: vec!["exact".into(), "mf".into(), "chain".into(), "third".into()],
+        seed: 0,
+    })
+    .unwrap();
+    let v: Vec<f64> = r.rows[0].results.iter().map(|a| a.value).collect();
+    assert!(
+        v[1] <= v[2] + 1e-12 && v[2] <= v[0] && v[1] <= v[3] && v[3] <= v[0],
+        "{v:?}"
+    );
+}
