@@ -9,7 +9,7 @@ Command line common to all peers (and to Occam's `bench_gmm` example):
     --case NAME   label echoed in the JSON line (default: data file stem)
     --seed S      seed for a peer's own random initialisation when --init is not given
 Output: one JSON line {"peer", "case", "ms_per_iter", "iterations", "bound", "components", ...}
-(extra keys allowed: ms_per_iter_median, warmup, bound_note).
+(extra keys allowed: ms_per_iter_median, cpu_ms_per_iter, warmup, blas_threads, bound_note).
 """
 
 import argparse
@@ -53,14 +53,16 @@ def effective_components(n, weights):
     return int(np.sum(n * np.asarray(weights) > EFFECTIVE_MIN_POINTS))
 
 
-def emit(peer, args, times, bound, components, **extra):
-    """Print the JSON line; times = seconds of each timed iteration.
+def emit(peer, args, times, cpu_times, bound, components, **extra):
+    """Print the JSON line; times / cpu_times = wall / process CPU seconds of each timed iteration.
 
-    ms_per_iter is the mean over the timed iterations; ms_per_iter_median is less sensitive to
-    other processes on the machine."""
+    ms_per_iter is the mean wall time over the timed iterations; ms_per_iter_median is less
+    sensitive to other processes on the machine; cpu_ms_per_iter (process CPU time, all threads)
+    is the least sensitive when the peer runs single-threaded on a busy machine."""
     rec = {"peer": peer, "case": args.case,
            "ms_per_iter": 1000.0 * float(np.mean(times)),
            "ms_per_iter_median": 1000.0 * float(np.median(times)),
+           "cpu_ms_per_iter": 1000.0 * float(np.mean(cpu_times)),
            "iterations": args.iters, "bound": float(bound), "components": int(components),
            "warmup": args.warmup,
            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default")}
