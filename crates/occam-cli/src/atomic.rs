@@ -18,7 +18,9 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         .tempfile_in(&dir)
         .map_err(|e| CliError::io(path, e))?;
     tmp.write_all(bytes).map_err(|e| CliError::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| CliError::io(path, e))?;
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| CliError::io(path, e))?;
     tmp.persist(path).map_err(|e| CliError::io(path, e.error))?;
     Ok(())
 }

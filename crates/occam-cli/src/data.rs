@@ -45,7 +45,11 @@ impl Table {
     pub fn error_at(&self, i: usize, message: impl Into<String>) -> CliError {
         let (row, column) = self.position(i);
         let mut message = message.into();
-        if let Some(h) = self.header.as_ref().and_then(|h| h.get(i % self.cols.max(1))) {
+        if let Some(h) = self
+            .header
+            .as_ref()
+            .and_then(|h| h.get(i % self.cols.max(1)))
+        {
             message = format!("column `{h}`: {message}");
         }
         CliError::Data {
@@ -357,7 +361,11 @@ impl DataSet {
 
     /// Adds `NAME.csv` from `dir` for each name in `names` that has no table yet and whose file
     /// exists.
-    pub fn add_defaults<'a>(&mut self, dir: &Path, names: impl IntoIterator<Item = &'a str>) -> Result<()> {
+    pub fn add_defaults<'a>(
+        &mut self,
+        dir: &Path,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<()> {
         for n in names {
             if self.tables.contains_key(n) {
                 continue;
@@ -421,7 +429,10 @@ mod tests {
     #[test]
     fn csv_errors_name_line_and_column() {
         let e = parse_csv("x", "x.csv", "a,b\n1,2\n3,abc\n").unwrap_err();
-        assert_eq!(e.to_string(), "x.csv:3:2: column `b`: `abc` is not a number");
+        assert_eq!(
+            e.to_string(),
+            "x.csv:3:2: column `b`: `abc` is not a number"
+        );
         let e = parse_csv("x", "x.csv", "a,b\n1,inf\n").unwrap_err();
         assert!(e.to_string().starts_with("x.csv:2:2:"), "{e}");
         let e = parse_csv("x", "x.csv", "a,b\n1,2\n3\n").unwrap_err();

@@ -98,9 +98,9 @@ fn one_run(
 ) -> Result<Outcome> {
     let bar = if s.progress && std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(s.max_iter as u64);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {pos}/{len} {msg}",
-        ) {
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg}")
+        {
             b.set_style(style.progress_chars("=> "));
         }
         b.set_prefix(label.to_string());

@@ -19,8 +19,8 @@
 
 use std::collections::HashMap;
 
-use occam_core::prelude::*;
 use occam_core::dist::{Dist, SlotInput};
+use occam_core::prelude::*;
 use occam_lang::catalog::ValueKind;
 use occam_lang::diag::{Code, Diagnostic};
 use occam_lang::ir::{self, ConstValue, Expr, ExprOp, Model, Node, VarRef};
@@ -82,12 +82,18 @@ pub fn build_error(
         BuildError::Conjugacy { .. } => (
             Code::NonConjugate,
             "not conjugate in the engine",
-            Some("the engine needs the parent's moments to match the slot (Winn Table 2.1)".to_string()),
+            Some(
+                "the engine needs the parent's moments to match the slot (Winn Table 2.1)"
+                    .to_string(),
+            ),
         ),
         BuildError::PlateMismatch { .. } => (
             Code::PlateMismatch,
             "plate mismatch",
-            Some("a parent's plates must be the child's plates, or selected by a Categorical".to_string()),
+            Some(
+                "a parent's plates must be the child's plates, or selected by a Categorical"
+                    .to_string(),
+            ),
         ),
         BuildError::Shape { .. } => (Code::EventMismatch, "rejected by the engine", None),
         BuildError::Value { .. } => (Code::BadConstant, "invalid value", None),
@@ -144,7 +150,13 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
             )
         })?;
         let id = l.g.try_plate(&p.name, size).map_err(|e| {
-            src.error(Code::PlateSize, p.span, e.to_string(), "invalid plate", None)
+            src.error(
+                Code::PlateSize,
+                p.span,
+                e.to_string(),
+                "invalid plate",
+                None,
+            )
         })?;
         l.plates.push(id);
     }
@@ -198,7 +210,14 @@ impl Lowering<'_> {
         ps.iter().map(|&p| self.plates[p]).collect()
     }
 
-    fn record(&mut self, id: NodeId, name: &str, owner: usize, kind: MomentKind, plates: Vec<usize>) {
+    fn record(
+        &mut self,
+        id: NodeId,
+        name: &str,
+        owner: usize,
+        kind: MomentKind,
+        plates: Vec<usize>,
+    ) {
         self.kinds.insert(id.index(), kind);
         self.node_plates.insert(id.index(), plates);
         self.owner.insert(name.to_string(), owner);
@@ -258,17 +277,17 @@ impl Lowering<'_> {
                     ir::Init::Random { .. } => self.g.initialize(id, Init::Random),
                     ir::Init::Value(x) => {
                         let kind = self.kinds[&id.index()];
-                        let one = kind
-                            .fixed_moments(&vec![x; kind.value_len()])
-                            .map_err(|why| {
-                                self.src.error(
-                                    Code::BadConstant,
-                                    var.span,
-                                    format!("initial value {x} of `{}`: {why}", var.name),
-                                    "invalid initial value",
-                                    None,
-                                )
-                            })?;
+                        let one =
+                            kind.fixed_moments(&vec![x; kind.value_len()])
+                                .map_err(|why| {
+                                    self.src.error(
+                                        Code::BadConstant,
+                                        var.span,
+                                        format!("initial value {x} of `{}`: {why}", var.name),
+                                        "invalid initial value",
+                                        None,
+                                    )
+                                })?;
                         let n = self.g.elements(id);
                         self.g.initialize(id, Init::Moments(one.repeat(n)));
                     }
@@ -298,7 +317,10 @@ impl Lowering<'_> {
             ));
         };
         if let Some(i) = t.present.iter().position(|p| !p) {
-            return Err(t.error_at(i, format!("data input `{}` cannot have missing values", var.name)));
+            return Err(t.error_at(
+                i,
+                format!("data input `{}` cannot have missing values", var.name),
+            ));
         }
         let kind = match var.kind {
             ValueKind::Vector => MomentKind::Gaussian {
@@ -346,15 +368,22 @@ impl Lowering<'_> {
             });
         }
         let vlen = t.values.len() / n;
-        let mask: Option<Vec<bool>> = t
-            .has_missing()
-            .then(|| t.present.chunks(vlen).map(|c| c.iter().all(|&p| p)).collect());
+        let mask: Option<Vec<bool>> = t.has_missing().then(|| {
+            t.present
+                .chunks(vlen)
+                .map(|c| c.iter().all(|&p| p))
+                .collect()
+        });
         self.g
             .observe_masked(id, &t.values, mask.as_deref())
             .map_err(|e| match &e {
                 BuildError::Value { element, why, .. } => t.error_at(
                     element * vlen,
-                    format!("invalid value for `{}` ({}): {why}", var.name, self.dist_name(v)),
+                    format!(
+                        "invalid value for `{}` ({}): {why}",
+                        var.name,
+                        self.dist_name(v)
+                    ),
                 ),
                 _ => self.err(v, None, &e),
             })
@@ -375,7 +404,10 @@ impl Lowering<'_> {
                 let span = arg.map_or(self.var(v).span, |a| a.value.span);
                 Err(self.unsupported(
                     span,
-                    format!("`{slot}` of `{}` must be a constant number here", self.var(v).name),
+                    format!(
+                        "`{slot}` of `{}` must be a constant number here",
+                        self.var(v).name
+                    ),
                     "the engine takes this parameter as a fixed number",
                 ))
             }
@@ -404,7 +436,8 @@ impl Lowering<'_> {
             }
             "MvGaussian" => (MvGaussian { d }.into(), args.iter().collect()),
             "GaussianARD" => {
-                let mean_is_vector = arg("mean").is_some_and(|a| a.value.kind == Some(ValueKind::Vector));
+                let mean_is_vector =
+                    arg("mean").is_some_and(|a| a.value.kind == Some(ValueKind::Vector));
                 if mean_is_vector {
                     let prec = arg("precision");
                     match prec.map(|a| &a.value.op) {
@@ -504,7 +537,12 @@ impl Lowering<'_> {
         }
         let sel: Vec<(NodeId, PlateId)> = selectors
             .iter()
-            .map(|&(c, p)| (self.nodes[c].expect("parents lowered first"), self.plates[p]))
+            .map(|&(c, p)| {
+                (
+                    self.nodes[c].expect("parents lowered first"),
+                    self.plates[p],
+                )
+            })
             .collect();
         let kind = dist.kind();
         self.has_mixture |= !sel.is_empty();
@@ -568,7 +606,13 @@ impl Lowering<'_> {
 
     /// `p(id)`, stacked along the slot's plate when it gathers several elements; a node without
     /// that plate is first replicated over it.
-    fn node_spec(&mut self, id: NodeId, u: Use<'_>, owner: usize, span: Span) -> Result<ParentSpec> {
+    fn node_spec(
+        &mut self,
+        id: NodeId,
+        u: Use<'_>,
+        owner: usize,
+        span: Span,
+    ) -> Result<ParentSpec> {
         let Some(q) = u.stack_plate else {
             return Ok(p(id));
         };
@@ -584,7 +628,10 @@ impl Lowering<'_> {
             other => {
                 return Err(self.unsupported(
                     span,
-                    format!("cannot repeat a {other} value over plate {}", self.model.plates[q].name),
+                    format!(
+                        "cannot repeat a {other} value over plate {}",
+                        self.model.plates[q].name
+                    ),
                     "put the parent in the event plate",
                 ))
             }
@@ -647,7 +694,11 @@ impl Lowering<'_> {
             let cat = self.nodes[c.var].expect("parents lowered first");
             let k = self.plate_size(pi.plate);
             let kind = self.kinds[&cur.index()];
-            let mut plates: Vec<usize> = cur_plates.iter().copied().filter(|&p| p != pi.plate).collect();
+            let mut plates: Vec<usize> = cur_plates
+                .iter()
+                .copied()
+                .filter(|&p| p != pi.plate)
+                .collect();
             for &p in &self.var(c.var).plates {
                 if !plates.contains(&p) {
                     plates.push(p);
@@ -699,7 +750,11 @@ impl Lowering<'_> {
                     for x in parts {
                         ps.push(self.arg(x, gauss(d), owner, None)?);
                     }
-                    (Sum { n: ps.len(), d }.into(), ps, MomentKind::Gaussian { d })
+                    (
+                        Sum { n: ps.len(), d }.into(),
+                        ps,
+                        MomentKind::Gaussian { d },
+                    )
                 }
                 ExprOp::Product(parts) if e.kind == Some(ValueKind::Positive) => {
                     let mut scale = 1.0;
@@ -727,13 +782,21 @@ impl Lowering<'_> {
                     for x in parts {
                         ps.push(self.arg(x, gauss(1), owner, None)?);
                     }
-                    (Product { n: ps.len() }.into(), ps, MomentKind::Gaussian { d: 1 })
+                    (
+                        Product { n: ps.len() }.into(),
+                        ps,
+                        MomentKind::Gaussian { d: 1 },
+                    )
                 }
                 ExprOp::Dot(a, b) => {
                     let dd = a.event.map_or(1, |ev| ev.size as usize);
                     let pa = self.arg(a, gauss(dd), owner, None)?;
                     let pb = self.arg(b, gauss(dd), owner, None)?;
-                    (Dot { d: dd }.into(), vec![pa, pb], MomentKind::Gaussian { d: 1 })
+                    (
+                        Dot { d: dd }.into(),
+                        vec![pa, pb],
+                        MomentKind::Gaussian { d: 1 },
+                    )
                 }
                 ExprOp::MatVec { matrix, vector } => {
                     let rows = d;
@@ -809,7 +872,6 @@ impl Lowering<'_> {
         Ok(id)
     }
 }
-
 
 /// A compiled model with its node map.
 pub struct Compiled {

@@ -20,11 +20,19 @@ fn assert_trace(got: &[f64], want: &[f64]) {
 fn quickstart_trace_matches_bayespy() {
     let f = &bayespy()["quickstart"];
     let out = occam()
-        .args(["fit", "examples/bayespy/quickstart/quickstart.occam", "--json"])
+        .args([
+            "fit",
+            "examples/bayespy/quickstart/quickstart.occam",
+            "--json",
+        ])
         .args(["--order", "mu,tau", "--tol", "1e-5"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j = json(&out);
     assert_trace(&floats(&j["bound_trace"]), &floats(&f["L_trace"]));
     assert_eq!(j["iterations"], f["iterations"]);
@@ -44,17 +52,28 @@ fn regression_factorised_trace_matches_bayespy() {
     let f = &bayespy()["regression"];
     let want = floats(&f["L_trace_factorized"]);
     let out = occam()
-        .args(["fit", "examples/bayespy/regression/regression.occam", "--json"])
+        .args([
+            "fit",
+            "examples/bayespy/regression/regression.occam",
+            "--json",
+        ])
         .args(["--order", "B,tau", "--tol", "0", "--max-iter"])
         .arg(want.len().to_string())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j = json(&out);
     assert_trace(&floats(&j["bound_trace"]), &want);
     let b = floats(&j["variables"]["B"]["parameters"]["mean"]);
     let eb = floats(&f["E_B"]);
-    assert!((b[0] - eb[0]).abs() < 1e-6 && (b[1] - eb[1]).abs() < 1e-6, "{b:?}");
+    assert!(
+        (b[0] - eb[0]).abs() < 1e-6 && (b[1] - eb[1]).abs() < 1e-6,
+        "{b:?}"
+    );
 }
 
 #[test]
@@ -62,7 +81,13 @@ fn default_order_is_parents_first_and_matches_too() {
     // Without --order the lowering adds mu before tau: the same schedule.
     let f = &bayespy()["quickstart"];
     let out = occam()
-        .args(["fit", "examples/bayespy/quickstart/quickstart.occam", "--json", "--tol", "1e-5"])
+        .args([
+            "fit",
+            "examples/bayespy/quickstart/quickstart.occam",
+            "--json",
+            "--tol",
+            "1e-5",
+        ])
         .output()
         .unwrap();
     assert_trace(&floats(&json(&out)["bound_trace"]), &floats(&f["L_trace"]));
@@ -71,11 +96,18 @@ fn default_order_is_parents_first_and_matches_too() {
 fn mixture_reaches(example: &str, fixture: &str) {
     let f = &bayespy()[fixture];
     let out = occam()
-        .args(["fit", &format!("examples/bayespy/{example}/{example}.occam")])
+        .args([
+            "fit",
+            &format!("examples/bayespy/{example}/{example}.occam"),
+        ])
         .args(["--json", "--restarts", "3", "--strict"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j = json(&out);
     let bound = j["bound"].as_f64().unwrap();
     let l_final = f["L_final"].as_f64().unwrap();
@@ -84,7 +116,10 @@ fn mixture_reaches(example: &str, fixture: &str) {
     let best = floats(&j["restart_bounds"])
         .into_iter()
         .fold(f64::NEG_INFINITY, f64::max);
-    assert!((best - bound).abs() <= 1e-9 * bound.abs(), "kept the best restart");
+    assert!(
+        (best - bound).abs() <= 1e-9 * bound.abs(),
+        "kept the best restart"
+    );
 }
 
 #[test]

@@ -12,7 +12,11 @@ fn check_prints_plates_nodes_and_conjugacy() {
         .args(["check", "examples/vibes_tutorial/mixture.occam"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "K = 20 (fixed)",
@@ -35,19 +39,31 @@ fn check_lowers_every_example_model() {
         ("examples/models/bpca.occam", vec!["N=30", "D=4"]),
         ("examples/models/factor_analysis.occam", vec!["N=20"]),
         ("examples/models/gmm1d.occam", vec!["N=40"]),
-        ("examples/models/bernoulli_mixture.occam", vec!["N=30", "D=6"]),
+        (
+            "examples/models/bernoulli_mixture.occam",
+            vec!["N=30", "D=6"],
+        ),
         ("examples/models/quickstart.occam", vec!["N=10"]),
     ] {
-        let name = Path::new(model).file_stem().unwrap().to_string_lossy().into_owned();
+        let name = Path::new(model)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let sub = dir.path().join(&name);
         std::fs::create_dir(&sub).unwrap();
         let mut cmd = occam();
-        cmd.args(["sample", model, "--seed", "5", "--out"]).arg(&sub);
+        cmd.args(["sample", model, "--seed", "5", "--out"])
+            .arg(&sub);
         for p in &plates {
             cmd.args(["--plate", p]);
         }
         let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{model}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{model}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mut check = occam();
         check.args(["check", model]);
         for f in std::fs::read_dir(&sub).unwrap() {
@@ -56,7 +72,11 @@ fn check_lowers_every_example_model() {
             check.arg("--data").arg(format!("{stem}={}", f.display()));
         }
         let out = check.output().unwrap();
-        assert!(out.status.success(), "{model}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{model}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -69,13 +89,27 @@ fn fit_writes_reports_atomically() {
         .arg(&out_dir)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("lower bound L = "), "{text}");
-    assert!(text.contains("z[N] over K ~ Categorical (latent)"), "{text}");
+    assert!(
+        text.contains("z[N] over K ~ Categorical (latent)"),
+        "{text}"
+    );
     let post: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("posterior.json")).unwrap()).unwrap();
-    for key in ["bound", "iterations", "converged", "bound_trace", "variables"] {
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("posterior.json")).unwrap())
+            .unwrap();
+    for key in [
+        "bound",
+        "iterations",
+        "converged",
+        "bound_trace",
+        "variables",
+    ] {
         assert!(post.get(key).is_some(), "{key}");
     }
     let lam = &post["variables"]["Lambda"];
@@ -105,7 +139,11 @@ fn fit_writes_reports_atomically() {
 #[test]
 fn json_has_every_variable_with_parameters_and_moments() {
     let out = occam()
-        .args(["fit", "examples/bayespy/regression/regression.occam", "--json"])
+        .args([
+            "fit",
+            "examples/bayespy/regression/regression.occam",
+            "--json",
+        ])
         .output()
         .unwrap();
     let j = json(&out);
@@ -118,7 +156,13 @@ fn json_has_every_variable_with_parameters_and_moments() {
     let shape = floats(&tau["parameters"]["shape"])[0];
     // Posterior shape of a Gamma precision with 10 observations: 1e-3 + 10/2.
     assert!((shape - 5.001).abs() < 1e-12, "{shape}");
-    assert_eq!(vars["B"]["parameters"]["covariance"][0].as_array().unwrap().len(), 2);
+    assert_eq!(
+        vars["B"]["parameters"]["covariance"][0]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
     assert_eq!(vars["X"]["role"], "data");
     assert_eq!(floats(&vars["tau"]["moments"]).len(), 2);
 }
@@ -127,7 +171,13 @@ fn json_has_every_variable_with_parameters_and_moments() {
 fn results_do_not_depend_on_the_thread_count() {
     let bound = |threads: &str| {
         let out = occam()
-            .args(["fit", "examples/bayespy/gmm/gmm.occam", "--json", "--threads", threads])
+            .args([
+                "fit",
+                "examples/bayespy/gmm/gmm.occam",
+                "--json",
+                "--threads",
+                threads,
+            ])
             .output()
             .unwrap();
         json(&out)["bound_trace"].clone()
@@ -144,17 +194,29 @@ fn missing_values_are_masked() {
     std::fs::write(&gappy, "y\n1.0\nNA\n2.0\n\nnan\n4.0\n").unwrap();
     let run = |f: &Path| {
         let out = occam()
-            .args(["fit", "examples/models/quickstart.occam", "--json", "--data"])
+            .args([
+                "fit",
+                "examples/models/quickstart.occam",
+                "--json",
+                "--data",
+            ])
             .arg(format!("y={}", f.display()))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         json(&out)
     };
     let (a, b) = (run(&full), run(&gappy));
     // Missing leaves contribute nothing: the same bound and posterior as without them.
     assert!((a["bound"].as_f64().unwrap() - b["bound"].as_f64().unwrap()).abs() < 1e-9);
-    assert_eq!(a["variables"]["mu"]["moments"], b["variables"]["mu"]["moments"]);
+    assert_eq!(
+        a["variables"]["mu"]["moments"],
+        b["variables"]["mu"]["moments"]
+    );
     assert_eq!(b["variables"]["y"]["role"], "partly observed");
 }
 
@@ -195,11 +257,20 @@ fn npy_and_npz_data_give_the_same_fit_as_csv() {
     std::fs::write(&csv, "y\n1\n2\n4\n3.5\n").unwrap();
     let bound = |f: &Path| {
         let out = occam()
-            .args(["fit", "examples/models/quickstart.occam", "--json", "--data"])
+            .args([
+                "fit",
+                "examples/models/quickstart.occam",
+                "--json",
+                "--data",
+            ])
             .arg(format!("y={}", f.display()))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         json(&out)["bound"].as_f64().unwrap()
     };
     let b = bound(&csv);
@@ -240,7 +311,13 @@ fn sample_writes_one_csv_per_observed_variable() {
     assert!(b.lines().skip(1).all(|l| l.parse::<u64>().is_ok()), "{b}");
     // Same seed, same draws; another seed, other draws.
     let again = dir.path().join("again");
-    occam().arg("sample").arg(&model).arg("--out").arg(&again).assert().success();
+    occam()
+        .arg("sample")
+        .arg(&model)
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .success();
     assert_eq!(std::fs::read_to_string(again.join("a.csv")).unwrap(), a);
     let other = dir.path().join("other");
     occam()
@@ -265,9 +342,15 @@ fn graph_as_svg_and_dot() {
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
     assert_eq!(s.matches("<circle").count(), 5, "one circle per node");
-    assert!(s.contains("K = 20") && s.contains("N = 500"), "plates are labelled");
+    assert!(
+        s.contains("K = 20") && s.contains("N = 500"),
+        "plates are labelled"
+    );
     assert!(s.contains("fill=\"#c8c8c8\""), "observed x is shaded");
-    assert!(s.contains("stroke-dasharray=\"5,3\""), "index edges are dashed");
+    assert!(
+        s.contains("stroke-dasharray=\"5,3\""),
+        "index edges are dashed"
+    );
     let dot = dir.path().join("g.dot");
     occam()
         .args(["graph", "examples/models/regression.occam", "--out"])
@@ -277,10 +360,18 @@ fn graph_as_svg_and_dot() {
     let d = std::fs::read_to_string(&dot).unwrap();
     assert!(d.starts_with("digraph model {"));
     assert!(d.contains("\"B\" -> \"y\";") && d.contains("\"X\" -> \"y\";"));
-    assert!(d.contains("shape=box, style=filled"), "data input drawn as a box: {d}");
+    assert!(
+        d.contains("shape=box, style=filled"),
+        "data input drawn as a box: {d}"
+    );
     assert!(d.contains("subgraph cluster_"));
     occam()
-        .args(["graph", "examples/models/regression.occam", "--out", "g.png"])
+        .args([
+            "graph",
+            "examples/models/regression.occam",
+            "--out",
+            "g.png",
+        ])
         .assert()
         .code(2);
 }

@@ -37,7 +37,13 @@ const Y: &str = "y\n1.5\n2.5\n0.5\n";
 #[test]
 fn syntax_error() {
     expect(
-        &[("m.occam", "plate N from data y\nmu ~ Gaussian(0, 1\ny[N] ~ Gaussian(mu, 1)\n"), ("y.csv", Y)],
+        &[
+            (
+                "m.occam",
+                "plate N from data y\nmu ~ Gaussian(0, 1\ny[N] ~ Gaussian(mu, 1)\n",
+            ),
+            ("y.csv", Y),
+        ],
         &["fit", "m.occam"],
         2,
         &["m.occam:2:19", "expected `)`"],
@@ -47,20 +53,40 @@ fn syntax_error() {
 #[test]
 fn unknown_distribution() {
     expect(
-        &[("m.occam", "plate N from data y\nmu ~ Gausian(0, 1)\ny[N] ~ Gaussian(mu, 1)\n"), ("y.csv", Y)],
+        &[
+            (
+                "m.occam",
+                "plate N from data y\nmu ~ Gausian(0, 1)\ny[N] ~ Gaussian(mu, 1)\n",
+            ),
+            ("y.csv", Y),
+        ],
         &["check", "m.occam"],
         2,
-        &["m.occam:2:6", "unknown distribution `Gausian`", "did you mean `Gaussian`?"],
+        &[
+            "m.occam:2:6",
+            "unknown distribution `Gausian`",
+            "did you mean `Gaussian`?",
+        ],
     );
 }
 
 #[test]
 fn misspelled_variable() {
     expect(
-        &[("m.occam", "plate N from data y\nmu ~ Gaussian(0, 1)\ny[N] ~ Gaussian(muu, 1)\n"), ("y.csv", Y)],
+        &[
+            (
+                "m.occam",
+                "plate N from data y\nmu ~ Gaussian(0, 1)\ny[N] ~ Gaussian(muu, 1)\n",
+            ),
+            ("y.csv", Y),
+        ],
         &["fit", "m.occam"],
         2,
-        &["m.occam:3:17", "unknown variable `muu`", "did you mean `mu`?"],
+        &[
+            "m.occam:3:17",
+            "unknown variable `muu`",
+            "did you mean `mu`?",
+        ],
     );
 }
 
@@ -137,7 +163,13 @@ fn text_in_a_numeric_column() {
 #[test]
 fn negative_count() {
     expect(
-        &[("m.occam", "plate N from data y\nlam ~ Gamma(1, 1)\ny[N] ~ Poisson(lam)\n"), ("y.csv", "y\n1\n-2\n3\n")],
+        &[
+            (
+                "m.occam",
+                "plate N from data y\nlam ~ Gamma(1, 1)\ny[N] ~ Poisson(lam)\n",
+            ),
+            ("y.csv", "y\n1\n-2\n3\n"),
+        ],
         &["fit", "m.occam"],
         2,
         &["y.csv:3:1", "-2 is not a non-negative count"],
@@ -157,7 +189,13 @@ fn category_out_of_range() {
 #[test]
 fn binary_data_that_is_not_binary() {
     expect(
-        &[("m.occam", "plate N from data y\np ~ Beta(1, 1)\ny[N] ~ Bernoulli(p)\n"), ("y.csv", "y\n0\n1\n2\n")],
+        &[
+            (
+                "m.occam",
+                "plate N from data y\np ~ Beta(1, 1)\ny[N] ~ Bernoulli(p)\n",
+            ),
+            ("y.csv", "y\n0\n1\n2\n"),
+        ],
         &["fit", "m.occam"],
         2,
         &["y.csv:4:1", "2 is not 0 or 1"],
@@ -166,27 +204,52 @@ fn binary_data_that_is_not_binary() {
 
 #[test]
 fn missing_data_file() {
-    expect(&[("m.occam", QUICK)], &["fit", "m.occam", "--data", "y=nope.csv"], 2, &["nope.csv", "no such data file"]);
+    expect(
+        &[("m.occam", QUICK)],
+        &["fit", "m.occam", "--data", "y=nope.csv"],
+        2,
+        &["nope.csv", "no such data file"],
+    );
 }
 
 #[test]
 fn no_data_at_all() {
-    expect(&[("m.occam", QUICK)], &["fit", "m.occam"], 2, &["m.occam:1:19", "no data named `y`"]);
+    expect(
+        &[("m.occam", QUICK)],
+        &["fit", "m.occam"],
+        2,
+        &["m.occam:1:19", "no data named `y`"],
+    );
 }
 
 #[test]
 fn header_missing() {
-    expect(&[("m.occam", QUICK), ("y.csv", "1.5\n2.5\n")], &["fit", "m.occam"], 2, &["y.csv:1:1", "header"]);
+    expect(
+        &[("m.occam", QUICK), ("y.csv", "1.5\n2.5\n")],
+        &["fit", "m.occam"],
+        2,
+        &["y.csv:1:1", "header"],
+    );
 }
 
 #[test]
 fn missing_model_file() {
-    expect(&[], &["fit", "nothing.occam"], 2, &["nothing.occam", "no such model file"]);
+    expect(
+        &[],
+        &["fit", "nothing.occam"],
+        2,
+        &["nothing.occam", "no such model file"],
+    );
 }
 
 #[test]
 fn bad_data_argument() {
-    expect(&[("m.occam", QUICK)], &["fit", "m.occam", "--data", "y"], 2, &["expected NAME=FILE"]);
+    expect(
+        &[("m.occam", QUICK)],
+        &["fit", "m.occam", "--data", "y"],
+        2,
+        &["expected NAME=FILE"],
+    );
 }
 
 #[test]
@@ -236,29 +299,55 @@ fn wishart_dof_too_small() {
 
 #[test]
 fn unknown_node_in_order() {
-    expect(&[("m.occam", QUICK), ("y.csv", Y)], &["fit", "m.occam", "--order", "mu,sigma"], 2, &["no node named `sigma`"]);
+    expect(
+        &[("m.occam", QUICK), ("y.csv", Y)],
+        &["fit", "m.occam", "--order", "mu,sigma"],
+        2,
+        &["no node named `sigma`"],
+    );
 }
 
 #[test]
 fn sample_with_a_negative_plate_size() {
-    expect(&[("m.occam", QUICK)], &["sample", "m.occam", "--plate", "N=-5", "--out", "o.csv"], 2, &["N=-5", "positive integer"]);
+    expect(
+        &[("m.occam", QUICK)],
+        &["sample", "m.occam", "--plate", "N=-5", "--out", "o.csv"],
+        2,
+        &["N=-5", "positive integer"],
+    );
 }
 
 #[test]
 fn sample_without_a_plate_size() {
-    expect(&[("m.occam", QUICK)], &["sample", "m.occam", "--out", "o.csv"], 2, &["--plate N=SIZE"]);
+    expect(
+        &[("m.occam", QUICK)],
+        &["sample", "m.occam", "--out", "o.csv"],
+        2,
+        &["--plate N=SIZE"],
+    );
 }
 
 #[test]
 fn unknown_subcommand_and_option() {
     expect(&[], &["frobnicate"], 2, &["frobnicate"]);
-    expect(&[("m.occam", QUICK)], &["fit", "m.occam", "--tol", "abc"], 2, &["--tol"]);
+    expect(
+        &[("m.occam", QUICK)],
+        &["fit", "m.occam", "--tol", "abc"],
+        2,
+        &["--tol"],
+    );
 }
 
 #[test]
 fn numerical_breakdown_exits_1_naming_the_node() {
     // Values of 1e200 overflow x² and break the precision's update.
-    let (code, stderr) = run(&[("m.occam", QUICK), ("y.csv", "y\n1e200\n2\n")], &["fit", "m.occam"]);
+    let (code, stderr) = run(
+        &[("m.occam", QUICK), ("y.csv", "y\n1e200\n2\n")],
+        &["fit", "m.occam"],
+    );
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("numerical breakdown") && stderr.contains("m.occam:"), "{stderr}");
+    assert!(
+        stderr.contains("numerical breakdown") && stderr.contains("m.occam:"),
+        "{stderr}"
+    );
 }

@@ -21,21 +21,34 @@ fn committed_data_is_what_the_generator_draws() {
 
 #[test]
 fn five_models_in_thesis_order() {
-    let models = ["single", "mixture", "shared_gamma", "separable", "shared_pi_gamma"];
+    let models = [
+        "single",
+        "mixture",
+        "shared_gamma",
+        "separable",
+        "shared_pi_gamma",
+    ];
     let out = occam()
         .arg("compare")
         .args(models.map(|m| format!("examples/vibes_tutorial/{m}.occam")))
         .args(["--data", "x=examples/vibes_tutorial/x.csv", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j = json(&out);
     let rows = j["models"].as_array().unwrap();
     let bounds: Vec<f64> = rows.iter().map(|r| r["bound"].as_f64().unwrap()).collect();
     for w in bounds.windows(2) {
         assert!(w[0] < w[1], "thesis order violated: {bounds:?}");
     }
-    let probs: Vec<f64> = rows.iter().map(|r| r["probability"].as_f64().unwrap()).collect();
+    let probs: Vec<f64> = rows
+        .iter()
+        .map(|r| r["probability"].as_f64().unwrap())
+        .collect();
     assert!((probs.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     assert_eq!(rows[4]["difference"].as_f64().unwrap(), 0.0);
     assert_eq!(j["best"], "examples/vibes_tutorial/shared_pi_gamma.occam");
@@ -47,7 +60,11 @@ fn mixture_keeps_nine_components() {
         .args(["fit", "examples/vibes_tutorial/mixture.occam", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j = json(&out);
     assert_eq!(components_in_use(&j["variables"]["lambda"]["moments"]), 9);
 }

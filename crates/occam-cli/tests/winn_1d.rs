@@ -10,7 +10,10 @@ fn committed_data_is_what_the_generator_draws() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("y.csv");
     occam()
-        .args(["sample", "examples/winn_1d_mixture/generator/generate.occam"])
+        .args([
+            "sample",
+            "examples/winn_1d_mixture/generator/generate.occam",
+        ])
         .args(["--plate", "N=150", "--seed", "3", "--out"])
         .arg(&out)
         .assert()
@@ -26,7 +29,12 @@ fn most_of_twenty_seeds_keep_three_components() {
     let mut counts = Vec::new();
     for seed in 0..20 {
         let out = occam()
-            .args(["fit", "examples/winn_1d_mixture/mixture.occam", "--json", "--strict"])
+            .args([
+                "fit",
+                "examples/winn_1d_mixture/mixture.occam",
+                "--json",
+                "--strict",
+            ])
             .args(["--seed", &seed.to_string()])
             .output()
             .unwrap();
@@ -38,7 +46,10 @@ fn most_of_twenty_seeds_keep_three_components() {
         let j = json(&out);
         let trace = floats(&j["bound_trace"]);
         for w in trace.windows(2) {
-            assert!(w[1] >= w[0] - 1e-9 * (1.0 + w[0].abs()), "seed {seed}: decrease {w:?}");
+            assert!(
+                w[1] >= w[0] - 1e-9 * (1.0 + w[0].abs()),
+                "seed {seed}: decrease {w:?}"
+            );
         }
         let k = components_in_use(&j["variables"]["z"]["moments"]);
         counts.push(k);

@@ -72,7 +72,11 @@ pub fn run(a: &CheckArgs) -> Result<()> {
         s,
         "engine: {} nodes ({aux} auxiliary: deterministic expressions, gates, replications){}",
         names.len(),
-        if c.has_mixture { "; mixtures present" } else { "" }
+        if c.has_mixture {
+            "; mixtures present"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(s, "conjugacy (every parent slot checked, Winn Table 2.1):");
     for (v, var) in m.variables.iter().enumerate() {

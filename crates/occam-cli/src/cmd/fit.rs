@@ -49,7 +49,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
     } else {
         print!("{}", summary::summary(&loaded, &c, &outcome));
         if let Some(dir) = &a.out {
-            println!("\nwrote posterior.json, bound.csv, bound.svg and Hinton diagrams to {}", dir.display());
+            println!(
+                "\nwrote posterior.json, bound.csv, bound.svg and Hinton diagrams to {}",
+                dir.display()
+            );
         }
     }
     Ok(())
@@ -100,16 +103,24 @@ fn write_outputs(
         loaded
             .path
             .file_name()
-            .map_or(loaded.file_name.clone(), |f| f.to_string_lossy().into_owned()),
+            .map_or(loaded.file_name.clone(), |f| f
+                .to_string_lossy()
+                .into_owned()),
         o.bound
     );
-    atomic::write(&dir.join("bound.svg"), svg::bound_plot(&title, &o.bound_trace)?.as_bytes())?;
+    atomic::write(
+        &dir.join("bound.svg"),
+        svg::bound_plot(&title, &o.bound_trace)?.as_bytes(),
+    )?;
     for (v, var) in loaded.model.variables.iter().enumerate() {
         if !matches!(json::role(loaded, v, c), "latent" | "map" | "deterministic") {
             continue;
         }
         if let Some((rows, cols, values)) = matrix_of(loaded, c, v) {
-            let title = format!("{} (posterior mean, {rows}×{cols})", summary::signature(loaded, v));
+            let title = format!(
+                "{} (posterior mean, {rows}×{cols})",
+                summary::signature(loaded, v)
+            );
             let s = hinton::hinton(&title, rows, cols, &values)?;
             atomic::write(&dir.join(format!("hinton_{}.svg", var.name)), s.as_bytes())?;
         }

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use occam_lang::ir::{ExprOp, Node};
+use occam_lang::ir::{ExprOp, Node, PlateSource};
 use occam_lang::Model;
 
 use super::{model_path, DataArgs};
@@ -38,9 +38,14 @@ fn edges(m: &Model) -> Vec<(usize, usize, bool)> {
             let mut stack = vec![e];
             while let Some(x) = stack.pop() {
                 match &x.op {
-                    ExprOp::Var(r) => index_vars.extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var))),
+                    ExprOp::Var(r) => index_vars
+                        .extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var))),
                     ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => stack.extend(xs),
-                    ExprOp::Dot(a, b) | ExprOp::MatVec { matrix: a, vector: b } => {
+                    ExprOp::Dot(a, b)
+                    | ExprOp::MatVec {
+                        matrix: a,
+                        vector: b,
+                    } => {
                         stack.push(a);
                         stack.push(b);
                     }
@@ -69,7 +74,7 @@ fn label(m: &Model, v: usize) -> String {
 }
 
 /// DOT text of the network; plates as clusters (one per combination of plates).
-pub fn dot(m: &Model) -> String {
+pub fn dot(m: &Model, plate_labels: &[String]) -> String {
     let mut s = String::from("digraph model {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n");
     let mut groups: BTreeMap<Vec<usize>, Vec<usize>> = BTreeMap::new();
     for (v, var) in m.variables.iter().enumerate() {
@@ -78,11 +83,12 @@ pub fn dot(m: &Model) -> String {
     for (i, (plates, vars)) in groups.iter().enumerate() {
         let indent = if plates.is_empty() { "  " } else { "    " };
         if !plates.is_empty() {
-            let names: Vec<String> = plates
-                .iter()
-                .map(|&p| format!("{} = {}", m.plates[p].name, m.plates[p].size))
-                .collect();
-            let _ = writeln!(s, "  subgraph cluster_{i} {{\n    label=\"{}\";\n    style=rounded;", names.join(", "));
+            let names: Vec<String> = plates.iter().map(|&p| plate_labels[p].clone()).collect();
+            let _ = writeln!(
+                s,
+                "  subgraph cluster_{i} {{\n    label=\"{}\";\n    style=rounded;",
+                names.join(", ")
+            );
         }
         for &v in vars {
             let var = &m.variables[v];
@@ -119,11 +125,16 @@ pub fn dot(m: &Model) -> String {
 
 /// SVG of the network by a layered layout: a node's layer is one below its deepest parent;
 /// within a layer nodes are grouped by their plates; each plate is a box around its nodes.
-pub fn svg(m: &Model) -> String {
+pub fn svg(m: &Model, plate_labels: &[String]) -> String {
     let n = m.variables.len();
     let mut layer = vec![0usize; n];
     for &v in &m.topological_order {
-        layer[v] = m.parents(v).iter().map(|&p| layer[p] + 1).max().unwrap_or(0);
+        layer[v] = m
+            .parents(v)
+            .iter()
+            .map(|&p| layer[p] + 1)
+            .max()
+            .unwrap_or(0);
     }
     let layers = layer.iter().copied().max().map_or(0, |l| l + 1);
     let mut rows: Vec<Vec<usize>> = vec![Vec::new(); layers];
@@ -154,7 +165,9 @@ pub fn svg(m: &Model) -> String {
     // Plates: boxes around their members, larger plates drawn first with more padding.
     let mut plates: Vec<(usize, f64, f64, f64, f64)> = Vec::new();
     for p in 0..m.plates.len() {
-        let members: Vec<usize> = (0..n).filter(|&v| m.variables[v].plates.contains(&p)).collect();
+        let members: Vec<usize> = (0..n)
+            .filter(|&v| m.variables[v].plates.contains(&p))
+            .collect();
         if members.is_empty() {
             continue;
         }
@@ -170,18 +183,22 @@ pub fn svg(m: &Model) -> String {
     plates.sort_by(|a, b| ((b.3 - b.1) * (b.4 - b.2)).total_cmp(&((a.3 - a.1) * (a.4 - a.2))));
     for (i, &(p, x0, y0, x1, y1)) in plates.iter().enumerate() {
         let pad = r + 12.0 + 8.0 * (plates.len() - i) as f64;
-        let (bx, by, bw, bh) = (x0 - pad, y0 - pad, x1 - x0 + 2.0 * pad, y1 - y0 + 2.0 * pad + 14.0);
+        let (bx, by, bw, bh) = (
+            x0 - pad,
+            y0 - pad,
+            x1 - x0 + 2.0 * pad,
+            y1 - y0 + 2.0 * pad + 14.0,
+        );
         let _ = writeln!(
             s,
             "<rect x=\"{bx}\" y=\"{by}\" width=\"{bw}\" height=\"{bh}\" rx=\"8\" fill=\"none\" stroke=\"#555\" stroke-width=\"1.2\"/>"
         );
         let _ = writeln!(
             s,
-            "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" fill=\"#333\">{} = {}</text>",
+            "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"end\" fill=\"#333\">{}</text>",
             bx + bw - 6.0,
             by + bh - 6.0,
-            escape(&m.plates[p].name),
-            m.plates[p].size
+            escape(&plate_labels[p])
         );
     }
     for (p, c, index) in edges(m) {
@@ -239,6 +256,19 @@ pub fn svg(m: &Model) -> String {
     s
 }
 
+/// `N = 500`, or just `N` when the size would come from data that is not attached.
+fn plate_labels(loaded: &Loaded) -> Vec<String> {
+    loaded
+        .model
+        .plates
+        .iter()
+        .map(|p| match &p.source {
+            PlateSource::Data { data, .. } if !loaded.data.tables.contains_key(data) => p.name.clone(),
+            _ => format!("{} = {}", p.name, p.size),
+        })
+        .collect()
+}
+
 /// Loads a model for drawing: with its data if present, otherwise with data plates of size 1.
 fn load(a: &GraphArgs) -> Result<Loaded> {
     let given = DataSet::from_args(&a.data.data)?;
@@ -267,10 +297,11 @@ pub fn run(a: &GraphArgs) -> Result<()> {
         )));
     }
     let loaded = load(a)?;
+    let labels = plate_labels(&loaded);
     let text = if ext == "dot" {
-        dot(&loaded.model)
+        dot(&loaded.model, &labels)
     } else {
-        svg(&loaded.model)
+        svg(&loaded.model, &labels)
     };
     atomic::write(&a.out, text.as_bytes())?;
     eprintln!("wrote {}", a.out.display());

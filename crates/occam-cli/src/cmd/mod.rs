@@ -76,8 +76,11 @@ pub struct RunArgs {
 impl RunArgs {
     /// Inference settings; sets up the thread pool.
     pub fn settings(&self, progress: bool) -> Result<Settings> {
-        if !(self.tol >= 0.0) {
-            return Err(CliError::Usage(format!("--tol must be ≥ 0, got {}", self.tol)));
+        if self.tol.is_nan() || self.tol < 0.0 {
+            return Err(CliError::Usage(format!(
+                "--tol must be ≥ 0, got {}",
+                self.tol
+            )));
         }
         if self.max_iter == 0 {
             return Err(CliError::Usage("--max-iter must be at least 1".into()));
@@ -90,7 +93,9 @@ impl RunArgs {
                 return Err(CliError::Usage("--threads must be at least 1".into()));
             }
             // The global pool can be set once; a second call (tests in one process) is harmless.
-            let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global();
         }
         Ok(Settings {
             seed: self.seed,

@@ -66,10 +66,19 @@ fn size_of(file: &ast::File, sizes: &BTreeMap<String, u64>, name: &str) -> Optio
         return Some(*s);
     }
     file.statements.iter().find_map(|s| match s {
-        Stmt::Plates(p) => p.items.iter().find_map(|i| match (&i.name.name == name, &i.size) {
-            (true, Some(ast::Expr { kind: ExprKind::Number(x), .. })) => Some(*x as u64),
-            _ => None,
-        }),
+        Stmt::Plates(p) => p
+            .items
+            .iter()
+            .find_map(|i| match (i.name.name == name, &i.size) {
+                (
+                    true,
+                    Some(ast::Expr {
+                        kind: ExprKind::Number(x),
+                        ..
+                    }),
+                ) => Some(*x as u64),
+                _ => None,
+            }),
         _ => None,
     })
 }
@@ -103,7 +112,9 @@ pub fn shapes_without_data(
         }
         // The variable the data belongs to decides the columns.
         let decl = file.statements.iter().find_map(|s| match s {
-            Stmt::Var(v) if v.name.name == d.name => Some((v.plates.clone(), v.over.clone(), Some(v))),
+            Stmt::Var(v) if v.name.name == d.name => {
+                Some((v.plates.clone(), v.over.clone(), Some(v)))
+            }
             Stmt::Observe(o) => o.items.iter().find_map(|i| {
                 (i.name.name == d.name && (i.plates.is_some() || i.over.is_some()))
                     .then(|| (i.plates.clone().unwrap_or_default(), i.over.clone(), None))
@@ -123,9 +134,9 @@ pub fn shapes_without_data(
                 let categorical = var.is_some_and(|v| {
                     matches!(&v.rhs, VarRhs::Random { dist, .. } if dist.name == "Categorical" || dist.name == "Discrete")
                 });
-                let wishart = var.is_some_and(|v| {
-                    matches!(&v.rhs, VarRhs::Random { dist, .. } if dist.name == "Wishart")
-                });
+                let wishart = var.is_some_and(
+                    |v| matches!(&v.rhs, VarRhs::Random { dist, .. } if dist.name == "Wishart"),
+                );
                 if let Some(q) = over {
                     let qs = get(&q.name)?;
                     if wishart {

@@ -15,7 +15,8 @@ pub fn hinton(title: &str, rows: usize, cols: usize, values: &[f64]) -> Result<S
     let (w, h) = (cols as i32 * cell + 20, rows as i32 * cell + 50);
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (w.max(200) as u32, h as u32)).into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut out, (w.max(200) as u32, h as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         root.draw(&Text::new(
             title.to_string(),
@@ -23,9 +24,10 @@ pub fn hinton(title: &str, rows: usize, cols: usize, values: &[f64]) -> Result<S
             ("sans-serif", 14).into_font(),
         ))
         .map_err(plot_err)?;
-        let max = values
-            .iter()
-            .fold(0.0f64, |m, v| if v.is_finite() { m.max(v.abs()) } else { m });
+        let max = values.iter().fold(
+            0.0f64,
+            |m, v| if v.is_finite() { m.max(v.abs()) } else { m },
+        );
         let (x0, y0) = (10, 36);
         root.draw(&Rectangle::new(
             [(x0, y0), (x0 + cols as i32 * cell, y0 + rows as i32 * cell)],
@@ -46,7 +48,10 @@ pub fn hinton(title: &str, rows: usize, cols: usize, values: &[f64]) -> Result<S
                 let cy = y0 + r as i32 * cell + cell / 2;
                 let color = if v >= 0.0 { WHITE } else { BLACK };
                 root.draw(&Rectangle::new(
-                    [(cx - side / 2, cy - side / 2), (cx - side / 2 + side, cy - side / 2 + side)],
+                    [
+                        (cx - side / 2, cy - side / 2),
+                        (cx - side / 2 + side, cy - side / 2 + side),
+                    ],
                     color.filled(),
                 ))
                 .map_err(plot_err)?;

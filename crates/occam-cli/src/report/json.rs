@@ -94,7 +94,10 @@ pub fn parameters(c: &Compiled, node: NodeId, latent: bool) -> Map<String, Value
                 }),
             );
             if latent && stochastic {
-                out.insert("dof".into(), per(&|_, p| json!(2.0 * p[d * d] + d as f64 + 1.0)));
+                out.insert(
+                    "dof".into(),
+                    per(&|_, p| json!(2.0 * p[d * d] + d as f64 + 1.0)),
+                );
                 out.insert(
                     "rate".into(),
                     per(&|_, p| {
@@ -145,10 +148,9 @@ pub fn variables(loaded: &Loaded, c: &Compiled) -> Map<String, Value> {
             .iter()
             .map(|&p| json!({"name": loaded.model.plates[p].name, "size": loaded.model.plates[p].size}))
             .collect();
-        let event = var
-            .event_plates
-            .first()
-            .map(|&p| json!({"name": loaded.model.plates[p].name, "size": loaded.model.plates[p].size}));
+        let event = var.event_plates.first().map(
+            |&p| json!({"name": loaded.model.plates[p].name, "size": loaded.model.plates[p].size}),
+        );
         vars.insert(
             var.name.clone(),
             json!({

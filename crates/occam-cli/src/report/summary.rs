@@ -25,7 +25,10 @@ pub fn signature(loaded: &Loaded, v: usize) -> String {
     let var = &loaded.model.variables[v];
     let mut s = var.name.clone();
     if !var.plates.is_empty() {
-        s.push_str(&format!("[{}]", loaded.model.plate_names(&var.plates).join(", ")));
+        s.push_str(&format!(
+            "[{}]",
+            loaded.model.plate_names(&var.plates).join(", ")
+        ));
     }
     if let Some(&q) = var.event_plates.first() {
         s.push_str(&format!(" over {}", loaded.model.plates[q].name));
@@ -43,9 +46,7 @@ fn describe(c: &Compiled, node: NodeId) -> Vec<String> {
     let mut lines = Vec::new();
     match kind {
         MomentKind::Categorical { k } => {
-            let sums: Vec<f64> = (0..k)
-                .map(|j| (0..n).map(|e| u[e * k + j]).sum())
-                .collect();
+            let sums: Vec<f64> = (0..k).map(|j| (0..n).map(|e| u[e * k + j]).sum()).collect();
             let used: Vec<String> = sums
                 .iter()
                 .enumerate()
@@ -60,14 +61,18 @@ fn describe(c: &Compiled, node: NodeId) -> Vec<String> {
         }
         _ => {
             let mean = vmp.mean(node).unwrap_or_default();
-            let vlen = if n == 0 { 0 } else { mean.len() / n };
+            let vlen = mean.len().checked_div(n).unwrap_or(0);
             for e in 0..n.min(SHOW) {
                 let m = &mean[e * vlen..(e + 1) * vlen];
                 let ue = &u[e * len..(e + 1) * len];
                 let list = |xs: &[f64]| xs.iter().map(|x| num(*x)).collect::<Vec<_>>().join(", ");
                 let text = match kind {
                     MomentKind::Gaussian { d: 1 } => {
-                        format!("{} ± {}", num(m[0]), num((ue[1] - ue[0] * ue[0]).max(0.0).sqrt()))
+                        format!(
+                            "{} ± {}",
+                            num(m[0]),
+                            num((ue[1] - ue[0] * ue[0]).max(0.0).sqrt())
+                        )
                     }
                     MomentKind::Gaussian { d } => {
                         let sd: Vec<f64> = (0..d)
@@ -97,7 +102,11 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
         "lower bound L = {:.6} after {} iterations ({})",
         o.bound,
         o.iterations,
-        if o.converged { "converged" } else { "not converged" }
+        if o.converged {
+            "converged"
+        } else {
+            "not converged"
+        }
     );
     if o.restart_bounds.len() > 1 {
         let _ = writeln!(

@@ -17,7 +17,9 @@ pub fn bound_plot(title: &str, trace: &[f64]) -> Result<String> {
         let finite: Vec<f64> = trace.iter().copied().filter(|v| v.is_finite()).collect();
         let (mut lo, mut hi) = finite
             .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
         if !lo.is_finite() {
             (lo, hi) = (-1.0, 1.0);
         }
