@@ -44,6 +44,9 @@ pub enum CliError {
         /// What is wrong.
         message: String,
     },
+    /// Bad input to the binary-network tools (the message names the file and line).
+    #[error("{0}")]
+    Input(String),
     /// Inference failed (numerical breakdown, a decreasing bound when that is an error).
     #[error("{0}")]
     Run(String),

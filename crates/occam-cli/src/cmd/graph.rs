@@ -263,7 +263,9 @@ fn plate_labels(loaded: &Loaded) -> Vec<String> {
         .plates
         .iter()
         .map(|p| match &p.source {
-            PlateSource::Data { data, .. } if !loaded.data.tables.contains_key(data) => p.name.clone(),
+            PlateSource::Data { data, .. } if !loaded.data.tables.contains_key(data) => {
+                p.name.clone()
+            }
             _ => format!("{} = {}", p.name, p.size),
         })
         .collect()

@@ -1,5 +1,6 @@
 //! The subcommands and their shared options.
 
+pub mod binary;
 pub mod check;
 pub mod compare;
 pub mod fit;
@@ -33,6 +34,12 @@ enum Command {
     Sample(sample::SampleArgs),
     /// Draw the Bayesian network (plates as boxes) as SVG or DOT.
     Graph(graph::GraphArgs),
+    /// Boltzmann machines (occam-binary): log Z, learning, reproductions.
+    #[command(subcommand)]
+    Bm(binary::BmCommand),
+    /// Sigmoid belief networks (occam-binary): log-likelihoods, learning, reproductions.
+    #[command(subcommand)]
+    Sbn(binary::SbnCommand),
 }
 
 /// `--data NAME=FILE`, repeatable.
@@ -118,6 +125,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Compare(a) => compare::run(&a),
         Command::Sample(a) => sample::run(&a),
         Command::Graph(a) => graph::run(&a),
+        Command::Bm(c) => binary::run_bm(&c),
+        Command::Sbn(c) => binary::run_sbn(&c),
     }
 }
 
