@@ -123,6 +123,9 @@ struct Lowering<'a> {
     /// Counter for auxiliary node names, per owner.
     aux: HashMap<usize, usize>,
     has_mixture: bool,
+    /// Categorical variables used as mixture selectors, and as gate indices.
+    selector_cats: Vec<usize>,
+    gate_cats: Vec<usize>,
 }
 
 /// Lowers `model`; observed variables get their tables from `data` when `observe` is true.
@@ -138,6 +141,8 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
         owner: HashMap::new(),
         aux: HashMap::new(),
         has_mixture: false,
+        selector_cats: Vec::new(),
+        gate_cats: Vec::new(),
     };
     for p in &model.plates {
         let size = usize::try_from(p.size).map_err(|_| {
@@ -162,6 +167,15 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
     }
     for &v in &model.topological_order {
         l.variable(v, data, observe)?;
+    }
+    // The engine seeds mixture indices by k-means++ only through mixture children; an index used
+    // only inside expressions (a gate) would start symmetric, so it starts from a random draw.
+    for &c in &l.gate_cats {
+        if !l.selector_cats.contains(&c) && model.variables[c].init == ir::Init::Prior {
+            if let Some(id) = l.nodes[c] {
+                l.g.initialize(id, Init::Random);
+            }
+        }
     }
     let var_nodes = l
         .nodes
@@ -589,6 +603,7 @@ impl Lowering<'_> {
                                 if !sel.contains(&(c.var, pi.plate)) {
                                     sel.push((c.var, pi.plate));
                                 }
+                                self.selector_cats.push(c.var);
                             }
                         }
                         self.nodes[r.var].expect("parents lowered first")
@@ -691,6 +706,7 @@ impl Lowering<'_> {
         let mut cur_plates = self.node_plates[&cur.index()].clone();
         for pi in &r.index {
             let Some(c) = &pi.by else { continue };
+            self.gate_cats.push(c.var);
             let cat = self.nodes[c.var].expect("parents lowered first");
             let k = self.plate_size(pi.plate);
             let kind = self.kinds[&cur.index()];

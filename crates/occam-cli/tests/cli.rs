@@ -375,3 +375,59 @@ fn graph_as_svg_and_dot() {
         .assert()
         .code(2);
 }
+
+/// Every lowering path: a gate (`mu[z]` inside a sum), deterministic variables, a Gamma product
+/// with a constant, an Exponential parent (lowered as Gamma(1)), a scalar precision replicated
+/// over an ARD event plate, a dot product.
+#[test]
+fn lowering_covers_gates_products_and_replication() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.occam");
+    std::fs::write(
+        &model,
+        "plate K = 2\nplate Q = 3\nplate N from data y\n\
+         pi ~ Dirichlet(1) over K\nz[N] ~ Categorical(pi)\nmu[K] ~ Gaussian(0, 0.01)\n\
+         b ~ Gaussian(0, 1)\ntau ~ Gamma(2, 2)\nlam ~ Exponential(1)\ns = 2 * tau\n\
+         w over Q ~ GaussianARD(mean = 0, precision = lam)\n\
+         v[N] over Q ~ GaussianARD(mean = 0, precision = 1)\n\
+         f[N] = mu[z] + b\ny[N] ~ Gaussian(mean = f + dot(w, v), precision = s)\nobserve y\n",
+    )
+    .unwrap();
+    occam()
+        .arg("sample")
+        .arg(&model)
+        .args(["--plate", "N=40", "--seed", "4", "--out"])
+        .arg(dir.path().join("y.csv"))
+        .assert()
+        .success();
+    let out = occam()
+        .arg("fit")
+        .arg(&model)
+        .args(["--json", "--strict", "--restarts", "2"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = json(&out);
+    let v = &j["variables"];
+    assert_eq!(v["f"]["role"], "deterministic");
+    assert_eq!(v["s"]["role"], "deterministic");
+    assert_eq!(v["lam"]["distribution"], "Exponential");
+    let tau = floats(&v["tau"]["moments"]);
+    let s = floats(&v["s"]["moments"]);
+    assert!((s[0] - 2.0 * tau[0]).abs() < 1e-12 && (s[1] - (tau[1] + 2f64.ln())).abs() < 1e-12);
+    // f = mu[z] + b: its mean is the responsibility-weighted component mean plus b.
+    let mu = floats(&v["mu"]["parameters"]["mean"]);
+    let b = floats(&v["b"]["parameters"]["mean"])[0];
+    let z = floats(&v["z"]["moments"]);
+    let f = floats(&v["f"]["parameters"]["mean"]);
+    let want = z[0] * mu[0] + z[1] * mu[1] + b;
+    assert!((f[0] - want).abs() < 1e-9, "{} vs {want}", f[0]);
+    let trace = floats(&j["bound_trace"]);
+    assert!(trace
+        .windows(2)
+        .all(|w| w[1] >= w[0] - 1e-9 * (1.0 + w[0].abs())));
+}

@@ -100,7 +100,7 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
     let _ = writeln!(
         s,
         "lower bound L = {:.6} after {} iterations ({})",
-        o.bound,
+        o.bound + 0.0,
         o.iterations,
         if o.converged {
             "converged"
