@@ -113,21 +113,35 @@ pub fn bars_sample(rng: &mut Xoshiro256PlusPlus) -> [bool; 16] {
 /// The exact bars distribution: the 30 distinct images with their probabilities
 /// (the blank and full images arise from both orientations, so have probability 1/16).
 pub fn bars_distribution() -> Vec<([bool; 16], f64)> {
-    let mut out: Vec<([bool; 16], f64)> = Vec::new();
+    bars_distribution_k(4)
+        .into_iter()
+        .map(|(img, p)| {
+            let mut a = [false; 16];
+            a.copy_from_slice(&img);
+            (a, p)
+        })
+        .collect()
+}
+
+/// The exact k×k bars distribution (pixel (r, c) at index k·r + c): orientation with p = ½, each
+/// of the k bars of that orientation on with p = ½; duplicates (blank, full) merged.
+pub fn bars_distribution_k(k: usize) -> Vec<(Vec<bool>, f64)> {
+    let mut out: Vec<(Vec<bool>, f64)> = Vec::new();
+    let p = 0.5 / (1u64 << k) as f64;
     for horizontal in [true, false] {
-        for mask in 0u32..16 {
-            let mut img = [false; 16];
-            for k in 0..4 {
-                if (mask >> k) & 1 == 1 {
-                    for t in 0..4 {
-                        let idx = if horizontal { 4 * k + t } else { 4 * t + k };
+        for mask in 0usize..1 << k {
+            let mut img = vec![false; k * k];
+            for b in 0..k {
+                if (mask >> b) & 1 == 1 {
+                    for t in 0..k {
+                        let idx = if horizontal { k * b + t } else { k * t + b };
                         img[idx] = true;
                     }
                 }
             }
             match out.iter_mut().find(|(x, _)| *x == img) {
-                Some(e) => e.1 += 1.0 / 32.0,
-                None => out.push((img, 1.0 / 32.0)),
+                Some(e) => e.1 += p,
+                None => out.push((img, p)),
             }
         }
     }
@@ -136,7 +150,15 @@ pub fn bars_distribution() -> Vec<([bool; 16], f64)> {
 
 /// Entropy of the bars generator in nats (Lawrence digest §2.5: 3.3791).
 pub fn bars_entropy() -> f64 {
-    bars_distribution().iter().map(|(_, p)| -p * p.ln()).sum()
+    bars_entropy_k(4)
+}
+
+/// Entropy of the k×k bars generator in nats.
+pub fn bars_entropy_k(k: usize) -> f64 {
+    bars_distribution_k(k)
+        .iter()
+        .map(|(_, p)| -p * p.ln())
+        .sum()
 }
 
 #[cfg(test)]

@@ -337,6 +337,8 @@ pub fn lk_learning(o: &LkLearningOptions) -> Result<LkLearning> {
 /// Options of the bars study (Lawrence §2.5, Fig. 2.7).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BarsOptions {
+    /// Image side k (thesis: 4); the network is 1–2k–k².
+    pub size: usize,
     /// Largest number of mixture components.
     pub max_components: usize,
     /// Training runs per M (thesis: 10).
@@ -356,12 +358,13 @@ pub struct BarsOptions {
 impl Default for BarsOptions {
     fn default() -> Self {
         BarsOptions {
+            size: 4,
             max_components: 5,
             runs: 10,
-            steps: 500,
-            rate: 1.0,
+            steps: 1000,
+            rate: 2.0,
             inner: 3,
-            init_scale: 0.1,
+            init_scale: 0.5,
             seed: 0,
         }
     }
@@ -381,10 +384,15 @@ pub struct BarsStudy {
 /// The bars training set: the 30 distinct images weighted by their generator probabilities,
 /// over the 16 visible units 9..25 of the 1–8–16 network.
 pub fn bars_dataset() -> super::learn::Dataset {
-    let d = gen::bars_distribution();
+    bars_dataset_k(4)
+}
+
+/// The k×k bars training set over the k² visible units 1+2k.. of a 1–2k–k² network.
+pub fn bars_dataset_k(k: usize) -> super::learn::Dataset {
+    let d = gen::bars_distribution_k(k);
     super::learn::Dataset {
-        visible: (9..25).collect(),
-        patterns: d.iter().map(|(img, _)| img.to_vec()).collect(),
+        visible: (1 + 2 * k..1 + 2 * k + k * k).collect(),
+        patterns: d.iter().map(|(img, _)| img.clone()).collect(),
         weights: d.iter().map(|(_, p)| *p).collect(),
     }
 }
@@ -392,56 +400,68 @@ pub fn bars_dataset() -> super::learn::Dataset {
 /// Lawrence Fig. 2.7: train 1–8–16 SBNs on the bars problem with mixtures of M = 1..max
 /// components; report the exact expected log-likelihood per pattern of the trained networks.
 pub fn bars_study(o: &BarsOptions) -> Result<BarsStudy> {
-    use super::learn::{self, Coding, LearnOptions, Method};
-    use rand::SeedableRng;
-    use rand_distr::{Distribution, Normal};
-    if o.max_components == 0 || o.runs == 0 {
+    if o.max_components == 0 {
         return Err(SbnError::Option {
-            name: "max_components/runs".into(),
+            name: "max_components".into(),
             why: "must be positive".into(),
         });
     }
-    let data = bars_dataset();
-    let normal = Normal::new(0.0, o.init_scale.abs()).map_err(|e| SbnError::Option {
-        name: "init_scale".into(),
-        why: e.to_string(),
-    })?;
-    let mut runs = Vec::new();
-    for m in 1..=o.max_components {
-        let mut lls = Vec::new();
-        for r in 0..o.runs {
-            // the same initial network for every M in run r
-            let mut rng =
-                rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(o.seed.wrapping_add(r as u64));
-            let init = super::model::Sbn::layered(
-                &[1, 8, 16],
-                |_, _, _| normal.sample(&mut rng),
-                |_, _| 0.0,
-            )?;
-            let res = learn::learn(
-                &init,
-                &data,
-                &LearnOptions {
-                    method: Method::Mixture(m),
-                    steps: o.steps,
-                    rate: o.rate,
-                    coding: Coding::ZeroOne,
-                    learn_biases: true,
-                    inner: o.inner,
-                    third_iters: 0,
-                    seed: o.seed.wrapping_add(1000 * r as u64),
-                },
-            )?;
-            lls.push(learn::exact_objective(&res.sbn, &data)?);
-        }
-        runs.push(lls);
-    }
+    let runs = (1..=o.max_components)
+        .map(|m| bars_runs(o, m))
+        .collect::<Result<Vec<_>>>()?;
     Ok(BarsStudy {
         mean_loglik: runs
             .iter()
             .map(|v| v.iter().sum::<f64>() / v.len() as f64)
             .collect(),
         runs,
-        generator_bound: -gen::bars_entropy(),
+        generator_bound: -gen::bars_entropy_k(o.size),
     })
+}
+
+/// The bars runs for one number of components M: the exact expected log-likelihood per pattern
+/// of each of `o.runs` networks trained with an M-component mixture. Run r starts from the same
+/// random network for every M.
+pub fn bars_runs(o: &BarsOptions, m: usize) -> Result<Vec<f64>> {
+    use super::learn::{self, Coding, LearnOptions, Method};
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, Normal};
+    if m == 0 || o.runs == 0 || !(2..=5).contains(&o.size) {
+        return Err(SbnError::Option {
+            name: "components/runs/size".into(),
+            why: "components and runs must be positive and the image side 2..=5".into(),
+        });
+    }
+    let k = o.size;
+    let data = bars_dataset_k(k);
+    let normal = Normal::new(0.0, o.init_scale.abs()).map_err(|e| SbnError::Option {
+        name: "init_scale".into(),
+        why: e.to_string(),
+    })?;
+    let mut lls = Vec::new();
+    for r in 0..o.runs {
+        let mut rng =
+            rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(o.seed.wrapping_add(r as u64));
+        let init = super::model::Sbn::layered(
+            &[1, 2 * k, k * k],
+            |_, _, _| normal.sample(&mut rng),
+            |_, _| 0.0,
+        )?;
+        let res = learn::learn(
+            &init,
+            &data,
+            &LearnOptions {
+                method: Method::Mixture(m),
+                steps: o.steps,
+                rate: o.rate,
+                coding: Coding::ZeroOne,
+                learn_biases: true,
+                inner: o.inner,
+                third_iters: 0,
+                seed: o.seed.wrapping_add(1000 * r as u64),
+            },
+        )?;
+        lls.push(learn::exact_objective(&res.sbn, &data)?);
+    }
+    Ok(lls)
 }
