@@ -5,8 +5,22 @@
 //! Lawrence (2.1)–(2.3)); the third-order bound works internally in Leisink & Kappen's ±1 coding
 //! (θ^{ij} = w_ij/4, θ^i = b_i/2 + ¼Σ_j w_ij; LK digest §4.2).
 //!
+//! | module | content |
+//! |---|---|
+//! | [`model`], [`io`], [`gen`] | the DAG network, evidence, CSV formats, generators (Saul 2–4–6, LK cascade, bars) |
+//! | [`exact`] | ln P(v), posterior marginals and the exact gradient by enumeration (rayon, fixed chunks) |
+//! | [`mf`] | Saul mean field (Lawrence §2.2) with optimised ξ and learning gradients |
+//! | [`mixture`] | mixtures of mean field with smoothing distributions (Lawrence §2.3, digest-corrected) |
+//! | [`chain`] | Markov-chain q for layered nets (Lawrence §2.4, App. B) |
+//! | [`third`], [`third_poly`] | LK first- and third-order bounds; moments by enumeration or in polynomial time |
+//! | [`optim`] | monotone L-BFGS used for ξ and chain parameters |
+//! | [`learn`] | batch gradient ascent on any bound or the exact likelihood |
+//! | [`infer`], [`cli`], [`repro`] | one entry point per method, CLI functions, the paper reproductions |
+//!
 //! Every approximation returns an [`Approx`] that says whether its value is a rigorous lower
-//! bound on ln P(v).
+//! bound on ln P(v) (all methods here are; the exact value is reported as a bound as well).
+//! Every optimiser in this module is monotone (coordinate maximisation or an ascent-checked line
+//! search), so a bound started from another bound never ends below it.
 
 pub mod chain;
 pub mod cli;
