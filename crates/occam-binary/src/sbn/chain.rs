@@ -1,7 +1,7 @@
 //! Markov-chain q for layered SBNs (Frey, Lawrence & Bishop 1998; Lawrence §2.4, App. B).
 //!
 //! The hidden units of each layer (in index order) form a chain:
-//! Q(s_1) = Bern(μ_{1,1}) (the chain starts from the bias state s_0 = 1, A_0 = [0,1]ᵀ (2.40)),
+//! Q(s_1) = Bern(μ_{1,1}) (the chain starts from the bias state s_0 = 1, A_0 = (0, 1)ᵀ (2.40)),
 //! Q(s_t | s_{t−1}) = Bern(μ_{t,s_{t−1}}) (2.38)–(2.39); layers are independent, so for a layered
 //! net ⟨s_i z_i⟩ = ⟨s_i⟩⟨z_i⟩. Marginals p_t = μ_{t,1}p_{t−1} + μ_{t,0}(1−p_{t−1}) (2.42)–(2.43).
 //! Saul's bound holds for any q (Jensen), with ⟨e^{a z_i}⟩ computed by a forward pass of 2×2

@@ -10,7 +10,7 @@
 //! ln 𝓛 ≥ ⟨−Ẽ⟩_μ + Σ_i H₂(m_i) + ln(1 + ½ e^{λ⁰} κ₂),   λ⁰ = κ₃/(3κ₂),
 //! where κ₂, κ₃ are the 2nd and 3rd central moments of G(s) = −Ẽ(s) − Σ_i μ_i s_i under P_μ
 //! (ΔẼ = ⟨G⟩ − G, so ⟨ΔẼ²⟩ = κ₂ and ⟨ΔẼ³⟩ = −κ₃). The first two terms alone are the
-//! first-order (mean-field) bound on Ẽ (digest §3.2, [derived]).
+//! first-order (mean-field) bound on Ẽ (digest §3.2, derived).
 //!
 //! G is a sum of "terms": a constant, linear spins, products of two hidden spins and
 //! coefficient × e^{b·s}. Its moments are computed here by enumerating the hidden states of
