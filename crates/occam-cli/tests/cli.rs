@@ -44,6 +44,7 @@ fn check_lowers_every_example_model() {
             vec!["N=30", "D=6"],
         ),
         ("examples/models/quickstart.occam", vec!["N=10"]),
+        ("examples/models/hmm.occam", vec![]),
     ] {
         let name = Path::new(model)
             .file_stem()
@@ -430,4 +431,42 @@ fn lowering_covers_gates_products_and_replication() {
     assert!(trace
         .windows(2)
         .all(|w| w[1] >= w[0] - 1e-9 * (1.0 + w[0].abs())));
+}
+
+#[test]
+fn every_example_model_can_be_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut models = Vec::new();
+    for sub in [
+        "examples/models",
+        "examples/vibes_tutorial",
+        "examples/bayespy/gmm",
+    ] {
+        for e in std::fs::read_dir(root().join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "occam") {
+                models.push(p);
+            }
+        }
+    }
+    assert!(models.len() >= 13, "{models:?}");
+    for (i, m) in models.iter().enumerate() {
+        for ext in ["svg", "dot"] {
+            let out = dir.path().join(format!("{i}.{ext}"));
+            let o = occam()
+                .arg("graph")
+                .arg(m)
+                .arg("--out")
+                .arg(&out)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{}: {}",
+                m.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert!(std::fs::metadata(&out).unwrap().len() > 50);
+        }
+    }
 }

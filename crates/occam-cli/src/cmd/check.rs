@@ -53,7 +53,7 @@ pub fn run(a: &CheckArgs) -> Result<()> {
         let mut extra = String::new();
         if let Some(t) = loaded.data.tables.get(&var.name) {
             let missing = t.present.iter().filter(|p| !**p).count();
-            let _ = write!(extra, ", data {}×{} from {}", t.rows, t.cols, t.file);
+            let _ = write!(extra, ", {}×{} from {}", t.rows, t.cols, t.file);
             if missing > 0 {
                 let _ = write!(extra, " ({missing} missing)");
             }
