@@ -351,3 +351,13 @@ fn numerical_breakdown_exits_1_naming_the_node() {
         "{stderr}"
     );
 }
+
+#[test]
+fn compare_with_the_wrong_number_of_priors() {
+    expect(
+        &[("m.occam", QUICK), ("y.csv", Y)],
+        &["compare", "m.occam", "m.occam", "--priors", "1"],
+        2,
+        &["--priors: give 2 positive numbers"],
+    );
+}

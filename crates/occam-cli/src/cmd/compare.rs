@@ -22,15 +22,24 @@ pub struct CompareArgs {
     pub data: DataArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    /// Prior model probabilities, one per model (default: equal); they need not sum to 1.
+    #[arg(long, value_delimiter = ',')]
+    pub priors: Option<Vec<f64>>,
     /// Print one JSON object on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
 }
 
-/// Posterior model probabilities under equal priors: softmax of the bounds.
-pub fn probabilities(bounds: &[f64]) -> Vec<f64> {
-    let max = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let w: Vec<f64> = bounds.iter().map(|b| (b - max).exp()).collect();
+/// Posterior model probabilities: softmax of the bounds plus log prior probabilities (equal
+/// priors when `priors` is empty).
+pub fn probabilities(bounds: &[f64], priors: &[f64]) -> Vec<f64> {
+    let score: Vec<f64> = bounds
+        .iter()
+        .enumerate()
+        .map(|(i, b)| b + priors.get(i).map_or(0.0, |p| p.ln()))
+        .collect();
+    let max = score.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = score.iter().map(|b| (b - max).exp()).collect();
     let total: f64 = w.iter().sum();
     w.iter().map(|x| x / total).collect()
 }
@@ -43,6 +52,15 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     if a.run.order.is_some() {
         return Err(CliError::Usage("--order applies to `fit` only".into()));
     }
+    let priors = a.priors.clone().unwrap_or_default();
+    if !priors.is_empty()
+        && (priors.len() != a.models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
+    {
+        return Err(CliError::Usage(format!(
+            "--priors: give {} positive numbers, one per model",
+            a.models.len()
+        )));
+    }
     let settings = a.run.settings(true)?;
     let given = DataSet::from_args(&a.data.data)?;
     let mut rows = Vec::new();
@@ -53,7 +71,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         rows.push((loaded.file_name.clone(), o));
     }
     let bounds: Vec<f64> = rows.iter().map(|(_, o)| o.bound).collect();
-    let probs = probabilities(&bounds);
+    let probs = probabilities(&bounds, &priors);
     let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if a.json {
         let models: Vec<_> = rows
@@ -104,9 +122,12 @@ mod tests {
 
     #[test]
     fn softmax_of_bounds() {
-        let p = probabilities(&[-10.0, -10.0 + 2f64.ln()]);
+        let p = probabilities(&[-10.0, -10.0 + 2f64.ln()], &[]);
         assert!((p[0] - 1.0 / 3.0).abs() < 1e-12 && (p[1] - 2.0 / 3.0).abs() < 1e-12);
-        let p = probabilities(&[-1e6, -1.0]);
+        // A prior twice as large on the first model balances the evidence.
+        let p = probabilities(&[-10.0, -10.0 + 2f64.ln()], &[2.0, 1.0]);
+        assert!((p[0] - 0.5).abs() < 1e-12);
+        let p = probabilities(&[-1e6, -1.0], &[]);
         assert_eq!(p[0], 0.0);
         assert_eq!(p[1], 1.0);
     }
