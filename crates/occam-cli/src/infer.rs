@@ -41,6 +41,9 @@ pub struct Outcome {
     pub converged: bool,
     /// Bound after every sweep of the kept restart.
     pub bound_trace: Vec<f64>,
+    /// Index in `bound_trace` where the component-pruning stage starts (its sweeps restart from
+    /// the state after a deletion, so the trace may jump there); `None` without pruning.
+    pub prune_start: Option<usize>,
     /// Final bound of every restart.
     pub restart_bounds: Vec<f64>,
     /// Index of the kept restart.
@@ -161,7 +164,9 @@ fn one_run(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let mut prune_start = None;
     if s.prune && c.has_mixture {
+        prune_start = Some(trace.len());
         let f = c
             .vmp
             .run(&RunOptions {
@@ -191,6 +196,7 @@ fn one_run(
         iterations: trace.len(),
         converged,
         bound_trace: trace,
+        prune_start,
         restart_bounds: Vec::new(),
         best_restart: 0,
         seed,
@@ -224,6 +230,7 @@ pub fn fit(loaded: &Loaded, c: &mut Compiled, s: &Settings) -> Result<Outcome> {
         // Re-run the kept restart to leave its state in the model (runs are deterministic per seed).
         let again = one_run(loaded, c, s, best.seed, &order, "best restart")?;
         best.bound_trace = again.bound_trace;
+        best.prune_start = again.prune_start;
         best.bound = again.bound;
         best.node_bounds = again.node_bounds;
     }

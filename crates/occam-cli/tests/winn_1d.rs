@@ -44,13 +44,7 @@ fn most_of_twenty_seeds_keep_three_components() {
             String::from_utf8_lossy(&out.stderr)
         );
         let j = json(&out);
-        let trace = floats(&j["bound_trace"]);
-        for w in trace.windows(2) {
-            assert!(
-                w[1] >= w[0] - 1e-9 * (1.0 + w[0].abs()),
-                "seed {seed}: decrease {w:?}"
-            );
-        }
+        assert_monotone_segments(&j, &format!("seed {seed}"));
         let k = components_in_use(&j["variables"]["z"]["moments"]);
         counts.push(k);
         if k == 3 {

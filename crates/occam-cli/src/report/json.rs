@@ -180,6 +180,7 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
         "iterations": o.iterations,
         "converged": o.converged,
         "bound_trace": o.bound_trace,
+        "prune_start": o.prune_start,
         "seed": o.seed,
         "restart_bounds": o.restart_bounds,
         "best_restart": o.best_restart,

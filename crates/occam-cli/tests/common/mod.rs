@@ -61,3 +61,20 @@ pub fn components_in_use(index_moments: &Value) -> usize {
         .filter(|&j| rows.iter().map(|r| r[j]).sum::<f64>() > 0.5)
         .count()
 }
+
+/// The bound never decreases within the VMP run, nor within the pruning stage (which restarts
+/// from the state after deleting a component, so the trace may jump where it starts).
+pub fn assert_monotone_segments(fit: &Value, what: &str) {
+    let trace = floats(&fit["bound_trace"]);
+    let cut = fit["prune_start"]
+        .as_u64()
+        .map_or(trace.len(), |c| c as usize);
+    for seg in [&trace[..cut], &trace[cut..]] {
+        for w in seg.windows(2) {
+            assert!(
+                w[1] >= w[0] - 1e-9 * (1.0 + w[0].abs()),
+                "{what}: decrease {w:?}"
+            );
+        }
+    }
+}
