@@ -85,42 +85,61 @@ fn flatten(t: &Terms, shift: f64) -> Vec<PTerm> {
 /// Scale of the contribution, adjoints of the coefficients and of the (f(+), f(−)) factors.
 type GradSink<'a> = Option<(f64, &'a mut [f64], &'a mut [Vec<(f64, f64)>])>;
 
-fn product_expectation(terms: &[&PTerm], idx: &[usize], p: &[f64], grad: GradSink<'_>) -> f64 {
+/// Reusable buffers of [`product_expectation`] (no allocation per product).
+#[derive(Default)]
+struct Scratch {
+    ks: Vec<usize>,
+    fp: Vec<f64>,
+    fm: Vec<f64>,
+    fi: Vec<usize>,
+    e: Vec<f64>,
+}
+
+fn product_expectation(
+    sc: &mut Scratch,
+    terms: &[&PTerm],
+    idx: &[usize],
+    p: &[f64],
+    grad: GradSink<'_>,
+) -> f64 {
     // union of supports
-    let mut ks: Vec<usize> = Vec::with_capacity(16);
+    sc.ks.clear();
     for t in terms {
         for f in &t.f {
-            ks.push(f.k);
+            sc.ks.push(f.k);
         }
     }
-    ks.sort_unstable();
-    ks.dedup();
+    sc.ks.sort_unstable();
+    sc.ks.dedup();
     // per unit and position: factor values (1,1 when absent) and the factor index
     let np = terms.len();
-    let nk = ks.len();
-    let mut fp = vec![1.0; nk * np];
-    let mut fm = vec![1.0; nk * np];
-    let mut fi = vec![usize::MAX; nk * np];
+    let nk = sc.ks.len();
+    sc.fp.clear();
+    sc.fp.resize(nk * np, 1.0);
+    sc.fm.clear();
+    sc.fm.resize(nk * np, 1.0);
+    sc.fi.clear();
+    sc.fi.resize(nk * np, usize::MAX);
     for (pos, t) in terms.iter().enumerate() {
         for (j, f) in t.f.iter().enumerate() {
-            let r = ks.binary_search(&f.k).unwrap_or(0);
-            fp[r * np + pos] = f.fp;
-            fm[r * np + pos] = f.fm;
-            fi[r * np + pos] = j;
+            let r = sc.ks.binary_search(&f.k).unwrap_or(0);
+            sc.fp[r * np + pos] = f.fp;
+            sc.fm[r * np + pos] = f.fm;
+            sc.fi[r * np + pos] = j;
         }
     }
-    let mut e = vec![0.0; nk];
+    sc.e.clear();
     for r in 0..nk {
-        let pk = p[ks[r]];
+        let pk = p[sc.ks[r]];
         let (mut a, mut b) = (pk, 1.0 - pk);
         for pos in 0..np {
-            a *= fp[r * np + pos];
-            b *= fm[r * np + pos];
+            a *= sc.fp[r * np + pos];
+            b *= sc.fm[r * np + pos];
         }
-        e[r] = a + b;
+        sc.e.push(a + b);
     }
     let cprod: f64 = terms.iter().map(|t| t.c).product();
-    let eprod: f64 = e.iter().product();
+    let eprod: f64 = sc.e.iter().product();
     if let Some((scale, adj_c, adj_f)) = grad {
         for pos in 0..np {
             let oc: f64 = terms
@@ -131,17 +150,18 @@ fn product_expectation(terms: &[&PTerm], idx: &[usize], p: &[f64], grad: GradSin
                 .product();
             adj_c[idx[pos]] += scale * oc * eprod;
             for r in 0..nk {
-                let j = fi[r * np + pos];
+                let j = sc.fi[r * np + pos];
                 if j == usize::MAX {
                     continue;
                 }
-                let other: f64 = (0..nk).filter(|&r2| r2 != r).map(|r2| e[r2]).product();
-                let pk = p[ks[r]];
+                // product of the other units' expectations (no division: e may be 0)
+                let other: f64 = (0..nk).filter(|&r2| r2 != r).map(|r2| sc.e[r2]).product();
+                let pk = p[sc.ks[r]];
                 let (mut a, mut b) = (pk, 1.0 - pk);
                 for q in 0..np {
                     if q != pos {
-                        a *= fp[r * np + q];
-                        b *= fm[r * np + q];
+                        a *= sc.fp[r * np + q];
+                        b *= sc.fm[r * np + q];
                     }
                 }
                 let s = scale * cprod * other;
@@ -162,24 +182,31 @@ pub fn moments_poly(
     adj_w: Option<(f64, f64, f64, &mut TermAdjoint)>,
 ) -> (f64, f64, f64) {
     let p: Vec<f64> = m.iter().map(|&x| 0.5 * (1.0 + x)).collect();
+    let mut sc = Scratch::default();
     // pass 0: the mean, for the shift
     let raw = flatten(t, 0.0);
     let mut shift = 0.0;
     for (i, tt) in raw.iter().enumerate() {
-        shift += product_expectation(&[tt], &[i], &p, None);
+        shift += product_expectation(&mut sc, &[tt], &[i], &p, None);
     }
     let terms = flatten(t, shift);
     let nt = terms.len();
     let mut r = [0.0f64; 3];
     for a in 0..nt {
-        r[0] += product_expectation(&[&terms[a]], &[a], &p, None);
+        r[0] += product_expectation(&mut sc, &[&terms[a]], &[a], &p, None);
         for b in a..nt {
             let mb = if a == b { 1.0 } else { 2.0 };
-            r[1] += mb * product_expectation(&[&terms[a], &terms[b]], &[a, b], &p, None);
+            r[1] += mb * product_expectation(&mut sc, &[&terms[a], &terms[b]], &[a, b], &p, None);
             for c in b..nt {
                 let mc = multiplicity(a, b, c);
                 r[2] += mc
-                    * product_expectation(&[&terms[a], &terms[b], &terms[c]], &[a, b, c], &p, None);
+                    * product_expectation(
+                        &mut sc,
+                        &[&terms[a], &terms[b], &terms[c]],
+                        &[a, b, c],
+                        &p,
+                        None,
+                    );
             }
         }
     }
@@ -196,10 +223,17 @@ pub fn moments_poly(
             .map(|tt| vec![(0.0, 0.0); tt.f.len()])
             .collect();
         for a in 0..nt {
-            product_expectation(&[&terms[a]], &[a], &p, Some((g1, &mut adj_c, &mut adj_f)));
+            product_expectation(
+                &mut sc,
+                &[&terms[a]],
+                &[a],
+                &p,
+                Some((g1, &mut adj_c, &mut adj_f)),
+            );
             for b in a..nt {
                 let mb = if a == b { 1.0 } else { 2.0 };
                 product_expectation(
+                    &mut sc,
                     &[&terms[a], &terms[b]],
                     &[a, b],
                     &p,
@@ -208,6 +242,7 @@ pub fn moments_poly(
                 for c in b..nt {
                     let mc = multiplicity(a, b, c);
                     product_expectation(
+                        &mut sc,
                         &[&terms[a], &terms[b], &terms[c]],
                         &[a, b, c],
                         &p,
