@@ -46,7 +46,8 @@ pub(crate) fn weighted_sums(w: &[f64], q: usize, u: &[f64], len: usize) -> (Vec<
     (s, totals)
 }
 
-/// L (n × q) = U Θᵀ − 1 aᵀ for row-major U (n × len), Θ (q × len) and a (q).
+/// out (n × q) = U Θᵀ − 1 aᵀ for row-major U (n × len), Θ (q × len) and a (q). (faer's `Accum::Add`
+/// gave wrong sums here for an inner dimension of 1, so this overwrites and callers add.)
 pub(crate) fn scores(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut [f64]) {
     let q = a.len();
     let th = MatRef::from_row_major_slice(theta, q, len);
@@ -75,7 +76,12 @@ mod tests {
 
     #[test]
     fn kernels_match_loops() {
-        let (n, q, len) = (5000, 3, 4);
+        for len in [1, 4] {
+            check(5000, 3, len);
+        }
+    }
+
+    fn check(n: usize, q: usize, len: usize) {
         let w: Vec<f64> = (0..n * q)
             .map(|i| ((i * 7919) % 13) as f64 / 13.0)
             .collect();
@@ -92,7 +98,7 @@ mod tests {
             }
         }
         let theta: Vec<f64> = (0..q * len).map(|i| i as f64 * 0.1 - 0.5).collect();
-        let a = [0.5, -1.0, 2.0];
+        let a = [0.5, -1.0, 2.0][..q].to_vec();
         let mut l = vec![0.0; n * q];
         scores(&u, len, &theta, &a, &mut l);
         for e in (0..n).step_by(97) {

@@ -53,8 +53,9 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     const SHIFT: f64 = 6_755_399_441_055_744.0;
     let n = (x * std::f64::consts::LOG2_E + SHIFT) - SHIFT;
     let r = (x - n * LN2_HI) - n * LN2_LO;
-    let mut p: f64 = 1.0 / 6_227_020_800.0;
-    for c in [
+    // Horner on 1/13!, 1/12!, …, 1/0!.
+    const COEFFS: [f64; 14] = [
+        1.0 / 6_227_020_800.0,
         1.0 / 479_001_600.0,
         1.0 / 39_916_800.0,
         1.0 / 3_628_800.0,
@@ -68,7 +69,9 @@ pub fn exp_nonpositive(x: f64) -> f64 {
         0.5,
         1.0,
         1.0,
-    ] {
+    ];
+    let mut p = 0.0;
+    for c in COEFFS {
         p = p * r + c;
     }
     p * f64::from_bits(((n as i64 + 1023) as u64) << 52)

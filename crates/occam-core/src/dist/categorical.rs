@@ -35,20 +35,19 @@ impl ExpFamily for Categorical {
         0.0
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
-        if phi.iter().any(|p| p.is_nan() || *p == f64::INFINITY) {
-            return Err(OutOfDomain("Categorical log-probabilities must not be NaN or +∞"));
-        }
-        // Softmax with one exp per category: u = e^{φ−m}/s, A = m + ln s.
-        let m = phi.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        if m == f64::NEG_INFINITY {
-            return Err(OutOfDomain("Categorical has no category with positive probability"));
-        }
+        // Softmax with one exp per category: u = e^{φ−m}/s, A = m + ln s. `max` ignores NaN, so
+        // NaN and +∞ are caught by the check on the sum.
+        let m = phi.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
         let mut s = 0.0;
         for (ui, p) in u.iter_mut().zip(phi) {
             *ui = exp_nonpositive(p - m);
             s += *ui;
         }
-        u.iter_mut().for_each(|v| *v /= s);
+        if !(s.is_finite() && s >= 1.0) || m == f64::INFINITY || phi.iter().any(|p| p.is_nan()) {
+            return Err(OutOfDomain("Categorical log-probabilities must be finite or −∞, not all −∞"));
+        }
+        let inv = 1.0 / s;
+        u.iter_mut().for_each(|v| *v *= inv);
         Ok(m + s.ln())
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
