@@ -153,7 +153,7 @@ pub fn mean_field(bm: &BoltzmannMachine, o: &MeanFieldOptions) -> Result<MeanFie
         };
         let (converged, sweeps) = mf_solve_from(bm, &mut m, o);
         let b = mf_bound(bm, &m);
-        if best.as_ref().map_or(true, |x| b > x.log_z) {
+        if best.as_ref().is_none_or(|x| b > x.log_z) {
             let mut f = vec![0.0; n];
             bm.fields(&m, &mut f);
             best = Some(MeanFieldResult {

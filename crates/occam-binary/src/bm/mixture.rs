@@ -379,7 +379,7 @@ pub fn mixture(bm: &BoltzmannMachine, o: &MixtureOptions) -> Result<MixtureResul
         if fin >= start
             && best
                 .as_ref()
-                .map_or(true, |(_, t)| fin > *t.last().expect("non-empty"))
+                .is_none_or(|(_, t)| fin > *t.last().expect("non-empty"))
         {
             best = Some((st, trace));
         }
