@@ -44,6 +44,21 @@ pub(crate) struct Edge {
     pub plen: usize,
 }
 
+impl Edge {
+    /// Adds a message for extended child element `ext` (`stack` parent messages back to back) into
+    /// the parents' accumulator `out`.
+    fn scatter(&self, ext: usize, m: &[f64], out: &mut [f64]) {
+        for t in 0..self.stack {
+            let pe = self.map[ext * self.stack + t] as usize;
+            let src = &m[t * self.plen..(t + 1) * self.plen];
+            out[pe * self.plen..(pe + 1) * self.plen]
+                .iter_mut()
+                .zip(src)
+                .for_each(|(o, v)| *o += v);
+        }
+    }
+}
+
 /// A Categorical index of a mixture node: `map[e]` is the index node's element for child element e.
 #[derive(Clone, Debug)]
 pub(crate) struct Selector {
@@ -542,13 +557,7 @@ impl DistVisitor for SlotMessages<'_> {
                     &pa[..c.parents.len()],
                     &mut m,
                 );
-                for t in 0..edge.stack {
-                    let pe = edge.map[q * edge.stack + t] as usize;
-                    let dst = &mut self.out[pe * edge.plen..(pe + 1) * edge.plen];
-                    dst.iter_mut()
-                        .zip(&m[t * edge.plen..(t + 1) * edge.plen])
-                        .for_each(|(o, v)| *o += v);
-                }
+                edge.scatter(q, &m, self.out);
             }
             return;
         }
@@ -575,13 +584,7 @@ impl DistVisitor for SlotMessages<'_> {
                     &pa[..c.parents.len()],
                     &mut m,
                 );
-                for t in 0..edge.stack {
-                    let pe = edge.map[rep * edge.stack + t] as usize;
-                    let dst = &mut self.out[pe * edge.plen..(pe + 1) * edge.plen];
-                    dst.iter_mut()
-                        .zip(&m[t * edge.plen..(t + 1) * edge.plen])
-                        .for_each(|(o, v)| *o += v);
-                }
+                edge.scatter(rep, &m, self.out);
             }
             return;
         }
@@ -605,13 +608,7 @@ impl DistVisitor for SlotMessages<'_> {
                 let ext = e * c.configs + q;
                 let pa = gather(nodes, c, ext, &mut buf);
                 d.message_to(self.slot, &scaled, w, &pa[..c.parents.len()], &mut m);
-                for t in 0..edge.stack {
-                    let pe = edge.map[ext * edge.stack + t] as usize;
-                    let dst = &mut self.out[pe * edge.plen..(pe + 1) * edge.plen];
-                    dst.iter_mut()
-                        .zip(&m[t * edge.plen..(t + 1) * edge.plen])
-                        .for_each(|(o, v)| *o += v);
-                }
+                edge.scatter(ext, &m, self.out);
             }
         }
     }
@@ -1075,13 +1072,7 @@ impl Vmp {
                             &pa[..c.parents.len()],
                             &mut m,
                         );
-                        for tt in 0..edge.stack {
-                            let pe = edge.map[e * edge.stack + tt] as usize;
-                            let dst = &mut out[pe * edge.plen..(pe + 1) * edge.plen];
-                            dst.iter_mut()
-                                .zip(&m[tt * edge.plen..(tt + 1) * edge.plen])
-                                .for_each(|(o, v)| *o += v);
-                        }
+                        edge.scatter(e, &m, &mut out);
                     }
                 }
                 (_, Role::Selector(_)) | (Body::Constant, _) => {
