@@ -50,9 +50,11 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     let underflow = if x < -700.0 { 0.0 } else { 1.0 };
     let x = x.max(-700.0);
-    // Round to nearest by the 1.5·2⁵² shift (no libm call without SSE4.1).
+    // Round to nearest by the 1.5·2⁵² shift (no libm call without SSE4.1); the low bits of `t` then
+    // hold n in two's complement, so 2ⁿ is built with integer ops only (no float → int conversion).
     const SHIFT: f64 = 6_755_399_441_055_744.0;
-    let n = (x * std::f64::consts::LOG2_E + SHIFT) - SHIFT;
+    let t = x * std::f64::consts::LOG2_E + SHIFT;
+    let n = t - SHIFT;
     let r = (x - n * LN2_HI) - n * LN2_LO;
     // Horner on 1/13!, 1/12!, …, 1/0!.
     const COEFFS: [f64; 14] = [
@@ -75,7 +77,7 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     for c in COEFFS {
         p = p * r + c;
     }
-    underflow * p * f64::from_bits(((n as i64 + 1023) as u64) << 52)
+    underflow * p * f64::from_bits(t.to_bits().wrapping_add(1023) << 52)
 }
 
 /// ln Σ exp(x_i), stable.

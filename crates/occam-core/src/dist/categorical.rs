@@ -35,16 +35,20 @@ impl ExpFamily for Categorical {
         0.0
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
-        // Softmax with one exp per category: u = e^{φ−m}/s, A = m + ln s. `max` ignores NaN, so
-        // NaN and +∞ are caught by the check on the sum.
-        let m = phi.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        // Softmax with one exp per category: u = e^{φ−m}/s, A = m + ln s.
+        let mut m = f64::NEG_INFINITY;
+        let mut nan = false;
+        for &p in phi {
+            nan |= p.is_nan();
+            m = if p > m { p } else { m };
+        }
+        if nan || m == f64::INFINITY || m == f64::NEG_INFINITY {
+            return Err(OutOfDomain("Categorical log-probabilities must be finite or −∞, not all −∞"));
+        }
         let mut s = 0.0;
-        for (ui, p) in u.iter_mut().zip(phi) {
+        for (ui, &p) in u.iter_mut().zip(phi) {
             *ui = exp_nonpositive(p - m);
             s += *ui;
-        }
-        if !(s.is_finite() && s >= 1.0) || m == f64::INFINITY || phi.iter().any(|p| p.is_nan()) {
-            return Err(OutOfDomain("Categorical log-probabilities must be finite or −∞, not all −∞"));
         }
         let inv = 1.0 / s;
         u.iter_mut().for_each(|v| *v *= inv);
