@@ -16,6 +16,8 @@ use crate::plate::{count, Axis};
 use crate::Rng;
 use rand::SeedableRng;
 use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// What a node computes.
 #[derive(Clone, Debug)]
@@ -316,8 +318,20 @@ pub struct Fit {
     pub pruned_components: usize,
 }
 
+/// Matrix products of a `config_only` mixture node, reused until an input changes: the component
+/// statistics S = Wᵀ U with the weight totals (inputs: the node and its selector), and the scores
+/// L = U Θᵀ − A (inputs: the node and its parents). Entries are dropped by `Vmp::changed`.
+#[derive(Default)]
+struct MixtureCache {
+    stats: Option<Arc<(Vec<f64>, Vec<f64>)>>,
+    scores: Option<Arc<Vec<f64>>>,
+}
+
+type Cache = Mutex<HashMap<usize, MixtureCache>>;
+
 /// A compiled model, ready for inference.
 pub struct Vmp {
+    cache: Cache,
     pub(crate) nodes: Vec<Node>,
     pub(crate) plates: Vec<(String, usize)>,
     /// Deterministic nodes to refresh, in order, after each node's update.
@@ -528,7 +542,51 @@ fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
     l
 }
 
+/// S = Wᵀ U and the totals of W for mixture node `id`, from the cache when valid.
+fn cached_stats(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec<f64>, Vec<f64>)> {
+    if let Some(s) = cache
+        .lock()
+        .expect("cache lock")
+        .get(&id)
+        .and_then(|e| e.stats.clone())
+    {
+        return s;
+    }
+    let c = &nodes[id];
+    let w = mixture_weights(nodes, c);
+    let stats = Arc::new(kernels::weighted_sums(&w, c.configs, &c.u, c.len));
+    cache
+        .lock()
+        .expect("cache lock")
+        .entry(id)
+        .or_default()
+        .stats = Some(stats.clone());
+    stats
+}
+
+/// L for mixture node `id`, from the cache when valid.
+fn cached_scores<D: ExpFamily>(d: &D, cache: &Cache, nodes: &[Node], id: usize) -> Arc<Vec<f64>> {
+    if let Some(l) = cache
+        .lock()
+        .expect("cache lock")
+        .get(&id)
+        .and_then(|e| e.scores.clone())
+    {
+        return l;
+    }
+    let l = Arc::new(component_scores(d, nodes, &nodes[id]));
+    cache
+        .lock()
+        .expect("cache lock")
+        .entry(id)
+        .or_default()
+        .scores = Some(l.clone());
+    l
+}
+
 struct SlotMessages<'a> {
+    cache: &'a Cache,
+    id: usize,
     nodes: &'a [Node],
     child: &'a Node,
     slot: usize,
@@ -545,8 +603,8 @@ impl DistVisitor for SlotMessages<'_> {
         let mut m = vec![0.0; mlen];
         if c.config_only {
             // Parents depend on the component only: aggregate Σ_e r_ek u_e first (multilinearity).
-            let w = mixture_weights(nodes, c);
-            let (stats, totals) = kernels::weighted_sums(&w, c.configs, &c.u, c.len);
+            let cached = cached_stats(self.cache, nodes, self.id);
+            let (stats, totals) = (&cached.0, &cached.1);
             let mut buf = Vec::new();
             for q in (0..c.configs).filter(|&q| totals[q] > 0.0) {
                 let pa = gather(nodes, c, q, &mut buf);
@@ -615,6 +673,8 @@ impl DistVisitor for SlotMessages<'_> {
 }
 
 struct SelectorMessages<'a> {
+    cache: &'a Cache,
+    id: usize,
     nodes: &'a [Node],
     child: &'a Node,
     selector: usize,
@@ -630,7 +690,7 @@ impl DistVisitor for SelectorMessages<'_> {
         let (nodes, c) = (self.nodes, self.child);
         let sel = &c.selectors[self.selector];
         if c.config_only {
-            let l = component_scores(d, nodes, c);
+            let l = cached_scores(d, self.cache, nodes, self.id);
             for e in (0..c.n).filter(|&e| c.participates(e)) {
                 let ie = sel.map[e] as usize;
                 let dst = &mut self.out[ie * sel.k..(ie + 1) * sel.k];
@@ -672,6 +732,8 @@ impl DistVisitor for SelectorMessages<'_> {
 }
 
 struct BoundTerm<'a> {
+    cache: &'a Cache,
+    id: usize,
     nodes: &'a [Node],
     node: &'a Node,
 }
@@ -700,7 +762,10 @@ impl DistVisitor for BoundTerm<'_> {
         };
         let sums: Vec<f64> = if c.config_only {
             // Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (W ⊙ L)_ek, with L a matrix product.
-            let (w, l) = (mixture_weights(nodes, c), component_scores(d, nodes, c));
+            let (w, l) = (
+                mixture_weights(nodes, c),
+                cached_scores(d, self.cache, nodes, self.id),
+            );
             let k = c.configs;
             (0..chunks)
                 .into_par_iter()
@@ -852,6 +917,7 @@ impl Vmp {
             plates,
             refresh_after,
             initialized: false,
+            cache: Cache::default(),
         })
     }
 
@@ -861,6 +927,7 @@ impl Vmp {
 
     /// Initialises every latent q (in topological order) and every deterministic node's moments.
     pub fn initialize(&mut self, seed: u64) -> Result<(), RunError> {
+        self.changed_all();
         let mut rng = Rng::seed_from_u64(seed);
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
@@ -942,6 +1009,7 @@ impl Vmp {
             node.phi = phi;
             node.u = u;
             node.a = a;
+            self.changed(i);
         }
         self.initialized = true;
         Ok(())
@@ -1021,6 +1089,20 @@ impl Vmp {
         }
     }
 
+    /// Drops cached products that read node i's moments (its own and its children's).
+    fn changed(&self, i: usize) {
+        let mut cache = self.cache.lock().expect("cache lock");
+        cache.remove(&i);
+        for (c, _) in &self.nodes[i].children {
+            cache.remove(c);
+        }
+    }
+
+    /// Drops every cached product.
+    fn changed_all(&self) {
+        self.cache.lock().expect("cache lock").clear();
+    }
+
     /// Recomputes a deterministic node's moments from its parents — Winn (2.41).
     fn refresh(&mut self, i: usize) {
         let node = &self.nodes[i];
@@ -1037,6 +1119,7 @@ impl Vmp {
             );
         }
         self.nodes[i].u = u;
+        self.changed(i);
     }
 
     /// Σ of all child messages to node `target`, per element (recursing through deterministic
@@ -1048,12 +1131,16 @@ impl Vmp {
             let c = &self.nodes[ci];
             match (&c.body, role) {
                 (Body::Stochastic(d), Role::Slot(s)) => d.visit(SlotMessages {
+                    cache: &self.cache,
+                    id: ci,
                     nodes: &self.nodes,
                     child: c,
                     slot: s,
                     out: &mut out,
                 }),
                 (Body::Stochastic(d), Role::Selector(m)) => d.visit(SelectorMessages {
+                    cache: &self.cache,
+                    id: ci,
                     nodes: &self.nodes,
                     child: c,
                     selector: m,
@@ -1102,6 +1189,7 @@ impl Vmp {
             Some((e, what)) => {
                 let n = &mut self.nodes[i];
                 (n.phi, n.u, n.a) = state;
+                self.changed(i);
                 Err(self.numerical(i, e, what))
             }
         }
@@ -1123,6 +1211,7 @@ impl Vmp {
         n.phi = phi;
         n.u = u;
         n.a = a;
+        self.changed(i);
         self.refresh_dependents(i);
         Ok(())
     }
@@ -1131,8 +1220,11 @@ impl Vmp {
     pub fn node_bounds(&self) -> Vec<f64> {
         self.nodes
             .iter()
-            .map(|n| match &n.body {
+            .enumerate()
+            .map(|(id, n)| match &n.body {
                 Body::Stochastic(d) => d.visit(BoundTerm {
+                    cache: &self.cache,
+                    id,
                     nodes: &self.nodes,
                     node: n,
                 }),
@@ -1178,6 +1270,7 @@ impl Vmp {
             n.u = u;
             n.a = a;
         }
+        self.changed_all();
     }
 
     /// Greedy component deletion: for each mixture index, empty its used components one at a time
@@ -1221,6 +1314,7 @@ impl Vmp {
                             });
                         }
                     }
+                    self.changed(i);
                     self.refresh_dependents(i);
                     let trial = self.sweeps(opts)?;
                     if trial.bound > best.bound + opts.tol.max(1e-12) * best.bound.abs() {
@@ -1436,6 +1530,7 @@ impl Vmp {
                 .map_err(|w| self.numerical(i, e, w))?;
             }
             self.nodes[i].u = u;
+            self.changed(i);
             draws.push(x);
         }
         Ok(draws)
