@@ -1093,8 +1093,14 @@ impl Vmp {
     fn changed(&self, i: usize) {
         let mut cache = self.cache.lock().expect("cache lock");
         cache.remove(&i);
-        for (c, _) in &self.nodes[i].children {
-            cache.remove(c);
+        for &(c, role) in &self.nodes[i].children {
+            if let Some(entry) = cache.get_mut(&c) {
+                match role {
+                    // Scores read the parents' moments; statistics read the selector's.
+                    Role::Slot(_) => entry.scores = None,
+                    Role::Selector(_) => entry.stats = None,
+                }
+            }
         }
     }
 
