@@ -56,27 +56,21 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     let t = x * std::f64::consts::LOG2_E + SHIFT;
     let n = t - SHIFT;
     let r = (x - n * LN2_HI) - n * LN2_LO;
-    // Horner on 1/13!, 1/12!, …, 1/0!.
-    const COEFFS: [f64; 14] = [
-        1.0 / 6_227_020_800.0,
-        1.0 / 479_001_600.0,
-        1.0 / 39_916_800.0,
-        1.0 / 3_628_800.0,
-        1.0 / 362_880.0,
-        1.0 / 40_320.0,
-        1.0 / 5_040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        0.5,
-        1.0,
-        1.0,
-    ];
-    let mut p = 0.0;
-    for c in COEFFS {
-        p = p * r + c;
-    }
+    // Horner on 1/13!, 1/12!, …, 1/0!, unrolled so the compiler keeps it in registers.
+    let mut p = 1.0 / 6_227_020_800.0;
+    p = p * r + 1.0 / 479_001_600.0;
+    p = p * r + 1.0 / 39_916_800.0;
+    p = p * r + 1.0 / 3_628_800.0;
+    p = p * r + 1.0 / 362_880.0;
+    p = p * r + 1.0 / 40_320.0;
+    p = p * r + 1.0 / 5_040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
     underflow * p * f64::from_bits(t.to_bits().wrapping_add(1023) << 52)
 }
 

@@ -45,11 +45,11 @@ impl ExpFamily for Categorical {
         if nan || m == f64::INFINITY || m == f64::NEG_INFINITY {
             return Err(OutOfDomain("Categorical log-probabilities must be finite or −∞, not all −∞"));
         }
-        let mut s = 0.0;
+        // Two loops: the exp loop vectorises only without the (ordered) sum in it.
         for (ui, &p) in u.iter_mut().zip(phi) {
             *ui = exp_nonpositive(p - m);
-            s += *ui;
         }
+        let s: f64 = u.iter().sum();
         let inv = 1.0 / s;
         u.iter_mut().for_each(|v| *v *= inv);
         Ok(m + s.ln())
