@@ -219,6 +219,70 @@ fn missing_values_are_masked() {
         b["variables"]["mu"]["moments"]
     );
     assert_eq!(b["variables"]["y"]["role"], "partly observed");
+    // The missing leaf entries are integrated out: no posterior, so null moments and parameters
+    // in their positions; the observed entries keep theirs.
+    let y = &b["variables"]["y"];
+    let moments = y["moments"].as_array().unwrap();
+    let gone: Vec<bool> = moments.iter().map(serde_json::Value::is_null).collect();
+    assert!(gone.iter().any(|&g| g), "{y}");
+    assert!(moments
+        .iter()
+        .filter(|m| !m.is_null())
+        .all(|m| m.is_array()));
+    let params = y["parameters"].as_object().unwrap();
+    assert!(!params.is_empty());
+    for (name, list) in params {
+        let list = list.as_array().unwrap();
+        assert_eq!(list.len(), gone.len(), "{name}");
+        for (v, &g) in list.iter().zip(&gone) {
+            assert_eq!(v.is_null(), g, "{name}: {list:?}");
+        }
+    }
+}
+
+/// A CSV with an `NA` cell in a multi-column leaf: the element holding it has null moments and
+/// parameters; the other elements are untouched.
+#[test]
+fn missing_leaf_entries_have_null_posteriors() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("x.csv");
+    std::fs::write(&csv, "a,b\n1.0,2.0\nNA,0.5\n3.0,1.0\n").unwrap();
+    let out = occam()
+        .args([
+            "fit",
+            "examples/vibes_tutorial/single.occam",
+            "--json",
+            "--data",
+        ])
+        .arg(format!("x={}", csv.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j = json(&out);
+    let x = &j["variables"]["x"];
+    assert_eq!(x["role"], "partly observed");
+    let m = x["moments"].as_array().unwrap();
+    assert_eq!(m.len(), 6);
+    for (i, v) in m.iter().enumerate() {
+        assert_eq!(v.is_null(), i == 2, "element {i}: {m:?}");
+    }
+    for (name, list) in x["parameters"].as_object().unwrap() {
+        let list = list.as_array().unwrap();
+        assert_eq!(list.len(), 6, "{name}");
+        for (i, v) in list.iter().enumerate() {
+            assert_eq!(v.is_null(), i == 2, "{name} element {i}: {list:?}");
+        }
+    }
+    // The latent parents keep full posteriors.
+    assert!(j["variables"]["mu"]["moments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|v| v.is_array()));
 }
 
 fn write_npy(path: &Path, shape: &[u64], values: &[f64]) {
@@ -342,7 +406,11 @@ fn graph_as_svg_and_dot() {
         .success();
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
-    assert_eq!(s.matches("<circle").count(), 5, "one circle per node");
+    assert_eq!(s.matches("class=\"node\"").count(), 5, "one shape per node");
+    assert!(
+        s.contains("mixture index"),
+        "the legend explains the dashed index edges"
+    );
     assert!(
         s.contains("K = 20") && s.contains("N = 500"),
         "plates are labelled"
@@ -366,6 +434,17 @@ fn graph_as_svg_and_dot() {
         "data input drawn as a box: {d}"
     );
     assert!(d.contains("subgraph cluster_"));
+    let dot = dir.path().join("m.dot");
+    occam()
+        .args(["graph", "examples/vibes_tutorial/mixture.occam", "--out"])
+        .arg(&dot)
+        .assert()
+        .success();
+    let d = std::fs::read_to_string(&dot).unwrap();
+    assert!(d.starts_with("digraph model {") && d.contains("// Graphviz clusters cannot overlap"));
+    assert!(d.contains("label=\"N × D (N = 500, D = 2)\""), "{d}");
+    assert!(d.contains("label=\"K × D (K = 20, D = 2)\""), "{d}");
+    assert!(d.contains("label=\"N = 500\""), "{d}");
     occam()
         .args([
             "graph",
@@ -466,4 +545,208 @@ fn every_example_model_can_be_drawn() {
             assert!(std::fs::metadata(&out).unwrap().len() > 50);
         }
     }
+}
+
+/// A drawn node: name, plates, and centre and half-sizes.
+type DrawnNode = (String, Vec<String>, (f64, f64, f64, f64));
+
+/// The value of attribute `name` in the SVG element `el`.
+fn attr<'a>(el: &'a str, name: &str) -> &'a str {
+    let key = format!(" {name}=\"");
+    let start = el.find(&key).unwrap_or_else(|| panic!("no {name} in {el}")) + key.len();
+    let len = el[start..].find('"').unwrap();
+    &el[start..start + len]
+}
+
+fn num(el: &str, name: &str) -> f64 {
+    attr(el, name).parse().unwrap()
+}
+
+/// Elements (their opening tags) of the SVG carrying `class="..."`.
+fn elements<'a>(svg: &'a str, class: &str) -> Vec<&'a str> {
+    let key = format!("class=\"{class}\"");
+    svg.lines()
+        .filter(|l| l.contains(&key))
+        .map(|l| l.trim())
+        .collect()
+}
+
+fn points(s: &str) -> Vec<(f64, f64)> {
+    s.split_whitespace()
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect()
+}
+
+/// Whether segment a–b passes through the ellipse (cx, cy, rx, ry).
+fn segment_meets_ellipse(a: (f64, f64), b: (f64, f64), e: (f64, f64, f64, f64)) -> bool {
+    let p = ((a.0 - e.0) / e.2, (a.1 - e.1) / e.3);
+    let q = ((b.0 - e.0) / e.2, (b.1 - e.1) / e.3);
+    let d = (q.0 - p.0, q.1 - p.1);
+    let l2 = d.0 * d.0 + d.1 * d.1;
+    let t = if l2 > 0.0 {
+        (-(p.0 * d.0 + p.1 * d.1) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (x, y) = (p.0 + t * d.0, p.1 + t * d.1);
+    x * x + y * y < 1.0
+}
+
+/// The drawn network's geometry: every node lies inside exactly the boxes of its own plates (and
+/// wholly outside every other plate's box), nodes do not overlap, and no edge passes through a
+/// node other than its two ends.
+#[test]
+fn graph_layout_is_sound() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(root().join("examples/vibes_tutorial"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "occam"))
+        .map(|p| p.display().to_string())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    for m in [
+        "bpca",
+        "regression",
+        "gmm1d",
+        "hmm",
+        "factor_analysis",
+        "bernoulli_mixture",
+    ] {
+        let p = root().join(format!("examples/models/{m}.occam"));
+        if p.exists() {
+            files.push(p.display().to_string());
+        }
+    }
+    for file in &files {
+        let out = dir.path().join("g.svg");
+        occam()
+            .args(["graph", file, "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let svg = std::fs::read_to_string(&out).unwrap();
+        let nodes: Vec<DrawnNode> = elements(&svg, "node")
+            .iter()
+            .map(|el| {
+                let plates = attr(el, "data-plates");
+                (
+                    attr(el, "data-var").to_string(),
+                    plates
+                        .split(',')
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                    (
+                        num(el, "data-cx"),
+                        num(el, "data-cy"),
+                        num(el, "data-rx"),
+                        num(el, "data-ry"),
+                    ),
+                )
+            })
+            .collect();
+        assert!(!nodes.is_empty(), "{file}");
+        let boxes: Vec<(String, (f64, f64, f64, f64))> = elements(&svg, "plate")
+            .iter()
+            .map(|el| {
+                let (x, y) = (num(el, "x"), num(el, "y"));
+                (
+                    attr(el, "data-plate").to_string(),
+                    (x, y, x + num(el, "width"), y + num(el, "height")),
+                )
+            })
+            .collect();
+        for (name, plates, (cx, cy, rx, ry)) in &nodes {
+            for (plate, r) in &boxes {
+                let centre_in = r.0 < *cx && *cx < r.2 && r.1 < *cy && *cy < r.3;
+                let whole_in = r.0 < cx - rx && cx + rx < r.2 && r.1 < cy - ry && cy + ry < r.3;
+                let apart = cx + rx < r.0 || r.2 < cx - rx || cy + ry < r.1 || r.3 < cy - ry;
+                if plates.contains(plate) {
+                    // In one of its plate's boxes (a plate may be drawn as several boxes).
+                    if centre_in {
+                        assert!(whole_in, "{file}: `{name}` sticks out of plate {plate}");
+                    }
+                } else {
+                    assert!(
+                        apart,
+                        "{file}: `{name}` is not in plate {plate} but touches its box"
+                    );
+                }
+            }
+            for plate in plates {
+                let n = boxes
+                    .iter()
+                    .filter(|(p, r)| p == plate && r.0 < *cx && *cx < r.2 && r.1 < *cy && *cy < r.3)
+                    .count();
+                assert_eq!(n, 1, "{file}: `{name}` must be in one box of plate {plate}");
+            }
+        }
+        for (i, a) in nodes.iter().enumerate() {
+            for b in &nodes[i + 1..] {
+                let (p, q) = (a.2, b.2);
+                let apart = p.0 + p.2 < q.0 - q.2
+                    || q.0 + q.2 < p.0 - p.2
+                    || p.1 + p.3 < q.1 - q.3
+                    || q.1 + q.3 < p.1 - p.3;
+                assert!(apart, "{file}: `{}` and `{}` overlap", a.0, b.0);
+            }
+        }
+        let edges = elements(&svg, "edge");
+        for el in &edges {
+            let (from, to) = (attr(el, "data-from"), attr(el, "data-to"));
+            let route = points(attr(el, "data-route"));
+            assert!(route.len() >= 2);
+            let centre = |n: &str| nodes.iter().find(|x| x.0 == n).unwrap().2;
+            let (f, t) = (centre(from), centre(to));
+            assert!((route[0].0 - f.0).abs() < 0.1 && (route[0].1 - f.1).abs() < 0.1);
+            let last = route[route.len() - 1];
+            assert!((last.0 - t.0).abs() < 0.1 && (last.1 - t.1).abs() < 0.1);
+            for (name, _, e) in &nodes {
+                if name == from || name == to {
+                    continue;
+                }
+                for s in route.windows(2) {
+                    assert!(
+                        !segment_meets_ellipse(s[0], s[1], *e),
+                        "{file}: edge {from} -> {to} passes through `{name}`"
+                    );
+                }
+            }
+        }
+    }
+    // The mixture specifically: lambda (plate N) must not be inside the D box, x is inside both
+    // N and D, and the crossed boxes overlap rather than nest.
+    let out = dir.path().join("m.svg");
+    occam()
+        .args(["graph", "examples/vibes_tutorial/mixture.occam", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(&out).unwrap();
+    let rect = |plate: &str| {
+        let el = elements(&svg, "plate")
+            .into_iter()
+            .find(|el| attr(el, "data-plate") == plate)
+            .unwrap();
+        let (x, y) = (num(el, "x"), num(el, "y"));
+        (x, y, x + num(el, "width"), y + num(el, "height"))
+    };
+    let (n, d) = (rect("N"), rect("D"));
+    let nested = |a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)| {
+        a.0 >= b.0 && a.1 >= b.1 && a.2 <= b.2 && a.3 <= b.3
+    };
+    assert!(
+        !nested(n, d) && !nested(d, n),
+        "crossed plates overlap: {n:?} {d:?}"
+    );
+    assert!(
+        n.0 < d.2 && d.0 < n.2 && n.1 < d.3 && d.1 < n.3,
+        "{n:?} {d:?}"
+    );
+    assert_eq!(elements(&svg, "edge").len(), 4);
 }

@@ -36,6 +36,55 @@ pub fn distribution(loaded: &Loaded, v: usize) -> String {
     }
 }
 
+/// Which elements of variable `v` have no posterior: missing (masked) entries of an observed
+/// node without children are integrated out exactly, so their moments and parameters mean
+/// nothing. `None` when every element has a posterior.
+pub fn integrated_out(loaded: &Loaded, v: usize, c: &Compiled) -> Option<Vec<bool>> {
+    let var = &loaded.model.variables[v];
+    if !matches!(var.node, Node::Stochastic { .. }) || !var.observed {
+        return None;
+    }
+    let node = c.var_nodes[v];
+    if !c.vmp.is_observed(node) {
+        return None;
+    }
+    let t = loaded.data.tables.get(&var.name)?;
+    if !t.has_missing() {
+        return None;
+    }
+    let has_children =
+        (0..loaded.model.variables.len()).any(|w| w != v && loaded.model.parents(w).contains(&v));
+    if has_children {
+        return None;
+    }
+    let n = c.vmp.elements(node);
+    if n == 0 || t.present.len() % n != 0 {
+        return None;
+    }
+    let vlen = t.present.len() / n;
+    Some(
+        t.present
+            .chunks(vlen)
+            .map(|ch| !ch.iter().all(|&p| p))
+            .collect(),
+    )
+}
+
+/// Replaces the entries of every per-element list whose element is integrated out by `null`.
+fn blank(values: &mut Map<String, Value>, gone: &[bool]) {
+    for list in values.values_mut() {
+        if let Value::Array(items) = list {
+            if items.len() == gone.len() {
+                for (item, &g) in items.iter_mut().zip(gone) {
+                    if g {
+                        *item = Value::Null;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Posterior parameters of a node, each a list over plate elements.
 pub fn parameters(c: &Compiled, node: NodeId, latent: bool) -> Map<String, Value> {
     let vmp = &c.vmp;
@@ -143,6 +192,17 @@ pub fn variables(loaded: &Loaded, c: &Compiled) -> Map<String, Value> {
         let kind = c.vmp.kind(node);
         let len = kind.len();
         let u = c.vmp.moments(node);
+        let gone = integrated_out(loaded, v, c);
+        let mut params = parameters(c, node, latent);
+        let mut moments: Vec<Value> = u.chunks(len).map(|c| json!(c)).collect();
+        if let Some(g) = &gone {
+            blank(&mut params, g);
+            for (m, &x) in moments.iter_mut().zip(g) {
+                if x {
+                    *m = Value::Null;
+                }
+            }
+        }
         let plates: Vec<Value> = var
             .plates
             .iter()
@@ -160,8 +220,8 @@ pub fn variables(loaded: &Loaded, c: &Compiled) -> Map<String, Value> {
                 "plates": plates,
                 "event": event,
                 "moment_kind": kind.to_string(),
-                "parameters": parameters(c, node, latent),
-                "moments": u.chunks(len).map(|c| c.to_vec()).collect::<Vec<_>>(),
+                "parameters": params,
+                "moments": moments,
             }),
         );
     }
