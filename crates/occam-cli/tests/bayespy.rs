@@ -19,19 +19,14 @@ fn assert_trace(got: &[f64], want: &[f64]) {
 #[test]
 fn quickstart_trace_matches_bayespy() {
     let f = &bayespy()["quickstart"];
-    let out = occam()
-        .args([
-            "fit",
-            "examples/bayespy/quickstart/quickstart.occam",
-            "--json",
-        ])
-        .args(["--order", "mu,tau", "--tol", "1e-5"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut occam()
+            .args([
+                "fit",
+                "examples/bayespy/quickstart/quickstart.occam",
+                "--json",
+            ])
+            .args(["--order", "mu,tau", "--tol", "1e-5"]),
     );
     let j = json(&out);
     assert_trace(&floats(&j["bound_trace"]), &floats(&f["L_trace"]));
@@ -51,20 +46,15 @@ fn quickstart_trace_matches_bayespy() {
 fn regression_factorised_trace_matches_bayespy() {
     let f = &bayespy()["regression"];
     let want = floats(&f["L_trace_factorized"]);
-    let out = occam()
-        .args([
-            "fit",
-            "examples/bayespy/regression/regression.occam",
-            "--json",
-        ])
-        .args(["--order", "B,tau", "--tol", "0", "--max-iter"])
-        .arg(want.len().to_string())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut occam()
+            .args([
+                "fit",
+                "examples/bayespy/regression/regression.occam",
+                "--json",
+            ])
+            .args(["--order", "B,tau", "--tol", "0", "--max-iter"])
+            .arg(want.len().to_string()),
     );
     let j = json(&out);
     assert_trace(&floats(&j["bound_trace"]), &want);
@@ -95,18 +85,13 @@ fn default_order_is_parents_first_and_matches_too() {
 
 fn mixture_reaches(example: &str, fixture: &str) {
     let f = &bayespy()[fixture];
-    let out = occam()
-        .args([
-            "fit",
-            &format!("examples/bayespy/{example}/{example}.occam"),
-        ])
-        .args(["--json", "--restarts", "3", "--strict"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut occam()
+            .args([
+                "fit",
+                &format!("examples/bayespy/{example}/{example}.occam"),
+            ])
+            .args(["--json", "--restarts", "3", "--strict"]),
     );
     let j = json(&out);
     let bound = j["bound"].as_f64().unwrap();

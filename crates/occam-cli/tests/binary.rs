@@ -4,23 +4,15 @@ mod common;
 use common::*;
 
 fn log_z(method: &str) -> serde_json::Value {
-    let out = occam()
-        .args([
-            "bm",
-            "logz",
-            "--fg",
-            "crates/occam-binary/data/grid4x4.fg",
-            "--json",
-            "--method",
-            method,
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(&mut occam().args([
+        "bm",
+        "logz",
+        "--fg",
+        "crates/occam-binary/data/grid4x4.fg",
+        "--json",
+        "--method",
+        method,
+    ]));
     json(&out)
 }
 
@@ -69,21 +61,11 @@ fn sbn_learn_then_log_likelihoods() {
         .arg(&net)
         .assert()
         .success();
-    let out = occam()
-        .args(["sbn", "loglik"])
-        .arg(&net)
-        .args([
-            "crates/occam-binary/data/sbn/saul_246_bottom_off.csv",
-            "--method",
-            "exact,mf",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(&mut occam().args(["sbn", "loglik"]).arg(&net).args([
+        "crates/occam-binary/data/sbn/saul_246_bottom_off.csv",
+        "--method",
+        "exact,mf",
+    ]));
     let csv = String::from_utf8_lossy(&out.stdout);
     let mut lines = csv.lines();
     assert_eq!(

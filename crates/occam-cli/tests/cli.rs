@@ -8,15 +8,7 @@ use std::path::Path;
 
 #[test]
 fn check_prints_plates_nodes_and_conjugacy() {
-    let out = occam()
-        .args(["check", "examples/vibes_tutorial/mixture.occam"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(&mut occam().args(["check", "examples/vibes_tutorial/mixture.occam"]));
     let s = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "K = 20 (fixed)",
@@ -85,15 +77,10 @@ fn check_lowers_every_example_model() {
 fn fit_writes_reports_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
-    let out = occam()
-        .args(["fit", "examples/bayespy/gmm/gmm.occam", "--out"])
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut occam()
+            .args(["fit", "examples/bayespy/gmm/gmm.occam", "--out"])
+            .arg(&out_dir),
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("lower bound L = "), "{text}");
@@ -194,20 +181,15 @@ fn missing_values_are_masked() {
     std::fs::write(&full, "y\n1.0\n2.0\n4.0\n").unwrap();
     std::fs::write(&gappy, "y\n1.0\nNA\n2.0\n\nnan\n4.0\n").unwrap();
     let run = |f: &Path| {
-        let out = occam()
-            .args([
-                "fit",
-                "examples/models/quickstart.occam",
-                "--json",
-                "--data",
-            ])
-            .arg(format!("y={}", f.display()))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = succeeded(
+            &mut occam()
+                .args([
+                    "fit",
+                    "examples/models/quickstart.occam",
+                    "--json",
+                    "--data",
+                ])
+                .arg(format!("y={}", f.display())),
         );
         json(&out)
     };
@@ -247,20 +229,15 @@ fn missing_leaf_entries_have_null_posteriors() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("x.csv");
     std::fs::write(&csv, "a,b\n1.0,2.0\nNA,0.5\n3.0,1.0\n").unwrap();
-    let out = occam()
-        .args([
-            "fit",
-            "examples/vibes_tutorial/single.occam",
-            "--json",
-            "--data",
-        ])
-        .arg(format!("x={}", csv.display()))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut occam()
+            .args([
+                "fit",
+                "examples/vibes_tutorial/single.occam",
+                "--json",
+                "--data",
+            ])
+            .arg(format!("x={}", csv.display())),
     );
     let j = json(&out);
     let x = &j["variables"]["x"];
@@ -321,20 +298,15 @@ fn npy_and_npz_data_give_the_same_fit_as_csv() {
     let csv = dir.path().join("y.csv");
     std::fs::write(&csv, "y\n1\n2\n4\n3.5\n").unwrap();
     let bound = |f: &Path| {
-        let out = occam()
-            .args([
-                "fit",
-                "examples/models/quickstart.occam",
-                "--json",
-                "--data",
-            ])
-            .arg(format!("y={}", f.display()))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = succeeded(
+            &mut occam()
+                .args([
+                    "fit",
+                    "examples/models/quickstart.occam",
+                    "--json",
+                    "--data",
+                ])
+                .arg(format!("y={}", f.display())),
         );
         json(&out)["bound"].as_f64().unwrap()
     };
@@ -480,17 +452,12 @@ fn lowering_covers_gates_products_and_replication() {
         .arg(dir.path().join("y.csv"))
         .assert()
         .success();
-    let out = occam()
-        .arg("fit")
-        .arg(&model)
-        .args(["--json", "--strict", "--restarts", "2"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(&mut occam().arg("fit").arg(&model).args([
+        "--json",
+        "--strict",
+        "--restarts",
+        "2",
+    ]));
     let j = json(&out);
     let v = &j["variables"];
     assert_eq!(v["f"]["role"], "deterministic");

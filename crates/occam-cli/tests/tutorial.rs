@@ -28,16 +28,11 @@ fn five_models_in_thesis_order() {
         "separable",
         "shared_pi_gamma",
     ];
-    let out = occam()
-        .arg("compare")
-        .args(models.map(|m| format!("examples/vibes_tutorial/{m}.occam")))
-        .args(["--data", "x=examples/vibes_tutorial/x.csv", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut occam()
+            .arg("compare")
+            .args(models.map(|m| format!("examples/vibes_tutorial/{m}.occam")))
+            .args(["--data", "x=examples/vibes_tutorial/x.csv", "--json"]),
     );
     let j = json(&out);
     let rows = j["models"].as_array().unwrap();
@@ -56,15 +51,8 @@ fn five_models_in_thesis_order() {
 
 #[test]
 fn mixture_keeps_nine_components() {
-    let out = occam()
-        .args(["fit", "examples/vibes_tutorial/mixture.occam", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out =
+        succeeded(&mut occam().args(["fit", "examples/vibes_tutorial/mixture.occam", "--json"]));
     let j = json(&out);
     assert_eq!(components_in_use(&j["variables"]["lambda"]["moments"]), 9);
 }

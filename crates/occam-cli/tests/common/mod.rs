@@ -22,6 +22,17 @@ pub fn occam() -> Command {
     c
 }
 
+/// Runs the command and asserts it succeeded, showing stderr otherwise.
+pub fn succeeded(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// Parses stdout as JSON.
 pub fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
