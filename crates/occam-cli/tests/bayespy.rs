@@ -20,7 +20,7 @@ fn assert_trace(got: &[f64], want: &[f64]) {
 fn quickstart_trace_matches_bayespy() {
     let f = &bayespy()["quickstart"];
     let out = succeeded(
-        &mut occam()
+        occam()
             .args([
                 "fit",
                 "examples/bayespy/quickstart/quickstart.occam",
@@ -47,7 +47,7 @@ fn regression_factorised_trace_matches_bayespy() {
     let f = &bayespy()["regression"];
     let want = floats(&f["L_trace_factorized"]);
     let out = succeeded(
-        &mut occam()
+        occam()
             .args([
                 "fit",
                 "examples/bayespy/regression/regression.occam",
@@ -86,7 +86,7 @@ fn default_order_is_parents_first_and_matches_too() {
 fn mixture_reaches(example: &str, fixture: &str) {
     let f = &bayespy()[fixture];
     let out = succeeded(
-        &mut occam()
+        occam()
             .args([
                 "fit",
                 &format!("examples/bayespy/{example}/{example}.occam"),

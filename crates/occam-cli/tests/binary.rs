@@ -4,7 +4,7 @@ mod common;
 use common::*;
 
 fn log_z(method: &str) -> serde_json::Value {
-    let out = succeeded(&mut occam().args([
+    let out = succeeded(occam().args([
         "bm",
         "logz",
         "--fg",
@@ -61,7 +61,7 @@ fn sbn_learn_then_log_likelihoods() {
         .arg(&net)
         .assert()
         .success();
-    let out = succeeded(&mut occam().args(["sbn", "loglik"]).arg(&net).args([
+    let out = succeeded(occam().args(["sbn", "loglik"]).arg(&net).args([
         "crates/occam-binary/data/sbn/saul_246_bottom_off.csv",
         "--method",
         "exact,mf",

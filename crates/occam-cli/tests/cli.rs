@@ -8,7 +8,7 @@ use std::path::Path;
 
 #[test]
 fn check_prints_plates_nodes_and_conjugacy() {
-    let out = succeeded(&mut occam().args(["check", "examples/vibes_tutorial/mixture.occam"]));
+    let out = succeeded(occam().args(["check", "examples/vibes_tutorial/mixture.occam"]));
     let s = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "K = 20 (fixed)",
@@ -78,7 +78,7 @@ fn fit_writes_reports_atomically() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
     let out = succeeded(
-        &mut occam()
+        occam()
             .args(["fit", "examples/bayespy/gmm/gmm.occam", "--out"])
             .arg(&out_dir),
     );
@@ -182,7 +182,7 @@ fn missing_values_are_masked() {
     std::fs::write(&gappy, "y\n1.0\nNA\n2.0\n\nnan\n4.0\n").unwrap();
     let run = |f: &Path| {
         let out = succeeded(
-            &mut occam()
+            occam()
                 .args([
                     "fit",
                     "examples/models/quickstart.occam",
@@ -230,7 +230,7 @@ fn missing_leaf_entries_have_null_posteriors() {
     let csv = dir.path().join("x.csv");
     std::fs::write(&csv, "a,b\n1.0,2.0\nNA,0.5\n3.0,1.0\n").unwrap();
     let out = succeeded(
-        &mut occam()
+        occam()
             .args([
                 "fit",
                 "examples/vibes_tutorial/single.occam",
@@ -299,7 +299,7 @@ fn npy_and_npz_data_give_the_same_fit_as_csv() {
     std::fs::write(&csv, "y\n1\n2\n4\n3.5\n").unwrap();
     let bound = |f: &Path| {
         let out = succeeded(
-            &mut occam()
+            occam()
                 .args([
                     "fit",
                     "examples/models/quickstart.occam",
@@ -452,12 +452,13 @@ fn lowering_covers_gates_products_and_replication() {
         .arg(dir.path().join("y.csv"))
         .assert()
         .success();
-    let out = succeeded(&mut occam().arg("fit").arg(&model).args([
-        "--json",
-        "--strict",
-        "--restarts",
-        "2",
-    ]));
+    let out =
+        succeeded(
+            occam()
+                .arg("fit")
+                .arg(&model)
+                .args(["--json", "--strict", "--restarts", "2"]),
+        );
     let j = json(&out);
     let v = &j["variables"];
     assert_eq!(v["f"]["role"], "deterministic");

@@ -29,7 +29,7 @@ fn five_models_in_thesis_order() {
         "shared_pi_gamma",
     ];
     let out = succeeded(
-        &mut occam()
+        occam()
             .arg("compare")
             .args(models.map(|m| format!("examples/vibes_tutorial/{m}.occam")))
             .args(["--data", "x=examples/vibes_tutorial/x.csv", "--json"]),
@@ -51,8 +51,7 @@ fn five_models_in_thesis_order() {
 
 #[test]
 fn mixture_keeps_nine_components() {
-    let out =
-        succeeded(&mut occam().args(["fit", "examples/vibes_tutorial/mixture.occam", "--json"]));
+    let out = succeeded(occam().args(["fit", "examples/vibes_tutorial/mixture.occam", "--json"]));
     let j = json(&out);
     assert_eq!(components_in_use(&j["variables"]["lambda"]["moments"]), 9);
 }

@@ -23,8 +23,8 @@ pub fn occam() -> Command {
 }
 
 /// Runs the command and asserts it succeeded, showing stderr otherwise.
-pub fn succeeded(cmd: &mut Command) -> Output {
-    let out = cmd.output().unwrap();
+pub fn succeeded(mut cmd: impl std::borrow::BorrowMut<Command>) -> Output {
+    let out = cmd.borrow_mut().output().unwrap();
     assert!(
         out.status.success(),
         "{}",
