@@ -19,55 +19,70 @@ pub(crate) fn weighted_sums(w: &[f64], q: usize, u: &[f64], len: usize) -> (Vec<
         .into_par_iter()
         .map(|c| {
             let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-            let wc = MatRef::from_row_major_slice(&w[lo * q..hi * q], hi - lo, q);
-            let uc = MatRef::from_row_major_slice(&u[lo * len..hi * len], hi - lo, len);
             let mut s = vec![0.0; q * len];
-            matmul(
-                MatMut::from_row_major_slice_mut(&mut s, q, len),
-                Accum::Replace,
-                wc.transpose(),
-                uc,
-                1.0,
-                Par::Seq,
-            );
             let mut totals = vec![0.0; q];
-            for row in w[lo * q..hi * q].chunks_exact(q) {
-                totals.iter_mut().zip(row).for_each(|(t, v)| *t += v);
-            }
+            weighted_sums_block(&w[lo * q..hi * q], q, &u[lo * len..hi * len], len, &mut s);
+            column_sums(&w[lo * q..hi * q], &mut totals);
             (s, totals)
         })
         .collect();
     let mut s = vec![0.0; q * len];
     let mut totals = vec![0.0; q];
     for (ps, pt) in partials {
-        s.iter_mut().zip(&ps).for_each(|(a, b)| *a += b);
-        totals.iter_mut().zip(&pt).for_each(|(a, b)| *a += b);
+        add_into(&mut s, &ps);
+        add_into(&mut totals, &pt);
     }
     (s, totals)
+}
+
+/// s (q × len) = Wᵀ U for one block of rows, on the calling thread (overwrites s).
+pub(crate) fn weighted_sums_block(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
+    let rows = w.len() / q;
+    matmul(
+        MatMut::from_row_major_slice_mut(s, q, len),
+        Accum::Replace,
+        MatRef::from_row_major_slice(w, rows, q).transpose(),
+        MatRef::from_row_major_slice(u, rows, len),
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// totals += the column sums of row-major W (rows × totals.len()), rows in order.
+pub(crate) fn column_sums(w: &[f64], totals: &mut [f64]) {
+    for row in w.chunks_exact(totals.len()) {
+        add_into(totals, row);
+    }
+}
+
+/// a += b, elementwise.
+pub(crate) fn add_into(a: &mut [f64], b: &[f64]) {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
 }
 
 /// out (n × q) = U Θᵀ − 1 aᵀ for row-major U (n × len), Θ (q × len) and a (q). (faer's `Accum::Add`
 /// gave wrong sums here for an inner dimension of 1, so this overwrites and callers add.)
 pub(crate) fn scores(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut [f64]) {
     let q = a.len();
-    let th = MatRef::from_row_major_slice(theta, q, len);
     out.par_chunks_mut(CHUNK * q)
         .zip(u.par_chunks(CHUNK * len))
-        .for_each(|(o, uc)| {
-            let rows = uc.len() / len;
-            let uc = MatRef::from_row_major_slice(uc, rows, len);
-            matmul(
-                MatMut::from_row_major_slice_mut(&mut *o, rows, q),
-                Accum::Replace,
-                uc,
-                th.transpose(),
-                1.0,
-                Par::Seq,
-            );
-            for row in o.chunks_exact_mut(q) {
-                row.iter_mut().zip(a).for_each(|(l, ak)| *l -= ak);
-            }
-        });
+        .for_each(|(o, uc)| scores_block(uc, len, theta, a, o));
+}
+
+/// `scores` for one block of rows, on the calling thread.
+pub(crate) fn scores_block(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut [f64]) {
+    let (q, rows) = (a.len(), u.len() / len);
+    matmul(
+        MatMut::from_row_major_slice_mut(&mut *out, rows, q),
+        Accum::Replace,
+        MatRef::from_row_major_slice(u, rows, len),
+        MatRef::from_row_major_slice(theta, q, len).transpose(),
+        1.0,
+        Par::Seq,
+    );
+    for row in out.chunks_exact_mut(q) {
+        row.iter_mut().zip(a).for_each(|(l, ak)| *l -= ak);
+    }
 }
 
 #[cfg(test)]

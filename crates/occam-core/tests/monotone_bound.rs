@@ -294,4 +294,22 @@ proptest! {
         prop_assert!(fit.bound.is_finite());
         prop_assert!(fit.bound_trace.windows(2).all(|w| w[1] >= w[0] - 1e-9 * (1.0 + w[0].abs())));
     }
+
+    /// The bound from cached sums (statistics, group sums, own terms, filled by the fused index
+    /// update too) equals the bound recomputed from scratch after every single update.
+    #[test]
+    fn cached_bound_is_the_fresh_bound(seed in any::<u64>()) {
+        let (mut vmp, opts) = random_model(seed);
+        let order = opts.order.clone().unwrap();
+        for _ in 0..8 {
+            for &id in &order {
+                prop_assert!(vmp.update(id).is_ok());
+                let (cached, fresh) = (vmp.bound(), vmp.fresh_bound());
+                prop_assert!(
+                    (cached - fresh).abs() <= 1e-10 * (1.0 + fresh.abs()),
+                    "seed {seed}, after {}: cached {cached}, fresh {fresh}", vmp.names()[id.index()]
+                );
+            }
+        }
+    }
 }

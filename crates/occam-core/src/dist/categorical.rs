@@ -6,7 +6,7 @@
 
 use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
 use crate::moments::MomentKind;
-use crate::special::{exp_nonpositive, log_sum_exp};
+use crate::special::{log_sum_exp, softmax_rows};
 use crate::Rng;
 use rand::Rng as _;
 
@@ -16,6 +16,8 @@ pub struct Categorical {
     /// Number of categories K.
     pub k: usize,
 }
+
+const DOMAIN: &str = "Categorical log-probabilities must be finite or −∞, not all −∞";
 
 const SLOTS: &[Slot] = &[Slot { name: "probs", aliases: &["p", "probabilities", "weights"] }];
 
@@ -35,24 +37,17 @@ impl ExpFamily for Categorical {
         0.0
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
-        // Softmax with one exp per category: u = e^{φ−m}/s, A = m + ln s.
-        let mut m = f64::NEG_INFINITY;
-        let mut nan = false;
-        for &p in phi {
-            nan |= p.is_nan();
-            m = if p > m { p } else { m };
-        }
-        if nan || m == f64::INFINITY || m == f64::NEG_INFINITY {
-            return Err(OutOfDomain("Categorical log-probabilities must be finite or −∞, not all −∞"));
-        }
-        // Two loops: the exp loop vectorises only without the (ordered) sum in it.
-        for (ui, &p) in u.iter_mut().zip(phi) {
-            *ui = exp_nonpositive(p - m);
-        }
-        let s: f64 = u.iter().sum();
-        let inv = 1.0 / s;
-        u.iter_mut().for_each(|v| *v *= inv);
-        Ok(m + s.ln())
+        let mut a = [0.0];
+        self.moments_rows(phi, u, &mut a).map_err(|(_, e)| e)?;
+        Ok(a[0])
+    }
+    fn moments_rows(
+        &self,
+        phi: &[f64],
+        u: &mut [f64],
+        a: &mut [f64],
+    ) -> Result<(), (usize, OutOfDomain)> {
+        softmax_rows(phi, self.k, u, a).map_err(|r| (r, OutOfDomain(DOMAIN)))
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         let c = x[0];

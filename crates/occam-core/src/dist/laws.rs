@@ -101,6 +101,16 @@ impl DistVisitor for CheckLaws {
                 D::NAME
             );
         }
+        // Batched moments equal element-by-element moments, bit for bit.
+        let phis: Vec<f64> = (0..3).flat_map(|_| dist.random_phi(&mut rng)).collect();
+        let (mut ub, mut ab) = (vec![0.0; 3 * n], vec![0.0; 3]);
+        dist.moments_rows(&phis, &mut ub, &mut ab).unwrap();
+        for r in 0..3 {
+            let mut ue = vec![0.0; n];
+            let ae = dist.moments(&phis[r * n..(r + 1) * n], &mut ue).unwrap();
+            assert_eq!(ae.to_bits(), ab[r].to_bits(), "{}: A of row {r}", D::NAME);
+            assert_eq!(ue, ub[r * n..(r + 1) * n], "{}: u of row {r}", D::NAME);
+        }
         // Laws 2 and 3.
         let inputs: Vec<SlotInput> = (0..D::SLOTS.len()).map(|s| dist.slot_input(s)).collect();
         let pa: Vec<Vec<f64>> = inputs

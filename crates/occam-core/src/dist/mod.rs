@@ -84,6 +84,24 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64;
     /// Writes u = ∂A/∂φ and returns A(φ).
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain>;
+    /// `moments` of consecutive elements: φ and u row-major, A(φ) of each into `a`; stops at the
+    /// first element outside the domain and returns its row. Families with a batched form (the
+    /// Categorical's block softmax) override it; the law tests check both agree.
+    fn moments_rows(
+        &self,
+        phi: &[f64],
+        u: &mut [f64],
+        a: &mut [f64],
+    ) -> Result<(), (usize, OutOfDomain)> {
+        let len = self.kind().len();
+        for (r, ar) in a.iter_mut().enumerate() {
+            let range = r * len..(r + 1) * len;
+            *ar = self
+                .moments(&phi[range.clone()], &mut u[range])
+                .map_err(|e| (r, e))?;
+        }
+        Ok(())
+    }
     /// Writes u(x) for a fixed value x and returns f(x); an error if x is outside the support.
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String>;
     /// Message to slot `slot`: ∂/∂pa[slot] of Σ_i w_i [φ(pa)·u_i − A(φ(pa))], given u = Σ w_i u_i

@@ -19,6 +19,8 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+mod fused;
+
 /// What a node computes.
 #[derive(Clone, Debug)]
 pub(crate) enum Body {
@@ -318,16 +320,23 @@ pub struct Fit {
     pub pruned_components: usize,
 }
 
-/// Matrix products of a `config_only` mixture node, reused until an input changes: the component
-/// statistics S = Wᵀ U with the weight totals (inputs: the node and its selector), and the scores
-/// L = U Θᵀ − A (inputs: the node and its parents). Entries are dropped by `Vmp::changed`.
+/// Products over a node's elements, reused until an input changes (entries are dropped by
+/// `Vmp::changed`). They make a sweep's bound and most messages independent of the number of
+/// elements: by multilinearity each is a small product of these sums with the parents' moments.
 #[derive(Default)]
-struct MixtureCache {
+struct NodeCache {
+    /// `config_only` mixture: S = Wᵀ U and the totals of W (inputs: the node and its selector).
     stats: Option<Arc<(Vec<f64>, Vec<f64>)>>,
+    /// `config_only` mixture: L = U Θᵀ − A (inputs: the node and its parents).
     scores: Option<Arc<Vec<f64>>>,
+    /// Node with element groups: Σ u of each group's participating elements and their number
+    /// (input: the node).
+    group_sums: Option<Arc<(Vec<f64>, Vec<f64>)>>,
+    /// Σ over participating elements of A(φ) − φ·u (latent) or f(x) (observed, MAP) (input: the node).
+    own: Option<f64>,
 }
 
-type Cache = Mutex<HashMap<usize, MixtureCache>>;
+type Cache = Mutex<HashMap<usize, NodeCache>>;
 
 /// A compiled model, ready for inference.
 pub struct Vmp {
@@ -336,6 +345,8 @@ pub struct Vmp {
     pub(crate) plates: Vec<(String, usize)>,
     /// Deterministic nodes to refresh, in order, after each node's update.
     refresh_after: Vec<Vec<usize>>,
+    /// `fused[i]`: node i is a mixture index updated by `fused::update_fused`.
+    fused: Vec<bool>,
     initialized: bool,
 }
 
@@ -542,46 +553,116 @@ fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
     l
 }
 
-/// S = Wᵀ U and the totals of W for mixture node `id`, from the cache when valid.
-fn cached_stats(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec<f64>, Vec<f64>)> {
-    if let Some(s) = cache
-        .lock()
-        .expect("cache lock")
-        .get(&id)
-        .and_then(|e| e.stats.clone())
-    {
-        return s;
+/// The entry of node `id` that `field` selects, from the cache when valid, else computed and kept.
+fn cached<T: Clone>(
+    cache: &Cache,
+    id: usize,
+    field: fn(&mut NodeCache) -> &mut Option<T>,
+    compute: impl FnOnce() -> T,
+) -> T {
+    let mut guard = cache.lock().expect("cache lock");
+    if let Some(v) = guard.get_mut(&id).and_then(|e| field(e).clone()) {
+        return v;
     }
-    let c = &nodes[id];
-    let w = mixture_weights(nodes, c);
-    let stats = Arc::new(kernels::weighted_sums(&w, c.configs, &c.u, c.len));
-    cache
-        .lock()
-        .expect("cache lock")
-        .entry(id)
-        .or_default()
-        .stats = Some(stats.clone());
-    stats
+    drop(guard);
+    let v = compute();
+    guard = cache.lock().expect("cache lock");
+    *field(guard.entry(id).or_default()) = Some(v.clone());
+    v
 }
 
-/// L for mixture node `id`, from the cache when valid.
+/// S = Wᵀ U and the totals of W for mixture node `id`.
+fn cached_stats(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec<f64>, Vec<f64>)> {
+    cached(
+        cache,
+        id,
+        |e| &mut e.stats,
+        || {
+            let c = &nodes[id];
+            let w = mixture_weights(nodes, c);
+            Arc::new(kernels::weighted_sums(&w, c.configs, &c.u, c.len))
+        },
+    )
+}
+
+/// L for mixture node `id`.
 fn cached_scores<D: ExpFamily>(d: &D, cache: &Cache, nodes: &[Node], id: usize) -> Arc<Vec<f64>> {
-    if let Some(l) = cache
-        .lock()
-        .expect("cache lock")
-        .get(&id)
-        .and_then(|e| e.scores.clone())
-    {
-        return l;
+    cached(
+        cache,
+        id,
+        |e| &mut e.scores,
+        || Arc::new(component_scores(d, nodes, &nodes[id])),
+    )
+}
+
+/// Σ u and the number of participating elements of each element group of node `id`.
+fn cached_group_sums(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec<f64>, Vec<f64>)> {
+    cached(
+        cache,
+        id,
+        |e| &mut e.group_sums,
+        || {
+            let c = &nodes[id];
+            let (group, reps) = c.groups.as_ref().expect("group sums of a grouped node");
+            let mut sums = vec![0.0; reps.len() * c.len];
+            let mut counts = vec![0.0; reps.len()];
+            for e in (0..c.n).filter(|&e| c.participates(e)) {
+                let g = group[e] as usize;
+                counts[g] += 1.0;
+                kernels::add_into(
+                    &mut sums[g * c.len..(g + 1) * c.len],
+                    &c.u[e * c.len..(e + 1) * c.len],
+                );
+            }
+            Arc::new((sums, counts))
+        },
+    )
+}
+
+/// Element e's own part of the bound: A(φ_q) − φ_q·u if latent, f(x) if observed or MAP.
+fn own_term(c: &Node, e: usize) -> f64 {
+    let r = e * c.len..(e + 1) * c.len;
+    own_of(
+        c.is_observed(e) || c.map,
+        &c.phi[r.clone()],
+        &c.u[r],
+        c.a[e],
+    )
+}
+
+/// `own_term` from an element's arrays (`a` holds f(x) for a point value).
+fn own_of(point: bool, phi: &[f64], u: &[f64], a: f64) -> f64 {
+    if point {
+        a
+    } else {
+        a - dot(phi, u)
     }
-    let l = Arc::new(component_scores(d, nodes, &nodes[id]));
-    cache
-        .lock()
-        .expect("cache lock")
-        .entry(id)
-        .or_default()
-        .scores = Some(l.clone());
-    l
+}
+
+/// Σ of `own_term` over node `id`'s participating elements (chunks in parallel, summed in order).
+fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
+    cached(
+        cache,
+        id,
+        |e| &mut e.own,
+        || {
+            let c = &nodes[id];
+            let sums: Vec<f64> = (0..c.n.div_ceil(kernels::CHUNK))
+                .into_par_iter()
+                .map(|ch| {
+                    (ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n))
+                        .filter(|&e| c.participates(e))
+                        .map(|e| own_term(c, e))
+                        .sum::<f64>()
+                })
+                .collect();
+            sums.iter().sum()
+        },
+    )
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 struct SlotMessages<'a> {
@@ -619,18 +700,10 @@ impl DistVisitor for SlotMessages<'_> {
             }
             return;
         }
-        if let Some((group, reps)) = &c.groups {
+        if let Some((_, reps)) = &c.groups {
             // Shared parents: sum the moments of each group, then one message per group.
-            let mut stats = vec![0.0; reps.len() * c.len];
-            let mut totals = vec![0.0; reps.len()];
-            for e in (0..c.n).filter(|&e| c.participates(e)) {
-                let g = group[e] as usize;
-                totals[g] += 1.0;
-                stats[g * c.len..(g + 1) * c.len]
-                    .iter_mut()
-                    .zip(&c.u[e * c.len..(e + 1) * c.len])
-                    .for_each(|(s, v)| *s += v);
-            }
+            let sums = cached_group_sums(self.cache, nodes, self.id);
+            let (stats, totals) = (&sums.0, &sums.1);
             let mut buf = Vec::new();
             for (g, &rep) in reps.iter().enumerate().filter(|(g, _)| totals[*g] > 0.0) {
                 let rep = rep as usize;
@@ -741,69 +814,51 @@ struct BoundTerm<'a> {
 impl DistVisitor for BoundTerm<'_> {
     type Output = f64;
     /// Winn (2.34) for latent elements: (⟨φ_p⟩ − φ_q)·⟨u⟩ − ⟨A_p⟩ + A_q; (2.35–2.36 corrected) for
-    /// observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩.
+    /// observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩. The prior part is multilinear in u, so
+    /// for mixtures and grouped elements it is a product of cached sums with the parents' moments.
     fn visit<D: ExpFamily>(self, d: &D) -> f64 {
         let (nodes, c) = (self.nodes, self.node);
+        let own = cached_own(self.cache, nodes, self.id);
+        if c.config_only {
+            // Σ_e Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (⟨φ_k⟩·S_k − ⟨A_k⟩ T_k), S = Wᵀ U.
+            let (theta, a) = component_priors(d, nodes, c);
+            let stats = cached_stats(self.cache, nodes, self.id);
+            return prior_part(&theta, &a, &stats.0, &stats.1) + own;
+        }
+        if c.groups.is_some() {
+            let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");
+            let sums = cached_group_sums(self.cache, nodes, self.id);
+            return prior_part(&phi, &a, &sums.0, &sums.1) + own;
+        }
         let chunks = c.n.div_ceil(kernels::CHUNK);
-        let range = |ch: usize| ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
-        // A(φ_q) − φ_q·u for latent elements, f(x) for observed and MAP ones.
-        let own = |e: usize| {
-            if c.is_observed(e) || c.map {
-                c.a[e]
-            } else {
-                let r = e * c.len..(e + 1) * c.len;
-                c.a[e]
-                    - c.phi[r.clone()]
-                        .iter()
-                        .zip(&c.u[r])
-                        .map(|(p, v)| p * v)
-                        .sum::<f64>()
-            }
-        };
-        let sums: Vec<f64> = if c.config_only {
-            // Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (W ⊙ L)_ek, with L a matrix product.
-            let (w, l) = (
-                mixture_weights(nodes, c),
-                cached_scores(d, self.cache, nodes, self.id),
-            );
-            let k = c.configs;
-            (0..chunks)
-                .into_par_iter()
-                .map(|ch| {
-                    range(ch)
-                        .filter(|&e| c.participates(e))
-                        .map(|e| {
-                            let wl: f64 = w[e * k..(e + 1) * k]
-                                .iter()
-                                .zip(&l[e * k..(e + 1) * k])
-                                .map(|(a, b)| a * b)
-                                .sum();
-                            wl + own(e)
-                        })
-                        .sum()
-                })
-                .collect()
-        } else {
-            let cache = group_priors(d, nodes, c);
-            (0..chunks)
-                .into_par_iter()
-                .map(|ch| {
-                    let mut phi = vec![0.0; c.len];
-                    let mut tmp = vec![0.0; c.len];
-                    let mut buf = Vec::new();
-                    let mut total = 0.0;
-                    for e in range(ch).filter(|&e| c.participates(e)) {
-                        let ap =
-                            element_prior(d, nodes, c, &cache, e, &mut phi, &mut tmp, &mut buf);
-                        let u = &c.u[e * c.len..(e + 1) * c.len];
-                        total += phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>() - ap + own(e);
-                    }
-                    total
-                })
-                .collect()
-        };
-        sums.iter().sum()
+        let sums: Vec<f64> = (0..chunks)
+            .into_par_iter()
+            .map(|ch| {
+                let mut phi = vec![0.0; c.len];
+                let mut tmp = vec![0.0; c.len];
+                let mut buf = Vec::new();
+                let mut total = 0.0;
+                let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
+                for e in range.filter(|&e| c.participates(e)) {
+                    let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
+                    total += dot(&phi, &c.u[e * c.len..(e + 1) * c.len]) - ap;
+                }
+                total
+            })
+            .collect();
+        sums.iter().sum::<f64>() + own
     }
+}
+
+/// Σ_g (⟨φ_g⟩·S_g − ⟨A_g⟩ T_g): the prior part of a bound from summed moments S_g of T_g elements.
+fn prior_part(phi: &[f64], a: &[f64], sums: &[f64], counts: &[f64]) -> f64 {
+    let len = sums.len() / counts.len().max(1);
+    (0..counts.len())
+        .filter(|&g| counts[g] > 0.0)
+        .map(|g| {
+            dot(&phi[g * len..(g + 1) * len], &sums[g * len..(g + 1) * len]) - a[g] * counts[g]
+        })
+        .sum()
 }
 
 /// New φ, u, A for the latent elements of a node, given its summed child messages; the node's own
@@ -833,41 +888,61 @@ impl DistVisitor for Update<'_> {
             .zip(a.par_chunks_mut(chunk))
             .enumerate()
             .filter_map(|(ch, ((phi, u), a))| {
-                let mut tmp = vec![0.0; len];
-                let mut buf = Vec::new();
-                let mut x = vec![0.0; d.value_len()];
-                for (local, ae) in a.iter_mut().enumerate() {
-                    let e = ch * chunk + local;
-                    if c.is_observed(e) || !c.participates(e) {
-                        continue;
-                    }
-                    let pe = &mut phi[local * len..(local + 1) * len];
-                    let ue = &mut u[local * len..(local + 1) * len];
-                    element_prior(d, nodes, c, &cache, e, pe, &mut tmp, &mut buf);
-                    pe.iter_mut()
-                        .zip(&self.messages[e * len..(e + 1) * len])
-                        .for_each(|(p, m)| *p += m);
-                    let result = if c.map {
-                        d.moments(pe, ue)
-                            .map_err(|err| err.0.to_string())
-                            .and_then(|_| {
-                                d.mode(pe, &mut x);
-                                d.observe(&x, ue)
-                            })
-                    } else {
-                        d.moments(pe, ue).map_err(|err| err.0.to_string())
-                    };
-                    match result {
-                        Ok(v) => *ae = v,
-                        Err(what) => return Some((e, what)),
-                    }
-                }
-                None
+                let messages = |e: usize, _: usize, pe: &mut [f64]| {
+                    kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
+                };
+                update_rows(d, nodes, c, &cache, ch * chunk, phi, u, a, messages).err()
             })
             .collect();
         let first = errors.into_iter().min_by_key(|(e, _)| *e);
         ((phi, u, a), first)
     }
+}
+
+/// Winn (2.19) for the elements `start..` of one chunk (φ, u, A slices): φ = ⟨φ(pa)⟩ + the child
+/// messages, which `add_messages(element, row, φ)` adds; then u = ∂A/∂φ (batched over the chunk when
+/// every element is latent), or u(mode) for a MAP node (§2.6.1). Observed elements are left as they
+/// are. Stops at the first element outside the domain, with its index and what broke.
+#[allow(clippy::too_many_arguments)]
+fn update_rows<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    start: usize,
+    phi: &mut [f64],
+    u: &mut [f64],
+    a: &mut [f64],
+    mut add_messages: impl FnMut(usize, usize, &mut [f64]),
+) -> Result<(), (usize, String)> {
+    let (len, rows) = (c.len, a.len());
+    let latent = |e: usize| !c.is_observed(e) && c.participates(e);
+    let (mut tmp, mut buf) = (vec![0.0; len], Vec::new());
+    for r in (0..rows).filter(|&r| latent(start + r)) {
+        let pe = &mut phi[r * len..(r + 1) * len];
+        element_prior(d, nodes, c, priors, start + r, pe, &mut tmp, &mut buf);
+        add_messages(start + r, r, pe);
+    }
+    if !c.map && (start..start + rows).all(latent) {
+        return d
+            .moments_rows(phi, u, a)
+            .map_err(|(r, err)| (start + r, err.0.to_string()));
+    }
+    let mut x = vec![0.0; d.value_len()];
+    for r in (0..rows).filter(|&r| latent(start + r)) {
+        let (pe, ue) = (&phi[r * len..(r + 1) * len], &mut u[r * len..(r + 1) * len]);
+        let moments = d.moments(pe, ue).map_err(|err| err.0.to_string());
+        a[r] = if c.map {
+            moments.and_then(|_| {
+                d.mode(pe, &mut x);
+                d.observe(&x, ue)
+            })
+        } else {
+            moments
+        }
+        .map_err(|what| (start + r, what))?;
+    }
+    Ok(())
 }
 
 impl Vmp {
@@ -912,10 +987,14 @@ impl Vmp {
                 }
             }
         }
+        let fused = (0..nodes.len())
+            .map(|i| fused::fusable(&nodes, i))
+            .collect();
         Ok(Vmp {
             nodes,
             plates,
             refresh_after,
+            fused,
             initialized: false,
             cache: Cache::default(),
         })
@@ -1210,6 +1289,9 @@ impl Vmp {
                 self.nodes[i].name
             )));
         };
+        if self.fused[i] {
+            return self.update_fused(i);
+        }
         let dist = dist.clone();
         let messages = self.child_messages(i);
         let (phi, u, a) = self.run_update(i, &dist, &messages)?;
@@ -1224,12 +1306,16 @@ impl Vmp {
 
     /// The lower bound's term of each node (0 for deterministic nodes).
     pub fn node_bounds(&self) -> Vec<f64> {
+        self.node_bounds_with(&self.cache)
+    }
+
+    fn node_bounds_with(&self, cache: &Cache) -> Vec<f64> {
         self.nodes
             .iter()
             .enumerate()
             .map(|(id, n)| match &n.body {
                 Body::Stochastic(d) => d.visit(BoundTerm {
-                    cache: &self.cache,
+                    cache,
                     id,
                     nodes: &self.nodes,
                     node: n,
@@ -1237,6 +1323,13 @@ impl Vmp {
                 Body::Deterministic(_) | Body::Constant => 0.0,
             })
             .collect()
+    }
+
+    /// The bound recomputed from the nodes' arrays alone, ignoring every cached product (tests
+    /// compare it with [`Vmp::bound`] to check the caches' invalidation).
+    #[doc(hidden)]
+    pub fn fresh_bound(&self) -> f64 {
+        self.node_bounds_with(&Cache::default()).iter().sum()
     }
 
     /// The evidence lower bound L(Q) = Σ nodes' terms — Winn (2.31).

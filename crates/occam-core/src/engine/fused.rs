@@ -1,0 +1,385 @@
+//! The update of a mixture's Categorical index fused with the messages of its mixture children.
+//!
+//! For an index z whose every child x is a `config_only` mixture reading z element for element, the
+//! message to z_e is the row L_e = Θ u_e − A of x's scores (Winn (2.53)). The generic update would
+//! materialise L (n × K), the summed messages, the priors and, later, S = Wᵀ U and the bound terms,
+//! each a pass over n × K values. Here one parallel pass over blocks of elements computes a block of
+//! L (a small GEMM), the new q(z_e) (Winn (2.19)), and from the new moments everything the rest of
+//! the sweep reads from z: each child's S and totals, z's group sums (its message to its parents)
+//! and its own bound part. Those are put in the node cache, so the other updates and the bound cost
+//! O(K) instead of O(n K), and no n × K temporary is allocated.
+//!
+//! Blocks have a fixed size and their partial sums are added in block order, in rounds of a fixed
+//! number of blocks (bounding the memory of the partials): the result does not depend on the number
+//! of threads.
+
+use super::{group_priors, own_of, update_rows, Body, Node, Role, State, Vmp};
+use crate::dist::{DistVisitor, ExpFamily};
+use crate::error::RunError;
+use crate::kernels;
+use crate::moments::MomentKind;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Elements per block (one task; its L block stays in the core's cache).
+const BLOCK: usize = 512;
+/// Blocks per reduction round.
+const ROUND: usize = 64;
+/// Group sums are produced by the pass only up to this many values (else computed when needed).
+const MAX_GROUP_VALUES: usize = 1 << 12;
+
+/// Whether node `i` is an index whose update can be fused: a Categorical, not MAP, whose children
+/// are all single-selector `config_only` mixtures with child element e reading index element e.
+pub(super) fn fusable(nodes: &[Node], i: usize) -> bool {
+    let z = &nodes[i];
+    matches!(z.body, Body::Stochastic(_))
+        && matches!(z.kind, MomentKind::Categorical { .. })
+        && !z.map
+        && !z.children.is_empty()
+        && z.children.iter().all(|&(c, role)| {
+            let x = &nodes[c];
+            role == Role::Selector(0)
+                && x.config_only
+                && x.n == z.n
+                && x.selectors[0]
+                    .map
+                    .iter()
+                    .enumerate()
+                    .all(|(e, &m)| m as usize == e)
+        })
+}
+
+/// A mixture child during the pass: its node, Θ (K × len) and ⟨A⟩ (K) of its components.
+struct Child<'a> {
+    id: usize,
+    node: &'a Node,
+    theta: Vec<f64>,
+    a: Vec<f64>,
+    /// Every element takes part (no missing leaf entries).
+    all: bool,
+}
+
+/// What the pass adds up: z's own bound part, z's group sums and counts, each child's S and totals.
+struct Sums {
+    own: f64,
+    groups: Option<(Vec<f64>, Vec<f64>)>,
+    stats: Vec<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Sums {
+    fn zero(k: usize, groups: Option<usize>, children: &[Child]) -> Sums {
+        Sums {
+            own: 0.0,
+            groups: groups.map(|g| (vec![0.0; g * k], vec![0.0; g])),
+            stats: children
+                .iter()
+                .map(|c| (vec![0.0; k * c.node.len], vec![0.0; k]))
+                .collect(),
+        }
+    }
+
+    fn add(&mut self, other: &Sums) {
+        self.own += other.own;
+        if let (Some(a), Some(b)) = (&mut self.groups, &other.groups) {
+            kernels::add_into(&mut a.0, &b.0);
+            kernels::add_into(&mut a.1, &b.1);
+        }
+        for (a, b) in self.stats.iter_mut().zip(&other.stats) {
+            kernels::add_into(&mut a.0, &b.0);
+            kernels::add_into(&mut a.1, &b.1);
+        }
+    }
+}
+
+/// Θ and ⟨A⟩ of every component of a `config_only` mixture node.
+struct ComponentPriors<'a> {
+    nodes: &'a [Node],
+    node: &'a Node,
+}
+
+impl DistVisitor for ComponentPriors<'_> {
+    type Output = (Vec<f64>, Vec<f64>);
+    fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+        super::component_priors(d, self.nodes, self.node)
+    }
+}
+
+/// The fused update of index node `id` (moved-out state in `state`).
+struct FusedUpdate<'a> {
+    nodes: &'a [Node],
+    id: usize,
+    children: &'a [Child<'a>],
+    state: State,
+}
+
+type Fused = (State, Result<Sums, (usize, String)>);
+
+impl DistVisitor for FusedUpdate<'_> {
+    type Output = Fused;
+    fn visit<D: ExpFamily>(self, d: &D) -> Fused {
+        let (nodes, z, children) = (self.nodes, &self.nodes[self.id], self.children);
+        let k = z.len;
+        let (mut phi, mut u, mut a) = self.state;
+        let priors = group_priors(d, nodes, z);
+        let groups = z
+            .groups
+            .as_ref()
+            .map(|(_, reps)| reps.len())
+            .filter(|g| g * (k + 1) <= MAX_GROUP_VALUES);
+        let mut total = Sums::zero(k, groups, children);
+        let blocks = z.n.div_ceil(BLOCK);
+        for round in 0..blocks.div_ceil(ROUND) {
+            let (lo, hi) = (
+                round * ROUND * BLOCK,
+                ((round + 1) * ROUND * BLOCK).min(z.n),
+            );
+            let partials: Vec<Result<Sums, (usize, String)>> = phi[lo * k..hi * k]
+                .par_chunks_mut(BLOCK * k)
+                .zip(u[lo * k..hi * k].par_chunks_mut(BLOCK * k))
+                .zip(a[lo..hi].par_chunks_mut(BLOCK))
+                .enumerate()
+                .map(|(b, ((phi, u), a))| {
+                    let start = lo + b * BLOCK;
+                    let mut sums = Sums::zero(k, groups, children);
+                    block(d, nodes, z, children, &priors, start, phi, u, a, &mut sums)?;
+                    Ok(sums)
+                })
+                .collect();
+            for p in partials {
+                match p {
+                    Ok(s) => total.add(&s),
+                    Err(e) => return ((phi, u, a), Err(e)),
+                }
+            }
+        }
+        ((phi, u, a), Ok(total))
+    }
+}
+
+/// One block of elements starting at `start`: L, the new q(z_e), then the block's sums.
+#[allow(clippy::too_many_arguments)]
+fn block<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    z: &Node,
+    children: &[Child],
+    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    start: usize,
+    phi: &mut [f64],
+    u: &mut [f64],
+    a: &mut [f64],
+    sums: &mut Sums,
+) -> Result<(), (usize, String)> {
+    let (k, rows) = (z.len, a.len());
+    let scores: Vec<Vec<f64>> = children
+        .iter()
+        .map(|c| {
+            let len = c.node.len;
+            let mut l = vec![0.0; rows * k];
+            let uc = &c.node.u[start * len..(start + rows) * len];
+            kernels::scores_block(uc, len, &c.theta, &c.a, &mut l);
+            l
+        })
+        .collect();
+    let messages = |e: usize, r: usize, pe: &mut [f64]| {
+        for (c, l) in children.iter().zip(&scores) {
+            if c.all || c.node.participates(e) {
+                kernels::add_into(pe, &l[r * k..(r + 1) * k]);
+            }
+        }
+    };
+    update_rows(d, nodes, z, priors, start, phi, u, a, messages)?;
+    for r in (0..rows).filter(|&r| z.participates(start + r)) {
+        let e = start + r;
+        let ue = &u[r * k..(r + 1) * k];
+        sums.own += own_of(z.is_observed(e), &phi[r * k..(r + 1) * k], ue, a[r]);
+        if let (Some((gsum, count)), Some((group, _))) = (&mut sums.groups, &z.groups) {
+            let g = group[e] as usize;
+            count[g] += 1.0;
+            kernels::add_into(&mut gsum[g * k..(g + 1) * k], ue);
+        }
+    }
+    for (c, (s, t)) in children.iter().zip(&mut sums.stats) {
+        let len = c.node.len;
+        let uc = &c.node.u[start * len..(start + rows) * len];
+        let w: std::borrow::Cow<[f64]> = if c.all {
+            std::borrow::Cow::Borrowed(&u[..])
+        } else {
+            let mut w = u.to_vec();
+            for r in (0..rows).filter(|&r| !c.node.participates(start + r)) {
+                w[r * k..(r + 1) * k].iter_mut().for_each(|v| *v = 0.0);
+            }
+            std::borrow::Cow::Owned(w)
+        };
+        kernels::weighted_sums_block(&w, k, uc, len, s);
+        kernels::column_sums(&w, t);
+    }
+    Ok(())
+}
+
+impl Vmp {
+    /// Updates fusable index node `i` (see the module documentation) and fills the caches that its
+    /// parents' and children's updates and the bound read.
+    pub(super) fn update_fused(&mut self, i: usize) -> Result<(), RunError> {
+        let Body::Stochastic(dist) = &self.nodes[i].body else {
+            unreachable!("fusable nodes are stochastic")
+        };
+        let dist = dist.clone();
+        let z = &mut self.nodes[i];
+        let state = (
+            std::mem::take(&mut z.phi),
+            std::mem::take(&mut z.u),
+            std::mem::take(&mut z.a),
+        );
+        let nodes = &self.nodes;
+        let children: Vec<Child> = nodes[i]
+            .children
+            .iter()
+            .map(|&(c, _)| {
+                let node = &nodes[c];
+                let Body::Stochastic(cd) = &node.body else {
+                    unreachable!("mixtures are stochastic")
+                };
+                let (theta, a) = cd.visit(ComponentPriors { nodes, node });
+                Child {
+                    id: c,
+                    node,
+                    theta,
+                    a,
+                    all: (0..node.n).all(|e| node.participates(e)),
+                }
+            })
+            .collect();
+        let ids: Vec<usize> = children.iter().map(|c| c.id).collect();
+        let (state, result) = dist.visit(FusedUpdate {
+            nodes,
+            id: i,
+            children: &children,
+            state,
+        });
+        drop(children);
+        let z = &mut self.nodes[i];
+        (z.phi, z.u, z.a) = state;
+        self.changed(i);
+        let sums = result.map_err(|(e, what)| self.numerical(i, e, what))?;
+        {
+            let mut cache = self.cache.lock().expect("cache lock");
+            let entry = cache.entry(i).or_default();
+            entry.own = Some(sums.own);
+            entry.group_sums = sums.groups.map(Arc::new);
+            for (c, stats) in ids.into_iter().zip(sums.stats) {
+                cache.entry(c).or_default().stats = Some(Arc::new(stats));
+            }
+        }
+        self.refresh_dependents(i);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    /// z[G, M] with weights per group G (three element groups), some labels observed, and two
+    /// mixture children: a Gaussian with missing entries and a Poisson.
+    fn model() -> (Vmp, NodeId) {
+        let (groups, per, k) = (3, 40, 4);
+        let n = groups * per;
+        let noise = |i: usize, salt: usize| ((i * 7919 + salt * 104_729) % 1000) as f64 / 1000.0;
+        let mut g = Graph::new();
+        let gp = g.plate("G", groups);
+        let mp = g.plate("M", per);
+        let kp = g.plate("K", k);
+        let alpha = g
+            .add(
+                "alpha",
+                Dirichlet {
+                    concentration: vec![1.5, 1.0, 2.0, 0.5],
+                },
+                &[gp],
+                [],
+            )
+            .unwrap();
+        let z = g
+            .add("z", Categorical { k }, &[gp, mp], [p(alpha)])
+            .unwrap();
+        let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.01)]).unwrap();
+        let tau = g.add("tau", Gamma { shape: 1.0 }, &[kp], [c(1.0)]).unwrap();
+        let rate = g
+            .add("rate", Gamma { shape: 2.0 }, &[kp], [c(0.5)])
+            .unwrap();
+        let x = g
+            .add_mixture("x", Gaussian, &[gp, mp], &[(z, kp)], [p(mu), p(tau)])
+            .unwrap();
+        let y = g
+            .add_mixture("y", Poisson, &[gp, mp], &[(z, kp)], [p(rate)])
+            .unwrap();
+        let truth: Vec<usize> = (0..n).map(|i| (noise(i, 1) * k as f64) as usize).collect();
+        let xs: Vec<f64> = (0..n)
+            .map(|i| 4.0 * truth[i] as f64 + noise(i, 2) - 0.5)
+            .collect();
+        let ys: Vec<f64> = (0..n)
+            .map(|i| (truth[i] as f64 * 3.0 + 4.0 * noise(i, 3)).floor())
+            .collect();
+        let x_seen: Vec<bool> = (0..n).map(|i| i % 7 != 3).collect();
+        let labels: Vec<f64> = truth.iter().map(|&t| t as f64).collect();
+        let label_seen: Vec<bool> = (0..n).map(|i| i % 11 == 5).collect();
+        g.observe_masked(x, &xs, Some(&x_seen)).unwrap();
+        g.observe(y, &ys).unwrap();
+        g.observe_masked(z, &labels, Some(&label_seen)).unwrap();
+        (g.compile().unwrap(), z)
+    }
+
+    /// The fused index update gives the generic update's q(z), bound terms and every later update,
+    /// sweep after sweep (to rounding: sums are added in another order).
+    #[test]
+    fn fused_update_equals_the_generic_update() {
+        let (mut fused, z) = model();
+        let (mut generic, _) = model();
+        assert!(fused.fused[z.index()], "z should take the fused path");
+        generic.fused.iter_mut().for_each(|f| *f = false);
+        fused.initialize(7).unwrap();
+        generic.initialize(7).unwrap();
+        let order = fused.default_order();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+        for sweep in 0..15 {
+            for &id in &order {
+                fused.update(id).unwrap();
+                generic.update(id).unwrap();
+                for (name, (a, b)) in fused
+                    .names()
+                    .iter()
+                    .zip(fused.node_bounds().into_iter().zip(generic.node_bounds()))
+                {
+                    assert!(
+                        close(a, b),
+                        "sweep {sweep}, bound term of {name}: {a} vs {b}"
+                    );
+                }
+            }
+            for node in 0..fused.nodes.len() {
+                let (a, b) = (&fused.nodes[node], &generic.nodes[node]);
+                for (u, v) in a.u.iter().zip(&b.u).chain(a.phi.iter().zip(&b.phi)) {
+                    assert!(close(*u, *v), "sweep {sweep}, {}: {u} vs {v}", a.name);
+                }
+            }
+        }
+        assert!(close(fused.bound(), fused.fresh_bound()));
+    }
+
+    /// A non-finite message stops the fused update with the node and element named.
+    #[test]
+    fn fused_update_reports_the_broken_element() {
+        let (mut vmp, z) = model();
+        vmp.initialize(3).unwrap();
+        let x = vmp.node("x").unwrap();
+        vmp.nodes[x.index()].u[2 * 21] = f64::NAN;
+        vmp.changed(x.index());
+        match vmp.update(z) {
+            Err(RunError::Numerical { node, element, .. }) => {
+                assert_eq!((node.as_str(), element), ("z", 21));
+            }
+            other => panic!("expected a numerical error, got {other:?}"),
+        }
+    }
+}
