@@ -5,6 +5,12 @@
 //! Written once for every family: a node update gathers the messages of its children, adds the
 //! expected prior natural parameters, and maps φ to moments; the per-family formulas live in
 //! [`crate::dist`] and [`crate::factor`].
+//!
+//! Speed without special cases in the formulas: messages and bound terms are multilinear in the
+//! moments, so sums over elements that share parents (per component of a mixture, per group of
+//! elements) are formed once, cached per node until an input changes (`NodeCache`), and multiplied
+//! by the parents' moments. A mixture index whose children are such mixtures is updated in one
+//! pass that also produces those sums (module `fused`); a sweep then touches each element once.
 
 use crate::dist::{Dist, DistVisitor, ExpFamily};
 use crate::error::{BuildError, RunError};
