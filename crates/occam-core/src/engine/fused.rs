@@ -1,7 +1,8 @@
 //! The update of a mixture's Categorical index fused with the messages of its mixture children.
 //!
-//! For an index z whose every child x is a `config_only` mixture reading z element for element, the
-//! message to z_e is the row L_e = Θ u_e − A of x's scores (Winn (2.53)). The generic update would
+//! For an index z whose every child x is a `config_only` mixture whose runs (single elements, or
+//! e.g. the D elements x[n, ·] of a row) read z element for element, the message to z_n is the row
+//! L_n = Θ u_n − A of x's scores (Winn (2.53)), u_n the run's moments back to back. The generic update would
 //! materialise L (n × K), the summed messages, the priors and, later, S = Wᵀ U and the bound terms,
 //! each a pass over n × K values. Here one parallel pass over blocks of elements computes a block of
 //! L (a small GEMM), the new q(z_e) (Winn (2.19)), and from the new moments everything the rest of
@@ -29,7 +30,7 @@ const ROUND: usize = 64;
 const MAX_GROUP_VALUES: usize = 1 << 12;
 
 /// Whether node `i` is an index whose update can be fused: a Categorical, not MAP, whose children
-/// are all single-selector `config_only` mixtures with child element e reading index element e.
+/// are all single-selector `config_only` mixtures with run r reading index element r.
 pub(super) fn fusable(nodes: &[Node], i: usize) -> bool {
     let z = &nodes[i];
     matches!(z.body, Body::Stochastic(_))
@@ -40,19 +41,17 @@ pub(super) fn fusable(nodes: &[Node], i: usize) -> bool {
             let x = &nodes[c];
             role == Role::Selector(0)
                 && x.config_only
-                && x.n == z.n
-                && x.selectors[0]
-                    .map
-                    .iter()
-                    .enumerate()
-                    .all(|(e, &m)| m as usize == e)
+                && x.n == z.n * x.period
+                && (0..z.n).all(|r| x.selectors[0].map[r * x.period] as usize == r)
         })
 }
 
-/// A mixture child during the pass: its node, Θ (K × len) and ⟨A⟩ (K) of its components.
+/// A mixture child during the pass: its node, Θ (K × len) and ⟨A⟩ (K) of its components over a run
+/// of `len` moments.
 struct Child<'a> {
     id: usize,
     node: &'a Node,
+    len: usize,
     theta: Vec<f64>,
     a: Vec<f64>,
     /// Every element takes part (no missing leaf entries).
@@ -73,7 +72,7 @@ impl Sums {
             groups: groups.map(|g| (vec![0.0; g * k], vec![0.0; g])),
             stats: children
                 .iter()
-                .map(|c| (vec![0.0; k * c.node.len], vec![0.0; k]))
+                .map(|c| (vec![0.0; k * c.len], vec![0.0; k]))
                 .collect(),
         }
     }
@@ -174,7 +173,7 @@ fn block<D: ExpFamily>(
     let scores: Vec<Vec<f64>> = children
         .iter()
         .map(|c| {
-            let len = c.node.len;
+            let len = c.len;
             let mut l = vec![0.0; rows * k];
             let uc = &c.node.u[start * len..(start + rows) * len];
             kernels::scores_block(uc, len, &c.theta, &c.a, &mut l);
@@ -200,7 +199,7 @@ fn block<D: ExpFamily>(
         }
     }
     for (c, (s, t)) in children.iter().zip(&mut sums.stats) {
-        let len = c.node.len;
+        let len = c.len;
         let uc = &c.node.u[start * len..(start + rows) * len];
         let w: std::borrow::Cow<[f64]> = if c.all {
             std::borrow::Cow::Borrowed(&u[..])
@@ -244,6 +243,7 @@ impl Vmp {
                 Child {
                     id: c,
                     node,
+                    len: node.period * node.len,
                     theta,
                     a,
                     all: (0..node.n).all(|e| node.participates(e)),
@@ -280,8 +280,9 @@ impl Vmp {
 mod tests {
     use crate::prelude::*;
 
-    /// z[G, M] with weights per group G (three element groups), some labels observed, and two
-    /// mixture children: a Gaussian with missing entries and a Poisson.
+    /// z[G, M] with weights per group G (three element groups), some labels observed, and three
+    /// mixture children: a Gaussian with missing entries, a Poisson, and w[G, M, D] with means
+    /// nu[K, D] (runs of D elements per z element).
     fn model() -> (Vmp, NodeId) {
         let (groups, per, k) = (3, 40, 4);
         let n = groups * per;
@@ -290,6 +291,7 @@ mod tests {
         let gp = g.plate("G", groups);
         let mp = g.plate("M", per);
         let kp = g.plate("K", k);
+        let dp = g.plate("D", 2);
         let alpha = g
             .add(
                 "alpha",
@@ -314,6 +316,10 @@ mod tests {
         let y = g
             .add_mixture("y", Poisson, &[gp, mp], &[(z, kp)], [p(rate)])
             .unwrap();
+        let nu = g.add("nu", Gaussian, &[kp, dp], [c(0.0), c(0.1)]).unwrap();
+        let w = g
+            .add_mixture("w", Gaussian, &[gp, mp, dp], &[(z, kp)], [p(nu), c(2.0)])
+            .unwrap();
         let truth: Vec<usize> = (0..n).map(|i| (noise(i, 1) * k as f64) as usize).collect();
         let xs: Vec<f64> = (0..n)
             .map(|i| 4.0 * truth[i] as f64 + noise(i, 2) - 0.5)
@@ -326,18 +332,29 @@ mod tests {
         let label_seen: Vec<bool> = (0..n).map(|i| i % 11 == 5).collect();
         g.observe_masked(x, &xs, Some(&x_seen)).unwrap();
         g.observe(y, &ys).unwrap();
+        let ws: Vec<f64> = (0..2 * n)
+            .map(|i| (truth[i / 2] as f64 - 1.5) * (1.0 + (i % 2) as f64) + noise(i, 4))
+            .collect();
+        g.observe(w, &ws).unwrap();
         g.observe_masked(z, &labels, Some(&label_seen)).unwrap();
         (g.compile().unwrap(), z)
     }
 
-    /// The fused index update gives the generic update's q(z), bound terms and every later update,
-    /// sweep after sweep (to rounding: sums are added in another order).
+    /// The fused index update, with matrix products over runs, gives the element-by-element
+    /// update's q(z), bound terms and every later update, sweep after sweep (to rounding: sums are
+    /// added in another order).
     #[test]
     fn fused_update_equals_the_generic_update() {
         let (mut fused, z) = model();
         let (mut generic, _) = model();
         assert!(fused.fused[z.index()], "z should take the fused path");
+        let w = fused.node("w").unwrap().index();
+        assert!(fused.nodes[w].config_only && fused.nodes[w].period == 2);
         generic.fused.iter_mut().for_each(|f| *f = false);
+        for node in generic.nodes.iter_mut() {
+            node.config_only = false;
+            node.period = 1;
+        }
         fused.initialize(7).unwrap();
         generic.initialize(7).unwrap();
         let order = fused.default_order();

@@ -129,9 +129,14 @@ pub(crate) struct Node {
     pub data: Vec<f64>,
     pub map: bool,
     pub init: Option<Init>,
-    /// Mixture with one selector whose parents depend on the component only (not on the element):
-    /// its statistics and log-densities are matrix products (`kernels`).
+    /// Mixture with one selector whose parents depend on the component only (not on the element),
+    /// or on the component and the position within runs of `period` consecutive elements that read
+    /// one selector element (e.g. x[N, D] with mu[K, D] selected by z[N]: runs of D). A run's moments
+    /// are then one row of length `period · len`, and its statistics and log-densities are matrix
+    /// products (`kernels`).
     pub config_only: bool,
+    /// Run length of a `config_only` mixture (1: parents depend on the component alone).
+    pub period: usize,
     /// For nodes without selectors whose elements share parents: the group (distinct tuple of
     /// parent elements) of each element and one representative element per group. Messages are then
     /// sent once per group from the summed moments (exact by multilinearity).
@@ -171,6 +176,7 @@ impl Node {
             map: false,
             init: None,
             config_only: false,
+            period: 1,
             groups: None,
         }
     }
@@ -442,6 +448,34 @@ fn prior_of<D: ExpFamily>(
     a
 }
 
+/// For a single-selector mixture whose parents depend only on the component and on the position
+/// within runs of P consecutive elements that all read one selector element: P (1 when they depend on
+/// the component alone). Runs longer than 1 need every element to take part (no missing leaf entry).
+fn mixture_period(node: &Node) -> Option<usize> {
+    let q = node.configs;
+    if node.selectors.len() != 1 || q < 2 {
+        return None;
+    }
+    let periodic = |p: usize| {
+        node.parents.iter().all(|edge| {
+            let block = p * q * edge.stack;
+            matches!(edge.source, Source::Const(_))
+                || edge
+                    .map
+                    .chunks_exact(block)
+                    .all(|c| c == &edge.map[..block])
+        })
+    };
+    if periodic(1) {
+        return Some(1);
+    }
+    let map = &node.selectors[0].map;
+    let p = map.iter().take_while(|&&m| m == map[0]).count();
+    let runs_read_one =
+        node.n % p == 0 && map.chunks_exact(p).all(|r| r.iter().all(|&m| m == r[0]));
+    (runs_read_one && (0..node.n).all(|e| node.participates(e)) && periodic(p)).then_some(p)
+}
+
 /// Groups of elements with identical parent elements in every slot (see `Node::groups`), if there
 /// are at most half as many groups as elements.
 fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
@@ -517,45 +551,48 @@ fn element_prior<D: ExpFamily>(
     }
 }
 
-/// W (n × K): Q(z = k) for each element of a single-selector mixture node, zero for elements that
-/// do not participate.
+/// W (runs × K): Q(z = k) for each run of `period` elements of a `config_only` mixture node (its
+/// elements when `period` is 1), zero for elements that do not participate.
 fn mixture_weights<'a>(nodes: &'a [Node], c: &Node) -> std::borrow::Cow<'a, [f64]> {
     let sel = &c.selectors[0];
     let z = &nodes[sel.node].u;
-    let identity = sel.map.iter().enumerate().all(|(e, &m)| m as usize == e);
-    if identity && z.len() == c.n * sel.k && (0..c.n).all(|e| c.participates(e)) {
+    let runs = c.n / c.period;
+    let identity = (0..runs).all(|r| sel.map[r * c.period] as usize == r);
+    if identity && z.len() == runs * sel.k && (0..c.n).all(|e| c.participates(e)) {
         return std::borrow::Cow::Borrowed(z);
     }
-    let mut w = vec![0.0; c.n * sel.k];
-    w.par_chunks_mut(sel.k).enumerate().for_each(|(e, row)| {
-        if c.participates(e) {
-            let ie = sel.map[e] as usize;
+    let mut w = vec![0.0; runs * sel.k];
+    w.par_chunks_mut(sel.k).enumerate().for_each(|(r, row)| {
+        if c.participates(r * c.period) {
+            let ie = sel.map[r * c.period] as usize;
             row.copy_from_slice(&z[ie * sel.k..(ie + 1) * sel.k]);
         }
     });
     std::borrow::Cow::Owned(w)
 }
 
-/// ⟨φ⟩ and ⟨A⟩ of every component of a `config_only` mixture: Θ (K × len) and a (K).
+/// ⟨φ⟩ and ⟨A⟩ of every component of a `config_only` mixture, over a run: Θ (K × period·len), row k
+/// the priors of the run's positions back to back, and a (K), their ⟨A⟩ summed.
 fn component_priors<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> (Vec<f64>, Vec<f64>) {
-    let mut theta = vec![0.0; c.configs * c.len];
+    let row = c.period * c.len;
+    let mut theta = vec![0.0; c.configs * row];
     let mut a = vec![0.0; c.configs];
     let mut buf = Vec::new();
     for q in 0..c.configs {
-        let pa = gather(nodes, c, q, &mut buf);
-        a[q] = d.prior(
-            &pa[..c.parents.len()],
-            &mut theta[q * c.len..(q + 1) * c.len],
-        );
+        for j in 0..c.period {
+            let pa = gather(nodes, c, j * c.configs + q, &mut buf);
+            let at = q * row + j * c.len;
+            a[q] += d.prior(&pa[..c.parents.len()], &mut theta[at..at + c.len]);
+        }
     }
     (theta, a)
 }
 
-/// L (n × K): ⟨ln p_k(x_e)⟩ without f, for a `config_only` mixture.
+/// L (runs × K): ⟨ln p_k(x_run)⟩ without f, for a `config_only` mixture.
 fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
     let (theta, a) = component_priors(d, nodes, c);
-    let mut l = vec![0.0; c.n * c.configs];
-    kernels::scores(&c.u, c.len, &theta, &a, &mut l);
+    let mut l = vec![0.0; c.n / c.period * c.configs];
+    kernels::scores(&c.u, c.period * c.len, &theta, &a, &mut l);
     l
 }
 
@@ -586,7 +623,12 @@ fn cached_stats(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec<f64>, Vec<
         || {
             let c = &nodes[id];
             let w = mixture_weights(nodes, c);
-            Arc::new(kernels::weighted_sums(&w, c.configs, &c.u, c.len))
+            Arc::new(kernels::weighted_sums(
+                &w,
+                c.configs,
+                &c.u,
+                c.period * c.len,
+            ))
         },
     )
 }
@@ -694,15 +736,19 @@ impl DistVisitor for SlotMessages<'_> {
             let (stats, totals) = (&cached.0, &cached.1);
             let mut buf = Vec::new();
             for q in (0..c.configs).filter(|&q| totals[q] > 0.0) {
-                let pa = gather(nodes, c, q, &mut buf);
-                d.message_to(
-                    self.slot,
-                    &stats[q * c.len..(q + 1) * c.len],
-                    totals[q],
-                    &pa[..c.parents.len()],
-                    &mut m,
-                );
-                edge.scatter(q, &m, self.out);
+                for j in 0..c.period {
+                    // Position j of a run, component q: extended element j·K + q.
+                    let (ext, at) = (j * c.configs + q, (q * c.period + j) * c.len);
+                    let pa = gather(nodes, c, ext, &mut buf);
+                    d.message_to(
+                        self.slot,
+                        &stats[at..at + c.len],
+                        totals[q],
+                        &pa[..c.parents.len()],
+                        &mut m,
+                    );
+                    edge.scatter(ext, &m, self.out);
+                }
             }
             return;
         }
@@ -770,12 +816,12 @@ impl DistVisitor for SelectorMessages<'_> {
         let sel = &c.selectors[self.selector];
         if c.config_only {
             let l = cached_scores(d, self.cache, nodes, self.id);
-            for e in (0..c.n).filter(|&e| c.participates(e)) {
-                let ie = sel.map[e] as usize;
-                let dst = &mut self.out[ie * sel.k..(ie + 1) * sel.k];
-                dst.iter_mut()
-                    .zip(&l[e * sel.k..(e + 1) * sel.k])
-                    .for_each(|(o, v)| *o += v);
+            for r in (0..c.n / c.period).filter(|&r| c.participates(r * c.period)) {
+                let ie = sel.map[r * c.period] as usize;
+                kernels::add_into(
+                    &mut self.out[ie * sel.k..(ie + 1) * sel.k],
+                    &l[r * sel.k..(r + 1) * sel.k],
+                );
             }
             return;
         }
@@ -956,17 +1002,10 @@ impl Vmp {
         let Graph { plates, mut nodes } = graph;
         for node in nodes.iter_mut() {
             node.groups = element_groups(node);
-            let q = node.configs;
-            node.config_only = node.selectors.len() == 1
-                && q > 1
-                && node.parents.iter().all(|edge| {
-                    let block = q * edge.stack;
-                    matches!(edge.source, Source::Const(_))
-                        || edge
-                            .map
-                            .chunks_exact(block)
-                            .all(|c| c == &edge.map[..block])
-                });
+            if let Some(period) = mixture_period(node) {
+                node.config_only = true;
+                node.period = period;
+            }
         }
         for n in &nodes {
             if n.map && !n.observed.is_empty() && n.observed.iter().all(|&o| o) {
