@@ -14,7 +14,8 @@
 //! number of blocks (bounding the memory of the partials): the result does not depend on the number
 //! of threads.
 
-use super::{group_priors, own_of, update_rows, Body, Node, Role, State, Vmp};
+use super::update::update_rows;
+use super::{group_priors, own_of, Body, Node, Role, State, Vmp};
 use crate::dist::{DistVisitor, ExpFamily};
 use crate::error::RunError;
 use crate::kernels;

@@ -1,0 +1,373 @@
+//! What a node's elements read: their parents' moments (gathered per element and selector
+//! configuration), their expected priors (per element, per group of elements sharing parents, per
+//! mixture component), and the cached sums over elements that messages and bound terms multiply.
+
+use super::*;
+
+/// Parent moments of one extended element: borrowed slices (stacked slots are gathered into `buf`).
+pub(super) fn gather<'a>(
+    nodes: &'a [Node],
+    node: &'a Node,
+    ext: usize,
+    buf: &'a mut Vec<f64>,
+) -> [&'a [f64]; MAX_SLOTS] {
+    buf.clear();
+    for edge in &node.parents {
+        if edge.stack > 1 {
+            if let Source::Node(p) = edge.source {
+                for t in 0..edge.stack {
+                    let pe = edge.map[ext * edge.stack + t] as usize;
+                    buf.extend_from_slice(&nodes[p].u[pe * edge.plen..(pe + 1) * edge.plen]);
+                }
+            }
+        }
+    }
+    let mut out: [&[f64]; MAX_SLOTS] = [&[]; MAX_SLOTS];
+    let mut offset = 0;
+    let buf: &'a [f64] = buf;
+    for (s, edge) in node.parents.iter().enumerate() {
+        out[s] = match &edge.source {
+            Source::Const(m) => m,
+            Source::Node(p) if edge.stack == 1 => {
+                let pe = edge.map[ext] as usize;
+                &nodes[*p].u[pe * edge.plen..(pe + 1) * edge.plen]
+            }
+            Source::Node(_) => {
+                let len = edge.stack * edge.plen;
+                offset += len;
+                &buf[offset - len..offset]
+            }
+        };
+    }
+    out
+}
+
+/// Weight of selector configuration q for child element e: ∏_m Q(z_m = k_m).
+pub(super) fn config_weight(nodes: &[Node], node: &Node, e: usize, mut q: usize) -> f64 {
+    let mut w = 1.0;
+    for sel in node.selectors.iter().rev() {
+        let k = q % sel.k;
+        q /= sel.k;
+        let ie = sel.map[e] as usize;
+        w *= nodes[sel.node].u[ie * sel.k + k];
+    }
+    w
+}
+
+/// Digit of selector m in configuration q.
+pub(super) fn config_digit(node: &Node, m: usize, q: usize) -> usize {
+    let inner: usize = node.selectors[m + 1..].iter().map(|s| s.k).product();
+    (q / inner) % node.selectors[m].k
+}
+
+/// Expected prior of element e: φ_p = Σ_q w_q ⟨φ(pa_q)⟩, returns Σ_q w_q ⟨A(pa_q)⟩ (Winn (2.52)).
+pub(super) fn prior_of<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    node: &Node,
+    e: usize,
+    phi: &mut [f64],
+    tmp: &mut [f64],
+    buf: &mut Vec<f64>,
+) -> f64 {
+    if node.configs == 1 {
+        let pa = gather(nodes, node, e, buf);
+        return d.prior(&pa[..node.parents.len()], phi);
+    }
+    phi.iter_mut().for_each(|v| *v = 0.0);
+    let mut a = 0.0;
+    for q in 0..node.configs {
+        let w = config_weight(nodes, node, e, q);
+        if w == 0.0 {
+            continue;
+        }
+        let pa = gather(nodes, node, e * node.configs + q, buf);
+        a += w * d.prior(&pa[..node.parents.len()], tmp);
+        phi.iter_mut()
+            .zip(tmp.iter())
+            .for_each(|(p, t)| *p += w * t);
+    }
+    a
+}
+
+/// For a single-selector mixture whose parents depend only on the component and on the position
+/// within runs of P consecutive elements that all read one selector element: P (1 when they depend on
+/// the component alone). Runs longer than 1 need every element to take part (no missing leaf entry).
+pub(super) fn mixture_period(node: &Node) -> Option<usize> {
+    let q = node.configs;
+    if node.selectors.len() != 1 || q < 2 {
+        return None;
+    }
+    let periodic = |p: usize| {
+        node.parents.iter().all(|edge| {
+            let block = p * q * edge.stack;
+            matches!(edge.source, Source::Const(_))
+                || edge
+                    .map
+                    .chunks_exact(block)
+                    .all(|c| c == &edge.map[..block])
+        })
+    };
+    if periodic(1) {
+        return Some(1);
+    }
+    let map = &node.selectors[0].map;
+    let p = map.iter().take_while(|&&m| m == map[0]).count();
+    let runs_read_one =
+        node.n % p == 0 && map.chunks_exact(p).all(|r| r.iter().all(|&m| m == r[0]));
+    (runs_read_one && (0..node.n).all(|e| node.participates(e)) && periodic(p)).then_some(p)
+}
+
+/// Groups of elements with identical parent elements in every slot (see `Node::groups`), if there
+/// are at most half as many groups as elements.
+pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
+    if node.configs != 1 || node.n < 2 || !matches!(node.body, Body::Stochastic(_)) {
+        return None;
+    }
+    let mut ids = std::collections::HashMap::new();
+    let mut group = Vec::with_capacity(node.n);
+    let mut reps = Vec::new();
+    for e in 0..node.n {
+        let key: Vec<u32> = node
+            .parents
+            .iter()
+            .filter(|edge| matches!(edge.source, Source::Node(_)))
+            .flat_map(|edge| {
+                edge.map[e * edge.stack..(e + 1) * edge.stack]
+                    .iter()
+                    .copied()
+            })
+            .collect();
+        let next = ids.len() as u32;
+        let g = *ids.entry(key).or_insert_with(|| {
+            reps.push(e as u32);
+            next
+        });
+        group.push(g);
+        if reps.len() * 2 > node.n {
+            return None;
+        }
+    }
+    Some((group, reps))
+}
+
+/// ⟨φ⟩ and ⟨A⟩ of the prior of each element group (see `Node::groups`): (φ per group, A per group).
+pub(super) fn group_priors<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    let (_, reps) = c.groups.as_ref()?;
+    let mut phi = vec![0.0; reps.len() * c.len];
+    let mut a = vec![0.0; reps.len()];
+    let (mut tmp, mut buf) = (vec![0.0; c.len], Vec::new());
+    for (g, &rep) in reps.iter().enumerate() {
+        a[g] = prior_of(
+            d,
+            nodes,
+            c,
+            rep as usize,
+            &mut phi[g * c.len..(g + 1) * c.len],
+            &mut tmp,
+            &mut buf,
+        );
+    }
+    Some((phi, a))
+}
+
+/// The prior of element e: from its group's cache if there is one, else computed.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn element_prior<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+    cache: &Option<(Vec<f64>, Vec<f64>)>,
+    e: usize,
+    phi: &mut [f64],
+    tmp: &mut [f64],
+    buf: &mut Vec<f64>,
+) -> f64 {
+    match (cache, &c.groups) {
+        (Some((gphi, ga)), Some((group, _))) => {
+            let g = group[e] as usize;
+            phi.copy_from_slice(&gphi[g * c.len..(g + 1) * c.len]);
+            ga[g]
+        }
+        _ => prior_of(d, nodes, c, e, phi, tmp, buf),
+    }
+}
+
+/// W (runs × K): Q(z = k) for each run of `period` elements of a `config_only` mixture node (its
+/// elements when `period` is 1), zero for elements that do not participate.
+pub(super) fn mixture_weights<'a>(nodes: &'a [Node], c: &Node) -> std::borrow::Cow<'a, [f64]> {
+    let sel = &c.selectors[0];
+    let z = &nodes[sel.node].u;
+    let runs = c.n / c.period;
+    let identity = (0..runs).all(|r| sel.map[r * c.period] as usize == r);
+    if identity && z.len() == runs * sel.k && (0..c.n).all(|e| c.participates(e)) {
+        return std::borrow::Cow::Borrowed(z);
+    }
+    let mut w = vec![0.0; runs * sel.k];
+    w.par_chunks_mut(sel.k).enumerate().for_each(|(r, row)| {
+        if c.participates(r * c.period) {
+            let ie = sel.map[r * c.period] as usize;
+            row.copy_from_slice(&z[ie * sel.k..(ie + 1) * sel.k]);
+        }
+    });
+    std::borrow::Cow::Owned(w)
+}
+
+/// ⟨φ⟩ and ⟨A⟩ of every component of a `config_only` mixture, over a run: Θ (K × period·len), row k
+/// the priors of the run's positions back to back, and a (K), their ⟨A⟩ summed.
+pub(super) fn component_priors<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+) -> (Vec<f64>, Vec<f64>) {
+    let row = c.period * c.len;
+    let mut theta = vec![0.0; c.configs * row];
+    let mut a = vec![0.0; c.configs];
+    let mut buf = Vec::new();
+    for q in 0..c.configs {
+        for j in 0..c.period {
+            let pa = gather(nodes, c, j * c.configs + q, &mut buf);
+            let at = q * row + j * c.len;
+            a[q] += d.prior(&pa[..c.parents.len()], &mut theta[at..at + c.len]);
+        }
+    }
+    (theta, a)
+}
+
+/// L (runs × K): ⟨ln p_k(x_run)⟩ without f, for a `config_only` mixture.
+pub(super) fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
+    let (theta, a) = component_priors(d, nodes, c);
+    let mut l = vec![0.0; c.n / c.period * c.configs];
+    kernels::scores(&c.u, c.period * c.len, &theta, &a, &mut l);
+    l
+}
+
+/// The entry of node `id` that `field` selects, from the cache when valid, else computed and kept.
+pub(super) fn cached<T: Clone>(
+    cache: &Cache,
+    id: usize,
+    field: fn(&mut NodeCache) -> &mut Option<T>,
+    compute: impl FnOnce() -> T,
+) -> T {
+    let mut guard = cache.lock().expect("cache lock");
+    if let Some(v) = guard.get_mut(&id).and_then(|e| field(e).clone()) {
+        return v;
+    }
+    drop(guard);
+    let v = compute();
+    guard = cache.lock().expect("cache lock");
+    *field(guard.entry(id).or_default()) = Some(v.clone());
+    v
+}
+
+/// S = Wᵀ U and the totals of W for mixture node `id`.
+pub(super) fn cached_stats(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec<f64>, Vec<f64>)> {
+    cached(
+        cache,
+        id,
+        |e| &mut e.stats,
+        || {
+            let c = &nodes[id];
+            let w = mixture_weights(nodes, c);
+            Arc::new(kernels::weighted_sums(
+                &w,
+                c.configs,
+                &c.u,
+                c.period * c.len,
+            ))
+        },
+    )
+}
+
+/// L for mixture node `id`.
+pub(super) fn cached_scores<D: ExpFamily>(
+    d: &D,
+    cache: &Cache,
+    nodes: &[Node],
+    id: usize,
+) -> Arc<Vec<f64>> {
+    cached(
+        cache,
+        id,
+        |e| &mut e.scores,
+        || Arc::new(component_scores(d, nodes, &nodes[id])),
+    )
+}
+
+/// Σ u and the number of participating elements of each element group of node `id`.
+pub(super) fn cached_group_sums(
+    cache: &Cache,
+    nodes: &[Node],
+    id: usize,
+) -> Arc<(Vec<f64>, Vec<f64>)> {
+    cached(
+        cache,
+        id,
+        |e| &mut e.group_sums,
+        || {
+            let c = &nodes[id];
+            let (group, reps) = c.groups.as_ref().expect("group sums of a grouped node");
+            let mut sums = vec![0.0; reps.len() * c.len];
+            let mut counts = vec![0.0; reps.len()];
+            for e in (0..c.n).filter(|&e| c.participates(e)) {
+                let g = group[e] as usize;
+                counts[g] += 1.0;
+                kernels::add_into(
+                    &mut sums[g * c.len..(g + 1) * c.len],
+                    &c.u[e * c.len..(e + 1) * c.len],
+                );
+            }
+            Arc::new((sums, counts))
+        },
+    )
+}
+
+/// Element e's own part of the bound: A(φ_q) − φ_q·u if latent, f(x) if observed or MAP.
+pub(super) fn own_term(c: &Node, e: usize) -> f64 {
+    let r = e * c.len..(e + 1) * c.len;
+    own_of(
+        c.is_observed(e) || c.map,
+        &c.phi[r.clone()],
+        &c.u[r],
+        c.a[e],
+    )
+}
+
+/// `own_term` from an element's arrays (`a` holds f(x) for a point value).
+pub(super) fn own_of(point: bool, phi: &[f64], u: &[f64], a: f64) -> f64 {
+    if point {
+        a
+    } else {
+        a - dot(phi, u)
+    }
+}
+
+/// Σ of `own_term` over node `id`'s participating elements (chunks in parallel, summed in order).
+pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
+    cached(
+        cache,
+        id,
+        |e| &mut e.own,
+        || {
+            let c = &nodes[id];
+            let sums: Vec<f64> = (0..c.n.div_ceil(kernels::CHUNK))
+                .into_par_iter()
+                .map(|ch| {
+                    (ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n))
+                        .filter(|&e| c.participates(e))
+                        .map(|e| own_term(c, e))
+                        .sum::<f64>()
+                })
+                .collect();
+            sums.iter().sum()
+        },
+    )
+}
+
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}

@@ -1,0 +1,143 @@
+//! A node's update — Winn (2.19): expected prior natural parameters plus child messages, then moments.
+
+use super::*;
+
+/// New φ, u, A for the latent elements of a node, given its summed child messages; the node's own
+/// arrays are moved into `state` for the update (no node reads its own moments when updating).
+struct Update<'a> {
+    nodes: &'a [Node],
+    node: &'a Node,
+    messages: &'a [f64],
+    state: State,
+}
+
+/// (φ, u, A or f) per element; with the first element that broke, if any.
+type Updated = (State, Option<(usize, String)>);
+
+impl DistVisitor for Update<'_> {
+    type Output = Updated;
+    /// Winn (2.19): φ* = ⟨φ(pa)⟩ + Σ child messages, then u = ∂A/∂φ* (or u(mode) for MAP, §2.6.1).
+    /// Elements are independent given the messages: chunks run in parallel.
+    fn visit<D: ExpFamily>(self, d: &D) -> Updated {
+        let (nodes, c, len) = (self.nodes, self.node, self.node.len);
+        let (mut phi, mut u, mut a) = self.state;
+        let chunk = kernels::CHUNK;
+        let cache = group_priors(d, nodes, c);
+        let errors: Vec<(usize, String)> = phi
+            .par_chunks_mut(chunk * len)
+            .zip(u.par_chunks_mut(chunk * len))
+            .zip(a.par_chunks_mut(chunk))
+            .enumerate()
+            .filter_map(|(ch, ((phi, u), a))| {
+                let messages = |e: usize, _: usize, pe: &mut [f64]| {
+                    kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
+                };
+                update_rows(d, nodes, c, &cache, ch * chunk, phi, u, a, messages).err()
+            })
+            .collect();
+        let first = errors.into_iter().min_by_key(|(e, _)| *e);
+        ((phi, u, a), first)
+    }
+}
+
+/// Winn (2.19) for the elements `start..` of one chunk (φ, u, A slices): φ = ⟨φ(pa)⟩ + the child
+/// messages, which `add_messages(element, row, φ)` adds; then u = ∂A/∂φ (batched over the chunk when
+/// every element is latent), or u(mode) for a MAP node (§2.6.1). Observed elements are left as they
+/// are. Stops at the first element outside the domain, with its index and what broke.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn update_rows<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    start: usize,
+    phi: &mut [f64],
+    u: &mut [f64],
+    a: &mut [f64],
+    mut add_messages: impl FnMut(usize, usize, &mut [f64]),
+) -> Result<(), (usize, String)> {
+    let (len, rows) = (c.len, a.len());
+    let latent = |e: usize| !c.is_observed(e) && c.participates(e);
+    let (mut tmp, mut buf) = (vec![0.0; len], Vec::new());
+    for r in (0..rows).filter(|&r| latent(start + r)) {
+        let pe = &mut phi[r * len..(r + 1) * len];
+        element_prior(d, nodes, c, priors, start + r, pe, &mut tmp, &mut buf);
+        add_messages(start + r, r, pe);
+    }
+    if !c.map && (start..start + rows).all(latent) {
+        return d
+            .moments_rows(phi, u, a)
+            .map_err(|(r, err)| (start + r, err.0.to_string()));
+    }
+    let mut x = vec![0.0; d.value_len()];
+    for r in (0..rows).filter(|&r| latent(start + r)) {
+        let (pe, ue) = (&phi[r * len..(r + 1) * len], &mut u[r * len..(r + 1) * len]);
+        let moments = d.moments(pe, ue).map_err(|err| err.0.to_string());
+        a[r] = if c.map {
+            moments.and_then(|_| {
+                d.mode(pe, &mut x);
+                d.observe(&x, ue)
+            })
+        } else {
+            moments
+        }
+        .map_err(|what| (start + r, what))?;
+    }
+    Ok(())
+}
+
+impl Vmp {
+    /// Runs `Update` on node i with its arrays moved out (returned, or put back on error).
+    pub(super) fn run_update(
+        &mut self,
+        i: usize,
+        dist: &Dist,
+        messages: &[f64],
+    ) -> Result<State, RunError> {
+        let n = &mut self.nodes[i];
+        let state = (
+            std::mem::take(&mut n.phi),
+            std::mem::take(&mut n.u),
+            std::mem::take(&mut n.a),
+        );
+        let (state, error) = dist.visit(Update {
+            nodes: &self.nodes,
+            node: &self.nodes[i],
+            messages,
+            state,
+        });
+        match error {
+            None => Ok(state),
+            Some((e, what)) => {
+                let n = &mut self.nodes[i];
+                (n.phi, n.u, n.a) = state;
+                self.changed(i);
+                Err(self.numerical(i, e, what))
+            }
+        }
+    }
+
+    /// Updates one node's q (its latent elements) — Winn (2.19).
+    pub fn update(&mut self, node: NodeId) -> Result<(), RunError> {
+        let i = self.id(node);
+        let Body::Stochastic(dist) = &self.nodes[i].body else {
+            return Err(RunError::Schedule(format!(
+                "`{}` is not stochastic and has no q to update",
+                self.nodes[i].name
+            )));
+        };
+        if self.fused[i] {
+            return self.update_fused(i);
+        }
+        let dist = dist.clone();
+        let messages = self.child_messages(i);
+        let (phi, u, a) = self.run_update(i, &dist, &messages)?;
+        let n = &mut self.nodes[i];
+        n.phi = phi;
+        n.u = u;
+        n.a = a;
+        self.changed(i);
+        self.refresh_dependents(i);
+        Ok(())
+    }
+}
