@@ -3,6 +3,7 @@
 //! peers (BayesPy, scikit-learn) on the same shapes and prints the ratios.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use occam_core::models::GaussianMixture;
 use occam_core::prelude::*;
 use rand::{Rng as _, SeedableRng};
 use rand_distr::{Distribution, Normal};
@@ -23,41 +24,12 @@ fn data(n: usize, d: usize, seed: u64) -> Vec<f64> {
 
 fn model(y: &[f64], d: usize, k: usize) -> (Vmp, RunOptions) {
     let mut g = Graph::new();
-    let n = g.plate("N", y.len() / d);
-    let kp = g.plate("K", k);
-    let mut prec = vec![0.0; d * d];
-    (0..d).for_each(|i| prec[i * d + i] = 1e-5);
-    let alpha = g
-        .add(
-            "alpha",
-            Dirichlet {
-                concentration: vec![1e-5; k],
-            },
-            &[],
-            [],
-        )
-        .unwrap();
-    let z = g.add("z", Categorical { k }, &[n], [p(alpha)]).unwrap();
-    let mu = g
-        .add(
-            "mu",
-            MvGaussian { d },
-            &[kp],
-            [cv(vec![0.0; d]), cv(prec.clone())],
-        )
-        .unwrap();
-    let lam = g
-        .add("Lambda", Wishart { d, dof: d as f64 }, &[kp], [cv(prec)])
-        .unwrap();
-    let x = g
-        .add_mixture("y", MvGaussian { d }, &[n], &[(z, kp)], [p(mu), p(lam)])
-        .unwrap();
-    g.observe(x, y).unwrap();
+    let m = GaussianMixture::new(k).add(&mut g, y, d).unwrap();
     let mut vmp = g.compile().unwrap();
     let opts = RunOptions {
         max_iter: 1,
         tol: 0.0,
-        order: Some(vec![mu, lam, z, alpha]),
+        order: Some(vec![m.mu, m.lambda, m.z, m.alpha]),
         ..Default::default()
     };
     vmp.run(&opts).unwrap();

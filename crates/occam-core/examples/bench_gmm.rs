@@ -3,6 +3,7 @@
 //!
 //! Usage: bench_gmm --data FILE.csv --k K --iters I [--init LABELS.csv] [--threads T]
 
+use occam_core::models::{GaussianMixture, GaussianMixtureNodes};
 use occam_core::prelude::*;
 use std::time::Instant;
 
@@ -55,43 +56,15 @@ fn main() -> Result<(), String> {
     let n = y.len() / d;
 
     let mut g = Graph::new();
-    let np = g.plate("N", n);
-    let kp = g.plate("K", k);
-    let mut identity = vec![0.0; d * d];
-    (0..d).for_each(|i| identity[i * d + i] = 1e-5);
-    let alpha = g
-        .add(
-            "alpha",
-            Dirichlet {
-                concentration: vec![1e-5; k],
-            },
-            &[],
-            [],
-        )
+    let GaussianMixtureNodes {
+        alpha,
+        z,
+        mu,
+        lambda,
+        ..
+    } = GaussianMixture::new(k)
+        .add(&mut g, &y, d)
         .map_err(|e| e.to_string())?;
-    let z = g
-        .add("z", Categorical { k }, &[np], [p(alpha)])
-        .map_err(|e| e.to_string())?;
-    let mu = g
-        .add(
-            "mu",
-            MvGaussian { d },
-            &[kp],
-            [cv(vec![0.0; d]), cv(identity.clone())],
-        )
-        .map_err(|e| e.to_string())?;
-    let lam = g
-        .add(
-            "Lambda",
-            Wishart { d, dof: d as f64 },
-            &[kp],
-            [cv(identity)],
-        )
-        .map_err(|e| e.to_string())?;
-    let yn = g
-        .add_mixture("y", MvGaussian { d }, &[np], &[(z, kp)], [p(mu), p(lam)])
-        .map_err(|e| e.to_string())?;
-    g.observe(yn, &y).map_err(|e| e.to_string())?;
     if let Some(init) = arg("--init") {
         let (labels, _) = read_csv(&init)?;
         let mut r = vec![0.0; n * k];
@@ -102,7 +75,7 @@ fn main() -> Result<(), String> {
         g.initialize(z, Init::Moments(r));
     }
     let mut vmp = g.compile().map_err(|e| e.to_string())?;
-    let order = Some(vec![mu, lam, z, alpha]);
+    let order = Some(vec![mu, lambda, z, alpha]);
     let warm = RunOptions {
         max_iter: 1,
         tol: 0.0,

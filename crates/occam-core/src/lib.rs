@@ -37,6 +37,7 @@ pub mod factor;
 pub mod graph;
 mod kernels;
 pub mod linalg;
+pub mod models;
 pub mod moments;
 mod plate;
 pub mod special;

@@ -1,6 +1,7 @@
 //! BayesPy 0.6.6's documented examples (fixtures in `tests/fixtures`, see its README): same model,
 //! data, initialisation and update order must give the same bound trace.
 
+use occam_core::models::{GaussianMixture, GaussianMixtureNodes};
 use occam_core::prelude::*;
 use serde_json::Value;
 
@@ -112,44 +113,18 @@ fn gmm_fixed_init_trace() {
     let y = floats(&f["y"]);
     let (d, k) = (2, 10);
     let mut g = Graph::new();
-    let n = g.plate("N", y.len() / d);
-    let kp = g.plate("K", k);
-    let alpha = g
-        .add(
-            "alpha",
-            Dirichlet {
-                concentration: vec![1e-5; k],
-            },
-            &[],
-            [],
-        )
-        .unwrap();
-    let z = g.add("z", Categorical { k }, &[n], [p(alpha)]).unwrap();
-    let mu = g
-        .add(
-            "mu",
-            MvGaussian { d },
-            &[kp],
-            [cv(vec![0.0; d]), cv(vec![1e-5, 0.0, 0.0, 1e-5])],
-        )
-        .unwrap();
-    let lam = g
-        .add(
-            "Lambda",
-            Wishart { d, dof: 2.0 },
-            &[kp],
-            [cv(vec![1e-5, 0.0, 0.0, 1e-5])],
-        )
-        .unwrap();
-    let yn = g
-        .add_mixture("y", MvGaussian { d }, &[n], &[(z, kp)], [p(mu), p(lam)])
-        .unwrap();
-    g.observe(yn, &y).unwrap();
+    let GaussianMixtureNodes {
+        alpha,
+        z,
+        mu,
+        lambda,
+        ..
+    } = GaussianMixture::new(k).add(&mut g, &y, d).unwrap();
     g.initialize(z, Init::Moments(floats(&f["z_init"])));
     let mut vmp = g.compile().unwrap();
     let want = floats(&f["L_trace"]);
     let fit = vmp
-        .run(&exact_sweeps(want.len(), vec![mu, lam, z, alpha]))
+        .run(&exact_sweeps(want.len(), vec![mu, lambda, z, alpha]))
         .unwrap();
     assert_trace(&fit.bound_trace, &want, 1e-8);
     let post = &f["post"];

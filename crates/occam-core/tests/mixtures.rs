@@ -1,5 +1,6 @@
 //! Mixture behaviour of Winn §1.8.7 and §2.4: surplus components are switched off.
 
+use occam_core::models::GaussianMixture;
 use occam_core::prelude::*;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
@@ -76,39 +77,14 @@ fn results_do_not_depend_on_the_thread_count() {
             let x: Vec<f64> = (0..6).flat_map(|_| grid_data(5)).collect();
             let (k, d) = (6, 2);
             let mut g = Graph::new();
-            let n = g.plate("N", x.len() / d);
-            let kp = g.plate("K", k);
-            let alpha = g
-                .add(
-                    "alpha",
-                    Dirichlet {
-                        concentration: vec![1.0; k],
-                    },
-                    &[],
-                    [],
-                )
-                .unwrap();
-            let z = g.add("z", Categorical { k }, &[n], [p(alpha)]).unwrap();
-            let mu = g
-                .add(
-                    "mu",
-                    MvGaussian { d },
-                    &[kp],
-                    [cv(vec![0.0; 2]), cv(vec![0.01, 0.0, 0.0, 0.01])],
-                )
-                .unwrap();
-            let lam = g
-                .add(
-                    "Lambda",
-                    Wishart { d, dof: 2.0 },
-                    &[kp],
-                    [cv(vec![1.0, 0.0, 0.0, 1.0])],
-                )
-                .unwrap();
-            let y = g
-                .add_mixture("y", MvGaussian { d }, &[n], &[(z, kp)], [p(mu), p(lam)])
-                .unwrap();
-            g.observe(y, &x).unwrap();
+            let gmm = GaussianMixture {
+                k,
+                weight_concentration: 1.0,
+                mean_precision: 0.01,
+                wishart_dof: None,
+                wishart_scale: 1.0,
+            };
+            let mu = gmm.add(&mut g, &x, d).unwrap().mu;
             let mut vmp = g.compile().unwrap();
             let fit = vmp
                 .run(&RunOptions {
