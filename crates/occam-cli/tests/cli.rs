@@ -180,20 +180,7 @@ fn missing_values_are_masked() {
     let gappy = dir.path().join("gappy.csv");
     std::fs::write(&full, "y\n1.0\n2.0\n4.0\n").unwrap();
     std::fs::write(&gappy, "y\n1.0\nNA\n2.0\n\nnan\n4.0\n").unwrap();
-    let run = |f: &Path| {
-        let out = succeeded(
-            occam()
-                .args([
-                    "fit",
-                    "examples/models/quickstart.occam",
-                    "--json",
-                    "--data",
-                ])
-                .arg(format!("y={}", f.display())),
-        );
-        json(&out)
-    };
-    let (a, b) = (run(&full), run(&gappy));
+    let (a, b) = (fit_quickstart(&full), fit_quickstart(&gappy));
     // Missing leaves contribute nothing: the same bound and posterior as without them.
     assert!((a["bound"].as_f64().unwrap() - b["bound"].as_f64().unwrap()).abs() < 1e-9);
     assert_eq!(
@@ -297,19 +284,7 @@ fn npy_and_npz_data_give_the_same_fit_as_csv() {
     }
     let csv = dir.path().join("y.csv");
     std::fs::write(&csv, "y\n1\n2\n4\n3.5\n").unwrap();
-    let bound = |f: &Path| {
-        let out = succeeded(
-            occam()
-                .args([
-                    "fit",
-                    "examples/models/quickstart.occam",
-                    "--json",
-                    "--data",
-                ])
-                .arg(format!("y={}", f.display())),
-        );
-        json(&out)["bound"].as_f64().unwrap()
-    };
+    let bound = |f: &Path| fit_quickstart(f)["bound"].as_f64().unwrap();
     let b = bound(&csv);
     assert_eq!(bound(&npy), b);
     assert_eq!(bound(&npz), b);
@@ -717,4 +692,19 @@ fn graph_layout_is_sound() {
         "{n:?} {d:?}"
     );
     assert_eq!(elements(&svg, "edge").len(), 4);
+}
+
+/// `occam fit examples/models/quickstart.occam --json --data y=FILE`, parsed.
+fn fit_quickstart(data: &Path) -> serde_json::Value {
+    let out = succeeded(
+        occam()
+            .args([
+                "fit",
+                "examples/models/quickstart.occam",
+                "--json",
+                "--data",
+            ])
+            .arg(format!("y={}", data.display())),
+    );
+    json(&out)
 }

@@ -29,21 +29,27 @@ struct Partial {
     acc: Vec<f64>,
 }
 
-/// Exact log-likelihood and posterior marginals.
-pub fn exact(sbn: &Sbn, ev: &Evidence) -> Result<ExactResult> {
+/// Checks the evidence and the number of hidden units to enumerate; returns the hidden units and
+/// the state with every observed unit set (hidden ones 0).
+fn enumeration_start<'a>(sbn: &Sbn, ev: &'a Evidence) -> Result<(&'a [usize], Vec<f64>)> {
     ev.check(sbn)?;
     let hid = ev.hidden();
-    let h = hid.len();
-    if h > MAX_HIDDEN {
+    if hid.len() > MAX_HIDDEN {
         return Err(SbnError::TooManyHidden {
-            hidden: h,
+            hidden: hid.len(),
             max: MAX_HIDDEN,
         });
     }
-    let n = sbn.n_units();
-    let base: Vec<f64> = (0..n)
+    let base = (0..sbn.n_units())
         .map(|i| if ev.get(i) == Some(true) { 1.0 } else { 0.0 })
         .collect();
+    Ok((hid, base))
+}
+
+/// Exact log-likelihood and posterior marginals.
+pub fn exact(sbn: &Sbn, ev: &Evidence) -> Result<ExactResult> {
+    let (hid, base) = enumeration_start(sbn, ev)?;
+    let h = hid.len();
     let total: u64 = 1u64 << h;
     let chunk: u64 = 1u64 << CHUNK_BITS.min(h);
     let n_chunks = total / chunk;
@@ -110,20 +116,8 @@ pub fn log_likelihood(sbn: &Sbn, ev: &Evidence) -> Result<f64> {
 /// Gradient of the exact ln P(v) wrt [weights..., biases...] (0/1 coding):
 /// ∂/∂w_ij = ⟨(x_i − σ(z_i)) x_j⟩_{P(h|v)}, ∂/∂b_i = ⟨x_i − σ(z_i)⟩. Returns (ln P(v), gradient).
 pub fn log_likelihood_grad(sbn: &Sbn, ev: &Evidence) -> Result<(f64, Vec<f64>)> {
-    ev.check(sbn)?;
-    let hid = ev.hidden();
-    let h = hid.len();
-    if h > MAX_HIDDEN {
-        return Err(SbnError::TooManyHidden {
-            hidden: h,
-            max: MAX_HIDDEN,
-        });
-    }
-    let n = sbn.n_units();
-    let ne = sbn.n_edges();
-    let base: Vec<f64> = (0..n)
-        .map(|i| if ev.get(i) == Some(true) { 1.0 } else { 0.0 })
-        .collect();
+    let (hid, base) = enumeration_start(sbn, ev)?;
+    let (h, n, ne) = (hid.len(), base.len(), sbn.n_edges());
     let total: u64 = 1u64 << h;
     let chunk: u64 = 1u64 << CHUNK_BITS.min(h);
     let parts: Vec<Partial> = (0..total / chunk)
