@@ -1,0 +1,1 @@
+//! Bayesian MLPs (thesis ch. 5, 6.3; the VB committee paper).

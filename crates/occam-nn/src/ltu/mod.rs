@@ -1,0 +1,1 @@
+//! Linear threshold units (thesis ch. 3).
