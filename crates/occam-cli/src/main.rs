@@ -5,14 +5,8 @@
 //! an internal error.
 #![forbid(unsafe_code)]
 
-mod atomic;
 mod cmd;
-mod data;
 mod error;
-mod infer;
-mod lower;
-mod model;
-mod report;
 
 use clap::Parser;
 
@@ -25,8 +19,8 @@ fn main() {
     let code = match cmd::run(cli) {
         Ok(()) => 0,
         Err(e) => {
-            eprint!("{}", e.render());
-            e.exit_code()
+            eprint!("{}", error::render(&e));
+            error::exit_code(&e)
         }
     };
     std::process::exit(code);

@@ -44,7 +44,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         seed: 1,
         ..Default::default()
     };
-    let fit = vmp.run_restarts(&opts, 3)?;
+    let fit = vmp.run(&RunOptions {
+        restarts: 3,
+        ..opts
+    })?;
     println!(
         "lower bound: {:.3} nats after {} iterations (converged: {}; {} surplus components pruned)",
         fit.bound, fit.iterations, fit.converged, fit.pruned_components

@@ -99,4 +99,10 @@ pub enum RunError {
     /// A schedule that does not name every latent node, or names an observed one.
     #[error("invalid update order: {0}")]
     Schedule(String),
+    /// An observer stopped the run (e.g. Ctrl-C in Python).
+    #[error("interrupted at iteration {iteration}")]
+    Interrupted {
+        /// Iteration (1-based) after which the run stopped.
+        iteration: usize,
+    },
 }

@@ -136,7 +136,7 @@ impl Graph {
     /// let x = g.add_mixture("x", Gaussian, &[n], &[(z, k)], [p(mu), p(tau)]).unwrap();
     /// g.observe(x, &data).unwrap();
     /// let mut vmp = g.compile().unwrap();
-    /// let fit = vmp.run_restarts(&RunOptions { seed: 1, ..Default::default() }, 3).unwrap();
+    /// let fit = vmp.run(&RunOptions { seed: 1, restarts: 3, ..Default::default() }).unwrap();
     /// let mut means = vmp.mean(mu).unwrap();
     /// means.sort_by(f64::total_cmp);
     /// assert!((means[0] + 5.05).abs() < 0.1 && means[1].abs() < 0.1 && (means[2] - 5.05).abs() < 0.1);

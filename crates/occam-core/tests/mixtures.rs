@@ -61,7 +61,12 @@ fn twenty_components_on_nine_clusters_keep_nine() {
         prune_components: true,
         ..Default::default()
     };
-    let fit = vmp.run_restarts(&opts, 2).unwrap();
+    let fit = vmp
+        .run(&RunOptions {
+            restarts: 2,
+            ..opts
+        })
+        .unwrap();
     assert_eq!(retained(&vmp, lambda, k), 9, "bound {}", fit.bound);
 }
 

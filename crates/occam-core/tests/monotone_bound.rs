@@ -275,6 +275,7 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         tol: 0.0,
         order: Some(order),
         seed,
+        restarts: 1,
         decrease_is_error: true,
         check_every_update: true,
         prune_components: false,

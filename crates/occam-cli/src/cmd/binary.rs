@@ -12,9 +12,9 @@ use occam_binary::bm::BmError;
 use occam_binary::sbn::cli as sbn;
 use occam_binary::sbn::SbnError;
 
-use crate::atomic;
-use crate::error::{CliError, Result};
-use crate::report::figure::{line_chart, Figure, Reference, Series};
+use crate::error::{Error, Result};
+use occam::atomic;
+use occam::report::figure::{line_chart, Figure, Reference, Series};
 
 /// Boltzmann-machine commands.
 #[derive(Subcommand, Debug)]
@@ -198,22 +198,22 @@ pub struct SbnReproArgs {
     pub out: Option<PathBuf>,
 }
 
-fn bm_err(e: BmError) -> CliError {
+fn bm_err(e: BmError) -> Error {
     match e {
-        BmError::InvalidOption { .. } => CliError::Usage(e.to_string()),
+        BmError::InvalidOption { .. } => Error::Usage(e.to_string()),
         BmError::Io { .. }
         | BmError::Parse { .. }
         | BmError::Data(_)
         | BmError::InvalidModel(_)
-        | BmError::TooManyUnits { .. } => CliError::Input(e.to_string()),
+        | BmError::TooManyUnits { .. } => Error::Input(e.to_string()),
         #[allow(unreachable_patterns)]
-        _ => CliError::Run(e.to_string()),
+        _ => Error::Run(e.to_string()),
     }
 }
 
-fn sbn_err(e: SbnError) -> CliError {
+fn sbn_err(e: SbnError) -> Error {
     match e {
-        SbnError::Option { .. } => CliError::Usage(e.to_string()),
+        SbnError::Option { .. } => Error::Usage(e.to_string()),
         SbnError::Parse { .. }
         | SbnError::Io { .. }
         | SbnError::UnitOutOfRange { .. }
@@ -221,9 +221,9 @@ fn sbn_err(e: SbnError) -> CliError {
         | SbnError::DuplicateParent { .. }
         | SbnError::NotFinite { .. }
         | SbnError::Length { .. }
-        | SbnError::TooManyHidden { .. } => CliError::Input(e.to_string()),
+        | SbnError::TooManyHidden { .. } => Error::Input(e.to_string()),
         #[allow(unreachable_patterns)]
-        _ => CliError::Run(e.to_string()),
+        _ => Error::Run(e.to_string()),
     }
 }
 
@@ -231,7 +231,7 @@ fn coding(s: &str) -> Result<Coding> {
     match s {
         "pm" | "+-1" | "plusminus" => Ok(Coding::PlusMinus),
         "01" | "zero-one" => Ok(Coding::ZeroOne),
-        _ => Err(CliError::Usage(format!("--coding {s}: use pm (±1) or 01"))),
+        _ => Err(Error::Usage(format!("--coding {s}: use pm (±1) or 01"))),
     }
 }
 
@@ -242,7 +242,7 @@ fn phase(s: &str) -> Result<Phase> {
         "third-order" => Ok(Phase::ThirdOrder),
         _ => match s.strip_prefix("mixture:").map(str::parse::<usize>) {
             Some(Ok(components)) if components > 0 => Ok(Phase::Mixture { components }),
-            _ => Err(CliError::Usage(format!(
+            _ => Err(Error::Usage(format!(
                 "--negative {s}: use exact, mf, mixture:M or third-order"
             ))),
         },
@@ -250,7 +250,7 @@ fn phase(s: &str) -> Result<Phase> {
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
-    serde_json::to_string_pretty(v).map_err(|e| CliError::Run(format!("cannot encode JSON: {e}")))
+    serde_json::to_string_pretty(v).map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))
 }
 
 /// Runs a Boltzmann-machine command.
@@ -265,7 +265,7 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
                     coding: coding(&a.coding)?,
                 },
                 _ => {
-                    return Err(CliError::Usage(
+                    return Err(Error::Usage(
                         "give the model as --fg FILE or --weights W.csv --thresholds H.csv".into(),
                     ))
                 }
@@ -282,7 +282,7 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
                 match parsed {
                     Some((i, v)) if v == 1.0 || v == -1.0 => clamp.push((i, v)),
                     _ => {
-                        return Err(CliError::Usage(format!(
+                        return Err(Error::Usage(format!(
                             "--clamp {c}: expected INDEX=1 or INDEX=-1"
                         )))
                     }
@@ -518,23 +518,23 @@ fn bm_figure(dir: &Path, stem: &str, r: &bm::ReproductionReport, seed: u64) -> R
 fn num(v: &serde_json::Value, key: &str) -> Result<f64> {
     v[key]
         .as_f64()
-        .ok_or_else(|| CliError::Run(format!("reproduction report has no number `{key}`")))
+        .ok_or_else(|| Error::Run(format!("reproduction report has no number `{key}`")))
 }
 
 fn nums(v: &serde_json::Value) -> Result<Vec<f64>> {
     v.as_array()
-        .ok_or_else(|| CliError::Run(format!("reproduction report: expected an array, got {v}")))?
+        .ok_or_else(|| Error::Run(format!("reproduction report: expected an array, got {v}")))?
         .iter()
         .map(|x| {
             x.as_f64()
-                .ok_or_else(|| CliError::Run(format!("reproduction report: not a number: {x}")))
+                .ok_or_else(|| Error::Run(format!("reproduction report: not a number: {x}")))
         })
         .collect()
 }
 
 fn array<'a>(v: &'a serde_json::Value, what: &str) -> Result<&'a Vec<serde_json::Value>> {
     v.as_array()
-        .ok_or_else(|| CliError::Run(format!("reproduction report has no array `{what}`")))
+        .ok_or_else(|| Error::Run(format!("reproduction report has no array `{what}`")))
 }
 
 /// Tables (`<stem>.json`, `<stem>.csv`) and figure (`<stem>.svg`) of an SBN reproduction, from the
@@ -542,7 +542,7 @@ fn array<'a>(v: &'a serde_json::Value, what: &str) -> Result<&'a Vec<serde_json:
 fn sbn_outputs(dir: &Path, stem: &str, which: sbn::Reproduction, json: &str) -> Result<()> {
     use sbn::Reproduction as R;
     let v: serde_json::Value = serde_json::from_str(json)
-        .map_err(|e| CliError::Run(format!("cannot read the reproduction report: {e}")))?;
+        .map_err(|e| Error::Run(format!("cannot read the reproduction report: {e}")))?;
     let (csv, fig) = match which {
         R::LawrenceFig24 => {
             let err = nums(&v["mean_relative_error"])?;
@@ -699,7 +699,7 @@ fn repro_with_steps(
             })
             .map_err(sbn_err)?,
         ),
-        _ => Err(CliError::Usage(
+        _ => Err(Error::Usage(
             "--steps applies only to lk-learning and lawrence-bars".into(),
         )),
     }

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 
+use occam::{DataSet, Model, Observer};
+
+use super::progress::Bar;
 use super::{model_path, DataArgs, RunArgs};
-use crate::data::DataSet;
-use crate::error::{CliError, Result};
-use crate::infer;
-use crate::model;
+use crate::error::{Error, Result};
 
 /// Arguments of `occam compare`.
 #[derive(Args, Debug)]
@@ -30,49 +30,44 @@ pub struct CompareArgs {
     pub json: bool,
 }
 
-/// Posterior model probabilities: softmax of the bounds plus log prior probabilities (equal
-/// priors when `priors` is empty).
-pub fn probabilities(bounds: &[f64], priors: &[f64]) -> Vec<f64> {
-    let score: Vec<f64> = bounds
-        .iter()
-        .enumerate()
-        .map(|(i, b)| b + priors.get(i).map_or(0.0, |p| p.ln()))
-        .collect();
-    let max = score.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let w: Vec<f64> = score.iter().map(|b| (b - max).exp()).collect();
-    let total: f64 = w.iter().sum();
-    w.iter().map(|x| x / total).collect()
-}
-
 /// Runs `occam compare`.
 pub fn run(a: &CompareArgs) -> Result<()> {
     for m in &a.models {
         model_path(m)?;
     }
     if a.run.order.is_some() {
-        return Err(CliError::Usage("--order applies to `fit` only".into()));
+        return Err(Error::Usage("--order applies to `fit` only".into()));
     }
     let priors = a.priors.clone().unwrap_or_default();
-    if !priors.is_empty()
-        && (priors.len() != a.models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
-    {
-        return Err(CliError::Usage(format!(
+    if !priors.is_empty() && priors.len() != a.models.len() {
+        return Err(Error::Usage(format!(
             "--priors: give {} positive numbers, one per model",
             a.models.len()
         )));
     }
-    let settings = a.run.settings(true)?;
+    let settings = a.run.settings()?;
     let given = DataSet::from_args(&a.data.data)?;
-    let mut rows = Vec::new();
-    for m in &a.models {
-        let loaded = model::load(m, &given)?;
-        let mut c = loaded.compile(true)?;
-        let o = infer::fit(&loaded, &mut c, &settings)?;
-        rows.push((loaded.file_name.clone(), o));
-    }
-    let bounds: Vec<f64> = rows.iter().map(|(_, o)| o.bound).collect();
-    let probs = probabilities(&bounds, &priors);
-    let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let models = a
+        .models
+        .iter()
+        .map(|m| Model::from_file(m, &given))
+        .collect::<Result<Vec<_>>>()?;
+    let compared = occam::compare_observed(&models, &settings, &priors, &mut |i| {
+        Box::new(Bar::new(models[i].name())) as Box<dyn Observer>
+    })
+    .map_err(|e| match e {
+        Error::Usage(m) if m.starts_with("priors:") => Error::Usage(format!("--{m}")),
+        e => e,
+    })?;
+    let rows: Vec<(String, &occam::Outcome)> = compared
+        .iter()
+        .map(|c| (c.fitted.loaded().file_name.clone(), c.fitted.outcome()))
+        .collect();
+    let probs: Vec<f64> = compared.iter().map(|c| c.probability).collect();
+    let best = rows
+        .iter()
+        .map(|(_, o)| o.bound)
+        .fold(f64::NEG_INFINITY, f64::max);
     if a.json {
         let models: Vec<_> = rows
             .iter()
@@ -86,7 +81,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                     "iterations": o.iterations,
                     "converged": o.converged,
                     "restart_bounds": o.restart_bounds,
-                    "warnings": o.warnings,
+                    "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 })
             })
             .collect();
@@ -114,21 +109,4 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn softmax_of_bounds() {
-        let p = probabilities(&[-10.0, -10.0 + 2f64.ln()], &[]);
-        assert!((p[0] - 1.0 / 3.0).abs() < 1e-12 && (p[1] - 2.0 / 3.0).abs() < 1e-12);
-        // A prior twice as large on the first model balances the evidence.
-        let p = probabilities(&[-10.0, -10.0 + 2f64.ln()], &[2.0, 1.0]);
-        assert!((p[0] - 0.5).abs() < 1e-12);
-        let p = probabilities(&[-1e6, -1.0], &[]);
-        assert_eq!(p[0], 0.0);
-        assert_eq!(p[1], 1.0);
-    }
 }

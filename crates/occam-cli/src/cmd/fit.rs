@@ -1,17 +1,13 @@
 //! `occam fit MODEL`: run VMP and report the posterior (text, `--json`, `--out DIR`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
+use occam::report::outputs::write_outputs;
+use occam::{DataSet, Model};
 
 use super::{model_path, DataArgs, RunArgs};
-use crate::atomic;
-use crate::data::DataSet;
-use crate::error::{CliError, Result};
-use crate::infer::{self, Outcome};
-use crate::lower::Compiled;
-use crate::model::{self, Loaded};
-use crate::report::{hinton, json, summary, svg};
+use crate::error::{Error, Result};
 
 /// Arguments of `occam fit`.
 #[derive(Args, Debug)]
@@ -33,96 +29,24 @@ pub struct FitArgs {
 /// Runs `occam fit`.
 pub fn run(a: &FitArgs) -> Result<()> {
     model_path(&a.model)?;
-    let settings = a.run.settings(true)?;
+    let settings = a.run.settings()?;
     let given = DataSet::from_args(&a.data.data)?;
-    let loaded = model::load(&a.model, &given)?;
-    let mut c = loaded.compile(true)?;
-    let outcome = infer::fit(&loaded, &mut c, &settings)?;
-    let report = json::report(&loaded, &c, &outcome);
+    let model = Model::from_file(&a.model, &given)?;
+    let fitted = model.fit_observed(&settings, &mut super::progress::Bar::new("fit"))?;
     if let Some(dir) = &a.out {
-        write_outputs(dir, &loaded, &c, &outcome, &report)?;
+        write_outputs(dir, &fitted)?;
     }
     if a.json {
-        let text = serde_json::to_string(&report)
-            .map_err(|e| CliError::Run(format!("cannot encode JSON: {e}")))?;
+        let text = serde_json::to_string(&fitted.report_json())
+            .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
         println!("{text}");
     } else {
-        print!("{}", summary::summary(&loaded, &c, &outcome));
+        print!("{}", fitted.summary());
         if let Some(dir) = &a.out {
             println!(
                 "\nwrote posterior.json, bound.csv, bound.svg and Hinton diagrams to {}",
                 dir.display()
             );
-        }
-    }
-    Ok(())
-}
-
-/// The mean of a variable as a matrix for a Hinton diagram, if it is a vector or matrix.
-fn matrix_of(loaded: &Loaded, c: &Compiled, v: usize) -> Option<(usize, usize, Vec<f64>)> {
-    let var = &loaded.model.variables[v];
-    let node = c.var_nodes[v];
-    let mean = c.vmp.mean(node)?;
-    let n = c.vmp.elements(node);
-    if mean.len() < 2 || mean.len() > 20_000 || n == 0 {
-        return None;
-    }
-    let vlen = mean.len() / n;
-    let (rows, cols) = match (var.plates.len(), vlen) {
-        (0, _) => match c.vmp.kind(node) {
-            occam_core::moments::MomentKind::Wishart { d } => (d, d),
-            _ => (1, vlen),
-        },
-        (1, 1) => (1, n),
-        (_, _) => {
-            let first = loaded.model.plates[var.plates[0]].size as usize;
-            (first, mean.len() / first.max(1))
-        }
-    };
-    Some((rows, cols, mean))
-}
-
-fn write_outputs(
-    dir: &Path,
-    loaded: &Loaded,
-    c: &Compiled,
-    o: &Outcome,
-    report: &serde_json::Value,
-) -> Result<()> {
-    atomic::ensure_dir(dir)?;
-    let pretty = serde_json::to_string_pretty(report)
-        .map_err(|e| CliError::Run(format!("cannot encode JSON: {e}")))?;
-    atomic::write(&dir.join("posterior.json"), pretty.as_bytes())?;
-    let mut csv = String::from("iteration,bound\n");
-    for (i, b) in o.bound_trace.iter().enumerate() {
-        csv.push_str(&format!("{},{b}\n", i + 1));
-    }
-    atomic::write(&dir.join("bound.csv"), csv.as_bytes())?;
-    let title = format!(
-        "{}: L = {:.4}",
-        loaded
-            .path
-            .file_name()
-            .map_or(loaded.file_name.clone(), |f| f
-                .to_string_lossy()
-                .into_owned()),
-        o.bound
-    );
-    atomic::write(
-        &dir.join("bound.svg"),
-        svg::bound_plot(&title, &o.bound_trace)?.as_bytes(),
-    )?;
-    for (v, var) in loaded.model.variables.iter().enumerate() {
-        if !matches!(json::role(loaded, v, c), "latent" | "map" | "deterministic") {
-            continue;
-        }
-        if let Some((rows, cols, values)) = matrix_of(loaded, c, v) {
-            let title = format!(
-                "{} (posterior mean, {rows}×{cols})",
-                summary::signature(loaded, v)
-            );
-            let s = hinton::hinton(&title, rows, cols, &values)?;
-            atomic::write(&dir.join(format!("hinton_{}.svg", var.name)), s.as_bytes())?;
         }
     }
     Ok(())

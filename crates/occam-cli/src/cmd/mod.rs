@@ -5,14 +5,15 @@ pub mod check;
 pub mod compare;
 pub mod fit;
 pub mod graph;
+pub mod progress;
 pub mod sample;
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::error::{CliError, Result};
-use crate::infer::Settings;
+use crate::error::{Error, Result};
+use occam::Settings;
 
 /// Automatic variational Bayesian inference (variational message passing, Winn's VIBES).
 #[derive(Parser, Debug)]
@@ -82,22 +83,19 @@ pub struct RunArgs {
 
 impl RunArgs {
     /// Inference settings; sets up the thread pool.
-    pub fn settings(&self, progress: bool) -> Result<Settings> {
+    pub fn settings(&self) -> Result<Settings> {
         if self.tol.is_nan() || self.tol < 0.0 {
-            return Err(CliError::Usage(format!(
-                "--tol must be ≥ 0, got {}",
-                self.tol
-            )));
+            return Err(Error::Usage(format!("--tol must be ≥ 0, got {}", self.tol)));
         }
         if self.max_iter == 0 {
-            return Err(CliError::Usage("--max-iter must be at least 1".into()));
+            return Err(Error::Usage("--max-iter must be at least 1".into()));
         }
         if self.restarts == 0 {
-            return Err(CliError::Usage("--restarts must be at least 1".into()));
+            return Err(Error::Usage("--restarts must be at least 1".into()));
         }
         if let Some(n) = self.threads {
             if n == 0 {
-                return Err(CliError::Usage("--threads must be at least 1".into()));
+                return Err(Error::Usage("--threads must be at least 1".into()));
             }
             // The global pool can be set once; a second call (tests in one process) is harmless.
             let _ = rayon::ThreadPoolBuilder::new()
@@ -112,7 +110,6 @@ impl RunArgs {
             order: self.order.clone(),
             prune: !self.no_prune,
             strict: self.strict,
-            progress,
         })
     }
 }
@@ -135,6 +132,6 @@ pub fn model_path(p: &PathBuf) -> Result<()> {
     if p.is_file() {
         Ok(())
     } else {
-        Err(CliError::io(p, "no such model file"))
+        Err(Error::io(p, "no such model file"))
     }
 }

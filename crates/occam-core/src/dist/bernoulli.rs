@@ -13,7 +13,10 @@ use rand::Rng as _;
 #[derive(Clone, Debug, Default)]
 pub struct Bernoulli;
 
-const SLOTS: &[Slot] = &[Slot { name: "prob", aliases: &["p", "probability"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "prob",
+    aliases: &["p", "probability"],
+}];
 
 impl ExpFamily for Bernoulli {
     const NAME: &'static str = "Bernoulli";
@@ -48,7 +51,11 @@ impl ExpFamily for Bernoulli {
         m[1] = w - u[0];
     }
     fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
-        x[0] = if rng.random::<f64>() < sigmoid(phi[0]) { 1.0 } else { 0.0 };
+        x[0] = if rng.random::<f64>() < sigmoid(phi[0]) {
+            1.0
+        } else {
+            0.0
+        };
     }
     fn mode(&self, phi: &[f64], x: &mut [f64]) {
         x[0] = if phi[0] > 0.0 { 1.0 } else { 0.0 };

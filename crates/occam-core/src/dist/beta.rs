@@ -2,7 +2,9 @@
 //!
 //! u = [ln p, ln(1 − p)], φ = [α − 1, β − 1]; children (Bernoulli, Binomial) read these moments.
 
-use super::dirichlet::{dirichlet_mode, dirichlet_moments, dirichlet_observe, dirichlet_prior, dirichlet_sample};
+use super::dirichlet::{
+    dirichlet_mode, dirichlet_moments, dirichlet_observe, dirichlet_prior, dirichlet_sample,
+};
 use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
 use crate::moments::MomentKind;
 use crate::Rng;
@@ -54,9 +56,15 @@ impl ExpFamily for Beta {
         x[0] = p[0];
     }
     fn test_instances() -> Vec<Self> {
-        vec![Beta { alpha: 0.5, beta: 0.5 }]
+        vec![Beta {
+            alpha: 0.5,
+            beta: 0.5,
+        }]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
-        vec![4.0 * rng.random::<f64>() - 0.9, 4.0 * rng.random::<f64>() - 0.9]
+        vec![
+            4.0 * rng.random::<f64>() - 0.9,
+            4.0 * rng.random::<f64>() - 0.9,
+        ]
     }
 }

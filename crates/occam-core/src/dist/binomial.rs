@@ -16,7 +16,10 @@ pub struct Binomial {
     pub trials: u32,
 }
 
-const SLOTS: &[Slot] = &[Slot { name: "prob", aliases: &["p", "probability"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "prob",
+    aliases: &["p", "probability"],
+}];
 
 impl ExpFamily for Binomial {
     const NAME: &'static str = "Binomial";
@@ -64,11 +67,14 @@ impl ExpFamily for Binomial {
             .sum()
     }
     fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
-        let b = rand_distr::Binomial::new(self.trials as u64, sigmoid(phi[0])).expect("p in [0, 1]");
+        let b =
+            rand_distr::Binomial::new(self.trials as u64, sigmoid(phi[0])).expect("p in [0, 1]");
         x[0] = rng.sample(b) as f64;
     }
     fn mode(&self, phi: &[f64], x: &mut [f64]) {
-        x[0] = ((self.trials as f64 + 1.0) * sigmoid(phi[0])).floor().min(self.trials as f64);
+        x[0] = ((self.trials as f64 + 1.0) * sigmoid(phi[0]))
+            .floor()
+            .min(self.trials as f64);
     }
     fn test_instances() -> Vec<Self> {
         vec![Binomial { trials: 7 }]

@@ -19,7 +19,10 @@ pub struct Categorical {
 
 const DOMAIN: &str = "Categorical log-probabilities must be finite or −∞, not all −∞";
 
-const SLOTS: &[Slot] = &[Slot { name: "probs", aliases: &["p", "probabilities", "weights"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "probs",
+    aliases: &["p", "probabilities", "weights"],
+}];
 
 impl ExpFamily for Categorical {
     const NAME: &'static str = "Categorical";
@@ -82,6 +85,8 @@ impl ExpFamily for Categorical {
         vec![Categorical { k: 4 }]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
-        (0..self.k).map(|_| 4.0 * rng.random::<f64>() - 2.0).collect()
+        (0..self.k)
+            .map(|_| 4.0 * rng.random::<f64>() - 2.0)
+            .collect()
     }
 }

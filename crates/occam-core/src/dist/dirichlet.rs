@@ -66,7 +66,11 @@ pub(crate) fn dirichlet_sample(phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
 pub(crate) fn dirichlet_mode(phi: &[f64], x: &mut [f64]) {
     // (αᵢ − 1)/(Σα − K) when every αᵢ > 1; otherwise the mode is on the boundary: use the mean.
     let all_above_one = phi.iter().all(|p| *p > 0.0);
-    let s: f64 = if all_above_one { phi.iter().sum() } else { phi.iter().map(|p| p + 1.0).sum() };
+    let s: f64 = if all_above_one {
+        phi.iter().sum()
+    } else {
+        phi.iter().map(|p| p + 1.0).sum()
+    };
     for (xi, p) in x.iter_mut().zip(phi) {
         *xi = if all_above_one { p / s } else { (p + 1.0) / s };
     }
@@ -77,7 +81,9 @@ impl ExpFamily for Dirichlet {
     const SLOTS: &'static [Slot] = &[];
 
     fn kind(&self) -> MomentKind {
-        MomentKind::Dirichlet { k: self.concentration.len() }
+        MomentKind::Dirichlet {
+            k: self.concentration.len(),
+        }
     }
     fn slot_input(&self, _slot: usize) -> SlotInput {
         unreachable!("Dirichlet has no parent slots")
@@ -101,9 +107,14 @@ impl ExpFamily for Dirichlet {
         dirichlet_mode(phi, x)
     }
     fn test_instances() -> Vec<Self> {
-        vec![Dirichlet { concentration: vec![1.0, 2.0, 0.5, 1e-3] }]
+        vec![Dirichlet {
+            concentration: vec![1.0, 2.0, 0.5, 1e-3],
+        }]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
-        self.concentration.iter().map(|_| 0.1 + 4.0 * rng.random::<f64>() - 1.0).collect()
+        self.concentration
+            .iter()
+            .map(|_| 0.1 + 4.0 * rng.random::<f64>() - 1.0)
+            .collect()
     }
 }

@@ -12,7 +12,10 @@ use rand::Rng as _;
 #[derive(Clone, Debug, Default)]
 pub struct Exponential;
 
-const SLOTS: &[Slot] = &[Slot { name: "rate", aliases: &["lambda"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "rate",
+    aliases: &["lambda"],
+}];
 
 impl ExpFamily for Exponential {
     const NAME: &'static str = "Exponential";

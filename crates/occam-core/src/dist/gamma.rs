@@ -17,7 +17,10 @@ pub struct Gamma {
     pub shape: f64,
 }
 
-const SLOTS: &[Slot] = &[Slot { name: "rate", aliases: &["b", "beta", "inverse_scale"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "rate",
+    aliases: &["b", "beta", "inverse_scale"],
+}];
 
 /// Shape and rate of the member with natural parameters φ.
 pub(crate) fn shape_rate(phi: &[f64]) -> Result<(f64, f64), OutOfDomain> {
@@ -77,7 +80,10 @@ impl ExpFamily for Gamma {
         vec![Gamma { shape: 1e-3 }, Gamma { shape: 2.5 }]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
-        vec![-(0.1 + 3.0 * rng.random::<f64>()), 5.0 * rng.random::<f64>() - 0.8]
+        vec![
+            -(0.1 + 3.0 * rng.random::<f64>()),
+            5.0 * rng.random::<f64>() - 0.8,
+        ]
     }
 }
 

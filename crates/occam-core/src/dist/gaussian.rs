@@ -20,8 +20,14 @@ pub const MEAN: usize = 0;
 pub const PRECISION: usize = 1;
 
 pub(crate) const SLOTS: &[Slot] = &[
-    Slot { name: "mean", aliases: &["mu", "location"] },
-    Slot { name: "precision", aliases: &["tau", "prec", "gamma"] },
+    Slot {
+        name: "mean",
+        aliases: &["mu", "location"],
+    },
+    Slot {
+        name: "precision",
+        aliases: &["tau", "prec", "gamma"],
+    },
 ];
 
 /// ⟨φ⟩ and ⟨A⟩ of N(x|μ, γ⁻¹) from the moments of μ ([μ, μ²]) and γ ([γ, ln γ]).
@@ -44,7 +50,14 @@ pub(crate) fn moments_scalar(phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDom
 }
 
 /// Messages to the mean and precision of a scalar Gaussian — Winn (2.21), (2.22).
-pub(crate) fn message_scalar(slot: usize, u: &[f64], w: f64, mu: &[f64], gamma: &[f64], m: &mut [f64]) {
+pub(crate) fn message_scalar(
+    slot: usize,
+    u: &[f64],
+    w: f64,
+    mu: &[f64],
+    gamma: &[f64],
+    m: &mut [f64],
+) {
     match slot {
         MEAN => {
             m[0] = gamma[0] * u[0];
@@ -65,7 +78,11 @@ impl ExpFamily for Gaussian {
         MomentKind::Gaussian { d: 1 }
     }
     fn slot_input(&self, slot: usize) -> SlotInput {
-        SlotInput::single(if slot == MEAN { MomentKind::Gaussian { d: 1 } } else { MomentKind::Gamma })
+        SlotInput::single(if slot == MEAN {
+            MomentKind::Gaussian { d: 1 }
+        } else {
+            MomentKind::Gamma
+        })
     }
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
         prior_scalar(pa[MEAN], pa[PRECISION], phi)

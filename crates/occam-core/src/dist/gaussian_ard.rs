@@ -23,8 +23,14 @@ pub struct GaussianArd {
 }
 
 const SLOTS: &[Slot] = &[
-    Slot { name: "mean", aliases: &["mu", "location"] },
-    Slot { name: "precision", aliases: &["alpha", "prec", "tau"] },
+    Slot {
+        name: "mean",
+        aliases: &["mu", "location"],
+    },
+    Slot {
+        name: "precision",
+        aliases: &["alpha", "prec", "tau"],
+    },
 ];
 
 impl ExpFamily for GaussianArd {
@@ -35,8 +41,15 @@ impl ExpFamily for GaussianArd {
         MomentKind::Gaussian { d: self.d }
     }
     fn slot_input(&self, slot: usize) -> SlotInput {
-        let kind = if slot == 0 { MomentKind::Gaussian { d: 1 } } else { MomentKind::Gamma };
-        SlotInput { kind, stack: self.d }
+        let kind = if slot == 0 {
+            MomentKind::Gaussian { d: 1 }
+        } else {
+            MomentKind::Gamma
+        };
+        SlotInput {
+            kind,
+            stack: self.d,
+        }
     }
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
         let d = self.d;

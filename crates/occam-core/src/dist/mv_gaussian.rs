@@ -21,14 +21,25 @@ pub struct MvGaussian {
 }
 
 const SLOTS: &[Slot] = &[
-    Slot { name: "mean", aliases: &["mu", "location"] },
-    Slot { name: "precision", aliases: &["Lambda", "prec", "tau"] },
+    Slot {
+        name: "mean",
+        aliases: &["mu", "location"],
+    },
+    Slot {
+        name: "precision",
+        aliases: &["Lambda", "prec", "tau"],
+    },
 ];
 
 /// A(φ) and u = [⟨x⟩, col⟨xxᵀ⟩] of a d-dimensional Gaussian from its natural parameters.
-pub(crate) fn gaussian_vector_moments(phi: &[f64], d: usize, u: &mut [f64]) -> Result<f64, OutOfDomain> {
+pub(crate) fn gaussian_vector_moments(
+    phi: &[f64],
+    d: usize,
+    u: &mut [f64],
+) -> Result<f64, OutOfDomain> {
     let lam: Vec<f64> = phi[d..d + d * d].iter().map(|v| -2.0 * v).collect();
-    let chol = Cholesky::new(&lam, d).ok_or(OutOfDomain("Gaussian precision must be positive definite"))?;
+    let chol = Cholesky::new(&lam, d)
+        .ok_or(OutOfDomain("Gaussian precision must be positive definite"))?;
     let (mean, second) = u.split_at_mut(d);
     mean.copy_from_slice(&phi[..d]);
     chol.solve_in_place(mean);
@@ -46,7 +57,9 @@ pub(crate) fn gaussian_vector_sample(phi: &[f64], d: usize, rng: &mut Rng, x: &m
     let mut u = vec![0.0; d + d * d];
     gaussian_vector_moments(phi, d, &mut u).expect("sampling needs a valid φ");
     let (mean, second) = u.split_at(d);
-    let cov: Vec<f64> = (0..d * d).map(|ij| second[ij] - mean[ij / d] * mean[ij % d]).collect();
+    let cov: Vec<f64> = (0..d * d)
+        .map(|ij| second[ij] - mean[ij / d] * mean[ij % d])
+        .collect();
     let chol = Cholesky::new(&cov, d).expect("covariance is positive definite");
     let z: Vec<f64> = (0..d).map(|_| rng.sample(StandardNormal)).collect();
     chol.lower_times(&z, x);
@@ -89,7 +102,11 @@ impl ExpFamily for MvGaussian {
         MomentKind::Gaussian { d: self.d }
     }
     fn slot_input(&self, slot: usize) -> SlotInput {
-        SlotInput::single(if slot == 0 { MomentKind::Gaussian { d: self.d } } else { MomentKind::Wishart { d: self.d } })
+        SlotInput::single(if slot == 0 {
+            MomentKind::Gaussian { d: self.d }
+        } else {
+            MomentKind::Wishart { d: self.d }
+        })
     }
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
         let d = self.d;
@@ -117,8 +134,8 @@ impl ExpFamily for MvGaussian {
         } else {
             for i in 0..d {
                 for j in 0..d {
-                    m[i * d + j] =
-                        -0.5 * (u[d + i * d + j] - u[i] * mu[j] - mu[i] * u[j] + w * mu[d + i * d + j]);
+                    m[i * d + j] = -0.5
+                        * (u[d + i * d + j] - u[i] * mu[j] - mu[i] * u[j] + w * mu[d + i * d + j]);
                 }
             }
             m[d * d] = 0.5 * w;

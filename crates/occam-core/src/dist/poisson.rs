@@ -13,7 +13,10 @@ use rand::Rng as _;
 #[derive(Clone, Debug, Default)]
 pub struct Poisson;
 
-const SLOTS: &[Slot] = &[Slot { name: "rate", aliases: &["lambda", "mean"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "rate",
+    aliases: &["lambda", "mean"],
+}];
 
 impl ExpFamily for Poisson {
     const NAME: &'static str = "Poisson";

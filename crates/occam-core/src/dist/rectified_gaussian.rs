@@ -23,7 +23,10 @@ pub struct RectifiedGaussian {
     pub location: f64,
 }
 
-const SLOTS: &[Slot] = &[Slot { name: "precision", aliases: &["tau", "prec", "gamma"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "precision",
+    aliases: &["tau", "prec", "gamma"],
+}];
 
 fn mean_and_precision(phi: &[f64]) -> Result<(f64, f64), OutOfDomain> {
     if !(phi[1] < 0.0) || !phi[0].is_finite() {
@@ -110,7 +113,10 @@ impl ExpFamily for RectifiedGaussian {
         x[0] = (phi[0] / (-2.0 * phi[1])).max(0.0);
     }
     fn test_instances() -> Vec<Self> {
-        vec![RectifiedGaussian { location: 0.0 }, RectifiedGaussian { location: 0.7 }]
+        vec![
+            RectifiedGaussian { location: 0.0 },
+            RectifiedGaussian { location: 0.7 },
+        ]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
         let prec = 0.2 + 3.0 * rng.random::<f64>();
@@ -126,7 +132,13 @@ mod tests {
     /// Moments and normaliser against numerical integration (composite Simpson on [0, 60σ]).
     #[test]
     fn moments_match_quadrature() {
-        for &(mu, prec) in &[(0.5, 2.0), (0.0, 1.0), (-3.0, 4.0), (-8.0, 1.0), (4.0, 0.25)] {
+        for &(mu, prec) in &[
+            (0.5, 2.0),
+            (0.0, 1.0),
+            (-3.0, 4.0),
+            (-8.0, 1.0),
+            (4.0, 0.25),
+        ] {
             let phi = [prec * mu, -0.5 * prec];
             let mut u = [0.0; 2];
             let a = RectifiedGaussian::default().moments(&phi, &mut u).unwrap();
@@ -136,7 +148,13 @@ mod tests {
             let (mut z, mut m1, mut m2) = (0.0, 0.0, 0.0);
             for i in 0..=n {
                 let x = i as f64 * h;
-                let wgt = if i == 0 || i == n { 1.0 } else if i % 2 == 1 { 4.0 } else { 2.0 };
+                let wgt = if i == 0 || i == n {
+                    1.0
+                } else if i % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
                 let p = (phi[0] * x + phi[1] * x * x).exp() * wgt;
                 z += p;
                 m1 += p * x;
@@ -146,12 +164,20 @@ mod tests {
             m1 *= h / 3.0;
             m2 *= h / 3.0;
             assert!((a - z.ln()).abs() < 1e-8, "A at ({mu},{prec})");
-            assert!((u[0] - m1 / z).abs() < 1e-8 * (1.0 + u[0].abs()), "<x> at ({mu},{prec})");
-            assert!((u[1] - m2 / z).abs() < 1e-8 * (1.0 + u[1].abs()), "<x²> at ({mu},{prec})");
+            assert!(
+                (u[0] - m1 / z).abs() < 1e-8 * (1.0 + u[0].abs()),
+                "<x> at ({mu},{prec})"
+            );
+            assert!(
+                (u[1] - m2 / z).abs() < 1e-8 * (1.0 + u[1].abs()),
+                "<x²> at ({mu},{prec})"
+            );
         }
         // Errata E1 example: μ = 0.5, γ = 2 → ⟨x²⟩ = 0.89449.
         let mut u = [0.0; 2];
-        RectifiedGaussian::default().moments(&[1.0, -1.0], &mut u).unwrap();
+        RectifiedGaussian::default()
+            .moments(&[1.0, -1.0], &mut u)
+            .unwrap();
         assert!((u[1] - 0.89449).abs() < 5e-6);
     }
 

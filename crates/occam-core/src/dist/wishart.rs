@@ -24,7 +24,10 @@ pub struct Wishart {
     pub dof: f64,
 }
 
-const SLOTS: &[Slot] = &[Slot { name: "rate", aliases: &["scale_inverse", "V"] }];
+const SLOTS: &[Slot] = &[Slot {
+    name: "rate",
+    aliases: &["scale_inverse", "V"],
+}];
 
 /// (ν, Cholesky of S = R/2) of the member with natural parameters φ.
 fn dof_and_scale(phi: &[f64], d: usize) -> Result<(f64, Cholesky), OutOfDomain> {
@@ -53,7 +56,8 @@ impl ExpFamily for Wishart {
             phi[i] = -0.5 * r[i];
         }
         phi[d * d] = 0.5 * (self.dof - d as f64 - 1.0);
-        ln_multigamma(self.dof / 2.0, d) - 0.5 * self.dof * (r[d * d] - d as f64 * std::f64::consts::LN_2)
+        ln_multigamma(self.dof / 2.0, d)
+            - 0.5 * self.dof * (r[d * d] - d as f64 * std::f64::consts::LN_2)
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         let d = self.d;

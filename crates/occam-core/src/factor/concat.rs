@@ -34,14 +34,22 @@ impl Deterministic for Concat {
         for i in 0..n {
             u[i] = pa[i][0];
             for j in 0..n {
-                u[n + i * n + j] = if i == j { pa[i][1] } else { pa[i][0] * pa[j][0] };
+                u[n + i * n + j] = if i == j {
+                    pa[i][1]
+                } else {
+                    pa[i][0] * pa[j][0]
+                };
             }
         }
     }
     fn message_to(&self, s: usize, phi: &[f64], pa: &[&[f64]], m: &mut [f64]) {
         let n = self.n;
         let big = |i: usize, j: usize| phi[n + i * n + j];
-        m[0] = phi[s] + (0..n).filter(|&j| j != s).map(|j| (big(s, j) + big(j, s)) * pa[j][0]).sum::<f64>();
+        m[0] = phi[s]
+            + (0..n)
+                .filter(|&j| j != s)
+                .map(|j| (big(s, j) + big(j, s)) * pa[j][0])
+                .sum::<f64>();
         m[1] = big(s, s);
     }
     fn test_instances() -> Vec<Self> {

@@ -35,7 +35,12 @@ impl Deterministic for GammaProduct {
         u[1] = self.scale.ln() + pa.iter().map(|y| y[1]).sum::<f64>();
     }
     fn message_to(&self, s: usize, phi: &[f64], pa: &[&[f64]], m: &mut [f64]) {
-        let others: f64 = pa.iter().enumerate().filter(|(i, _)| *i != s).map(|(_, y)| y[0]).product();
+        let others: f64 = pa
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != s)
+            .map(|(_, y)| y[0])
+            .product();
         m[0] = phi[0] * self.scale * others;
         m[1] = phi[1];
     }

@@ -32,7 +32,10 @@ impl Deterministic for Gate {
         if s == 0 {
             SlotInput::single(MomentKind::Categorical { k: self.k })
         } else {
-            SlotInput { kind: self.of, stack: self.k }
+            SlotInput {
+                kind: self.of,
+                stack: self.k,
+            }
         }
     }
     fn moments(&self, pa: &[&[f64]], u: &mut [f64]) {
@@ -49,7 +52,11 @@ impl Deterministic for Gate {
         let len = self.of.len();
         for k in 0..self.k {
             if s == 0 {
-                m[k] = phi.iter().zip(&pa[1][k * len..(k + 1) * len]).map(|(a, b)| a * b).sum();
+                m[k] = phi
+                    .iter()
+                    .zip(&pa[1][k * len..(k + 1) * len])
+                    .map(|(a, b)| a * b)
+                    .sum();
             } else {
                 let r = pa[0][k];
                 for (mi, p) in m[k * len..(k + 1) * len].iter_mut().zip(phi) {
@@ -59,6 +66,15 @@ impl Deterministic for Gate {
         }
     }
     fn test_instances() -> Vec<Self> {
-        vec![Gate { k: 3, of: MomentKind::Gaussian { d: 1 } }, Gate { k: 2, of: MomentKind::Gamma }]
+        vec![
+            Gate {
+                k: 3,
+                of: MomentKind::Gaussian { d: 1 },
+            },
+            Gate {
+                k: 2,
+                of: MomentKind::Gamma,
+            },
+        ]
     }
 }

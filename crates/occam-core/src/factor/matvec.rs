@@ -32,7 +32,10 @@ impl Deterministic for MatVec {
     }
     fn slot_input(&self, s: usize) -> SlotInput {
         let kind = MomentKind::Gaussian { d: self.cols };
-        SlotInput { kind, stack: if s == 0 { self.rows } else { 1 } }
+        SlotInput {
+            kind,
+            stack: if s == 0 { self.rows } else { 1 },
+        }
     }
     fn moments(&self, pa: &[&[f64]], u: &mut [f64]) {
         let (r, q) = (self.rows, self.cols);
@@ -88,7 +91,11 @@ impl Deterministic for MatVec {
                     let c = big(i, j);
                     for a in 0..q {
                         for b in 0..q {
-                            let wiwj = if i == j { row(i)[q + a * q + b] } else { row(i)[a] * row(j)[b] };
+                            let wiwj = if i == j {
+                                row(i)[q + a * q + b]
+                            } else {
+                                row(i)[a] * row(j)[b]
+                            };
                             m[q + a * q + b] += c * wiwj;
                         }
                     }

@@ -33,7 +33,13 @@ impl Deterministic for Product {
         u[1] = pa.iter().map(|y| y[1]).product();
     }
     fn message_to(&self, s: usize, phi: &[f64], pa: &[&[f64]], m: &mut [f64]) {
-        let others = |k: usize| pa.iter().enumerate().filter(|(i, _)| *i != s).map(|(_, y)| y[k]).product::<f64>();
+        let others = |k: usize| {
+            pa.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != s)
+                .map(|(_, y)| y[k])
+                .product::<f64>()
+        };
         m[0] = phi[0] * others(0);
         m[1] = phi[1] * others(1);
     }

@@ -56,7 +56,10 @@ impl Deterministic for Sum {
             }
         }
         for i in 0..d {
-            m[i] = phi[i] + (0..d).map(|j| (phi[d + i * d + j] + phi[d + j * d + i]) * rest[j]).sum::<f64>();
+            m[i] = phi[i]
+                + (0..d)
+                    .map(|j| (phi[d + i * d + j] + phi[d + j * d + i]) * rest[j])
+                    .sum::<f64>();
         }
         m[d..].copy_from_slice(&phi[d..d + d * d]);
     }

@@ -1,0 +1,502 @@
+//! Data files: CSV with a header row, `.npy` and `.npz`. A table is rows × columns of numbers with
+//! a mask of missing cells (empty, `NA` or `NaN` in a CSV; NaN in an array). Every error names the
+//! place: `file:line:column` for CSV (the header is line 1), `file:row:column` (1-based) for arrays.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// A numeric table read from a data file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// The data name (the variable it is attached to).
+    pub name: String,
+    /// The file it came from, for messages.
+    pub file: String,
+    /// Number of rows (plate elements along the first axis).
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// Values, row-major; 0 where missing.
+    pub values: Vec<f64>,
+    /// `present[i]` is false for a missing cell.
+    pub present: Vec<bool>,
+    /// Column names (CSV header), if any.
+    pub header: Option<Vec<String>>,
+    /// Whether `row` positions are file lines (CSV: header is line 1) or array rows.
+    pub csv: bool,
+}
+
+impl Table {
+    /// Whether any cell is missing.
+    pub fn has_missing(&self) -> bool {
+        self.present.iter().any(|p| !p)
+    }
+
+    /// The (row, column) position of flat cell `i` as printed in messages (1-based; for a CSV the
+    /// row is the file line, so data row 1 is line 2).
+    pub fn position(&self, i: usize) -> (usize, usize) {
+        let (r, c) = (i / self.cols.max(1), i % self.cols.max(1));
+        (r + 1 + usize::from(self.csv), c + 1)
+    }
+
+    /// A data error at flat cell `i`.
+    pub fn error_at(&self, i: usize, message: impl Into<String>) -> Error {
+        let (row, column) = self.position(i);
+        let mut message = message.into();
+        if let Some(h) = self
+            .header
+            .as_ref()
+            .and_then(|h| h.get(i % self.cols.max(1)))
+        {
+            message = format!("column `{h}`: {message}");
+        }
+        Error::Data {
+            file: self.file.clone(),
+            row,
+            column,
+            message,
+        }
+    }
+}
+
+/// Whether a CSV cell means "missing".
+fn is_missing(cell: &str) -> bool {
+    let t = cell.trim();
+    t.is_empty() || t.eq_ignore_ascii_case("na") || t.eq_ignore_ascii_case("nan")
+}
+
+/// Reads `--data NAME=FILE` (by extension: `.npy`, `.npz`, anything else is CSV).
+pub fn read(name: &str, path: &Path) -> Result<Table> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match ext.as_str() {
+        "npy" => {
+            let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+            let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
+                .map_err(|e| data_file(path, format!("not a .npy file: {e}")))?;
+            from_npy(name, path, npy)
+        }
+        "npz" => {
+            let mut archive = npyz::npz::NpzArchive::open(path)
+                .map_err(|e| data_file(path, format!("not a .npz file: {e}")))?;
+            let names: Vec<String> = archive.array_names().map(String::from).collect();
+            let key = if names.iter().any(|n| n == name) {
+                name.to_string()
+            } else if names.len() == 1 {
+                names[0].clone()
+            } else {
+                return Err(data_file(
+                    path,
+                    format!(
+                        "no array named `{name}` (arrays: {})",
+                        if names.is_empty() {
+                            "none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ),
+                ));
+            };
+            let npy = archive
+                .by_name(&key)
+                .map_err(|e| data_file(path, format!("cannot read array `{key}`: {e}")))?
+                .ok_or_else(|| data_file(path, format!("no array named `{key}`")))?;
+            from_npy(name, path, npy)
+        }
+        _ => {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+            parse_csv(name, &path.display().to_string(), &text)
+        }
+    }
+}
+
+fn data_file(path: &Path, message: String) -> Error {
+    Error::DataFile {
+        file: path.display().to_string(),
+        message,
+    }
+}
+
+/// Parses CSV text with a header row.
+pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .trim(csv::Trim::All)
+        .comment(Some(b'#'))
+        .from_reader(text.as_bytes());
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| csv_error(file, &e))?
+        .iter()
+        .map(String::from)
+        .collect();
+    if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
+        return Err(Error::DataFile {
+            file: file.into(),
+            message: "empty file: expected a header row naming the columns".into(),
+        });
+    }
+    if let Some(c) = header.iter().position(|h| h.parse::<f64>().is_ok()) {
+        return Err(Error::Data {
+            file: file.into(),
+            row: 1,
+            column: c + 1,
+            message: format!(
+                "the first line must be a header naming the columns; `{}` is a number",
+                header[c]
+            ),
+        });
+    }
+    let cols = header.len();
+    let mut values = Vec::new();
+    let mut present = Vec::new();
+    let mut rows = 0;
+    for record in reader.records() {
+        let record = record.map_err(|e| csv_error(file, &e))?;
+        let line = record.position().map_or(rows + 2, |p| p.line() as usize);
+        for (c, cell) in record.iter().enumerate() {
+            if is_missing(cell) {
+                values.push(0.0);
+                present.push(false);
+                continue;
+            }
+            let v: f64 = cell.parse().map_err(|_| Error::Data {
+                file: file.into(),
+                row: line,
+                column: c + 1,
+                message: format!("column `{}`: `{cell}` is not a number", header[c]),
+            })?;
+            if !v.is_finite() {
+                return Err(Error::Data {
+                    file: file.into(),
+                    row: line,
+                    column: c + 1,
+                    message: format!(
+                        "column `{}`: `{cell}` is not finite (write NA for a missing value)",
+                        header[c]
+                    ),
+                });
+            }
+            values.push(v);
+            present.push(true);
+        }
+        rows += 1;
+    }
+    if rows == 0 {
+        return Err(Error::DataFile {
+            file: file.into(),
+            message: "no data rows after the header".into(),
+        });
+    }
+    Ok(Table {
+        name: name.into(),
+        file: file.into(),
+        rows,
+        cols,
+        values,
+        present,
+        header: Some(header),
+        csv: true,
+    })
+}
+
+fn csv_error(file: &str, e: &csv::Error) -> Error {
+    match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos,
+            expected_len,
+            len,
+        } => Error::Data {
+            file: file.into(),
+            row: pos.as_ref().map_or(0, |p| p.line() as usize),
+            column: (*len as usize).min(*expected_len as usize) + 1,
+            message: format!("this row has {len} fields but the header has {expected_len}"),
+        },
+        csv::ErrorKind::Utf8 { pos, .. } => Error::Data {
+            file: file.into(),
+            row: pos.as_ref().map_or(0, |p| p.line() as usize),
+            column: 1,
+            message: "invalid UTF-8".into(),
+        },
+        _ => Error::DataFile {
+            file: file.into(),
+            message: e.to_string(),
+        },
+    }
+}
+
+fn from_npy<R: std::io::Read>(name: &str, path: &Path, npy: npyz::NpyFile<R>) -> Result<Table> {
+    use npyz::TypeChar;
+    let shape: Vec<u64> = npy.shape().to_vec();
+    let fortran = matches!(npy.order(), npyz::Order::Fortran);
+    let bad = |m: String| data_file(path, m);
+    let (type_char, size) = match npy.dtype() {
+        npyz::DType::Plain(ts) => (ts.type_char(), ts.size_field()),
+        other => return Err(bad(format!("unsupported array type {}", other.descr()))),
+    };
+    let io = |e: std::io::Error| data_file(path, format!("cannot read the array: {e}"));
+    let raw: Vec<f64> = match (type_char, size) {
+        (TypeChar::Float, 8) => npy.into_vec::<f64>().map_err(io)?,
+        (TypeChar::Float, 4) => npy
+            .into_vec::<f32>()
+            .map_err(io)?
+            .into_iter()
+            .map(f64::from)
+            .collect(),
+        (TypeChar::Int, 8) => conv(npy.into_vec::<i64>().map_err(io)?),
+        (TypeChar::Int, 4) => conv(npy.into_vec::<i32>().map_err(io)?),
+        (TypeChar::Int, 2) => conv(npy.into_vec::<i16>().map_err(io)?),
+        (TypeChar::Int, 1) => conv(npy.into_vec::<i8>().map_err(io)?),
+        (TypeChar::Uint, 8) => conv(npy.into_vec::<u64>().map_err(io)?),
+        (TypeChar::Uint, 4) => conv(npy.into_vec::<u32>().map_err(io)?),
+        (TypeChar::Uint, 2) => conv(npy.into_vec::<u16>().map_err(io)?),
+        (TypeChar::Uint, 1) => conv(npy.into_vec::<u8>().map_err(io)?),
+        (TypeChar::Bool, _) => npy
+            .into_vec::<bool>()
+            .map_err(io)?
+            .into_iter()
+            .map(|b| if b { 1.0 } else { 0.0 })
+            .collect(),
+        (t, s) => {
+            return Err(bad(format!(
+                "unsupported array element type `{}{s}`",
+                t.to_str()
+            )))
+        }
+    };
+    let (rows, cols) = match shape.as_slice() {
+        [] => (1, 1),
+        [n] => (*n as usize, 1),
+        [r, c] => (*r as usize, *c as usize),
+        _ => {
+            return Err(bad(format!(
+                "arrays must have 1 or 2 dimensions; this one has shape {shape:?}"
+            )))
+        }
+    };
+    let mut values = vec![0.0; rows * cols];
+    for r in 0..rows {
+        for c in 0..cols {
+            let src = if fortran { c * rows + r } else { r * cols + c };
+            values[r * cols + c] = raw[src];
+        }
+    }
+    let mut present = vec![true; values.len()];
+    for (i, v) in values.iter_mut().enumerate() {
+        if v.is_nan() {
+            present[i] = false;
+            *v = 0.0;
+        } else if !v.is_finite() {
+            return Err(Error::Data {
+                file: path.display().to_string(),
+                row: i / cols + 1,
+                column: i % cols + 1,
+                message: format!("{v} is not finite (use NaN for a missing value)"),
+            });
+        }
+    }
+    Ok(Table {
+        name: name.into(),
+        file: path.display().to_string(),
+        rows,
+        cols,
+        values,
+        present,
+        header: None,
+        csv: false,
+    })
+}
+
+fn conv<T: Into<F64Like>>(v: Vec<T>) -> Vec<f64> {
+    v.into_iter().map(|x| x.into().0).collect()
+}
+
+/// Lossy conversion of integer array elements to f64.
+struct F64Like(f64);
+macro_rules! like {
+    ($($t:ty),*) => {$(impl From<$t> for F64Like { fn from(x: $t) -> Self { F64Like(x as f64) } })*};
+}
+like!(i64, i32, i16, i8, u64, u32, u16, u8);
+
+/// The data attached to one model: `--data NAME=FILE` options, then `NAME.csv` next to the model
+/// for every observed variable or data input without one.
+#[derive(Debug, Default, Clone)]
+pub struct DataSet {
+    /// Tables by data name.
+    pub tables: BTreeMap<String, Table>,
+}
+
+/// Parses one `--data` argument `NAME=FILE`.
+pub fn parse_data_arg(arg: &str) -> Result<(String, PathBuf)> {
+    match arg.split_once('=') {
+        Some((n, f)) if !n.trim().is_empty() && !f.is_empty() => {
+            Ok((n.trim().to_string(), PathBuf::from(f)))
+        }
+        _ => Err(Error::Usage(format!(
+            "bad --data `{arg}`: expected NAME=FILE, e.g. --data x=data.csv"
+        ))),
+    }
+}
+
+impl DataSet {
+    /// An empty data set.
+    pub fn new() -> DataSet {
+        DataSet::default()
+    }
+
+    /// Attaches the file `path` (`.csv` with a header, `.npy` or `.npz`) as data `name`.
+    pub fn insert_file(&mut self, name: &str, path: &Path) -> Result<()> {
+        if !path.exists() {
+            return Err(Error::io(path, "no such data file"));
+        }
+        let t = read(name, path)?;
+        self.tables.insert(name.to_string(), t);
+        Ok(())
+    }
+
+    /// Attaches an in-memory array as data `name`: `rows × cols` values, row-major; NaN marks a
+    /// missing cell (as in a CSV), ±∞ is an error naming the cell.
+    pub fn insert_array(
+        &mut self,
+        name: &str,
+        rows: usize,
+        cols: usize,
+        values: Vec<f64>,
+        header: Option<Vec<String>>,
+    ) -> Result<()> {
+        if rows.checked_mul(cols) != Some(values.len()) {
+            return Err(Error::DataFile {
+                file: name.to_string(),
+                message: format!(
+                    "{} values do not fill a {rows} × {cols} array",
+                    values.len()
+                ),
+            });
+        }
+        let present: Vec<bool> = values.iter().map(|v| !v.is_nan()).collect();
+        let table = Table {
+            name: name.to_string(),
+            file: format!("<array {name}>"),
+            rows,
+            cols,
+            values: values
+                .iter()
+                .map(|&v| if v.is_nan() { 0.0 } else { v })
+                .collect(),
+            present,
+            header,
+            csv: false,
+        };
+        if let Some(i) = values.iter().position(|v| v.is_infinite()) {
+            return Err(table.error_at(i, format!("{} is not a finite number", values[i])));
+        }
+        self.tables.insert(name.to_string(), table);
+        Ok(())
+    }
+
+    /// Reads every `--data` argument.
+    pub fn from_args(args: &[String]) -> Result<DataSet> {
+        let mut set = DataSet::default();
+        for a in args {
+            let (name, path) = parse_data_arg(a)?;
+            set.insert_file(&name, &path)?;
+        }
+        Ok(set)
+    }
+
+    /// Adds `NAME.csv` from `dir` for each name in `names` that has no table yet and whose file
+    /// exists.
+    pub fn add_defaults<'a>(
+        &mut self,
+        dir: &Path,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<()> {
+        for n in names {
+            if self.tables.contains_key(n) {
+                continue;
+            }
+            let p = dir.join(format!("{n}.csv"));
+            if p.is_file() {
+                let t = read(n, &p)?;
+                self.tables.insert(n.to_string(), t);
+            }
+        }
+        Ok(())
+    }
+
+    /// The shapes for the language's resolver.
+    pub fn shapes(&self) -> occam_lang::DataShapes {
+        let mut s = occam_lang::DataShapes::new();
+        for (n, t) in &self.tables {
+            s.insert(n, t.rows, t.cols);
+        }
+        s
+    }
+}
+
+/// Writes a table as CSV text with a header.
+pub fn to_csv(header: &[String], rows: usize, values: &[f64]) -> String {
+    let cols = header.len().max(1);
+    let mut out = header.join(",");
+    out.push('\n');
+    for r in 0..rows {
+        let line: Vec<String> = values[r * cols..(r + 1) * cols]
+            .iter()
+            .map(|v| format_number(*v))
+            .collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Shortest round-tripping text of a number (integers without a decimal point).
+pub fn format_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_with_missing_cells() {
+        let t = parse_csv("x", "x.csv", "a,b\n1,2\n,NA\nnan,4.5\n").unwrap();
+        assert_eq!((t.rows, t.cols), (3, 2));
+        assert_eq!(t.present, vec![true, true, false, false, false, true]);
+        assert_eq!(t.values[5], 4.5);
+    }
+
+    #[test]
+    fn csv_errors_name_line_and_column() {
+        let e = parse_csv("x", "x.csv", "a,b\n1,2\n3,abc\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "x.csv:3:2: column `b`: `abc` is not a number"
+        );
+        let e = parse_csv("x", "x.csv", "a,b\n1,inf\n").unwrap_err();
+        assert!(e.to_string().starts_with("x.csv:2:2:"), "{e}");
+        let e = parse_csv("x", "x.csv", "a,b\n1,2\n3\n").unwrap_err();
+        assert!(e.to_string().starts_with("x.csv:3:"), "{e}");
+        let e = parse_csv("x", "x.csv", "1,2\n3,4\n").unwrap_err();
+        assert!(e.to_string().starts_with("x.csv:1:1:"), "{e}");
+    }
+
+    #[test]
+    fn positions_of_cells() {
+        let t = parse_csv("x", "x.csv", "a,b\n1,2\n3,4\n").unwrap();
+        assert_eq!(t.position(3), (3, 2));
+        assert_eq!(format_number(3.0), "3");
+        assert_eq!(format_number(-0.25), "-0.25");
+    }
+}

@@ -1,0 +1,157 @@
+//! Fitting a loaded model: the options a user sets, the outcome, and the mapping of run errors back
+//! to the model's source. The run loop itself — tolerance stop, bound-decrease detection,
+//! restarts restored from a snapshot, component pruning, the per-sweep observer — is
+//! [`occam_core::engine::Vmp::run_observed`], the only one in Occam.
+
+use occam_core::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::lower::Compiled;
+use crate::model::Loaded;
+
+/// How to run inference.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Seed of the first restart (restart r uses seed + r).
+    pub seed: u64,
+    /// Number of restarts; the best bound is kept.
+    pub restarts: usize,
+    /// Relative tolerance on the bound change per sweep.
+    pub tol: f64,
+    /// Maximum number of sweeps per restart.
+    pub max_iter: usize,
+    /// Update order by node name (`None`: parents before children).
+    pub order: Option<Vec<String>>,
+    /// Delete surplus mixture components when that raises the bound.
+    pub prune: bool,
+    /// A decreasing bound is an error rather than a warning.
+    pub strict: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            seed: 0,
+            restarts: 1,
+            tol: 1e-6,
+            max_iter: 1000,
+            order: None,
+            prune: true,
+            strict: false,
+        }
+    }
+}
+
+impl Settings {
+    /// Checks every field's domain, naming the field.
+    pub fn validate(&self) -> Result<()> {
+        if self.tol.is_nan() || self.tol < 0.0 {
+            return Err(Error::Usage(format!("tol must be ≥ 0, got {}", self.tol)));
+        }
+        if self.max_iter == 0 {
+            return Err(Error::Usage("max_iter must be at least 1".into()));
+        }
+        if self.restarts == 0 {
+            return Err(Error::Usage("restarts must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of a fit.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Outcome {
+    /// Final lower bound (nats).
+    pub bound: f64,
+    /// Entries of `bound_trace` (sweeps of the kept restart, then the pruning stage).
+    pub iterations: usize,
+    /// Whether the tolerance was reached.
+    pub converged: bool,
+    /// Bound after every sweep of the kept restart.
+    pub bound_trace: Vec<f64>,
+    /// Index in `bound_trace` where the component-pruning stage starts (its sweeps restart from
+    /// the state after a deletion, so the trace may jump there); `None` without pruning.
+    pub prune_start: Option<usize>,
+    /// Final bound of every restart.
+    pub restart_bounds: Vec<f64>,
+    /// Index of the kept restart.
+    pub best_restart: usize,
+    /// The seed of the kept restart.
+    pub seed: u64,
+    /// Warnings (a decreasing bound and its size, no convergence).
+    pub warnings: Vec<Warning>,
+    /// Per-node bound terms.
+    pub node_bounds: Vec<(String, f64)>,
+}
+
+/// Maps a run error to a library error naming the model place of the node.
+pub fn run_error(loaded: &Loaded, c: &Compiled, e: &RunError) -> Error {
+    let place = |node: &str| match c.owner.get(node) {
+        Some(&v) => format!(
+            " (variable `{}` at {})",
+            loaded.model.variables[v].name,
+            loaded.location(v)
+        ),
+        None => String::new(),
+    };
+    match e {
+        RunError::Numerical { node, .. } | RunError::BoundDecreased { node, .. } => {
+            Error::Run(format!("{e}{}", place(node)))
+        }
+        RunError::Schedule(_) => Error::Usage(e.to_string()),
+        RunError::Interrupted { .. } => Error::Interrupted(e.to_string()),
+    }
+}
+
+fn order(c: &Compiled, names: &Option<Vec<String>>) -> Result<Option<Vec<NodeId>>> {
+    let Some(names) = names else { return Ok(None) };
+    names
+        .iter()
+        .map(|n| {
+            c.vmp.node(n).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--order: no node named `{n}` (nodes: {})",
+                    c.vmp.names().join(", ")
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+/// Runs `s.restarts` restarts, calling `observer` after every sweep, and leaves the model in the
+/// state of the best one.
+pub fn fit(
+    loaded: &Loaded,
+    c: &mut Compiled,
+    s: &Settings,
+    observer: &mut dyn Observer,
+) -> Result<Outcome> {
+    s.validate()?;
+    let opts = RunOptions {
+        max_iter: s.max_iter,
+        tol: s.tol,
+        order: order(c, &s.order)?,
+        seed: s.seed,
+        restarts: s.restarts,
+        decrease_is_error: s.strict,
+        check_every_update: false,
+        prune_components: s.prune,
+    };
+    let f = c
+        .vmp
+        .run_observed(&opts, observer)
+        .map_err(|e| run_error(loaded, c, &e))?;
+    Ok(Outcome {
+        bound: f.bound,
+        iterations: f.bound_trace.len(),
+        converged: f.converged,
+        bound_trace: f.bound_trace,
+        prune_start: f.prune_start,
+        restart_bounds: f.restart_bounds,
+        best_restart: f.best_restart,
+        seed: f.seed,
+        warnings: f.warnings,
+        node_bounds: f.node_bounds,
+    })
+}

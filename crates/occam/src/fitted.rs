@@ -1,0 +1,251 @@
+//! The front door: [`Model`] (a model file or text with its data), [`Model::fit`] returning a
+//! [`Fitted`] model (bound, trace, per-node terms, every variable's posterior), and
+//! [`compare`] over several models.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use occam_core::prelude::Observer;
+
+use crate::data::DataSet;
+use crate::driver::{self, Outcome, Settings};
+use crate::error::{Error, Result};
+use crate::lower::Compiled;
+use crate::model::{self, Loaded};
+use crate::posterior::{self, Posterior};
+use crate::report::{json, summary};
+
+/// A model resolved against its data, ready to fit (cheap to clone).
+#[derive(Clone)]
+pub struct Model {
+    loaded: Arc<Loaded>,
+}
+
+impl Model {
+    /// Reads a model file; data come from `data` and, for observed names without data,
+    /// `NAME.csv` next to the model.
+    pub fn from_file(path: impl AsRef<Path>, data: &DataSet) -> Result<Model> {
+        let path = path.as_ref();
+        if !path.is_file() {
+            return Err(Error::io(path, "no such model file"));
+        }
+        Ok(Model {
+            loaded: Arc::new(model::load(path, data)?),
+        })
+    }
+
+    /// A model from source text; `name` is what diagnostics print as the file name.
+    pub fn from_source(name: &str, source: &str, data: &DataSet) -> Result<Model> {
+        Ok(Model {
+            loaded: Arc::new(model::load_source(
+                Path::new(name),
+                name.to_string(),
+                source.to_string(),
+                None,
+                data,
+            )?),
+        })
+    }
+
+    /// The loaded model (source, resolved model, attached data).
+    pub fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    /// The model's name as diagnostics print it.
+    pub fn name(&self) -> &str {
+        &self.loaded.file_name
+    }
+
+    /// Compiles and fits the model, calling `observer` after every sweep.
+    pub fn fit_observed(&self, settings: &Settings, observer: &mut dyn Observer) -> Result<Fitted> {
+        settings.validate()?;
+        let mut compiled = self.loaded.compile(true)?;
+        let outcome = driver::fit(&self.loaded, &mut compiled, settings, observer)?;
+        Ok(Fitted {
+            loaded: self.loaded.clone(),
+            compiled,
+            outcome,
+        })
+    }
+
+    /// Compiles and fits the model.
+    pub fn fit(&self, settings: &Settings) -> Result<Fitted> {
+        self.fit_observed(settings, &mut ())
+    }
+
+    /// The `check` report: plates, variables and the conjugacy of every parent slot.
+    pub fn check(&self) -> Result<String> {
+        let c = self.loaded.compile(true)?;
+        Ok(crate::check::check_report(&self.loaded, &c))
+    }
+
+    /// The Bayesian network as SVG (plates as boxes, observed nodes shaded).
+    pub fn graph_svg(&self) -> String {
+        crate::graph::svg(
+            &self.loaded.model,
+            &crate::graph::plate_labels(&self.loaded),
+        )
+    }
+
+    /// The Bayesian network as Graphviz DOT text.
+    pub fn graph_dot(&self) -> String {
+        crate::graph::dot(
+            &self.loaded.model,
+            &crate::graph::plate_labels(&self.loaded),
+        )
+    }
+}
+
+/// A fitted model: the outcome of the run and the posterior state.
+pub struct Fitted {
+    loaded: Arc<Loaded>,
+    compiled: Compiled,
+    outcome: Outcome,
+}
+
+impl Fitted {
+    /// The final lower bound on the log evidence (nats).
+    pub fn bound(&self) -> f64 {
+        self.outcome.bound
+    }
+
+    /// The run's outcome: bound trace, restarts, warnings, per-node bound terms.
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// The loaded model.
+    pub fn loaded(&self) -> &Loaded {
+        &self.loaded
+    }
+
+    /// The compiled engine in its fitted state.
+    pub fn compiled(&self) -> &Compiled {
+        &self.compiled
+    }
+
+    /// The posterior of variable `name`, or an error listing the variables.
+    pub fn posterior(&self, name: &str) -> Result<Posterior> {
+        let m = &self.loaded.model;
+        let v = m
+            .variables
+            .iter()
+            .position(|v| v.name == name)
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "{}: no variable named `{name}` (variables: {})",
+                    self.loaded.file_name,
+                    m.variables
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+        Ok(posterior::of(&self.loaded, &self.compiled, v))
+    }
+
+    /// The posterior of every variable, in model order.
+    pub fn posteriors(&self) -> Vec<Posterior> {
+        (0..self.loaded.model.variables.len())
+            .map(|v| posterior::of(&self.loaded, &self.compiled, v))
+            .collect()
+    }
+
+    /// The full report as JSON (what `occam fit --json` prints).
+    pub fn report_json(&self) -> serde_json::Value {
+        json::report(&self.loaded, &self.compiled, &self.outcome)
+    }
+
+    /// The text summary (what `occam fit` prints).
+    pub fn summary(&self) -> String {
+        summary::summary(&self.loaded, &self.compiled, &self.outcome)
+    }
+}
+
+/// Posterior model probabilities: softmax of the bounds plus log prior weights (equal weights
+/// when `priors` is empty) — Winn §1.6, with the bound standing in for the log evidence.
+pub fn probabilities(bounds: &[f64], priors: &[f64]) -> Vec<f64> {
+    let score: Vec<f64> = bounds
+        .iter()
+        .enumerate()
+        .map(|(i, b)| b + priors.get(i).map_or(0.0, |p| p.ln()))
+        .collect();
+    let max = score.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = score.iter().map(|b| (b - max).exp()).collect();
+    let total: f64 = w.iter().sum();
+    w.iter().map(|x| x / total).collect()
+}
+
+/// One row of a comparison.
+pub struct Compared {
+    /// The fitted model.
+    pub fitted: Fitted,
+    /// Bound minus the best bound (≤ 0).
+    pub difference: f64,
+    /// Posterior model probability.
+    pub probability: f64,
+}
+
+/// Fits every model with the same settings and compares their bounds; `priors` are prior
+/// weights, one per model (they need not sum to 1), or empty for equal weights.
+pub fn compare(models: &[Model], settings: &Settings, priors: &[f64]) -> Result<Vec<Compared>> {
+    compare_observed(
+        models,
+        settings,
+        priors,
+        &mut |_: usize| -> Box<dyn Observer> { Box::new(()) },
+    )
+}
+
+/// [`compare`] with an observer per model (`observer(i)` for model i).
+pub fn compare_observed(
+    models: &[Model],
+    settings: &Settings,
+    priors: &[f64],
+    observer: &mut dyn FnMut(usize) -> Box<dyn Observer>,
+) -> Result<Vec<Compared>> {
+    if !priors.is_empty()
+        && (priors.len() != models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
+    {
+        return Err(Error::Usage(format!(
+            "priors: give {} positive numbers, one per model",
+            models.len()
+        )));
+    }
+    let mut fitted = Vec::with_capacity(models.len());
+    for (i, m) in models.iter().enumerate() {
+        let mut obs = observer(i);
+        fitted.push(m.fit_observed(settings, obs.as_mut())?);
+    }
+    let bounds: Vec<f64> = fitted.iter().map(Fitted::bound).collect();
+    let probs = probabilities(&bounds, priors);
+    let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Ok(fitted
+        .into_iter()
+        .zip(probs)
+        .map(|(f, p)| Compared {
+            difference: f.bound() - best,
+            probability: p,
+            fitted: f,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softmax_of_bounds() {
+        let p = probabilities(&[-10.0, -10.0 + 2f64.ln()], &[]);
+        assert!((p[0] - 1.0 / 3.0).abs() < 1e-12 && (p[1] - 2.0 / 3.0).abs() < 1e-12);
+        // A prior twice as large on the first model balances the evidence.
+        let p = probabilities(&[-10.0, -10.0 + 2f64.ln()], &[2.0, 1.0]);
+        assert!((p[0] - 0.5).abs() < 1e-12);
+        let p = probabilities(&[-1e6, -1.0], &[]);
+        assert_eq!(p[0], 0.0);
+        assert_eq!(p[1], 1.0);
+    }
+}

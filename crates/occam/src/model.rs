@@ -1,0 +1,115 @@
+//! Loading a model file with its data: read, parse, attach data (`--data` and `NAME.csv` next to
+//! the model), resolve, lower and compile.
+
+use std::path::{Path, PathBuf};
+
+use occam_lang::ast::{self, Stmt};
+use occam_lang::Model;
+
+use crate::data::DataSet;
+use crate::error::{Error, Result};
+use crate::lower::{self, Compiled, SourceRef};
+
+/// A model file, resolved against its data.
+pub struct Loaded {
+    /// The model file.
+    pub path: PathBuf,
+    /// Its name as printed in diagnostics (the path as given).
+    pub file_name: String,
+    /// The source text.
+    pub source: String,
+    /// The resolved model.
+    pub model: Model,
+    /// The attached data.
+    pub data: DataSet,
+}
+
+impl Loaded {
+    /// The source reference for diagnostics.
+    pub fn src(&self) -> SourceRef<'_> {
+        SourceRef {
+            file: &self.file_name,
+            text: &self.source,
+        }
+    }
+
+    /// `file:line:column` of variable `v`.
+    pub fn location(&self, v: usize) -> String {
+        let p = self.model.variables[v].position;
+        format!("{}:{}:{}", self.file_name, p.line, p.column)
+    }
+
+    /// Lowers and compiles the model (observing its data if `observe`).
+    pub fn compile(&self, observe: bool) -> Result<Compiled> {
+        let lowered = lower::lower(&self.model, self.src(), &self.data, observe)?;
+        lower::compile(lowered, &self.model, self.src())
+    }
+}
+
+/// Reads and parses a model file.
+pub fn read_source(path: &Path) -> Result<(String, String, ast::File)> {
+    let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let file_name = path.display().to_string();
+    let ast = occam_lang::parse(&source, &file_name)?;
+    Ok((file_name, source, ast))
+}
+
+/// Names that the model marks as observed in its text: `plates ... from data X`, `observe X`,
+/// `data X[...]`. Only these are looked for as `NAME.csv` next to the model.
+pub fn data_names(file: &ast::File) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |n: &str| {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
+    for s in &file.statements {
+        match s {
+            Stmt::Plates(p) => {
+                if let Some(d) = &p.from_data {
+                    push(&d.name);
+                }
+            }
+            Stmt::Observe(o) => {
+                for i in &o.items {
+                    push(&i.name.name);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Loads a model with data from `--data` arguments (already read) and `NAME.csv` defaults.
+pub fn load(path: &Path, given: &DataSet) -> Result<Loaded> {
+    let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let file_name = path.display().to_string();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    load_source(path, file_name, source, Some(dir), given)
+}
+
+/// Loads a model from source text named `file_name` (as diagnostics print it), with the data
+/// `given` and, if `dir` is given, `NAME.csv` files there for observed names without data.
+pub fn load_source(
+    path: &Path,
+    file_name: String,
+    source: String,
+    dir: Option<&Path>,
+    given: &DataSet,
+) -> Result<Loaded> {
+    let ast = occam_lang::parse(&source, &file_name)?;
+    let mut data = given.clone();
+    if let Some(dir) = dir {
+        let names = data_names(&ast);
+        data.add_defaults(dir, names.iter().map(String::as_str))?;
+    }
+    let model = occam_lang::compile(&source, &file_name, &data.shapes())?;
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        file_name,
+        source,
+        model,
+        data,
+    })
+}

@@ -1,0 +1,8 @@
+//! Reports of a fit: JSON, a readable summary, SVG plots and Hinton diagrams.
+
+pub mod figure;
+pub mod hinton;
+pub mod json;
+pub mod outputs;
+pub mod summary;
+pub mod svg;

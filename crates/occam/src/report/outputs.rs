@@ -1,0 +1,89 @@
+//! The files `occam fit --out DIR` writes: `posterior.json`, `bound.csv`, `bound.svg` and a Hinton
+//! diagram of every latent vector or matrix mean, each written atomically.
+
+use std::path::Path;
+
+use crate::atomic;
+use crate::driver::Outcome;
+use crate::error::{Error, Result};
+use crate::lower::Compiled;
+use crate::model::Loaded;
+use crate::report::{hinton, json, summary, svg};
+use crate::Fitted;
+
+/// The mean of a variable as a matrix for a Hinton diagram, if it is a vector or matrix.
+fn matrix_of(loaded: &Loaded, c: &Compiled, v: usize) -> Option<(usize, usize, Vec<f64>)> {
+    let var = &loaded.model.variables[v];
+    let node = c.var_nodes[v];
+    let mean = c.vmp.mean(node)?;
+    let n = c.vmp.elements(node);
+    if mean.len() < 2 || mean.len() > 20_000 || n == 0 {
+        return None;
+    }
+    let vlen = mean.len() / n;
+    let (rows, cols) = match (var.plates.len(), vlen) {
+        (0, _) => match c.vmp.kind(node) {
+            occam_core::moments::MomentKind::Wishart { d } => (d, d),
+            _ => (1, vlen),
+        },
+        (1, 1) => (1, n),
+        (_, _) => {
+            let first = loaded.model.plates[var.plates[0]].size as usize;
+            (first, mean.len() / first.max(1))
+        }
+    };
+    Some((rows, cols, mean))
+}
+
+/// Writes the files of a fit into `dir`.
+pub fn write_outputs(dir: &Path, fitted: &Fitted) -> Result<()> {
+    let (loaded, c, o) = (fitted.loaded(), fitted.compiled(), fitted.outcome());
+    let report = &fitted.report_json();
+    write_files(dir, loaded, c, o, report)
+}
+
+fn write_files(
+    dir: &Path,
+    loaded: &Loaded,
+    c: &Compiled,
+    o: &Outcome,
+    report: &serde_json::Value,
+) -> Result<()> {
+    atomic::ensure_dir(dir)?;
+    let pretty = serde_json::to_string_pretty(report)
+        .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
+    atomic::write(&dir.join("posterior.json"), pretty.as_bytes())?;
+    let mut csv = String::from("iteration,bound\n");
+    for (i, b) in o.bound_trace.iter().enumerate() {
+        csv.push_str(&format!("{},{b}\n", i + 1));
+    }
+    atomic::write(&dir.join("bound.csv"), csv.as_bytes())?;
+    let title = format!(
+        "{}: L = {:.4}",
+        loaded
+            .path
+            .file_name()
+            .map_or(loaded.file_name.clone(), |f| f
+                .to_string_lossy()
+                .into_owned()),
+        o.bound
+    );
+    atomic::write(
+        &dir.join("bound.svg"),
+        svg::bound_plot(&title, &o.bound_trace)?.as_bytes(),
+    )?;
+    for (v, var) in loaded.model.variables.iter().enumerate() {
+        if !matches!(json::role(loaded, v, c), "latent" | "map" | "deterministic") {
+            continue;
+        }
+        if let Some((rows, cols, values)) = matrix_of(loaded, c, v) {
+            let title = format!(
+                "{} (posterior mean, {rows}×{cols})",
+                summary::signature(loaded, v)
+            );
+            let s = hinton::hinton(&title, rows, cols, &values)?;
+            atomic::write(&dir.join(format!("hinton_{}.svg", var.name)), s.as_bytes())?;
+        }
+    }
+    Ok(())
+}
