@@ -1,5 +1,6 @@
 //! Reports of a fit: JSON, a readable summary, SVG plots and Hinton diagrams.
 
+pub mod binary;
 pub mod figure;
 pub mod hinton;
 pub mod json;
