@@ -361,3 +361,58 @@ fn compare_with_the_wrong_number_of_priors() {
         &["--priors: give 2 positive numbers"],
     );
 }
+
+#[test]
+fn numeric_flags_out_of_their_domain_name_the_flag_and_the_limit() {
+    let files = [("m.occam", QUICK), ("y.csv", Y)];
+    for (args, needle) in [
+        (
+            vec!["--tol", "-1"],
+            "--tol must be a finite number ≥ 0, got -1",
+        ),
+        (vec!["--tol", "inf"], "--tol must be a finite number"),
+        (
+            vec!["--restarts", "9223372036854775808"],
+            "--restarts must be between 1 and 100000",
+        ),
+        (vec!["--restarts", "0"], "--restarts must be between 1"),
+        (vec!["--max-iter", "0"], "--max-iter must be between 1"),
+        (
+            vec!["--threads", "100000"],
+            "--threads must be between 1 and 1024",
+        ),
+        (vec!["--threads", "0"], "--threads must be between 1"),
+    ] {
+        let mut all = vec!["fit", "m.occam"];
+        all.extend(args);
+        expect(&files, &all, 2, &[needle]);
+    }
+}
+
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let root = common::root();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("occam"))
+        .current_dir(&root)
+        .args([
+            "fit",
+            "--json",
+            "examples/vibes_tutorial/mixture.occam",
+            "--data",
+            "x=examples/vibes_tutorial/x.csv",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 8];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reader is gone (as after `| head -c 8`): the rest of the output has nowhere to go.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(&first, b"{\"best_r");
+    assert!(!stderr.contains("internal error"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

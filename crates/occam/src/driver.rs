@@ -42,17 +42,31 @@ impl Default for Settings {
     }
 }
 
+/// The largest number of restarts accepted (each is a full fit; more is surely a typo).
+pub const MAX_RESTARTS: usize = 100_000;
+/// The largest iteration limit accepted.
+pub const MAX_ITER: usize = 100_000_000;
+
 impl Settings {
-    /// Checks every field's domain, naming the field.
+    /// Checks every field's domain, naming the field and the limit.
     pub fn validate(&self) -> Result<()> {
-        if self.tol.is_nan() || self.tol < 0.0 {
-            return Err(Error::Usage(format!("tol must be ≥ 0, got {}", self.tol)));
+        if !(self.tol >= 0.0 && self.tol.is_finite()) {
+            return Err(Error::Usage(format!(
+                "tol must be a finite number ≥ 0, got {}",
+                self.tol
+            )));
         }
-        if self.max_iter == 0 {
-            return Err(Error::Usage("max_iter must be at least 1".into()));
+        if !(1..=MAX_ITER).contains(&self.max_iter) {
+            return Err(Error::Usage(format!(
+                "max_iter must be between 1 and {MAX_ITER}, got {}",
+                self.max_iter
+            )));
         }
-        if self.restarts == 0 {
-            return Err(Error::Usage("restarts must be at least 1".into()));
+        if !(1..=MAX_RESTARTS).contains(&self.restarts) {
+            return Err(Error::Usage(format!(
+                "restarts must be between 1 and {MAX_RESTARTS}, got {}",
+                self.restarts
+            )));
         }
         Ok(())
     }

@@ -265,9 +265,9 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
             o.samples = a.samples;
             let r = bm::log_z_command(&o).map_err(bm_err)?;
             if a.json {
-                println!("{}", to_json(&r)?);
+                outln!("{}", to_json(&r)?);
             } else {
-                println!(
+                outln!(
                     "log Z = {:.10} ({:?}{}){}",
                     r.log_z,
                     r.quality,
@@ -296,7 +296,7 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
                 out_dir: a.out.clone(),
             };
             let r = bm::learn_command(&o).map_err(bm_err)?;
-            println!("{}", to_json(&r)?);
+            outln!("{}", to_json(&r)?);
             Ok(())
         }
         BmCommand::Reproduce(a) => {
@@ -305,7 +305,7 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
             if let Some(dir) = &a.out {
                 bm_figure(dir, &stem(&a.name), &r, a.seed)?;
             }
-            println!("{}", to_json(&r)?);
+            outln!("{}", to_json(&r)?);
             Ok(())
         }
     }
@@ -322,7 +322,7 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
                 seed: a.seed,
             })
             .map_err(sbn_err)?;
-            print!(
+            out!(
                 "{}",
                 if a.json {
                     r.to_json() + "\n"
@@ -349,7 +349,7 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
             if let Some(out) = &a.out {
                 atomic::write(out, r.sbn_csv.as_bytes())?;
             }
-            println!("{}", r.to_json());
+            outln!("{}", r.to_json());
             Ok(())
         }
         SbnCommand::Repro(a) => {
@@ -367,7 +367,7 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
             if let Some(dir) = &a.out {
                 sbn_outputs(dir, &stem(&a.name), which, &text)?;
             }
-            println!("{text}");
+            outln!("{text}");
             Ok(())
         }
     }

@@ -22,6 +22,6 @@ pub struct CheckArgs {
 pub fn run(a: &CheckArgs) -> Result<()> {
     model_path(&a.model)?;
     let given = DataSet::from_args(&a.data.data)?;
-    print!("{}", Model::from_file(&a.model, &given)?.check()?);
+    out!("{}", Model::from_file(&a.model, &given)?.check()?);
     Ok(())
 }

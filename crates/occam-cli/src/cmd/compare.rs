@@ -89,16 +89,20 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             .iter()
             .find(|(_, o)| o.bound == best)
             .map(|(n, _)| n.clone());
-        println!("{}", json!({"models": models, "best": best_name}));
+        outln!("{}", json!({"models": models, "best": best_name}));
         return Ok(());
     }
     let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(5).max(5);
-    println!(
+    outln!(
         "{:<width$}  {:>14}  {:>12}  {:>11}  {:>5}",
-        "model", "bound", "vs best", "P(model)", "iter"
+        "model",
+        "bound",
+        "vs best",
+        "P(model)",
+        "iter"
     );
     for ((name, o), p) in rows.iter().zip(&probs) {
-        println!(
+        outln!(
             "{:<width$}  {:>14.4}  {:>12.4}  {:>11.4e}  {:>5}{}",
             name,
             o.bound,

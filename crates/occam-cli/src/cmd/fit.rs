@@ -39,11 +39,11 @@ pub fn run(a: &FitArgs) -> Result<()> {
     if a.json {
         let text = serde_json::to_string(&fitted.report_json())
             .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
-        println!("{text}");
+        outln!("{text}");
     } else {
-        print!("{}", fitted.summary());
+        out!("{}", fitted.summary());
         if let Some(dir) = &a.out {
-            println!(
+            outln!(
                 "\nwrote posterior.json, bound.csv, bound.svg and Hinton diagrams to {}",
                 dir.display()
             );

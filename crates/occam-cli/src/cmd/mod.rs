@@ -62,12 +62,12 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     pub restarts: usize,
     /// Relative tolerance on the change of the bound per iteration.
-    #[arg(long, default_value_t = 1e-6)]
+    #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     pub tol: f64,
     /// Maximum number of iterations per restart.
     #[arg(long = "max-iter", default_value_t = 1000)]
     pub max_iter: usize,
-    /// Size of the thread pool (results do not depend on it).
+    /// Size of the thread pool, at most 1024 (results do not depend on it).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Update order, comma-separated node names (default: parents before children).
@@ -84,25 +84,7 @@ pub struct RunArgs {
 impl RunArgs {
     /// Inference settings; sets up the thread pool.
     pub fn settings(&self) -> Result<Settings> {
-        if self.tol.is_nan() || self.tol < 0.0 {
-            return Err(Error::Usage(format!("--tol must be ≥ 0, got {}", self.tol)));
-        }
-        if self.max_iter == 0 {
-            return Err(Error::Usage("--max-iter must be at least 1".into()));
-        }
-        if self.restarts == 0 {
-            return Err(Error::Usage("--restarts must be at least 1".into()));
-        }
-        if let Some(n) = self.threads {
-            if n == 0 {
-                return Err(Error::Usage("--threads must be at least 1".into()));
-            }
-            // The global pool can be set once; a second call (tests in one process) is harmless.
-            let _ = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build_global();
-        }
-        Ok(Settings {
+        let settings = Settings {
             seed: self.seed,
             restarts: self.restarts,
             tol: self.tol,
@@ -110,9 +92,29 @@ impl RunArgs {
             order: self.order.clone(),
             prune: !self.no_prune,
             strict: self.strict,
-        })
+        };
+        // One check of every domain, in the library; its messages name the field, here the flag.
+        settings.validate().map_err(|e| match e {
+            Error::Usage(m) => Error::Usage(format!("--{}", m.replacen("max_iter", "max-iter", 1))),
+            e => e,
+        })?;
+        if let Some(n) = self.threads {
+            if !(1..=MAX_THREADS).contains(&n) {
+                return Err(Error::Usage(format!(
+                    "--threads must be between 1 and {MAX_THREADS}, got {n}"
+                )));
+            }
+            // The global pool can be set once; a second call (tests in one process) is harmless.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global();
+        }
+        Ok(settings)
     }
 }
+
+/// The largest `--threads` accepted (a pool far beyond the machine's cores only costs start-up).
+pub const MAX_THREADS: usize = 1024;
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {

@@ -214,7 +214,7 @@ impl Vmp {
         let order = self.schedule(opts)?;
         let start = Instant::now();
         let mut best: Option<(Fit, Vec<State>)> = None;
-        let mut bounds = Vec::with_capacity(restarts);
+        let mut bounds = Vec::new();
         for r in 0..restarts {
             let seed = opts.seed.wrapping_add(r as u64);
             if r > 0 || !self.initialized {
