@@ -25,6 +25,7 @@ pub fn parse(source: &str) -> (File, Vec<Diagnostic>) {
         tokens,
         pos: 0,
         depth: 0,
+        tree: 0,
     };
     let mut file = File::default();
     while !p.at(&Tok::Eof) {
@@ -47,11 +48,18 @@ struct Parser {
     tokens: Vec<Token>,
     pos: usize,
     depth: usize,
+    /// Operators of enclosing chains: the tree is this much deeper than `depth`.
+    tree: usize,
 }
 
-/// Deepest nesting of parentheses and unary minus the parser accepts, so that
-/// hostile input cannot overflow the stack.
-const MAX_DEPTH: usize = 64;
+/// Deepest nesting of parentheses, calls and unary minus the parser accepts (it
+/// recurses once per level), so that hostile input cannot overflow the stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// Deepest expression tree accepted: nesting levels plus every operator of a chain
+/// `a + b + …` (which the parser reads in a loop but which makes the tree one level
+/// deeper for the recursive passes after it).
+pub const MAX_TREE_DEPTH: usize = 512;
 
 type PResult<T> = Result<T, Diagnostic>;
 
@@ -392,11 +400,17 @@ impl Parser {
     }
 
     fn expr(&mut self) -> PResult<Expr> {
+        // Every operator of a chain adds a level to the (left-deep) tree: it counts against
+        // the tree-depth limit, since the resolver walks the tree recursively.
+        let base = self.tree;
         let mut lhs = self.term()?;
         while self.eat(&Tok::Plus) {
-            let rhs = self.term()?;
+            self.tree += 1;
+            let rhs = self.term();
+            let rhs = rhs.inspect_err(|_| self.tree = base)?;
             lhs = binary(BinOp::Add, lhs, rhs);
         }
+        self.tree = base;
         if self.at(&Tok::Minus) {
             return Err(self
                 .unexpected("an operator `+`, `*` or `@`")
@@ -406,6 +420,7 @@ impl Parser {
     }
 
     fn term(&mut self) -> PResult<Expr> {
+        let base = self.tree;
         let mut lhs = self.unary()?;
         loop {
             let op = match self.peek().tok {
@@ -414,20 +429,26 @@ impl Parser {
                 _ => break,
             };
             self.bump();
-            let rhs = self.unary()?;
+            self.tree += 1;
+            let rhs = self.unary();
+            let rhs = rhs.inspect_err(|_| self.tree = base)?;
             lhs = binary(op, lhs, rhs);
         }
+        self.tree = base;
         Ok(lhs)
     }
 
     fn unary(&mut self) -> PResult<Expr> {
-        if self.depth >= MAX_DEPTH {
+        if self.depth >= MAX_DEPTH || self.depth + self.tree >= MAX_TREE_DEPTH {
             return Err(Diagnostic::new(
                 Code::Syntax,
                 self.peek().span,
                 "expression nested too deeply",
             )
-            .label(format!("more than {MAX_DEPTH} levels"))
+            .label(format!(
+                "more than {MAX_DEPTH} nested parentheses, calls or minus signs, or a tree deeper \
+                 than {MAX_TREE_DEPTH} (each chained `+`, `*`, `@` adds a level)"
+            ))
             .hint("split it into named deterministic variables"));
         }
         self.depth += 1;
