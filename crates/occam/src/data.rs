@@ -76,43 +76,185 @@ pub fn read(name: &str, path: &Path) -> Result<Table> {
         .to_ascii_lowercase();
     match ext.as_str() {
         "npy" => {
-            let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-            let npy = npyz::NpyFile::new(std::io::BufReader::new(file))
-                .map_err(|e| data_file(path, format!("not a .npy file: {e}")))?;
-            from_npy(name, path, npy)
+            let bytes = read_bounded(path)?;
+            from_npy_bytes(name, path, &bytes)
         }
-        "npz" => {
-            let mut archive = npyz::npz::NpzArchive::open(path)
-                .map_err(|e| data_file(path, format!("not a .npz file: {e}")))?;
-            let names: Vec<String> = archive.array_names().map(String::from).collect();
-            let key = if names.iter().any(|n| n == name) {
-                name.to_string()
-            } else if names.len() == 1 {
-                names[0].clone()
-            } else {
-                return Err(data_file(
-                    path,
-                    format!(
-                        "no array named `{name}` (arrays: {})",
-                        if names.is_empty() {
-                            "none".to_string()
-                        } else {
-                            names.join(", ")
-                        }
-                    ),
-                ));
-            };
-            let npy = archive
-                .by_name(&key)
-                .map_err(|e| data_file(path, format!("cannot read array `{key}`: {e}")))?
-                .ok_or_else(|| data_file(path, format!("no array named `{key}`")))?;
-            from_npy(name, path, npy)
-        }
+        "npz" => from_npz(name, path),
         _ => {
-            let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-            parse_csv(name, &path.display().to_string(), &text)
+            let bytes = read_bounded(path)?;
+            let text = utf8(path, &bytes)?;
+            parse_csv(name, &path.display().to_string(), text)
         }
     }
+}
+
+/// The largest data file read (and the largest array a header may declare), in bytes.
+pub const MAX_DATA_BYTES: u64 = 8 << 30;
+
+/// Reads a whole file, refusing one larger than [`MAX_DATA_BYTES`].
+fn read_bounded(path: &Path) -> Result<Vec<u8>> {
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .len();
+    if len > MAX_DATA_BYTES {
+        return Err(data_file(
+            path,
+            format!("{len} bytes is more than the limit of {MAX_DATA_BYTES} bytes for a data file"),
+        ));
+    }
+    std::fs::read(path).map_err(|e| Error::io(path, e))
+}
+
+/// The text of a CSV file: invalid UTF-8 is an error at its line and byte; a byte-order mark is
+/// skipped.
+fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = good.len() - good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        Error::Data {
+            file: path.display().to_string(),
+            row: line,
+            column,
+            message: format!(
+                "invalid UTF-8 at byte {} (save the file as UTF-8 text)",
+                e.valid_up_to()
+            ),
+        }
+    })?;
+    Ok(text.strip_prefix('\u{feff}').unwrap_or(text))
+}
+
+/// An array of a `.npz` archive: the one named like the data, or its only array.
+fn from_npz(name: &str, path: &Path) -> Result<Table> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
+        .map_err(|e| data_file(path, format!("not a .npz file: {e}")))?;
+    let names: Vec<String> = archive
+        .file_names()
+        .filter_map(|n| n.strip_suffix(".npy"))
+        .map(String::from)
+        .collect();
+    let key = if names.iter().any(|n| n == name) {
+        name.to_string()
+    } else if names.len() == 1 {
+        names[0].clone()
+    } else {
+        return Err(data_file(
+            path,
+            format!(
+                "no array named `{name}` (arrays: {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        ));
+    };
+    let mut entry = archive
+        .by_name(&format!("{key}.npy"))
+        .map_err(|e| data_file(path, format!("cannot read array `{key}`: {e}")))?;
+    if entry.size() > MAX_DATA_BYTES {
+        return Err(data_file(
+            path,
+            format!(
+                "array `{key}` holds {} bytes, more than the limit of {MAX_DATA_BYTES}",
+                entry.size()
+            ),
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(&mut entry, MAX_DATA_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| data_file(path, format!("cannot read array `{key}`: {e}")))?;
+    from_npy_bytes(name, path, &bytes)
+}
+
+/// Where the data of a `.npy` file start: after the magic string, version, header length and
+/// header (format versions 1, 2 and 3).
+fn npy_data_start(bytes: &[u8]) -> Option<usize> {
+    match *bytes.get(6)? {
+        1 => Some(10 + u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]) as usize),
+        2 | 3 => {
+            let l = bytes.get(8..12)?;
+            Some(12 + u32::from_le_bytes([l[0], l[1], l[2], l[3]]) as usize)
+        }
+        _ => None,
+    }
+}
+
+/// The dimensions in a `.npy` header's `'shape': (…)` entry, if they read as integers.
+fn declared_shape(bytes: &[u8]) -> Option<Vec<u64>> {
+    let end = npy_data_start(bytes)?.min(bytes.len());
+    let header = std::str::from_utf8(bytes.get(10..end)?).ok()?;
+    let after = &header[header.find("'shape'")? + 7..];
+    let open = after.find('(')?;
+    let close = after[open..].find(')')? + open;
+    after[open + 1..close]
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.trim_end_matches('L').parse::<u64>().ok())
+        .collect()
+}
+
+/// Reads a `.npy` image held in memory, checking that its declared shape matches its data
+/// exactly (no silent truncation of trailing bytes, no overflowing or short shapes).
+fn from_npy_bytes(name: &str, path: &Path, bytes: &[u8]) -> Result<Table> {
+    // npyz multiplies the declared dimensions without checking for overflow: look first.
+    if let Some(dims) = declared_shape(bytes) {
+        let fits = dims
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .and_then(|c| c.checked_mul(16))
+            .is_some_and(|b| b <= MAX_DATA_BYTES);
+        if !fits {
+            return Err(data_file(
+                path,
+                format!(
+                    "the header declares shape {dims:?}, more than the limit of {MAX_DATA_BYTES} bytes"
+                ),
+            ));
+        }
+    }
+    let npy =
+        npyz::NpyFile::new(bytes).map_err(|e| data_file(path, format!("not a .npy file: {e}")))?;
+    let item = match npy.dtype() {
+        npyz::DType::Plain(ts) => ts.size_field(),
+        other => {
+            return Err(data_file(
+                path,
+                format!("unsupported array type {}", other.descr()),
+            ))
+        }
+    };
+    let shape = npy.shape().to_vec();
+    let cells = shape
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .filter(|&c| c.checked_mul(item).is_some_and(|b| b <= MAX_DATA_BYTES));
+    let Some(cells) = cells else {
+        return Err(data_file(
+            path,
+            format!(
+                "the header declares shape {shape:?}, more than the limit of {MAX_DATA_BYTES} bytes"
+            ),
+        ));
+    };
+    let data = npy_data_start(bytes).map_or(0, |s| bytes.len().saturating_sub(s)) as u64;
+    if data != cells * item {
+        return Err(data_file(
+            path,
+            format!(
+                "the header declares shape {shape:?} ({} bytes of data) but the file holds {data} bytes",
+                cells * item
+            ),
+        ));
+    }
+    from_npy(name, path, npy)
 }
 
 fn data_file(path: &Path, message: String) -> Error {
@@ -124,6 +266,7 @@ fn data_file(path: &Path, message: String) -> Error {
 
 /// Parses CSV text with a header row.
 pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -141,6 +284,20 @@ pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
             file: file.into(),
             message: "empty file: expected a header row naming the columns".into(),
         });
+    }
+    for (c, h) in header.iter().enumerate() {
+        if let Some(first) = header[..c].iter().position(|g| g == h) {
+            return Err(Error::Data {
+                file: file.into(),
+                row: 1,
+                column: c + 1,
+                message: format!(
+                    "column name `{h}` is used twice (columns {} and {})",
+                    first + 1,
+                    c + 1
+                ),
+            });
+        }
     }
     if let Some(c) = header.iter().position(|h| h.parse::<f64>().is_ok()) {
         return Err(Error::Data {
@@ -468,6 +625,83 @@ pub fn format_number(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A version-1 `.npy` image of little-endian f64 with the given header shape and values.
+    fn npy(shape: &str, values: &[f64]) -> Vec<u8> {
+        let mut header = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}");
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend((header.len() as u16).to_le_bytes());
+        b.extend(header.as_bytes());
+        for v in values {
+            b.extend(v.to_le_bytes());
+        }
+        b
+    }
+
+    fn npy_error(shape: &str, values: &[f64], extra: &[u8]) -> String {
+        let mut b = npy(shape, values);
+        b.extend(extra);
+        from_npy_bytes("x", Path::new("x.npy"), &b)
+            .err()
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn npy_shape_must_match_the_data_exactly() {
+        let t = from_npy_bytes(
+            "x",
+            Path::new("x.npy"),
+            &npy("(2, 2)", &[1.0, 2.0, 3.0, 4.0]),
+        )
+        .unwrap();
+        assert_eq!((t.rows, t.cols, t.values[3]), (2, 2, 4.0));
+        let e = npy_error("(3,)", &[1.0, 2.0, 3.0], &[0, 0, 0]);
+        assert!(
+            e.contains("x.npy")
+                && e.contains("declares shape [3] (24 bytes of data) but the file holds 27 bytes"),
+            "{e}"
+        );
+        let e = npy_error("(4,)", &[1.0, 2.0, 3.0], &[]);
+        assert!(
+            e.contains("declares shape [4]") && e.contains("holds 24 bytes"),
+            "{e}"
+        );
+        let e = npy_error("(4294967296, 4294967296, 4294967296)", &[1.0], &[]);
+        assert!(e.contains("more than the limit"), "{e}");
+        let e = npy_error("(1000000000000,)", &[1.0], &[]);
+        assert!(e.contains("more than the limit"), "{e}");
+    }
+
+    #[test]
+    fn csv_header_names_are_unique_and_a_byte_order_mark_is_skipped() {
+        let e = parse_csv("x", "x.csv", "a,b,a\n1,2,3\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            e,
+            "x.csv:1:3: column name `a` is used twice (columns 1 and 3)"
+        );
+        let t = parse_csv("x", "x.csv", "\u{feff}a,b\n1,2\n").unwrap();
+        assert_eq!(t.header.unwrap(), vec!["a".to_string(), "b".to_string()]);
+    }
+
+    #[test]
+    fn invalid_utf8_names_line_column_and_byte() {
+        let e = utf8(Path::new("x.csv"), b"a,b\n1,2\n3,\xff\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            e,
+            "x.csv:3:3: invalid UTF-8 at byte 10 (save the file as UTF-8 text)"
+        );
+    }
 
     #[test]
     fn csv_with_missing_cells() {
