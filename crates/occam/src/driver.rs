@@ -5,6 +5,8 @@
 
 use occam_core::prelude::*;
 
+use crate::warning::Warning;
+
 use crate::error::{Error, Result};
 use crate::lower::Compiled;
 use crate::model::Loaded;
@@ -92,7 +94,8 @@ pub struct Outcome {
     pub best_restart: usize,
     /// The seed of the kept restart.
     pub seed: u64,
-    /// Warnings (a decreasing bound and its size, no convergence).
+    /// Warnings: the model's (ignored data, nothing observed), then the run's (a decreasing
+    /// bound and its size, no convergence).
     pub warnings: Vec<Warning>,
     /// Per-node bound terms.
     pub node_bounds: Vec<(String, f64)>,
@@ -165,7 +168,12 @@ pub fn fit(
         restart_bounds: f.restart_bounds,
         best_restart: f.best_restart,
         seed: f.seed,
-        warnings: f.warnings,
+        warnings: loaded
+            .warnings
+            .iter()
+            .cloned()
+            .chain(f.warnings.into_iter().map(Warning::from))
+            .collect(),
         node_bounds: f.node_bounds,
     })
 }

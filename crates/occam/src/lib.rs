@@ -78,10 +78,12 @@ pub mod model;
 pub mod posterior;
 pub mod report;
 pub mod sample;
+mod warning;
 
 pub use data::DataSet;
 pub use driver::{Outcome, Settings};
 pub use error::{Error, Result};
 pub use fitted::{compare, compare_observed, probabilities, Compared, Fitted, Model};
-pub use occam_core::prelude::{Flow, Observer, Progress, Stage, Warning};
+pub use occam_core::prelude::{Flow, Observer, Progress, Stage};
 pub use posterior::{Param, Posterior};
+pub use warning::Warning;

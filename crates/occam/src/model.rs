@@ -9,6 +9,8 @@ use occam_lang::Model;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::lower::{self, Compiled, SourceRef};
+use crate::warning::Warning;
+use occam_lang::ir::{Node, PlateSource};
 
 /// A model file, resolved against its data.
 pub struct Loaded {
@@ -22,6 +24,8 @@ pub struct Loaded {
     pub model: Model,
     /// The attached data.
     pub data: DataSet,
+    /// What the model leaves out of the data, or a model that observes nothing.
+    pub warnings: Vec<Warning>,
 }
 
 impl Loaded {
@@ -105,11 +109,79 @@ pub fn load_source(
         data.add_defaults(dir, names.iter().map(String::as_str))?;
     }
     let model = occam_lang::compile(&source, &file_name, &data.shapes())?;
-    Ok(Loaded {
+    check_data_names(&model, given)?;
+    let mut loaded = Loaded {
         path: path.to_path_buf(),
         file_name,
         source,
         model,
         data,
-    })
+        warnings: Vec::new(),
+    };
+    loaded.warnings = data_warnings(&loaded, dir);
+    Ok(loaded)
+}
+
+/// Every data name given must be a variable or a plate's data source of the model.
+fn check_data_names(model: &Model, given: &DataSet) -> Result<()> {
+    let mut known: Vec<&str> = model.variables.iter().map(|v| v.name.as_str()).collect();
+    for p in &model.plates {
+        if let PlateSource::Data { data, .. } = &p.source {
+            if !known.contains(&data.as_str()) {
+                known.push(data);
+            }
+        }
+    }
+    for (name, table) in &given.tables {
+        if known.contains(&name.as_str()) {
+            continue;
+        }
+        let near = occam_lang::diag::nearest(name, known.iter().copied());
+        let hint = match near.first() {
+            Some(n) => format!("; did you mean `{n}`?"),
+            None => String::new(),
+        };
+        return Err(Error::Usage(format!(
+            "data `{name}` ({}): the model has no variable named `{name}`{hint} (variables: {})",
+            table.file,
+            known.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// Data that the model ignores (attached, or `NAME.csv` beside the model, for a latent `NAME`),
+/// and a model that observes nothing.
+fn data_warnings(loaded: &Loaded, dir: Option<&Path>) -> Vec<Warning> {
+    let mut out = Vec::new();
+    for (v, var) in loaded.model.variables.iter().enumerate() {
+        if var.observed || !matches!(var.node, Node::Stochastic { .. }) {
+            continue;
+        }
+        let file = match loaded.data.tables.get(&var.name) {
+            Some(t) => Some(t.file.clone()),
+            None => dir
+                .map(|d| d.join(format!("{}.csv", var.name)))
+                .filter(|p| p.is_file())
+                .map(|p| p.display().to_string()),
+        };
+        if let Some(file) = file {
+            out.push(Warning::DataNotObserved {
+                variable: var.name.clone(),
+                location: loaded.location(v),
+                file,
+            });
+        }
+    }
+    let observes = loaded
+        .model
+        .variables
+        .iter()
+        .any(|v| v.observed && matches!(v.node, Node::Stochastic { .. }));
+    if !observes {
+        out.push(Warning::NothingObserved {
+            model: loaded.file_name.clone(),
+        });
+    }
+    out
 }

@@ -202,6 +202,7 @@ pub fn load_without_data(
         source,
         model,
         data,
+        warnings: Vec::new(),
     })
 }
 
