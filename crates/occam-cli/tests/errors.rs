@@ -416,3 +416,16 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
     assert!(!stderr.contains("internal error"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+#[test]
+fn an_unusable_output_directory_is_reported_before_fitting() {
+    let (code, stderr) = run(
+        &[("m.occam", QUICK), ("y.csv", Y), ("afile", "")],
+        &["fit", "m.occam", "--out", "afile/sub", "--max-iter", "100000000"],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("afile/sub: cannot write output here"),
+        "{stderr}"
+    );
+}

@@ -1,31 +1,25 @@
-//! Atomic output: every file is written to a temporary file in the same directory, flushed and
-//! renamed over the target, so a reader never sees a half-written file.
+//! Atomic output through Occam's one writer ([`occam_io`]): a temporary file in the same
+//! directory, flushed and renamed over the target, so a reader never sees a half-written file;
+//! the mode follows the umask (or the replaced file) and a killed run's temporary files are
+//! removed by the next write.
 
-use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
 
-/// Writes `bytes` to `path` atomically (temp file + rename in the same directory).
+/// Writes `bytes` to `path` atomically.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".occam-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| Error::io(path, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    occam_io::write(path, bytes).map_err(|e| Error::io(path, e))
+}
+
+/// Checks that outputs can be written into `dir` (creating it if needed), before a long run.
+pub fn check_dir(dir: &Path) -> Result<()> {
+    occam_io::check_dir(dir).map_err(|e| Error::io(dir, format!("cannot write output here: {e}")))
 }
 
 /// Creates `dir` (and its parents) if needed.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
+    occam_io::ensure_dir(dir).map_err(|e| Error::io(dir, e))
 }
 
 #[cfg(test)]

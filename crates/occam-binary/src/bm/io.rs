@@ -423,9 +423,10 @@ pub fn read_text(path: &std::path::Path) -> Result<String> {
     })
 }
 
-/// Writes a whole file, mapping I/O errors to [`BmError::Io`].
+/// Writes a whole file atomically (Occam's one writer, `occam_io`), mapping I/O errors to
+/// [`BmError::Io`].
 pub fn write_text(path: &std::path::Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| BmError::Io {
+    occam_io::write(path, text.as_bytes()).map_err(|e| BmError::Io {
         path: path.display().to_string(),
         source: e,
     })

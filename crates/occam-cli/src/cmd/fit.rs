@@ -30,6 +30,9 @@ pub struct FitArgs {
 pub fn run(a: &FitArgs) -> Result<()> {
     model_path(&a.model)?;
     let settings = a.run.settings()?;
+    if let Some(dir) = &a.out {
+        occam::atomic::check_dir(dir)?;
+    }
     let given = DataSet::from_args(&a.data.data)?;
     let model = Model::from_file(&a.model, &given)?;
     let fitted = model.fit_observed(&settings, &mut super::progress::Bar::new("fit"))?;
