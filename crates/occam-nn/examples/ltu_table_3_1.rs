@@ -1,7 +1,7 @@
 //! Reproduces Table 3.1 of Lawrence's thesis (linear threshold units on Pima and crabs) over the
 //! thesis's full grid and prints it; with a directory argument, also writes JSON/CSV/Markdown
 //! there. Run with
-//! `cargo run --release -p occam-nn --example ltu_table_3_1 [-- out_dir [inits [thesis|icm]]]`;
+//! `cargo run --release -p occam-nn --example ltu_table_3_1 [-- out_dir [inits [thesis|icm [seed]]]]`;
 //! `icm` swaps the thesis's printed hidden-unit update for exact ICM.
 
 use occam_nn::ltu::experiments::{table_3_1, Options};
@@ -17,6 +17,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None | Some("thesis") => {}
         Some("icm") => opts.protocol.inference.rule = UpdateRule::Icm,
         Some(other) => return Err(format!("unknown rule `{other}` (thesis or icm)").into()),
+    }
+    if let Some(seed) = args.get(3) {
+        opts.seed = seed.parse()?;
     }
     let start = std::time::Instant::now();
     let table = table_3_1(&opts)?;

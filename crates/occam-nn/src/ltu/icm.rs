@@ -182,8 +182,10 @@ fn child_term(rule: UpdateRule, w: f64, c: f64, s_i: f64, t: f64) -> f64 {
             let sign = |x: f64| {
                 if t > 0.0 {
                     (x / (2.0 * t)).tanh()
+                } else if x == 0.0 {
+                    0.0
                 } else {
-                    x.signum() * f64::from(u8::from(x != 0.0))
+                    x.signum()
                 }
             };
             let phi = 0.5 * (sign(c + w) - sign(c - w));

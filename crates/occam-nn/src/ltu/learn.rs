@@ -162,9 +162,10 @@ pub fn train(data: &Dataset, opts: &TrainOptions, seed: u64) -> Result<TrainRepo
 
 /// Rescales each hidden unit's incoming weights and bias so that the norm of its incoming weights
 /// equals the norm of its outgoing weights (see the module docs); units with either norm zero are
-/// left alone.
+/// left alone. Layers go from the output side down, so that each unit's outgoing weights are
+/// final when it is rescaled.
 pub fn normalise_weights(net: &mut LtuNetwork) {
-    for l in 0..net.layers().len() - 1 {
+    for l in (0..net.layers().len() - 1).rev() {
         for j in 0..net.layers()[l].n_out() {
             let out = &net.layers()[l + 1];
             let out_norm = (0..out.n_out())

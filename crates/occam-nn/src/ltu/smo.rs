@@ -6,8 +6,10 @@
 //! w = Σ α_n y_n x_n. SMO repeatedly optimises the dual over a pair of multipliers analytically
 //! (Platt 1998). Platt's original pair heuristics and single threshold can stop with points still
 //! violating the KKT conditions when only b is wrong (all multipliers at bounds), so pairs are
-//! chosen and b is set as in Keerthi et al. (2001, "modification 2"): the maximal violating pair,
-//! and b centred between the two one-sided thresholds. SMO stops when every point satisfies the
+//! chosen and b is set as in Keerthi et al. (2001, "modification 2") — the convergence test is the
+//! maximal violation, and b is centred between the two one-sided thresholds — with the second
+//! point of each pair chosen by second-order gain (Fan, Chen & Lin 2005), which needs far fewer
+//! iterations than the maximal violating pair. SMO stops when every point satisfies the
 //! Karush–Kuhn–Tucker conditions to within `tol` (strictly):
 //! α = 0 ⇒ y f(x) > 1 − tol; 0 < α < C ⇒ |y f(x) − 1| < tol; α = C ⇒ y f(x) < 1 + tol.
 //! The thesis relaxes `tol` in early rounds (see [`kkt_tolerance`]) and caps SMO at 100 000
@@ -172,19 +174,35 @@ impl Smo<'_> {
         (self.y[i] > 0.0 && self.alpha[i] > 0.0) || (self.y[i] < 0.0 && self.alpha[i] < self.c)
     }
 
-    /// The maximal violating pair: (argmin over I_up of F, argmax over I_low of F).
-    fn violating_pair(&self) -> Option<(usize, usize)> {
-        let mut up: Option<usize> = None;
-        let mut low: Option<usize> = None;
-        for i in 0..self.g.n() {
-            if self.in_up(i) && up.is_none_or(|u| self.f[i] < self.f[u]) {
-                up = Some(i);
-            }
-            if self.in_low(i) && low.is_none_or(|l| self.f[i] > self.f[l]) {
-                low = Some(i);
+    /// The working pair and the maximal violation: i = argmin over I_up of F; j the point of
+    /// I_low with F_j > F_i giving the largest second-order gain (F_j − F_i)² / ‖x_i − x_j‖²
+    /// (Fan, Chen & Lin 2005, "WSS 2"); and max over I_low of F − F_i, whose size decides
+    /// convergence. None if either set is empty.
+    fn working_pair(&self) -> Option<(usize, usize, f64)> {
+        let n = self.g.n();
+        let up = (0..n)
+            .filter(|&i| self.in_up(i))
+            .min_by(|&a, &b| self.f[a].total_cmp(&self.f[b]))?;
+        let f_up = self.f[up];
+        let k_up = &self.g.k[up * n..(up + 1) * n];
+        let k_uu = k_up[up];
+        let mut low_max = f64::NEG_INFINITY;
+        let mut best: Option<(usize, f64)> = None;
+        for t in (0..n).filter(|&t| self.in_low(t)) {
+            let b = self.f[t] - f_up;
+            low_max = low_max.max(b);
+            if b > 0.0 {
+                let a = k_uu + self.g.k[t * n + t] - 2.0 * k_up[t];
+                let gain = b * b / if a > 0.0 { a } else { 1e-12 };
+                if best.is_none_or(|(_, g)| gain > g) {
+                    best = Some((t, gain));
+                }
             }
         }
-        up.zip(low)
+        if low_max == f64::NEG_INFINITY {
+            return None;
+        }
+        Some((up, best.map_or(up, |(t, _)| t), low_max))
     }
 
     /// Platt's analytic optimisation of the dual over (α_i1, α_i2) (Platt 1998, §12.2.1).
@@ -248,8 +266,13 @@ impl Smo<'_> {
         }
         let new1 = snap(a1 + s * (a2 - new2));
         let (d1, d2) = (y1 * (new1 - a1), y2 * (new2 - a2));
-        for (n, f) in self.f.iter_mut().enumerate() {
-            *f += d1 * self.g.k(i1, n) + d2 * self.g.k(i2, n);
+        let n = self.g.n();
+        let (k1, k2) = (
+            &self.g.k[i1 * n..(i1 + 1) * n],
+            &self.g.k[i2 * n..(i2 + 1) * n],
+        );
+        for ((f, a), b) in self.f.iter_mut().zip(k1).zip(k2) {
+            *f += d1 * a + d2 * b;
         }
         self.alpha[i1] = new1;
         self.alpha[i2] = new2;
@@ -260,11 +283,12 @@ impl Smo<'_> {
     /// (converged, b) with b centred in the feasible interval.
     fn run(&mut self, tol: f64, max_iter: usize) -> (bool, f64) {
         loop {
-            let Some((up, low)) = self.violating_pair() else {
+            let Some((up, low, gap)) = self.working_pair() else {
                 return (true, 0.0);
             };
-            let b = -0.5 * (self.f[up] + self.f[low]);
-            if self.f[low] - self.f[up] < 2.0 * tol {
+            // F_low_max = F_up + gap; b centred between the one-sided thresholds.
+            let b = -(self.f[up] + 0.5 * gap);
+            if gap < 2.0 * tol {
                 return (true, b);
             }
             if self.iterations >= max_iter || !self.take_step(up, low) {
