@@ -120,7 +120,11 @@ pub fn exact_map(net: &LtuNetwork, x: &[f64], targets: &[f64]) -> Result<ExactMa
             }
         }
     })?;
-    best.ok_or(LtuError::TooManyHidden { hidden: 0, max: 0 })
+    // 2^H ≥ 1 configurations were visited, so `best` is set.
+    best.ok_or_else(|| LtuError::InvalidOption {
+        name: "network",
+        why: "no hidden configuration was enumerated".into(),
+    })
 }
 
 /// Exact posterior means ⟨s_j⟩ under P(H | O, I) at temperature `t > 0`, by enumeration; the

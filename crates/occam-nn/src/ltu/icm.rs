@@ -209,7 +209,9 @@ pub fn infer<R: Rng + ?Sized>(
     for (s, &n) in states.iter().zip(&sizes) {
         check_len("states (layer size)", n, s.len())?;
     }
-    check_finite("inputs", &states[0])?;
+    for layer in states.iter() {
+        check_finite("states", layer)?;
+    }
     check_bipolar("outputs", &states[sizes.len() - 1])?;
     let temps = match &opts.anneal {
         Some(a) => a.temperatures()?,

@@ -164,48 +164,62 @@ struct Smo<'a> {
 const EPS: f64 = 1e-12;
 
 impl Smo<'_> {
-    /// Whether α_i can move so as to raise y_i f(x_i) (Keerthi et al.'s I_up).
-    fn in_up(&self, i: usize) -> bool {
-        (self.y[i] > 0.0 && self.alpha[i] < self.c) || (self.y[i] < 0.0 && self.alpha[i] > 0.0)
-    }
-
-    /// Whether α_i can move so as to lower y_i f(x_i) (I_low).
-    fn in_low(&self, i: usize) -> bool {
-        (self.y[i] > 0.0 && self.alpha[i] > 0.0) || (self.y[i] < 0.0 && self.alpha[i] < self.c)
-    }
-
-    /// The working pair and the maximal violation: i = argmin over I_up of F; j the point of
+    /// The working pair and the maximal violation. I_up holds the points whose α can move so as to
+    /// raise y f(x) (y = +1, α < C or y = −1, α > 0), I_low those whose α can lower it (Keerthi et
+    /// al.); KKT holds iff max over I_low of F ≤ min over I_up of F. Returns i = argmin over I_up
+    /// of F; j the point of
     /// I_low with F_j > F_i giving the largest second-order gain (F_j − F_i)² / ‖x_i − x_j‖²
     /// (Fan, Chen & Lin 2005, "WSS 2"); and max over I_low of F − F_i, whose size decides
     /// convergence. None if either set is empty.
+    #[allow(clippy::needless_range_loop)]
     fn working_pair(&self) -> Option<(usize, usize, f64)> {
-        let n = self.g.n();
-        let up = (0..n)
-            .filter(|&i| self.in_up(i))
-            .min_by(|&a, &b| self.f[a].total_cmp(&self.f[b]))?;
-        let f_up = self.f[up];
-        let k_up = &self.g.k[up * n..(up + 1) * n];
-        let k_uu = k_up[up];
-        let mut low_max = f64::NEG_INFINITY;
-        let mut best: Option<(usize, f64)> = None;
-        for t in (0..n).filter(|&t| self.in_low(t)) {
-            let b = self.f[t] - f_up;
+        let (n, c) = (self.g.n(), self.c);
+        let (y, alpha, f, k) = (self.y, &self.alpha[..], &self.f[..], &self.g.k[..]);
+        // Plain index loops: this is the hot loop of learning, and (unlike nested iterator
+        // adapters) it stays fast in unoptimised test builds.
+        let (mut up, mut f_up) = (usize::MAX, f64::INFINITY);
+        for i in 0..n {
+            let is_up = if y[i] > 0.0 {
+                alpha[i] < c
+            } else {
+                alpha[i] > 0.0
+            };
+            if is_up && f[i] < f_up {
+                (up, f_up) = (i, f[i]);
+            }
+        }
+        if up == usize::MAX {
+            return None;
+        }
+        let k_uu = k[up * n + up];
+        let (mut low_max, mut best, mut best_gain) = (f64::NEG_INFINITY, up, f64::NEG_INFINITY);
+        for t in 0..n {
+            let is_low = if y[t] > 0.0 {
+                alpha[t] > 0.0
+            } else {
+                alpha[t] < c
+            };
+            if !is_low {
+                continue;
+            }
+            let b = f[t] - f_up;
             low_max = low_max.max(b);
             if b > 0.0 {
-                let a = k_uu + self.g.k[t * n + t] - 2.0 * k_up[t];
-                let gain = b * b / if a > 0.0 { a } else { 1e-12 };
-                if best.is_none_or(|(_, g)| gain > g) {
-                    best = Some((t, gain));
+                let curv = k_uu + k[t * n + t] - 2.0 * k[up * n + t];
+                let gain = b * b / if curv > 0.0 { curv } else { 1e-12 };
+                if gain > best_gain {
+                    (best, best_gain) = (t, gain);
                 }
             }
         }
         if low_max == f64::NEG_INFINITY {
             return None;
         }
-        Some((up, best.map_or(up, |(t, _)| t), low_max))
+        Some((up, best, low_max))
     }
 
     /// Platt's analytic optimisation of the dual over (α_i1, α_i2) (Platt 1998, §12.2.1).
+    #[allow(clippy::needless_range_loop)]
     fn take_step(&mut self, i1: usize, i2: usize) -> bool {
         if i1 == i2 {
             return false;
@@ -271,8 +285,9 @@ impl Smo<'_> {
             &self.g.k[i1 * n..(i1 + 1) * n],
             &self.g.k[i2 * n..(i2 + 1) * n],
         );
-        for ((f, a), b) in self.f.iter_mut().zip(k1).zip(k2) {
-            *f += d1 * a + d2 * b;
+        let f = &mut self.f[..n];
+        for m in 0..n {
+            f[m] += d1 * k1[m] + d2 * k2[m];
         }
         self.alpha[i1] = new1;
         self.alpha[i2] = new2;
