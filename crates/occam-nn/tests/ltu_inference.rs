@@ -52,7 +52,7 @@ fn zero_temperature_field_is_the_energy_difference() {
             for j in 0..s[l].len() {
                 let want = energy(&net, &with_unit(&s, l, j, -1.0))
                     - energy(&net, &with_unit(&s, l, j, 1.0));
-                let got = field(&net, &s, l, j, 0.0);
+                let got = field(&net, &s, l, j, 0.0).unwrap();
                 assert!((got - want).abs() < 1e-12, "seed {seed} unit ({l},{j})");
             }
         }
@@ -68,7 +68,7 @@ fn positive_temperature_field_is_t_times_the_exact_log_odds() {
                 for j in 0..s[l].len() {
                     let log_odds = log_joint(&net, &with_unit(&s, l, j, 1.0), t)
                         - log_joint(&net, &with_unit(&s, l, j, -1.0), t);
-                    let got = field(&net, &s, l, j, t) / t;
+                    let got = field(&net, &s, l, j, t).unwrap() / t;
                     assert!(
                         (got - log_odds).abs() < 1e-9 * (1.0 + log_odds.abs()),
                         "seed {seed} T {t}: {got} vs {log_odds}"
@@ -86,7 +86,7 @@ fn one_hidden_unit_posterior_mean_is_tanh_of_half_the_field_over_t() {
         let (net, s) = random_case(200 + seed, &[3, 1, 2], 1.5);
         let t = 0.3;
         let m = exact_marginals(&net, &s[0], &s[2], t).unwrap();
-        let want = (field(&net, &s, 1, 0, t) / (2.0 * t)).tanh();
+        let want = (field(&net, &s, 1, 0, t).unwrap() / (2.0 * t)).tanh();
         assert!((m[1][0] - want).abs() < 1e-12, "seed {seed}");
     }
 }
@@ -221,9 +221,9 @@ fn thesis_rule_matches_a_hand_computed_field() {
     ])
     .unwrap();
     let s: States = vec![vec![1.0], vec![1.0], vec![1.0, -1.0]];
-    let thesis = rule_field(UpdateRule::Thesis, &net, &s, 1, 0, 0.0);
+    let thesis = rule_field(UpdateRule::Thesis, &net, &s, 1, 0, 0.0).unwrap();
     assert!((thesis - (0.6 - 0.1)).abs() < 1e-12, "{thesis}");
-    let icm = rule_field(UpdateRule::Icm, &net, &s, 1, 0, 0.0);
+    let icm = rule_field(UpdateRule::Icm, &net, &s, 1, 0, 0.0).unwrap();
     assert!((icm - (0.6 + 3.0 - 0.4)).abs() < 1e-12, "{icm}");
 }
 
@@ -277,6 +277,18 @@ fn bad_input_is_an_error() {
     let e = exact_map(&big, &[0.0, 0.0], &[1.0]).unwrap_err();
     assert!(matches!(e, LtuError::TooManyHidden { .. }), "{e}");
     assert!(exact_marginals(&net, &s[0], &s[2], 0.0).is_err());
+    for (l, j) in [(0, 0), (2, 0), (1, 4)] {
+        let e = field(&net, &s, l, j, 0.0).unwrap_err();
+        assert!(
+            matches!(e, LtuError::InvalidOption { name: "unit", .. }),
+            "{e}"
+        );
+    }
+    assert!(field(&net, &s, 1, 0, -1.0).is_err());
+    assert!(matches!(
+        field(&net, &s[..2].to_vec(), 1, 0, 0.0),
+        Err(LtuError::Shape { .. })
+    ));
     assert!(Layer::new(2, 1, vec![1.0, 2.0]).is_err());
     let mismatch = vec![
         Layer::new(2, 3, vec![0.0; 9]).unwrap(),

@@ -140,10 +140,10 @@ fn smooth_abs(x: f64, t: f64) -> f64 {
     }
 }
 
-/// The field Δ_j(T) of unit `j` in layer `layer` (1 ≤ layer < number of layers of units, i.e. a
-/// hidden unit), given every other state in `states`: at T = 0, E(s_j = −1) − E(s_j = +1); at
+/// The field Δ_j(T) of hidden unit `j` in layer `layer` (1 ≤ layer < the output layer), given
+/// every other state in `states` (an error if the unit is not hidden or the shapes disagree): at T = 0, E(s_j = −1) − E(s_j = +1); at
 /// T > 0, T times the log-odds ln P(s_j = +1 | rest) − ln P(s_j = −1 | rest).
-pub fn field(net: &LtuNetwork, states: &States, layer: usize, j: usize, t: f64) -> f64 {
+pub fn field(net: &LtuNetwork, states: &States, layer: usize, j: usize, t: f64) -> Result<f64> {
     rule_field(UpdateRule::Icm, net, states, layer, j, t)
 }
 
@@ -157,7 +157,18 @@ pub fn rule_field(
     layer: usize,
     j: usize,
     t: f64,
-) -> f64 {
+) -> Result<f64> {
+    let sizes = net.sizes();
+    check_len("states (layers)", sizes.len(), states.len())?;
+    for (s, &n) in states.iter().zip(&sizes) {
+        check_len("states (layer size)", n, s.len())?;
+    }
+    if layer == 0 || layer + 1 >= sizes.len() || j >= sizes[layer] || t.is_nan() || t < 0.0 {
+        return Err(LtuError::InvalidOption {
+            name: "unit",
+            why: format!("({layer}, {j}) at T = {t} is not a hidden unit of a {sizes:?} network"),
+        });
+    }
     let own = net.layers()[layer - 1].activation(j, &states[layer - 1]);
     let out = &net.layers()[layer];
     let s_j = states[layer][j];
@@ -168,7 +179,7 @@ pub fn rule_field(
             child_term(rule, w, c, states[layer + 1][i], t)
         })
         .sum();
-    own + children
+    Ok(own + children)
 }
 
 /// The contribution of child i (weight `w` from j, rest-of-activation `c`, state `s_i`) to
