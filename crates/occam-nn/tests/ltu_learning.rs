@@ -5,7 +5,7 @@ use occam_nn::ltu::datasets::{
     crabs, crabs_from_csv, crabs_in_train, pima, pima_from_csv, Dataset,
 };
 use occam_nn::ltu::error::LtuError;
-use occam_nn::ltu::experiments::run_grid;
+use occam_nn::ltu::experiments::{run_grid, summarise, table_3_1, Options};
 use occam_nn::ltu::icm::{InferenceOptions, UpdateRule};
 use occam_nn::ltu::learn::{normalise_weights, train, TrainOptions};
 use occam_nn::ltu::network::LtuNetwork;
@@ -174,4 +174,20 @@ fn invalid_training_options_are_errors() {
     opts.c = 1.0;
     opts.init_scale = 0.0;
     assert!(train(&data, &opts, 0).is_err());
+}
+
+#[test]
+fn invalid_grids_are_errors() {
+    let opts = Options {
+        inits: 0,
+        ..Options::default()
+    };
+    assert!(matches!(
+        table_3_1(&opts),
+        Err(LtuError::InvalidOption { name: "grid", .. })
+    ));
+    let split = crabs().unwrap();
+    assert!(summarise(&split, &[], (2.0, 6.08)).is_err());
+    let none = run_grid(&split, &[1.0], &[], 3, &TrainOptions::thesis(2, 1.0), 0).unwrap();
+    assert!(none.is_empty());
 }

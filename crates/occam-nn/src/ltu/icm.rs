@@ -54,13 +54,14 @@ impl Anneal {
     /// The positive temperatures of the annealed passes, in order.
     pub fn temperatures(&self) -> Result<Vec<f64>> {
         let ok = self.t_start.is_finite()
+            && self.t_start > 0.0
             && self.t_zero_below > 0.0
             && self.decay > 0.0
             && self.decay < 1.0;
         if !ok {
             return Err(LtuError::InvalidOption {
                 name: "anneal",
-                why: format!("need finite T_0, 0 < decay < 1 and a positive cut-off, got {self:?}"),
+                why: format!("need finite T_0 > 0, 0 < decay < 1 and a cut-off > 0, got {self:?}"),
             });
         }
         let mut ts = Vec::new();
