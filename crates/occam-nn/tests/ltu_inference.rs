@@ -299,3 +299,37 @@ fn bad_input_is_an_error() {
         Err(LtuError::Shape { .. })
     ));
 }
+
+#[test]
+fn annealing_finds_the_exact_minimum_more_often_than_plain_icm() {
+    let annealed = InferenceOptions {
+        rule: UpdateRule::Icm,
+        anneal: Some(Anneal::thesis()),
+        max_icm_passes: 70,
+    };
+    let (mut plain_hits, mut anneal_hits, mut total) = (0, 0, 0);
+    for seed in 0..150u64 {
+        let (net, s) = random_case(1000 + seed, &[3, 7, 1], 1.0);
+        let mut start = net.forward(&s[0]).unwrap();
+        start[2].copy_from_slice(&s[2]);
+        if energy(&net, &start) == 0.0 {
+            continue;
+        }
+        total += 1;
+        let exact = exact_map(&net, &s[0], &s[2]).unwrap().min_energy;
+        for (opts, hits) in [
+            (InferenceOptions::icm(100), &mut plain_hits),
+            (annealed, &mut anneal_hits),
+        ] {
+            let (st, _) = infer_pattern(&net, &s[0], &s[2], &opts, &mut rng(seed)).unwrap();
+            *hits += usize::from(energy(&net, &st) <= exact + 1e-9);
+        }
+    }
+    eprintln!("exact minimum: plain ICM {plain_hits}, annealed {anneal_hits} of {total}");
+    // Measured with these seeds: plain ICM 62, annealed 77 of 84 non-trivial patterns.
+    assert!(total >= 50);
+    assert!(
+        anneal_hits > plain_hits,
+        "{anneal_hits} vs {plain_hits} of {total}"
+    );
+}
