@@ -154,6 +154,15 @@ impl Vmp {
         let mut out = vec![0.0; t.n * t.len];
         for &(ci, role) in &t.children {
             let c = &self.nodes[ci];
+            if let (Some(lin), Role::Slot(s)) = (&self.linear[ci], role) {
+                // Through a dot node to a factor, or from its Gaussian child to the precision.
+                if ci == lin.f {
+                    lin.message(&self.nodes, &self.cache, s, &mut out);
+                } else {
+                    lin.tau_message(&self.nodes, &self.cache, &mut out);
+                }
+                continue;
+            }
             match (&c.body, role) {
                 (Body::Stochastic(d), Role::Slot(s)) => d.visit(SlotMessages {
                     cache: &self.cache,
