@@ -13,19 +13,32 @@ use occam_core::models::{LinearRegression, Pca};
 use occam_core::prelude::*;
 use std::time::Instant;
 
+/// Reads `len` little-endian f64 values, in blocks (no second copy of the file in memory).
 fn read_f64(path: &str, len: usize) -> Result<Vec<f64>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-    if bytes.len() != 8 * len {
-        return Err(format!(
-            "{path}: {} bytes, expected {}",
-            bytes.len(),
-            8 * len
-        ));
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut values = Vec::with_capacity(len);
+    let mut block = vec![0u8; 1 << 16];
+    loop {
+        let got = file.read(&mut block).map_err(|e| format!("{path}: {e}"))?;
+        if got == 0 {
+            break;
+        }
+        if got % 8 != 0 {
+            file.read_exact(&mut block[got..got + 8 - got % 8])
+                .map_err(|e| format!("{path}: {e}"))?;
+        }
+        let whole = got.div_ceil(8) * 8;
+        values.extend(
+            block[..whole]
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
     }
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
-        .collect())
+    if values.len() != len {
+        return Err(format!("{path}: {} values, expected {len}", values.len()));
+    }
+    Ok(values)
 }
 
 fn main() -> Result<(), String> {
@@ -62,7 +75,7 @@ fn main() -> Result<(), String> {
             let start = Instant::now();
             let mut g = Graph::new();
             let m = LinearRegression::new()
-                .add(&mut g, &x, c, &y, None)
+                .add(&mut g, x, c, &y, None)
                 .map_err(err)?;
             (start, g, vec![m.b, m.tau], format!("regression_n{n}_c{c}"))
         }

@@ -460,6 +460,17 @@ impl Graph {
         plates: &[PlateId],
         values: &[f64],
     ) -> Result<NodeId, BuildError> {
+        self.constant_values(name, kind, plates, values.to_vec())
+    }
+
+    /// [`Graph::constant`] taking the values by value (no copy of a large covariate matrix).
+    pub fn constant_values(
+        &mut self,
+        name: &str,
+        kind: MomentKind,
+        plates: &[PlateId],
+        values: Vec<f64>,
+    ) -> Result<NodeId, BuildError> {
         if self.node(name).is_some() {
             return Err(BuildError::Duplicate {
                 what: "node",
@@ -511,7 +522,7 @@ impl Graph {
             })?;
         }
         (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
-        node.data = values.to_vec();
+        node.data = values;
         self.nodes.push(node);
         Ok(NodeId(self.nodes.len() - 1))
     }

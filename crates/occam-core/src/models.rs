@@ -114,7 +114,7 @@ impl GaussianMixture {
 /// let x = [1.0, 0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 3.0];
 /// let y = [1.0, 3.1, 4.9, 7.0];
 /// let mut g = Graph::new();
-/// let m = LinearRegression::new().add(&mut g, &x, 2, &y, None).unwrap();
+/// let m = LinearRegression::new().add(&mut g, &x[..], 2, &y, None).unwrap();
 /// let mut vmp = g.compile().unwrap();
 /// vmp.run(&RunOptions::default()).unwrap();
 /// let b = vmp.mean(m.b).unwrap();
@@ -159,18 +159,19 @@ impl LinearRegression {
         }
     }
 
-    /// Adds the model to `g` with plate `N` (rows of `x`, `c` covariates each, row-major) and
-    /// observes `y` (with `mask[n] == false` for a missing observation).
+    /// Adds the model to `g` with plate `N` (rows of `x`, `c` covariates each, row-major; taken
+    /// by value, see [`Graph::constant_values`]) and observes `y` (with `mask[n] == false` for a
+    /// missing observation).
     pub fn add(
         &self,
         g: &mut Graph,
-        x: &[f64],
+        x: impl Into<Vec<f64>>,
         c: usize,
         y: &[f64],
         mask: Option<&[bool]>,
     ) -> Result<LinearRegressionNodes, BuildError> {
         let n = g.try_plate("N", y.len())?;
-        let xs = g.constant("X", MomentKind::Gaussian { d: c }, &[n], x)?;
+        let xs = g.constant_values("X", MomentKind::Gaussian { d: c }, &[n], x.into())?;
         let prior = [p_const(0.0), p_const(self.coefficient_precision)];
         let b = g.add("B", GaussianArd { d: c }, &[], prior)?;
         let shape = self.noise_shape;

@@ -124,6 +124,23 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
     if node.configs != 1 || node.n < 2 || !matches!(node.body, Body::Stochastic(_)) {
         return None;
     }
+    // A parent read by no two elements (e.g. a dot product per element) leaves singletons only:
+    // decided in one pass, without hashing every element's tuple.
+    let injective = |edge: &Edge| {
+        let mut seen = vec![false; edge.map.iter().max().map_or(0, |&m| m as usize + 1)];
+        edge.stack == 1
+            && edge
+                .map
+                .iter()
+                .all(|&m| !std::mem::replace(&mut seen[m as usize], true))
+    };
+    if node
+        .parents
+        .iter()
+        .any(|edge| matches!(edge.source, Source::Node(_)) && injective(edge))
+    {
+        return None;
+    }
     let mut ids = std::collections::HashMap::new();
     let mut group = Vec::with_capacity(node.n);
     let mut reps = Vec::new();

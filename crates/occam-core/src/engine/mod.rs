@@ -427,6 +427,8 @@ pub struct Vmp {
     fused: Vec<bool>,
     /// The linear-Gaussian structure node i (its dot node F or its Gaussian child y) belongs to.
     linear: Vec<Option<Arc<linear::Linear>>>,
+    /// The last message array, kept for the next update (see `child_messages`).
+    scratch: Mutex<Vec<f64>>,
     initialized: bool,
 }
 
@@ -477,6 +479,7 @@ impl Vmp {
             refresh_after,
             fused,
             linear,
+            scratch: Mutex::default(),
             initialized: false,
             cache: Cache::default(),
         })
@@ -511,6 +514,14 @@ impl Vmp {
                     Role::Selector(_) => entry.stats = None,
                 }
             }
+        }
+    }
+
+    /// Keeps a message array for the next `child_messages`.
+    fn recycle(&self, buffer: Vec<f64>) {
+        let mut scratch = self.scratch.lock().expect("scratch lock");
+        if buffer.capacity() > scratch.capacity() {
+            *scratch = buffer;
         }
     }
 
