@@ -141,6 +141,18 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
     {
         return None;
     }
+    // Every element reads the same parent elements (e.g. z[N] with shared weights): one group.
+    let shared = |edge: &Edge| {
+        let first = &edge.map[..edge.stack.min(edge.map.len())];
+        edge.map.chunks_exact(edge.stack).all(|c| c == first)
+    };
+    if node
+        .parents
+        .iter()
+        .all(|edge| matches!(edge.source, Source::Const(_)) || shared(edge))
+    {
+        return Some((vec![0; node.n], vec![0]));
+    }
     let mut ids = std::collections::HashMap::new();
     let mut group = Vec::with_capacity(node.n);
     let mut reps = Vec::new();
