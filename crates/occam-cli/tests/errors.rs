@@ -421,7 +421,14 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
 fn an_unusable_output_directory_is_reported_before_fitting() {
     let (code, stderr) = run(
         &[("m.occam", QUICK), ("y.csv", Y), ("afile", "")],
-        &["fit", "m.occam", "--out", "afile/sub", "--max-iter", "100000000"],
+        &[
+            "fit",
+            "m.occam",
+            "--out",
+            "afile/sub",
+            "--max-iter",
+            "100000000",
+        ],
     );
     assert_eq!(code, 2, "{stderr}");
     assert!(

@@ -460,6 +460,17 @@ impl Graph {
         plates: &[PlateId],
         values: &[f64],
     ) -> Result<NodeId, BuildError> {
+        self.constant_values(name, kind, plates, values.to_vec())
+    }
+
+    /// [`Graph::constant`] taking the values by value (no copy of a large covariate matrix).
+    pub fn constant_values(
+        &mut self,
+        name: &str,
+        kind: MomentKind,
+        plates: &[PlateId],
+        values: Vec<f64>,
+    ) -> Result<NodeId, BuildError> {
         if self.node(name).is_some() {
             return Err(BuildError::Duplicate {
                 what: "node",
@@ -494,16 +505,24 @@ impl Graph {
                 ),
             });
         }
-        for e in 0..node.n {
-            let m = kind
-                .fixed_moments(&values[e * vlen..(e + 1) * vlen])
-                .map_err(|why| BuildError::Value {
-                    node: name.into(),
-                    element: e,
-                    why,
-                })?;
-            node.u[e * node.len..(e + 1) * node.len].copy_from_slice(&m);
+        // Only the values are kept; `compile` forms the moments a child needs (a linear-Gaussian
+        // kernel reads the values and never forms the outer products).
+        for (e, x) in values.chunks_exact(vlen).enumerate() {
+            let valid = match kind {
+                MomentKind::Gaussian { .. } => x
+                    .iter()
+                    .find(|v| !v.is_finite())
+                    .map_or(Ok(()), |v| Err(format!("value {v} is not finite"))),
+                _ => kind.fixed_moments(x).map(|_| ()),
+            };
+            valid.map_err(|why| BuildError::Value {
+                node: name.into(),
+                element: e,
+                why,
+            })?;
         }
+        (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
+        node.data = values;
         self.nodes.push(node);
         Ok(NodeId(self.nodes.len() - 1))
     }
@@ -539,7 +558,14 @@ impl Graph {
 
     /// Finishes the graph.
     pub fn compile(self) -> Result<Vmp, BuildError> {
-        Vmp::new(self)
+        Vmp::new(self, true)
+    }
+
+    /// Compiles without the linear-Gaussian kernels: every dot product is evaluated element by
+    /// element (the reference path that tests and benchmarks compare the kernels with).
+    #[doc(hidden)]
+    pub fn compile_generic(self) -> Result<Vmp, BuildError> {
+        Vmp::new(self, false)
     }
 
     /// Number of elements of a node.

@@ -48,6 +48,79 @@ pub(crate) fn weighted_sums_block(w: &[f64], q: usize, u: &[f64], len: usize, s:
     );
 }
 
+/// S (k × width) = Wᵀ V for row-major W (n × k) and V the columns `offset..offset + width` of the
+/// rows of a row-major array with row length `stride` (e.g. the second moments of a Gaussian node's
+/// elements, read in place). Chunks of `CHUNK` rows in parallel, partial sums added in chunk order.
+pub(crate) fn weighted_sums_strided(
+    w: &[f64],
+    k: usize,
+    v: &[f64],
+    (offset, width, stride): (usize, usize, usize),
+) -> Vec<f64> {
+    let n = w.len() / k;
+    let view = |lo: usize, hi: usize| {
+        MatRef::from_row_major_slice_with_stride(
+            &v[lo * stride + offset..(hi - 1) * stride + offset + width],
+            hi - lo,
+            width,
+            stride,
+        )
+    };
+    let partials: Vec<Vec<f64>> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+            let mut s = vec![0.0; k * width];
+            matmul(
+                MatMut::from_row_major_slice_mut(&mut s, k, width),
+                Accum::Replace,
+                MatRef::from_row_major_slice(&w[lo * k..hi * k], hi - lo, k).transpose(),
+                view(lo, hi),
+                1.0,
+                Par::Seq,
+            );
+            s
+        })
+        .collect();
+    let mut s = vec![0.0; k * width];
+    for p in partials {
+        add_into(&mut s, &p);
+    }
+    s
+}
+
+/// P (rows × width) = A V for row-major A (rows × k) and V (k × width) read as in
+/// [`weighted_sums_strided`]; blocks of `CHUNK` rows of A in parallel (no reduction across tasks).
+pub(crate) fn product_strided(
+    a: &[f64],
+    k: usize,
+    v: &[f64],
+    (offset, width, stride): (usize, usize, usize),
+) -> Vec<f64> {
+    let rows = a.len() / k;
+    let mut out = vec![0.0; rows * width];
+    let vv = MatRef::from_row_major_slice_with_stride(
+        &v[offset..(k - 1) * stride + offset + width],
+        k,
+        width,
+        stride,
+    );
+    out.par_chunks_mut(CHUNK * width)
+        .zip(a.par_chunks(CHUNK * k))
+        .for_each(|(o, ab)| {
+            let r = ab.len() / k;
+            matmul(
+                MatMut::from_row_major_slice_mut(o, r, width),
+                Accum::Replace,
+                MatRef::from_row_major_slice(ab, r, k),
+                vv,
+                1.0,
+                Par::Seq,
+            );
+        });
+    out
+}
+
 /// totals += the column sums of row-major W (rows × totals.len()), rows in order.
 pub(crate) fn column_sums(w: &[f64], totals: &mut [f64]) {
     for row in w.chunks_exact(totals.len()) {

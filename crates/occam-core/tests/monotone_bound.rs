@@ -267,6 +267,51 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
             g.set_map(q);
         }
     }
+    if rng.random::<bool>() {
+        // Linear-Gaussian kernels: y[D, N] ~ N(dot(W[D], X[N]), τ⁻¹) with ARD columns, missing
+        // entries and a shared or per-row precision; y[N] ~ N(dot(C[N], B), τ_g⁻¹) with observed
+        // covariates C.
+        let ql = g.plate("QL", 2);
+        let al = g
+            .add("alphaL", Gamma { shape: 1.0 }, &[ql], [c(1.0)])
+            .unwrap();
+        let wl = g
+            .add("Wl", GaussianArd { d: 2 }, &[d], [c(0.0), p(al)])
+            .unwrap();
+        let xl = g
+            .add("Xl", GaussianArd { d: 2 }, &[n], [c(0.0), c(1.0)])
+            .unwrap();
+        let fl = g
+            .deterministic("Fl", Dot { d: 2 }, &[d, n], [p(wl), p(xl)])
+            .unwrap();
+        let tau_plates: &[PlateId] = if rng.random::<bool>() { &[d] } else { &[] };
+        let tl = g
+            .add("tauL", Gamma { shape: 2.0 }, tau_plates, [c(1.0)])
+            .unwrap();
+        let yl = g.add("yl", Gaussian, &[d, n], [p(fl), p(tl)]).unwrap();
+        let seen = mask(&mut rng, 2 * nn);
+        g.observe_masked(yl, &data(&mut rng, 2 * nn, -2.0, 2.0), Some(&seen))
+            .unwrap();
+        g.initialize(xl, Init::Random);
+        let cov = g
+            .constant(
+                "C",
+                MomentKind::Gaussian { d: 3 },
+                &[n],
+                &data(&mut rng, 3 * nn, -1.0, 1.0),
+            )
+            .unwrap();
+        let bl = g
+            .add("Bl", GaussianArd { d: 3 }, &[], [c(0.0), c(0.5)])
+            .unwrap();
+        let fc = g
+            .deterministic("Fc", Dot { d: 3 }, &[n], [p(cov), p(bl)])
+            .unwrap();
+        let yc = g.add("yc", Gaussian, &[n], [p(fc), p(tau_g)]).unwrap();
+        let seen = mask(&mut rng, nn);
+        g.observe_masked(yc, &data(&mut rng, nn, -2.0, 2.0), Some(&seen))
+            .unwrap();
+    }
     let mut vmp = g.compile().unwrap();
     let mut order = vmp.default_order();
     order.shuffle(&mut rng);

@@ -8,8 +8,8 @@
 
 use super::gaussian::{message_scalar, prior_scalar};
 use super::mv_gaussian::{
-    gaussian_vector_mode, gaussian_vector_moments, gaussian_vector_observe, gaussian_vector_sample,
-    random_gaussian_vector_phi,
+    gaussian_vector_mode, gaussian_vector_moments, gaussian_vector_moments_rows,
+    gaussian_vector_observe, gaussian_vector_sample, random_gaussian_vector_phi,
 };
 use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
 use crate::moments::MomentKind;
@@ -65,6 +65,14 @@ impl ExpFamily for GaussianArd {
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         gaussian_vector_moments(phi, self.d, u)
+    }
+    fn moments_rows(
+        &self,
+        phi: &[f64],
+        u: &mut [f64],
+        a: &mut [f64],
+    ) -> Result<(), (usize, OutOfDomain)> {
+        gaussian_vector_moments_rows(phi, self.d, u, a)
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         gaussian_vector_observe(x, self.d, u)

@@ -37,20 +37,57 @@ pub(crate) fn gaussian_vector_moments(
     d: usize,
     u: &mut [f64],
 ) -> Result<f64, OutOfDomain> {
+    let (chol, inv) = precision_factor(phi, d)?;
+    Ok(moments_from_factor(phi, d, &chol, &inv, u))
+}
+
+fn precision_factor(phi: &[f64], d: usize) -> Result<(Cholesky, Vec<f64>), OutOfDomain> {
     let lam: Vec<f64> = phi[d..d + d * d].iter().map(|v| -2.0 * v).collect();
     let chol = Cholesky::new(&lam, d)
         .ok_or(OutOfDomain("Gaussian precision must be positive definite"))?;
+    let mut inv = vec![0.0; d * d];
+    chol.inverse_into(&mut inv);
+    Ok((chol, inv))
+}
+
+fn moments_from_factor(phi: &[f64], d: usize, chol: &Cholesky, inv: &[f64], u: &mut [f64]) -> f64 {
     let (mean, second) = u.split_at_mut(d);
     mean.copy_from_slice(&phi[..d]);
     chol.solve_in_place(mean);
-    chol.inverse_into(second);
+    second.copy_from_slice(inv);
     for i in 0..d {
         for j in 0..d {
             second[i * d + j] += mean[i] * mean[j];
         }
     }
     let quad: f64 = phi[..d].iter().zip(mean.iter()).map(|(a, b)| a * b).sum();
-    Ok(0.5 * quad - 0.5 * chol.log_det() + 0.5 * d as f64 * LN_2PI)
+    0.5 * quad - 0.5 * chol.log_det() + 0.5 * d as f64 * LN_2PI
+}
+
+/// `moments_rows` of d-dimensional Gaussians: a row whose precision part φ₂ equals the previous
+/// factorised row's (e.g. every latent vector of PCA without missing data) reuses its Cholesky
+/// factor and inverse; the result is the same as row by row.
+pub(crate) fn gaussian_vector_moments_rows(
+    phi: &[f64],
+    d: usize,
+    u: &mut [f64],
+    a: &mut [f64],
+) -> Result<(), (usize, OutOfDomain)> {
+    let len = d + d * d;
+    let mut last: Option<(usize, Cholesky, Vec<f64>)> = None;
+    for (r, ar) in a.iter_mut().enumerate() {
+        let p = &phi[r * len..(r + 1) * len];
+        let same = last
+            .as_ref()
+            .is_some_and(|(row, ..)| phi[row * len + d..(row + 1) * len] == p[d..]);
+        if !same {
+            let (chol, inv) = precision_factor(p, d).map_err(|e| (r, e))?;
+            last = Some((r, chol, inv));
+        }
+        let (_, chol, inv) = last.as_ref().expect("factorised above");
+        *ar = moments_from_factor(p, d, chol, inv, &mut u[r * len..(r + 1) * len]);
+    }
+    Ok(())
 }
 
 pub(crate) fn gaussian_vector_sample(phi: &[f64], d: usize, rng: &mut Rng, x: &mut [f64]) {
@@ -119,6 +156,14 @@ impl ExpFamily for MvGaussian {
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         gaussian_vector_moments(phi, self.d, u)
+    }
+    fn moments_rows(
+        &self,
+        phi: &[f64],
+        u: &mut [f64],
+        a: &mut [f64],
+    ) -> Result<(), (usize, OutOfDomain)> {
+        gaussian_vector_moments_rows(phi, self.d, u, a)
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         gaussian_vector_observe(x, self.d, u)

@@ -70,6 +70,10 @@ impl Vmp {
             .iter()
             .enumerate()
             .map(|(id, n)| match &n.body {
+                Body::Stochastic(_) if self.linear[id].is_some() => {
+                    let lin = self.linear[id].as_ref().expect("checked");
+                    lin.bound(&self.nodes, cache) + cached_own(cache, &self.nodes, id)
+                }
                 Body::Stochastic(d) => d.visit(BoundTerm {
                     cache,
                     id,

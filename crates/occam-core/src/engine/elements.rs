@@ -124,6 +124,35 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
     if node.configs != 1 || node.n < 2 || !matches!(node.body, Body::Stochastic(_)) {
         return None;
     }
+    // A parent read by no two elements (e.g. a dot product per element) leaves singletons only:
+    // decided in one pass, without hashing every element's tuple.
+    let injective = |edge: &Edge| {
+        let mut seen = vec![false; edge.map.iter().max().map_or(0, |&m| m as usize + 1)];
+        edge.stack == 1
+            && edge
+                .map
+                .iter()
+                .all(|&m| !std::mem::replace(&mut seen[m as usize], true))
+    };
+    if node
+        .parents
+        .iter()
+        .any(|edge| matches!(edge.source, Source::Node(_)) && injective(edge))
+    {
+        return None;
+    }
+    // Every element reads the same parent elements (e.g. z[N] with shared weights): one group.
+    let shared = |edge: &Edge| {
+        let first = &edge.map[..edge.stack.min(edge.map.len())];
+        edge.map.chunks_exact(edge.stack).all(|c| c == first)
+    };
+    if node
+        .parents
+        .iter()
+        .all(|edge| matches!(edge.source, Source::Const(_)) || shared(edge))
+    {
+        return Some((vec![0; node.n], vec![0]));
+    }
     let mut ids = std::collections::HashMap::new();
     let mut group = Vec::with_capacity(node.n);
     let mut reps = Vec::new();

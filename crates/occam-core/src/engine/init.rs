@@ -171,7 +171,11 @@ impl Vmp {
             let dist = match &self.nodes[i].body {
                 Body::Stochastic(d) => d.clone(),
                 Body::Deterministic(_) => {
-                    self.refresh(i);
+                    match self.linear[i].clone().filter(|l| l.f == i) {
+                        // The child's prior needs F's moments here: form them from the draws.
+                        Some(lin) => self.nodes[i].u = lin.f_moments(&self.nodes),
+                        None => self.refresh(i),
+                    }
                     draws.push(Vec::new());
                     continue;
                 }

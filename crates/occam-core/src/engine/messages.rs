@@ -151,9 +151,22 @@ impl Vmp {
     /// children, Winn (2.46–2.49)).
     pub(super) fn child_messages(&self, target: usize) -> Vec<f64> {
         let t = &self.nodes[target];
-        let mut out = vec![0.0; t.n * t.len];
+        // A recycled buffer (see `Vmp::recycle`): large message arrays are not returned to the
+        // system and faulted in again on every update.
+        let mut out = std::mem::take(&mut *self.scratch.lock().expect("scratch lock"));
+        out.clear();
+        out.resize(t.n * t.len, 0.0);
         for &(ci, role) in &t.children {
             let c = &self.nodes[ci];
+            if let (Some(lin), Role::Slot(s)) = (&self.linear[ci], role) {
+                // Through a dot node to a factor, or from its Gaussian child to the precision.
+                if ci == lin.f {
+                    lin.message(&self.nodes, &self.cache, s, &mut out);
+                } else {
+                    lin.tau_message(&self.nodes, &self.cache, &mut out);
+                }
+                continue;
+            }
             match (&c.body, role) {
                 (Body::Stochastic(d), Role::Slot(s)) => d.visit(SlotMessages {
                     cache: &self.cache,

@@ -34,6 +34,7 @@ mod driver;
 mod elements;
 mod fused;
 mod init;
+mod linear;
 mod messages;
 mod update;
 
@@ -154,6 +155,9 @@ pub(crate) struct Node {
     /// parent elements) of each element and one representative element per group. Messages are then
     /// sent once per group from the summed moments (exact by multilinearity).
     pub groups: Option<(Vec<u32>, Vec<u32>)>,
+    /// A constant kept as values only (`u` empty, see `linear`): its moments and (zero) natural
+    /// parameters, formed on request.
+    pub lazy: std::sync::OnceLock<(Vec<f64>, Vec<f64>)>,
 }
 
 impl Node {
@@ -191,6 +195,7 @@ impl Node {
             config_only: false,
             period: 1,
             groups: None,
+            lazy: std::sync::OnceLock::new(),
         }
     }
 
@@ -268,6 +273,53 @@ impl Node {
     }
 }
 
+/// Finds the linear-Gaussian structures (module `linear`), drops the state they make unnecessary
+/// (the dot node's moments, constant covariates' outer products) and gives every other constant its
+/// moments.
+fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear::Linear>>> {
+    let mut out: Vec<Option<Arc<linear::Linear>>> = vec![None; nodes.len()];
+    if enabled {
+        for f in 0..nodes.len() {
+            if let Some(l) = linear::detect(nodes, f) {
+                let l = Arc::new(l);
+                let (y, node) = (l.y, &mut nodes[f]);
+                (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
+                out[f] = Some(l.clone());
+                out[y] = Some(l);
+            }
+        }
+    }
+    for i in 0..nodes.len() {
+        if !matches!(nodes[i].body, Body::Constant) {
+            continue;
+        }
+        let points_only = nodes[i].children.iter().all(|&(c, role)| {
+            out[c]
+                .as_ref()
+                .is_some_and(|l| l.f == c && l.points && role == Role::Slot(l.row_slot))
+        });
+        if points_only && !nodes[i].children.is_empty() {
+            continue;
+        }
+        nodes[i].u = constant_moments(&nodes[i]);
+    }
+    out
+}
+
+/// The moments of a constant node's values.
+fn constant_moments(node: &Node) -> Vec<f64> {
+    let vlen = node.kind.value_len();
+    let mut u = Vec::with_capacity(node.n * node.len);
+    for x in node.data.chunks_exact(vlen) {
+        u.extend(
+            node.kind
+                .fixed_moments(x)
+                .expect("constants are checked when added"),
+        );
+    }
+    u
+}
+
 fn value_len(d: &Dist) -> usize {
     struct V;
     impl DistVisitor for V {
@@ -304,6 +356,9 @@ struct NodeCache {
     group_sums: Option<Arc<(Vec<f64>, Vec<f64>)>>,
     /// Σ over participating elements of A(φ) − φ·u (latent) or f(x) (observed, MAP) (input: the node).
     own: Option<f64>,
+    /// Dot node with a linear-Gaussian child: products of the data with its column parent's moments
+    /// (input: that parent; `linear`).
+    linear: Option<Arc<linear::ColumnProducts>>,
 }
 
 type Cache = Mutex<HashMap<usize, NodeCache>>;
@@ -317,11 +372,17 @@ pub struct Vmp {
     refresh_after: Vec<Vec<usize>>,
     /// `fused[i]`: node i is a mixture index updated by `fused::update_fused`.
     fused: Vec<bool>,
+    /// The linear-Gaussian structure node i (its dot node F or its Gaussian child y) belongs to.
+    linear: Vec<Option<Arc<linear::Linear>>>,
+    /// The last message array, kept for the next update (see `child_messages`).
+    scratch: Mutex<Vec<f64>>,
     initialized: bool,
 }
 
 impl Vmp {
-    pub(crate) fn new(graph: Graph) -> Result<Vmp, BuildError> {
+    /// Compiles `graph`; `linear_kernels: false` keeps every dot product on the element-by-element
+    /// path (the reference the kernels are tested against).
+    pub(crate) fn new(graph: Graph, linear_kernels: bool) -> Result<Vmp, BuildError> {
         let Graph { plates, mut nodes } = graph;
         for node in nodes.iter_mut() {
             node.groups = element_groups(node);
@@ -358,11 +419,14 @@ impl Vmp {
         let fused = (0..nodes.len())
             .map(|i| fused::fusable(&nodes, i))
             .collect();
+        let linear = linear_structures(&mut nodes, linear_kernels);
         Ok(Vmp {
             nodes,
             plates,
             refresh_after,
             fused,
+            linear,
+            scratch: Mutex::default(),
             initialized: false,
             cache: Cache::default(),
         })
@@ -388,10 +452,23 @@ impl Vmp {
             if let Some(entry) = cache.get_mut(&c) {
                 match role {
                     // Scores read the parents' moments; statistics read the selector's.
-                    Role::Slot(_) => entry.scores = None,
+                    Role::Slot(s) => {
+                        entry.scores = None;
+                        if self.linear[c].as_ref().is_some_and(|l| l.row_slot != s) {
+                            entry.linear = None;
+                        }
+                    }
                     Role::Selector(_) => entry.stats = None,
                 }
             }
+        }
+    }
+
+    /// Keeps a message array for the next `child_messages`.
+    fn recycle(&self, buffer: Vec<f64>) {
+        let mut scratch = self.scratch.lock().expect("scratch lock");
+        if buffer.capacity() > scratch.capacity() {
+            *scratch = buffer;
         }
     }
 
@@ -400,8 +477,12 @@ impl Vmp {
         self.cache.lock().expect("cache lock").clear();
     }
 
-    /// Recomputes a deterministic node's moments from its parents — Winn (2.41).
+    /// Recomputes a deterministic node's moments from its parents — Winn (2.41). A dot node served
+    /// by the linear kernel keeps none (its child reads sums instead).
     fn refresh(&mut self, i: usize) {
+        if self.linear[i].as_ref().is_some_and(|l| l.f == i) {
+            return;
+        }
         let node = &self.nodes[i];
         let Body::Deterministic(f) = &node.body else {
             return;
@@ -427,14 +508,30 @@ impl Vmp {
             .collect()
     }
 
-    /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates).
+    /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates). Empty for a dot
+    /// node served by the linear kernel (its moments are not kept). Constant covariates read only
+    /// by that kernel keep their values; their moments are formed on the first call.
     pub fn moments(&self, node: NodeId) -> &[f64] {
-        &self.nodes[node.0].u
+        let n = &self.nodes[node.0];
+        if n.u.is_empty() && matches!(n.body, Body::Constant) {
+            return &self.lazy_constant(n).0;
+        }
+        &n.u
     }
 
-    /// Posterior natural parameters φ of a node, all elements.
+    /// Posterior natural parameters φ of a node, all elements (zero for constants; empty for a dot
+    /// node served by the linear kernel).
     pub fn natural(&self, node: NodeId) -> &[f64] {
-        &self.nodes[node.0].phi
+        let n = &self.nodes[node.0];
+        if n.phi.is_empty() && matches!(n.body, Body::Constant) {
+            return &self.lazy_constant(n).1;
+        }
+        &n.phi
+    }
+
+    fn lazy_constant<'a>(&self, n: &'a Node) -> &'a (Vec<f64>, Vec<f64>) {
+        n.lazy
+            .get_or_init(|| (constant_moments(n), vec![0.0; n.n * n.len]))
     }
 
     /// Moment layout of a node.
@@ -454,8 +551,13 @@ impl Vmp {
 
     /// Posterior mean of a node, one value vector per element: ⟨x⟩ for Gaussian, Gamma and scalar
     /// nodes, ⟨Λ⟩ for Wishart, E[p] for Dirichlet/Beta, Q(x = ·) for Categorical.
+    /// `None` for a dot node served by the linear kernel (its moments are not kept).
     pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
         let n = &self.nodes[node.0];
+        if n.u.is_empty() {
+            // Constant covariates kept as values only (their outer products are never formed).
+            return matches!(n.body, Body::Constant).then(|| n.data.clone());
+        }
         let mut out = Vec::new();
         for e in 0..n.n {
             let u = &n.u[e * n.len..(e + 1) * n.len];

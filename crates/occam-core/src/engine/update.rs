@@ -131,7 +131,9 @@ impl Vmp {
         }
         let dist = dist.clone();
         let messages = self.child_messages(i);
-        let (phi, u, a) = self.run_update(i, &dist, &messages)?;
+        let updated = self.run_update(i, &dist, &messages);
+        self.recycle(messages);
+        let (phi, u, a) = updated?;
         let n = &mut self.nodes[i];
         n.phi = phi;
         n.u = u;

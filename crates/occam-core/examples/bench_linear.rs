@@ -1,0 +1,136 @@
+//! Occam's side of `bench/peers/compare_linear.py`: BayesPy's regression and PCA example models on
+//! data written by the script (raw little-endian f64), timed per full VMP iteration (sweep + bound),
+//! one JSON line out. Set-up (graph building and compilation) is timed separately.
+//!
+//! Usage:
+//!   bench_linear --model regression --dir DIR --n N --c C --iters I [--threads T] [--generic]
+//!   bench_linear --model pca --dir DIR --n N --d D --q Q --iters I [--threads T] [--generic]
+//! DIR holds `x.f64` (N × C covariates) and `y.f64` (N) for regression; `y.f64` (D × N) and `x0.f64`
+//! (N × Q, the initial ⟨X⟩ shared with the peer) for PCA. `--generic` compiles without the
+//! linear-Gaussian kernel (the element-by-element reference path).
+
+use occam_core::models::{LinearRegression, Pca};
+use occam_core::prelude::*;
+use std::time::Instant;
+
+/// Reads `len` little-endian f64 values, in blocks (no second copy of the file in memory).
+fn read_f64(path: &str, len: usize) -> Result<Vec<f64>, String> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut values = Vec::with_capacity(len);
+    let mut block = vec![0u8; 1 << 16];
+    loop {
+        let got = file.read(&mut block).map_err(|e| format!("{path}: {e}"))?;
+        if got == 0 {
+            break;
+        }
+        if got % 8 != 0 {
+            file.read_exact(&mut block[got..got + 8 - got % 8])
+                .map_err(|e| format!("{path}: {e}"))?;
+        }
+        let whole = got.div_ceil(8) * 8;
+        values.extend(
+            block[..whole]
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
+    }
+    if values.len() != len {
+        return Err(format!("{path}: {} values, expected {len}", values.len()));
+    }
+    Ok(values)
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let num = |name: &str, default: Option<usize>| -> Result<usize, String> {
+        match arg(name) {
+            Some(v) => v.parse().map_err(|e| format!("{name}: {e}")),
+            None => default.ok_or(format!("{name} is required")),
+        }
+    };
+    let model = arg("--model").ok_or("--model regression|pca is required")?;
+    let dir = arg("--dir").ok_or("--dir DIR is required")?;
+    let (n, iters) = (num("--n", None)?, num("--iters", Some(20))?);
+    let generic = args.iter().any(|a| a == "--generic");
+    if let Some(t) = arg("--threads") {
+        let t: usize = t.parse().map_err(|e| format!("--threads: {e}"))?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| e.to_string())?;
+    }
+    let err = |e: BuildError| e.to_string();
+    let (start, g, order, case) = match model.as_str() {
+        "regression" => {
+            let c = num("--c", None)?;
+            let x = read_f64(&format!("{dir}/x.f64"), n * c)?;
+            let y = read_f64(&format!("{dir}/y.f64"), n)?;
+            let start = Instant::now();
+            let mut g = Graph::new();
+            let m = LinearRegression::new()
+                .add(&mut g, x, c, &y, None)
+                .map_err(err)?;
+            (start, g, vec![m.b, m.tau], format!("regression_n{n}_c{c}"))
+        }
+        "pca" => {
+            let (d, q) = (num("--d", None)?, num("--q", None)?);
+            let y = read_f64(&format!("{dir}/y.f64"), d * n)?;
+            let x0 = read_f64(&format!("{dir}/x0.f64"), n * q)?;
+            let start = Instant::now();
+            let mut g = Graph::new();
+            let m = Pca::new(q).add(&mut g, &y, d, None).map_err(err)?;
+            let mut u = Vec::with_capacity(n * (q + q * q));
+            for x in x0.chunks_exact(q) {
+                u.extend_from_slice(x);
+                u.extend((0..q * q).map(|ab| x[ab / q] * x[ab % q]));
+            }
+            g.initialize(m.x, Init::Moments(u));
+            (
+                start,
+                g,
+                vec![m.w, m.x, m.alpha, m.tau],
+                format!("pca_n{n}_d{d}_q{q}"),
+            )
+        }
+        other => return Err(format!("unknown model `{other}`")),
+    };
+    let mut vmp = if generic {
+        g.compile_generic()
+    } else {
+        g.compile()
+    }
+    .map_err(err)?;
+    vmp.initialize(0).map_err(|e| e.to_string())?;
+    let setup_ms = start.elapsed().as_secs_f64() * 1e3;
+    let sweep = RunOptions {
+        max_iter: 1,
+        tol: 0.0,
+        order: Some(order),
+        ..Default::default()
+    };
+    // One untimed warm-up iteration, then `iters` timed ones (each a sweep and the bound).
+    vmp.run(&sweep).map_err(|e| e.to_string())?;
+    let mut times = Vec::with_capacity(iters);
+    let mut bound = f64::NAN;
+    for _ in 0..iters {
+        let t = Instant::now();
+        bound = vmp.run(&sweep).map_err(|e| e.to_string())?.bound;
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let mean = times.iter().sum::<f64>() / iters.max(1) as f64;
+    times.sort_by(f64::total_cmp);
+    let median = times.get(iters / 2).copied().unwrap_or(f64::NAN);
+    println!(
+        "{{\"peer\": \"occam{}\", \"case\": \"{case}\", \"ms_per_iter\": {mean:.4}, \"ms_per_iter_median\": {median:.4}, \"setup_ms\": {setup_ms:.2}, \"iterations\": {}, \"bound\": {bound}}}",
+        if generic { "-generic" } else { "" },
+        iters + 1
+    );
+    Ok(())
+}

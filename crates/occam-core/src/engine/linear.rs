@@ -1,0 +1,678 @@
+//! The linear-Gaussian kernel: a scalar Gaussian y whose mean is a dot product F = aᵀb of two
+//! Gaussian q-vectors in crossed plates — y[D, N] ~ N(w_dᵀ x_n, τ⁻¹) (PCA, factor analysis in scalar
+//! form), y[N] ~ N(x_nᵀ B, τ⁻¹) with observed x_n (regression) — evaluated as matrix products.
+//!
+//! The generic path forms, for every element of y, F's moments ⟨F⟩ = ⟨a⟩ᵀ⟨b⟩, ⟨F²⟩ = tr(⟨aaᵀ⟩⟨bbᵀ⟩)
+//! and its message to each parent [τ y ⟨b⟩, −½ τ ⟨bbᵀ⟩] (Winn (2.21), (2.49)), each O(q²). By
+//! multilinearity every quantity VMP reads is a sum over elements, i.e. a matrix product. Put y's
+//! elements on a grid: rows i are the elements of the parent through which the precision τ factorises
+//! (τ_e = τ_i), columns j the other parent's; Y (rows × cols) the data with 0 where missing, M the
+//! mask. Then, with Ā, A₂ the stacked first and second moments of the row parent and B̄, B₂ of the
+//! column parent (read in place from the nodes' moment arrays):
+//!
+//! * message to row i: [τ_i (Y B̄)_i, −½ τ_i (M B₂)_i] (M B₂ = 1 Σ_j B₂_j without missing entries);
+//! * message to column j: [((τ∘Y)ᵀ Ā)_j, −½ ((τ∘M)ᵀ A₂)_j];
+//! * message to τ and y's bound term from the per-row sums Σ_j m y², Σ_j m, Ā_iᵀ (Y B̄)_i and
+//!   tr(A₂_i (M B₂)_i): −½ Σ (y² − 2 y ⟨F⟩ + ⟨F²⟩) and Σ [τ y⟨F⟩ − ½ τ y² − ½ τ ⟨F²⟩ + ½(⟨ln τ⟩ − ln 2π)].
+//!
+//! No per-element second moment of F is formed (F's moments are not maintained; `Vmp::moments` of F
+//! is empty). When the row parent is a constant (observed covariates X) and there is one column
+//! (B · X[N]), only XᵀMX and Xᵀ(M∘y) per precision element are needed: they are summed once, on
+//! first use, and the constant never stores its outer products (`points`).
+//!
+//! The element-by-element path stays the reference: `Graph::compile_generic` builds the same model
+//! without this kernel, and the tests below compare every node's φ, moments and bound term.
+
+use super::*;
+use crate::dist::Dist;
+use crate::linalg::trace_of_product;
+use crate::special::LN_2PI;
+use std::sync::OnceLock;
+
+/// Precision elements above which constant rows keep their outer products (per-element sums would
+/// not be smaller than the data).
+const MAX_POINT_GROUPS: usize = 8;
+
+/// A dot product F feeding the mean of a scalar Gaussian y, in crossed plates (see the module doc).
+#[derive(Debug)]
+pub(crate) struct Linear {
+    pub(super) y: usize,
+    pub(super) f: usize,
+    q: usize,
+    /// F's slot whose parent indexes the rows (τ factorises through it); the other slot's, columns.
+    pub(super) row_slot: usize,
+    rows: usize,
+    cols: usize,
+    /// Precision element of each row (empty: a constant precision).
+    tau_of_row: Vec<u32>,
+    /// Number of precision elements.
+    tau_n: usize,
+    /// The rows are a constant node's values and there is one column (see the module doc).
+    pub(super) points: bool,
+    data: OnceLock<Data>,
+}
+
+/// What the data contribute, summed once.
+#[derive(Debug)]
+enum Data {
+    /// Y (rows × cols, 0 where missing), M (`None`: nothing missing), Σ_j m y² and Σ_j m per row.
+    Grid {
+        ym: Vec<f64>,
+        mask: Option<Vec<f64>>,
+        y2: Vec<f64>,
+        count: Vec<f64>,
+    },
+    /// Per precision element k: Σ m y x (k × q), Σ m x xᵀ (k × q²), Σ m y², Σ m.
+    Points {
+        xy: Vec<f64>,
+        gram: Vec<f64>,
+        y2: Vec<f64>,
+        count: Vec<f64>,
+    },
+}
+
+/// Products with the column parent's moments (valid until it changes): Y B̄ (rows × q) and M B₂
+/// (rows × q², or q² when nothing is missing).
+#[derive(Debug)]
+pub(super) struct ColumnProducts {
+    yc: Vec<f64>,
+    mc2: Vec<f64>,
+}
+
+/// Per-unit sums (a unit is a row, or a precision element for `points`): ⟨F⟩-weighted data
+/// Σ m y ⟨F⟩, Σ m ⟨F²⟩, Σ m y², Σ m, and the unit's precision element.
+type Unit = ([f64; 4], usize);
+
+/// Element of parent slot `s` of F read by y's element e (0 for a constant parent).
+fn at(f: &Node, s: usize, e: usize) -> usize {
+    let edge = &f.parents[s];
+    if edge.map.is_empty() {
+        0
+    } else {
+        edge.map[e] as usize
+    }
+}
+
+/// The linear structure of deterministic node `f`, if it has one (see the module doc).
+pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
+    let fnode = &nodes[f];
+    let Body::Deterministic(Factor::Dot(dot)) = &fnode.body else {
+        return None;
+    };
+    let [(y, Role::Slot(0))] = fnode.children[..] else {
+        return None;
+    };
+    let yn = &nodes[y];
+    let gaussian = matches!(yn.body, Body::Stochastic(Dist::Gaussian(_)));
+    // Every element of y is data or a missing leaf entry (integrated out).
+    if !gaussian
+        || yn.configs != 1
+        || yn.map
+        || !yn.children.is_empty()
+        || yn.observed.is_empty()
+        || yn.n != fnode.n
+    {
+        return None;
+    }
+    let mean = &yn.parents[0];
+    if !matches!(mean.source, Source::Node(p) if p == f)
+        || mean.map.iter().enumerate().any(|(e, &m)| m as usize != e)
+    {
+        return None;
+    }
+    let side = |s: usize| match fnode.parents[s].source {
+        Source::Const(_) => (None, 1),
+        Source::Node(p) => (Some(p), nodes[p].n),
+    };
+    let (sides, sizes) = ([side(0).0, side(1).0], [side(0).1, side(1).1]);
+    if (sides[0].is_some() && sides[0] == sides[1]) || sizes[0] * sizes[1] != yn.n {
+        return None;
+    }
+    // Crossed: every (a, b) pair is read by exactly one element of y.
+    let mut seen = vec![false; yn.n];
+    for e in 0..yn.n {
+        let cell = at(fnode, 0, e) * sizes[1] + at(fnode, 1, e);
+        if std::mem::replace(&mut seen[cell], true) {
+            return None;
+        }
+    }
+    let prec = &yn.parents[1];
+    let tau_n = match prec.source {
+        Source::Const(_) => 1,
+        Source::Node(p) => nodes[p].n,
+    };
+    // The precision element of each row of slot s, if τ factorises through that parent.
+    let through = |s: usize| -> Option<Vec<u32>> {
+        if prec.map.is_empty() {
+            return Some(Vec::new());
+        }
+        let mut of = vec![u32::MAX; sizes[s]];
+        for e in 0..yn.n {
+            let (r, t) = (at(fnode, s, e), prec.map[e]);
+            if of[r] == u32::MAX {
+                of[r] = t;
+            } else if of[r] != t {
+                return None;
+            }
+        }
+        Some(of)
+    };
+    let constant = |s: usize| sides[s].is_some_and(|p| matches!(nodes[p].body, Body::Constant));
+    let mut choice = None;
+    for s in 0..2 {
+        if constant(s) && sizes[1 - s] == 1 && tau_n <= MAX_POINT_GROUPS {
+            if let Some(of) = through(s) {
+                choice = Some((s, of, true));
+                break;
+            }
+        }
+    }
+    if choice.is_none() {
+        choice = (0..2).find_map(|s| through(s).map(|of| (s, of, false)));
+    }
+    let (row_slot, tau_of_row, points) = choice?;
+    Some(Linear {
+        y,
+        f,
+        q: dot.d,
+        row_slot,
+        rows: sizes[row_slot],
+        cols: sizes[1 - row_slot],
+        tau_of_row,
+        tau_n,
+        points,
+        data: OnceLock::new(),
+    })
+}
+
+impl Linear {
+    fn len(&self) -> usize {
+        self.q + self.q * self.q
+    }
+
+    /// Moments of F's parent in slot `s` (all its elements, row-major).
+    fn side<'a>(&self, nodes: &'a [Node], s: usize) -> &'a [f64] {
+        match &nodes[self.f].parents[s].source {
+            Source::Const(m) => m,
+            Source::Node(p) => &nodes[*p].u,
+        }
+    }
+
+    fn tau_index(&self, row: usize) -> usize {
+        self.tau_of_row.get(row).map_or(0, |&k| k as usize)
+    }
+
+    /// ⟨τ⟩ and ⟨ln τ⟩ of precision element k.
+    fn tau(&self, nodes: &[Node], k: usize) -> (f64, f64) {
+        match &nodes[self.y].parents[1].source {
+            Source::Const(m) => (m[0], m[1]),
+            Source::Node(p) => (nodes[*p].u[2 * k], nodes[*p].u[2 * k + 1]),
+        }
+    }
+
+    fn data(&self, nodes: &[Node]) -> &Data {
+        self.data.get_or_init(|| {
+            if self.points {
+                self.point_sums(nodes)
+            } else {
+                self.grid(nodes)
+            }
+        })
+    }
+
+    fn grid(&self, nodes: &[Node]) -> Data {
+        let (y, f) = (&nodes[self.y], &nodes[self.f]);
+        let (r, c) = (self.row_slot, 1 - self.row_slot);
+        let mut ym = vec![0.0; self.rows * self.cols];
+        let mut mask = vec![0.0; self.rows * self.cols];
+        let (mut y2, mut count) = (vec![0.0; self.rows], vec![0.0; self.rows]);
+        for e in (0..y.n).filter(|&e| y.is_observed(e)) {
+            let i = at(f, r, e);
+            let cell = i * self.cols + at(f, c, e);
+            ym[cell] = y.data[e];
+            mask[cell] = 1.0;
+            y2[i] += y.data[e] * y.data[e];
+            count[i] += 1.0;
+        }
+        let mask = (0..y.n).any(|e| !y.is_observed(e)).then_some(mask);
+        Data::Grid {
+            ym,
+            mask,
+            y2,
+            count,
+        }
+    }
+
+    fn point_sums(&self, nodes: &[Node]) -> Data {
+        let (y, f, q, kn) = (&nodes[self.y], &nodes[self.f], self.q, self.tau_n);
+        let Source::Node(p) = f.parents[self.row_slot].source else {
+            unreachable!("points rows are a constant node")
+        };
+        let x = &nodes[p].data;
+        let partials: Vec<[Vec<f64>; 4]> = (0..y.n.div_ceil(kernels::CHUNK))
+            .into_par_iter()
+            .map(|ch| {
+                let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(y.n);
+                let (mut xy, mut gram) = (vec![0.0; kn * q], vec![0.0; kn * q * q]);
+                let (mut y2, mut count) = (vec![0.0; kn], vec![0.0; kn]);
+                let rows = range.len();
+                let mut xb = vec![0.0; rows * q];
+                let mut wb = vec![0.0; rows * q];
+                let mut g = vec![0.0; q * q];
+                for k in 0..kn {
+                    wb.iter_mut().for_each(|v| *v = 0.0);
+                    for (r, e) in range.clone().enumerate() {
+                        let i = at(f, self.row_slot, e);
+                        let xi = &x[i * q..(i + 1) * q];
+                        xb[r * q..(r + 1) * q].copy_from_slice(xi);
+                        if !y.is_observed(e) || self.tau_index(i) != k {
+                            continue;
+                        }
+                        let ye = y.data[e];
+                        wb[r * q..(r + 1) * q].copy_from_slice(xi);
+                        xy[k * q..(k + 1) * q]
+                            .iter_mut()
+                            .zip(xi)
+                            .for_each(|(s, v)| *s += ye * v);
+                        y2[k] += ye * ye;
+                        count[k] += 1.0;
+                    }
+                    kernels::weighted_sums_block(&wb, q, &xb, q, &mut g);
+                    kernels::add_into(&mut gram[k * q * q..(k + 1) * q * q], &g);
+                }
+                [xy, gram, y2, count]
+            })
+            .collect();
+        let mut sums = [
+            vec![0.0; kn * q],
+            vec![0.0; kn * q * q],
+            vec![0.0; kn],
+            vec![0.0; kn],
+        ];
+        for part in partials {
+            for (s, p) in sums.iter_mut().zip(&part) {
+                kernels::add_into(s, p);
+            }
+        }
+        let [xy, gram, y2, count] = sums;
+        Data::Points {
+            xy,
+            gram,
+            y2,
+            count,
+        }
+    }
+
+    /// Y B̄ and M B₂ from the column parent's moments, cached under F until the column parent changes.
+    fn column_products(&self, nodes: &[Node], cache: &Cache) -> Arc<ColumnProducts> {
+        let Data::Grid { ym, mask, .. } = self.data(nodes) else {
+            unreachable!("column products are for grids")
+        };
+        cached(
+            cache,
+            self.f,
+            |e| &mut e.linear,
+            || {
+                let (q, l) = (self.q, self.len());
+                let cu = self.side(nodes, 1 - self.row_slot);
+                let yc = kernels::product_strided(ym, self.cols, cu, (0, q, l));
+                let mc2 = match mask {
+                    Some(m) => kernels::product_strided(m, self.cols, cu, (q, q * q, l)),
+                    None => {
+                        kernels::weighted_sums_strided(&vec![1.0; self.cols], 1, cu, (q, q * q, l))
+                    }
+                };
+                Arc::new(ColumnProducts { yc, mc2 })
+            },
+        )
+    }
+
+    /// The per-unit sums that τ's message and y's bound term are made of.
+    fn units(&self, nodes: &[Node], cache: &Cache) -> Vec<Unit> {
+        let (q, l) = (self.q, self.len());
+        match self.data(nodes) {
+            Data::Points {
+                xy,
+                gram,
+                y2,
+                count,
+            } => {
+                let b = self.side(nodes, 1 - self.row_slot);
+                (0..self.tau_n)
+                    .map(|k| {
+                        let syf = dot(&b[..q], &xy[k * q..(k + 1) * q]);
+                        let sf2 = trace_of_product(&gram[k * q * q..(k + 1) * q * q], &b[q..l], q);
+                        ([syf, sf2, y2[k], count[k]], k)
+                    })
+                    .collect()
+            }
+            Data::Grid {
+                mask, y2, count, ..
+            } => {
+                let cp = self.column_products(nodes, cache);
+                let a = self.side(nodes, self.row_slot);
+                let qq = q * q;
+                (0..self.rows)
+                    .into_par_iter()
+                    .map(|i| {
+                        let syf = dot(&a[i * l..i * l + q], &cp.yc[i * q..(i + 1) * q]);
+                        let mc2 = if mask.is_some() {
+                            &cp.mc2[i * qq..(i + 1) * qq]
+                        } else {
+                            &cp.mc2[..]
+                        };
+                        let sf2 = trace_of_product(&a[i * l + q..(i + 1) * l], mc2, q);
+                        ([syf, sf2, y2[i], count[i]], self.tau_index(i))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Adds the messages through F to its parent in slot `slot` into `out` (that parent's elements).
+    pub(super) fn message(&self, nodes: &[Node], cache: &Cache, slot: usize, out: &mut [f64]) {
+        let (q, l) = (self.q, self.len());
+        let qq = q * q;
+        match self.data(nodes) {
+            Data::Points { xy, gram, .. } => {
+                // Only the single column element is random.
+                if slot == self.row_slot {
+                    return;
+                }
+                for k in 0..self.tau_n {
+                    let t = self.tau(nodes, k).0;
+                    for a in 0..q {
+                        out[a] += t * xy[k * q + a];
+                    }
+                    for ab in 0..qq {
+                        out[q + ab] += -0.5 * t * gram[k * qq + ab];
+                    }
+                }
+            }
+            Data::Grid { mask, .. } if slot == self.row_slot => {
+                let cp = self.column_products(nodes, cache);
+                out.par_chunks_mut(l).enumerate().for_each(|(i, o)| {
+                    let t = self.tau(nodes, self.tau_index(i)).0;
+                    let mc2 = if mask.is_some() {
+                        &cp.mc2[i * qq..(i + 1) * qq]
+                    } else {
+                        &cp.mc2[..]
+                    };
+                    for a in 0..q {
+                        o[a] += t * cp.yc[i * q + a];
+                    }
+                    for ab in 0..qq {
+                        o[q + ab] += -0.5 * t * mc2[ab];
+                    }
+                });
+            }
+            Data::Grid { ym, mask, .. } => {
+                let a = self.side(nodes, self.row_slot);
+                let t: Vec<f64> = (0..self.rows)
+                    .map(|i| self.tau(nodes, self.tau_index(i)).0)
+                    .collect();
+                let scaled = |m: &[f64]| -> Vec<f64> {
+                    m.chunks_exact(self.cols)
+                        .zip(&t)
+                        .flat_map(|(row, ti)| row.iter().map(move |v| v * ti))
+                        .collect()
+                };
+                let first = kernels::weighted_sums_strided(&scaled(ym), self.cols, a, (0, q, l));
+                let second = match mask {
+                    Some(m) => kernels::weighted_sums_strided(&scaled(m), self.cols, a, (q, qq, l)),
+                    None => kernels::weighted_sums_strided(&t, 1, a, (q, qq, l)),
+                };
+                out.par_chunks_mut(l).enumerate().for_each(|(j, o)| {
+                    let s2 = if mask.is_some() {
+                        &second[j * qq..(j + 1) * qq]
+                    } else {
+                        &second[..]
+                    };
+                    for a in 0..q {
+                        o[a] += first[j * q + a];
+                    }
+                    for ab in 0..qq {
+                        o[q + ab] += -0.5 * s2[ab];
+                    }
+                });
+            }
+        }
+    }
+
+    /// Adds y's message to its precision τ (one row of two per τ element) into `out` — Winn (2.22)
+    /// summed over the elements.
+    pub(super) fn tau_message(&self, nodes: &[Node], cache: &Cache, out: &mut [f64]) {
+        for ([syf, sf2, y2, count], k) in self.units(nodes, cache) {
+            out[2 * k] += -0.5 * (y2 - 2.0 * syf + sf2);
+            out[2 * k + 1] += 0.5 * count;
+        }
+    }
+
+    /// y's bound term without its own part: Σ over data of ⟨ln N(y | F, τ⁻¹)⟩.
+    pub(super) fn bound(&self, nodes: &[Node], cache: &Cache) -> f64 {
+        self.units(nodes, cache)
+            .into_iter()
+            .map(|([syf, sf2, y2, count], k)| {
+                let (t, lt) = self.tau(nodes, k);
+                t * syf - 0.5 * t * (y2 + sf2) + 0.5 * count * (lt - LN_2PI)
+            })
+            .sum()
+    }
+
+    /// F's moments per element (⟨F⟩, ⟨F²⟩), for ancestral sampling and inspection.
+    pub(super) fn f_moments(&self, nodes: &[Node]) -> Vec<f64> {
+        let (f, q, l) = (&nodes[self.f], self.q, self.len());
+        let element = |s: usize, i: usize, buf: &mut Vec<f64>| {
+            buf.clear();
+            match &f.parents[s].source {
+                Source::Node(p) if nodes[*p].u.is_empty() => {
+                    let x = &nodes[*p].data[i * q..(i + 1) * q];
+                    buf.extend_from_slice(x);
+                    buf.extend((0..q * q).map(|ab| x[ab / q] * x[ab % q]));
+                }
+                _ => buf.extend_from_slice(&self.side(nodes, s)[i * l..(i + 1) * l]),
+            }
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut u = vec![0.0; 2 * f.n];
+        for e in 0..f.n {
+            element(0, at(f, 0, e), &mut a);
+            element(1, at(f, 1, e), &mut b);
+            u[2 * e] = dot(&a[..q], &b[..q]);
+            u[2 * e + 1] = trace_of_product(&a[q..], &b[q..], q);
+        }
+        u
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+    use rand::{Rng as _, SeedableRng};
+
+    /// Where y's precision lives.
+    #[derive(Clone, Copy, Debug)]
+    enum Prec {
+        Shared,
+        Constant,
+        /// One Gamma per element of the first factor's plate.
+        PerRow,
+        /// One Gamma per element of the second factor's plate.
+        PerColumn,
+    }
+
+    /// y[D, N] (or y[N, D]) ~ N(dot(W[D], X[N]), τ⁻¹): W with ARD columns, X standard normal, a
+    /// fraction of y missing; with `const_w`, y[N] ~ N(dot(c, X[N]), τ⁻¹) for a constant c.
+    fn pca(seed: u64, prec: Prec, swap: bool, missing: f64, const_w: bool) -> Graph {
+        let mut rng = crate::Rng::seed_from_u64(seed);
+        let (d, n, q) = (5, 7, 3);
+        let mut g = Graph::new();
+        let (dp, np, qp) = (g.plate("D", d), g.plate("N", n), g.plate("Q", q));
+        let alpha = g
+            .add("alpha", Gamma { shape: 1.5 }, &[qp], [c(0.7)])
+            .unwrap();
+        let w = if const_w {
+            None
+        } else {
+            Some(
+                g.add("W", GaussianArd { d: q }, &[dp], [c(0.0), p(alpha)])
+                    .unwrap(),
+            )
+        };
+        let x = g
+            .add("X", GaussianArd { d: q }, &[np], [c(0.0), c(1.0)])
+            .unwrap();
+        let plates: Vec<PlateId> = match (const_w, swap) {
+            (true, _) => vec![np],
+            (false, true) => vec![np, dp],
+            (false, false) => vec![dp, np],
+        };
+        let left = w.map_or(cv(vec![0.5, -1.0, 2.0]), p);
+        let f = g
+            .deterministic("F", Dot { d: q }, &plates, [left, p(x)])
+            .unwrap();
+        let tau = match prec {
+            Prec::Constant => c(2.5),
+            Prec::Shared => p(g.add("tau", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap()),
+            Prec::PerRow => p(g.add("tau", Gamma { shape: 2.0 }, &[dp], [c(1.0)]).unwrap()),
+            Prec::PerColumn => p(g.add("tau", Gamma { shape: 2.0 }, &[np], [c(1.0)]).unwrap()),
+        };
+        let y = g.add("y", Gaussian, &plates, [p(f), tau]).unwrap();
+        let size = if const_w { n } else { d * n };
+        let values: Vec<f64> = (0..size).map(|_| 4.0 * rng.random::<f64>() - 2.0).collect();
+        let mask: Vec<bool> = (0..size).map(|_| rng.random::<f64>() >= missing).collect();
+        g.observe_masked(y, &values, Some(&mask)).unwrap();
+        g.initialize(x, Init::Random);
+        g
+    }
+
+    /// y[G, M] ~ N(dot(X[G, M], B), τ⁻¹) with observed covariates X: B full-covariance or ARD, τ
+    /// shared or one per group G.
+    fn regression(seed: u64, ard: bool, grouped: bool, missing: f64) -> Graph {
+        let mut rng = crate::Rng::seed_from_u64(seed);
+        let (groups, per, q) = (3, 6, 4);
+        let mut g = Graph::new();
+        let (gp, mp, qp) = (g.plate("G", groups), g.plate("M", per), g.plate("Q", q));
+        let xs: Vec<f64> = (0..groups * per * q)
+            .map(|_| 2.0 * rng.random::<f64>() - 1.0)
+            .collect();
+        let x = g
+            .constant("X", MomentKind::Gaussian { d: q }, &[gp, mp], &xs)
+            .unwrap();
+        let b = if ard {
+            let alpha = g
+                .add("alpha", Gamma { shape: 1.0 }, &[qp], [c(1.0)])
+                .unwrap();
+            g.add("B", GaussianArd { d: q }, &[], [c(0.0), p(alpha)])
+                .unwrap()
+        } else {
+            let mut prec = vec![0.0; q * q];
+            (0..q).for_each(|i| prec[i * q + i] = 0.5);
+            g.add("B", MvGaussian { d: q }, &[], [cv(vec![0.0; q]), cv(prec)])
+                .unwrap()
+        };
+        let f = g
+            .deterministic("F", Dot { d: q }, &[gp, mp], [p(x), p(b)])
+            .unwrap();
+        let tau_plates: &[PlateId] = if grouped { &[gp] } else { &[] };
+        let tau = g
+            .add("tau", Gamma { shape: 2.0 }, tau_plates, [c(1.0)])
+            .unwrap();
+        let y = g.add("y", Gaussian, &[gp, mp], [p(f), p(tau)]).unwrap();
+        let values: Vec<f64> = (0..groups * per)
+            .map(|_| 3.0 * rng.random::<f64>() - 1.5)
+            .collect();
+        let mask: Vec<bool> = (0..groups * per)
+            .map(|_| rng.random::<f64>() >= missing)
+            .collect();
+        g.observe_masked(y, &values, Some(&mask)).unwrap();
+        g
+    }
+
+    /// Sweeps both compilations in the same order and compares every stochastic node's φ and
+    /// moments and every bound term after every update.
+    fn assert_same(fast: Graph, generic: Graph, points: bool) {
+        let mut fast = fast.compile().unwrap();
+        let mut generic = generic.compile_generic().unwrap();
+        let f = fast.node("F").unwrap().index();
+        let lin = fast.linear[f]
+            .clone()
+            .expect("F should take the linear kernel");
+        assert_eq!(lin.points, points);
+        assert!(generic.linear.iter().all(Option::is_none));
+        fast.initialize(3).unwrap();
+        generic.initialize(3).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+        let order = fast.default_order();
+        for sweep in 0..12 {
+            for &id in &order {
+                fast.update(id).unwrap();
+                generic.update(id).unwrap();
+                for (i, (a, b)) in fast.nodes.iter().zip(&generic.nodes).enumerate() {
+                    if !matches!(a.body, super::Body::Stochastic(_)) {
+                        continue;
+                    }
+                    for (u, v) in a.u.iter().zip(&b.u).chain(a.phi.iter().zip(&b.phi)) {
+                        assert!(
+                            close(*u, *v),
+                            "sweep {sweep}, node {i} {}: {u} vs {v}",
+                            a.name
+                        );
+                    }
+                }
+                let (fb, gb) = (fast.node_bounds(), generic.node_bounds());
+                for (name, (a, b)) in fast.names().iter().zip(fb.into_iter().zip(gb)) {
+                    assert!(
+                        close(a, b),
+                        "sweep {sweep}, bound term of {name}: {a} vs {b}"
+                    );
+                }
+            }
+        }
+        assert!((fast.bound() - fast.fresh_bound()).abs() <= 1e-10 * (1.0 + fast.bound().abs()));
+    }
+
+    /// The kernel gives the element-by-element path's φ, moments and bound terms, sweep after
+    /// sweep, over crossed plates in both orders, every placement of the precision, missing entries
+    /// and a constant factor.
+    #[test]
+    fn linear_kernel_equals_the_generic_path() {
+        let precs = [Prec::Shared, Prec::Constant, Prec::PerRow, Prec::PerColumn];
+        for (case, &prec) in precs.iter().enumerate() {
+            for swap in [false, true] {
+                for missing in [0.0, 0.3] {
+                    let seed = 10 * case as u64 + swap as u64 + (missing > 0.0) as u64 * 5;
+                    let build = || pca(seed, prec, swap, missing, false);
+                    assert_same(build(), build(), false);
+                }
+            }
+            if !matches!(prec, Prec::PerRow) {
+                // dot(c, X[N]) with a constant c.
+                let build = || pca(case as u64, prec, false, 0.2, true);
+                assert_same(build(), build(), false);
+            }
+        }
+    }
+
+    /// Observed covariates: only XᵀMX and Xᵀ(M∘y) per precision element are used, and X keeps no
+    /// outer products.
+    #[test]
+    fn regression_kernel_equals_the_generic_path() {
+        for (seed, ard, grouped, missing) in [
+            (1, false, false, 0.0),
+            (2, true, false, 0.25),
+            (3, false, true, 0.25),
+            (4, true, true, 0.0),
+        ] {
+            let build = || regression(seed, ard, grouped, missing);
+            assert_same(build(), build(), true);
+            let vmp = build().compile().unwrap();
+            let x = vmp.node("X").unwrap();
+            assert!(vmp.nodes[x.index()].u.is_empty(), "X keeps its values only");
+            assert_eq!(vmp.mean(x).unwrap().len(), 3 * 6 * 4);
+            // Its moments are still available on request, equal to the generic path's.
+            let generic = build().compile_generic().unwrap();
+            assert_eq!(vmp.moments(x), generic.moments(x));
+        }
+    }
+}
