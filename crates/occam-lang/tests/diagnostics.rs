@@ -468,8 +468,24 @@ fn unknown_dist_none() {
         "mu ~ Frobnicate(0, 1)\n",
         &[],
         Code::UnknownDistribution,
-        "error: unknown distribution `Frobnicate`\n --> m.occam:1:6\n  |\n1 | mu ~ Frobnicate(0, 1)\n  |      ^^^^^^^^^^ not in the catalog\n  = hint: known distributions: Gaussian, MvGaussian, GaussianARD, RectifiedGaussian, Gamma, Exponential, Wishart, Dirichlet, Beta, Categorical, Bernoulli, Binomial, Poisson\n",
+        &format!(
+            "error: unknown distribution `Frobnicate`\n --> m.occam:1:6\n  |\n1 | mu ~ Frobnicate(0, 1)\n  |      ^^^^^^^^^^ not in the catalog\n  = hint: known distributions: {}\n",
+            known_distributions()
+        ),
     );
+    // The list is the registry's, in order; it starts with the original thirteen.
+    assert!(known_distributions().starts_with(
+        "Gaussian, MvGaussian, GaussianARD, RectifiedGaussian, Gamma, Exponential, Wishart, Dirichlet, Beta, Categorical, Bernoulli, Binomial, Poisson"
+    ));
+}
+
+/// Every distribution of the catalog (the engine's registry), comma-separated.
+fn known_distributions() -> String {
+    occam_lang::catalog::DISTRIBUTIONS
+        .iter()
+        .map(|d| d.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[test]
