@@ -207,6 +207,7 @@ registry! {
     Bernoulli => bernoulli::Bernoulli,
     Binomial => binomial::Binomial,
     Poisson => poisson::Poisson,
+    Geometric => geometric::Geometric,
 }
 
 /// The spec of the family named `name` or one of its aliases.
