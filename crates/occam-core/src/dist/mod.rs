@@ -208,6 +208,7 @@ registry! {
     Binomial => binomial::Binomial,
     Poisson => poisson::Poisson,
     Geometric => geometric::Geometric,
+    NegativeBinomial => negative_binomial::NegativeBinomial,
 }
 
 /// The spec of the family named `name` or one of its aliases.
