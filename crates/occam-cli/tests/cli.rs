@@ -404,8 +404,8 @@ fn graph_as_svg_and_dot() {
 }
 
 /// Every lowering path: a gate (`mu[z]` inside a sum), deterministic variables, a Gamma product
-/// with a constant, an Exponential parent (lowered as Gamma(1)), a scalar precision replicated
-/// over an ARD event plate, a dot product.
+/// with a constant, an Exponential parent (the core Exponential, with Gamma moments), a scalar
+/// precision replicated over an ARD event plate, a dot product.
 #[test]
 fn lowering_covers_gates_products_and_replication() {
     let dir = tempfile::tempdir().unwrap();

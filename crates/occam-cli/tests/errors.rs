@@ -264,7 +264,8 @@ fn cycle() {
 
 #[test]
 fn engine_only_restriction_is_mapped_to_the_model() {
-    // The language accepts a random mean for a rectified Gaussian; the engine needs a constant.
+    // A rectified Gaussian takes only a constant mean (declared by the core family); the language
+    // rejects a random one where it is written.
     expect(
         &[("m.occam", "plate N from data y\nm ~ Gaussian(0, 1)\ny[N] ~ RectifiedGaussian(mean = m, precision = 1)\n"), ("y.csv", Y)],
         &["fit", "m.occam"],

@@ -40,6 +40,7 @@ pub mod linalg;
 pub mod models;
 pub mod moments;
 mod plate;
+pub mod spec;
 pub mod special;
 
 /// The random number generator used everywhere (seeded explicitly).

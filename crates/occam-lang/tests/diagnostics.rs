@@ -81,6 +81,18 @@ fn const_only() {
 }
 
 #[test]
+fn rectified_gaussian_mean_is_constant_only() {
+    // The rule is declared once, by the core family (its mean slot takes no variable); the
+    // language enforces it where the mean is written.
+    check(
+        "m ~ Gaussian(0, 1)\nr ~ RectifiedGaussian(mean = m, precision = 1)\n",
+        &[],
+        Code::NonConjugate,
+        "error: mean of RectifiedGaussian must be a constant (a random mean is not conjugate for a rectified Gaussian); got Gaussian `m`\n --> m.occam:2:30\n  |\n2 | r ~ RectifiedGaussian(mean = m, precision = 1)\n  |                              ^ must be a constant\n  = hint: this slot takes only a constant (a number)\n",
+    );
+}
+
+#[test]
 fn cycle() {
     check(
         "a ~ Gaussian(mean = b, precision = 1)\nb ~ Gaussian(mean = a, precision = 1)\n",
@@ -126,7 +138,7 @@ fn dup_slot() {
         "y ~ Gaussian(mean = 0, mu = 1, precision = 1)\n",
         &[],
         Code::BadArguments,
-        "error: slot `mean` of Gaussian is given twice\n --> m.occam:1:24\n  |\n1 | y ~ Gaussian(mean = 0, mu = 1, precision = 1)\n  |                        ^^ second value\n  = hint: slots of Gaussian(mean (mu), precision (tau)), aliases in parentheses\n",
+        "error: slot `mean` of Gaussian is given twice\n --> m.occam:1:24\n  |\n1 | y ~ Gaussian(mean = 0, mu = 1, precision = 1)\n  |                        ^^ second value\n  = hint: slots of Gaussian(mean (mu, location), precision (tau, prec, gamma)), aliases in parentheses\n",
     );
 }
 
@@ -196,7 +208,7 @@ fn missing_slot() {
         "mu ~ Gaussian(mean = 0)\n",
         &[],
         Code::MissingSlot,
-        "error: missing argument `precision` of Gaussian\n --> m.occam:1:6\n  |\n1 | mu ~ Gaussian(mean = 0)\n  |      ^^^^^^^^ missing `precision`\n  = hint: slots of Gaussian(mean (mu), precision (tau)), aliases in parentheses\n",
+        "error: missing argument `precision` of Gaussian\n --> m.occam:1:6\n  |\n1 | mu ~ Gaussian(mean = 0)\n  |      ^^^^^^^^ missing `precision`\n  = hint: slots of Gaussian(mean (mu, location), precision (tau, prec, gamma)), aliases in parentheses\n",
     );
 }
 
@@ -336,7 +348,7 @@ fn positional_after_named() {
         "y ~ Gaussian(mean = 0, 1)\n",
         &[],
         Code::BadArguments,
-        "error: positional argument after a named one\n --> m.occam:1:24\n  |\n1 | y ~ Gaussian(mean = 0, 1)\n  |                        ^ positional\n  = hint: positional arguments come first, in slot order: Gaussian(mean (mu), precision (tau))\n",
+        "error: positional argument after a named one\n --> m.occam:1:24\n  |\n1 | y ~ Gaussian(mean = 0, 1)\n  |                        ^ positional\n  = hint: positional arguments come first, in slot order: Gaussian(mean (mu, location), precision (tau, prec, gamma))\n",
     );
 }
 
@@ -406,7 +418,7 @@ fn too_many() {
         "mu ~ Gaussian(0, 1, 2)\n",
         &[],
         Code::BadArguments,
-        "error: Gaussian takes 2 argument(s); got 3\n --> m.occam:1:21\n  |\n1 | mu ~ Gaussian(0, 1, 2)\n  |                     ^ extra argument\n  = hint: slots: mean (mu), precision (tau)\n",
+        "error: Gaussian takes 2 argument(s); got 3\n --> m.occam:1:21\n  |\n1 | mu ~ Gaussian(0, 1, 2)\n  |                     ^ extra argument\n  = hint: slots: mean (mu, location), precision (tau, prec, gamma)\n",
     );
 }
 
@@ -456,8 +468,24 @@ fn unknown_dist_none() {
         "mu ~ Frobnicate(0, 1)\n",
         &[],
         Code::UnknownDistribution,
-        "error: unknown distribution `Frobnicate`\n --> m.occam:1:6\n  |\n1 | mu ~ Frobnicate(0, 1)\n  |      ^^^^^^^^^^ not in the catalog\n  = hint: known distributions: Gaussian, MvGaussian, GaussianARD, RectifiedGaussian, Gamma, Exponential, Wishart, Dirichlet, Beta, Categorical, Bernoulli, Binomial, Poisson\n",
+        &format!(
+            "error: unknown distribution `Frobnicate`\n --> m.occam:1:6\n  |\n1 | mu ~ Frobnicate(0, 1)\n  |      ^^^^^^^^^^ not in the catalog\n  = hint: known distributions: {}\n",
+            known_distributions()
+        ),
     );
+    // The list is the registry's, in order; it starts with the original thirteen.
+    assert!(known_distributions().starts_with(
+        "Gaussian, MvGaussian, GaussianARD, RectifiedGaussian, Gamma, Exponential, Wishart, Dirichlet, Beta, Categorical, Bernoulli, Binomial, Poisson"
+    ));
+}
+
+/// Every distribution of the catalog (the engine's registry), comma-separated.
+fn known_distributions() -> String {
+    occam_lang::catalog::DISTRIBUTIONS
+        .iter()
+        .map(|d| d.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[test]
@@ -526,6 +554,6 @@ fn wrong_slot() {
         "mu ~ Gaussian(men = 0, precision = 1)\n",
         &[],
         Code::UnknownSlot,
-        "error: Gaussian has no slot `men`\n --> m.occam:1:15\n  |\n1 | mu ~ Gaussian(men = 0, precision = 1)\n  |               ^^^ unknown slot\n  = hint: did you mean `mean`? valid slots: mean (mu), precision (tau)\n",
+        "error: Gaussian has no slot `men`\n --> m.occam:1:15\n  |\n1 | mu ~ Gaussian(men = 0, precision = 1)\n  |               ^^^ unknown slot\n  = hint: did you mean `mean`? valid slots: mean (mu, location), precision (tau, prec, gamma)\n",
     );
 }

@@ -10,9 +10,10 @@
 //!   event-plate element (GaussianARD's precision `tau` without the plate) is replicated over the
 //!   plate by an identity node (`Sum` of one term, or `GammaProduct` of one factor).
 //! * `data X[N] over C` becomes a constant node holding the covariates.
-//! * `Exponential(rate)` is lowered as `Gamma(shape = 1, rate)` (the same distribution; the core's
-//!   Exponential cannot be a parent). A `GaussianARD` whose mean is a vector and whose precision is
-//!   a constant is lowered as an `MvGaussian` with that diagonal precision (the same distribution).
+//! * A stochastic variable's family is built by the family's own constructor (`from_args` in its
+//!   file in `occam-core`) from its constants; no family is named here. The constructor may build
+//!   an equal family (a `GaussianARD` with a vector mean and a constant precision is an
+//!   `MvGaussian` with that diagonal precision).
 //!
 //! Every core build error is mapped back to the variable (and, when the slot is known, the
 //! argument) it came from, so it prints as `file:line:column` with a caret.
@@ -21,7 +22,7 @@ use std::collections::HashMap;
 
 use occam_core::dist::{Dist, SlotInput};
 use occam_core::prelude::*;
-use occam_lang::catalog::ValueKind;
+use occam_core::spec::{constant_values, Arg, ArgProblem, Args, ConstDomain, SlotSpec, ValueKind};
 use occam_lang::diag::{Code, Diagnostic};
 use occam_lang::ir::{self, ConstValue, Expr, ExprOp, Model, Node, VarRef};
 use occam_lang::span::Span;
@@ -206,9 +207,9 @@ struct Use<'s> {
     stack_plate: Option<usize>,
     /// Slot name, for auxiliary node names.
     slot: &'s str,
-    /// A scalar constant in a 2-category Dirichlet slot is a probability p (→ [p, 1 − p]); in a
-    /// k-category slot it is a uniform weight.
-    probability: bool,
+    /// Which constants the slot accepts (how a constant becomes the parent's values:
+    /// [`occam_core::spec::constant_values`]).
+    domain: ConstDomain,
 }
 
 impl Lowering<'_> {
@@ -410,24 +411,6 @@ impl Lowering<'_> {
         }
     }
 
-    fn const_arg(&self, v: usize, args: &[ir::Arg], slot: &str) -> Result<f64> {
-        let arg = args.iter().find(|a| a.slot == slot);
-        match arg.map(|a| &a.value.op) {
-            Some(ExprOp::Const(ConstValue::Scalar(x))) => Ok(*x),
-            _ => {
-                let span = arg.map_or(self.var(v).span, |a| a.value.span);
-                Err(self.unsupported(
-                    span,
-                    format!(
-                        "`{slot}` of `{}` must be a constant number here",
-                        self.var(v).name
-                    ),
-                    "the engine takes this parameter as a fixed number",
-                ))
-            }
-        }
-    }
-
     fn stochastic(
         &mut self,
         v: usize,
@@ -437,114 +420,82 @@ impl Lowering<'_> {
     ) -> Result<NodeId> {
         let var = self.var(v).clone();
         let d = self.event_size(v);
+        let Some(spec) = occam_core::dist::family(distribution) else {
+            return Err(self.unsupported(
+                var.span,
+                format!("the engine has no distribution `{distribution}`"),
+                "see `occam check --help` for the supported distributions",
+            ));
+        };
         let arg = |slot: &str| args.iter().find(|a| a.slot == slot);
-        // (distribution, (slot, expression) per core slot, constants that are probabilities).
-        let (dist, slots): (Dist, Vec<&ir::Arg>) = match distribution {
-            "Gaussian" => (Gaussian.into(), args.iter().collect()),
-            "RectifiedGaussian" => {
-                let location = self.const_arg(v, args, "mean")?;
-                (
-                    RectifiedGaussian { location }.into(),
-                    arg("precision").into_iter().collect(),
-                )
+        // The family's constructor sees one argument per slot of its spec.
+        let given: Vec<Arg> = spec
+            .slots
+            .iter()
+            .map(|s| match arg(s.name).map(|a| &a.value) {
+                None => Arg::Missing,
+                Some(e) => match e.op {
+                    ExprOp::Const(ConstValue::Scalar(x)) => Arg::Number(x),
+                    ExprOp::Const(ConstValue::Identity(x)) => Arg::Identity(x),
+                    _ => Arg::Variable(e.kind),
+                },
+            })
+            .collect();
+        let built = occam_core::dist::build(
+            spec.name,
+            &Args {
+                var: &var.name,
+                event: d,
+                slots: &given,
+                spec,
+            },
+        );
+        let dist: Dist = match built {
+            Some(Ok(dist)) => dist,
+            Some(Err(e)) => {
+                let span = e
+                    .slot
+                    .and_then(|s| arg(spec.slots[s].name))
+                    .map_or(var.span, |a| a.value.span);
+                let code = match e.problem {
+                    ArgProblem::Unsupported => Code::Misuse,
+                    ArgProblem::BadConstant => Code::BadConstant,
+                };
+                return Err(self.src.error(code, span, e.message, e.label, e.hint));
             }
-            "MvGaussian" => (MvGaussian { d }.into(), args.iter().collect()),
-            "GaussianARD" => {
-                let mean_is_vector =
-                    arg("mean").is_some_and(|a| a.value.kind == Some(ValueKind::Vector));
-                if mean_is_vector {
-                    let prec = arg("precision");
-                    match prec.map(|a| &a.value.op) {
-                        Some(ExprOp::Const(ConstValue::Scalar(_))) => {
-                            (MvGaussian { d }.into(), args.iter().collect())
-                        }
-                        _ => {
-                            return Err(self.unsupported(
-                                prec.map_or(var.span, |a| a.value.span),
-                                format!(
-                                    "GaussianARD `{}` with a vector mean needs a constant precision",
-                                    var.name
-                                ),
-                                "use MvGaussian with a Wishart precision, or give the mean per element of the event plate",
-                            ))
-                        }
-                    }
-                } else {
-                    (GaussianArd { d }.into(), args.iter().collect())
-                }
-            }
-            "Gamma" => (
-                Gamma {
-                    shape: self.const_arg(v, args, "shape")?,
-                }
-                .into(),
-                arg("rate").into_iter().collect(),
-            ),
-            "Exponential" => (Gamma { shape: 1.0 }.into(), args.iter().collect()),
-            "Wishart" => {
-                let dof = self.const_arg(v, args, "dof")?;
-                if dof <= d as f64 - 1.0 {
-                    return Err(self.src.error(
-                        Code::BadConstant,
-                        arg("dof").map_or(var.span, |a| a.value.span),
-                        format!(
-                            "Wishart `{}` over a {d}-dimensional event plate needs dof > {}; got {dof}",
-                            var.name,
-                            d - 1
-                        ),
-                        "degrees of freedom too small",
-                        Some(format!("use dof ≥ {d}")),
-                    ));
-                }
-                (Wishart { d, dof }.into(), arg("rate").into_iter().collect())
-            }
-            "Dirichlet" => {
-                let c = self.const_arg(v, args, "concentration")?;
-                (
-                    Dirichlet {
-                        concentration: vec![c; d],
-                    }
-                    .into(),
-                    Vec::new(),
-                )
-            }
-            "Beta" => (
-                Beta {
-                    alpha: self.const_arg(v, args, "alpha")?,
-                    beta: self.const_arg(v, args, "beta")?,
-                }
-                .into(),
-                Vec::new(),
-            ),
-            "Categorical" => (Categorical { k: d }.into(), args.iter().collect()),
-            "Bernoulli" => (Bernoulli.into(), args.iter().collect()),
-            "Binomial" => {
-                let n = self.const_arg(v, args, "trials")?;
-                (
-                    Binomial { trials: n as u32 }.into(),
-                    arg("prob").into_iter().collect(),
-                )
-            }
-            "Poisson" => (Poisson.into(), args.iter().collect()),
-            other => {
-                return Err(self.unsupported(
-                    var.span,
-                    format!("the engine has no distribution `{other}`"),
-                    "see `occam check --help` for the supported distributions",
-                ))
+            None => {
+                return Err(Error::Run(format!(
+                    "internal error: no constructor for the family `{}`",
+                    spec.name
+                )))
             }
         };
-        let probability = matches!(distribution, "Bernoulli" | "Binomial");
+        // The built family's parent slots, by name, with the spec slot each comes from.
+        let mut slots: Vec<(&ir::Arg, &SlotSpec)> = Vec::new();
+        for s in dist.slots() {
+            match (arg(s.name), spec.slot(s.name)) {
+                (Some(a), Some((_, sp))) => slots.push((a, sp)),
+                _ => {
+                    return Err(self.src.error(
+                        Code::MissingSlot,
+                        var.span,
+                        format!("`{}` needs an argument for `{}`", var.name, s.name),
+                        "missing argument",
+                        None,
+                    ))
+                }
+            }
+        }
         let mut selectors: Vec<(usize, usize)> = Vec::new();
         let mut parents = Vec::with_capacity(slots.len());
         let event = var.event_plates.first().copied();
-        for (s, a) in slots.iter().enumerate() {
+        for (s, (a, slot_spec)) in slots.iter().enumerate() {
             let input = dist.slot_input(s);
             let u = Use {
                 input,
                 stack_plate: if input.stack > 1 { event } else { None },
                 slot: &a.slot,
-                probability,
+                domain: slot_spec.constant,
             };
             let spec = self.arg(&a.value, u, v, Some(&mut selectors))?;
             parents.push(spec);
@@ -664,40 +615,23 @@ impl Lowering<'_> {
     }
 
     fn constant(&self, c: ConstValue, u: Use<'_>, owner: usize, span: Span) -> Result<ParentSpec> {
-        let x = match c {
-            ConstValue::Scalar(x) | ConstValue::Identity(x) => x,
+        let arg = match c {
+            ConstValue::Scalar(x) => Arg::Number(x),
+            ConstValue::Identity(x) => Arg::Identity(x),
         };
-        let identity = matches!(c, ConstValue::Identity(_));
-        let spec = match u.input.kind {
-            MomentKind::Gaussian { d } if !identity => cv(vec![x; d]),
-            MomentKind::Gamma if !identity => occam_core::graph::c(x),
-            MomentKind::Wishart { d } => {
-                let mut m = vec![0.0; d * d];
-                for i in 0..d {
-                    m[i * d + i] = x;
-                }
-                cv(m)
-            }
-            MomentKind::Dirichlet { k } if !identity => {
-                if u.probability && k == 2 {
-                    cv(vec![x, 1.0 - x])
-                } else {
-                    cv(vec![1.0 / k as f64; k])
-                }
-            }
-            other => {
-                return Err(self.unsupported(
-                    span,
-                    format!(
-                        "a constant cannot fill slot `{}` of `{}` (it takes {other})",
-                        u.slot,
-                        self.var(owner).name
-                    ),
-                    "use a variable here",
-                ))
-            }
-        };
-        Ok(spec)
+        match constant_values(u.input.kind, u.domain, arg) {
+            Some(values) => Ok(cv(values)),
+            None => Err(self.unsupported(
+                span,
+                format!(
+                    "a constant cannot fill slot `{}` of `{}` (it takes {})",
+                    u.slot,
+                    self.var(owner).name,
+                    u.input.kind
+                ),
+                "use a variable here",
+            )),
+        }
     }
 
     /// An indexed reference inside an expression: a chain of `Gate` nodes, one per indexed plate.
@@ -757,7 +691,7 @@ impl Lowering<'_> {
             input: SlotInput::single(MomentKind::Gaussian { d }),
             stack_plate: None,
             slot,
-            probability: false,
+            domain: ConstDomain::Real,
         };
         let (factor, parents, kind): (occam_core::factor::Factor, Vec<ParentSpec>, MomentKind) =
             match &e.op {
@@ -779,7 +713,7 @@ impl Lowering<'_> {
                         input: SlotInput::single(MomentKind::Gamma),
                         stack_plate: None,
                         slot,
-                        probability: false,
+                        domain: ConstDomain::Real,
                     };
                     for x in parts {
                         match x.op {
@@ -827,7 +761,7 @@ impl Lowering<'_> {
                             },
                             stack_plate: row_plate,
                             slot,
-                            probability: false,
+                            domain: ConstDomain::Real,
                         },
                         owner,
                         None,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use occam_lang::ast::{self, ExprKind, Stmt, VarRhs};
+use occam_lang::catalog::EventShape;
 use occam_lang::ir::Node;
 
 use crate::data::{self, DataSet};
@@ -109,12 +110,15 @@ pub fn shapes_without_data(
                 for pl in plates.iter().skip(1) {
                     cols = cols.saturating_mul(get(&pl.name)?);
                 }
-                let categorical = var.is_some_and(|v| {
-                    matches!(&v.rhs, VarRhs::Random { dist, .. } if dist.name == "Categorical" || dist.name == "Discrete")
+                // How the family uses its event plate decides the columns (declared in its spec).
+                let event = var.and_then(|v| match &v.rhs {
+                    VarRhs::Random { dist, .. } => {
+                        occam_lang::catalog::distribution(&dist.name).map(|f| f.event)
+                    }
+                    _ => None,
                 });
-                let wishart = var.is_some_and(
-                    |v| matches!(&v.rhs, VarRhs::Random { dist, .. } if dist.name == "Wishart"),
-                );
+                let categorical = event == Some(EventShape::Categories);
+                let wishart = event == Some(EventShape::Matrix);
                 if let Some(q) = over {
                     let qs = get(&q.name)?;
                     if wishart {

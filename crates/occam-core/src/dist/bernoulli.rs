@@ -3,8 +3,11 @@
 //! u = [x], φ = ⟨ln p⟩ − ⟨ln(1 − p)⟩, f = 0, A(φ) = ln(1 + e^φ) (prior: ⟨A⟩ = −⟨ln(1 − p)⟩),
 //! ⟨x⟩ = σ(φ). Message to the Beta parent (u = [ln p, ln(1 − p)]): [⟨x⟩, 1 − ⟨x⟩].
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::{sigmoid, softplus};
 use crate::Rng;
 use rand::Rng as _;
@@ -13,14 +16,33 @@ use rand::Rng as _;
 #[derive(Clone, Debug, Default)]
 pub struct Bernoulli;
 
-const SLOTS: &[Slot] = &[Slot {
+/// The success-probability slot of the Beta-parent count families: a Beta or a constant.
+pub(crate) const PROB_SLOT: SlotSpec = SlotSpec {
     name: "prob",
     aliases: &["p", "probability"],
-}];
+    kinds: &[ValueKind::Probability],
+    constant: ConstDomain::Probability,
+    shape: SlotShape::Scalar,
+    expects: "Beta-distributed (or a constant in [0, 1])",
+};
 
 impl ExpFamily for Bernoulli {
-    const NAME: &'static str = "Bernoulli";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Bernoulli",
+        aliases: &[],
+        value: ValueKind::Binary,
+        event: EventShape::Scalar,
+        slots: &[PROB_SLOT],
+        params: &[],
+        summary: "0 or 1",
+    };
+
+    fn from_args(_args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Bernoulli.into())
+    }
+    fn free_params(&self) -> usize {
+        1
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Scalar

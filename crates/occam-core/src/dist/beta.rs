@@ -5,8 +5,11 @@
 use super::dirichlet::{
     dirichlet_mode, dirichlet_moments, dirichlet_observe, dirichlet_prior, dirichlet_sample,
 };
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
+};
 use crate::Rng;
 use rand::Rng as _;
 
@@ -20,8 +23,46 @@ pub struct Beta {
 }
 
 impl ExpFamily for Beta {
-    const NAME: &'static str = "Beta";
-    const SLOTS: &'static [Slot] = &[];
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Beta",
+        aliases: &[],
+        value: ValueKind::Probability,
+        event: EventShape::Scalar,
+        slots: &[
+            SlotSpec {
+                name: "alpha",
+                aliases: &["a"],
+                kinds: &[],
+                constant: ConstDomain::Positive,
+                shape: SlotShape::Scalar,
+                expects: "a positive constant",
+            },
+            SlotSpec {
+                name: "beta",
+                aliases: &["b"],
+                kinds: &[],
+                constant: ConstDomain::Positive,
+                shape: SlotShape::Scalar,
+                expects: "a positive constant",
+            },
+        ],
+        params: &["concentration"],
+        summary: "Beta over probabilities",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Beta {
+            alpha: args.number(0)?,
+            beta: args.number(1)?,
+        }
+        .into())
+    }
+    fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        super::dirichlet::usual_concentration(phi)
+    }
+    fn free_params(&self) -> usize {
+        2
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Dirichlet { k: 2 }

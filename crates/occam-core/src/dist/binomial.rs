@@ -3,8 +3,11 @@
 //! u = [x], φ = ⟨ln p⟩ − ⟨ln(1 − p)⟩, f(x) = ln C(n, x), A(φ) = n ln(1 + e^φ)
 //! (prior: ⟨A⟩ = −n⟨ln(1 − p)⟩), ⟨x⟩ = n σ(φ). Message to p: [⟨x⟩, n − ⟨x⟩].
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::{ln_binomial, sigmoid, softplus};
 use crate::Rng;
 use rand::Rng as _;
@@ -16,14 +19,36 @@ pub struct Binomial {
     pub trials: u32,
 }
 
-const SLOTS: &[Slot] = &[Slot {
-    name: "prob",
-    aliases: &["p", "probability"],
-}];
-
 impl ExpFamily for Binomial {
-    const NAME: &'static str = "Binomial";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Binomial",
+        aliases: &[],
+        value: ValueKind::Count,
+        event: EventShape::Scalar,
+        slots: &[
+            SlotSpec {
+                name: "trials",
+                aliases: &["n"],
+                kinds: &[],
+                constant: ConstDomain::Count,
+                shape: SlotShape::Scalar,
+                expects: "a non-negative integer constant",
+            },
+            super::bernoulli::PROB_SLOT,
+        ],
+        params: &[],
+        summary: "number of successes in `trials` Bernoulli draws",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Binomial {
+            trials: args.number(0)? as u32,
+        }
+        .into())
+    }
+    fn free_params(&self) -> usize {
+        1
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Scalar

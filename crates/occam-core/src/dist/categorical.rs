@@ -4,8 +4,11 @@
 //! Conjugate parent: a Dirichlet for p; the message to it is ⟨u⟩ (Winn (1.92)). A conditional
 //! probability table is a Categorical whose p is indexed by other Categoricals (a mixture node).
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::{log_sum_exp, softmax_rows};
 use crate::Rng;
 use rand::Rng as _;
@@ -19,14 +22,30 @@ pub struct Categorical {
 
 const DOMAIN: &str = "Categorical log-probabilities must be finite or −∞, not all −∞";
 
-const SLOTS: &[Slot] = &[Slot {
-    name: "probs",
-    aliases: &["p", "probabilities", "weights"],
-}];
-
 impl ExpFamily for Categorical {
-    const NAME: &'static str = "Categorical";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Categorical",
+        aliases: &["Discrete"],
+        value: ValueKind::Categorical,
+        event: EventShape::Categories,
+        slots: &[SlotSpec {
+            name: "probs",
+            aliases: &["p", "probabilities", "weights"],
+            kinds: &[ValueKind::Simplex],
+            constant: ConstDomain::Positive,
+            shape: SlotShape::ChildEvent,
+            expects: "Dirichlet-distributed over the categories, e.g. a table row `A[z_prev]` (or a constant)",
+        }],
+        params: &[],
+        summary: "one of the categories of its event plate",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Categorical { k: args.event }.into())
+    }
+    fn free_params(&self) -> usize {
+        self.k - 1
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Categorical { k: self.k }

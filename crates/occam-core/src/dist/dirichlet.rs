@@ -4,8 +4,11 @@
 //! u = [ln p₁, …, ln p_K], φ = α − 1, f = 0, A(φ) = Σ ln Γ(φᵢ + 1) − ln Γ(Σ(φᵢ + 1)),
 //! ⟨ln pᵢ⟩ = ψ(αᵢ) − ψ(Σα).
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::{digamma, ln_gamma};
 use crate::Rng;
 use rand::Rng as _;
@@ -76,9 +79,45 @@ pub(crate) fn dirichlet_mode(phi: &[f64], x: &mut [f64]) {
     }
 }
 
+/// The concentration α = φ + 1 of the member with natural parameters φ, as reported.
+pub(crate) fn usual_concentration(phi: &[f64]) -> Vec<(&'static str, Param)> {
+    vec![(
+        "concentration",
+        Param::Vector(phi.iter().map(|v| v + 1.0).collect()),
+    )]
+}
+
 impl ExpFamily for Dirichlet {
-    const NAME: &'static str = "Dirichlet";
-    const SLOTS: &'static [Slot] = &[];
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Dirichlet",
+        aliases: &[],
+        value: ValueKind::Simplex,
+        event: EventShape::Vector,
+        slots: &[SlotSpec {
+            name: "concentration",
+            aliases: &["alpha"],
+            kinds: &[],
+            constant: ConstDomain::Positive,
+            shape: SlotShape::Elementwise,
+            expects: "a positive constant",
+        }],
+        params: &["concentration"],
+        summary: "Dirichlet over probability vectors; the categories are the event plate",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        let c = args.number(0)?;
+        Ok(Dirichlet {
+            concentration: vec![c; args.event],
+        }
+        .into())
+    }
+    fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        usual_concentration(phi)
+    }
+    fn free_params(&self) -> usize {
+        self.concentration.len()
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Dirichlet {

@@ -1,10 +1,17 @@
-//! Exponential(x | λ) with a Gamma parent for the rate λ (Winn Table 2.1).
+//! Exponential(x | λ) with a Gamma parent for the rate λ (Winn Table 2.1): the Gamma with shape 1.
 //!
-//! u = [x], φ = −⟨λ⟩, f = 0, A(φ) = −ln(−φ) (prior: ⟨A⟩ = −⟨ln λ⟩), ⟨x⟩ = −1/φ.
-//! Message to λ (u = [λ, ln λ]): [−⟨x⟩, 1].
+//! u = [x, ln x] (the Gamma's moments, so an Exponential can be a parent wherever a Gamma can, e.g.
+//! a Poisson rate or a precision), φ = [−λ, 0] in the prior, f = 0, and with φ = [−b, a − 1] in
+//! general (children add to φ₂, so the posterior is a Gamma): A(φ) = ln Γ(a) − a ln b.
+//! Prior: ⟨A⟩ = −⟨ln λ⟩. Message to λ (u = [λ, ln λ]): [−⟨x⟩, 1].
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::gamma::{shape_rate, usual_shape_rate};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
+};
+use crate::special::{digamma, ln_gamma};
 use crate::Rng;
 use rand::Rng as _;
 
@@ -12,37 +19,57 @@ use rand::Rng as _;
 #[derive(Clone, Debug, Default)]
 pub struct Exponential;
 
-const SLOTS: &[Slot] = &[Slot {
-    name: "rate",
-    aliases: &["lambda"],
-}];
-
 impl ExpFamily for Exponential {
-    const NAME: &'static str = "Exponential";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Exponential",
+        aliases: &[],
+        value: ValueKind::Positive,
+        event: EventShape::Scalar,
+        slots: &[SlotSpec {
+            name: "rate",
+            aliases: &["lambda"],
+            kinds: &[ValueKind::Positive],
+            constant: ConstDomain::Positive,
+            shape: SlotShape::Scalar,
+            expects: "Gamma-distributed (or a positive constant)",
+        }],
+        params: &["shape", "rate"],
+        summary: "exponential, i.e. Gamma with shape 1",
+    };
 
+    fn from_args(_args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Exponential.into())
+    }
+    fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        usual_shape_rate(phi)
+    }
+    fn free_params(&self) -> usize {
+        1
+    }
     fn kind(&self) -> MomentKind {
-        MomentKind::Scalar
+        MomentKind::Gamma
     }
     fn slot_input(&self, _slot: usize) -> SlotInput {
         SlotInput::single(MomentKind::Gamma)
     }
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
         phi[0] = -pa[0][0];
+        phi[1] = 0.0;
         -pa[0][1]
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
-        if !(phi[0] < 0.0) {
-            return Err(OutOfDomain("Exponential rate must be positive"));
-        }
-        u[0] = -1.0 / phi[0];
-        Ok(-(-phi[0]).ln())
+        let (a, b) = shape_rate(phi)?;
+        let ln_b = b.ln();
+        u[0] = a / b;
+        u[1] = digamma(a) - ln_b;
+        Ok(ln_gamma(a) - a * ln_b)
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
-        if !(x[0] >= 0.0) || !x[0].is_finite() {
-            return Err(format!("{} is outside the support x ≥ 0", x[0]));
+        if !(x[0] > 0.0) || !x[0].is_finite() {
+            return Err(format!("{} is outside the support x > 0", x[0]));
         }
         u[0] = x[0];
+        u[1] = x[0].ln();
         Ok(0.0)
     }
     fn message_to(&self, _slot: usize, u: &[f64], w: f64, _pa: &[&[f64]], m: &mut [f64]) {
@@ -50,15 +77,43 @@ impl ExpFamily for Exponential {
         m[1] = w;
     }
     fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
-        x[0] = rng.sample(rand_distr::Exp::new(-phi[0]).expect("positive rate"));
+        let (a, b) = shape_rate(phi).expect("sampling needs a valid φ");
+        let g = rand_distr::Gamma::new(a, 1.0 / b).expect("valid Gamma");
+        x[0] = rng.sample(g).max(f64::MIN_POSITIVE);
     }
-    fn mode(&self, _phi: &[f64], x: &mut [f64]) {
-        x[0] = 0.0;
+    fn mode(&self, phi: &[f64], x: &mut [f64]) {
+        let (a, b) = (phi[1] + 1.0, -phi[0]);
+        // (a − 1)/b; for the Exponential itself (a = 1) the mode is at 0.
+        x[0] = ((a - 1.0) / b).max(f64::MIN_POSITIVE);
     }
     fn test_instances() -> Vec<Self> {
         vec![Exponential]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
-        vec![-(0.1 + 3.0 * rng.random::<f64>())]
+        // Mostly the Exponential itself (φ₂ = 0); sometimes a posterior that children moved.
+        let shape_shift = if rng.random::<f64>() < 0.5 {
+            0.0
+        } else {
+            3.0 * rng.random::<f64>() - 0.5
+        };
+        vec![-(0.1 + 3.0 * rng.random::<f64>()), shape_shift]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prior_is_the_gamma_with_shape_one() {
+        // With a fixed rate λ: ⟨A⟩ = −ln λ = A(φ) and ⟨x⟩ = 1/λ, ⟨ln x⟩ = ψ(1) − ln λ.
+        let lam = 2.5f64;
+        let mut phi = [0.0; 2];
+        let a = Exponential.prior(&[&[lam, lam.ln()]], &mut phi);
+        let mut u = [0.0; 2];
+        let a2 = Exponential.moments(&phi, &mut u).unwrap();
+        assert!((a + lam.ln()).abs() < 1e-14 && (a2 - a).abs() < 1e-14);
+        assert!((u[0] - 1.0 / lam).abs() < 1e-14);
+        assert!((u[1] - (digamma(1.0) - lam.ln())).abs() < 1e-14);
     }
 }

@@ -4,8 +4,11 @@
 //! u = [x, ln x], φ = [−b, a − 1], f = 0, A(φ) = ln Γ(φ₂ + 1) − (φ₂ + 1) ln(−φ₁).
 //! ⟨u⟩ = [a/b, ψ(a) − ln b]. The rate may have a Gamma parent: message [−⟨x⟩, a].
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::{digamma, ln_gamma};
 use crate::Rng;
 use rand::Rng as _;
@@ -17,11 +20,6 @@ pub struct Gamma {
     pub shape: f64,
 }
 
-const SLOTS: &[Slot] = &[Slot {
-    name: "rate",
-    aliases: &["b", "beta", "inverse_scale"],
-}];
-
 /// Shape and rate of the member with natural parameters φ.
 pub(crate) fn shape_rate(phi: &[f64]) -> Result<(f64, f64), OutOfDomain> {
     let (a, b) = (phi[1] + 1.0, -phi[0]);
@@ -31,9 +29,57 @@ pub(crate) fn shape_rate(phi: &[f64]) -> Result<(f64, f64), OutOfDomain> {
     Ok((a, b))
 }
 
+/// The rate slot of the Gamma: a Gamma or a positive constant.
+const RATE_SLOT: SlotSpec = SlotSpec {
+    name: "rate",
+    aliases: &["b", "beta", "inverse_scale"],
+    kinds: &[ValueKind::Positive],
+    constant: ConstDomain::Positive,
+    shape: SlotShape::Scalar,
+    expects: "Gamma-distributed (or a positive constant)",
+};
+
+/// Shape and rate of the Gamma member with natural parameters φ, as reported.
+pub(crate) fn usual_shape_rate(phi: &[f64]) -> Vec<(&'static str, Param)> {
+    vec![
+        ("shape", Param::Scalar(phi[1] + 1.0)),
+        ("rate", Param::Scalar(-phi[0])),
+    ]
+}
+
 impl ExpFamily for Gamma {
-    const NAME: &'static str = "Gamma";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Gamma",
+        aliases: &[],
+        value: ValueKind::Positive,
+        event: EventShape::Scalar,
+        slots: &[
+            SlotSpec {
+                name: "shape",
+                aliases: &["a"],
+                kinds: &[],
+                constant: ConstDomain::Positive,
+                shape: SlotShape::Scalar,
+                expects: "a positive constant",
+            },
+            RATE_SLOT,
+        ],
+        params: &["shape", "rate"],
+        summary: "Gamma with shape and rate (mean shape / rate)",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Gamma {
+            shape: args.number(0)?,
+        }
+        .into())
+    }
+    fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        usual_shape_rate(phi)
+    }
+    fn free_params(&self) -> usize {
+        2
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Gamma

@@ -3,8 +3,11 @@
 //! u = [x, x²], φ = [γμ, −γ/2], f = 0, A(φ) = −φ₁²/(4φ₂) − ½ ln(−2φ₂) + ½ ln 2π.
 //! Conjugate parents: mean (Gaussian), precision (Gamma) — Winn Table 2.1.
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::LN_2PI;
 use crate::Rng;
 use rand::Rng as _;
@@ -18,17 +21,6 @@ pub struct Gaussian;
 pub const MEAN: usize = 0;
 /// Slot index of the precision.
 pub const PRECISION: usize = 1;
-
-pub(crate) const SLOTS: &[Slot] = &[
-    Slot {
-        name: "mean",
-        aliases: &["mu", "location"],
-    },
-    Slot {
-        name: "precision",
-        aliases: &["tau", "prec", "gamma"],
-    },
-];
 
 /// ⟨φ⟩ and ⟨A⟩ of N(x|μ, γ⁻¹) from the moments of μ ([μ, μ²]) and γ ([γ, ln γ]).
 pub(crate) fn prior_scalar(mu: &[f64], gamma: &[f64], phi: &mut [f64]) -> f64 {
@@ -70,9 +62,46 @@ pub(crate) fn message_scalar(
     }
 }
 
+/// The precision slot of the scalar Gaussians: a Gamma, a product of Gammas or a constant.
+pub(crate) const PRECISION_SLOT: SlotSpec = SlotSpec {
+    name: "precision",
+    aliases: &["tau", "prec", "gamma"],
+    kinds: &[ValueKind::Positive],
+    constant: ConstDomain::Positive,
+    shape: SlotShape::Scalar,
+    expects: "Gamma-distributed (or a product of Gammas, or a constant)",
+};
+
 impl ExpFamily for Gaussian {
-    const NAME: &'static str = "Gaussian";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Gaussian",
+        aliases: &["Normal"],
+        value: ValueKind::Real,
+        event: EventShape::Scalar,
+        slots: &[
+            SlotSpec {
+                name: "mean",
+                aliases: &["mu", "location"],
+                kinds: &[ValueKind::Real],
+                constant: ConstDomain::Real,
+                shape: SlotShape::Scalar,
+                expects: "Gaussian-distributed (or a sum, product or dot product of Gaussians, or a constant)",
+            },
+            PRECISION_SLOT,
+        ],
+        params: &["precision"],
+        summary: "scalar Gaussian with mean and precision (inverse variance)",
+    };
+
+    fn from_args(_args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Gaussian.into())
+    }
+    fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        vec![("precision", Param::Scalar(-2.0 * phi[1]))]
+    }
+    fn free_params(&self) -> usize {
+        2
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Gaussian { d: 1 }

@@ -11,8 +11,12 @@ use super::mv_gaussian::{
     gaussian_vector_mode, gaussian_vector_moments, gaussian_vector_moments_rows,
     gaussian_vector_observe, gaussian_vector_sample, random_gaussian_vector_phi,
 };
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, MvGaussian, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    Arg, ArgError, ArgProblem, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec,
+    ValueKind,
+};
 use crate::Rng;
 
 /// Vector Gaussian with per-coordinate (ARD) precisions.
@@ -22,20 +26,62 @@ pub struct GaussianArd {
     pub d: usize,
 }
 
-const SLOTS: &[Slot] = &[
-    Slot {
-        name: "mean",
-        aliases: &["mu", "location"],
-    },
-    Slot {
-        name: "precision",
-        aliases: &["alpha", "prec", "tau"],
-    },
-];
-
 impl ExpFamily for GaussianArd {
-    const NAME: &'static str = "GaussianARD";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "GaussianARD",
+        aliases: &[],
+        value: ValueKind::Vector,
+        event: EventShape::Vector,
+        slots: &[
+            SlotSpec {
+                name: "mean",
+                aliases: &["mu", "location"],
+                kinds: &[ValueKind::Real, ValueKind::Vector],
+                constant: ConstDomain::Real,
+                shape: SlotShape::Elementwise,
+                expects: "Gaussian per element of the event plate, a Gaussian vector over it, or a constant",
+            },
+            SlotSpec {
+                name: "precision",
+                aliases: &["tau", "alpha", "prec"],
+                kinds: &[ValueKind::Positive],
+                constant: ConstDomain::Positive,
+                shape: SlotShape::Elementwise,
+                expects: "Gamma-distributed per element of the event plate (or a product of Gammas, or a constant)",
+            },
+        ],
+        params: &[],
+        summary: "vector Gaussian with a diagonal precision (automatic relevance determination)",
+    };
+
+    /// A vector mean with a constant precision is the same distribution as an [`MvGaussian`] with
+    /// that diagonal precision, which is what it builds (a vector mean with a random diagonal
+    /// precision is not conjugate here).
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        let d = args.event;
+        if args.get(0) != Arg::Variable(Some(ValueKind::Vector)) {
+            return Ok(GaussianArd { d }.into());
+        }
+        match args.get(1) {
+            Arg::Number(_) => Ok(MvGaussian { d }.into()),
+            _ => Err(ArgError {
+                slot: Some(1),
+                problem: ArgProblem::Unsupported,
+                message: format!(
+                    "GaussianARD `{}` with a vector mean needs a constant precision",
+                    args.var
+                ),
+                label: "not supported by the engine",
+                hint: Some(
+                    "use MvGaussian with a Wishart precision, or give the mean per element of the event plate"
+                        .into(),
+                ),
+            }),
+        }
+    }
+    fn free_params(&self) -> usize {
+        2 * self.d
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Gaussian { d: self.d }

@@ -26,7 +26,7 @@ pub(crate) fn random_moments(rng: &mut Rng, kind: MomentKind) -> Vec<f64> {
         }
         .into(),
         MomentKind::Categorical { k } => super::Categorical { k }.into(),
-        MomentKind::Scalar => super::Exponential.into(),
+        MomentKind::Scalar => super::Poisson.into(),
     };
     struct R<'a>(&'a mut Rng);
     impl DistVisitor for R<'_> {
@@ -241,4 +241,67 @@ fn every_distribution_obeys_the_laws() {
             dist.visit(CheckLaws(seed));
         }
     });
+}
+
+/// Law 5, the family's declaration: its usual parameters are the ones its spec names, in order
+/// and finite inside the domain; its slots, parent slots and their inputs agree; names and
+/// aliases are unique (within the family for slots, across the registry for families).
+struct CheckSpec(u64);
+impl DistVisitor for CheckSpec {
+    type Output = ();
+    fn visit<D: ExpFamily>(self, dist: &D) {
+        let mut rng = Rng::seed_from_u64(self.0);
+        let spec = &D::SPEC;
+        assert_eq!(D::NAME, spec.name);
+        let phi = dist.random_phi(&mut rng);
+        let names: Vec<&str> = dist.usual_params(&phi).iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, spec.params, "{}: usual parameters", D::NAME);
+        for (n, p) in dist.usual_params(&phi) {
+            let values: Vec<f64> = match p {
+                super::Param::Scalar(x) => vec![x],
+                super::Param::Vector(v) => v,
+                super::Param::Matrix(m) => m.concat(),
+            };
+            assert!(values.iter().all(|v| v.is_finite()), "{}.{n}", D::NAME);
+        }
+        assert!(dist.free_params() >= 1, "{}", D::NAME);
+        assert!(dist.free_params() <= dist.kind().len(), "{}", D::NAME);
+        // Every core parent slot is a slot of the spec that takes a variable, in order.
+        assert_eq!(D::SLOTS, spec.parent_slots(), "{}", D::NAME);
+        assert!(D::SLOTS.iter().all(|s| s.takes_variable()), "{}", D::NAME);
+        let mut all: Vec<&str> = spec
+            .slots
+            .iter()
+            .flat_map(|s| std::iter::once(s.name).chain(s.aliases.iter().copied()))
+            .collect();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "{}: a slot name or alias repeats", D::NAME);
+        for s in spec.slots {
+            assert!(
+                s.takes_constant() || s.takes_variable(),
+                "{}.{}",
+                D::NAME,
+                s.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_family_declares_a_consistent_spec() {
+    let mut seed = 100;
+    for_each_test_instance(|dist| {
+        seed += 1;
+        dist.visit(CheckSpec(seed));
+    });
+    let mut names: Vec<&str> = super::FAMILIES
+        .iter()
+        .flat_map(|f| std::iter::once(f.name).chain(f.aliases.iter().copied()))
+        .collect();
+    let n = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), n, "a family name or alias repeats");
 }

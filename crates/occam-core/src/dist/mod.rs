@@ -5,26 +5,19 @@
 //! a Gamma shape live in the struct) plus pure formulas over one plate element's flat slices.
 //!
 //! Adding a distribution is one file plus one line in `registry!` below: the line generates the
-//! `Dist` enum, its dispatch, the name lookup and inclusion in the shared law tests.
+//! `Dist` enum, its dispatch, the family table the model language reads ([`FAMILIES`]), the
+//! constructor lookup the lowering calls ([`build`]) and inclusion in the shared law tests.
+//!
+//! Each family's file declares everything about it: its [`FamilySpec`] (names, aliases, slots with
+//! the value kinds and constants they accept, value kind, event shape, reported parameters), how
+//! its constants build it (`from_args`), how its natural parameters become its usual parameters
+//! (`usual_params`) and its number of free parameters.
 
 use crate::moments::MomentKind;
 use crate::Rng;
 
-/// A parent slot of a distribution or deterministic factor.
-#[derive(Clone, Copy, Debug)]
-pub struct Slot {
-    /// Canonical name, as the model language writes it.
-    pub name: &'static str,
-    /// Other accepted names.
-    pub aliases: &'static [&'static str],
-}
-
-impl Slot {
-    /// Whether `name` names this slot.
-    pub fn matches(&self, name: &str) -> bool {
-        self.name == name || self.aliases.contains(&name)
-    }
-}
+pub use crate::spec::SlotSpec as Slot;
+use crate::spec::{ArgError, Args, FamilySpec, Param};
 
 /// What a slot accepts: moments of `kind`, gathered over `stack` elements of the child's event
 /// plate (`stack == 1`: an ordinary parent; `stack == d`: e.g. the d Gamma precisions of an ARD
@@ -62,10 +55,25 @@ pub struct OutOfDomain(pub &'static str);
 /// variable (for messages: a weighted *sum* of moment vectors, with `w` the sum of weights, which
 /// is exact because every message is multilinear — Winn §2.3).
 pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
+    /// What the model language and the reports know of the family.
+    const SPEC: FamilySpec;
     /// Model-language name.
-    const NAME: &'static str;
-    /// Conjugate parent slots, in positional order.
-    const SLOTS: &'static [Slot];
+    const NAME: &'static str = Self::SPEC.name;
+    /// Conjugate parent slots, in positional order: the spec's slots after its constants.
+    const SLOTS: &'static [Slot] = Self::SPEC.parent_slots();
+    /// Builds the distribution from a variable's arguments (its constants; one per slot of
+    /// [`ExpFamily::SPEC`]), e.g. a Gamma's shape. A family may build another, equal, family
+    /// (a GaussianARD with a vector mean and a constant precision is an MvGaussian); the built
+    /// family's slots must be the spec's parent slots, by name.
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError>;
+    /// The usual parameters of the member with natural parameters φ, named as in
+    /// `SPEC.params` and in that order (e.g. a Gamma's shape and rate).
+    fn usual_params(&self, _phi: &[f64]) -> Vec<(&'static str, Param)> {
+        Vec::new()
+    }
+    /// Number of free parameters of a member of the family (the dimension of its
+    /// natural-parameter domain), for parameter counts such as BIC.
+    fn free_params(&self) -> usize;
     /// Layout of this variable's moments (what its children receive).
     fn kind(&self) -> MomentKind;
     /// What slot `slot` accepts.
@@ -165,8 +173,17 @@ macro_rules! registry {
             }
         }
 
-        /// Model-language names of all distributions, with their slots.
-        pub const CATALOG: &[(&str, &[Slot])] = &[$((<$ty as ExpFamily>::NAME, <$ty as ExpFamily>::SLOTS)),*];
+        /// Every family's spec, in registry order: the table the model language reads.
+        pub const FAMILIES: &[FamilySpec] = &[$(<$ty as ExpFamily>::SPEC),*];
+
+        /// Builds the family named `name` (canonical name) from a variable's arguments; `None`
+        /// if no family has that name.
+        pub fn build(name: &str, args: &Args<'_>) -> Option<Result<Dist, ArgError>> {
+            $(if <$ty as ExpFamily>::SPEC.name == name {
+                return Some(<$ty as ExpFamily>::from_args(args));
+            })*
+            None
+        }
 
         /// Runs `V` on every test instance of every distribution (the shared law tests).
         #[cfg(test)]
@@ -178,10 +195,11 @@ macro_rules! registry {
 
 registry! {
     Gaussian => gaussian::Gaussian,
-    RectifiedGaussian => rectified_gaussian::RectifiedGaussian,
     MvGaussian => mv_gaussian::MvGaussian,
     GaussianArd => gaussian_ard::GaussianArd,
+    RectifiedGaussian => rectified_gaussian::RectifiedGaussian,
     Gamma => gamma::Gamma,
+    Exponential => exponential::Exponential,
     Wishart => wishart::Wishart,
     Dirichlet => dirichlet::Dirichlet,
     Beta => beta::Beta,
@@ -189,7 +207,13 @@ registry! {
     Bernoulli => bernoulli::Bernoulli,
     Binomial => binomial::Binomial,
     Poisson => poisson::Poisson,
-    Exponential => exponential::Exponential,
+    Geometric => geometric::Geometric,
+    NegativeBinomial => negative_binomial::NegativeBinomial,
+}
+
+/// The spec of the family named `name` or one of its aliases.
+pub fn family(name: &str) -> Option<&'static FamilySpec> {
+    FAMILIES.iter().find(|f| f.is_named(name))
 }
 
 struct Name;
@@ -211,6 +235,27 @@ impl DistVisitor for Slots {
     type Output = &'static [Slot];
     fn visit<D: ExpFamily>(self, _: &D) -> &'static [Slot] {
         D::SLOTS
+    }
+}
+struct Spec;
+impl DistVisitor for Spec {
+    type Output = &'static FamilySpec;
+    fn visit<D: ExpFamily>(self, _: &D) -> &'static FamilySpec {
+        &D::SPEC
+    }
+}
+struct Usual<'a>(&'a [f64]);
+impl DistVisitor for Usual<'_> {
+    type Output = Vec<(&'static str, Param)>;
+    fn visit<D: ExpFamily>(self, d: &D) -> Vec<(&'static str, Param)> {
+        d.usual_params(self.0)
+    }
+}
+struct Free;
+impl DistVisitor for Free {
+    type Output = usize;
+    fn visit<D: ExpFamily>(self, d: &D) -> usize {
+        d.free_params()
     }
 }
 struct Input(usize);
@@ -237,6 +282,18 @@ impl Dist {
     /// What slot `s` accepts.
     pub fn slot_input(&self, s: usize) -> SlotInput {
         self.visit(Input(s))
+    }
+    /// The family's spec.
+    pub fn spec(&self) -> &'static FamilySpec {
+        self.visit(Spec)
+    }
+    /// Usual parameters of the member with natural parameters φ (one plate element).
+    pub fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        self.visit(Usual(phi))
+    }
+    /// Number of free parameters of one member.
+    pub fn free_params(&self) -> usize {
+        self.visit(Free)
     }
 }
 

@@ -5,9 +5,12 @@
 //! ⟨x⟩ = Σφ₁, ⟨xxᵀ⟩ = Σ + ⟨x⟩⟨x⟩ᵀ. Conjugate parents: mean (Gaussian d-vector), precision
 //! (Wishart d×d). Messages: to μ [⟨Λ⟩⟨x⟩, −½ col⟨Λ⟩]; to Λ [−½ col⟨(x−μ)(x−μ)ᵀ⟩, ½].
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::linalg::{mat_vec, trace_of_product, Cholesky};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::LN_2PI;
 use crate::Rng;
 use rand::Rng as _;
@@ -19,17 +22,6 @@ pub struct MvGaussian {
     /// Dimension d.
     pub d: usize,
 }
-
-const SLOTS: &[Slot] = &[
-    Slot {
-        name: "mean",
-        aliases: &["mu", "location"],
-    },
-    Slot {
-        name: "precision",
-        aliases: &["Lambda", "prec", "tau"],
-    },
-];
 
 /// A(φ) and u = [⟨x⟩, col⟨xxᵀ⟩] of a d-dimensional Gaussian from its natural parameters.
 pub(crate) fn gaussian_vector_moments(
@@ -132,8 +124,39 @@ pub(crate) fn random_gaussian_vector_phi(d: usize, rng: &mut Rng) -> Vec<f64> {
 }
 
 impl ExpFamily for MvGaussian {
-    const NAME: &'static str = "MvGaussian";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "MvGaussian",
+        aliases: &["MultivariateGaussian"],
+        value: ValueKind::Vector,
+        event: EventShape::Vector,
+        slots: &[
+            SlotSpec {
+                name: "mean",
+                aliases: &["mu", "location"],
+                kinds: &[ValueKind::Vector],
+                constant: ConstDomain::Real,
+                shape: SlotShape::ChildEvent,
+                expects: "a Gaussian vector over the same event plate (or a constant)",
+            },
+            SlotSpec {
+                name: "precision",
+                aliases: &["Lambda", "prec", "tau"],
+                kinds: &[ValueKind::Matrix],
+                constant: ConstDomain::Matrix,
+                shape: SlotShape::ChildEvent,
+                expects: "Wishart-distributed over the same event plate (or a constant such as `identity * 1e-3`)",
+            },
+        ],
+        params: &[],
+        summary: "vector Gaussian with a full precision matrix",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(MvGaussian { d: args.event }.into())
+    }
+    fn free_params(&self) -> usize {
+        self.d + self.d * (self.d + 1) / 2
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Gaussian { d: self.d }

@@ -3,8 +3,11 @@
 //! u = [x], φ = ⟨ln λ⟩, f(x) = −ln x!, A(φ) = e^φ (prior: ⟨A⟩ = ⟨λ⟩), ⟨x⟩ = e^φ.
 //! Message to λ (u = [λ, ln λ]): [−1, ⟨x⟩].
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::ln_gamma;
 use crate::Rng;
 use rand::Rng as _;
@@ -13,14 +16,30 @@ use rand::Rng as _;
 #[derive(Clone, Debug, Default)]
 pub struct Poisson;
 
-const SLOTS: &[Slot] = &[Slot {
-    name: "rate",
-    aliases: &["lambda", "mean"],
-}];
-
 impl ExpFamily for Poisson {
-    const NAME: &'static str = "Poisson";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Poisson",
+        aliases: &[],
+        value: ValueKind::Count,
+        event: EventShape::Scalar,
+        slots: &[SlotSpec {
+            name: "rate",
+            aliases: &["lambda", "mean"],
+            kinds: &[ValueKind::Positive],
+            constant: ConstDomain::Positive,
+            shape: SlotShape::Scalar,
+            expects: "Gamma-distributed (or a positive constant)",
+        }],
+        params: &[],
+        summary: "Poisson counts",
+    };
+
+    fn from_args(_args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(Poisson.into())
+    }
+    fn free_params(&self) -> usize {
+        1
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Scalar

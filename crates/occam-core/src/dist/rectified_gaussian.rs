@@ -9,8 +9,11 @@
 //! conjugate. A Gamma precision parent is conjugate only when μ₀ = 0 (then ⟨A⟩ is linear in ⟨ln γ⟩);
 //! the graph builder enforces this.
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
+};
 use crate::special::{erfcx, LN_2PI};
 use crate::Rng;
 use rand::Rng as _;
@@ -22,11 +25,6 @@ pub struct RectifiedGaussian {
     /// Location of the untruncated Gaussian (a constant).
     pub location: f64,
 }
-
-const SLOTS: &[Slot] = &[Slot {
-    name: "precision",
-    aliases: &["tau", "prec", "gamma"],
-}];
 
 fn mean_and_precision(phi: &[f64]) -> Result<(f64, f64), OutOfDomain> {
     if !(phi[1] < 0.0) || !phi[0].is_finite() {
@@ -42,8 +40,44 @@ fn log_partition(mu: f64, prec: f64) -> f64 {
 }
 
 impl ExpFamily for RectifiedGaussian {
-    const NAME: &'static str = "RectifiedGaussian";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "RectifiedGaussian",
+        aliases: &[],
+        value: ValueKind::Real,
+        event: EventShape::Scalar,
+        slots: &[
+            // A random mean is not conjugate (⟨A⟩ is not multilinear in its moments): the
+            // language accepts only a constant here.
+            SlotSpec {
+                name: "mean",
+                aliases: &["mu", "location"],
+                kinds: &[],
+                constant: ConstDomain::Real,
+                shape: SlotShape::Scalar,
+                expects: "a constant (a random mean is not conjugate for a rectified Gaussian)",
+            },
+            super::gaussian::PRECISION_SLOT,
+        ],
+        params: &["location", "precision"],
+        summary: "Gaussian truncated to x ≥ 0",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        Ok(RectifiedGaussian {
+            location: args.number(0)?,
+        }
+        .into())
+    }
+    fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        let prec = -2.0 * phi[1];
+        vec![
+            ("location", Param::Scalar(phi[0] / prec)),
+            ("precision", Param::Scalar(prec)),
+        ]
+    }
+    fn free_params(&self) -> usize {
+        2
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Gaussian { d: 1 }

@@ -7,9 +7,13 @@
 //! (The digest's (a, B) form is a = ν/2, B = R/2.) The rate may have a Wishart parent: message
 //! [−½ col⟨Λ⟩, ν/2].
 
-use super::{ExpFamily, OutOfDomain, Slot, SlotInput};
+use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::linalg::Cholesky;
 use crate::moments::MomentKind;
+use crate::spec::{
+    ArgError, ArgProblem, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec,
+    ValueKind,
+};
 use crate::special::{ln_multigamma, multi_digamma};
 use crate::Rng;
 use rand::Rng as _;
@@ -24,11 +28,6 @@ pub struct Wishart {
     pub dof: f64,
 }
 
-const SLOTS: &[Slot] = &[Slot {
-    name: "rate",
-    aliases: &["scale_inverse", "V"],
-}];
-
 /// (ν, Cholesky of S = R/2) of the member with natural parameters φ.
 fn dof_and_scale(phi: &[f64], d: usize) -> Result<(f64, Cholesky), OutOfDomain> {
     let nu = 2.0 * phi[d * d] + d as f64 + 1.0;
@@ -41,8 +40,68 @@ fn dof_and_scale(phi: &[f64], d: usize) -> Result<(f64, Cholesky), OutOfDomain> 
 }
 
 impl ExpFamily for Wishart {
-    const NAME: &'static str = "Wishart";
-    const SLOTS: &'static [Slot] = SLOTS;
+    const SPEC: FamilySpec = FamilySpec {
+        name: "Wishart",
+        aliases: &[],
+        value: ValueKind::Matrix,
+        event: EventShape::Matrix,
+        slots: &[
+            SlotSpec {
+                name: "dof",
+                aliases: &["nu"],
+                kinds: &[],
+                constant: ConstDomain::Positive,
+                shape: SlotShape::Scalar,
+                expects: "a positive constant",
+            },
+            SlotSpec {
+                name: "rate",
+                aliases: &["scale_inverse", "V"],
+                kinds: &[ValueKind::Matrix],
+                constant: ConstDomain::Matrix,
+                shape: SlotShape::ChildEvent,
+                expects: "Wishart-distributed over the same event plate (or a constant such as `identity * 1e-5`)",
+            },
+        ],
+        params: &["dof", "rate"],
+        summary: "Wishart over precision matrices, E[Λ] = dof · rate⁻¹",
+    };
+
+    fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        let d = args.event;
+        let dof = args.number(0)?;
+        if dof <= d as f64 - 1.0 {
+            return Err(ArgError {
+                slot: Some(0),
+                problem: ArgProblem::BadConstant,
+                message: format!(
+                    "Wishart `{}` over a {d}-dimensional event plate needs dof > {}; got {dof}",
+                    args.var,
+                    d - 1
+                ),
+                label: "degrees of freedom too small",
+                hint: Some(format!("use dof ≥ {d}")),
+            });
+        }
+        Ok(Wishart { d, dof }.into())
+    }
+    fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
+        let d = self.d;
+        vec![
+            ("dof", Param::Scalar(2.0 * phi[d * d] + d as f64 + 1.0)),
+            (
+                "rate",
+                Param::Matrix(
+                    (0..d)
+                        .map(|i| phi[i * d..(i + 1) * d].iter().map(|v| -2.0 * v).collect())
+                        .collect(),
+                ),
+            ),
+        ]
+    }
+    fn free_params(&self) -> usize {
+        1 + self.d * (self.d + 1) / 2
+    }
 
     fn kind(&self) -> MomentKind {
         MomentKind::Wishart { d: self.d }

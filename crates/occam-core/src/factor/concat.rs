@@ -7,6 +7,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// Concatenation of `n` scalars.
 #[derive(Clone, Debug)]
@@ -17,6 +18,13 @@ pub struct Concat {
 
 impl Deterministic for Concat {
     const NAME: &'static str = "concat";
+    const FUNCTION: Option<FunctionSpec> = Some(FunctionSpec {
+        name: "concat",
+        operator: None,
+        min_args: 1,
+        max_args: None,
+        summary: "scalars into a vector",
+    });
     fn n_slots(&self) -> usize {
         self.n
     }

@@ -7,6 +7,7 @@ use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::linalg::trace_of_product;
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// Inner product of two d-vectors.
 #[derive(Clone, Debug)]
@@ -17,6 +18,13 @@ pub struct Dot {
 
 impl Deterministic for Dot {
     const NAME: &'static str = "dot";
+    const FUNCTION: Option<FunctionSpec> = Some(FunctionSpec {
+        name: "dot",
+        operator: None,
+        min_args: 2,
+        max_args: Some(2),
+        summary: "inner product of two vectors over the same event plate",
+    });
     fn n_slots(&self) -> usize {
         2
     }

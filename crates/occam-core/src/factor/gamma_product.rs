@@ -6,6 +6,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// c times the product of `n` Gamma variables.
 #[derive(Clone, Debug)]
@@ -18,6 +19,9 @@ pub struct GammaProduct {
 
 impl Deterministic for GammaProduct {
     const NAME: &'static str = "gamma_product";
+    // The language's `product` (operator `*`) of positive values lowers to this factor; the
+    // function is declared once, by `Product`.
+    const FUNCTION: Option<FunctionSpec> = None;
     fn n_slots(&self) -> usize {
         self.n
     }

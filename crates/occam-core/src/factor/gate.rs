@@ -7,6 +7,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// Selects one of `k` candidates of kind `of` by a Categorical index.
 #[derive(Clone, Debug)]
@@ -19,6 +20,8 @@ pub struct Gate {
 
 impl Deterministic for Gate {
     const NAME: &'static str = "gate";
+    // An indexed reference `x[z]` inside an expression lowers to this factor.
+    const FUNCTION: Option<FunctionSpec> = None;
     fn n_slots(&self) -> usize {
         2
     }

@@ -9,6 +9,7 @@ use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::linalg::{mat_vec, quad_form, trace_of_product};
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// y = W x with `rows` stacked rows of dimension `cols`.
 #[derive(Clone, Debug)]
@@ -21,6 +22,13 @@ pub struct MatVec {
 
 impl Deterministic for MatVec {
     const NAME: &'static str = "matvec";
+    const FUNCTION: Option<FunctionSpec> = Some(FunctionSpec {
+        name: "matvec",
+        operator: Some("@"),
+        min_args: 2,
+        max_args: Some(2),
+        summary: "W @ x: rows of W (its last plate) times a vector; the row plate becomes the event plate",
+    });
     fn n_slots(&self) -> usize {
         2
     }

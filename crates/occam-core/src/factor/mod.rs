@@ -5,15 +5,21 @@
 //! where Ψ_k is the derivative of u_X with respect to u_{Y_k} — written as `message_to` below,
 //! which receives φ = Σ child messages (the natural parameter of X's pseudo-posterior).
 //!
-//! Adding a factor is one file plus one line in `registry!`.
+//! Adding a factor is one file plus one line in `registry!`. A factor the model language calls
+//! by name declares its [`FunctionSpec`] in its own file; the language's table of functions is
+//! [`functions`].
 
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// Formulas of one deterministic function over one plate element's flat slices.
 pub trait Deterministic: Clone + std::fmt::Debug + Send + Sync + 'static {
-    /// Model-language name.
+    /// Name (the model-language name of the function, when it has one).
     const NAME: &'static str;
+    /// How the model language calls it, or `None` for a factor the lowering creates by itself
+    /// (its doc says from which construct).
+    const FUNCTION: Option<FunctionSpec>;
     /// Number of parent slots.
     fn n_slots(&self) -> usize;
     /// Name of slot `s`.
@@ -78,6 +84,16 @@ macro_rules! registry {
             pub fn message_to(&self, s: usize, phi: &[f64], pa: &[&[f64]], m: &mut [f64]) {
                 match self { $(Factor::$variant(f) => f.message_to(s, phi, pa, m),)* }
             }
+        }
+
+        /// Every factor's name, in registry order.
+        pub const NAMES: &[&str] = &[$(<$ty as Deterministic>::NAME),*];
+
+        const FUNCTION_TABLE: &[Option<FunctionSpec>] = &[$(<$ty as Deterministic>::FUNCTION),*];
+
+        /// The model language's functions: every factor that declares one, in registry order.
+        pub fn functions() -> impl Iterator<Item = &'static FunctionSpec> {
+            FUNCTION_TABLE.iter().filter_map(Option::as_ref)
         }
 
         #[cfg(test)]

@@ -6,6 +6,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// Product of `n` scalar Gaussian terms.
 #[derive(Clone, Debug)]
@@ -16,6 +17,13 @@ pub struct Product {
 
 impl Deterministic for Product {
     const NAME: &'static str = "product";
+    const FUNCTION: Option<FunctionSpec> = Some(FunctionSpec {
+        name: "product",
+        operator: Some("*"),
+        min_args: 1,
+        max_args: None,
+        summary: "product of Gaussian scalars, or of Gammas (a precision), with constant factors",
+    });
     fn n_slots(&self) -> usize {
         self.n
     }

@@ -6,6 +6,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
+use crate::spec::FunctionSpec;
 
 /// Sum of `n` Gaussian terms of dimension `d`.
 #[derive(Clone, Debug)]
@@ -18,6 +19,13 @@ pub struct Sum {
 
 impl Deterministic for Sum {
     const NAME: &'static str = "sum";
+    const FUNCTION: Option<FunctionSpec> = Some(FunctionSpec {
+        name: "sum",
+        operator: Some("+"),
+        min_args: 1,
+        max_args: None,
+        summary: "sum of Gaussian scalars (or vectors over one event plate) and constants",
+    });
     fn n_slots(&self) -> usize {
         self.n
     }

@@ -2,6 +2,7 @@
 //! from the natural parameters of q) and moments, per plate element.
 
 use occam_core::prelude::*;
+use occam_core::spec::Param;
 use occam_lang::ir::Node;
 use serde_json::{json, Map, Value};
 
@@ -85,7 +86,17 @@ fn blank(values: &mut Map<String, Value>, gone: &[bool]) {
     }
 }
 
-/// Posterior parameters of a node, each a list over plate elements.
+fn param_json(p: Param) -> Value {
+    match p {
+        Param::Scalar(x) => json!(x),
+        Param::Vector(v) => json!(v),
+        Param::Matrix(m) => json!(m),
+    }
+}
+
+/// Posterior parameters of a node, each a list over plate elements: summaries of the moments
+/// (by moment kind), then, for a latent stochastic node, the family's usual parameters from its
+/// natural parameters (declared in the family's file: `usual_params`).
 pub fn parameters(c: &Compiled, node: NodeId, latent: bool) -> Map<String, Value> {
     let vmp = &c.vmp;
     let kind = vmp.kind(node);
@@ -94,30 +105,22 @@ pub fn parameters(c: &Compiled, node: NodeId, latent: bool) -> Map<String, Value
     let u = vmp.moments(node);
     let phi = vmp.natural(node);
     let mut out = Map::new();
-    let per = |f: &dyn Fn(&[f64], &[f64]) -> Value| -> Value {
-        Value::Array(
-            (0..n)
-                .map(|e| f(&u[e * len..(e + 1) * len], &phi[e * len..(e + 1) * len]))
-                .collect(),
-        )
+    let per = |f: &dyn Fn(&[f64]) -> Value| -> Value {
+        Value::Array((0..n).map(|e| f(&u[e * len..(e + 1) * len])).collect())
     };
-    let stochastic = vmp.distribution(node).is_some();
     match kind {
         MomentKind::Gaussian { d: 1 } => {
-            out.insert("mean".into(), per(&|u, _| json!(u[0])));
+            out.insert("mean".into(), per(&|u| json!(u[0])));
             out.insert(
                 "variance".into(),
-                per(&|u, _| json!((u[1] - u[0] * u[0]).max(0.0))),
+                per(&|u| json!((u[1] - u[0] * u[0]).max(0.0))),
             );
-            if latent && stochastic && vmp.family(node) == "Gaussian" {
-                out.insert("precision".into(), per(&|_, p| json!(-2.0 * p[1])));
-            }
         }
         MomentKind::Gaussian { d } => {
-            out.insert("mean".into(), per(&|u, _| json!(u[..d].to_vec())));
+            out.insert("mean".into(), per(&|u| json!(u[..d].to_vec())));
             out.insert(
                 "covariance".into(),
-                per(&|u, _| {
+                per(&|u| {
                     let m: Vec<Vec<f64>> = (0..d)
                         .map(|i| (0..d).map(|j| u[d + i * d + j] - u[i] * u[j]).collect())
                         .collect();
@@ -126,36 +129,18 @@ pub fn parameters(c: &Compiled, node: NodeId, latent: bool) -> Map<String, Value
             );
         }
         MomentKind::Gamma => {
-            out.insert("mean".into(), per(&|u, _| json!(u[0])));
-            out.insert("mean_log".into(), per(&|u, _| json!(u[1])));
-            if latent && stochastic {
-                out.insert("shape".into(), per(&|_, p| json!(p[1] + 1.0)));
-                out.insert("rate".into(), per(&|_, p| json!(-p[0])));
-            }
+            out.insert("mean".into(), per(&|u| json!(u[0])));
+            out.insert("mean_log".into(), per(&|u| json!(u[1])));
         }
         MomentKind::Wishart { d } => {
             out.insert(
                 "mean".into(),
-                per(&|u, _| {
+                per(&|u| {
                     json!((0..d)
                         .map(|i| u[i * d..(i + 1) * d].to_vec())
                         .collect::<Vec<_>>())
                 }),
             );
-            if latent && stochastic {
-                out.insert(
-                    "dof".into(),
-                    per(&|_, p| json!(2.0 * p[d * d] + d as f64 + 1.0)),
-                );
-                out.insert(
-                    "rate".into(),
-                    per(&|_, p| {
-                        json!((0..d)
-                            .map(|i| p[i * d..(i + 1) * d].iter().map(|v| -2.0 * v).collect())
-                            .collect::<Vec<Vec<f64>>>())
-                    }),
-                );
-            }
         }
         MomentKind::Dirichlet { .. } => {
             if let Some(m) = vmp.mean(node) {
@@ -165,18 +150,30 @@ pub fn parameters(c: &Compiled, node: NodeId, latent: bool) -> Map<String, Value
                     Value::Array(m.chunks(k).map(|c| json!(c)).collect()),
                 );
             }
-            if latent && stochastic {
-                out.insert(
-                    "concentration".into(),
-                    per(&|_, p| json!(p.iter().map(|v| v + 1.0).collect::<Vec<_>>())),
-                );
-            }
         }
         MomentKind::Categorical { .. } => {
-            out.insert("probabilities".into(), per(&|u, _| json!(u)));
+            out.insert("probabilities".into(), per(&|u| json!(u)));
         }
         MomentKind::Scalar => {
-            out.insert("mean".into(), per(&|u, _| json!(u[0])));
+            out.insert("mean".into(), per(&|u| json!(u[0])));
+        }
+    }
+    if let (true, Some(dist)) = (latent, vmp.distribution(node)) {
+        let mut lists: Vec<(&str, Vec<Value>)> = dist
+            .spec()
+            .params
+            .iter()
+            .map(|&p| (p, Vec::new()))
+            .collect();
+        for e in 0..n {
+            for (name, p) in dist.usual_params(&phi[e * len..(e + 1) * len]) {
+                if let Some((_, list)) = lists.iter_mut().find(|(n, _)| *n == name) {
+                    list.push(param_json(p));
+                }
+            }
+        }
+        for (name, list) in lists {
+            out.insert(name.into(), Value::Array(list));
         }
     }
     out
