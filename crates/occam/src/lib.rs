@@ -76,6 +76,7 @@ pub mod graph;
 pub mod lower;
 pub mod model;
 pub mod posterior;
+pub mod reference;
 pub mod report;
 pub mod sample;
 mod warning;

@@ -17,7 +17,7 @@ use occam::Settings;
 
 /// Automatic variational Bayesian inference (variational message passing, Winn's VIBES).
 #[derive(Parser, Debug)]
-#[command(name = "occam", version, about, long_about = None)]
+#[command(name = "occam", version, about, long_about = None, disable_help_subcommand = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -41,6 +41,15 @@ enum Command {
     /// Sigmoid belief networks (occam-binary): log-likelihoods, learning, reproductions.
     #[command(subcommand)]
     Sbn(binary::SbnCommand),
+    /// Help on a command, or `occam help distributions`: every distribution and function.
+    Help(HelpArgs),
+}
+
+/// Arguments of `occam help`.
+#[derive(Args, Debug)]
+pub struct HelpArgs {
+    /// `distributions`, or a command name (default: the list of commands).
+    pub topic: Vec<String>,
 }
 
 /// `--data NAME=FILE`, repeatable.
@@ -126,7 +135,35 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Graph(a) => graph::run(&a),
         Command::Bm(c) => binary::run_bm(&c),
         Command::Sbn(c) => binary::run_sbn(&c),
+        Command::Help(a) => help(&a.topic),
     }
+}
+
+/// `occam help [TOPIC...]`.
+fn help(topic: &[String]) -> Result<()> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    match topic.first().map(String::as_str) {
+        None => outln!("{}", cmd.render_long_help()),
+        Some("distributions") => out!("{}", occam::reference::distributions()),
+        Some(_) => {
+            let mut sub = &mut cmd;
+            for t in topic {
+                let names: Vec<String> = sub
+                    .get_subcommands()
+                    .map(|c| c.get_name().to_string())
+                    .collect();
+                sub = sub.find_subcommand_mut(t).ok_or_else(|| {
+                    Error::Usage(format!(
+                        "help: no topic `{t}` (topics: distributions, {})",
+                        names.join(", ")
+                    ))
+                })?;
+            }
+            outln!("{}", sub.render_long_help());
+        }
+    }
+    Ok(())
 }
 
 /// Checks that a model path exists (exit 2 otherwise).

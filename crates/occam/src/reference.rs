@@ -1,0 +1,176 @@
+//! The reference of every distribution and deterministic function, generated from the family
+//! table in occam-core (each family's own declaration), so it cannot drift from what the language
+//! accepts: `occam help distributions` prints it, and `docs/distributions.md` is a copy that a
+//! test keeps equal to it.
+
+use std::fmt::Write;
+
+use occam_core::dist::FAMILIES;
+use occam_core::factor::functions;
+use occam_core::spec::{ConstDomain, EventShape, FamilySpec, SlotSpec, ValueKind};
+
+/// The expected statistics (moments) a value of this kind sends to its children.
+fn moments(v: ValueKind) -> &'static str {
+    match v {
+        ValueKind::Real => "⟨x⟩, ⟨x²⟩",
+        ValueKind::Positive => "⟨x⟩, ⟨ln x⟩",
+        ValueKind::Probability => "⟨ln p⟩, ⟨ln(1 − p)⟩",
+        ValueKind::Vector => "⟨x⟩, ⟨x xᵀ⟩",
+        ValueKind::Matrix => "⟨Λ⟩, ⟨ln |Λ|⟩",
+        ValueKind::Simplex => "⟨ln p_k⟩",
+        ValueKind::Categorical => "⟨δ(z = k)⟩ (one-hot probabilities)",
+        ValueKind::Binary => "⟨x⟩",
+        ValueKind::Count => "⟨x⟩",
+    }
+}
+
+/// An example constant for a slot, or a parent's name.
+fn example_arg(s: &SlotSpec) -> String {
+    match s.constant {
+        ConstDomain::Real => "0".into(),
+        ConstDomain::Positive => "1".into(),
+        ConstDomain::Probability => "0.5".into(),
+        ConstDomain::Count => "10".into(),
+        ConstDomain::Matrix => "identity".into(),
+        ConstDomain::Never => format!("{}_parent", s.name),
+    }
+}
+
+/// A model line using every slot by name.
+fn example(f: &FamilySpec) -> String {
+    let args: Vec<String> = f
+        .slots
+        .iter()
+        .map(|s| format!("{} = {}", s.name, example_arg(s)))
+        .collect();
+    let over = match f.event {
+        EventShape::Scalar => "",
+        EventShape::Vector | EventShape::Matrix | EventShape::Categories => " over D",
+    };
+    format!("x[N]{over} ~ {}({})", f.name, args.join(", "))
+}
+
+fn slot_row(s: &SlotSpec) -> String {
+    let parents = if s.kinds.is_empty() {
+        "— (constant only)".to_string()
+    } else {
+        s.kinds
+            .iter()
+            .map(|k| k.describe())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let aliases = if s.aliases.is_empty() {
+        "—".to_string()
+    } else {
+        s.aliases
+            .iter()
+            .map(|a| format!("`{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "| `{}` | {aliases} | {parents} | {} |",
+        s.name,
+        s.constant.describe()
+    )
+}
+
+/// The reference as Markdown.
+pub fn distributions() -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Distributions and functions of the Occam language\n");
+    let _ = writeln!(
+        s,
+        "Generated from the family table (`occam help distributions`); every family declares this \
+         in its own file under `crates/occam-core/src/dist/`. A slot takes a constant, or a \
+         variable of a kind listed (a conjugate parent, so variational message passing applies); \
+         slots are written by name, by an alias, or by position.\n"
+    );
+    for f in FAMILIES {
+        let _ = writeln!(s, "## {}\n", f.name);
+        let mut summary = f.summary.chars();
+        let first = summary.next().map(|c| c.to_uppercase().to_string());
+        let _ = writeln!(s, "{}{}.\n", first.unwrap_or_default(), summary.as_str());
+        if !f.aliases.is_empty() {
+            let _ = writeln!(s, "Also written: {}.\n", f.aliases.join(", "));
+        }
+        let event = match f.event {
+            EventShape::Scalar => "a scalar (no `over` plate)",
+            EventShape::Vector => "a vector over its `over` plate",
+            EventShape::Matrix => "a square matrix over its `over` plate",
+            EventShape::Categories => {
+                "one of the categories of its `over` plate (inferred from the probabilities)"
+            }
+        };
+        let _ = writeln!(
+            s,
+            "- value: {}, {event}; moments sent to children: {}",
+            f.value.describe(),
+            moments(f.value)
+        );
+        if !f.params.is_empty() {
+            let _ = writeln!(
+                s,
+                "- reported posterior parameters: {} (besides the moment summaries)",
+                f.params.join(", ")
+            );
+        }
+        let _ = writeln!(s, "- example: `{}`\n", example(f));
+        let _ = writeln!(s, "| slot | aliases | variable parents | constants |");
+        let _ = writeln!(s, "|---|---|---|---|");
+        for slot in f.slots {
+            let _ = writeln!(s, "{}", slot_row(slot));
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(s, "## Deterministic functions\n");
+    let _ = writeln!(s, "| function | operator | arguments | what |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for f in functions() {
+        let args = match f.max_args {
+            Some(m) if m == f.min_args => m.to_string(),
+            Some(m) => format!("{}–{m}", f.min_args),
+            None => format!("{} or more", f.min_args),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {args} | {} |",
+            f.name,
+            f.operator.map_or("—".to_string(), |o| format!("`{o}`")),
+            f.summary
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_and_function_is_listed() {
+        let text = distributions();
+        for f in FAMILIES {
+            assert!(text.contains(&format!("## {}\n", f.name)), "{}", f.name);
+            for slot in f.slots {
+                assert!(text.contains(&format!("| `{}` |", slot.name)));
+            }
+        }
+        for f in functions() {
+            assert!(text.contains(&format!("| `{}` |", f.name)), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn the_page_in_the_repository_is_the_generated_one() {
+        let page =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/distributions.md");
+        let on_disk = std::fs::read_to_string(&page).unwrap_or_default();
+        assert!(
+            on_disk == distributions(),
+            "docs/distributions.md is out of date: regenerate it with \
+             `cargo run -p occam-cli -- help distributions > docs/distributions.md`"
+        );
+    }
+}
