@@ -12,6 +12,13 @@ use rayon::prelude::*;
 /// Rows per parallel chunk.
 pub(crate) const CHUNK: usize = 2048;
 
+/// Elements per parallel chunk of a node whose elements hold `len` values each: `CHUNK` for short
+/// rows, fewer for long ones (e.g. the Q + Q² moments of a latent vector) so that both cores share
+/// a node of a few thousand elements. Depends on the layout only, never on the thread count.
+pub(crate) fn elements_per_chunk(len: usize) -> usize {
+    (CHUNK * 8 / len.max(1)).clamp(1, CHUNK)
+}
+
 /// S (q × len) = Wᵀ U for row-major W (n × q) and U (n × len); also the column sums of W.
 pub(crate) fn weighted_sums(w: &[f64], q: usize, u: &[f64], len: usize) -> (Vec<f64>, Vec<f64>) {
     let n = w.len() / q;

@@ -340,15 +340,35 @@ pub(super) fn cached_group_sums(
         || {
             let c = &nodes[id];
             let (group, reps) = c.groups.as_ref().expect("group sums of a grouped node");
+            // Fixed chunks summed in order (the same bits for any thread count); one chunk when
+            // the per-chunk sums would be large (many groups).
+            let chunk = if reps.len() * c.len <= 1 << 12 {
+                kernels::elements_per_chunk(c.len)
+            } else {
+                c.n.max(1)
+            };
+            let partials: Vec<(Vec<f64>, Vec<f64>)> = (0..c.n.div_ceil(chunk))
+                .into_par_iter()
+                .map(|ch| {
+                    let mut sums = vec![0.0; reps.len() * c.len];
+                    let mut counts = vec![0.0; reps.len()];
+                    let range = ch * chunk..((ch + 1) * chunk).min(c.n);
+                    for e in range.filter(|&e| c.participates(e)) {
+                        let g = group[e] as usize;
+                        counts[g] += 1.0;
+                        kernels::add_into(
+                            &mut sums[g * c.len..(g + 1) * c.len],
+                            &c.u[e * c.len..(e + 1) * c.len],
+                        );
+                    }
+                    (sums, counts)
+                })
+                .collect();
             let mut sums = vec![0.0; reps.len() * c.len];
             let mut counts = vec![0.0; reps.len()];
-            for e in (0..c.n).filter(|&e| c.participates(e)) {
-                let g = group[e] as usize;
-                counts[g] += 1.0;
-                kernels::add_into(
-                    &mut sums[g * c.len..(g + 1) * c.len],
-                    &c.u[e * c.len..(e + 1) * c.len],
-                );
+            for (s, n) in partials {
+                kernels::add_into(&mut sums, &s);
+                kernels::add_into(&mut counts, &n);
             }
             Arc::new((sums, counts))
         },
@@ -383,10 +403,11 @@ pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
         |e| &mut e.own,
         || {
             let c = &nodes[id];
-            let sums: Vec<f64> = (0..c.n.div_ceil(kernels::CHUNK))
+            let chunk = kernels::elements_per_chunk(c.len);
+            let sums: Vec<f64> = (0..c.n.div_ceil(chunk))
                 .into_par_iter()
                 .map(|ch| {
-                    (ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n))
+                    (ch * chunk..((ch + 1) * chunk).min(c.n))
                         .filter(|&e| c.participates(e))
                         .map(|e| own_term(c, e))
                         .sum::<f64>()

@@ -21,7 +21,7 @@ impl DistVisitor for Update<'_> {
     fn visit<D: ExpFamily>(self, d: &D) -> Updated {
         let (nodes, c, len) = (self.nodes, self.node, self.node.len);
         let (mut phi, mut u, mut a) = self.state;
-        let chunk = kernels::CHUNK;
+        let chunk = kernels::elements_per_chunk(len);
         let cache = group_priors(d, nodes, c);
         let errors: Vec<(usize, String)> = phi
             .par_chunks_mut(chunk * len)

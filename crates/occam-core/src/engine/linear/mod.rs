@@ -16,8 +16,9 @@
 //!   tr(A₂_i (M B₂)_i): −½ Σ (y² − 2 y ⟨F⟩ + ⟨F²⟩) and Σ [τ y⟨F⟩ − ½ τ y² − ½ τ ⟨F²⟩ + ½(⟨ln τ⟩ − ln 2π)].
 //!
 //! No per-element second moment of F is formed (F's moments are not maintained; `Vmp::moments` of F
-//! is empty). When the row parent is a constant (observed covariates X) and there is one column
-//! (B · X[N]), only XᵀMX and Xᵀ(M∘y) per precision element are needed: they are summed once, on
+//! is empty). When the row parent is a constant (observed covariates X: B · X[N], or B[D] · X[N]
+//! for several outputs), only Σ_i m_ij x_i x_iᵀ and Σ_i m_ij y_ij x_i per column j (and per
+//! precision element, when τ varies over a few groups of rows) are needed: they are summed once, on
 //! first use, and the constant never stores its outer products (`points`).
 //!
 //! The element-by-element path stays the reference: `Graph::compile_generic` builds the same model
@@ -45,10 +46,11 @@ pub(crate) struct Linear {
     cols: usize,
     /// Precision element of each row (empty: a constant precision).
     tau_of_row: Vec<u32>,
-    /// Number of precision elements.
-    tau_n: usize,
-    /// The rows are a constant node's values and there is one column (see the module doc).
+    /// The rows are a constant node's values (see the module doc).
     pub(super) points: bool,
+    /// For `points`: the precision element of each unit (k, j) = (precision group of the rows,
+    /// column), at k · cols + j.
+    unit_tau: Vec<u32>,
     data: OnceLock<Data>,
 }
 
@@ -62,7 +64,7 @@ enum Data {
         y2: Vec<f64>,
         count: Vec<f64>,
     },
-    /// Per precision element k: Σ m y x (k × q), Σ m x xᵀ (k × q²), Σ m y², Σ m.
+    /// Per unit (k, j) (see `Linear::unit_tau`): Σ m y x (q), Σ m x xᵀ (q²), Σ m y², Σ m.
     Points {
         xy: Vec<f64>,
         gram: Vec<f64>,
@@ -79,7 +81,7 @@ pub(super) struct ColumnProducts {
     mc2: Vec<f64>,
 }
 
-/// Per-unit sums (a unit is a row, or a precision element for `points`): ⟨F⟩-weighted data
+/// Per-unit sums (a unit is a row, or a (precision group, column) pair for `points`): ⟨F⟩-weighted data
 /// Σ m y ⟨F⟩, Σ m ⟨F²⟩, Σ m y², Σ m, and the unit's precision element.
 type Unit = ([f64; 4], usize);
 
@@ -158,19 +160,33 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         Some(of)
     };
     let constant = |s: usize| sides[s].is_some_and(|p| matches!(nodes[p].body, Body::Constant));
+    // Constant rows: units (precision group k of the rows, column j) with τ through the rows in a
+    // few groups, or (0, j) with τ through the columns; their sums must not outgrow the data.
+    let points = |s: usize| -> Option<Vec<u32>> {
+        let cols = sizes[1 - s];
+        let units = if let Some(of) = through(s).filter(|_| tau_n <= MAX_POINT_GROUPS) {
+            let kn = if of.is_empty() { 1 } else { tau_n };
+            (0..kn * cols)
+                .map(|u| (u / cols) as u32)
+                .collect::<Vec<u32>>()
+        } else {
+            let of = through(1 - s)?;
+            (0..cols).map(|j| of.get(j).copied().unwrap_or(0)).collect()
+        };
+        (constant(s) && units.len() * dot.d <= yn.n).then_some(units)
+    };
     let mut choice = None;
     for s in 0..2 {
-        if constant(s) && sizes[1 - s] == 1 && tau_n <= MAX_POINT_GROUPS {
-            if let Some(of) = through(s) {
-                choice = Some((s, of, true));
-                break;
-            }
+        if let Some(units) = points(s) {
+            let rows_tau = through(s).unwrap_or_default();
+            choice = Some((s, rows_tau, true, units));
+            break;
         }
     }
     if choice.is_none() {
-        choice = (0..2).find_map(|s| through(s).map(|of| (s, of, false)));
+        choice = (0..2).find_map(|s| through(s).map(|of| (s, of, false, Vec::new())));
     }
-    let (row_slot, tau_of_row, points) = choice?;
+    let (row_slot, tau_of_row, points, unit_tau) = choice?;
     Some(Linear {
         y,
         f,
@@ -179,8 +195,8 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         rows: sizes[row_slot],
         cols: sizes[1 - row_slot],
         tau_of_row,
-        tau_n,
         points,
+        unit_tau,
         data: OnceLock::new(),
     })
 }
@@ -244,57 +260,67 @@ impl Linear {
     }
 
     fn point_sums(&self, nodes: &[Node]) -> Data {
-        let (y, f, q, kn) = (&nodes[self.y], &nodes[self.f], self.q, self.tau_n);
+        let (f, q, cols) = (&nodes[self.f], self.q, self.cols);
         let Source::Node(p) = f.parents[self.row_slot].source else {
             unreachable!("points rows are a constant node")
         };
         let x = &nodes[p].data;
-        let partials: Vec<[Vec<f64>; 4]> = (0..y.n.div_ceil(kernels::CHUNK))
-            .into_par_iter()
-            .map(|ch| {
-                let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(y.n);
-                let (mut xy, mut gram) = (vec![0.0; kn * q], vec![0.0; kn * q * q]);
-                let (mut y2, mut count) = (vec![0.0; kn], vec![0.0; kn]);
-                let rows = range.len();
-                let mut xb = vec![0.0; rows * q];
-                let mut wb = vec![0.0; rows * q];
-                let mut g = vec![0.0; q * q];
-                for k in 0..kn {
-                    wb.iter_mut().for_each(|v| *v = 0.0);
-                    for (r, e) in range.clone().enumerate() {
-                        let i = at(f, self.row_slot, e);
-                        let xi = &x[i * q..(i + 1) * q];
-                        xb[r * q..(r + 1) * q].copy_from_slice(xi);
-                        if !y.is_observed(e) || self.tau_index(i) != k {
+        let Data::Grid {
+            ym,
+            mask,
+            y2: _,
+            count: _,
+        } = self.grid(nodes)
+        else {
+            unreachable!("grid() gives a grid")
+        };
+        let units = self.unit_tau.len();
+        let by_group = units > cols;
+        let (mut xy, mut gram) = (vec![0.0; units * q], vec![0.0; units * q * q]);
+        let (mut y2, mut count) = (vec![0.0; units], vec![0.0; units]);
+        for u in 0..units {
+            let (k, j) = (u / cols, u % cols);
+            // Weight of row i in unit u: observed in column j and (by group) in precision group k.
+            let w = |i: usize| {
+                let seen = mask.as_ref().map_or(1.0, |m| m[i * cols + j]);
+                if by_group && self.tau_index(i) != k {
+                    0.0
+                } else {
+                    seen
+                }
+            };
+            let partials: Vec<[Vec<f64>; 4]> = (0..self.rows.div_ceil(kernels::CHUNK))
+                .into_par_iter()
+                .map(|ch| {
+                    let (lo, hi) = (
+                        ch * kernels::CHUNK,
+                        ((ch + 1) * kernels::CHUNK).min(self.rows),
+                    );
+                    let mut wb = vec![0.0; (hi - lo) * q];
+                    let (mut sxy, mut sy2, mut sn) = (vec![0.0; q], 0.0, 0.0);
+                    for i in lo..hi {
+                        let (wi, xi) = (w(i), &x[i * q..(i + 1) * q]);
+                        if wi == 0.0 {
                             continue;
                         }
-                        let ye = y.data[e];
-                        wb[r * q..(r + 1) * q].copy_from_slice(xi);
-                        xy[k * q..(k + 1) * q]
-                            .iter_mut()
-                            .zip(xi)
-                            .for_each(|(s, v)| *s += ye * v);
-                        y2[k] += ye * ye;
-                        count[k] += 1.0;
+                        let yi = ym[i * cols + j];
+                        wb[(i - lo) * q..(i - lo + 1) * q].copy_from_slice(xi);
+                        sxy.iter_mut().zip(xi).for_each(|(s, v)| *s += yi * v);
+                        sy2 += yi * yi;
+                        sn += 1.0;
                     }
-                    kernels::weighted_sums_block(&wb, q, &xb, q, &mut g);
-                    kernels::add_into(&mut gram[k * q * q..(k + 1) * q * q], &g);
-                }
-                [xy, gram, y2, count]
-            })
-            .collect();
-        let mut sums = [
-            vec![0.0; kn * q],
-            vec![0.0; kn * q * q],
-            vec![0.0; kn],
-            vec![0.0; kn],
-        ];
-        for part in partials {
-            for (s, p) in sums.iter_mut().zip(&part) {
-                kernels::add_into(s, p);
+                    let mut g = vec![0.0; q * q];
+                    kernels::weighted_sums_block(&wb, q, &x[lo * q..hi * q], q, &mut g);
+                    [sxy, g, vec![sy2], vec![sn]]
+                })
+                .collect();
+            for [sxy, g, sy2, sn] in partials {
+                kernels::add_into(&mut xy[u * q..(u + 1) * q], &sxy);
+                kernels::add_into(&mut gram[u * q * q..(u + 1) * q * q], &g);
+                y2[u] += sy2[0];
+                count[u] += sn[0];
             }
         }
-        let [xy, gram, y2, count] = sums;
         Data::Points {
             xy,
             gram,
@@ -338,11 +364,12 @@ impl Linear {
                 count,
             } => {
                 let b = self.side(nodes, 1 - self.row_slot);
-                (0..self.tau_n)
-                    .map(|k| {
-                        let syf = dot(&b[..q], &xy[k * q..(k + 1) * q]);
-                        let sf2 = trace_of_product(&gram[k * q * q..(k + 1) * q * q], &b[q..l], q);
-                        ([syf, sf2, y2[k], count[k]], k)
+                (0..self.unit_tau.len())
+                    .map(|u| {
+                        let bj = &b[(u % self.cols) * l..(u % self.cols + 1) * l];
+                        let syf = dot(&bj[..q], &xy[u * q..(u + 1) * q]);
+                        let sf2 = trace_of_product(&gram[u * q * q..(u + 1) * q * q], &bj[q..], q);
+                        ([syf, sf2, y2[u], count[u]], self.unit_tau[u] as usize)
                     })
                     .collect()
             }
@@ -375,17 +402,18 @@ impl Linear {
         let qq = q * q;
         match self.data(nodes) {
             Data::Points { xy, gram, .. } => {
-                // Only the single column element is random.
+                // Only the columns are random.
                 if slot == self.row_slot {
                     return;
                 }
-                for k in 0..self.tau_n {
-                    let t = self.tau(nodes, k).0;
+                for (u, &k) in self.unit_tau.iter().enumerate() {
+                    let t = self.tau(nodes, k as usize).0;
+                    let o = &mut out[(u % self.cols) * l..(u % self.cols + 1) * l];
                     for a in 0..q {
-                        out[a] += t * xy[k * q + a];
+                        o[a] += t * xy[u * q + a];
                     }
                     for ab in 0..qq {
-                        out[q + ab] += -0.5 * t * gram[k * qq + ab];
+                        o[q + ab] += -0.5 * t * gram[u * qq + ab];
                     }
                 }
             }
@@ -486,193 +514,4 @@ impl Linear {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::prelude::*;
-    use rand::{Rng as _, SeedableRng};
-
-    /// Where y's precision lives.
-    #[derive(Clone, Copy, Debug)]
-    enum Prec {
-        Shared,
-        Constant,
-        /// One Gamma per element of the first factor's plate.
-        PerRow,
-        /// One Gamma per element of the second factor's plate.
-        PerColumn,
-    }
-
-    /// y[D, N] (or y[N, D]) ~ N(dot(W[D], X[N]), τ⁻¹): W with ARD columns, X standard normal, a
-    /// fraction of y missing; with `const_w`, y[N] ~ N(dot(c, X[N]), τ⁻¹) for a constant c.
-    fn pca(seed: u64, prec: Prec, swap: bool, missing: f64, const_w: bool) -> Graph {
-        let mut rng = crate::Rng::seed_from_u64(seed);
-        let (d, n, q) = (5, 7, 3);
-        let mut g = Graph::new();
-        let (dp, np, qp) = (g.plate("D", d), g.plate("N", n), g.plate("Q", q));
-        let alpha = g
-            .add("alpha", Gamma { shape: 1.5 }, &[qp], [c(0.7)])
-            .unwrap();
-        let w = if const_w {
-            None
-        } else {
-            Some(
-                g.add("W", GaussianArd { d: q }, &[dp], [c(0.0), p(alpha)])
-                    .unwrap(),
-            )
-        };
-        let x = g
-            .add("X", GaussianArd { d: q }, &[np], [c(0.0), c(1.0)])
-            .unwrap();
-        let plates: Vec<PlateId> = match (const_w, swap) {
-            (true, _) => vec![np],
-            (false, true) => vec![np, dp],
-            (false, false) => vec![dp, np],
-        };
-        let left = w.map_or(cv(vec![0.5, -1.0, 2.0]), p);
-        let f = g
-            .deterministic("F", Dot { d: q }, &plates, [left, p(x)])
-            .unwrap();
-        let tau = match prec {
-            Prec::Constant => c(2.5),
-            Prec::Shared => p(g.add("tau", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap()),
-            Prec::PerRow => p(g.add("tau", Gamma { shape: 2.0 }, &[dp], [c(1.0)]).unwrap()),
-            Prec::PerColumn => p(g.add("tau", Gamma { shape: 2.0 }, &[np], [c(1.0)]).unwrap()),
-        };
-        let y = g.add("y", Gaussian, &plates, [p(f), tau]).unwrap();
-        let size = if const_w { n } else { d * n };
-        let values: Vec<f64> = (0..size).map(|_| 4.0 * rng.random::<f64>() - 2.0).collect();
-        let mask: Vec<bool> = (0..size).map(|_| rng.random::<f64>() >= missing).collect();
-        g.observe_masked(y, &values, Some(&mask)).unwrap();
-        g.initialize(x, Init::Random);
-        g
-    }
-
-    /// y[G, M] ~ N(dot(X[G, M], B), τ⁻¹) with observed covariates X: B full-covariance or ARD, τ
-    /// shared or one per group G.
-    fn regression(seed: u64, ard: bool, grouped: bool, missing: f64) -> Graph {
-        let mut rng = crate::Rng::seed_from_u64(seed);
-        let (groups, per, q) = (3, 6, 4);
-        let mut g = Graph::new();
-        let (gp, mp, qp) = (g.plate("G", groups), g.plate("M", per), g.plate("Q", q));
-        let xs: Vec<f64> = (0..groups * per * q)
-            .map(|_| 2.0 * rng.random::<f64>() - 1.0)
-            .collect();
-        let x = g
-            .constant("X", MomentKind::Gaussian { d: q }, &[gp, mp], &xs)
-            .unwrap();
-        let b = if ard {
-            let alpha = g
-                .add("alpha", Gamma { shape: 1.0 }, &[qp], [c(1.0)])
-                .unwrap();
-            g.add("B", GaussianArd { d: q }, &[], [c(0.0), p(alpha)])
-                .unwrap()
-        } else {
-            let mut prec = vec![0.0; q * q];
-            (0..q).for_each(|i| prec[i * q + i] = 0.5);
-            g.add("B", MvGaussian { d: q }, &[], [cv(vec![0.0; q]), cv(prec)])
-                .unwrap()
-        };
-        let f = g
-            .deterministic("F", Dot { d: q }, &[gp, mp], [p(x), p(b)])
-            .unwrap();
-        let tau_plates: &[PlateId] = if grouped { &[gp] } else { &[] };
-        let tau = g
-            .add("tau", Gamma { shape: 2.0 }, tau_plates, [c(1.0)])
-            .unwrap();
-        let y = g.add("y", Gaussian, &[gp, mp], [p(f), p(tau)]).unwrap();
-        let values: Vec<f64> = (0..groups * per)
-            .map(|_| 3.0 * rng.random::<f64>() - 1.5)
-            .collect();
-        let mask: Vec<bool> = (0..groups * per)
-            .map(|_| rng.random::<f64>() >= missing)
-            .collect();
-        g.observe_masked(y, &values, Some(&mask)).unwrap();
-        g
-    }
-
-    /// Sweeps both compilations in the same order and compares every stochastic node's φ and
-    /// moments and every bound term after every update.
-    fn assert_same(fast: Graph, generic: Graph, points: bool) {
-        let mut fast = fast.compile().unwrap();
-        let mut generic = generic.compile_generic().unwrap();
-        let f = fast.node("F").unwrap().index();
-        let lin = fast.linear[f]
-            .clone()
-            .expect("F should take the linear kernel");
-        assert_eq!(lin.points, points);
-        assert!(generic.linear.iter().all(Option::is_none));
-        fast.initialize(3).unwrap();
-        generic.initialize(3).unwrap();
-        let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
-        let order = fast.default_order();
-        for sweep in 0..12 {
-            for &id in &order {
-                fast.update(id).unwrap();
-                generic.update(id).unwrap();
-                for (i, (a, b)) in fast.nodes.iter().zip(&generic.nodes).enumerate() {
-                    if !matches!(a.body, super::Body::Stochastic(_)) {
-                        continue;
-                    }
-                    for (u, v) in a.u.iter().zip(&b.u).chain(a.phi.iter().zip(&b.phi)) {
-                        assert!(
-                            close(*u, *v),
-                            "sweep {sweep}, node {i} {}: {u} vs {v}",
-                            a.name
-                        );
-                    }
-                }
-                let (fb, gb) = (fast.node_bounds(), generic.node_bounds());
-                for (name, (a, b)) in fast.names().iter().zip(fb.into_iter().zip(gb)) {
-                    assert!(
-                        close(a, b),
-                        "sweep {sweep}, bound term of {name}: {a} vs {b}"
-                    );
-                }
-            }
-        }
-        assert!((fast.bound() - fast.fresh_bound()).abs() <= 1e-10 * (1.0 + fast.bound().abs()));
-    }
-
-    /// The kernel gives the element-by-element path's φ, moments and bound terms, sweep after
-    /// sweep, over crossed plates in both orders, every placement of the precision, missing entries
-    /// and a constant factor.
-    #[test]
-    fn linear_kernel_equals_the_generic_path() {
-        let precs = [Prec::Shared, Prec::Constant, Prec::PerRow, Prec::PerColumn];
-        for (case, &prec) in precs.iter().enumerate() {
-            for swap in [false, true] {
-                for missing in [0.0, 0.3] {
-                    let seed = 10 * case as u64 + swap as u64 + (missing > 0.0) as u64 * 5;
-                    let build = || pca(seed, prec, swap, missing, false);
-                    assert_same(build(), build(), false);
-                }
-            }
-            if !matches!(prec, Prec::PerRow) {
-                // dot(c, X[N]) with a constant c.
-                let build = || pca(case as u64, prec, false, 0.2, true);
-                assert_same(build(), build(), false);
-            }
-        }
-    }
-
-    /// Observed covariates: only XᵀMX and Xᵀ(M∘y) per precision element are used, and X keeps no
-    /// outer products.
-    #[test]
-    fn regression_kernel_equals_the_generic_path() {
-        for (seed, ard, grouped, missing) in [
-            (1, false, false, 0.0),
-            (2, true, false, 0.25),
-            (3, false, true, 0.25),
-            (4, true, true, 0.0),
-        ] {
-            let build = || regression(seed, ard, grouped, missing);
-            assert_same(build(), build(), true);
-            let vmp = build().compile().unwrap();
-            let x = vmp.node("X").unwrap();
-            assert!(vmp.nodes[x.index()].u.is_empty(), "X keeps its values only");
-            assert_eq!(vmp.mean(x).unwrap().len(), 3 * 6 * 4);
-            // Its moments are still available on request, equal to the generic path's.
-            let generic = build().compile_generic().unwrap();
-            assert_eq!(vmp.moments(x), generic.moments(x));
-        }
-    }
-}
+mod tests;
