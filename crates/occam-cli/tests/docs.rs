@@ -311,7 +311,10 @@ fn matcher_accepts_the_shown_output_and_rejects_drift() {
     let ex = Example {
         place: "g.md:3".into(),
         args: "sample m.occam --out {tmp}/x.csv".into(),
-        expect: vec!["lower bound L = -58.202875".into(), "wrote {tmp}/x.csv".into()],
+        expect: vec![
+            "lower bound L = -58.202875".into(),
+            "wrote {tmp}/x.csv".into(),
+        ],
     };
     let ran = |code, stdout: &str, stderr: &str| Ran {
         code: Some(code),
@@ -325,9 +328,16 @@ fn matcher_accepts_the_shown_output_and_rejects_drift() {
     );
     assert_eq!(check(&ex, 0, &good, "/t"), Ok(()));
     // A changed number, a wrong exit code and a different temporary directory are all caught.
-    let drifted = ran(0, "lower bound L = -58.202876 after 4 iterations\n", "wrote /t/x.csv\n");
+    let drifted = ran(
+        0,
+        "lower bound L = -58.202876 after 4 iterations\n",
+        "wrote /t/x.csv\n",
+    );
     let e = check(&ex, 0, &drifted, "/t").unwrap_err();
-    assert!(e.contains("did not print the documented line\n  lower bound L = -58.202875"), "{e}");
+    assert!(
+        e.contains("did not print the documented line\n  lower bound L = -58.202875"),
+        "{e}"
+    );
     let e = check(&ex, 2, &good, "/t").unwrap_err();
     assert!(e.contains("exited with Some(0), the guide says 2"), "{e}");
     assert!(check(&ex, 0, &good, "/u").is_err());
