@@ -9,3 +9,5 @@
 pub mod bnn;
 pub mod data;
 pub mod ltu;
+pub mod normal;
+pub mod quad;
