@@ -1,1 +1,3 @@
 //! Bayesian MLPs (thesis ch. 5, 6.3; the VB committee paper).
+
+pub mod moments;
