@@ -1,3 +1,5 @@
 //! Bayesian MLPs (thesis ch. 5, 6.3; the VB committee paper).
 
 pub mod moments;
+pub mod network;
+pub mod prior;
