@@ -1,5 +1,6 @@
 //! Bayesian MLPs (thesis ch. 5, 6.3; the VB committee paper).
 
+pub mod entropy;
 pub mod moments;
 pub mod network;
 pub mod prior;
