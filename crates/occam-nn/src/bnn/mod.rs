@@ -3,4 +3,5 @@
 pub mod entropy;
 pub mod moments;
 pub mod network;
+pub mod objective;
 pub mod prior;
