@@ -10,4 +10,5 @@ pub mod bnn;
 pub mod data;
 pub mod ltu;
 pub mod normal;
+pub mod optim;
 pub mod quad;
