@@ -361,6 +361,47 @@ pub fn linear_predict(model: &(f64, Vec<f64>), x: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// Spearman rank correlation (average ranks for ties).
+pub fn spearman(a: &[f64], b: &[f64]) -> Result<f64, DataError> {
+    check_len("spearman pairs", a.len(), b.len())?;
+    if a.len() < 2 {
+        return Err(DataError::TooFew {
+            what: "spearman",
+            need: 2,
+            got: a.len(),
+        });
+    }
+    let rank = |v: &[f64]| -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+        let mut r = vec![0.0; v.len()];
+        let mut i = 0;
+        while i < idx.len() {
+            let mut j = i;
+            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+                j += 1;
+            }
+            for &k in &idx[i..=j] {
+                r[k] = 0.5 * (i + j) as f64;
+            }
+            i = j + 1;
+        }
+        r
+    };
+    let (ra, rb) = (rank(a), rank(b));
+    let n = a.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma) * (x - ma)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb) * (y - mb)).sum();
+    if va == 0.0 || vb == 0.0 {
+        return Err(DataError::ZeroVariance {
+            col: if va == 0.0 { 0 } else { 1 },
+        });
+    }
+    Ok(cov / (va * vb).sqrt())
+}
+
 mod bundled;
 pub use bundled::{sunspot_year, sunspots_protocol, tecator, tecator_protocol, Split, Tecator};
 

@@ -12,3 +12,4 @@ pub mod ltu;
 pub mod normal;
 pub mod optim;
 pub mod quad;
+pub mod repro;

@@ -33,14 +33,14 @@ pub fn g_prime(x: f64) -> f64 {
 
 fn rule() -> &'static GaussLegendre {
     static RULE: OnceLock<GaussLegendre> = OnceLock::new();
-    RULE.get_or_init(|| GaussLegendre::new(40))
+    RULE.get_or_init(|| GaussLegendre::new(16))
 }
 
 /// Owen's T function T(h, a) = (1/2π) ∫₀ᵃ e^{−h²(1+x²)/2} / (1+x²) dx.
 ///
-/// For |a| ≤ 1 the integrand is analytic and smooth on the interval, and a 40-point Gauss–Legendre
-/// rule gives full double precision for |h| ≤ 8 (beyond, T < 1e-15 and the absolute error stays
-/// below that); for |a| > 1 Owen's identity T(h,a) + T(ah,1/a) = ½Φ(h) + ½Φ(ah) − Φ(h)Φ(ah)
+/// For |a| ≤ 1 the integrand is analytic and smooth on the interval; a 16-point Gauss–Legendre rule
+/// is within 3e-16 (absolute) of a 60-point one over h ∈ [0, 12], a ∈ (0, 1] (12 points already
+/// give 4e-16; beyond |h| = 12, T < 1e-31). For |a| > 1 Owen's identity T(h,a) + T(ah,1/a) = ½Φ(h) + ½Φ(ah) − Φ(h)Φ(ah)
 /// (h ≥ 0) maps it back.
 pub fn owens_t(h: f64, a: f64) -> f64 {
     if a < 0.0 {

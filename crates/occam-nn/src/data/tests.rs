@@ -100,3 +100,13 @@ fn tecator_linear_pcr_reproduces_thodbergs_rmse() {
         assert!((r - 2.7785).abs() < 5e-4, "PCR RMSE {r}");
     }
 }
+
+#[test]
+fn spearman_handles_monotone_maps_and_ties() {
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let b: Vec<f64> = a.iter().map(|v: &f64| -v.exp()).collect();
+    assert!((spearman(&a, &b).unwrap() + 1.0).abs() < 1e-15);
+    // Ties: ranks (0.5, 0.5, 2) vs (0, 1, 2): ρ = 0.866.
+    let r = spearman(&[1.0, 1.0, 2.0], &[1.0, 2.0, 3.0]).unwrap();
+    assert!((r - 0.75f64.sqrt()).abs() < 1e-12);
+}

@@ -1,0 +1,90 @@
+//! Sunspots (committee paper §4.2, Table 1, Fig. 2): 12 lags, H = 8, train 1700–1920, test
+//! 1921–1979; VB with one diagonal Gaussian and with a 3-component committee, each the best of
+//! several restarts by the bound. NMSE = test MSE / test-set variance (÷ n) throughout.
+
+use super::{Options, ReproError, Row, Table};
+use crate::bnn::vb::{best_by_bound, fit_vb_restarts, VbFit, VbOptions};
+use crate::data::{linear_predict, linear_regression, nmse, spearman, sunspots_protocol, Split};
+
+/// The settings of the VB fits for `components` components under `opts`.
+pub fn sunspot_vb_options(opts: &Options, components: usize) -> VbOptions {
+    VbOptions {
+        form: opts.form,
+        seed: opts.seed,
+        pretrain_iters: opts.scale(100, 30),
+        cycles: opts.scale(5, 3),
+        iters_per_cycle: opts.scale(500, 100),
+        ..VbOptions::committee_paper(8, components)
+    }
+}
+
+fn test_nmse(fit: &VbFit, s: &Split) -> Result<f64, ReproError> {
+    Ok(nmse(&fit.predict_mean(&s.test.x)?, &s.test.t)?)
+}
+
+/// Runs the reproduction.
+pub fn sunspots(opts: &Options) -> Result<Table, ReproError> {
+    let s = sunspots_protocol(12)?;
+    let restarts = opts.scale(10, 3);
+    let mut t = Table::new(
+        "sunspots",
+        "committee paper Table 1 / Fig. 2: sunspots 1921-1979, 12 lags, H = 8 (test NMSE)",
+    );
+    let lin = linear_regression(&s.train)?;
+    t.push(Row::new(
+        "linear AR(12), test NMSE (calibration)",
+        nmse(&linear_predict(&lin, &s.test.x), &s.test.t)?,
+        Some(0.141),
+    ));
+    let mut fits = Vec::new();
+    for (m, paper) in [(1usize, 0.14), (3, 0.11)] {
+        let all = fit_vb_restarts(&s.train, &sunspot_vb_options(opts, m), restarts)?;
+        let best = &all[best_by_bound(&all)];
+        let label = if m == 1 {
+            "VB diagonal (M = 1)"
+        } else {
+            "VB committee (M = 3)"
+        };
+        t.push(Row::new(
+            &format!("{label}, test NMSE"),
+            test_nmse(best, &s)?,
+            Some(paper),
+        ));
+        t.push(Row::new(&format!("{label}, bound"), best.bound.total, None));
+        let p = best.predict_mean(&s.test.x)?;
+        t.push(Row::new(
+            &format!("{label}, test NMSE 1921-1955"),
+            nmse(&p[..35], &s.test.t[..35])?,
+            None,
+        ));
+        t.push(Row::new(
+            &format!("{label}, test NMSE 1956-1979"),
+            nmse(&p[35..], &s.test.t[35..])?,
+            None,
+        ));
+        if m > 1 {
+            t.push(Row::new(
+                &format!("{label}, mutual-information term"),
+                best.bound.mutual_information,
+                None,
+            ));
+        }
+        fits.push(all);
+    }
+    // Fig. 2: bound vs test error over the restarts of both models.
+    let (mut b, mut e) = (Vec::new(), Vec::new());
+    for f in fits.iter().flatten() {
+        b.push(f.bound.total);
+        e.push(test_nmse(f, &s)?);
+    }
+    t.push(Row::new(
+        "Spearman rho(bound, test NMSE) over all restarts",
+        spearman(&b, &e)?,
+        None,
+    ));
+    t.note = format!(
+        "NMSE denominator: test-set variance; <g^2> form {:?}; {} restarts per model; Q(m) = 1/M fixed",
+        opts.form, restarts
+    );
+    Ok(t)
+}
