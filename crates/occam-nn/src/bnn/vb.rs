@@ -326,22 +326,29 @@ fn init_smoothing(theta: &mut [f64], lay: Layout, m: usize) {
     }
 }
 
-/// The bound holds for any smoothing kernels, and 𝓘 → 0 as every ρ → ∞, but the gradient towards
-/// wide kernels vanishes like (s/ρ)², so an optimiser can leave 𝓘 < 0 where components overlap.
-/// This step multiplies every ρ by 1e6 when that raises the entropy bound (never lowering it).
+/// The bound holds for any smoothing kernels, and a weight's contribution to 𝓘 vanishes as its ρ → ∞,
+/// but the gradient towards wide kernels decays like (s/ρ)², so an optimiser leaves kernels too
+/// narrow in the weights where the components overlap (𝓘 can even end below 0). This step tries,
+/// weight by weight, multiplying that weight's ρ_m (all m) by 1e6, and keeps each change that raises
+/// the entropy bound (so it never lowers it).
 fn widen_smoothing_if_better(theta: &mut [f64], lay: Layout, q: &[f64]) {
     if lay.m < 2 {
         return;
     }
-    let now = entropy_bound(theta, lay, q, None).total();
-    let mut wide = theta.to_vec();
-    for m in 0..lay.m {
-        for v in &mut wide[lay.r_log_var(m)..lay.r_log_var(m) + lay.k] {
-            *v += 1e6f64.ln();
+    let mut now = entropy_bound(theta, lay, q, None).total();
+    for i in 0..lay.k {
+        let old: Vec<f64> = (0..lay.m).map(|m| theta[lay.r_log_var(m) + i]).collect();
+        for m in 0..lay.m {
+            theta[lay.r_log_var(m) + i] += 1e6f64.ln();
         }
-    }
-    if entropy_bound(&wide, lay, q, None).total() > now {
-        theta.copy_from_slice(&wide);
+        let trial = entropy_bound(theta, lay, q, None).total();
+        if trial > now {
+            now = trial;
+        } else {
+            for (m, v) in old.iter().enumerate() {
+                theta[lay.r_log_var(m) + i] = *v;
+            }
+        }
     }
 }
 
