@@ -6,6 +6,7 @@
 //! threshold units (thesis ch. 3).
 #![deny(missing_docs)]
 
+pub mod baselines;
 pub mod bnn;
 pub mod data;
 pub mod ltu;
