@@ -6,10 +6,12 @@
 //! schedule is shortened so the checks fit in a test run. Every random choice comes from
 //! `Options::seed`; the papers' seeds are unknown, so their numbers are compared as bands.
 
+mod baselines;
 mod sunspots;
 mod tecator;
 mod toy;
 
+pub use baselines::{baseline_rows, PaperBaselines};
 pub use sunspots::{sunspot_vb_options, sunspots};
 pub use tecator::tecator;
 pub use toy::{sine_data, sine_toy};

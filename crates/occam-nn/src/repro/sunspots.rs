@@ -2,7 +2,9 @@
 //! 1921–1979; VB with one diagonal Gaussian and with a 3-component committee, each the best of
 //! several restarts by the bound. NMSE = test MSE / test-set variance (÷ n) throughout.
 
+use super::baselines::{baseline_rows, PaperBaselines};
 use super::{Options, ReproError, Row, Table};
+use crate::bnn::prior::PriorKind;
 use crate::bnn::vb::{best_by_bound, fit_vb_restarts, VbFit, VbOptions};
 use crate::data::{linear_predict, linear_regression, nmse, spearman, sunspots_protocol, Split};
 
@@ -82,8 +84,19 @@ pub fn sunspots(opts: &Options) -> Result<Table, ReproError> {
         spearman(&b, &e)?,
         None,
     ));
+    let score = |p: &[f64]| -> Result<f64, ReproError> { Ok(nmse(p, &s.test.t)?) };
+    let paper = PaperBaselines {
+        evidence: Some(0.18),
+        committee3: Some(0.14),
+        committee10: None,
+        hmc: Some(0.09),
+        early: Some(0.22),
+    };
+    for r in baseline_rows(&s, 8, PriorKind::Single, opts, &paper, &score)? {
+        t.push(r);
+    }
     t.note = format!(
-        "NMSE denominator: test-set variance; <g^2> form {:?}; {} restarts per model; Q(m) = 1/M fixed",
+        "NMSE denominator: test-set variance; <g^2> form {:?}; {} restarts per model; Q(m) = 1/M fixed; early stopping holds out 10% (20 points; the paper 22)",
         opts.form, restarts
     );
     Ok(t)

@@ -2,7 +2,9 @@
 //! 100-channel spectra (PCA fitted on the 172 training samples; scores standardised), H = 3, test
 //! RMSE in % fat on the last 43 samples; linear principal-component regression as the anchor.
 
+use super::baselines::{baseline_rows, PaperBaselines};
 use super::{Options, ReproError, Row, Table};
+use crate::bnn::prior::PriorKind;
 use crate::bnn::vb::{best_by_bound, fit_vb_restarts, VbOptions};
 use crate::data::{linear_predict, linear_regression, rmse, tecator_protocol};
 
@@ -44,6 +46,17 @@ pub fn tecator(opts: &Options) -> Result<Table, ReproError> {
             Some(paper),
         ));
         t.push(Row::new(&format!("{label}, bound"), best.bound.total, None));
+    }
+    let score = |p: &[f64]| -> Result<f64, ReproError> { Ok(rmse(&s.unscale(p), &truth)?) };
+    let paper = PaperBaselines {
+        evidence: Some(0.60),
+        committee3: Some(0.57),
+        committee10: Some(0.57),
+        hmc: Some(0.59),
+        early: Some(0.65),
+    };
+    for r in baseline_rows(&s, 3, PriorKind::Single, opts, &paper, &score)? {
+        t.push(r);
     }
     t.note = format!(
         "<g^2> form {:?}; {} restarts per model, best by bound; Q(m) = 1/M fixed",
