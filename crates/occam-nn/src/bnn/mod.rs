@@ -6,4 +6,5 @@ pub mod moments;
 pub mod network;
 pub mod objective;
 pub mod prior;
+pub mod structure;
 pub mod vb;

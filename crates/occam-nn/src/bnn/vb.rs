@@ -352,6 +352,39 @@ fn widen_smoothing_if_better(theta: &mut [f64], lay: Layout, q: &[f64]) {
     }
 }
 
+/// Continues a fit on the same data for `cycles` more (optimise, [mixing], hyper) cycles.
+pub fn continue_fit(
+    data: &Dataset,
+    fit: &VbFit,
+    opts: &VbOptions,
+    cycles: usize,
+) -> Result<VbFit, NetError> {
+    if data.d != fit.arch.inputs {
+        return Err(NetError::InputDim {
+            expected: fit.arch.inputs,
+            got: data.d,
+        });
+    }
+    let p = Problem {
+        arch: fit.arch,
+        x: &data.x,
+        t: &data.t,
+        form: fit.form,
+    };
+    let o = VbOptions {
+        cycles,
+        ..opts.clone()
+    };
+    run_cycles(
+        &p,
+        &o,
+        fit.theta.clone(),
+        fit.q.clone(),
+        fit.prior.clone(),
+        fit.hyper.clone(),
+    )
+}
+
 fn run_cycles(
     p: &Problem<'_>,
     opts: &VbOptions,
