@@ -9,11 +9,13 @@
 mod baselines;
 mod sunspots;
 mod tecator;
+mod thesis;
 mod toy;
 
 pub use baselines::{baseline_rows, PaperBaselines};
 pub use sunspots::{sunspot_vb_options, sunspots};
 pub use tecator::tecator;
+pub use thesis::{thesis_table5, thesis_table6, ThesisData};
 pub use toy::{sine_data, sine_toy};
 
 use crate::bnn::moments::G2Form;
