@@ -11,7 +11,7 @@
 //! * The derivatives of ⟨g⟩ are taken with respect to the variance σ² (the printed (C.39)/(C.5) is
 //!   the derivative with respect to the standard deviation).
 
-use crate::normal::{g, g_prime, norm_cdf, norm_pdf, owens_t};
+use crate::normal::{g, g_prime, norm_cdf, owens_t};
 use serde::{Deserialize, Serialize};
 
 /// The constant of the papers' approximation g(x)² ≈ 1 − e^{−c x²/2}.
@@ -72,9 +72,10 @@ pub fn unit_moments(mu: f64, var: f64, form: G2Form) -> UnitMoments {
             let q = 1.0 + 2.0 * var;
             let a = 1.0 / q.sqrt();
             let g2 = 1.0 - 8.0 * owens_t(h, a);
-            let dh = 8.0 * norm_pdf(h) * norm_cdf(h * a) - 4.0 * norm_pdf(h);
-            let rho = var / s;
-            let phi2 = (-h * h / (1.0 + rho)).exp() / (2.0 * std::f64::consts::PI) * s / q.sqrt();
+            let pdf = 0.5 * gp; // φ(h)
+            let dh = pdf * (8.0 * norm_cdf(h * a) - 4.0);
+            // h²/(1+ρ) = μ²/(1+2σ²) and 1/√(1−ρ²) = (1+σ²)/√(1+2σ²).
+            let phi2 = (-mu * mu / q).exp() / (2.0 * std::f64::consts::PI) * s * a;
             let drho = 4.0 * phi2;
             (g2, dh / rs, dh * (-0.5 * mu / (s * rs)) + drho / (s * s))
         }
