@@ -7,12 +7,14 @@
 //! `Options::seed`; the papers' seeds are unknown, so their numbers are compared as bands.
 
 mod baselines;
+mod figure;
 mod sunspots;
 mod tecator;
 mod thesis;
 mod toy;
 
 pub use baselines::{baseline_rows, PaperBaselines};
+pub use figure::Figure;
 pub use sunspots::{sunspot_vb_options, sunspots};
 pub use tecator::tecator;
 pub use thesis::{thesis_table5, thesis_table6, ThesisData};
@@ -108,6 +110,9 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// Settings worth knowing (⟨g²⟩ form, NMSE denominator, ...).
     pub note: String,
+    /// Figures (written as CSV + SVG next to the table).
+    #[serde(default)]
+    pub figures: Vec<Figure>,
 }
 
 impl Table {
@@ -118,6 +123,7 @@ impl Table {
             description: description.into(),
             rows: Vec::new(),
             note: String::new(),
+            figures: Vec::new(),
         }
     }
 
@@ -183,6 +189,9 @@ impl Table {
             source: std::io::Error::other(e),
         })?;
         std::fs::write(&json, text).map_err(io(&json))?;
+        for f in &self.figures {
+            f.write(dir)?;
+        }
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! several restarts by the bound. NMSE = test MSE / test-set variance (÷ n) throughout.
 
 use super::baselines::{baseline_rows, PaperBaselines};
-use super::{Options, ReproError, Row, Table};
+use super::{Figure, Options, ReproError, Row, Table};
 use crate::bnn::prior::PriorKind;
 use crate::bnn::vb::{best_by_bound, fit_vb_restarts, VbFit, VbOptions};
 use crate::data::{linear_predict, linear_regression, nmse, spearman, sunspots_protocol, Split};
@@ -84,6 +84,76 @@ pub fn sunspots(opts: &Options) -> Result<Table, ReproError> {
         spearman(&b, &e)?,
         None,
     ));
+    let n1 = fits[0].len();
+    t.figures.push(Figure {
+        name: "sunspots_fig2".into(),
+        title: "Fig. 2: training-set bound vs test NMSE, one point per restart".into(),
+        x_label: "lower bound on ln p(D)".into(),
+        y_label: "test NMSE".into(),
+        series: vec![
+            (
+                "M = 1".into(),
+                b[..n1]
+                    .iter()
+                    .zip(&e[..n1])
+                    .map(|(x, y)| [*x, *y])
+                    .collect(),
+            ),
+            (
+                "M = 3".into(),
+                b[n1..]
+                    .iter()
+                    .zip(&e[n1..])
+                    .map(|(x, y)| [*x, *y])
+                    .collect(),
+            ),
+        ],
+        scatter: true,
+    });
+    let best3 = &fits[1][best_by_bound(&fits[1])];
+    let pred = best3.predict(&s.test.x)?;
+    let year = |i: usize| 1921.0 + i as f64;
+    let orig = |z: f64| z * s.target_sd + s.target_mean;
+    t.figures.push(Figure {
+        name: "sunspots_fig3".into(),
+        title: "Fig. 3: committee (M = 3) one-step predictions, +-1 sd (function), test years"
+            .into(),
+        x_label: "year".into(),
+        y_label: "sunspot number".into(),
+        series: vec![
+            (
+                "target".into(),
+                s.test
+                    .t
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| [year(i), orig(*v)])
+                    .collect(),
+            ),
+            (
+                "mean".into(),
+                pred.iter()
+                    .enumerate()
+                    .map(|(i, p)| [year(i), orig(p.mean)])
+                    .collect(),
+            ),
+            (
+                "mean + sd".into(),
+                pred.iter()
+                    .enumerate()
+                    .map(|(i, p)| [year(i), orig(p.mean + p.var_function.sqrt())])
+                    .collect(),
+            ),
+            (
+                "mean - sd".into(),
+                pred.iter()
+                    .enumerate()
+                    .map(|(i, p)| [year(i), orig(p.mean - p.var_function.sqrt())])
+                    .collect(),
+            ),
+        ],
+        scatter: false,
+    });
     let score = |p: &[f64]| -> Result<f64, ReproError> { Ok(nmse(p, &s.test.t)?) };
     let paper = PaperBaselines {
         evidence: Some(0.18),
