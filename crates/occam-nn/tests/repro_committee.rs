@@ -34,6 +34,26 @@ fn sunspots_methods_land_in_the_published_range() {
         .get("Spearman rho(bound, test NMSE) over all restarts")
         .unwrap();
     assert!((-1.0..=1.0).contains(&rho));
+    // Table and figures are written as CSV, JSON and SVG.
+    let dir = std::env::temp_dir().join(format!("occam-nn-sunspots-{}", std::process::id()));
+    t.write(&dir).unwrap();
+    for f in [
+        "sunspots.csv",
+        "sunspots.json",
+        "sunspots_fig2.svg",
+        "sunspots_fig3.csv",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+    let back: occam_nn::repro::Table =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sunspots.json")).unwrap()).unwrap();
+    assert_eq!(back.rows.len(), t.rows.len());
+    for (a, b) in back.rows.iter().zip(&t.rows) {
+        assert_eq!(a.label, b.label);
+        assert!((a.measured - b.measured).abs() <= 1e-14 * (1.0 + b.measured.abs()));
+    }
+    assert_eq!(back.figures.len(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
