@@ -1,1 +1,409 @@
-//! Data utilities: lag windows, z-scores, PCA preprocessing, fixed splits, NMSE and RMSE.
+//! Data utilities: lag windows, z-scores, PCA preprocessing, fixed splits, NMSE and RMSE, linear
+//! least squares, and the two bundled data sets (yearly sunspots and Tecator, see `data/README.md`).
+//!
+//! Matrices are row-major `Vec<f64>` with an explicit column count, the layout the networks use.
+
+use faer::prelude::Solve;
+use faer::{Mat, Side};
+use serde::{Deserialize, Serialize};
+
+/// Errors of the data utilities.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum DataError {
+    /// A row-major matrix whose length is not rows × cols, or two arrays of different lengths.
+    #[error("shape mismatch: {what} (expected {expected}, got {got})")]
+    Shape {
+        /// What was being checked.
+        what: &'static str,
+        /// The expected length.
+        expected: usize,
+        /// The length found.
+        got: usize,
+    },
+    /// Too few rows for the requested operation.
+    #[error("too few rows: {what} needs at least {need}, got {got}")]
+    TooFew {
+        /// What needs the rows.
+        what: &'static str,
+        /// Rows needed.
+        need: usize,
+        /// Rows present.
+        got: usize,
+    },
+    /// A column with zero spread cannot be standardised.
+    #[error("column {col} has zero variance")]
+    ZeroVariance {
+        /// The column index.
+        col: usize,
+    },
+    /// A value that is not finite.
+    #[error("non-finite value in {what} at index {index}")]
+    NonFinite {
+        /// Which array.
+        what: &'static str,
+        /// Position of the value.
+        index: usize,
+    },
+    /// A bundled CSV that could not be parsed (a packaging error).
+    #[error("bundled data {file}: row {row}: {why}")]
+    Parse {
+        /// The file.
+        file: &'static str,
+        /// The 1-based data row.
+        row: usize,
+        /// What went wrong.
+        why: String,
+    },
+    /// A linear system that is singular.
+    #[error("singular system in {what}")]
+    Singular {
+        /// Which solve.
+        what: &'static str,
+    },
+}
+
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), DataError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(DataError::Shape {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+fn check_finite(what: &'static str, x: &[f64]) -> Result<(), DataError> {
+    match x.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(DataError::NonFinite { what, index }),
+        None => Ok(()),
+    }
+}
+
+/// A regression data set: inputs `x` (row-major n × d) and targets `t` (n).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    /// Row-major inputs, n × d.
+    pub x: Vec<f64>,
+    /// Number of input columns d.
+    pub d: usize,
+    /// Targets, length n.
+    pub t: Vec<f64>,
+}
+
+impl Dataset {
+    /// Checks the shapes and that every value is finite.
+    pub fn new(x: Vec<f64>, d: usize, t: Vec<f64>) -> Result<Self, DataError> {
+        check_len("inputs (n × d)", t.len() * d, x.len())?;
+        check_finite("inputs", &x)?;
+        check_finite("targets", &t)?;
+        Ok(Dataset { x, d, t })
+    }
+
+    /// Number of rows.
+    pub fn n(&self) -> usize {
+        self.t.len()
+    }
+
+    /// Row `i` of the inputs.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.x[i * self.d..(i + 1) * self.d]
+    }
+
+    /// The rows with the given indices, in that order.
+    pub fn select(&self, rows: &[usize]) -> Dataset {
+        let mut x = Vec::with_capacity(rows.len() * self.d);
+        let mut t = Vec::with_capacity(rows.len());
+        for &i in rows {
+            x.extend_from_slice(self.row(i));
+            t.push(self.t[i]);
+        }
+        Dataset { x, d: self.d, t }
+    }
+}
+
+/// Lag windows of a series: row n holds (s[n−1], s[n−2], …, s[n−lags]) and its target is s[n], for
+/// n = lags … len−1 (the first input column is the most recent lag).
+pub fn lag_windows(series: &[f64], lags: usize) -> Result<Dataset, DataError> {
+    if series.len() <= lags || lags == 0 {
+        return Err(DataError::TooFew {
+            what: "lag windows (lags ≥ 1 and len > lags)",
+            need: lags + 1,
+            got: series.len(),
+        });
+    }
+    let mut x = Vec::with_capacity((series.len() - lags) * lags);
+    let mut t = Vec::with_capacity(series.len() - lags);
+    for n in lags..series.len() {
+        x.extend((1..=lags).map(|l| series[n - l]));
+        t.push(series[n]);
+    }
+    Dataset::new(x, lags, t)
+}
+
+/// Per-column z-score transform x → (x − mean)/sd, with the population standard deviation (÷ n).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ZScore {
+    /// Column means.
+    pub mean: Vec<f64>,
+    /// Column standard deviations (÷ n).
+    pub sd: Vec<f64>,
+}
+
+impl ZScore {
+    /// Fits the transform to a row-major n × d matrix.
+    pub fn fit(x: &[f64], d: usize) -> Result<Self, DataError> {
+        if d == 0 || x.len() % d != 0 {
+            return Err(DataError::Shape {
+                what: "matrix length divisible by columns",
+                expected: d.max(1) * (x.len() / d.max(1)),
+                got: x.len(),
+            });
+        }
+        let n = x.len() / d;
+        if n < 2 {
+            return Err(DataError::TooFew {
+                what: "z-score",
+                need: 2,
+                got: n,
+            });
+        }
+        check_finite("z-score input", x)?;
+        let mut mean = vec![0.0; d];
+        let mut sd = vec![0.0; d];
+        for row in x.chunks_exact(d) {
+            for (m, v) in mean.iter_mut().zip(row) {
+                *m += v / n as f64;
+            }
+        }
+        for row in x.chunks_exact(d) {
+            for ((s, v), m) in sd.iter_mut().zip(row).zip(&mean) {
+                *s += (v - m) * (v - m) / n as f64;
+            }
+        }
+        for (col, s) in sd.iter_mut().enumerate() {
+            *s = s.sqrt();
+            if *s <= 0.0 {
+                return Err(DataError::ZeroVariance { col });
+            }
+        }
+        Ok(ZScore { mean, sd })
+    }
+
+    /// Applies the transform to a row-major matrix with the same number of columns.
+    pub fn apply(&self, x: &[f64]) -> Vec<f64> {
+        let d = self.mean.len();
+        x.iter()
+            .enumerate()
+            .map(|(i, v)| (v - self.mean[i % d]) / self.sd[i % d])
+            .collect()
+    }
+
+    /// Maps standardised values of column `col` back to the original units.
+    pub fn invert(&self, col: usize, z: &[f64]) -> Vec<f64> {
+        z.iter()
+            .map(|v| v * self.sd[col] + self.mean[col])
+            .collect()
+    }
+}
+
+/// Principal-component projection fitted to a training matrix (centred, not scaled).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pca {
+    /// Column means of the training matrix.
+    pub mean: Vec<f64>,
+    /// The leading k eigenvectors of the covariance, row-major k × d (row j = component j).
+    pub components: Vec<f64>,
+    /// Their eigenvalues (covariance ÷ n), decreasing.
+    pub variances: Vec<f64>,
+}
+
+impl Pca {
+    /// Fits the first `k` principal components of a row-major n × d matrix. Each component's sign is
+    /// fixed so its largest-magnitude loading is positive (eigenvectors are defined up to sign).
+    pub fn fit(x: &[f64], d: usize, k: usize) -> Result<Self, DataError> {
+        if d == 0 || x.len() % d != 0 || k == 0 || k > d {
+            return Err(DataError::Shape {
+                what: "PCA: n × d matrix and 1 ≤ k ≤ d",
+                expected: d,
+                got: k,
+            });
+        }
+        check_finite("PCA input", x)?;
+        let n = x.len() / d;
+        if n < 2 {
+            return Err(DataError::TooFew {
+                what: "PCA",
+                need: 2,
+                got: n,
+            });
+        }
+        let mut mean = vec![0.0; d];
+        for row in x.chunks_exact(d) {
+            for (m, v) in mean.iter_mut().zip(row) {
+                *m += v / n as f64;
+            }
+        }
+        let xc = Mat::<f64>::from_fn(n, d, |i, j| x[i * d + j] - mean[j]);
+        let cov = xc.transpose() * &xc * faer::Scale(1.0 / n as f64);
+        let eig = cov
+            .self_adjoint_eigen(Side::Lower)
+            .map_err(|_| DataError::Singular { what: "PCA eigen" })?;
+        let u = eig.U();
+        let s = eig.S();
+        let mut components = Vec::with_capacity(k * d);
+        let mut variances = Vec::with_capacity(k);
+        for c in 0..k {
+            let col = d - 1 - c; // eigenvalues come in non-decreasing order
+            variances.push(s[col]);
+            let big = (0..d)
+                .max_by(|&a, &b| u[(a, col)].abs().total_cmp(&u[(b, col)].abs()))
+                .unwrap_or(0);
+            let sign = if u[(big, col)] < 0.0 { -1.0 } else { 1.0 };
+            components.extend((0..d).map(|j| sign * u[(j, col)]));
+        }
+        Ok(Pca {
+            mean,
+            components,
+            variances,
+        })
+    }
+
+    /// Projects a row-major matrix with d columns onto the k components (n × k).
+    pub fn transform(&self, x: &[f64]) -> Vec<f64> {
+        let d = self.mean.len();
+        let k = self.variances.len();
+        let mut out = Vec::with_capacity(x.len() / d * k);
+        for row in x.chunks_exact(d) {
+            for c in self.components.chunks_exact(d) {
+                out.push(
+                    row.iter()
+                        .zip(&self.mean)
+                        .zip(c)
+                        .map(|((v, m), w)| (v - m) * w)
+                        .sum(),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Mean squared error.
+pub fn mse(pred: &[f64], target: &[f64]) -> Result<f64, DataError> {
+    check_len("predictions vs targets", target.len(), pred.len())?;
+    if target.is_empty() {
+        return Err(DataError::TooFew {
+            what: "MSE",
+            need: 1,
+            got: 0,
+        });
+    }
+    Ok(pred
+        .iter()
+        .zip(target)
+        .map(|(p, t)| (p - t) * (p - t))
+        .sum::<f64>()
+        / target.len() as f64)
+}
+
+/// Root mean squared error.
+pub fn rmse(pred: &[f64], target: &[f64]) -> Result<f64, DataError> {
+    mse(pred, target).map(f64::sqrt)
+}
+
+/// Normalised MSE: the MSE divided by the population variance (÷ n) of the **targets passed in**
+/// (for a test set, the test-set variance; this is the denominator used for every NMSE this crate
+/// reports). Invariant to an affine rescaling of predictions and targets together.
+pub fn nmse(pred: &[f64], target: &[f64]) -> Result<f64, DataError> {
+    let m = mse(pred, target)?;
+    let n = target.len() as f64;
+    let mean = target.iter().sum::<f64>() / n;
+    let var = target.iter().map(|t| (t - mean) * (t - mean)).sum::<f64>() / n;
+    if var <= 0.0 {
+        return Err(DataError::ZeroVariance { col: 0 });
+    }
+    Ok(m / var)
+}
+
+/// Ordinary least squares with an intercept: returns (intercept, coefficients).
+pub fn linear_regression(data: &Dataset) -> Result<(f64, Vec<f64>), DataError> {
+    let d = data.d + 1;
+    if data.n() < d {
+        return Err(DataError::TooFew {
+            what: "least squares (rows ≥ columns + 1)",
+            need: d,
+            got: data.n(),
+        });
+    }
+    let a = Mat::<f64>::from_fn(data.n(), d, |i, j| {
+        if j == 0 {
+            1.0
+        } else {
+            data.x[i * data.d + j - 1]
+        }
+    });
+    let ata = a.transpose() * &a;
+    let atb = a.transpose() * Mat::<f64>::from_fn(data.n(), 1, |i, _| data.t[i]);
+    let llt = ata.llt(Side::Lower).map_err(|_| DataError::Singular {
+        what: "least squares normal equations",
+    })?;
+    let beta = llt.solve(&atb);
+    Ok((beta[(0, 0)], (1..d).map(|j| beta[(j, 0)]).collect()))
+}
+
+/// Predictions of a linear model from [`linear_regression`].
+pub fn linear_predict(model: &(f64, Vec<f64>), x: &[f64]) -> Vec<f64> {
+    let d = model.1.len();
+    x.chunks_exact(d)
+        .map(|row| model.0 + row.iter().zip(&model.1).map(|(a, b)| a * b).sum::<f64>())
+        .collect()
+}
+
+/// Spearman rank correlation (average ranks for ties).
+pub fn spearman(a: &[f64], b: &[f64]) -> Result<f64, DataError> {
+    check_len("spearman pairs", a.len(), b.len())?;
+    if a.len() < 2 {
+        return Err(DataError::TooFew {
+            what: "spearman",
+            need: 2,
+            got: a.len(),
+        });
+    }
+    let rank = |v: &[f64]| -> Vec<f64> {
+        let mut idx: Vec<usize> = (0..v.len()).collect();
+        idx.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+        let mut r = vec![0.0; v.len()];
+        let mut i = 0;
+        while i < idx.len() {
+            let mut j = i;
+            while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+                j += 1;
+            }
+            for &k in &idx[i..=j] {
+                r[k] = 0.5 * (i + j) as f64;
+            }
+            i = j + 1;
+        }
+        r
+    };
+    let (ra, rb) = (rank(a), rank(b));
+    let n = a.len() as f64;
+    let (ma, mb) = (ra.iter().sum::<f64>() / n, rb.iter().sum::<f64>() / n);
+    let cov: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = ra.iter().map(|x| (x - ma) * (x - ma)).sum();
+    let vb: f64 = rb.iter().map(|y| (y - mb) * (y - mb)).sum();
+    if va == 0.0 || vb == 0.0 {
+        return Err(DataError::ZeroVariance {
+            col: if va == 0.0 { 0 } else { 1 },
+        });
+    }
+    Ok(cov / (va * vb).sqrt())
+}
+
+mod bundled;
+pub use bundled::{sunspot_year, sunspots_protocol, tecator, tecator_protocol, Split, Tecator};
+
+#[cfg(test)]
+mod tests;

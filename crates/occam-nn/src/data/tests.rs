@@ -1,0 +1,112 @@
+use super::*;
+
+#[test]
+fn lag_windows_put_the_latest_lag_first() {
+    let s = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let d = lag_windows(&s, 2).unwrap();
+    assert_eq!(d.n(), 3);
+    assert_eq!(d.row(0), &[2.0, 1.0]);
+    assert_eq!(d.t, vec![3.0, 4.0, 5.0]);
+    assert!(matches!(lag_windows(&s, 5), Err(DataError::TooFew { .. })));
+}
+
+#[test]
+fn zscore_standardises_and_inverts() {
+    let x = [1.0, 10.0, 3.0, 20.0, 5.0, 60.0];
+    let z = ZScore::fit(&x, 2).unwrap();
+    let y = z.apply(&x);
+    for c in 0..2 {
+        let col: Vec<f64> = y.iter().skip(c).step_by(2).copied().collect();
+        let m = col.iter().sum::<f64>() / 3.0;
+        let v = col.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / 3.0;
+        assert!(m.abs() < 1e-14 && (v - 1.0).abs() < 1e-14);
+        let back = z.invert(c, &col);
+        for (b, o) in back.iter().zip(x.iter().skip(c).step_by(2)) {
+            assert!((b - o).abs() < 1e-12);
+        }
+    }
+    assert_eq!(
+        ZScore::fit(&[1.0, 1.0, 1.0], 1),
+        Err(DataError::ZeroVariance { col: 0 })
+    );
+}
+
+#[test]
+fn pca_components_are_orthonormal_and_capture_the_variance() {
+    // Points on a tilted plane in 3-D plus a little noise in a known direction.
+    let mut x = Vec::new();
+    for i in 0..40 {
+        let a = (i as f64 * 0.37).sin() * 3.0;
+        let b = (i as f64 * 1.13).cos();
+        let c = 0.01 * (i as f64 * 2.9).sin();
+        x.extend([a + b, a - b, c]);
+    }
+    let p = Pca::fit(&x, 3, 3).unwrap();
+    for i in 0..3 {
+        for j in 0..3 {
+            let dot: f64 = (0..3)
+                .map(|k| p.components[i * 3 + k] * p.components[j * 3 + k])
+                .sum();
+            assert!((dot - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
+        }
+    }
+    // Scores have variance equal to the eigenvalues and are uncorrelated.
+    let s = p.transform(&x);
+    for c in 0..3 {
+        let v = s.iter().skip(c).step_by(3).map(|a| a * a).sum::<f64>() / 40.0;
+        assert!((v - p.variances[c]).abs() < 1e-10 * (1.0 + v));
+    }
+    assert!(p.variances[0] >= p.variances[1] && p.variances[1] >= p.variances[2]);
+}
+
+#[test]
+fn nmse_divides_by_the_target_variance_and_is_scale_free() {
+    let t = [1.0, 2.0, 3.0, 4.0];
+    let p = [1.5, 2.0, 2.5, 4.0];
+    // MSE = (0.25 + 0 + 0.25 + 0)/4 = 0.125, Var t = 1.25.
+    assert!((nmse(&p, &t).unwrap() - 0.1).abs() < 1e-15);
+    let t2: Vec<f64> = t.iter().map(|v| 7.0 * v - 3.0).collect();
+    let p2: Vec<f64> = p.iter().map(|v| 7.0 * v - 3.0).collect();
+    assert!((nmse(&p2, &t2).unwrap() - 0.1).abs() < 1e-14);
+    assert!((rmse(&p, &t).unwrap() - 0.125f64.sqrt()).abs() < 1e-15);
+    assert!(matches!(rmse(&p[..2], &t), Err(DataError::Shape { .. })));
+}
+
+#[test]
+fn sunspot_protocol_has_the_papers_pattern_counts() {
+    let years = sunspot_year().unwrap();
+    assert_eq!(years.len(), 289);
+    assert_eq!(years[0], (1700, 5.0));
+    assert_eq!(years[221], (1921, 26.1));
+    let s = sunspots_protocol(12).unwrap();
+    assert_eq!(s.train.n(), 209);
+    assert_eq!(s.test.n(), 59);
+    // The first test target is 1921's 26.1; its first input is 1920's value.
+    let back = s.unscale(&[s.test.t[0], s.test.row(0)[0]]);
+    assert!((back[0] - 26.1).abs() < 1e-9);
+    assert!((back[1] - years[220].1).abs() < 1e-9);
+}
+
+#[test]
+fn tecator_linear_pcr_reproduces_thodbergs_rmse() {
+    // Thodberg's linear regression on 10 PCs: test RMSE 2.78 (the committee paper's Table 2).
+    for standardise in [false, true] {
+        let s = tecator_protocol(10, standardise).unwrap();
+        assert_eq!((s.train.n(), s.test.n()), (172, 43));
+        let model = linear_regression(&s.train).unwrap();
+        let pred = s.unscale(&linear_predict(&model, &s.test.x));
+        let truth = s.unscale(&s.test.t);
+        let r = rmse(&pred, &truth).unwrap();
+        assert!((r - 2.7785).abs() < 5e-4, "PCR RMSE {r}");
+    }
+}
+
+#[test]
+fn spearman_handles_monotone_maps_and_ties() {
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let b: Vec<f64> = a.iter().map(|v: &f64| -v.exp()).collect();
+    assert!((spearman(&a, &b).unwrap() + 1.0).abs() < 1e-15);
+    // Ties: ranks (0.5, 0.5, 2) vs (0, 1, 2): ρ = 0.866.
+    let r = spearman(&[1.0, 1.0, 2.0], &[1.0, 2.0, 3.0]).unwrap();
+    assert!((r - 0.75f64.sqrt()).abs() < 1e-12);
+}

@@ -1,0 +1,164 @@
+//! Determinism across thread counts, errors on bad input, and calibrated predictive intervals.
+
+use occam_nn::bnn::network::NetError;
+use occam_nn::bnn::prior::{Gamma, PriorKind};
+use occam_nn::bnn::vb::{fit_vb, fit_vb_restarts, mixture_from, VbOptions};
+use occam_nn::data::Dataset;
+use occam_nn::repro::sine_data;
+
+fn toy_options(components: usize) -> VbOptions {
+    VbOptions {
+        prior: PriorKind::Grouped,
+        alpha_prior: Gamma { a: 3e-4, b: 1e-3 },
+        beta_prior: Gamma { a: 0.02, b: 1e-4 },
+        init_alpha: 0.3,
+        init_beta: 200.0,
+        cycles: 4,
+        iters_per_cycle: 200,
+        pretrain_iters: 50,
+        ..VbOptions::committee_paper(5, components)
+    }
+}
+
+#[test]
+fn restarts_give_the_same_bits_on_one_and_two_threads() {
+    let data = sine_data(3);
+    let opts = VbOptions {
+        cycles: 2,
+        iters_per_cycle: 60,
+        pretrain_iters: 20,
+        ..toy_options(2)
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| fit_vb_restarts(&data, &opts, 3).unwrap())
+    };
+    let (a, b) = (run(1), run(2));
+    assert_eq!(a.len(), 3);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(
+            x.theta.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            y.theta.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!(x.bound.total.to_bits(), y.bound.total.to_bits());
+    }
+}
+
+#[test]
+fn bad_input_gives_errors_not_panics() {
+    let data = sine_data(1);
+    assert!(matches!(
+        fit_vb(
+            &data,
+            &VbOptions {
+                components: 0,
+                ..toy_options(1)
+            }
+        ),
+        Err(NetError::Setting { .. })
+    ));
+    assert!(matches!(
+        fit_vb(
+            &data,
+            &VbOptions {
+                hidden: 0,
+                ..toy_options(1)
+            }
+        ),
+        Err(NetError::EmptyArchitecture { .. })
+    ));
+    assert!(matches!(
+        fit_vb(
+            &data,
+            &VbOptions {
+                beta_prior: Gamma { a: -1.0, b: 1.0 },
+                ..toy_options(1)
+            }
+        ),
+        Err(NetError::Setting { .. })
+    ));
+    let empty = Dataset {
+        x: vec![],
+        d: 1,
+        t: vec![],
+    };
+    assert!(matches!(
+        fit_vb(&empty, &toy_options(1)),
+        Err(NetError::NoData)
+    ));
+    assert!(Dataset::new(vec![1.0, 2.0, 3.0], 2, vec![1.0]).is_err());
+    assert!(Dataset::new(vec![f64::NAN], 1, vec![1.0]).is_err());
+    let fit = fit_vb(
+        &data,
+        &VbOptions {
+            cycles: 1,
+            iters_per_cycle: 10,
+            ..toy_options(1)
+        },
+    )
+    .unwrap();
+    assert!(fit.predict(&[0.1, 0.2]).is_ok());
+    let wide = Dataset {
+        x: vec![0.0; 4],
+        d: 2,
+        t: vec![0.0; 2],
+    };
+    let other = VbOptions {
+        components: 2,
+        ..toy_options(1)
+    };
+    assert!(mixture_from(&wide, &fit, &other, 0.01).is_err());
+}
+
+#[test]
+fn two_sd_predictive_band_covers_fresh_noisy_samples() {
+    // Thesis §5.4 data (noise sd 0.05): the ±2 sd band of the predictive with noise should cover
+    // about 95% of fresh samples where the training inputs are dense.
+    let data = sine_data(2);
+    let diag = fit_vb(&data, &toy_options(1)).unwrap();
+    let mix = mixture_from(
+        &data,
+        &diag,
+        &VbOptions {
+            update_mixing: true,
+            cycles: 4,
+            iters_per_cycle: 60,
+            ..toy_options(5)
+        },
+        0.01,
+    )
+    .unwrap();
+    let mut fresh = Dataset {
+        x: vec![],
+        d: 1,
+        t: vec![],
+    };
+    for seed in 100..110 {
+        let f = sine_data(seed);
+        fresh.x.extend(f.x);
+        fresh.t.extend(f.t);
+    }
+    for fit in [&diag, &mix] {
+        let pred = fit.predict(&fresh.x).unwrap();
+        let mut inside = 0;
+        let mut total = 0;
+        for (p, (&x, &t)) in pred.iter().zip(fresh.x.iter().zip(&fresh.t)) {
+            if (-0.1..=0.9).contains(&x) {
+                total += 1;
+                assert!(p.var_total > p.var_function && p.var_function >= 0.0);
+                if (t - p.mean).abs() <= 2.0 * p.var_total.sqrt() {
+                    inside += 1;
+                }
+            }
+        }
+        let cover = inside as f64 / total as f64;
+        eprintln!("coverage {cover} over {total} points");
+        assert!(
+            total >= 150 && (0.88..=0.995).contains(&cover),
+            "coverage {cover} over {total} points"
+        );
+    }
+}
