@@ -75,6 +75,7 @@ mod fitted;
 pub mod graph;
 pub mod lower;
 pub mod model;
+pub mod nn;
 pub mod posterior;
 pub mod reference;
 pub mod report;

@@ -5,6 +5,7 @@ pub mod check;
 pub mod compare;
 pub mod fit;
 pub mod graph;
+pub mod nn;
 pub mod progress;
 pub mod sample;
 
@@ -41,6 +42,9 @@ enum Command {
     /// Sigmoid belief networks (occam-binary): log-likelihoods, learning, reproductions.
     #[command(subcommand)]
     Sbn(binary::SbnCommand),
+    /// Lawrence's networks (occam-nn): Bayesian MLPs, committees, linear threshold units.
+    #[command(subcommand)]
+    Nn(nn::NnCommand),
     /// Help on a command, or `occam help distributions`: every distribution and function.
     Help(HelpArgs),
 }
@@ -135,6 +139,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Graph(a) => graph::run(&a),
         Command::Bm(c) => binary::run_bm(&c),
         Command::Sbn(c) => binary::run_sbn(&c),
+        Command::Nn(c) => nn::run(&c),
         Command::Help(a) => help(&a.topic),
     }
 }

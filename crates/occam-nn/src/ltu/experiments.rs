@@ -266,7 +266,7 @@ impl Table {
             path: json.display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        std::fs::write(&json, text).map_err(io(&json))?;
+        occam_io::write(&json, text.as_bytes()).map_err(io(&json))?;
         let csv_path = dir.join("table_3_1_nets.csv");
         let mut csv = String::from(
             "dataset,c,hidden,init,seed,train_errors,test_errors,best_round,smo_capped,icm_unconverged\n",
@@ -287,9 +287,9 @@ impl Table {
                 r.icm_unconverged
             );
         }
-        std::fs::write(&csv_path, csv).map_err(io(&csv_path))?;
+        occam_io::write(&csv_path, csv.as_bytes()).map_err(io(&csv_path))?;
         let md = dir.join("table_3_1.md");
-        std::fs::write(&md, self.to_markdown()).map_err(io(&md))?;
+        occam_io::write(&md, self.to_markdown().as_bytes()).map_err(io(&md))?;
         Ok(())
     }
 }

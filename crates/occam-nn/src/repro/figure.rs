@@ -108,13 +108,13 @@ impl Figure {
     /// Writes `<name>.csv` and `<name>.svg` into `dir`.
     pub fn write(&self, dir: &Path) -> Result<(), ReproError> {
         let csv = dir.join(format!("{}.csv", self.name));
-        std::fs::write(&csv, self.to_csv()).map_err(|source| ReproError::Io {
+        occam_io::write(&csv, self.to_csv().as_bytes()).map_err(|source| ReproError::Io {
             path: csv.display().to_string(),
             source,
         })?;
         let svg = dir.join(format!("{}.svg", self.name));
         let text = self.to_svg().map_err(plot_err(&svg))?;
-        std::fs::write(&svg, text).map_err(|source| ReproError::Io {
+        occam_io::write(&svg, text.as_bytes()).map_err(|source| ReproError::Io {
             path: svg.display().to_string(),
             source,
         })

@@ -182,13 +182,13 @@ impl Table {
         };
         std::fs::create_dir_all(dir).map_err(io(dir))?;
         let csv = dir.join(format!("{}.csv", self.name));
-        std::fs::write(&csv, self.to_csv()).map_err(io(&csv))?;
+        occam_io::write(&csv, self.to_csv().as_bytes()).map_err(io(&csv))?;
         let json = dir.join(format!("{}.json", self.name));
         let text = serde_json::to_string_pretty(self).map_err(|e| ReproError::Io {
             path: json.display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        std::fs::write(&json, text).map_err(io(&json))?;
+        occam_io::write(&json, text.as_bytes()).map_err(io(&json))?;
         for f in &self.figures {
             f.write(dir)?;
         }
