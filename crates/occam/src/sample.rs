@@ -147,6 +147,32 @@ pub fn load_without_data(
     default: Option<u64>,
 ) -> Result<Loaded> {
     let (file_name, source, ast) = model::read_source(path)?;
+    load_parsed_without_data(path, file_name, source, ast, given, sizes, default)
+}
+
+/// [`load_without_data`] for source text (a model given as a string; `file_name` is what
+/// diagnostics print); data inputs are looked for next to `path`.
+pub fn load_source_without_data(
+    path: &Path,
+    file_name: String,
+    source: String,
+    given: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    default: Option<u64>,
+) -> Result<Loaded> {
+    let ast = occam_lang::parse(&source, &file_name)?;
+    load_parsed_without_data(path, file_name, source, ast, given, sizes, default)
+}
+
+fn load_parsed_without_data(
+    path: &Path,
+    file_name: String,
+    source: String,
+    ast: ast::File,
+    given: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    default: Option<u64>,
+) -> Result<Loaded> {
     let mut data = DataSet {
         tables: given.tables.clone(),
     };
