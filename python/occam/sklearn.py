@@ -213,13 +213,16 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         self._elog_pi = digamma(conc) - digamma(conc.sum())
         self._m0, self._L, self._log_det_a = m0, L, log_det_a
         mu = r.posterior("mu")
-        m = mu["mean"]
+        k = conc.size
+        m = mu["mean"].reshape(k, -1)
         self._mean_z = m
         if self.covariance_type == "full":
-            self._mean_cov_z = mu["covariance"]
+            # One dimension: the report gives a scalar variance rather than a 1 × 1 covariance.
+            cov = mu["covariance"] if "covariance" in mu else mu["variance"]
+            self._mean_cov_z = cov.reshape(k, m.shape[1], m.shape[1])
             lam = r.posterior("Lambda")
-            dof, rate = lam["dof"], lam["rate"]
             d = m.shape[1]
+            dof, rate = lam["dof"].reshape(k), lam["rate"].reshape(k, d, d)
             prec_z = dof[:, None, None] * np.linalg.inv(rate)
             _, logdet_rate = np.linalg.slogdet(rate)
             i = np.arange(d)
