@@ -182,16 +182,21 @@ class Model:
         return self._model.name
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
-            strict=False, callback=None):
+            strict=False, callback=None, order=None):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
-        returning ``False`` stops the fit (raising :class:`Interrupted`). The GIL is released
-        while fitting; Ctrl-C raises ``KeyboardInterrupt``."""
+        returning ``False`` stops the fit (raising :class:`Interrupted`). ``order`` lists node
+        names in update order (default: parents before children). The GIL is released while
+        fitting; Ctrl-C raises ``KeyboardInterrupt``."""
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(iteration, bound, elapsed)")
+        if order is not None:
+            if isinstance(order, str) or not all(isinstance(o, str) for o in order):
+                raise TypeError("order must be a list of node names")
+            order = list(order)
         s = _settings(seed, restarts, max_iter, tol, prune, strict)
-        return Result(self._model.fit(_as_data(data), callback=callback, **s))
+        return Result(self._model.fit(_as_data(data), callback=callback, order=order, **s))
 
     def sample(self, plates=None, seed=0, data=None):
         """Draws the observed variables from the generative model (ancestral sampling):

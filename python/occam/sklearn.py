@@ -176,8 +176,13 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         model = Model.from_string(model_text(self.covariance_type, k, alpha0, beta0, nu0),
                                   name="BayesianGaussianMixture")
         n = X.shape[0]
+        # Component parameters first, so that the first sweep starts from Occam's k-means++
+        # assignment of q(z) (the default order, parents first, would recompute q(z) from the
+        # priors' identical components and lose it).
+        precision = "Lambda" if self.covariance_type == "full" else "gamma"
         r = model.fit(data={"x": Z}, seed=seed, restarts=int(self.n_init),
-                      max_iter=int(self.max_iter), tol=float(self.tol) / n, prune=False)
+                      max_iter=int(self.max_iter), tol=float(self.tol) / n, prune=False,
+                      order=["mu", precision, "z", "pi"])
         jacobian = n * log_det_a
         self.lower_bound_ = float(r.bound) + jacobian
         self.lower_bounds_ = np.asarray(r.bound_trace) + jacobian

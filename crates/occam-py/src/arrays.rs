@@ -29,13 +29,15 @@ fn table(
         [] => (1, 1),
         [n] => (*n, 1),
         [r, c] => (*r, *c),
-        _ => return Err(raise(
-            py,
-            "DataShapeError",
-            format!(
+        _ => {
+            return Err(raise(
+                py,
+                "DataShapeError",
+                format!(
                 "data `{name}`: arrays must have 1 or 2 dimensions; this one has shape {shape:?}"
             ),
-        )),
+            ))
+        }
     };
     // `as_slice` also accepts a Fortran-ordered buffer: only a C-ordered one is row-major.
     let values = match array.as_slice() {

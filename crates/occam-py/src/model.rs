@@ -128,13 +128,14 @@ fn settings(
     tol: f64,
     prune: bool,
     strict: bool,
+    order: Option<Vec<String>>,
 ) -> Settings {
     Settings {
         seed,
         restarts,
         tol,
         max_iter,
-        order: None,
+        order,
         prune,
         strict,
     }
@@ -176,8 +177,9 @@ impl PyModel {
         }
     }
 
-    /// Fits the model to `data` (`{name: float64 array}`, NaN = missing).
-    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None))]
+    /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
+    /// order by node name (default: parents before children).
+    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         &self,
@@ -190,9 +192,10 @@ impl PyModel {
         prune: bool,
         strict: bool,
         callback: Option<PyObject>,
+        order: Option<Vec<String>>,
     ) -> PyResult<PyFitted> {
         let model = self.model_with_data(py, data)?;
-        let s = settings(seed, restarts, max_iter, tol, prune, strict);
+        let s = settings(seed, restarts, max_iter, tol, prune, strict, order);
         fit_released(py, &model, &s, callback)
     }
 
@@ -302,7 +305,7 @@ pub fn compare<'py>(
             ),
         ));
     }
-    let s = settings(seed, restarts, max_iter, tol, prune, strict);
+    let s = settings(seed, restarts, max_iter, tol, prune, strict, None);
     let mut fitted = Vec::with_capacity(models.len());
     for m in &models {
         let model = m.model_with_data(py, data)?;
