@@ -362,7 +362,7 @@ mod tests {
         .err()
         .unwrap();
         assert!(
-            e.render_plain().contains("g.occam:2:"),
+            e.render_plain().contains("--> g.occam:3:1"),
             "{}",
             e.render_plain()
         );
