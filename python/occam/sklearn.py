@@ -32,7 +32,7 @@ normalised ``exp`` of the same terms, i.e. the VMP update of q(z) for new points
 import warnings
 
 import numpy as np
-from scipy.special import digamma, logsumexp
+from scipy.special import digamma
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -60,6 +60,13 @@ def _integer(name, value, low):
     if value < low:
         raise ValueError(f"{name} must be ≥ {low}, got {value}")
     return int(value)
+
+
+def _logsumexp_rows(w):
+    """``log Σ_k exp(w[n, k])`` as an N × 1 column (rows of -inf stay -inf)."""
+    m = w.max(axis=1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    return m + np.log(np.exp(w - m).sum(axis=1, keepdims=True))
 
 
 class BayesianGaussianMixture(DensityMixin, BaseEstimator):
@@ -200,7 +207,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         self.degrees_of_freedom_prior_ = nu0
         self.covariance_prior_ = cov
         self._store(r, L, m0, log_det_a)
-        return self._log_resp(X).argmax(axis=1)
+        return self._weighted_log_prob(X).argmax(axis=1)
 
     def _seed(self):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
@@ -275,7 +282,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
 
     def _log_resp(self, X):
         w = self._weighted_log_prob(X)
-        return w - logsumexp(w, axis=1, keepdims=True)
+        return w - _logsumexp_rows(w)
 
     def predict_proba(self, X):
         """The posterior probability of each component for every sample (N × K)."""
@@ -283,12 +290,12 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
 
     def predict(self, X):
         """The most probable component of every sample."""
-        return self._log_resp(X).argmax(axis=1)
+        return self._weighted_log_prob(X).argmax(axis=1)
 
     def score_samples(self, X):
         """``log Σ_k exp(E[log π_k] + E[log N(x | μ_k, Λ_k⁻¹)])`` per sample (scikit-learn's
         definition for the variational mixture)."""
-        return logsumexp(self._weighted_log_prob(X), axis=1)
+        return _logsumexp_rows(self._weighted_log_prob(X))[:, 0]
 
     def score(self, X, y=None):
         """The mean of ``score_samples``."""
