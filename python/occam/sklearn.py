@@ -165,11 +165,15 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
     # ----------------------------------------------------------------------------- fitting
     def fit(self, X, y=None):
         """Fits the mixture by VMP; returns self."""
-        self.fit_predict(X, y)
+        self._fit(X)
         return self
 
     def fit_predict(self, X, y=None):
         """Fits the mixture and returns the most probable component of every sample."""
+        X = self._fit(X)
+        return self._weighted_log_prob(X).argmax(axis=1)
+
+    def _fit(self, X):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, alpha0, beta0, nu0, m0, cov = self._check_params(X)
         L, log_det_a = whitening(self.covariance_type, cov)
@@ -207,7 +211,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         self.degrees_of_freedom_prior_ = nu0
         self.covariance_prior_ = cov
         self._store(r, L, m0, log_det_a)
-        return self._weighted_log_prob(X).argmax(axis=1)
+        return X
 
     def _seed(self):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):

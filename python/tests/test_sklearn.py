@@ -110,6 +110,9 @@ def test_attributes_and_predictions(covariance_type):
     assert est.lower_bounds_[-1] == est.lower_bound_
     # Data far from every cluster scores lower than the data.
     assert est.score(X + 100.0) < est.score(X)
+    labels = BayesianGaussianMixture(n_components=5, covariance_type=covariance_type, random_state=1,
+                                     max_iter=300).fit_predict(X)
+    np.testing.assert_array_equal(labels, est.predict(X))
     Xs, ys = est.sample(50)
     assert Xs.shape == (50, d) and ys.shape == (50,)
 
