@@ -151,6 +151,44 @@ pub fn load_without_data(
     default: Option<u64>,
 ) -> Result<Loaded> {
     let (file_name, source, ast) = model::read_source(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    load_parsed_without_data(
+        path,
+        Some(dir),
+        file_name,
+        source,
+        ast,
+        given,
+        sizes,
+        default,
+    )
+}
+
+/// [`load_without_data`] for source text (a model given as a string; `file_name` is what
+/// diagnostics print): data inputs must be in `given` (no `NAME.csv` is looked for).
+pub fn load_source_without_data(
+    path: &Path,
+    file_name: String,
+    source: String,
+    given: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    default: Option<u64>,
+) -> Result<Loaded> {
+    let ast = occam_lang::parse(&source, &file_name)?;
+    load_parsed_without_data(path, None, file_name, source, ast, given, sizes, default)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn load_parsed_without_data(
+    path: &Path,
+    dir: Option<&Path>,
+    file_name: String,
+    source: String,
+    ast: ast::File,
+    given: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    default: Option<u64>,
+) -> Result<Loaded> {
     let mut data = DataSet {
         tables: given.tables.clone(),
     };
@@ -170,8 +208,9 @@ pub fn load_without_data(
         })
         .flatten()
         .collect();
-    let dir = path.parent().unwrap_or(Path::new("."));
-    data.add_defaults(dir, inputs.iter().map(String::as_str))?;
+    if let Some(dir) = dir {
+        data.add_defaults(dir, inputs.iter().map(String::as_str))?;
+    }
     let mut shapes = data.shapes();
     for (n, r, c) in shapes_without_data(&ast, sizes, &data, default)? {
         shapes.insert(&n, r, c);
@@ -278,4 +317,59 @@ pub fn draw(loaded: &Loaded, seed: u64) -> Result<Vec<Draw>> {
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GMM: &str = "plate K = 3\nplates N, D from data y\nalpha ~ Dirichlet(1) over K\n\
+        z[N] ~ Categorical(alpha)\nmu[K] over D ~ MvGaussian(mean = 0, precision = identity)\n\
+        Lambda[K] over D ~ Wishart(dof = 2, rate = identity)\n\
+        y[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])\n";
+
+    #[test]
+    fn source_text_is_sampled_like_a_file() {
+        let sizes = BTreeMap::from([("N".to_string(), 7), ("D".to_string(), 2)]);
+        let given = DataSet::new();
+        let l = load_source_without_data(
+            Path::new("g.occam"),
+            "g.occam".into(),
+            GMM.into(),
+            &given,
+            &sizes,
+            None,
+        )
+        .unwrap();
+        let d = draw(&l, 1).unwrap();
+        assert_eq!((d[0].name.as_str(), d[0].rows, d[0].cols), ("y", 7, 2));
+        assert_eq!(draw(&l, 1).unwrap()[0].values, d[0].values);
+        // A missing plate size names the plate; a syntax error is located in the named text.
+        let e = load_source_without_data(
+            Path::new("g.occam"),
+            "g.occam".into(),
+            GMM.into(),
+            &given,
+            &BTreeMap::new(),
+            None,
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("plate `N`"), "{e}");
+        let e = load_source_without_data(
+            Path::new("g.occam"),
+            "g.occam".into(),
+            "plate K = 3\nmu ~ Gaussian(0, 1\n".into(),
+            &given,
+            &sizes,
+            None,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.render_plain().contains("--> g.occam:3:1"),
+            "{}",
+            e.render_plain()
+        );
+    }
 }

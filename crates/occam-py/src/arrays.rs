@@ -1,0 +1,76 @@
+//! NumPy arrays in and out. In: a dict of float64 arrays with one or two dimensions (the Python
+//! layer has already turned masked arrays into NaN and checked dtypes with clear messages), copied
+//! once into the data set — straight from the buffer when it is C-contiguous. Out: row-major
+//! values reshaped to the parameter's dimensions.
+
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use occam::DataSet;
+
+use crate::errors::{raise, IntoPy};
+
+/// One array → `(rows, cols, values)`: a vector is one column, a scalar one cell.
+fn table(
+    py: Python<'_>,
+    name: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<(usize, usize, Vec<f64>)> {
+    let array: PyReadonlyArrayDyn<'_, f64> = value.extract().map_err(|_| {
+        raise(
+            py,
+            "DataTypeError",
+            format!("data `{name}`: expected a float64 NumPy array"),
+        )
+    })?;
+    let shape = array.shape().to_vec();
+    let (rows, cols) = match shape.as_slice() {
+        [] => (1, 1),
+        [n] => (*n, 1),
+        [r, c] => (*r, *c),
+        _ => {
+            return Err(raise(
+                py,
+                "DataShapeError",
+                format!(
+                "data `{name}`: arrays must have 1 or 2 dimensions; this one has shape {shape:?}"
+            ),
+            ))
+        }
+    };
+    // `as_slice` also accepts a Fortran-ordered buffer: only a C-ordered one is row-major.
+    let values = match array.as_slice() {
+        Ok(s) if array.is_c_contiguous() => s.to_vec(),
+        _ => array.as_array().iter().copied().collect(),
+    };
+    Ok((rows, cols, values))
+}
+
+/// The data set of a `{name: array}` dict.
+pub fn dataset(py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<DataSet> {
+    let mut set = DataSet::new();
+    let Some(data) = data else { return Ok(set) };
+    for (k, v) in data.iter() {
+        let name: String = k.extract().map_err(|_| {
+            raise(
+                py,
+                "DataTypeError",
+                format!("data names must be strings, got {k}"),
+            )
+        })?;
+        let (rows, cols, values) = table(py, &name, &v)?;
+        set.insert_array(&name, rows, cols, values, None)
+            .py_err(py)?;
+    }
+    Ok(set)
+}
+
+/// A NumPy array of `values` with dimensions `shape` (row-major).
+pub fn shaped<'py>(
+    py: Python<'py>,
+    values: Vec<f64>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+    PyArray1::from_vec(py, values).reshape(shape.to_vec())
+}

@@ -1,0 +1,50 @@
+//! Library errors → Python exceptions of the package's hierarchy (`occam._errors`), whose message
+//! is the text the command line prints ([`occam::Error::render_plain`], without the trailing
+//! newline): `file:line:column` for the model, `file:row:column` for data.
+
+use pyo3::prelude::*;
+
+/// The Python exception class `name` from `occam._errors`, raised with `message`.
+pub fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
+    let made = py
+        .import("occam._errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1((message.clone(),)));
+    match made {
+        Ok(e) => PyErr::from_value(e),
+        // The package is not importable (the extension used on its own): a plain RuntimeError.
+        Err(_) => pyo3::exceptions::PyRuntimeError::new_err(message),
+    }
+}
+
+/// The exception class for a library error.
+fn class_of(e: &occam::Error) -> &'static str {
+    match e {
+        occam::Error::Usage(_) => "UsageError",
+        occam::Error::Io { .. } => "FileError",
+        occam::Error::Model(_) => "ModelError",
+        occam::Error::Data { .. } | occam::Error::DataFile { .. } | occam::Error::Input(_) => {
+            "DataError"
+        }
+        occam::Error::Run(_) => "RunError",
+        occam::Error::Interrupted(_) => "Interrupted",
+    }
+}
+
+/// Converts a library error.
+pub fn to_py(py: Python<'_>, e: &occam::Error) -> PyErr {
+    let text = e.render_plain();
+    raise(py, class_of(e), text.trim_end().to_string())
+}
+
+/// `Result` → `PyResult`.
+pub trait IntoPy<T> {
+    /// Converts the error, if any.
+    fn py_err(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> IntoPy<T> for occam::Result<T> {
+    fn py_err(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| to_py(py, &e))
+    }
+}

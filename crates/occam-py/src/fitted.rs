@@ -1,0 +1,154 @@
+//! `occam._occam.Fitted`: the outcome of a fit (bound, trace, restarts, warnings) and every
+//! variable's posterior as NumPy arrays, computed when asked for.
+
+use numpy::{PyArray1, PyArrayDyn};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrays::shaped;
+use crate::errors::{raise, IntoPy};
+
+/// A fitted model.
+#[pyclass(name = "Fitted", module = "occam._occam", frozen)]
+pub struct PyFitted {
+    inner: occam::Fitted,
+}
+
+impl PyFitted {
+    /// Wraps a library fit.
+    pub fn new(inner: occam::Fitted) -> PyFitted {
+        PyFitted { inner }
+    }
+
+    /// The final bound.
+    pub fn bound_value(&self) -> f64 {
+        self.inner.bound()
+    }
+}
+
+#[pymethods]
+impl PyFitted {
+    /// The final lower bound on the log evidence (nats, all constants included).
+    #[getter]
+    fn bound(&self) -> f64 {
+        self.inner.bound()
+    }
+
+    /// Whether the tolerance was reached.
+    #[getter]
+    fn converged(&self) -> bool {
+        self.inner.outcome().converged
+    }
+
+    /// Number of sweeps of the kept restart (pruning stage included).
+    #[getter]
+    fn iterations(&self) -> usize {
+        self.inner.outcome().iterations
+    }
+
+    /// The bound after every sweep of the kept restart.
+    #[getter]
+    fn bound_trace<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.inner.outcome().bound_trace)
+    }
+
+    /// Index in `bound_trace` where the pruning stage starts, if it ran.
+    #[getter]
+    fn prune_start(&self) -> Option<usize> {
+        self.inner.outcome().prune_start
+    }
+
+    /// Final bound of every restart.
+    #[getter]
+    fn restart_bounds<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.inner.outcome().restart_bounds)
+    }
+
+    /// The seed of the kept restart.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.inner.outcome().seed
+    }
+
+    /// Warnings of the run, as text.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner
+            .outcome()
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// The model's variables, in model order.
+    #[getter]
+    fn variables(&self) -> Vec<String> {
+        self.inner
+            .loaded()
+            .model
+            .variables
+            .iter()
+            .map(|v| v.name.clone())
+            .collect()
+    }
+
+    /// The posterior of `name`: `{"name", "distribution", "role", "plates": [(plate, size)],
+    /// "params": {param: array shaped plates + event}}`.
+    fn posterior<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+        if !self
+            .inner
+            .loaded()
+            .model
+            .variables
+            .iter()
+            .any(|v| v.name == name)
+        {
+            return Err(raise(
+                py,
+                "UnknownNameError",
+                format!(
+                    "{}: no variable named `{name}` (variables: {})",
+                    self.inner.loaded().file_name,
+                    self.variables().join(", ")
+                ),
+            ));
+        }
+        let p = self.inner.posterior(name).py_err(py)?;
+        let params = PyDict::new(py);
+        for q in p.params {
+            let a: Bound<'py, PyArrayDyn<f64>> = shaped(py, q.values, &q.shape)?;
+            params.set_item(q.name, a)?;
+        }
+        let out = PyDict::new(py);
+        out.set_item("name", p.name)?;
+        out.set_item("distribution", p.distribution)?;
+        out.set_item("role", p.role)?;
+        out.set_item("plates", p.plates)?;
+        out.set_item("params", params)?;
+        Ok(out)
+    }
+
+    /// The report `occam fit --json` prints, as JSON text.
+    fn report_json(&self) -> String {
+        self.inner.report_json().to_string()
+    }
+
+    /// The text summary `occam fit` prints.
+    fn summary(&self) -> String {
+        self.inner.summary()
+    }
+
+    /// Per-node bound terms `[(node, value)]`.
+    #[getter]
+    fn node_bounds(&self) -> Vec<(String, f64)> {
+        self.inner.outcome().node_bounds.clone()
+    }
+}
+
+/// Posterior model probabilities from bounds and optional prior weights.
+#[pyfunction]
+#[pyo3(signature = (bounds, priors=None))]
+pub fn probabilities(bounds: Vec<f64>, priors: Option<Vec<f64>>) -> Vec<f64> {
+    occam::probabilities(&bounds, &priors.unwrap_or_default())
+}

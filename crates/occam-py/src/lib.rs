@@ -1,0 +1,25 @@
+//! Python bindings of Occam: the extension module `occam._occam` behind the pure-Python package
+//! `occam` (`python/occam/`). A model is a file or source text; fitting takes NumPy arrays
+//! (float64, NaN marks a missing value), releases the GIL while the engine runs and checks for
+//! Ctrl-C from the per-sweep observer; posteriors come back as NumPy arrays shaped by the
+//! variable's plates. Every library error becomes an exception of `occam`'s hierarchy
+//! (`python/occam/_errors.py`) carrying the message the command line prints.
+#![deny(missing_docs)]
+
+mod arrays;
+mod errors;
+mod fitted;
+mod model;
+mod observe;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<model::PyModel>()?;
+    m.add_class::<fitted::PyFitted>()?;
+    m.add_function(wrap_pyfunction!(model::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;
+    Ok(())
+}

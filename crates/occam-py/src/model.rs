@@ -1,0 +1,322 @@
+//! `occam._occam.Model`: a model file or source text, loaded against the data given to each call
+//! (`fit`, `graph_svg`, `check`, `sample`), and `compare` over several models.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use occam::{DataSet, Settings};
+
+use crate::arrays::{dataset, shaped};
+use crate::errors::{raise, to_py, IntoPy};
+use crate::fitted::PyFitted;
+use crate::observe::PyObserver;
+
+/// Where the model text comes from.
+#[derive(Clone)]
+enum Source {
+    File(PathBuf),
+    Text { name: String, text: String },
+}
+
+/// A model file or model text (the Python package wraps it as `occam.Model`).
+#[pyclass(name = "Model", module = "occam._occam", frozen)]
+pub struct PyModel {
+    source: Source,
+}
+
+impl PyModel {
+    /// Loads the model with `data` (and, for a file, `NAME.csv` next to it).
+    fn load(&self, data: &DataSet) -> occam::Result<occam::Model> {
+        match &self.source {
+            Source::File(p) => occam::Model::from_file(p, data),
+            Source::Text { name, text } => occam::Model::from_source(name, text, data),
+        }
+    }
+
+    /// Loads the model for drawing or checking names: with its data, or with data plates of
+    /// size 1 when data are missing.
+    fn load_for_drawing(&self, data: &DataSet) -> occam::Result<occam::model::Loaded> {
+        match &self.source {
+            Source::File(p) => occam::graph::load_for_drawing(p, data),
+            Source::Text { name, text } => {
+                match occam::model::load_source(
+                    Path::new(name),
+                    name.clone(),
+                    text.clone(),
+                    None,
+                    data,
+                ) {
+                    Err(occam::Error::Model(_)) => occam::sample::load_source_without_data(
+                        Path::new(name),
+                        name.clone(),
+                        text.clone(),
+                        data,
+                        &BTreeMap::new(),
+                        Some(1),
+                    ),
+                    other => other,
+                }
+            }
+        }
+    }
+
+    fn model_with_data(
+        &self,
+        py: Python<'_>,
+        data: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<occam::Model> {
+        let set = dataset(py, data)?;
+        let model = self.load(&set).py_err(py)?;
+        check_names(py, model.loaded(), &set)?;
+        Ok(model)
+    }
+}
+
+/// Every data name must be a variable of the model.
+fn check_names(py: Python<'_>, loaded: &occam::model::Loaded, data: &DataSet) -> PyResult<()> {
+    let vars = &loaded.model.variables;
+    for name in data.tables.keys() {
+        if !vars.iter().any(|v| &v.name == name) {
+            return Err(raise(
+                py,
+                "UnknownNameError",
+                format!(
+                    "{}: data `{name}` names no variable of the model (variables: {})",
+                    loaded.file_name,
+                    vars.iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs one fit with the GIL released; a Python error raised in the observer wins.
+pub fn fit_released(
+    py: Python<'_>,
+    model: &occam::Model,
+    settings: &Settings,
+    callback: Option<PyObject>,
+) -> PyResult<PyFitted> {
+    let mut obs = PyObserver::new(callback);
+    let result = py.allow_threads(|| model.fit_observed(settings, &mut obs));
+    if let Some(e) = obs.error.take() {
+        return Err(e);
+    }
+    match result {
+        Ok(f) => Ok(PyFitted::new(f)),
+        Err(occam::Error::Interrupted(_)) if obs.stopped_by_callback => Err(raise(
+            py,
+            "Interrupted",
+            format!("{}: the callback stopped the fit", model.name()),
+        )),
+        Err(e) => Err(to_py(py, &e)),
+    }
+}
+
+/// The fit settings from keyword arguments.
+fn settings(
+    seed: u64,
+    restarts: usize,
+    max_iter: usize,
+    tol: f64,
+    prune: bool,
+    strict: bool,
+    order: Option<Vec<String>>,
+) -> Settings {
+    Settings {
+        seed,
+        restarts,
+        tol,
+        max_iter,
+        order,
+        prune,
+        strict,
+    }
+}
+
+#[pymethods]
+impl PyModel {
+    /// Reads a model file; a missing file or a syntax error raises at once, errors that need
+    /// the data (plates, shapes) when the model is fitted, sampled or drawn.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<PyModel> {
+        if !path.is_file() {
+            return Err(to_py(py, &occam::Error::io(&path, "no such model file")));
+        }
+        occam::model::read_source(&path).py_err(py)?;
+        Ok(PyModel {
+            source: Source::File(path),
+        })
+    }
+
+    /// A model from source text (a syntax error raises at once); `name` is what messages print
+    /// as the file name.
+    #[staticmethod]
+    fn from_source(py: Python<'_>, source: String, name: String) -> PyResult<PyModel> {
+        occam_lang::parse(&source, &name)
+            .map_err(occam::Error::from)
+            .py_err(py)?;
+        Ok(PyModel {
+            source: Source::Text { name, text: source },
+        })
+    }
+
+    /// The name messages print (the path as given, or the name of a text model).
+    #[getter]
+    fn name(&self) -> String {
+        match &self.source {
+            Source::File(p) => p.display().to_string(),
+            Source::Text { name, .. } => name.clone(),
+        }
+    }
+
+    /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
+    /// order by node name (default: parents before children).
+    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        &self,
+        py: Python<'_>,
+        data: Option<&Bound<'_, PyDict>>,
+        seed: u64,
+        restarts: usize,
+        max_iter: usize,
+        tol: f64,
+        prune: bool,
+        strict: bool,
+        callback: Option<PyObject>,
+        order: Option<Vec<String>>,
+    ) -> PyResult<PyFitted> {
+        let model = self.model_with_data(py, data)?;
+        let s = settings(seed, restarts, max_iter, tol, prune, strict, order);
+        fit_released(py, &model, &s, callback)
+    }
+
+    /// The Bayesian network as SVG (data plates unsized when their data are not given).
+    #[pyo3(signature = (data=None))]
+    fn graph_svg(&self, py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+        let set = dataset(py, data)?;
+        let l = self.load_for_drawing(&set).py_err(py)?;
+        Ok(occam::graph::svg(&l.model, &occam::graph::plate_labels(&l)))
+    }
+
+    /// The Bayesian network as Graphviz DOT text.
+    #[pyo3(signature = (data=None))]
+    fn graph_dot(&self, py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+        let set = dataset(py, data)?;
+        let l = self.load_for_drawing(&set).py_err(py)?;
+        Ok(occam::graph::dot(&l.model, &occam::graph::plate_labels(&l)))
+    }
+
+    /// The `occam check` report (plates, variables, conjugacy of every parent slot).
+    #[pyo3(signature = (data=None))]
+    fn check(&self, py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+        self.model_with_data(py, data)?.check().py_err(py)
+    }
+
+    /// Ancestral sampling: `{observed name: array}` with rows along the first plate (one column
+    /// gives a vector). Data plates take their sizes from `plates`.
+    #[pyo3(signature = (plates=None, seed=0, data=None))]
+    fn sample<'py>(
+        &self,
+        py: Python<'py>,
+        plates: Option<BTreeMap<String, u64>>,
+        seed: u64,
+        data: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let set = dataset(py, data)?;
+        let sizes = plates.unwrap_or_default();
+        if let Some((n, _)) = sizes.iter().find(|(_, &s)| s == 0) {
+            return Err(raise(
+                py,
+                "UsageError",
+                format!("plate `{n}`: a plate size must be a positive integer"),
+            ));
+        }
+        let loaded = match &self.source {
+            Source::File(p) => occam::sample::load_without_data(p, &set, &sizes, None),
+            Source::Text { name, text } => occam::sample::load_source_without_data(
+                Path::new(name),
+                name.clone(),
+                text.clone(),
+                &set,
+                &sizes,
+                None,
+            ),
+        }
+        .py_err(py)?;
+        let draws = py
+            .allow_threads(|| occam::sample::draw(&loaded, seed))
+            .py_err(py)?;
+        let out = PyDict::new(py);
+        for d in draws {
+            let shape: Vec<usize> = if d.cols == 1 {
+                vec![d.rows]
+            } else {
+                vec![d.rows, d.cols]
+            };
+            out.set_item(&d.name, shaped(py, d.values, &shape)?)?;
+        }
+        Ok(out)
+    }
+}
+
+/// Fits every model to the same data with the same settings; returns
+/// `[(fitted, difference to the best bound, posterior probability)]`.
+#[pyfunction]
+#[pyo3(signature = (models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn compare<'py>(
+    py: Python<'py>,
+    models: Vec<PyRef<'py, PyModel>>,
+    data: Option<&Bound<'py, PyDict>>,
+    priors: Option<Vec<f64>>,
+    seed: u64,
+    restarts: usize,
+    max_iter: usize,
+    tol: f64,
+    prune: bool,
+    strict: bool,
+) -> PyResult<Bound<'py, PyList>> {
+    let priors = priors.unwrap_or_default();
+    if models.is_empty() {
+        return Err(raise(
+            py,
+            "UsageError",
+            "compare: give at least one model".into(),
+        ));
+    }
+    if !priors.is_empty()
+        && (priors.len() != models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
+    {
+        return Err(raise(
+            py,
+            "UsageError",
+            format!(
+                "priors: give {} positive numbers, one per model",
+                models.len()
+            ),
+        ));
+    }
+    let s = settings(seed, restarts, max_iter, tol, prune, strict, None);
+    let mut fitted = Vec::with_capacity(models.len());
+    for m in &models {
+        let model = m.model_with_data(py, data)?;
+        fitted.push(fit_released(py, &model, &s, None)?);
+    }
+    let bounds: Vec<f64> = fitted.iter().map(PyFitted::bound_value).collect();
+    let probs = occam::probabilities(&bounds, &priors);
+    let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let out = PyList::empty(py);
+    for ((f, b), p) in fitted.into_iter().zip(bounds).zip(probs) {
+        out.append((Py::new(py, f)?, b - best, p))?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,259 @@
+"""Occam: automatic variational Bayesian inference (Winn's variational message passing) and model
+comparison, with NumPy arrays in and out.
+
+>>> import numpy as np, occam
+>>> m = occam.Model("examples/vibes_tutorial/mixture.occam")
+>>> r = m.fit(data={"x": np.loadtxt("examples/vibes_tutorial/x.csv", delimiter=",", skiprows=1)})
+>>> r.bound, r.posterior("mu")["mean"].shape             # doctest: +SKIP
+(-2068.95..., (20, 2))
+
+* :class:`Model` — a model file (``Model("m.occam")``) or text (``Model.from_string(...)``);
+  :meth:`Model.fit` returns a :class:`Result`; :meth:`Model.sample` draws data; :meth:`Model.graph`
+  returns an SVG shown inline in Jupyter.
+* :func:`compare` — fits several models to the same data and compares their bounds.
+* :mod:`occam.sklearn` — ``BayesianGaussianMixture``, a drop-in for scikit-learn's.
+* Errors derive from :class:`OccamError` and carry the command line's located messages.
+"""
+
+import json as _json
+import os as _os
+
+import numpy as _np
+
+from . import _occam
+from ._data import as_data as _as_data
+from ._errors import (
+    DataError,
+    DataShapeError,
+    DataTypeError,
+    FileError,
+    Interrupted,
+    ModelError,
+    OccamError,
+    RunError,
+    UnknownNameError,
+    UsageError,
+)
+
+__all__ = [
+    "Model",
+    "Result",
+    "Posterior",
+    "Graph",
+    "Comparison",
+    "compare",
+    "probabilities",
+    "OccamError",
+    "ModelError",
+    "DataError",
+    "DataTypeError",
+    "DataShapeError",
+    "UsageError",
+    "UnknownNameError",
+    "FileError",
+    "RunError",
+    "Interrupted",
+]
+
+
+def _check_int(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise UsageError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise UsageError(f"{name} must be at least {low}, got {value}")
+    return int(value)
+
+
+def _settings(seed, restarts, max_iter, tol, prune, strict):
+    tol = float(tol)
+    if not tol >= 0:
+        raise UsageError(f"tol must be ≥ 0, got {tol}")
+    return dict(
+        seed=_check_int("seed", seed, 0),
+        restarts=_check_int("restarts", restarts, 1),
+        max_iter=_check_int("max_iter", max_iter, 1),
+        tol=tol,
+        prune=bool(prune),
+        strict=bool(strict),
+    )
+
+
+class Graph(str):
+    """The model's Bayesian network as SVG text; Jupyter shows it inline."""
+
+    def _repr_svg_(self):
+        return str(self)
+
+
+class Posterior:
+    """One variable's posterior: ``params`` maps parameter names (``mean``, ``covariance``,
+    ``shape``, ``rate``, ``concentration``, ``probabilities``, ``moments`` ...) to arrays shaped
+    by the variable's plates followed by the parameter's own dimensions. ``posterior["mean"]``
+    is ``posterior.params["mean"]``."""
+
+    def __init__(self, d):
+        self.name = d["name"]
+        self.distribution = d["distribution"]
+        self.role = d["role"]
+        self.plates = [tuple(p) for p in d["plates"]]
+        self.params = dict(d["params"])
+
+    def __getitem__(self, key):
+        try:
+            return self.params[key]
+        except KeyError:
+            raise UnknownNameError(
+                f"`{self.name}` ({self.distribution}) has no parameter `{key}` "
+                f"(parameters: {', '.join(self.params)})"
+            ) from None
+
+    def __contains__(self, key):
+        return key in self.params
+
+    def keys(self):
+        return self.params.keys()
+
+    def __repr__(self):
+        shapes = ", ".join(f"{k}{tuple(v.shape)}" for k, v in self.params.items())
+        return f"<Posterior {self.name} ~ {self.distribution} ({self.role}): {shapes}>"
+
+
+class Result:
+    """A fitted model: ``bound`` (nats, all constants), ``converged``, ``iterations``,
+    ``bound_trace``, ``restart_bounds``, ``warnings``, posteriors by name."""
+
+    def __init__(self, fitted):
+        self._fitted = fitted
+
+    bound = property(lambda self: self._fitted.bound, doc="Final lower bound on log p(data).")
+    converged = property(lambda self: self._fitted.converged)
+    iterations = property(lambda self: self._fitted.iterations)
+    bound_trace = property(lambda self: self._fitted.bound_trace)
+    prune_start = property(lambda self: self._fitted.prune_start)
+    restart_bounds = property(lambda self: self._fitted.restart_bounds)
+    seed = property(lambda self: self._fitted.seed)
+    warnings = property(lambda self: self._fitted.warnings)
+    variables = property(lambda self: self._fitted.variables)
+    node_bounds = property(lambda self: dict(self._fitted.node_bounds))
+
+    def posterior(self, name):
+        """The posterior of variable ``name`` (raises :class:`UnknownNameError` otherwise)."""
+        return Posterior(self._fitted.posterior(name))
+
+    @property
+    def posteriors(self):
+        """Every variable's posterior, by name (computed on access)."""
+        return {v: self.posterior(v) for v in self.variables}
+
+    def report(self):
+        """The report ``occam fit --json`` prints, as a dict."""
+        return _json.loads(self._fitted.report_json())
+
+    def summary(self):
+        """The text summary ``occam fit`` prints."""
+        return self._fitted.summary()
+
+    def __repr__(self):
+        return f"<occam.Result bound={self.bound:.6g} iterations={self.iterations} converged={self.converged}>"
+
+
+class Model:
+    """A model: ``Model("model.occam")`` reads a file (``NAME.csv`` next to it supplies data not
+    given to :meth:`fit`); :meth:`from_string` takes source text. Errors in the model raise
+    :class:`ModelError` with ``file:line:column``."""
+
+    def __init__(self, path):
+        if not isinstance(path, (str, _os.PathLike)):
+            raise TypeError(f"Model(path): expected a file path, got {type(path).__name__}; "
+                            "use Model.from_string for model text")
+        self._model = _occam.Model.from_file(_os.fspath(path))
+
+    @classmethod
+    def from_string(cls, source, name="<string>"):
+        """A model from source text; ``name`` is the file name messages print."""
+        if not isinstance(source, str):
+            raise TypeError(f"from_string: expected model text, got {type(source).__name__}")
+        self = cls.__new__(cls)
+        self._model = _occam.Model.from_source(source, str(name))
+        return self
+
+    @property
+    def name(self):
+        return self._model.name
+
+    def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
+            strict=False, callback=None, order=None):
+        """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
+        missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
+        bound. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
+        returning ``False`` stops the fit (raising :class:`Interrupted`). ``order`` lists node
+        names in update order (default: parents before children). The GIL is released while
+        fitting; Ctrl-C raises ``KeyboardInterrupt``."""
+        if callback is not None and not callable(callback):
+            raise TypeError("callback must be callable: callback(iteration, bound, elapsed)")
+        if order is not None:
+            if isinstance(order, str) or not all(isinstance(o, str) for o in order):
+                raise TypeError("order must be a list of node names")
+            order = list(order)
+        s = _settings(seed, restarts, max_iter, tol, prune, strict)
+        return Result(self._model.fit(_as_data(data), callback=callback, order=order, **s))
+
+    def sample(self, plates=None, seed=0, data=None):
+        """Draws the observed variables from the generative model (ancestral sampling):
+        ``{name: array}``. Plates sized from data take their sizes from ``plates``
+        (e.g. ``{"N": 500}``)."""
+        plates = {k: _check_int(f"plate {k}", v, 1) for k, v in (plates or {}).items()}
+        return self._model.sample(plates, _check_int("seed", seed, 0), _as_data(data))
+
+    def graph(self, data=None):
+        """The Bayesian network as SVG (shown inline in Jupyter)."""
+        return Graph(self._model.graph_svg(_as_data(data)))
+
+    def graph_dot(self, data=None):
+        """The Bayesian network as Graphviz DOT text."""
+        return self._model.graph_dot(_as_data(data))
+
+    def check(self, data=None):
+        """The conjugacy report ``occam check`` prints."""
+        return self._model.check(_as_data(data))
+
+    def __repr__(self):
+        return f"<occam.Model {self.name}>"
+
+
+class Comparison(list):
+    """Rows ``(model name, Result, difference to the best bound, probability)``, in the order
+    given; ``best`` is the row with the highest bound."""
+
+    @property
+    def best(self):
+        return max(self, key=lambda r: r.result.bound)
+
+
+class _Row(tuple):
+    __slots__ = ()
+    model = property(lambda self: self[0])
+    result = property(lambda self: self[1])
+    difference = property(lambda self: self[2])
+    probability = property(lambda self: self[3])
+
+    def __repr__(self):
+        return (f"<{self.model}: bound={self.result.bound:.6g} difference={self.difference:.6g} "
+                f"probability={self.probability:.4g}>")
+
+
+def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6,
+            prune=True, strict=False):
+    """Fits every model (``Model`` objects or paths) to the same data with the same settings and
+    compares their bounds; ``priors`` are prior model weights (equal when omitted)."""
+    ms = [m if isinstance(m, Model) else Model(m) for m in models]
+    s = _settings(seed, restarts, max_iter, tol, prune, strict)
+    rows = _occam.compare([m._model for m in ms], _as_data(data),
+                          None if priors is None else [float(p) for p in priors], **s)
+    return Comparison(_Row((m.name, Result(f), d, p)) for m, (f, d, p) in zip(ms, rows))
+
+
+def probabilities(bounds, priors=None):
+    """Posterior model probabilities: a softmax of the bounds plus log prior weights."""
+    return _np.array(_occam.probabilities([float(b) for b in bounds],
+                                          None if priors is None else [float(p) for p in priors]))

@@ -1,0 +1,322 @@
+"""A drop-in for scikit-learn's ``BayesianGaussianMixture`` fitted by Occam's VMP engine.
+
+Switch by changing one import::
+
+    from occam.sklearn import BayesianGaussianMixture   # was: from sklearn.mixture import ...
+
+Same constructor arguments (those meaningful for VB), same methods (``fit``, ``fit_predict``,
+``predict``, ``predict_proba``, ``score``, ``score_samples``, ``sample``) and fitted attributes
+(``weights_``, ``means_``, ``covariances_``, ``precisions_``, ``precisions_cholesky_``,
+``converged_``, ``n_iter_``, ``lower_bound_``, ``weight_concentration_``,
+``degrees_of_freedom_`` ...). Differences, all deliberate:
+
+* ``weight_concentration_prior_type`` defaults to, and only accepts, ``"dirichlet_distribution"``:
+  the model language has no stick-breaking (Dirichlet process) prior.
+* ``covariance_type`` is ``"full"`` or ``"diag"``.
+* ``lower_bound_`` is the complete variational lower bound on ``log p(X)`` in nats, every
+  constant included (scikit-learn's leaves constants out); ``lower_bounds_`` is its trace.
+* ``tol`` stops when the bound's change over a sweep is below ``tol`` times the bound per sample
+  (``|ΔL| < tol·|L|/N``; scikit-learn: ``|ΔL| < tol``, on its constant-free bound).
+* The prior of a component's mean has precision ``mean_precision_prior · E[Λ_k]`` under the prior,
+  independent of Λ_k, with mean-field ``q(μ_k) q(Λ_k)`` (see ``occam._gmm_model``); there is
+  therefore no ``mean_precision_``.
+* ``init_params`` is k-means++ on the data (Occam's initialisation of mixture indices), restarted
+  ``n_init`` times from seeds ``s, s+1, ...`` with ``s`` from ``random_state``.
+
+``score_samples(X)`` follows scikit-learn's definition for the variational mixture:
+``log Σ_k exp(E_q[log π_k] + E_q[log N(x | μ_k, Λ_k⁻¹)])`` (the expected log-likelihood under q,
+a lower bound on the log predictive density), ``score`` its mean; ``predict_proba`` is the
+normalised ``exp`` of the same terms, i.e. the VMP update of q(z) for new points.
+"""
+
+import warnings
+
+import numpy as np
+from scipy.special import digamma
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import Model
+from ._gmm_model import model_text, whitening
+
+__all__ = ["BayesianGaussianMixture"]
+
+
+def _number(name, value, low, strict=True):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < low or (strict and value == low):
+        op = ">" if strict else "≥"
+        raise ValueError(f"{name} must be {op} {low}, got {value}")
+    return value
+
+
+def _integer(name, value, low):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be ≥ {low}, got {value}")
+    return int(value)
+
+
+def _logsumexp_rows(w):
+    """``log Σ_k exp(w[n, k])`` as an N × 1 column (rows of -inf stay -inf)."""
+    m = w.max(axis=1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    return m + np.log(np.exp(w - m).sum(axis=1, keepdims=True))
+
+
+class BayesianGaussianMixture(DensityMixin, BaseEstimator):
+    """Variational Bayesian Gaussian mixture (scikit-learn API) fitted by Occam."""
+
+    def __init__(
+        self,
+        n_components=1,
+        *,
+        covariance_type="full",
+        tol=1e-3,
+        max_iter=100,
+        n_init=1,
+        weight_concentration_prior_type="dirichlet_distribution",
+        weight_concentration_prior=None,
+        mean_precision_prior=None,
+        mean_prior=None,
+        degrees_of_freedom_prior=None,
+        covariance_prior=None,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.weight_concentration_prior_type = weight_concentration_prior_type
+        self.weight_concentration_prior = weight_concentration_prior
+        self.mean_precision_prior = mean_precision_prior
+        self.mean_prior = mean_prior
+        self.degrees_of_freedom_prior = degrees_of_freedom_prior
+        self.covariance_prior = covariance_prior
+        self.random_state = random_state
+
+    # ----------------------------------------------------------------------------- priors
+    def _check_params(self, X):
+        n, d = X.shape
+        k = _integer("n_components", self.n_components, 1)
+        if self.covariance_type not in ("full", "diag"):
+            raise ValueError(
+                f"covariance_type must be 'full' or 'diag', got {self.covariance_type!r} "
+                "('tied' and 'spherical' are not supported)"
+            )
+        if self.weight_concentration_prior_type != "dirichlet_distribution":
+            raise ValueError(
+                "weight_concentration_prior_type must be 'dirichlet_distribution', got "
+                f"{self.weight_concentration_prior_type!r}: Occam's model language has no "
+                "stick-breaking (Dirichlet process) prior"
+            )
+        _number("tol", self.tol, 0.0, strict=False)
+        _integer("max_iter", self.max_iter, 1)
+        _integer("n_init", self.n_init, 1)
+        if n < k:
+            raise ValueError(f"Expected n_samples >= n_components but got n_components = {k}, n_samples = {n}")
+        alpha0 = (1.0 / k if self.weight_concentration_prior is None
+                  else _number("weight_concentration_prior", self.weight_concentration_prior, 0.0))
+        beta0 = (1.0 if self.mean_precision_prior is None
+                 else _number("mean_precision_prior", self.mean_precision_prior, 0.0))
+        nu0 = (float(d) if self.degrees_of_freedom_prior is None
+               else _number("degrees_of_freedom_prior", self.degrees_of_freedom_prior, d - 1.0))
+        if self.mean_prior is None:
+            m0 = X.mean(axis=0)
+        else:
+            m0 = np.asarray(self.mean_prior, dtype=np.float64)
+            if m0.shape != (d,) or not np.all(np.isfinite(m0)):
+                raise ValueError(f"mean_prior must be {d} finite numbers, got shape {m0.shape}")
+        if self.covariance_prior is None:
+            if self.covariance_type == "full":
+                cov = np.atleast_2d(np.cov(X.T)) if n > 1 else np.eye(d)
+            else:
+                cov = np.var(X, axis=0, ddof=1) if n > 1 else np.ones(d)
+            cov = self._regularised(cov)
+        else:
+            cov = np.asarray(self.covariance_prior, dtype=np.float64)
+            want = (d, d) if self.covariance_type == "full" else (d,)
+            if cov.shape != want:
+                raise ValueError(f"covariance_prior must have shape {want}, got {cov.shape}")
+            ok = (np.all(np.isfinite(cov)) and np.allclose(cov, cov.T) and np.all(np.linalg.eigvalsh(cov) > 0)
+                  if self.covariance_type == "full" else np.all(np.isfinite(cov)) and np.all(cov > 0))
+            if not ok:
+                raise ValueError("covariance_prior must be symmetric positive definite (full) or positive (diag)")
+        return k, alpha0, beta0, nu0, m0, cov
+
+    def _regularised(self, cov):
+        """The data covariance as a prior: degenerate data (a constant feature) get a unit scale
+        in that direction instead of a singular prior."""
+        if self.covariance_type == "diag":
+            return np.where(cov > 1e-12 * max(1.0, float(np.max(cov))), cov, 1.0)
+        w, v = np.linalg.eigh(cov)
+        floor = 1e-12 * max(1.0, float(np.max(w)))
+        if np.all(w > floor):
+            return cov
+        w = np.where(w > floor, w, 1.0)
+        return (v * w) @ v.T
+
+    # ----------------------------------------------------------------------------- fitting
+    def fit(self, X, y=None):
+        """Fits the mixture by VMP; returns self."""
+        self._fit(X)
+        return self
+
+    def fit_predict(self, X, y=None):
+        """Fits the mixture and returns the most probable component of every sample."""
+        X = self._fit(X)
+        return self._weighted_log_prob(X).argmax(axis=1)
+
+    def _fit(self, X):
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        k, alpha0, beta0, nu0, m0, cov = self._check_params(X)
+        L, log_det_a = whitening(self.covariance_type, cov)
+        if self.covariance_type == "full":
+            # z = L⁻¹ (x - m0), row by row: solve L zᵀ = (x - m0)ᵀ.
+            Z = np.linalg.solve(L, (X - m0).T).T
+        else:
+            Z = (X - m0) / L
+        Z = np.ascontiguousarray(Z)
+        seed = self._seed()
+        model = Model.from_string(model_text(self.covariance_type, k, alpha0, beta0, nu0),
+                                  name="BayesianGaussianMixture")
+        n = X.shape[0]
+        # Component parameters first, so that the first sweep starts from Occam's k-means++
+        # assignment of q(z) (the default order, parents first, would recompute q(z) from the
+        # priors' identical components and lose it).
+        precision = "Lambda" if self.covariance_type == "full" else "gamma"
+        r = model.fit(data={"x": Z}, seed=seed, restarts=int(self.n_init),
+                      max_iter=int(self.max_iter), tol=float(self.tol) / n, prune=False,
+                      order=["mu", precision, "z", "pi"])
+        jacobian = n * log_det_a
+        self.lower_bound_ = float(r.bound) + jacobian
+        self.lower_bounds_ = np.asarray(r.bound_trace) + jacobian
+        self.converged_ = bool(r.converged)
+        self.n_iter_ = int(r.iterations)
+        if not self.converged_:
+            warnings.warn(
+                f"Best performing initialization did not converge within max_iter={self.max_iter}. "
+                "Try different init parameters, or increase max_iter, tol, or check for degenerate data.",
+                ConvergenceWarning,
+            )
+        self.weight_concentration_prior_ = alpha0
+        self.mean_precision_prior_ = beta0
+        self.mean_prior_ = m0
+        self.degrees_of_freedom_prior_ = nu0
+        self.covariance_prior_ = cov
+        self._store(r, L, m0, log_det_a)
+        return X
+
+    def _seed(self):
+        if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
+            if self.random_state < 0:
+                raise ValueError(f"random_state must be ≥ 0, got {self.random_state}")
+            return int(self.random_state)
+        return int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+
+    def _store(self, r, L, m0, log_det_a):
+        """Posterior parameters in whitened space (for predictions) and scikit-learn's attributes
+        in data space."""
+        conc = r.posterior("pi")["concentration"]
+        self.weight_concentration_ = conc
+        self.weights_ = conc / conc.sum()
+        self._elog_pi = digamma(conc) - digamma(conc.sum())
+        self._m0, self._L, self._log_det_a = m0, L, log_det_a
+        mu = r.posterior("mu")
+        k = conc.size
+        m = mu["mean"].reshape(k, -1)
+        self._mean_z = m
+        if self.covariance_type == "full":
+            # One dimension: the report gives a scalar variance rather than a 1 × 1 covariance.
+            cov = mu["covariance"] if "covariance" in mu else mu["variance"]
+            self._mean_cov_z = cov.reshape(k, m.shape[1], m.shape[1])
+            lam = r.posterior("Lambda")
+            d = m.shape[1]
+            dof, rate = lam["dof"].reshape(k), lam["rate"].reshape(k, d, d)
+            prec_z = dof[:, None, None] * np.linalg.inv(rate)
+            _, logdet_rate = np.linalg.slogdet(rate)
+            i = np.arange(d)
+            self._elogdet = (digamma((dof[:, None] - i) / 2.0).sum(axis=1) + d * np.log(2.0) - logdet_rate)
+            self._prec_z = prec_z
+            self._prec_chol_z = np.linalg.cholesky(prec_z)
+            self.means_ = m0 + m @ L.T
+            self.degrees_of_freedom_ = dof
+            self.covariances_ = L @ rate @ L.T / dof[:, None, None]
+            self.precisions_ = np.linalg.inv(self.covariances_)
+            chol = np.linalg.cholesky(self.covariances_)
+            eye = np.eye(d)
+            self.precisions_cholesky_ = np.stack([np.linalg.solve(c, eye).T for c in chol])
+        else:
+            self._mean_var_z = mu["variance"]
+            g = r.posterior("gamma")
+            a, b = g["shape"], g["rate"]
+            self._prec_z = a / b
+            self._elogdet = (digamma(a) - np.log(b)).sum(axis=1)
+            self.means_ = m0 + m * L
+            self.degrees_of_freedom_ = 2.0 * a.mean(axis=1)
+            self.covariances_ = (L**2) * b / a
+            self.precisions_ = 1.0 / self.covariances_
+            self.precisions_cholesky_ = np.sqrt(self.precisions_)
+
+    # ----------------------------------------------------------------------------- predictions
+    def _weighted_log_prob(self, X):
+        """``E[log π_k] + E[log N(x_n | μ_k, Λ_k⁻¹)]`` in data space, N × K."""
+        check_is_fitted(self, "weights_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        d = X.shape[1]
+        if self.covariance_type == "full":
+            Z = np.linalg.solve(self._L, (X - self._m0).T).T
+            k = self._mean_z.shape[0]
+            quad = np.empty((X.shape[0], k))
+            for j in range(k):
+                y = (Z - self._mean_z[j]) @ self._prec_chol_z[j]
+                quad[:, j] = np.einsum("ij,ij->i", y, y) + np.sum(self._prec_z[j] * self._mean_cov_z[j])
+        else:
+            Z = (X - self._m0) / self._L
+            diff2 = (Z[:, None, :] - self._mean_z[None, :, :]) ** 2 + self._mean_var_z[None, :, :]
+            quad = np.einsum("nkd,kd->nk", diff2, self._prec_z)
+        elog_n = 0.5 * self._elogdet[None, :] - 0.5 * d * np.log(2 * np.pi) - 0.5 * quad + self._log_det_a
+        return elog_n + self._elog_pi[None, :]
+
+    def _log_resp(self, X):
+        w = self._weighted_log_prob(X)
+        return w - _logsumexp_rows(w)
+
+    def predict_proba(self, X):
+        """The posterior probability of each component for every sample (N × K)."""
+        return np.exp(self._log_resp(X))
+
+    def predict(self, X):
+        """The most probable component of every sample."""
+        return self._weighted_log_prob(X).argmax(axis=1)
+
+    def score_samples(self, X):
+        """``log Σ_k exp(E[log π_k] + E[log N(x | μ_k, Λ_k⁻¹)])`` per sample (scikit-learn's
+        definition for the variational mixture)."""
+        return _logsumexp_rows(self._weighted_log_prob(X))[:, 0]
+
+    def score(self, X, y=None):
+        """The mean of ``score_samples``."""
+        return float(self.score_samples(X).mean())
+
+    def sample(self, n_samples=1):
+        """Draws samples from the fitted mixture (weights_, means_, covariances_), as
+        scikit-learn does; returns ``(X, labels)``."""
+        check_is_fitted(self, "weights_")
+        n_samples = _integer("n_samples", n_samples, 1)
+        rng = check_random_state(self.random_state)
+        counts = rng.multinomial(n_samples, self.weights_)
+        if self.covariance_type == "full":
+            X = np.vstack([rng.multivariate_normal(m, c, int(s))
+                           for m, c, s in zip(self.means_, self.covariances_, counts)])
+        else:
+            X = np.vstack([m + rng.standard_normal((int(s), m.size)) * np.sqrt(c)
+                           for m, c, s in zip(self.means_, self.covariances_, counts)])
+        y = np.concatenate([np.full(s, j, dtype=int) for j, s in enumerate(counts)])
+        return X, y
