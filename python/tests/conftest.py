@@ -1,7 +1,9 @@
 """Shared paths and data for the Python tests (run by scripts/test after building the package)."""
 
 import json
+import os
 import pathlib
+import subprocess
 
 import numpy as np
 import pytest
@@ -12,8 +14,21 @@ GOLDEN = ROOT / "crates" / "occam-cli" / "tests" / "golden"
 
 
 def golden_json(case):
-    """The JSON the CLI printed for a golden case (crates/occam-cli/tests/golden/cases.txt)."""
-    return json.loads((GOLDEN / f"{case}.stdout").read_text())
+    """The JSON the current `occam` binary prints for a golden case (its arguments are in
+    crates/occam-cli/tests/golden/cases.txt): Python must give what the CLI gives, bit for bit in
+    practice and to 1e-12 in the tests. The binary is target/debug/occam, built by the
+    `cargo test --workspace` that scripts/test runs first, or $OCCAM_BIN."""
+    binary = pathlib.Path(os.environ.get("OCCAM_BIN", ROOT / "target" / "debug" / "occam"))
+    assert binary.is_file(), f"{binary} is missing: run `cargo build -p occam-cli` first"
+    for line in (GOLDEN / "cases.txt").read_text().splitlines():
+        if line.startswith("#") or "|" not in line:
+            continue
+        name, args = (part.strip() for part in line.split("|", 1))
+        if name == case:
+            out = subprocess.run([str(binary), *args.split()], cwd=ROOT, capture_output=True,
+                                 text=True, check=True)
+            return json.loads(out.stdout)
+    raise KeyError(f"no golden case {case}")
 
 
 def load_csv(path):

@@ -21,6 +21,7 @@ pub fn raise(py: Python<'_>, class: &str, message: String) -> PyErr {
 fn class_of(e: &occam::Error) -> &'static str {
     match e {
         occam::Error::Usage(_) => "UsageError",
+        occam::Error::UnknownName(_) => "UnknownNameError",
         occam::Error::Io { .. } => "FileError",
         occam::Error::Model(_) => "ModelError",
         occam::Error::Data { .. } | occam::Error::DataFile { .. } | occam::Error::Input(_) => {

@@ -69,32 +69,9 @@ impl PyModel {
         data: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<occam::Model> {
         let set = dataset(py, data)?;
-        let model = self.load(&set).py_err(py)?;
-        check_names(py, model.loaded(), &set)?;
-        Ok(model)
+        // The library rejects data names the model does not have (UnknownNameError here).
+        self.load(&set).py_err(py)
     }
-}
-
-/// Every data name must be a variable of the model.
-fn check_names(py: Python<'_>, loaded: &occam::model::Loaded, data: &DataSet) -> PyResult<()> {
-    let vars = &loaded.model.variables;
-    for name in data.tables.keys() {
-        if !vars.iter().any(|v| &v.name == name) {
-            return Err(raise(
-                py,
-                "UnknownNameError",
-                format!(
-                    "{}: data `{name}` names no variable of the model (variables: {})",
-                    loaded.file_name,
-                    vars.iter()
-                        .map(|v| v.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Runs one fit with the GIL released; a Python error raised in the observer wins.

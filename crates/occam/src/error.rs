@@ -49,6 +49,10 @@ pub enum Error {
     /// Inference failed (numerical breakdown, a decreasing bound when that is an error).
     #[error("{0}")]
     Run(String),
+    /// A name that the model does not have (attached data, a variable asked for), with the
+    /// nearest names.
+    #[error("{0}")]
+    UnknownName(String),
     /// An observer (Ctrl-C, a callback) stopped the run.
     #[error("{0}")]
     Interrupted(String),

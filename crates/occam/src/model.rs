@@ -141,7 +141,7 @@ fn check_data_names(model: &Model, given: &DataSet) -> Result<()> {
             Some(n) => format!("; did you mean `{n}`?"),
             None => String::new(),
         };
-        return Err(Error::Usage(format!(
+        return Err(Error::UnknownName(format!(
             "data `{name}` ({}): the model has no variable named `{name}`{hint} (variables: {})",
             table.file,
             known.join(", ")
