@@ -151,6 +151,11 @@ pub fn sigmoid(x: f64) -> f64 {
     }
 }
 
+/// ln B(a, b) = ln Γ(a) + ln Γ(b) − ln Γ(a + b).
+pub fn ln_beta(a: f64, b: f64) -> f64 {
+    ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
+}
+
 /// ln C(n, k).
 pub fn ln_binomial(n: f64, k: f64) -> f64 {
     ln_gamma(n + 1.0) - ln_gamma(k + 1.0) - ln_gamma(n - k + 1.0)

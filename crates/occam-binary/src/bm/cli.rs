@@ -14,7 +14,7 @@ use super::io::{
     write_weights_thresholds, Coding,
 };
 use super::jt::junction_tree;
-use super::learn::{learn, toy_run, LearnOptions, NegativeInit, Phase};
+use super::learn::{learn, toy_run, LearnOptions};
 use super::mf::{mean_field, MeanFieldOptions};
 use super::mixture::{mixture, MixtureOptions};
 use super::model::BoltzmannMachine;
@@ -472,20 +472,7 @@ pub fn reproduce(
             (ReproductionReport::SkFig4(r), "sk_fig4", csv)
         }
         Reproduction::LawrenceToy => {
-            let variants = [
-                ("exact", Phase::Exact, NegativeInit::Previous),
-                ("mean-field", Phase::MeanField, NegativeInit::Previous),
-                (
-                    "mean-field-from-positive",
-                    Phase::MeanField,
-                    NegativeInit::FromPositive,
-                ),
-                (
-                    "mixture-2",
-                    Phase::Mixture { components: 2 },
-                    NegativeInit::Previous,
-                ),
-            ];
+            let variants = crate::bm::learn::TOY_VARIANTS;
             let mut rows = Vec::new();
             let mut csv = String::from("variant,bias0,bias1,weight,bias_range_last_100\n");
             for (name, phase, init) in variants {

@@ -412,6 +412,22 @@ pub fn toy_data() -> Vec<Vec<f64>> {
     vec![vec![1.0, 1.0], vec![1.0, 1.0], vec![-1.0, -1.0]]
 }
 
+/// The variants of Lawrence's toy study (ch. 4): name, negative phase and its start.
+pub const TOY_VARIANTS: [(&str, Phase, NegativeInit); 4] = [
+    ("exact", Phase::Exact, NegativeInit::Previous),
+    ("mean-field", Phase::MeanField, NegativeInit::Previous),
+    (
+        "mean-field-from-positive",
+        Phase::MeanField,
+        NegativeInit::FromPositive,
+    ),
+    (
+        "mixture-2",
+        Phase::Mixture { components: 2 },
+        NegativeInit::Previous,
+    ),
+];
+
 /// Lawrence's toy run with the given Q⁻ (lr 0.25, init N(0, 0.1²), ≤ 20 inference iterations, 0.01%).
 pub fn toy_run(
     negative: Phase,

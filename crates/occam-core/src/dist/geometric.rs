@@ -90,11 +90,7 @@ mod tests {
     use crate::dist::Beta;
     use crate::engine::RunOptions;
     use crate::graph::{p, Graph};
-    use crate::special::ln_gamma;
-
-    fn ln_beta(a: f64, b: f64) -> f64 {
-        ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
-    }
+    use crate::special::ln_beta;
 
     #[test]
     fn beta_posterior_and_bound_are_exact() {

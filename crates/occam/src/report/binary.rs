@@ -106,21 +106,8 @@ pub fn bm_figure(dir: &Path, stem: &str, r: &bm::ReproductionReport, seed: u64) 
         ),
         R::LawrenceToy(rows) => {
             // The trajectories behind the library's table: the same variants, steps and seed.
-            use occam_binary::bm::learn::{toy_run, NegativeInit, Phase};
-            let variants = [
-                ("exact", Phase::Exact, NegativeInit::Previous),
-                ("mean-field", Phase::MeanField, NegativeInit::Previous),
-                (
-                    "mean-field-from-positive",
-                    Phase::MeanField,
-                    NegativeInit::FromPositive,
-                ),
-                (
-                    "mixture-2",
-                    Phase::Mixture { components: 2 },
-                    NegativeInit::Previous,
-                ),
-            ];
+            use occam_binary::bm::learn::toy_run;
+            let variants = occam_binary::bm::learn::TOY_VARIANTS;
             let mut csv = String::from("variant,step,bias0,bias1,weight\n");
             let mut series = Vec::new();
             for (name, phase, init) in variants {
