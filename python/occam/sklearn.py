@@ -20,7 +20,8 @@ Same constructor arguments (those meaningful for VB), same methods (``fit``, ``f
 * The prior of a component's mean has precision ``mean_precision_prior · E[Λ_k]`` under the prior,
   independent of Λ_k, with mean-field ``q(μ_k) q(Λ_k)`` (see ``occam._gmm_model``); there is
   therefore no ``mean_precision_``.
-* ``init_params`` is k-means++ on the data (Occam's initialisation of mixture indices), restarted
+* ``init_params`` is k-means on the data (greedy k-means++ seeding and Lloyd iterations: Occam's
+  initialisation of mixture indices), restarted
   ``n_init`` times from seeds ``s, s+1, ...`` with ``s`` from ``random_state``.
 
 ``score_samples(X)`` follows scikit-learn's definition for the variational mixture:
@@ -187,13 +188,10 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         model = Model.from_string(model_text(self.covariance_type, k, alpha0, beta0, nu0),
                                   name="BayesianGaussianMixture")
         n = X.shape[0]
-        # Component parameters first, so that the first sweep starts from Occam's k-means++
-        # assignment of q(z) (the default order, parents first, would recompute q(z) from the
-        # priors' identical components and lose it).
-        precision = "Lambda" if self.covariance_type == "full" else "gamma"
+        # Occam's default schedule starts q(z) from k-means and updates the weights and the
+        # components from it before q(z) itself.
         r = model.fit(data={"x": Z}, seed=seed, restarts=int(self.n_init),
-                      max_iter=int(self.max_iter), tol=float(self.tol) / n, prune=False,
-                      order=["mu", precision, "z", "pi"])
+                      max_iter=int(self.max_iter), tol=float(self.tol) / n, prune=False)
         jacobian = n * log_det_a
         self.lower_bound_ = float(r.bound) + jacobian
         self.lower_bounds_ = np.asarray(r.bound_trace) + jacobian

@@ -8,13 +8,13 @@
 //! steps remove most of these starts at a cost of O(iterations · n · k · width).
 
 use rand::Rng as _;
+use rayon::prelude::*;
 
 /// The most Lloyd iterations run (they usually stop far earlier, when no label changes).
 pub const MAX_LLOYD: usize = 100;
 
-fn dist2(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
-}
+/// Points × centres × width above which an assignment step runs on the thread pool.
+const PARALLEL_WORK: usize = 1 << 18;
 
 /// Labels in `0..k.min(n)` for the `n` rows of `x` (row-major, `width` values each), from seeds
 /// drawn with `rng`. Ties go to the lower label. Deterministic given the generator's state.
@@ -26,16 +26,34 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
     let k = k.min(n);
     let row = |j: usize| &x[j * width..(j + 1) * width];
     // Greedy k-means++: each new seed is the best, by the resulting potential Σ min d², of a few
-    // candidates drawn with probability ∝ d² to the seeds so far.
+    // candidates drawn with probability ∝ d² to the seeds so far. Distances to one candidate are
+    // accumulated over a transposed copy of the data (width × n), contiguous along the points.
     let trials = 2 + (k as f64).ln().floor() as usize;
+    let mut xt = vec![0.0; width * n];
+    for j in 0..n {
+        for (w, &v) in row(j).iter().enumerate() {
+            xt[w * n + j] = v;
+        }
+    }
+    let distances = |c: usize, out: &mut [f64]| {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        for (w, &cv) in row(c).iter().enumerate() {
+            for (o, &xv) in out.iter_mut().zip(&xt[w * n..(w + 1) * n]) {
+                let d = xv - cv;
+                *o += d * d;
+            }
+        }
+    };
     let first = rng.random_range(0..n);
     let mut centres: Vec<f64> = row(first).to_vec();
-    let mut nearest: Vec<f64> = (0..n).map(|j| dist2(row(j), row(first))).collect();
+    let mut nearest = vec![0.0; n];
+    distances(first, &mut nearest);
     let mut label = vec![0usize; n];
     let mut trial = vec![0.0; n];
+    let mut best_trial = vec![0.0; n];
     for s in 1..k {
         let total: f64 = nearest.iter().sum();
-        let mut best: Option<(f64, usize, Vec<f64>)> = None;
+        let mut best: Option<(f64, usize)> = None;
         for _ in 0..trials {
             let c = if total > 0.0 {
                 let mut r = rng.random::<f64>() * total;
@@ -49,29 +67,39 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
             } else {
                 rng.random_range(0..n)
             };
-            let cand = row(c);
+            distances(c, &mut trial);
             let mut potential = 0.0;
-            for (j, (t, &d)) in trial.iter_mut().zip(&nearest).enumerate() {
-                *t = d.min(dist2(row(j), cand));
+            for (t, &d) in trial.iter_mut().zip(&nearest) {
+                if d < *t {
+                    *t = d;
+                }
                 potential += *t;
             }
-            if best.as_ref().is_none_or(|b| potential < b.0) {
-                best = Some((potential, c, trial.clone()));
+            if best.is_none_or(|b| potential < b.0) {
+                best = Some((potential, c));
+                std::mem::swap(&mut trial, &mut best_trial);
             }
         }
-        let (_, c, d) = best.expect("at least two trials");
-        for (l, (old, new)) in label.iter_mut().zip(nearest.iter().zip(&d)) {
+        let (_, c) = best.expect("at least two trials");
+        for (l, (old, new)) in label.iter_mut().zip(nearest.iter().zip(&best_trial)) {
             if new < old {
                 *l = s;
             }
         }
-        nearest = d;
+        std::mem::swap(&mut nearest, &mut best_trial);
         centres.extend_from_slice(row(c));
     }
     // Lloyd: centres to the means of their points, points to their nearest centre. An emptied
-    // cluster keeps its centre.
+    // cluster keeps its centre. Centres are stored transposed (width × k) so that a point's
+    // distances to all k centres form one contiguous, vectorisable accumulation.
     let mut sums = vec![0.0; k * width];
     let mut counts = vec![0usize; k];
+    let mut ct = vec![0.0; width * k];
+    for (c, centre) in centres.chunks(width).enumerate() {
+        for (w, &v) in centre.iter().enumerate() {
+            ct[w * k + c] = v;
+        }
+    }
     for _ in 0..MAX_LLOYD {
         sums.iter_mut().for_each(|v| *v = 0.0);
         counts.iter_mut().for_each(|v| *v = 0);
@@ -84,27 +112,49 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
         }
         for (c, &m) in counts.iter().enumerate() {
             if m > 0 {
-                for (o, s) in centres[c * width..(c + 1) * width]
-                    .iter_mut()
-                    .zip(&sums[c * width..(c + 1) * width])
-                {
-                    *o = s / m as f64;
+                for w in 0..width {
+                    ct[w * k + c] = sums[c * width + w] / m as f64;
                 }
             }
         }
-        let mut changed = false;
-        for (j, l) in label.iter_mut().enumerate() {
-            let x = row(j);
-            let mut best = (dist2(x, &centres[..width]), 0);
-            for c in 1..k {
-                let d = dist2(x, &centres[c * width..(c + 1) * width]);
-                if d < best.0 {
-                    best = (d, c);
+        let assign = |(j, l): (usize, &mut usize)| {
+            let mut acc = [0.0f64; 64];
+            let mut best = (f64::INFINITY, 0);
+            // Blocks of up to 64 centres keep the accumulator on the stack.
+            for c0 in (0..k).step_by(64) {
+                let m = (k - c0).min(64);
+                let acc = &mut acc[..m];
+                acc.iter_mut().for_each(|a| *a = 0.0);
+                for (w, &xv) in row(j).iter().enumerate() {
+                    for (a, &cv) in acc.iter_mut().zip(&ct[w * k + c0..w * k + c0 + m]) {
+                        let d = xv - cv;
+                        *a += d * d;
+                    }
+                }
+                for (c, &d) in acc.iter().enumerate() {
+                    if d < best.0 {
+                        best = (d, c0 + c);
+                    }
                 }
             }
-            changed |= best.1 != *l;
+            let changed = best.1 != *l;
             *l = best.1;
-        }
+            changed
+        };
+        // Each point's label depends on that point alone: the same labels on any thread count.
+        let changed = if n * k * width >= PARALLEL_WORK {
+            label
+                .par_iter_mut()
+                .enumerate()
+                .map(assign)
+                .reduce(|| false, |a, b| a | b)
+        } else {
+            label
+                .iter_mut()
+                .enumerate()
+                .map(assign)
+                .fold(false, |a, b| a | b)
+        };
         if !changed {
             break;
         }
