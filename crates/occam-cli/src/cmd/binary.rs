@@ -354,6 +354,7 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
         }
         SbnCommand::Repro(a) => {
             let which = sbn::Reproduction::parse(&a.name).map_err(sbn_err)?;
+            sbn::check_repro(a.size, a.steps).map_err(sbn_err)?;
             let text = if a.steps == 0 {
                 sbn::repro(&sbn::ReproOptions {
                     which,

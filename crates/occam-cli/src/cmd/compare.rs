@@ -96,7 +96,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     outln!(
         "{:<width$}  {:>14}  {:>12}  {:>11}  {:>5}",
         "model",
-        "bound",
+        "bound (nats)",
         "vs best",
         "P(model)",
         "iter"

@@ -74,7 +74,7 @@ pub struct RunArgs {
     /// Number of restarts; the best bound is kept.
     #[arg(long, default_value_t = 1)]
     pub restarts: usize,
-    /// Relative tolerance on the change of the bound per iteration.
+    /// Tolerance on the change of the bound per iteration, in nats per observed value.
     #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
     pub tol: f64,
     /// Maximum number of iterations per restart.
