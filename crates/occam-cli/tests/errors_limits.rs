@@ -201,10 +201,10 @@ const Y: &[u8] = b"y\n1.5\n2.5\n0.5\n";
 #[test]
 fn a_plate_of_10_to_the_12_names_the_plate_and_the_limit() {
     let m = b"plate K = 1000000000000\nx[K] ~ Gaussian(0, 1)\n";
-    for cmd in ["check", "fit", "sample"] {
+    for cmd in [&["check"][..], &["fit"], &["sample", "--out", "s.csv"]] {
         expect(
             &[("m.occam", m)],
-            &[cmd, "m.occam"],
+            &[cmd, &["m.occam"]].concat(),
             &["m.occam:1:11", "limit of 1073741824 elements"],
         );
     }
@@ -225,7 +225,14 @@ fn a_plate_of_10_to_the_12_names_the_plate_and_the_limit() {
 fn sample_plate_of_10_to_the_12_names_the_flag_and_the_limit() {
     expect(
         &[("m.occam", QUICK)],
-        &["sample", "m.occam", "--plate", "N=1000000000000"],
+        &[
+            "sample",
+            "m.occam",
+            "--plate",
+            "N=1000000000000",
+            "--out",
+            "s.csv",
+        ],
         &["--plate N=1000000000000", "limit of 1073741824"],
     );
 }

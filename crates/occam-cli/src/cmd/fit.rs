@@ -31,7 +31,7 @@ pub struct FitArgs {
     pub json: bool,
     /// Print a progress line on stderr every N iterations (default 10) instead of the bar that
     /// is shown only on a terminal.
-    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10", allow_negative_numbers = true)]
     pub progress: Option<usize>,
 }
 
