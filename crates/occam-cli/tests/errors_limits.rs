@@ -238,18 +238,19 @@ fn sample_plate_of_10_to_the_12_names_the_flag_and_the_limit() {
 }
 
 #[test]
-fn check_of_ten_thousand_chained_variables_is_fast() {
+fn check_of_a_long_chain_of_variables_takes_linear_time() {
+    // 4·10⁴ chained variables: 1 s of CPU in a debug build; the name lookups, line numbers and
+    // the engine's descendant lists were each quadratic, 27 s of CPU (82 s on a loaded machine).
     let mut m = String::from("x0 ~ Gaussian(0, 1)\n");
-    for i in 1..10_000 {
+    for i in 1..40_000 {
         m.push_str(&format!("x{i} ~ Gaussian(x{}, 1)\n", i - 1));
     }
     let start = Instant::now();
     let (code, stdout, stderr) = run(&[("m.occam", m.as_bytes())], &["check", "m.occam"]);
     let took = start.elapsed();
     assert_eq!(code, 0, "{stderr}");
-    assert!(stdout.contains("x9999"), "{stdout}");
-    // Linear work is well under a second even in a debug build; quadratic work took minutes.
-    assert!(took < Duration::from_secs(20), "check took {took:?}");
+    assert!(stdout.contains("x39999"), "{stdout}");
+    assert!(took < Duration::from_secs(30), "check took {took:?}");
 }
 
 #[test]

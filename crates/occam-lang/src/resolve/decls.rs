@@ -342,6 +342,9 @@ impl<'f> Resolver<'_, 'f> {
         if !declared {
             return;
         }
+        self.var_ids
+            .entry(d.name.name.clone())
+            .or_insert(self.vars.len());
         self.vars.push(VarEntry {
             name: d.name.name.clone(),
             name_span: d.name.span,
@@ -451,6 +454,9 @@ impl<'f> Resolver<'_, 'f> {
         }
         let (plates, ok_plates) = self.plate_list(item.plates.as_deref().unwrap_or(&[]));
         let (event, ok_event) = self.event_ref(item.over.as_ref());
+        self.var_ids
+            .entry(item.name.name.clone())
+            .or_insert(self.vars.len());
         self.vars.push(VarEntry {
             name: item.name.name.clone(),
             name_span: item.name.span,
