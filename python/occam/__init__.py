@@ -185,7 +185,9 @@ class Model:
             strict=False, callback=None, order=None):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
-        bound. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
+        bound. A fit has converged when the bound's change over a sweep, divided by the number
+        of observed values, is at most ``tol`` (nats per observed value); ``Result.converged``
+        says whether it did. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
         returning ``False`` stops the fit (raising :class:`Interrupted`). ``order`` lists node
         names in update order (default: parents before children). The GIL is released while
         fitting; Ctrl-C raises ``KeyboardInterrupt``."""

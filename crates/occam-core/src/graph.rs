@@ -12,6 +12,17 @@ use crate::plate::{count, index_map, Axis};
 /// Maximum number of parent slots of one node.
 pub const MAX_SLOTS: usize = 16;
 
+/// The most values a node may hold: its elements (over its plates and any selected or stacked
+/// plate) times its moment length. One array of them is 16 GiB; element indices stay within `u32`.
+pub const MAX_NODE_VALUES: usize = 1 << 31;
+
+/// Number of values of `axes` times `per`, if within [`MAX_NODE_VALUES`].
+fn node_values(axes: &[Axis], per: usize) -> Option<usize> {
+    axes.iter()
+        .try_fold(per.max(1), |a, x| a.checked_mul(x.size))
+        .filter(|&v| v <= MAX_NODE_VALUES)
+}
+
 /// Handle of a plate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PlateId(pub(crate) usize);
@@ -58,6 +69,8 @@ pub fn cv(values: Vec<f64>) -> ParentSpec {
 pub struct Graph {
     pub(crate) plates: Vec<(String, usize)>,
     pub(crate) nodes: Vec<Node>,
+    /// Node index by name (a scan per added node made 10⁴ nodes quadratic).
+    names: std::collections::HashMap<String, usize>,
 }
 
 impl Graph {
@@ -98,7 +111,7 @@ impl Graph {
 
     /// Looks a node up by name.
     pub fn node(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(NodeId)
+        self.names.get(name).copied().map(NodeId)
     }
 
     /// Name and size of a plate.
@@ -249,6 +262,9 @@ impl Graph {
                 size: self.plates[p.0].1,
             })
             .collect();
+        if node_values(&axes, kind.len()).is_none() {
+            return Err(self.too_big(name, &axes));
+        }
         // Selectors: Categorical index nodes whose plates are within the child's.
         let mut sel = Vec::new();
         let mut ext = axes.clone();
@@ -280,6 +296,10 @@ impl Graph {
                 id: plate.0,
                 size: k,
             });
+        }
+        let widest = inputs.iter().map(|i| i.stack.max(1)).max().unwrap_or(1);
+        if node_values(&ext, widest).is_none() {
+            return Err(self.too_big(name, &ext));
         }
         // Parent edges.
         let mut edges = Vec::with_capacity(parents.len());
@@ -377,8 +397,24 @@ impl Graph {
                 .children
                 .push((id, crate::engine::Role::Selector(m)));
         }
+        self.names.insert(name.to_string(), id);
         self.nodes.push(node);
         Ok(NodeId(id))
+    }
+
+    /// The error for a node over `axes` beyond [`MAX_NODE_VALUES`], naming the plate sizes.
+    fn too_big(&self, name: &str, axes: &[Axis]) -> BuildError {
+        let sizes: Vec<String> = axes
+            .iter()
+            .map(|a| format!("{} = {}", self.plates[a.id].0, a.size))
+            .collect();
+        BuildError::Shape {
+            node: name.into(),
+            what: format!(
+                "plates {} hold more than the limit of {MAX_NODE_VALUES} values in one node",
+                sizes.join(", ")
+            ),
+        }
     }
 
     fn stack_axis(
@@ -484,6 +520,12 @@ impl Graph {
                 size: self.plates[p.0].1,
             })
             .collect();
+        if node_values(&axes, kind.len()).is_none() {
+            return Err(BuildError::Shape {
+                node: name.into(),
+                what: format!("holds more than the limit of {MAX_NODE_VALUES} values in one node"),
+            });
+        }
         let mut node = Node::new(
             name.into(),
             plates.iter().map(|p| p.0).collect(),
@@ -523,6 +565,7 @@ impl Graph {
         }
         (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
         node.data = values;
+        self.names.insert(name.to_string(), self.nodes.len());
         self.nodes.push(node);
         Ok(NodeId(self.nodes.len() - 1))
     }

@@ -16,6 +16,9 @@ pub(crate) fn count(axes: &[Axis]) -> usize {
 /// For each element of `child` (row-major, last axis fastest) and each index `s` along `stack`
 /// (if any), the index of the corresponding element of `parent` (row-major over its own axes).
 /// Every parent axis must be a child axis or the stacked axis; the caller checks this first.
+/// A stacked plate that is also a child plate is gathered whole for every child element (the
+/// child's own coordinate there does not select the parent's): `A[L] over L` with a precision
+/// `alpha[L]` stacked along the event plate has one precision per column, shared by the rows.
 pub(crate) fn index_map(child: &[Axis], parent: &[Axis], stack: Option<Axis>) -> Vec<u32> {
     let parent_strides: Vec<usize> = {
         let mut s = vec![0; parent.len()];
@@ -32,7 +35,17 @@ pub(crate) fn index_map(child: &[Axis], parent: &[Axis], stack: Option<Axis>) ->
             .position(|a| a.id == id)
             .map_or(0, |p| parent_strides[p])
     };
-    let child_strides: Vec<usize> = child.iter().map(|a| stride_of(a.id)).collect();
+    let stacked = stack.map(|a| a.id);
+    let child_strides: Vec<usize> = child
+        .iter()
+        .map(|a| {
+            if Some(a.id) == stacked {
+                0
+            } else {
+                stride_of(a.id)
+            }
+        })
+        .collect();
     let (stack_size, stack_stride) = stack.map_or((1, 0), |a| (a.size, stride_of(a.id)));
     // Built axis by axis, outermost first: every entry so far is repeated for each index along the
     // next axis, offset by that axis's stride (contiguous pushes, no per-element coordinates).
@@ -126,5 +139,10 @@ mod tests {
                 "{child:?} → {parent:?} stacked {stack:?}"
             );
         }
+        // Stacked along a plate the child also has: the whole plate for every child element.
+        assert_eq!(
+            index_map(&[d], &[d], Some(d)),
+            vec![0, 1, 2, 0, 1, 2, 0, 1, 2]
+        );
     }
 }

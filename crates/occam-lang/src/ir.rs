@@ -59,6 +59,10 @@ impl Model {
     }
 }
 
+/// The largest plate size (2³⁰ elements: as many numbers as the largest data file holds,
+/// 8 GiB). A larger fixed size, `--plate` size or data-sized plate is a located error.
+pub const MAX_PLATE_SIZE: u64 = 1 << 30;
+
 /// A plate: an index set a variable is replicated over.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plate {

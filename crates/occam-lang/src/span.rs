@@ -32,6 +32,35 @@ pub struct LineCol {
     pub column: usize,
 }
 
+/// Line starts of a source, to find many offsets' lines in O(log lines) each (calling
+/// [`line_col`] for every variable of a long model was quadratic).
+pub struct LineIndex<'a> {
+    source: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes the lines of `source`.
+    pub fn new(source: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        LineIndex { source, starts }
+    }
+
+    /// [`line_col`] of `offset`.
+    pub fn line_col(&self, offset: usize) -> LineCol {
+        let mut offset = offset.min(self.source.len());
+        while !self.source.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self.starts[line - 1];
+        let column = self.source[start..offset].chars().count() + 1;
+        LineCol { line, column }
+    }
+}
+
 /// The line and column where byte offset `offset` of `source` lies.
 ///
 /// Offsets past the end, or inside a multi-byte character, are clamped to the
@@ -51,6 +80,15 @@ pub fn line_col(source: &str, offset: usize) -> LineCol {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_index_agrees_with_line_col() {
+        let src = "ab\nc\u{e9}d\n\nxyz";
+        let idx = LineIndex::new(src);
+        for off in 0..=src.len() + 2 {
+            assert_eq!(idx.line_col(off), line_col(src, off), "offset {off}");
+        }
+    }
 
     #[test]
     fn line_col_counts_from_one() {

@@ -1,4 +1,7 @@
-//! Arbitrary input never panics the lexer, parser, resolver or renderers.
+//! Arbitrary input never panics the lexer, parser, resolver or renderers, and every diagnostic
+//! names its place (`f.occam:line:column`). Part of the fuzz harness (see `crates/occam/tests/fuzz.rs`
+//! for the data readers, `.fg` files and settings): `OCCAM_FUZZ_CASES=N` sets the cases per
+//! property for a longer local run (default 256).
 
 use occam_lang::{compile, parse, DataShapes, Diagnostics};
 use proptest::prelude::*;
@@ -78,6 +81,14 @@ const WORDS: &[&str] = &[
     "$",
 ];
 
+/// Cases per property: `OCCAM_FUZZ_CASES` or 256.
+fn cases() -> u32 {
+    std::env::var("OCCAM_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(256)
+}
+
 fn data() -> DataShapes {
     DataShapes::new()
         .with("x", 5, 2)
@@ -106,6 +117,7 @@ fn check_diagnostics(src: &str, d: &Diagnostics) {
     }
     let plain = d.render_plain();
     assert!(plain.starts_with("error: "));
+    assert!(plain.contains("f.occam:"), "no place named:\n{plain}");
     let _ = d.render_fancy(false);
 }
 
@@ -120,7 +132,7 @@ fn mutate(base: &str, edits: &[(usize, usize, String)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_strings(src in "\\PC{0,200}") {

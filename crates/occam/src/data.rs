@@ -105,9 +105,9 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::io(path, e))
 }
 
-/// The text of a CSV file: invalid UTF-8 is an error at its line and byte; a byte-order mark is
-/// skipped.
-fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str> {
+/// The text of a CSV or model file: invalid UTF-8 is an error at its line and byte; a byte-order
+/// mark is skipped.
+pub(crate) fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let good = &bytes[..e.valid_up_to()];
         let line = good.iter().filter(|&&b| b == b'\n').count() + 1;

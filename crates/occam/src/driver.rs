@@ -18,7 +18,8 @@ pub struct Settings {
     pub seed: u64,
     /// Number of restarts; the best bound is kept.
     pub restarts: usize,
-    /// Relative tolerance on the bound change per sweep.
+    /// Tolerance on the bound's change per sweep, in nats per observed value: the run has
+    /// converged when |ΔL| / n ≤ `tol`, n the number of observed values.
     pub tol: f64,
     /// Maximum number of sweeps per restart.
     pub max_iter: usize,
@@ -83,6 +84,8 @@ pub struct Outcome {
     pub iterations: usize,
     /// Whether the tolerance was reached.
     pub converged: bool,
+    /// Why the run stopped: converged (with the criterion's value) or the iteration limit.
+    pub stop: Stop,
     /// Bound after every sweep of the kept restart.
     pub bound_trace: Vec<f64>,
     /// Index in `bound_trace` where the component-pruning stage starts (its sweeps restart from
@@ -203,6 +206,7 @@ pub fn fit(
         bound: f.bound,
         iterations: f.bound_trace.len(),
         converged: f.converged,
+        stop: f.stop,
         bound_trace: f.bound_trace,
         prune_start: f.prune_start,
         restart_bounds: f.restart_bounds,

@@ -86,6 +86,6 @@ pub use data::DataSet;
 pub use driver::{Components, Outcome, Settings};
 pub use error::{Error, Result};
 pub use fitted::{compare, compare_observed, probabilities, Compared, Fitted, Model};
-pub use occam_core::prelude::{Flow, Observer, Progress, Stage};
+pub use occam_core::prelude::{Flow, Observer, Progress, Stage, Stop, StopReason};
 pub use posterior::{Param, Posterior};
 pub use warning::Warning;

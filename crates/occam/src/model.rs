@@ -50,9 +50,16 @@ impl Loaded {
     }
 }
 
+/// The text of a model file: invalid UTF-8 is an error at its line, column and byte offset; a
+/// byte-order mark is skipped.
+pub fn read_text(path: &Path) -> Result<String> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    crate::data::utf8(path, &bytes).map(str::to_string)
+}
+
 /// Reads and parses a model file.
 pub fn read_source(path: &Path) -> Result<(String, String, ast::File)> {
-    let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let source = read_text(path)?;
     let file_name = path.display().to_string();
     let ast = occam_lang::parse(&source, &file_name)?;
     Ok((file_name, source, ast))
@@ -87,7 +94,7 @@ pub fn data_names(file: &ast::File) -> Vec<String> {
 
 /// Loads a model with data from `--data` arguments (already read) and `NAME.csv` defaults.
 pub fn load(path: &Path, given: &DataSet) -> Result<Loaded> {
-    let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let source = read_text(path)?;
     let file_name = path.display().to_string();
     let dir = path.parent().unwrap_or(Path::new("."));
     load_source(path, file_name, source, Some(dir), given)
@@ -109,6 +116,24 @@ pub fn load_source(
         data.add_defaults(dir, names.iter().map(String::as_str))?;
     }
     let model = occam_lang::compile(&source, &file_name, &data.shapes())?;
+    if !model
+        .variables
+        .iter()
+        .any(|v| matches!(v.node, Node::Stochastic { .. }))
+    {
+        // Nothing to infer: a fit would report L = 0 for a model that says nothing.
+        let src = SourceRef {
+            file: &file_name,
+            text: &source,
+        };
+        return Err(src.error(
+            occam_lang::Code::Misuse,
+            occam_lang::span::Span::new(0, 0),
+            "the model declares no random variable: there is nothing to infer",
+            "empty model",
+            Some("declare one with `~`, e.g. `x ~ Gaussian(0, 1)`".into()),
+        ));
+    }
     check_data_names(&model, given)?;
     let mut loaded = Loaded {
         path: path.to_path_buf(),

@@ -12,6 +12,7 @@ use occam_lang::ir::Node;
 use crate::data::{self, DataSet};
 use crate::error::{Error, Result};
 use crate::model::{self, Loaded};
+use occam_lang::ir::MAX_PLATE_SIZE;
 
 /// Parses `--plate NAME=SIZE` options.
 pub fn plate_sizes(args: &[String]) -> Result<BTreeMap<String, u64>> {
@@ -21,6 +22,11 @@ pub fn plate_sizes(args: &[String]) -> Result<BTreeMap<String, u64>> {
             .split_once('=')
             .and_then(|(n, s)| Some((n.trim().to_string(), s.trim().parse::<i64>().ok()?)));
         match parsed {
+            Some((n, s)) if s > 0 && s as u64 > MAX_PLATE_SIZE && !n.is_empty() => {
+                return Err(Error::Usage(format!(
+                    "--plate {n}={s}: more than the limit of {MAX_PLATE_SIZE} elements in a plate"
+                )))
+            }
             Some((n, s)) if s > 0 && !n.is_empty() => {
                 out.insert(n, s as u64);
             }

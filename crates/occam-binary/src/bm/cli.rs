@@ -253,6 +253,12 @@ pub fn log_z_command(o: &LogZOptions) -> Result<LogZReport> {
             mk(r.log_z, r.quality, r.means, Some(r.converged))
         }
     };
+    if !rep.log_z.is_finite() || rep.means.iter().any(|m| !m.is_finite()) {
+        return Err(BmError::InvalidModel(format!(
+            "log Z by {:?} is {} at temperature {:e}: the scaled weights and thresholds are too large for floating point (raise --temperature)",
+            o.method, rep.log_z, o.temperature
+        )));
+    }
     if let Some(p) = &o.json {
         write_json(p, &rep)?;
     }

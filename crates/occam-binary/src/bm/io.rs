@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use super::error::{BmError, Result};
-use super::model::BoltzmannMachine;
+use super::model::{BoltzmannMachine, MAX_UNITS};
 use crate::coding::{zero_one_to_plus_minus, ZeroOneParams};
 
 /// Coding of values in a file.
@@ -111,6 +111,14 @@ enum Factor {
     Pair(usize, usize, [f64; 4]),
 }
 
+/// An invalid-model error prefixed with the file(s) it came from.
+fn in_file(file: &str, e: BmError) -> BmError {
+    match e {
+        BmError::InvalidModel(m) => BmError::InvalidModel(format!("{file}: {m}")),
+        e => e,
+    }
+}
+
 /// Parses libDAI `.fg` text (module doc). `file` names the source in errors.
 pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
     let mut tk = Tokens::new(file, text);
@@ -141,6 +149,12 @@ pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
                 ));
             }
             labels.insert(v, ());
+            if labels.len() > MAX_UNITS {
+                return Err(tk.err(
+                    ln,
+                    format!("variable {v} is unit {} of the network, more than the limit of {MAX_UNITS} units (the dense weight matrix has units² entries)", labels.len()),
+                ));
+            }
         }
         let size = 1usize << nv;
         let (_, nnz) = tk.usize(&format!("the number of nonzero entries of factor {f}"))?;
@@ -208,7 +222,7 @@ pub fn parse_fg(file: &str, text: &str) -> Result<LabelledModel> {
         }
     }
     Ok(LabelledModel {
-        model: BoltzmannMachine::new(w, h, c)?,
+        model: BoltzmannMachine::new(w, h, c).map_err(|e| in_file(file, e))?,
         labels: label_list,
     })
 }
@@ -313,6 +327,13 @@ pub fn parse_weights_thresholds(
 ) -> Result<BoltzmannMachine> {
     let rows = parse_matrix(wfile, wtext)?;
     let n = rows.len();
+    if n > MAX_UNITS {
+        return Err(BmError::Parse {
+            file: wfile.into(),
+            line: 0,
+            what: format!("{n} weight rows is more than the limit of {MAX_UNITS} units (the dense weight matrix has units² entries)"),
+        });
+    }
     let mut w = Vec::with_capacity(n * n);
     for (i, r) in rows.iter().enumerate() {
         if r.len() != n {
@@ -342,7 +363,7 @@ pub fn parse_weights_thresholds(
             ),
         });
     }
-    match coding {
+    let model = match coding {
         Coding::PlusMinus => BoltzmannMachine::new(w, h, 0.0),
         Coding::ZeroOne => {
             BoltzmannMachine::new(w.clone(), h.clone(), 0.0)?; // validates symmetry and diagonal
@@ -353,7 +374,8 @@ pub fn parse_weights_thresholds(
             });
             BoltzmannMachine::new(p.w, p.h, p.offset)
         }
-    }
+    };
+    model.map_err(|e| in_file(&format!("{wfile} and {hfile}"), e))
 }
 
 /// Writes weights and thresholds as CSV text (±1 coding).

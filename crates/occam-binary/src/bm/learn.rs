@@ -14,8 +14,8 @@ use serde::Serialize;
 use super::error::{BmError, Result};
 use super::exact::exact;
 use super::mf::{mf_bound, mf_sweep};
-use super::mixture::MixtureState;
-use super::model::BoltzmannMachine;
+use super::mixture::{MixtureState, MAX_COMPONENTS};
+use super::model::{BoltzmannMachine, MAX_UNITS};
 use super::optim::lbfgs_maximize;
 use super::third_order::{third_order_grad_model, third_order_grad_mu};
 
@@ -139,6 +139,12 @@ fn mf_infer(bm: &BoltzmannMachine, m: &mut [f64], max_iters: usize, rel_tol: f64
     prev
 }
 
+/// The largest learning rate accepted: a step of that size leaves any bound on the parameters
+/// behind (1e308 produced NaN parameters after one step).
+pub const MAX_RATE: f64 = 1e6;
+/// The most parameter values the learning trace may hold (steps × (units + pairs)), 2 GiB.
+pub const MAX_TRACE_VALUES: usize = 1 << 28;
+
 fn check(data: &[Vec<f64>], o: &LearnOptions) -> Result<usize> {
     let nv = data
         .first()
@@ -175,10 +181,47 @@ fn check(data: &[Vec<f64>], o: &LearnOptions) -> Result<usize> {
             why: "warm start from Q⁺ is defined for a mean-field Q⁻".into(),
         });
     }
-    if !(o.learning_rate.is_finite() && o.learning_rate > 0.0) {
+    if !(o.learning_rate.is_finite() && o.learning_rate > 0.0 && o.learning_rate <= MAX_RATE) {
         return Err(BmError::InvalidOption {
             option: "learning_rate",
-            why: "must be > 0".into(),
+            why: format!(
+                "must be > 0 and at most {MAX_RATE:e}, got {:e}",
+                o.learning_rate
+            ),
+        });
+    }
+    let n = match nv.checked_add(o.n_hidden) {
+        Some(n) if n <= MAX_UNITS => n,
+        _ => {
+            return Err(BmError::InvalidOption {
+                option: "hidden",
+                why: format!(
+                    "{nv} visible + {} hidden units is more than the limit of {MAX_UNITS} units",
+                    o.n_hidden
+                ),
+            })
+        }
+    };
+    if let Phase::Mixture { components } = o.negative {
+        if components > MAX_COMPONENTS {
+            return Err(BmError::InvalidOption {
+                option: "negative",
+                why: format!(
+                    "mixture:{components} is more than the limit of {MAX_COMPONENTS} components"
+                ),
+            });
+        }
+    }
+    // The trace keeps every step's thresholds and weights (n + n(n−1)/2 values).
+    let per_step = n + n * n.saturating_sub(1) / 2;
+    if o.iterations == 0 || o.iterations.saturating_mul(per_step.max(1)) > MAX_TRACE_VALUES {
+        return Err(BmError::InvalidOption {
+            option: "iterations",
+            why: format!(
+                "must be between 1 and {} for {n} units (the trace keeps every step's {per_step} parameters, at most {MAX_TRACE_VALUES} values in all), got {}",
+                MAX_TRACE_VALUES / per_step.max(1),
+                o.iterations
+            ),
         });
     }
     Ok(nv)
@@ -263,7 +306,7 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
         }
         _ => None,
     };
-    let mut trace = Vec::with_capacity(o.iterations);
+    let mut trace = Vec::with_capacity(o.iterations.min(1 << 16));
     let fixed_pos = (o.n_hidden == 0).then(|| {
         let mut m = vec![0.0; n];
         let mut c = vec![0.0; n * n];
@@ -397,10 +440,21 @@ pub fn learn(data: &[Vec<f64>], o: &LearnOptions) -> Result<LearnResult> {
                 upper.push(bm.w(i, j));
             }
         }
+        let objective = pos.l / k - neg.l;
+        if !objective.is_finite() || bm.thresholds().iter().chain(&upper).any(|x| !x.is_finite()) {
+            return Err(BmError::InvalidOption {
+                option: "learning_rate",
+                why: format!(
+                    "learning diverged at step {} of {}: the parameters or the objective are no longer finite (objective {objective}); use a smaller rate than {lr:e}",
+                    trace.len() + 1,
+                    o.iterations
+                ),
+            });
+        }
         trace.push(LearnStep {
             thresholds: bm.thresholds().to_vec(),
             weights: upper,
-            objective: pos.l / k - neg.l,
+            objective,
         });
     }
     Ok(LearnResult { model: bm, trace })

@@ -22,6 +22,9 @@ use super::mf::{mean_field, mf_bound, MeanFieldOptions};
 use super::model::{dot, entropy_pm, BoltzmannMachine};
 use super::Quality;
 
+/// The largest number of mixture components (each holds a mean per unit).
+pub const MAX_COMPONENTS: usize = 4096;
+
 const XMAX: f64 = 1.0 - 1e-14;
 
 /// The variational state of a mixture of M mean-field components over n units.
@@ -348,10 +351,13 @@ pub fn run_to_convergence(
 /// then run; the best whose converged bound is at least the mean-field start is kept, so the result
 /// is never below the mean-field bound it starts from, and its T = 1 trace is non-decreasing.
 pub fn mixture(bm: &BoltzmannMachine, o: &MixtureOptions) -> Result<MixtureResult> {
-    if o.components == 0 {
+    if !(1..=MAX_COMPONENTS).contains(&o.components) {
         return Err(BmError::InvalidOption {
             option: "components",
-            why: "must be ≥ 1".into(),
+            why: format!(
+                "must be between 1 and {MAX_COMPONENTS}, got {}",
+                o.components
+            ),
         });
     }
     if o.schedule.iter().any(|t| !(t.is_finite() && *t > 0.0)) {

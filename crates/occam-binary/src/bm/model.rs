@@ -7,6 +7,10 @@
 
 use super::error::{BmError, Result};
 
+/// The largest number of units of a Boltzmann machine (file readers, learning): its dense
+/// weight matrix holds `MAX_UNITS²` doubles, 128 MiB.
+pub const MAX_UNITS: usize = 4096;
+
 /// A Boltzmann machine / Ising model in ±1 coding. Weights are row-major n×n.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoltzmannMachine {
@@ -154,12 +158,36 @@ impl BoltzmannMachine {
                 why: format!("must be finite and > 0, got {t}"),
             });
         }
-        Ok(Self {
+        let scaled = Self {
             n: self.n,
             w: self.w.iter().map(|x| x / t).collect(),
             h: self.h.iter().map(|x| x / t).collect(),
             offset: self.offset / t,
-        })
+        };
+        // A tiny temperature overflows the scaled parameters (1e-310 turns 0.5 into inf), and
+        // every method would then return NaN.
+        let worst = scaled.w.iter().chain(&scaled.h).chain([&scaled.offset]);
+        if worst.into_iter().any(|x| !x.is_finite()) {
+            return Err(BmError::InvalidOption {
+                option: "temperature",
+                why: format!(
+                    "{t:e} divides the weights and thresholds past the largest finite number; use a temperature ≥ {:e}",
+                    self.min_temperature()
+                ),
+            });
+        }
+        Ok(scaled)
+    }
+
+    /// The smallest temperature at which every scaled parameter stays finite (with a margin).
+    fn min_temperature(&self) -> f64 {
+        let big = self
+            .w
+            .iter()
+            .chain(&self.h)
+            .chain([&self.offset])
+            .fold(0.0f64, |m, x| m.max(x.abs()));
+        big / f64::MAX * 1e6
     }
 
     /// Conditions on clamped units (index, ±1 value): returns the model over the free units

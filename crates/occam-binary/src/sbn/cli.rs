@@ -318,8 +318,33 @@ pub struct ReproOptions {
     pub size: usize,
 }
 
+/// The largest number of networks or runs of a reproduction.
+pub const MAX_REPRO_SIZE: usize = 100_000;
+
+/// Checks a reproduction's size (networks or runs) and gradient steps against their limits
+/// ([`MAX_REPRO_SIZE`], [`super::learn::MAX_STEPS`]); 0 stands for the study's default.
+pub fn check_repro(size: usize, steps: usize) -> Result<()> {
+    if size > MAX_REPRO_SIZE {
+        return Err(SbnError::Option {
+            name: "size".into(),
+            why: format!("{size} is more than the limit of {MAX_REPRO_SIZE} networks or runs"),
+        });
+    }
+    if steps > super::learn::MAX_STEPS {
+        return Err(SbnError::Option {
+            name: "steps".into(),
+            why: format!(
+                "{steps} is more than the limit of {} gradient steps",
+                super::learn::MAX_STEPS
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Runs a reproduction and returns its JSON report.
 pub fn repro(o: &ReproOptions) -> Result<String> {
+    check_repro(o.size, 0)?;
     let pick = |d: usize| if o.size == 0 { d } else { o.size };
     let json = match o.which {
         Reproduction::LawrenceFig24 => {

@@ -10,7 +10,7 @@
 
 use super::error::{Result, SbnError};
 use super::learn::Dataset;
-use super::model::Sbn;
+use super::model::{Sbn, MAX_UNITS};
 use std::fmt::Write as _;
 
 fn perr(file: &str, line: usize, why: impl Into<String>) -> SbnError {
@@ -61,6 +61,18 @@ pub fn parse_sbn(text: &str, file: &str) -> Result<Sbn> {
                 format!("unit '{}' is not a non-negative integer", f[0]),
             )
         })?;
+        let index = |field: &str, u: usize| {
+            if u >= MAX_UNITS {
+                Err(perr(
+                    file,
+                    ln,
+                    format!("{field} {u} is beyond the limit of {MAX_UNITS} units (indices 0..{MAX_UNITS})"),
+                ))
+            } else {
+                Ok(u)
+            }
+        };
+        let unit = index("unit", unit)?;
         let w: f64 = f[2]
             .parse()
             .map_err(|_| perr(file, ln, format!("weight '{}' is not a number", f[2])))?;
@@ -81,6 +93,7 @@ pub fn parse_sbn(text: &str, file: &str) -> Result<Sbn> {
                     format!("parent '{}' is not a non-negative integer", f[1]),
                 )
             })?;
+            let p = index("parent", p)?;
             n = n.max(p + 1);
             edges.push((unit, p, w, ln));
         }
@@ -138,8 +151,9 @@ pub fn parse_data(text: &str, file: &str) -> Result<Dataset> {
     if visible.is_empty() {
         return Err(perr(file, hl, "no visible units in header"));
     }
-    for (a, u) in visible.iter().enumerate() {
-        if visible[..a].contains(u) {
+    let mut seen = std::collections::HashSet::with_capacity(visible.len());
+    for u in &visible {
+        if !seen.insert(*u) {
             return Err(perr(
                 file,
                 hl,

@@ -282,6 +282,9 @@ fn pattern_step(
     }
 }
 
+/// The largest number of gradient steps of one learning run (the objective of each is kept).
+pub const MAX_STEPS: usize = 10_000_000;
+
 /// Batch gradient ascent from the given network.
 pub fn learn(init: &Sbn, data: &Dataset, o: &LearnOptions) -> Result<LearnResult> {
     data.check(init)?;
@@ -289,6 +292,12 @@ pub fn learn(init: &Sbn, data: &Dataset, o: &LearnOptions) -> Result<LearnResult
         return Err(SbnError::Option {
             name: "rate".into(),
             why: format!("must be a positive number, got {}", o.rate),
+        });
+    }
+    if o.steps > MAX_STEPS {
+        return Err(SbnError::Option {
+            name: "steps".into(),
+            why: format!("{} is more than the limit of {MAX_STEPS}", o.steps),
         });
     }
     let n = init.n_units();

@@ -7,6 +7,11 @@
 
 use super::error::{Result, SbnError};
 
+/// The largest number of units of a network (file readers, layer sizes, construction).
+pub const MAX_UNITS: usize = 1 << 20;
+/// The largest number of edges of a layered network built from layer sizes.
+pub const MAX_EDGES: usize = 1 << 24;
+
 /// A sigmoid belief network (0/1 units).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sbn {
@@ -28,6 +33,12 @@ impl Sbn {
     /// Errors: lengths, out-of-range or duplicate parents, cycles, non-finite numbers.
     pub fn new(bias: Vec<f64>, parents: Vec<Vec<(usize, f64)>>) -> Result<Self> {
         let n = bias.len();
+        if n > MAX_UNITS {
+            return Err(SbnError::Option {
+                name: "units".into(),
+                why: format!("{n} units is more than the limit of {MAX_UNITS}"),
+            });
+        }
         if parents.len() != n {
             return Err(SbnError::Length {
                 what: "parent lists".into(),
@@ -134,7 +145,26 @@ impl Sbn {
         mut weight: impl FnMut(usize, usize, usize) -> f64,
         mut bias: impl FnMut(usize, usize) -> f64,
     ) -> Result<Self> {
-        let total: usize = sizes.iter().sum();
+        let total = sizes
+            .iter()
+            .try_fold(0usize, |a, &s| a.checked_add(s))
+            .filter(|&t| t <= MAX_UNITS)
+            .ok_or_else(|| SbnError::Option {
+                name: "layers".into(),
+                why: format!(
+                    "layer sizes {sizes:?} add up to more than the limit of {MAX_UNITS} units"
+                ),
+            })?;
+        sizes
+            .windows(2)
+            .try_fold(0usize, |a, w| a.checked_add(w[0].checked_mul(w[1])?))
+            .filter(|&e| e <= MAX_EDGES)
+            .ok_or_else(|| SbnError::Option {
+                name: "layers".into(),
+                why: format!(
+                    "layer sizes {sizes:?} connect more than the limit of {MAX_EDGES} edges"
+                ),
+            })?;
         let mut b = Vec::with_capacity(total);
         let mut parents = Vec::with_capacity(total);
         let mut offset = 0;

@@ -57,19 +57,19 @@ pub struct LogzArgs {
     #[arg(long, default_value = "mf")]
     pub method: String,
     /// Temperature (> 0).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub temperature: f64,
     /// Clamp a unit: INDEX=±1 (repeatable).
     #[arg(long, value_name = "INDEX=VALUE")]
     pub clamp: Vec<String>,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Mixture components.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
     pub components: usize,
     /// Gibbs samples per chain.
-    #[arg(long, default_value_t = 20000)]
+    #[arg(long, default_value_t = 20000, allow_negative_numbers = true)]
     pub samples: usize,
     /// Print the report as JSON.
     #[arg(long)]
@@ -85,19 +85,19 @@ pub struct BmLearnArgs {
     #[arg(long, default_value = "01")]
     pub coding: String,
     /// Hidden units.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub hidden: usize,
     /// Learning rate.
-    #[arg(long, default_value_t = 0.25)]
+    #[arg(long, default_value_t = 0.25, allow_hyphen_values = true)]
     pub rate: f64,
     /// Gradient steps.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, allow_negative_numbers = true)]
     pub iterations: usize,
     /// Negative phase: exact, mf, mixture:M or third-order.
     #[arg(long, default_value = "mixture:2")]
     pub negative: String,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Write weights.csv, thresholds.csv and trace.csv here.
     #[arg(long)]
@@ -110,10 +110,10 @@ pub struct BmReproArgs {
     /// sk-fig4, lawrence-toy or lawrence-fig4-2.
     pub name: String,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Number of random networks.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, allow_negative_numbers = true)]
     pub networks: usize,
     /// Write the tables (`<name>.json`, `<name>.csv`) and the figure (`<name>.svg`) here;
     /// `<name>` is NAME with `-` and `.` replaced by `_`.
@@ -132,7 +132,7 @@ pub struct LoglikArgs {
     #[arg(long = "method", value_delimiter = ',', default_value = "mf")]
     pub methods: Vec<String>,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Print JSON instead of CSV.
     #[arg(long)]
@@ -148,16 +148,16 @@ pub struct SbnLearnArgs {
     #[arg(long, conflicts_with = "layers")]
     pub sbn: Option<PathBuf>,
     /// Layer sizes of a fresh layered network, top first, e.g. 1,8,16.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     pub layers: Option<Vec<usize>>,
     /// exact | mf | mixture:M | third.
     #[arg(long, default_value = "mf")]
     pub method: String,
     /// Gradient steps.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, allow_negative_numbers = true)]
     pub steps: usize,
     /// Learning rate.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
     pub rate: f64,
     /// 01 or pm parameterisation.
     #[arg(long, default_value = "01")]
@@ -166,10 +166,10 @@ pub struct SbnLearnArgs {
     #[arg(long = "fixed-biases")]
     pub fixed_biases: bool,
     /// Std of the random initial weights.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, allow_hyphen_values = true)]
     pub init_scale: f64,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Write the learned network CSV here.
     #[arg(long)]
@@ -182,13 +182,13 @@ pub struct SbnReproArgs {
     /// lawrence-fig2.4, lk-table1, lk-learning or lawrence-bars.
     pub name: String,
     /// Seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Number of networks or runs (0: the study's default).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub size: usize,
     /// Gradient steps of each learning run (lk-learning, lawrence-bars; 0: the study's default).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub steps: usize,
     /// Write the tables (`<name>.json`, `<name>.csv`) and the figure (`<name>.svg`) here;
     /// `<name>` is NAME with `-` and `.` replaced by `_`.
@@ -354,6 +354,7 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
         }
         SbnCommand::Repro(a) => {
             let which = sbn::Reproduction::parse(&a.name).map_err(sbn_err)?;
+            sbn::check_repro(a.size, a.steps).map_err(sbn_err)?;
             let text = if a.steps == 0 {
                 sbn::repro(&sbn::ReproOptions {
                     which,

@@ -18,12 +18,21 @@ pub struct FitArgs {
     pub data: DataArgs,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Write posterior.json, bound.csv, bound.svg and Hinton diagrams into this directory.
+    /// Write posterior.json, bound.csv, bound.svg, a table posterior_NAME.csv of every latent
+    /// variable (means, variances, most probable component) and Hinton diagrams into this
+    /// directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Keep the observed data's values in posterior.json (left out by default).
+    #[arg(long = "include-data", requires = "out")]
+    pub include_data: bool,
     /// Print one JSON object on stdout instead of the text summary.
     #[arg(long)]
     pub json: bool,
+    /// Print a progress line on stderr every N iterations (default 10) instead of the bar that
+    /// is shown only on a terminal.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10", allow_negative_numbers = true)]
+    pub progress: Option<usize>,
 }
 
 /// Runs `occam fit`.
@@ -35,9 +44,14 @@ pub fn run(a: &FitArgs) -> Result<()> {
     }
     let given = DataSet::from_args(&a.data.data)?;
     let model = Model::from_file(&a.model, &given)?;
-    let fitted = model.fit_observed(&settings, &mut super::progress::Bar::new("fit"))?;
+    let mut bar = match a.progress {
+        Some(0) => return Err(Error::Usage("--progress 0: give N ≥ 1 iterations".into())),
+        Some(n) => super::progress::Bar::lines("fit", n),
+        None => super::progress::Bar::new("fit"),
+    };
+    let fitted = model.fit_observed(&settings, &mut bar)?;
     if let Some(dir) = &a.out {
-        write_outputs(dir, &fitted)?;
+        write_outputs(dir, &fitted, a.include_data)?;
     }
     if a.json {
         let text = serde_json::to_string(&fitted.report_json())
@@ -47,7 +61,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
         out!("{}", fitted.summary());
         if let Some(dir) = &a.out {
             outln!(
-                "\nwrote posterior.json, bound.csv, bound.svg and Hinton diagrams to {}",
+                "\nwrote posterior.json, bound.csv, bound.svg, posterior_NAME.csv tables and Hinton diagrams to {}",
                 dir.display()
             );
         }

@@ -69,19 +69,23 @@ pub struct DataArgs {
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Seed of the first restart (restart r uses seed + r).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Number of restarts; the best bound is kept.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub restarts: usize,
-    /// Relative tolerance on the change of the bound per iteration.
-    #[arg(long, default_value_t = 1e-6, allow_negative_numbers = true)]
+    /// Tolerance on the change of the bound per iteration, in nats per observed value.
+    #[arg(long, default_value_t = 1e-6, allow_hyphen_values = true)]
     pub tol: f64,
     /// Maximum number of iterations per restart.
-    #[arg(long = "max-iter", default_value_t = 1000)]
+    #[arg(
+        long = "max-iter",
+        default_value_t = 1000,
+        allow_negative_numbers = true
+    )]
     pub max_iter: usize,
     /// Size of the thread pool, at most 1024 (results do not depend on it).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Update order, comma-separated node names (default: parents before children).
     #[arg(long, value_delimiter = ',')]

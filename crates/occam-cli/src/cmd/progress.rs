@@ -1,5 +1,6 @@
-//! The progress bar on stderr (only when stderr is a terminal): an observer of the library's run
-//! loop, one bar per restart, showing the bound and its change after every sweep.
+//! Progress on stderr: a bar when stderr is a terminal (one per restart, showing the bound and its
+//! change after every sweep), or with `fit --progress N` one plain line every N sweeps (for logs
+//! and pipes; also on a terminal). Both are observers of the library's run loop.
 
 use std::io::IsTerminal;
 
@@ -10,6 +11,8 @@ use occam::{Flow, Observer, Progress, Stage};
 pub struct Bar {
     label: String,
     enabled: bool,
+    /// Print a line every this many sweeps instead of drawing a bar.
+    every: Option<usize>,
     bar: Option<(usize, ProgressBar)>,
 }
 
@@ -19,8 +22,40 @@ impl Bar {
         Bar {
             label: label.to_string(),
             enabled: std::io::stderr().is_terminal(),
+            every: None,
             bar: None,
         }
+    }
+
+    /// One line on stderr every `every` sweeps (and at each restart's first sweep), instead of a
+    /// bar, whether or not stderr is a terminal.
+    pub fn lines(label: &str, every: usize) -> Bar {
+        Bar {
+            label: label.to_string(),
+            enabled: true,
+            every: Some(every.max(1)),
+            bar: None,
+        }
+    }
+
+    /// The plain progress line of `p` (no change on a stage's first sweep: there is none yet).
+    pub fn line(&self, p: &Progress) -> String {
+        let mut s = self.label.clone();
+        if p.restarts > 1 {
+            s += &format!(" restart {}/{}", p.restart + 1, p.restarts);
+        }
+        if p.stage == Stage::Pruning {
+            s += " (pruning)";
+        }
+        s += &format!(
+            ": iteration {}/{} bound {:.6}",
+            p.iteration, p.max_iter, p.bound
+        );
+        if let Some(c) = p.change {
+            s += &format!(" change {c:.3e}");
+        }
+        s += &format!(" ({:.1} s)", p.elapsed.as_secs_f64());
+        s
     }
 
     fn start(&self, p: &Progress) -> ProgressBar {
@@ -40,6 +75,12 @@ impl Bar {
 impl Observer for Bar {
     fn observe(&mut self, p: &Progress) -> Flow {
         if !self.enabled {
+            return Flow::Continue;
+        }
+        if let Some(every) = self.every {
+            if p.iteration == 1 || p.iteration % every == 0 {
+                eprintln!("{}", self.line(p));
+            }
             return Flow::Continue;
         }
         if self.bar.as_ref().is_none_or(|(r, _)| *r != p.restart) {

@@ -21,7 +21,7 @@ pub struct SampleArgs {
     #[arg(long = "plate", value_name = "NAME=SIZE")]
     pub plates: Vec<String>,
     /// Seed of the draw.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Output: a CSV file (one observed variable) or a directory (one NAME.csv per variable).
     #[arg(long)]

@@ -41,6 +41,12 @@ pub(crate) fn moments_scalar(phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDom
     Ok(0.5 * (prec * mean * mean - prec.ln() + LN_2PI))
 }
 
+/// A(φ) − φ·u of the scalar Gaussian without cancellation: with γ = −2φ₂, A holds ½γμ² and
+/// φ·u = ½γμ² − ½, so the difference is ½(1 − ln γ + ln 2π), the entropy.
+pub(crate) fn own_scalar(phi: &[f64]) -> f64 {
+    0.5 * (1.0 - (-2.0 * phi[1]).ln() + LN_2PI)
+}
+
 /// Messages to the mean and precision of a scalar Gaussian — Winn (2.21), (2.22).
 pub(crate) fn message_scalar(
     slot: usize,
@@ -118,6 +124,9 @@ impl ExpFamily for Gaussian {
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         moments_scalar(phi, u)
+    }
+    fn own_term(&self, phi: &[f64], _u: &[f64], _a: f64) -> f64 {
+        own_scalar(phi)
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         if !x[0].is_finite() {

@@ -101,6 +101,14 @@ impl DistVisitor for CheckLaws {
                 D::NAME
             );
         }
+        // The own bound term equals A − φ·u (closed forms that avoid cancellation included).
+        let plain = a0 - phi.iter().zip(&u).map(|(p, v)| p * v).sum::<f64>();
+        let own = dist.own_term(&phi, &u, a0);
+        assert!(
+            (own - plain).abs() < 1e-8 * (1.0 + plain.abs() + a0.abs()),
+            "{}: own term {own}, A − φ·u = {plain}",
+            D::NAME
+        );
         // Batched moments equal element-by-element moments, bit for bit (also when Gaussian rows
         // share their precision part, which the batched form factorises once).
         let mut phis: Vec<f64> = (0..3).flat_map(|_| dist.random_phi(&mut rng)).collect();

@@ -123,6 +123,14 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn expected_base_measure(&self, _phi: &[f64], _u: &[f64]) -> f64 {
         0.0
     }
+    /// An element's own part of the bound, A(φ) − φ·u (its entropy plus ⟨f⟩), given u and
+    /// A = A(φ). The default subtracts. A family whose A(φ) and φ·u both grow without bound as
+    /// q sharpens overrides it with a closed form, so that the difference does not cancel to
+    /// round-off: both hold ½ μᵀΛμ for a Gaussian, ~10³⁰³ for a mean whose precision came from
+    /// `Gamma(1e-6, 1e-308)`'s prior mean. The law tests check the two agree.
+    fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
+        a - phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>()
+    }
     /// Differential (or discrete) entropy: A(φ) − φ·u − ⟨f⟩.
     fn entropy(&self, phi: &[f64]) -> Result<f64, OutOfDomain> {
         let mut u = vec![0.0; self.kind().len()];
@@ -294,6 +302,19 @@ impl Dist {
     /// Number of free parameters of one member.
     pub fn free_params(&self) -> usize {
         self.visit(Free)
+    }
+    /// [`ExpFamily::own_term`] of one element.
+    pub fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
+        self.visit(Own(phi, u, a))
+    }
+}
+
+struct Own<'a>(&'a [f64], &'a [f64], f64);
+
+impl DistVisitor for Own<'_> {
+    type Output = f64;
+    fn visit<D: ExpFamily>(self, d: &D) -> f64 {
+        d.own_term(self.0, self.1, self.2)
     }
 }
 

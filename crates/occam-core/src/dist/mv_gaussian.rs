@@ -33,6 +33,17 @@ pub(crate) fn gaussian_vector_moments(
     Ok(moments_from_factor(phi, d, &chol, &inv, u))
 }
 
+/// A(φ) − φ·u of a d-dimensional Gaussian without cancellation: A holds ½ φ₁·μ and so does
+/// φ·u = ½ φ₁·μ − d/2, so the difference is ½(d − ln|Λ| + d ln 2π), the entropy. Falls back
+/// to the subtraction when Λ = −2φ₂ has no Cholesky factor (never for a valid φ).
+pub(crate) fn own_vector(phi: &[f64], d: usize, u: &[f64], a: f64) -> f64 {
+    let lam: Vec<f64> = phi[d..d + d * d].iter().map(|v| -2.0 * v).collect();
+    match Cholesky::new(&lam, d) {
+        Some(chol) => 0.5 * (d as f64 * (1.0 + LN_2PI) - chol.log_det()),
+        None => a - phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>(),
+    }
+}
+
 fn precision_factor(phi: &[f64], d: usize) -> Result<(Cholesky, Vec<f64>), OutOfDomain> {
     let lam: Vec<f64> = phi[d..d + d * d].iter().map(|v| -2.0 * v).collect();
     let chol = Cholesky::new(&lam, d)
@@ -179,6 +190,9 @@ impl ExpFamily for MvGaussian {
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         gaussian_vector_moments(phi, self.d, u)
+    }
+    fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
+        own_vector(phi, self.d, u, a)
     }
     fn moments_rows(
         &self,

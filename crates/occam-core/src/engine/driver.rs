@@ -9,17 +9,18 @@
 
 use std::time::{Duration, Instant};
 
-use super::{Role, State, Vmp};
+use super::{State, Vmp};
 use crate::error::RunError;
 use crate::graph::NodeId;
-use crate::moments::MomentKind;
 
 /// When to stop and how strict to be.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Maximum number of full sweeps (per restart, and again for the pruning stage).
     pub max_iter: usize,
-    /// Stop when the bound's change over a sweep is below `tol · |L|`.
+    /// Stop when the bound's change over a sweep, per observed value, is at most `tol` nats:
+    /// |ΔL| ≤ `tol` · n, with n the number of observed values ([`Vmp::observed_values`], at
+    /// least 1). Unlike a change relative to |L|, this does not loosen as |L| grows with the data.
     pub tol: f64,
     /// Update order (latent nodes); `None`: parents before children, as added.
     pub order: Option<Vec<NodeId>>,
@@ -69,9 +70,55 @@ pub enum Warning {
     NotConverged {
         /// The iteration limit.
         max_iter: usize,
-        /// The tolerance.
+        /// The tolerance (nats per observed value).
         tol: f64,
     },
+}
+
+/// Why a run's sweeps stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The bound's change per observed value reached the tolerance.
+    Converged,
+    /// The iteration limit came first.
+    MaxIter,
+}
+
+/// Why the kept restart stopped, with the convergence criterion's last value.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Stop {
+    /// Converged or out of iterations.
+    pub reason: StopReason,
+    /// |ΔL| / n over the last sweep (nats per observed value); `None` after a single sweep.
+    pub change_per_value: Option<f64>,
+    /// The tolerance it was held to.
+    pub tol: f64,
+    /// n: the number of observed values (at least 1).
+    pub observed_values: usize,
+    /// The iteration limit.
+    pub max_iter: usize,
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let change = match self.change_per_value {
+            Some(c) => format!("{c:.3e}"),
+            None => "unknown".into(),
+        };
+        match self.reason {
+            StopReason::Converged => write!(
+                f,
+                "converged: |ΔL| per observed value {change} ≤ tol {:e} (n = {})",
+                self.tol, self.observed_values
+            ),
+            StopReason::MaxIter => write!(
+                f,
+                "stopped at the iteration limit {}: |ΔL| per observed value {change} > tol {:e} (n = {})",
+                self.max_iter, self.tol, self.observed_values
+            ),
+        }
+    }
 }
 
 impl std::fmt::Display for Warning {
@@ -85,9 +132,10 @@ impl std::fmt::Display for Warning {
                 f,
                 "the lower bound decreased by {by:e} at iteration {iteration} (after updating `{node}`)"
             ),
-            Warning::NotConverged { max_iter, tol } => {
-                write!(f, "did not converge in {max_iter} iterations (tolerance {tol:e})")
-            }
+            Warning::NotConverged { max_iter, tol } => write!(
+                f,
+                "did not converge in {max_iter} iterations (tolerance {tol:e} per observed value)"
+            ),
         }
     }
 }
@@ -101,6 +149,8 @@ pub struct Fit {
     pub iterations: usize,
     /// Whether the tolerance was reached.
     pub converged: bool,
+    /// Why the kept restart's last stage stopped.
+    pub stop: Stop,
     /// Bound after every sweep of the kept restart; with pruning, then the pruning stage's
     /// re-convergence sweeps and one entry per accepted deletion (its converged bound).
     pub bound_trace: Vec<f64>,
@@ -182,7 +232,7 @@ impl<F: FnMut(&Progress) -> Flow> Observer for F {
 }
 
 /// Where a stage's sweeps report to.
-struct Watch<'a> {
+pub(super) struct Watch<'a> {
     observer: &'a mut dyn Observer,
     restart: usize,
     restarts: usize,
@@ -190,11 +240,11 @@ struct Watch<'a> {
     stage: Stage,
 }
 
-/// One stage's sweeps: the trace, warnings and whether they converged.
-struct Sweeps {
-    trace: Vec<f64>,
-    warnings: Vec<Warning>,
-    converged: bool,
+/// One stage's sweeps: the trace, warnings and why they stopped.
+pub(super) struct Sweeps {
+    pub(super) trace: Vec<f64>,
+    pub(super) warnings: Vec<Warning>,
+    pub(super) stop: Stop,
 }
 
 impl Vmp {
@@ -264,7 +314,7 @@ impl Vmp {
         let first = self.sweeps(opts, order, watch)?;
         let mut trace = first.trace;
         let mut warnings = first.warnings;
-        let mut converged = first.converged;
+        let mut stop = first.stop;
         let mut iterations = trace.len();
         let mut prune_start = None;
         let mut pruned = 0;
@@ -277,7 +327,7 @@ impl Vmp {
             iterations += again.trace.len();
             trace.extend(&again.trace);
             warnings.extend(again.warnings);
-            converged = again.converged;
+            stop = again.stop;
             let (kept, n, extra) = self.prune(
                 opts,
                 order,
@@ -289,9 +339,10 @@ impl Vmp {
             warnings.extend(extra.1);
             for (b, c) in kept {
                 trace.push(b);
-                converged = c;
+                stop = c;
             }
         }
+        let converged = stop.reason == StopReason::Converged;
         if !converged {
             warnings.push(Warning::NotConverged {
                 max_iter: opts.max_iter,
@@ -303,6 +354,7 @@ impl Vmp {
             bound: trace.last().copied().unwrap_or(f64::NAN),
             iterations,
             converged,
+            stop,
             bound_trace: trace,
             prune_start,
             node_bounds: self
@@ -318,87 +370,6 @@ impl Vmp {
             best_restart: 0,
             seed: opts.seed,
         })
-    }
-
-    /// Whether some latent Categorical node selects mixture components (pruning applies).
-    fn has_mixture_index(&self) -> bool {
-        (0..self.nodes.len()).any(|i| self.is_mixture_index(i))
-    }
-
-    pub(super) fn is_mixture_index(&self, i: usize) -> bool {
-        self.nodes[i]
-            .children
-            .iter()
-            .any(|(_, r)| matches!(r, Role::Selector(_)))
-            && self.nodes[i].has_latent()
-            && matches!(self.nodes[i].kind, MomentKind::Categorical { .. })
-    }
-
-    /// Greedy component deletion: for each mixture index, empty its used components one at a time
-    /// (smallest total responsibility first), re-converge, and keep the change if L rises. Returns
-    /// the (bound, converged) of each accepted deletion, their number, and the trial sweeps'
-    /// count and warnings.
-    #[allow(clippy::type_complexity)]
-    fn prune(
-        &mut self,
-        opts: &RunOptions,
-        order: &[NodeId],
-        watch: &mut Watch<'_>,
-        mut best: f64,
-    ) -> Result<(Vec<(f64, bool)>, usize, (usize, Vec<Warning>)), RunError> {
-        let indices: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.is_mixture_index(i))
-            .collect();
-        let mut kept = Vec::new();
-        let mut sweeps = 0;
-        let mut warnings = Vec::new();
-        for i in indices {
-            let MomentKind::Categorical { k } = self.nodes[i].kind else {
-                continue;
-            };
-            'outer: loop {
-                let n = &self.nodes[i];
-                let mut used: Vec<(f64, usize)> = (0..k)
-                    .map(|j| ((0..n.n).map(|e| n.u[e * k + j]).sum::<f64>(), j))
-                    .filter(|(w, _)| *w > 0.5)
-                    .collect();
-                if used.len() <= 1 {
-                    break;
-                }
-                used.sort_by(|a, b| a.0.total_cmp(&b.0));
-                for &(_, j) in &used {
-                    let saved = self.snapshot();
-                    let node = &mut self.nodes[i];
-                    for e in 0..node.n {
-                        let row = &mut node.u[e * k..(e + 1) * k];
-                        row[j] = 0.0;
-                        let total: f64 = row.iter().sum();
-                        if total > 0.0 {
-                            row.iter_mut().for_each(|v| *v /= total);
-                        } else {
-                            row.iter_mut().enumerate().for_each(|(c, v)| {
-                                *v = if c == j { 0.0 } else { 1.0 / (k - 1) as f64 }
-                            });
-                        }
-                    }
-                    self.changed(i);
-                    self.refresh_dependents(i);
-                    let trial = self.sweeps(opts, order, watch)?;
-                    sweeps += trial.trace.len();
-                    let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
-                    if bound > best + opts.tol.max(1e-12) * best.abs() {
-                        warnings.extend(trial.warnings);
-                        kept.push((bound, trial.converged));
-                        best = bound;
-                        continue 'outer;
-                    }
-                    self.restore(saved);
-                }
-                break;
-            }
-        }
-        let n = kept.len();
-        Ok((kept, n, (sweeps, warnings)))
     }
 
     /// The update order: `opts.order` checked against the latent nodes, or the default.
@@ -425,8 +396,17 @@ impl Vmp {
         Ok(o.clone())
     }
 
-    /// Sweeps until the bound's change is below `tol · |L|` or `max_iter` sweeps.
-    fn sweeps(
+    /// Number of observed values: observed elements of stochastic nodes times the values each
+    /// holds (a D-vector counts D). The tolerance is per observed value.
+    pub fn observed_values(&self) -> usize {
+        self.nodes
+            .iter()
+            .map(|n| n.observed.iter().filter(|&&o| o).count() * n.kind.value_len())
+            .sum()
+    }
+
+    /// Sweeps until the bound's change per observed value is at most `tol`, or `max_iter` sweeps.
+    pub(super) fn sweeps(
         &mut self,
         opts: &RunOptions,
         order: &[NodeId],
@@ -437,7 +417,14 @@ impl Vmp {
         }
         let mut trace: Vec<f64> = Vec::new();
         let mut warnings = Vec::new();
-        let mut converged = false;
+        let observed_values = self.observed_values().max(1);
+        let mut stop = Stop {
+            reason: StopReason::MaxIter,
+            change_per_value: None,
+            tol: opts.tol,
+            observed_values,
+            max_iter: opts.max_iter,
+        };
         let mut last = f64::NEG_INFINITY;
         for iteration in 1..=opts.max_iter {
             for &id in order {
@@ -479,8 +466,10 @@ impl Vmp {
                 return Err(RunError::Interrupted { iteration });
             }
             if let Some(prev) = prev {
-                if (l - prev).abs() <= opts.tol * l.abs() {
-                    converged = true;
+                let change = (l - prev).abs() / observed_values as f64;
+                stop.change_per_value = Some(change);
+                if change <= opts.tol {
+                    stop.reason = StopReason::Converged;
                     break;
                 }
             }
@@ -488,7 +477,7 @@ impl Vmp {
         Ok(Sweeps {
             trace,
             warnings,
-            converged,
+            stop,
         })
     }
 

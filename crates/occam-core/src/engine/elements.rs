@@ -375,15 +375,21 @@ pub(super) fn cached_group_sums(
     )
 }
 
-/// Element e's own part of the bound: A(φ_q) − φ_q·u if latent, f(x) if observed or MAP.
+/// Element e's own part of the bound: A(φ_q) − φ_q·u if latent (by the family's
+/// `own_term`, which does not cancel for a sharp Gaussian), f(x) if observed or MAP.
 pub(super) fn own_term(c: &Node, e: usize) -> f64 {
     let r = e * c.len..(e + 1) * c.len;
-    own_of(
-        c.is_observed(e) || c.map,
-        &c.phi[r.clone()],
-        &c.u[r],
-        c.a[e],
-    )
+    match &c.body {
+        Body::Stochastic(d) if !(c.is_observed(e) || c.map) => {
+            d.own_term(&c.phi[r.clone()], &c.u[r], c.a[e])
+        }
+        _ => own_of(
+            c.is_observed(e) || c.map,
+            &c.phi[r.clone()],
+            &c.u[r],
+            c.a[e],
+        ),
+    }
 }
 
 /// `own_term` from an element's arrays (`a` holds f(x) for a point value).

@@ -5,7 +5,7 @@ use super::{Resolver, Source, VarEntry};
 use crate::ast::{self, Expr, ExprKind, Stmt, VarRhs};
 use crate::catalog::{self, EventShape, ValueKind};
 use crate::diag::{did_you_mean, nearest, Code, Diagnostic};
-use crate::ir::{self, ConstValue, PlateSource};
+use crate::ir::{self, ConstValue, PlateSource, MAX_PLATE_SIZE};
 use crate::span::Span;
 
 impl<'f> Resolver<'_, 'f> {
@@ -162,6 +162,20 @@ impl<'f> Resolver<'_, 'f> {
                         );
                         return None;
                     }
+                    if size > MAX_PLATE_SIZE {
+                        self.error(
+                            Diagnostic::new(
+                                Code::PlateSize,
+                                data.span,
+                                format!(
+                                    "data `{}` gives plate `{}` size {size}, more than the limit of {MAX_PLATE_SIZE} elements",
+                                    data.name, item.name.name
+                                ),
+                            )
+                            .label(format!("shape {rows} × {cols}")),
+                        );
+                        return None;
+                    }
                     Some(size)
                 }),
                 (None, None) => {
@@ -202,7 +216,24 @@ impl<'f> Resolver<'_, 'f> {
 
     fn plate_size(&mut self, name: &ast::Ident, e: &Expr) -> Option<u64> {
         match self.const_eval(e)? {
-            ConstValue::Scalar(x) if x >= 1.0 && x.fract() == 0.0 && x <= 1e15 => Some(x as u64),
+            ConstValue::Scalar(x) if x >= 1.0 && x.fract() == 0.0 && x <= MAX_PLATE_SIZE as f64 => {
+                Some(x as u64)
+            }
+            ConstValue::Scalar(x) if x >= 1.0 && x.fract() == 0.0 => {
+                self.error(
+                    Diagnostic::new(
+                        Code::PlateSize,
+                        e.span,
+                        format!(
+                            "size of plate `{}` is {x}, more than the limit of {MAX_PLATE_SIZE} elements",
+                            name.name
+                        ),
+                    )
+                    .label("too large")
+                    .hint("a plate holds at most as many elements as the largest data file (8 GiB of numbers)"),
+                );
+                None
+            }
             c => {
                 self.error(
                     Diagnostic::new(
@@ -311,6 +342,9 @@ impl<'f> Resolver<'_, 'f> {
         if !declared {
             return;
         }
+        self.var_ids
+            .entry(d.name.name.clone())
+            .or_insert(self.vars.len());
         self.vars.push(VarEntry {
             name: d.name.name.clone(),
             name_span: d.name.span,
@@ -420,6 +454,9 @@ impl<'f> Resolver<'_, 'f> {
         }
         let (plates, ok_plates) = self.plate_list(item.plates.as_deref().unwrap_or(&[]));
         let (event, ok_event) = self.event_ref(item.over.as_ref());
+        self.var_ids
+            .entry(item.name.name.clone())
+            .or_insert(self.vars.len());
         self.vars.push(VarEntry {
             name: item.name.name.clone(),
             name_span: item.name.span,

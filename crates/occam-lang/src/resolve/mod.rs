@@ -20,7 +20,7 @@ use crate::ast;
 use crate::catalog::{DistSpec, ValueKind};
 use crate::diag::{Code, Diagnostic};
 use crate::ir::{self, ConstValue, Init, Node};
-use crate::span::{line_col, Span};
+use crate::span::{LineIndex, Span};
 
 /// Shapes (rows, columns) of the data attached to a model, by data name.
 /// A vector of length n is (n, 1); a scalar is (1, 1).
@@ -93,6 +93,9 @@ struct Resolver<'a, 'f> {
     consts: Vec<ir::Constant>,
     plates: Vec<ir::Plate>,
     vars: Vec<VarEntry<'f>>,
+    /// Index in `vars` of each variable's first declaration (a scan per reference made a chain
+    /// of 10⁴ variables quadratic).
+    var_ids: HashMap<String, usize>,
     /// Every declared name (constant, plate, variable) and where.
     names: HashMap<String, Span>,
 }
@@ -112,6 +115,7 @@ pub fn resolve(
         consts: Vec::new(),
         plates: Vec::new(),
         vars: Vec::new(),
+        var_ids: HashMap::new(),
         names: HashMap::new(),
     };
     r.declarations(file);
@@ -126,11 +130,12 @@ pub fn resolve(
         d.sort_by_key(|d| d.span.start);
         return Err(d);
     }
+    let lines = LineIndex::new(source);
     let variables = r
         .vars
         .into_iter()
         .map(|v| ir::Variable {
-            position: line_col(source, v.span.start),
+            position: lines.line_col(v.span.start),
             name: v.name,
             plates: v.plates,
             event_plates: v.event.into_iter().collect(),
@@ -160,7 +165,7 @@ impl Resolver<'_, '_> {
     }
 
     fn var_index(&self, name: &str) -> Option<usize> {
-        self.vars.iter().position(|v| v.name == name)
+        self.var_ids.get(name).copied()
     }
 
     fn const_value(&self, name: &str) -> Option<ConstValue> {

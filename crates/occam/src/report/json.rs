@@ -239,6 +239,7 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
         "bound": o.bound,
         "iterations": o.iterations,
         "converged": o.converged,
+        "stop": o.stop,
         "bound_trace": o.bound_trace,
         "prune_start": o.prune_start,
         "seed": o.seed,

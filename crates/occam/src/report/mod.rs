@@ -7,3 +7,4 @@ pub mod json;
 pub mod outputs;
 pub mod summary;
 pub mod svg;
+pub mod table;

@@ -1,5 +1,7 @@
-//! The files `occam fit --out DIR` writes: `posterior.json`, `bound.csv`, `bound.svg` and a Hinton
-//! diagram of every latent vector or matrix mean, each written atomically.
+//! The files `occam fit --out DIR` writes, each atomically: `posterior.json` (observed data left
+//! out unless asked for), `bound.csv`, `bound.svg`, a table `posterior_NAME.csv` of every latent
+//! variable (means, variances, a mixture index's most probable component) and a Hinton diagram
+//! of every latent vector or matrix mean.
 
 use std::path::Path;
 
@@ -8,7 +10,7 @@ use crate::driver::Outcome;
 use crate::error::{Error, Result};
 use crate::lower::Compiled;
 use crate::model::Loaded;
-use crate::report::{hinton, json, summary, svg};
+use crate::report::{hinton, json, summary, svg, table};
 use crate::Fitted;
 
 /// The mean of a variable as a matrix for a Hinton diagram, if it is a vector or matrix.
@@ -35,11 +37,41 @@ fn matrix_of(loaded: &Loaded, c: &Compiled, v: usize) -> Option<(usize, usize, V
     Some((rows, cols, mean))
 }
 
-/// Writes the files of a fit into `dir`.
-pub fn write_outputs(dir: &Path, fitted: &Fitted) -> Result<()> {
+/// Writes the files of a fit into `dir`; `include_data` keeps the observed data's values in
+/// `posterior.json` (by default each observed variable is a stub naming its data file).
+pub fn write_outputs(dir: &Path, fitted: &Fitted, include_data: bool) -> Result<()> {
     let (loaded, c, o) = (fitted.loaded(), fitted.compiled(), fitted.outcome());
-    let report = &fitted.report_json();
-    write_files(dir, loaded, c, o, report)
+    let mut report = fitted.report_json();
+    if !include_data {
+        leave_out_data(loaded, c, &mut report);
+    }
+    write_files(dir, loaded, c, o, &report)
+}
+
+/// Replaces every fully observed variable and data input in a report by a stub: its role and
+/// data file (a partly observed variable keeps its posterior over the missing entries).
+fn leave_out_data(loaded: &Loaded, c: &Compiled, report: &mut serde_json::Value) {
+    let Some(vars) = report
+        .get_mut("variables")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    for (v, var) in loaded.model.variables.iter().enumerate() {
+        let role = json::role(loaded, v, c);
+        if !matches!(role, "observed" | "data") {
+            continue;
+        }
+        let file = loaded.data.tables.get(&var.name).map(|t| t.file.clone());
+        vars.insert(
+            var.name.clone(),
+            serde_json::json!({
+                "role": role,
+                "data_file": file,
+                "omitted": "observed values left out (fit --out DIR --include-data keeps them)",
+            }),
+        );
+    }
 }
 
 fn write_files(
@@ -75,6 +107,13 @@ fn write_files(
     for (v, var) in loaded.model.variables.iter().enumerate() {
         if !matches!(json::role(loaded, v, c), "latent" | "map" | "deterministic") {
             continue;
+        }
+        let latent = json::role(loaded, v, c) == "latent";
+        if let Some(text) = table::variable_csv(loaded, c, v, latent) {
+            atomic::write(
+                &dir.join(format!("posterior_{}.csv", var.name)),
+                text.as_bytes(),
+            )?;
         }
         if let Some((rows, cols, values)) = matrix_of(loaded, c, v) {
             let title = format!(

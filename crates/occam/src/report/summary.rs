@@ -8,6 +8,7 @@ use crate::driver::Outcome;
 use crate::lower::Compiled;
 use crate::model::Loaded;
 use crate::report::json::{distribution, role};
+use occam_lang::ir::PlateSource;
 
 /// Elements shown per variable before eliding.
 const SHOW: usize = 12;
@@ -36,8 +37,72 @@ pub fn signature(loaded: &Loaded, v: usize) -> String {
     s
 }
 
-/// One line per element (or a digest) of the posterior of node `node`.
-fn describe(c: &Compiled, node: NodeId) -> Vec<String> {
+/// The label of each element of variable `v` when one of its plates takes its size from the
+/// columns of a data file with a header: the column names there, indices elsewhere
+/// (`[2, height]`); `None` when no plate has names (elements are then `[e]`).
+pub fn element_labels(loaded: &Loaded, v: usize) -> Option<Vec<String>> {
+    let var = &loaded.model.variables[v];
+    let names: Vec<Option<&Vec<String>>> = var
+        .plates
+        .iter()
+        .map(|&p| match &loaded.model.plates[p].source {
+            PlateSource::Data { data, axis: 1 } => loaded
+                .data
+                .tables
+                .get(data)
+                .and_then(|t| t.header.as_ref())
+                .filter(|h| h.len() as u64 == loaded.model.plates[p].size),
+            _ => None,
+        })
+        .collect();
+    if names.iter().all(Option::is_none) {
+        return None;
+    }
+    let sizes: Vec<usize> = var
+        .plates
+        .iter()
+        .map(|&p| loaded.model.plates[p].size as usize)
+        .collect();
+    let n: usize = sizes.iter().product();
+    let mut out = Vec::with_capacity(n.min(SHOW));
+    for e in 0..n.min(SHOW) {
+        let mut rest = e;
+        let mut parts = vec![String::new(); sizes.len()];
+        for i in (0..sizes.len()).rev() {
+            let c = rest % sizes[i];
+            rest /= sizes[i];
+            parts[i] = names[i].map_or_else(|| c.to_string(), |h| h[c].clone());
+        }
+        out.push(format!("[{}]", parts.join(", ")));
+    }
+    Some(out)
+}
+
+/// The names of a vector variable's components when its event plate counts the columns of a
+/// data file with a header (`B over C` with `plates N, C from data X`).
+pub fn event_names(loaded: &Loaded, v: usize) -> Option<Vec<String>> {
+    let &q = loaded.model.variables[v].event_plates.first()?;
+    let plate = &loaded.model.plates[q];
+    match &plate.source {
+        PlateSource::Data { data, axis: 1 } => loaded
+            .data
+            .tables
+            .get(data)?
+            .header
+            .clone()
+            .filter(|h| h.len() as u64 == plate.size),
+        _ => None,
+    }
+}
+
+/// One line per element (or a digest) of the posterior of node `node`; `labels` name the
+/// elements (default `[e]`), `names` the components of a vector (default: a bracketed list).
+fn describe(
+    c: &Compiled,
+    node: NodeId,
+    labels: Option<&[String]>,
+    names: Option<&[String]>,
+) -> Vec<String> {
     let vmp = &c.vmp;
     let kind = vmp.kind(node);
     let n = vmp.elements(node);
@@ -78,12 +143,21 @@ fn describe(c: &Compiled, node: NodeId) -> Vec<String> {
                         let sd: Vec<f64> = (0..d)
                             .map(|i| (ue[d + i * d + i] - ue[i] * ue[i]).max(0.0).sqrt())
                             .collect();
-                        format!("[{}] ± [{}]", list(m), list(&sd))
+                        match names.filter(|n| n.len() == d) {
+                            Some(names) => (0..d)
+                                .map(|i| format!("{} {} ± {}", names[i], num(m[i]), num(sd[i])))
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            None => format!("[{}] ± [{}]", list(m), list(&sd)),
+                        }
                     }
                     _ if vlen == 1 => num(m[0]),
                     _ => format!("[{}]", list(m)),
                 };
-                lines.push(format!("[{e}] {text}"));
+                match labels.and_then(|l| l.get(e)) {
+                    Some(l) => lines.push(format!("{l} {text}")),
+                    None => lines.push(format!("[{e}] {text}")),
+                }
             }
             if n > SHOW {
                 lines.push(format!("... ({} elements)", n));
@@ -108,6 +182,7 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             "not converged"
         }
     );
+    let _ = writeln!(s, "stop: {}", o.stop);
     if o.restart_bounds.len() > 1 {
         let _ = writeln!(
             s,
@@ -148,7 +223,9 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             signature(loaded, v),
             distribution(loaded, v)
         );
-        for line in describe(c, c.var_nodes[v]) {
+        let labels = element_labels(loaded, v);
+        let names = event_names(loaded, v);
+        for line in describe(c, c.var_nodes[v], labels.as_deref(), names.as_deref()) {
             let _ = writeln!(s, "      {line}");
         }
     }

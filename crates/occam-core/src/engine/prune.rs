@@ -1,0 +1,92 @@
+//! Greedy pruning of surplus mixture components after convergence (Winn §2.5.1 footnote 8,
+//! §3.3: model order adapted by deleting components, judged by L), part of the run loop in
+//! [`super::driver`].
+
+use super::driver::{RunOptions, Stop, Warning, Watch};
+use super::{Role, Vmp};
+use crate::error::RunError;
+use crate::graph::NodeId;
+use crate::moments::MomentKind;
+
+impl Vmp {
+    /// Whether some latent Categorical node selects mixture components (pruning applies).
+    pub(super) fn has_mixture_index(&self) -> bool {
+        (0..self.nodes.len()).any(|i| self.is_mixture_index(i))
+    }
+
+    pub(super) fn is_mixture_index(&self, i: usize) -> bool {
+        self.nodes[i]
+            .children
+            .iter()
+            .any(|(_, r)| matches!(r, Role::Selector(_)))
+            && self.nodes[i].has_latent()
+            && matches!(self.nodes[i].kind, MomentKind::Categorical { .. })
+    }
+
+    /// Greedy component deletion: for each mixture index, empty its used components one at a time
+    /// (smallest total responsibility first), re-converge, and keep the change if L rises by more
+    /// than the tolerance. Returns the (bound, stop) of each accepted deletion, their number, and
+    /// the trial sweeps' count and warnings.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn prune(
+        &mut self,
+        opts: &RunOptions,
+        order: &[NodeId],
+        watch: &mut Watch<'_>,
+        mut best: f64,
+    ) -> Result<(Vec<(f64, Stop)>, usize, (usize, Vec<Warning>)), RunError> {
+        let indices: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.is_mixture_index(i))
+            .collect();
+        let mut kept = Vec::new();
+        let mut sweeps = 0;
+        let mut warnings = Vec::new();
+        for i in indices {
+            let MomentKind::Categorical { k } = self.nodes[i].kind else {
+                continue;
+            };
+            'outer: loop {
+                let n = &self.nodes[i];
+                let mut used: Vec<(f64, usize)> = (0..k)
+                    .map(|j| ((0..n.n).map(|e| n.u[e * k + j]).sum::<f64>(), j))
+                    .filter(|(w, _)| *w > 0.5)
+                    .collect();
+                if used.len() <= 1 {
+                    break;
+                }
+                used.sort_by(|a, b| a.0.total_cmp(&b.0));
+                for &(_, j) in &used {
+                    let saved = self.snapshot();
+                    let node = &mut self.nodes[i];
+                    for e in 0..node.n {
+                        let row = &mut node.u[e * k..(e + 1) * k];
+                        row[j] = 0.0;
+                        let total: f64 = row.iter().sum();
+                        if total > 0.0 {
+                            row.iter_mut().for_each(|v| *v /= total);
+                        } else {
+                            row.iter_mut().enumerate().for_each(|(c, v)| {
+                                *v = if c == j { 0.0 } else { 1.0 / (k - 1) as f64 }
+                            });
+                        }
+                    }
+                    self.changed(i);
+                    self.refresh_dependents(i);
+                    let trial = self.sweeps(opts, order, watch)?;
+                    sweeps += trial.trace.len();
+                    let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
+                    if bound > best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64 {
+                        warnings.extend(trial.warnings);
+                        kept.push((bound, trial.stop));
+                        best = bound;
+                        continue 'outer;
+                    }
+                    self.restore(saved);
+                }
+                break;
+            }
+        }
+        let n = kept.len();
+        Ok((kept, n, (sweeps, warnings)))
+    }
+}
