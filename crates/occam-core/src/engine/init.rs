@@ -89,6 +89,7 @@ impl Vmp {
             node.u = u;
             node.a = a;
             self.changed(i);
+            self.share_if_possible(i);
         }
         self.initialized = true;
         Ok(())
@@ -184,6 +185,7 @@ impl Vmp {
                     continue;
                 }
             };
+            self.unshare(i);
             let node = &self.nodes[i];
             let (n, len, vlen) = (node.n, node.len, value_len(&dist));
             let mut phi = vec![0.0; len];
