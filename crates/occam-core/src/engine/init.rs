@@ -34,6 +34,10 @@ impl Vmp {
                 },
                 other => other,
             };
+            if self.init_shared(i, &init, &mut rng)? {
+                continue;
+            }
+            let node = &self.nodes[i];
             let zeros = vec![0.0; node.n * node.len];
             let (mut phi, mut u, mut a) = self.run_update(i, &dist, &zeros)?;
             let node = &self.nodes[i];

@@ -12,7 +12,7 @@
 //! per-element arrays on request (`dense_state`).
 
 use super::*;
-use crate::engine::init::moments;
+use crate::engine::init::{moments, sample};
 
 /// Whether node `node` holds its moments in the shared form (see the module doc).
 pub(in crate::engine) fn is_shared(node: &Node) -> bool {
@@ -115,25 +115,30 @@ pub(in crate::engine) fn dense_state(node: &Node) -> (Vec<f64>, Vec<f64>) {
     (u, phi)
 }
 
-/// The shared form of a per-element state (φ, u), if every element has the same Φ₂ and the same
+/// The shared form [m per element, Σ] of per-element moments u, if every element has the same
 /// ⟨x xᵀ⟩ − m mᵀ.
-fn compress(phi: &[f64], u: &[f64], n: usize, q: usize) -> Option<(Vec<f64>, Vec<f64>)> {
+fn compress_moments(u: &[f64], n: usize, q: usize) -> Option<Vec<f64>> {
     let l = q + q * q;
-    let cov: Vec<f64> = (0..q * q)
-        .map(|ab| u[q + ab] - u[ab / q] * u[ab % q])
-        .collect();
-    let same = (0..n).all(|e| {
-        let (pe, ue) = (&phi[e * l..(e + 1) * l], &u[e * l..(e + 1) * l]);
-        pe[q..] == phi[q..l] && (0..q * q).all(|ab| ue[q + ab] - ue[ab / q] * ue[ab % q] == cov[ab])
-    });
-    if !same {
+    let residual = |e: usize, ab: usize| u[e * l + q + ab] - u[e * l + ab / q] * u[e * l + ab % q];
+    let cov: Vec<f64> = (0..q * q).map(|ab| residual(0, ab)).collect();
+    if !(0..n).all(|e| (0..q * q).all(|ab| residual(e, ab) == cov[ab])) {
+        return None;
+    }
+    let mut su: Vec<f64> = u.chunks_exact(l).flat_map(|r| &r[..q]).copied().collect();
+    su.extend_from_slice(&cov);
+    Some(su)
+}
+
+/// The shared form [φ₁ per element, Φ₂] of per-element natural parameters, if every element has
+/// the same Φ₂.
+fn compress_natural(phi: &[f64], q: usize) -> Option<Vec<f64>> {
+    let l = q + q * q;
+    if !phi.chunks_exact(l).all(|r| r[q..] == phi[q..l]) {
         return None;
     }
     let mut sphi: Vec<f64> = phi.chunks_exact(l).flat_map(|r| &r[..q]).copied().collect();
     sphi.extend_from_slice(&phi[q..l]);
-    let mut su: Vec<f64> = u.chunks_exact(l).flat_map(|r| &r[..q]).copied().collect();
-    su.extend_from_slice(&cov);
-    Some((sphi, su))
+    Some(sphi)
 }
 
 /// The shared form's (φ, u, A) from φ₁ (elements × q) and the shared Φ₂: one factorisation gives Σ
@@ -213,6 +218,47 @@ impl Vmp {
         prior_part + own
     }
 
+    /// Initialises a designated node directly in the shared form, in O(n·q) memory: q = the prior,
+    /// point masses at draws from it (drawn as the element-by-element initialisation draws them),
+    /// or given moments that have one covariance. `false`: left to the element-by-element path.
+    pub(in crate::engine) fn init_shared(
+        &mut self,
+        i: usize,
+        init: &Init,
+        rng: &mut Rng,
+    ) -> Result<bool, RunError> {
+        let x = &self.nodes[i];
+        let (Some(_), MomentKind::Gaussian { d: q }) = (&self.shared[i], x.kind) else {
+            return Ok(false);
+        };
+        let n = x.n;
+        let dist = x.dist().expect("a stochastic node");
+        let (prior, _) = constant_prior(x, &self.nodes);
+        let (phi, mut u, a) = shared_moments(dist, prior[..q].repeat(n), &prior[q..], q)
+            .map_err(|(e, w)| self.numerical(i, e, w))?;
+        match init {
+            Init::Prior => {}
+            Init::Random => {
+                for m in u[..n * q].chunks_exact_mut(q) {
+                    sample(dist, &prior, rng, m);
+                }
+                u[n * q..].iter_mut().for_each(|v| *v = 0.0);
+            }
+            Init::Moments(values) if values.len() == n * x.len => {
+                match compress_moments(values, n, q) {
+                    Some(shared) => u = shared,
+                    None => return Ok(false),
+                }
+            }
+            _ => return Ok(false),
+        }
+        let node = &mut self.nodes[i];
+        (node.phi, node.u, node.a) = (phi, u, a);
+        node.lazy = std::sync::OnceLock::new();
+        self.changed(i);
+        Ok(true)
+    }
+
     /// After initialisation: node i takes the shared form if it is designated and its state has it.
     pub(in crate::engine) fn share_if_possible(&mut self, i: usize) {
         let node = &self.nodes[i];
@@ -222,7 +268,9 @@ impl Vmp {
         let MomentKind::Gaussian { d: q } = node.kind else {
             return;
         };
-        if let Some((phi, u)) = compress(&node.phi, &node.u, node.n, q) {
+        let compressed = compress_natural(&node.phi, q)
+            .and_then(|phi| Some((phi, compress_moments(&node.u, node.n, q)?)));
+        if let Some((phi, u)) = compressed {
             let node = &mut self.nodes[i];
             (node.phi, node.u) = (phi, u);
             node.lazy = std::sync::OnceLock::new();

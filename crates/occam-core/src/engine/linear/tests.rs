@@ -175,6 +175,34 @@ fn multi_output_kernel_equals_the_generic_path() {
     }
 }
 
+/// Every stochastic node's φ, moments and mean (per element, also for a node in the shared form)
+/// and every bound term agree to 1e-10.
+fn compare(fast: &Vmp, generic: &Vmp, when: &str) {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    for (i, b) in generic.nodes.iter().enumerate() {
+        if !matches!(b.body, super::Body::Stochastic(_)) {
+            continue;
+        }
+        let (u, phi) = (fast.moments(NodeId(i)), fast.natural(NodeId(i)));
+        assert_eq!((u.len(), phi.len()), (b.u.len(), b.phi.len()));
+        for (u, v) in u.iter().zip(&b.u).chain(phi.iter().zip(&b.phi)) {
+            assert!(close(*u, *v), "{when}, node {i} {}: {u} vs {v}", b.name);
+        }
+        let (fm, gm) = (
+            fast.mean(NodeId(i)).unwrap(),
+            generic.mean(NodeId(i)).unwrap(),
+        );
+        assert_eq!(fm.len(), gm.len());
+        for (a, b) in fm.iter().zip(&gm) {
+            assert!(close(*a, *b), "{when}, mean of node {i}: {a} vs {b}");
+        }
+    }
+    let (fb, gb) = (fast.node_bounds(), generic.node_bounds());
+    for (name, (a, b)) in fast.names().iter().zip(fb.into_iter().zip(gb)) {
+        assert!(close(a, b), "{when}, bound term of {name}: {a} vs {b}");
+    }
+}
+
 /// Sweeps both compilations in the same order and compares every stochastic node's φ and
 /// moments (per element, also for a node in the shared form) and every bound term after every
 /// update; returns the fast one.
@@ -190,41 +218,13 @@ fn assert_same(fast: Graph, generic: Graph, points: bool) -> Vmp {
     assert!(generic.shared.iter().all(Option::is_none));
     fast.initialize(3).unwrap();
     generic.initialize(3).unwrap();
-    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    compare(&fast, &generic, "initial state");
     let order = fast.default_order();
     for sweep in 0..12 {
         for &id in &order {
             fast.update(id).unwrap();
             generic.update(id).unwrap();
-            for (i, b) in generic.nodes.iter().enumerate() {
-                if !matches!(b.body, super::Body::Stochastic(_)) {
-                    continue;
-                }
-                let (u, phi) = (fast.moments(NodeId(i)), fast.natural(NodeId(i)));
-                assert_eq!((u.len(), phi.len()), (b.u.len(), b.phi.len()));
-                for (u, v) in u.iter().zip(&b.u).chain(phi.iter().zip(&b.phi)) {
-                    assert!(
-                        close(*u, *v),
-                        "sweep {sweep}, node {i} {}: {u} vs {v}",
-                        b.name
-                    );
-                }
-                let (fm, gm) = (
-                    fast.mean(NodeId(i)).unwrap(),
-                    generic.mean(NodeId(i)).unwrap(),
-                );
-                assert_eq!(fm.len(), gm.len());
-                for (a, b) in fm.iter().zip(&gm) {
-                    assert!(close(*a, *b), "mean of node {i}: {a} vs {b}");
-                }
-            }
-            let (fb, gb) = (fast.node_bounds(), generic.node_bounds());
-            for (name, (a, b)) in fast.names().iter().zip(fb.into_iter().zip(gb)) {
-                assert!(
-                    close(a, b),
-                    "sweep {sweep}, bound term of {name}: {a} vs {b}"
-                );
-            }
+            compare(&fast, &generic, &format!("sweep {sweep}"));
         }
     }
     assert!((fast.bound() - fast.fresh_bound()).abs() <= 1e-10 * (1.0 + fast.bound().abs()));
@@ -422,5 +422,51 @@ fn kernel_messages_are_the_gradient_of_the_bound() {
                 );
             }
         }
+    }
+}
+
+/// X starts in the shared form from the prior, a random draw or given moments with one covariance,
+/// and per element from moments without one (then takes the shared form at its first update); each
+/// start equals the element-by-element path's.
+#[test]
+fn initial_states_equal_the_generic_path() {
+    let (n, q) = (7, 3);
+    let mut rng = crate::Rng::seed_from_u64(8);
+    let mut points = Vec::new();
+    let mut spread = Vec::new();
+    for e in 0..n {
+        let m: Vec<f64> = (0..q).map(|_| rng.random::<f64>() - 0.5).collect();
+        for u in [&mut points, &mut spread] {
+            u.extend_from_slice(&m);
+        }
+        points.extend((0..q * q).map(|ab| m[ab / q] * m[ab % q]));
+        // A different variance per element.
+        spread.extend((0..q * q).map(|ab| {
+            m[ab / q] * m[ab % q]
+                + if ab % (q + 1) == 0 {
+                    0.1 * (e + 1) as f64
+                } else {
+                    0.0
+                }
+        }));
+    }
+    for (init, shared_at_start) in [
+        (Init::Prior, true),
+        (Init::Random, true),
+        (Init::Moments(points), true),
+        (Init::Moments(spread), false),
+    ] {
+        let build = || {
+            let mut g = pca(30, Prec::Shared, false, 0.0, false);
+            let x = g.node("X").unwrap();
+            g.initialize(x, init.clone());
+            g
+        };
+        let mut vmp = build().compile().unwrap();
+        vmp.initialize(3).unwrap();
+        let x = vmp.node("X").unwrap().index();
+        assert_eq!(super::shared::is_shared(&vmp.nodes[x]), shared_at_start);
+        let fast = assert_same(build(), build(), false);
+        assert!(super::shared::is_shared(&fast.nodes[x]));
     }
 }
