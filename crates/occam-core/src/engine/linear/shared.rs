@@ -12,7 +12,8 @@
 //! per-element arrays on request (`dense_state`).
 
 use super::*;
-use crate::engine::init::{moments, sample};
+use crate::dist::gaussian_vector_sample_rows;
+use crate::engine::init::moments;
 
 /// Whether node `node` holds its moments in the shared form (see the module doc).
 pub(in crate::engine) fn is_shared(node: &Node) -> bool {
@@ -239,9 +240,8 @@ impl Vmp {
         match init {
             Init::Prior => {}
             Init::Random => {
-                for m in u[..n * q].chunks_exact_mut(q) {
-                    sample(dist, &prior, rng, m);
-                }
+                // The designated families draw with `gaussian_vector_sample`: one factorisation.
+                gaussian_vector_sample_rows(&prior, q, rng, &mut u[..n * q]);
                 u[n * q..].iter_mut().for_each(|v| *v = 0.0);
             }
             Init::Moments(values) if values.len() == n * x.len => {
