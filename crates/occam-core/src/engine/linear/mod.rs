@@ -32,6 +32,7 @@ use data::Data;
 use std::sync::OnceLock;
 
 mod data;
+mod grid;
 pub(super) mod shared;
 mod side;
 
@@ -247,10 +248,10 @@ impl Linear {
                 let (q, l) = (self.q, self.len());
                 let cu = self.side(nodes, 1 - self.row_slot);
                 let (means, view) = cu.means(q);
-                let yc = kernels::product_strided(ym, self.cols, means, view);
+                let yc = grid::times(ym, self.cols, means, view);
                 let mc2 = match mask {
-                    Some(m) => kernels::product_strided(m, self.cols, &cu.dense(q), (q, q * q, l)),
-                    None => cu.weighted_second(q, &vec![1.0; self.cols]),
+                    Some(m) => grid::times(m, self.cols, &cu.dense(q), (q, q * q, l)),
+                    None => cu.gram(q),
                 };
                 Arc::new(ColumnProducts { yc, mc2 })
             },
@@ -339,23 +340,25 @@ impl Linear {
                 shared: false,
             };
         }
+        // (τ∘Y)ᵀ Ā = Yᵀ (τ∘Ā): the precisions scale the factor's rows, not the grid.
         let a = self.side(nodes, self.row_slot);
         let t: Vec<f64> = (0..self.rows)
             .map(|i| self.tau(nodes, self.tau_index(i)).0)
             .collect();
-        let scaled = |m: &[f64]| -> Vec<f64> {
-            m.chunks_exact(self.cols)
-                .zip(&t)
-                .flat_map(|(row, ti)| row.iter().map(move |v| v * ti))
-                .collect()
-        };
-        let (means, view) = a.means(q);
-        let first = kernels::weighted_sums_strided(&scaled(ym), self.cols, means, view);
+        let mut am = Vec::with_capacity(self.rows * q);
+        for (i, ti) in t.iter().enumerate() {
+            am.extend(a.mean(q, i).iter().map(|v| ti * v));
+        }
+        let first = grid::transpose_times(ym, self.cols, &am, q);
         let (second, shared) = match mask {
-            Some(m) => (
-                kernels::weighted_sums_strided(&scaled(m), self.cols, &a.dense(q), (q, qq, l)),
-                false,
-            ),
+            Some(m) => {
+                let dense = a.dense(q);
+                let mut a2 = Vec::with_capacity(self.rows * qq);
+                for (i, ti) in t.iter().enumerate() {
+                    a2.extend(dense[i * l + q..(i + 1) * l].iter().map(|v| ti * v));
+                }
+                (grid::transpose_times(m, self.cols, &a2, qq), false)
+            }
             None => (a.weighted_second(q, &t), true),
         };
         Message {

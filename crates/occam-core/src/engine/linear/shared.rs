@@ -210,7 +210,7 @@ impl Vmp {
         };
         let (m, cov) = x.u.split_at(x.n * q);
         let (phi1, phi2) = x.phi.split_at(x.n * q);
-        let g = Side::Shared(m, cov).weighted_second(q, &vec![1.0; x.n]);
+        let g = Side::Shared(m, cov).gram(q);
         let mut s = vec![0.0; q];
         m.chunks_exact(q).for_each(|r| kernels::add_into(&mut s, r));
         let (prior, ap) = constant_prior(x, &self.nodes);

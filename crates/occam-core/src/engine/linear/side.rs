@@ -62,6 +62,22 @@ impl<'a> Side<'a> {
         }
     }
 
+    /// Σ_i ⟨x_i x_iᵀ⟩ (q²) over the elements: MᵀM + n Σ when shared.
+    pub(super) fn gram(self, q: usize) -> Vec<f64> {
+        match self {
+            Side::Dense(u) => {
+                let n = u.len() / (q + q * q);
+                kernels::weighted_sums_strided(&vec![1.0; n], 1, u, (q, q * q, q + q * q))
+            }
+            Side::Shared(m, cov) => {
+                let n = (m.len() / q) as f64;
+                let mut s = kernels::weighted_sums_strided(m, q, m, (0, q, q));
+                s.iter_mut().zip(cov).for_each(|(s, c)| *s += n * c);
+                s
+            }
+        }
+    }
+
     /// One element's [⟨x⟩, ⟨x xᵀ⟩] into `buf`.
     pub(super) fn element(self, q: usize, i: usize, buf: &mut Vec<f64>) {
         buf.clear();

@@ -18,10 +18,11 @@ enum Prec {
 /// y[D, N] (or y[N, D]) ~ N(dot(W[D], X[N]), τ⁻¹): W with ARD columns, X standard normal, a
 /// fraction of y missing; with `const_w`, y[N] ~ N(dot(c, X[N]), τ⁻¹) for a constant c.
 fn pca(seed: u64, prec: Prec, swap: bool, missing: f64, const_w: bool) -> Graph {
-    pca_with(seed, prec, swap, missing, const_w, false)
+    pca_with(seed, prec, swap, missing, const_w, false, 7)
 }
 
-/// `pca`, with dot(X[N], W[D]) when `x_first` (X then indexes the rows when τ allows).
+/// `pca` with `n` columns, and dot(X[N], W[D]) when `x_first` (X then indexes the rows when τ
+/// allows).
 fn pca_with(
     seed: u64,
     prec: Prec,
@@ -29,9 +30,10 @@ fn pca_with(
     missing: f64,
     const_w: bool,
     x_first: bool,
+    n: usize,
 ) -> Graph {
     let mut rng = crate::Rng::seed_from_u64(seed);
-    let (d, n, q) = (5, 7, 3);
+    let (d, q) = (5, 3);
     let mut g = Graph::new();
     let (dp, np, qp) = (g.plate("D", d), g.plate("N", n), g.plate("Q", q));
     let alpha = g
@@ -259,7 +261,7 @@ fn linear_kernel_equals_the_generic_path() {
         }
         // dot(X[N], W[D]): X indexes the rows unless τ varies over D.
         for missing in [0.0, 0.3] {
-            let build = || pca_with(40 + case as u64, prec, false, missing, false, true);
+            let build = || pca_with(40 + case as u64, prec, false, missing, false, true, 7);
             let fast = assert_same(build(), build(), false);
             let (x, f) = (fast.node("X").unwrap(), fast.node("F").unwrap());
             let row = fast.linear[f.index()].as_ref().unwrap().row_slot == 0;
@@ -468,5 +470,20 @@ fn initial_states_equal_the_generic_path() {
         assert_eq!(super::shared::is_shared(&vmp.nodes[x]), shared_at_start);
         let fast = assert_same(build(), build(), false);
         assert!(super::shared::is_shared(&fast.nodes[x]));
+    }
+}
+
+/// More columns than one block of the grid products (`grid`): the blocks' partial products add up
+/// to the element-by-element path's sums, with X on either side.
+#[test]
+fn blocks_of_columns_equal_the_generic_path() {
+    for (prec, missing, x_first) in [
+        (Prec::PerRow, 0.3, false),
+        (Prec::Shared, 0.0, false),
+        (Prec::Shared, 0.0, true),
+        (Prec::PerColumn, 0.2, true),
+    ] {
+        let build = || pca_with(50, prec, false, missing, false, x_first, 1_100);
+        assert_same(build(), build(), false);
     }
 }
