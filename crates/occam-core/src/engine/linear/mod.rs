@@ -21,6 +21,13 @@
 //! precision element, when τ varies over a few groups of rows) are needed: they are summed once, on
 //! first use, and the constant never stores its outer products (`points`).
 //!
+//! Without missing entries, a latent factor whose only child is F, whose prior is one constant and
+//! whose elements all see the same τ (PCA's X) has one covariance for all its elements; it is then
+//! stored as means plus that covariance (`shared`, O(n·q) memory, one q × q factorisation per
+//! update), and A₂ products become Mᵀ diag(w) M + (Σ w) Σ. Files: `side` (reading a factor, dense or
+//! shared, and the messages), `grid` (Y V and Yᵀ A in fixed blocks of columns on both cores),
+//! `data` (the sums of the data), `shared`.
+//!
 //! The element-by-element path stays the reference: `Graph::compile_generic` builds the same model
 //! without this kernel, and the tests below compare every node's φ, moments and bound term.
 
