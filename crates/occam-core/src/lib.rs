@@ -36,6 +36,7 @@ pub mod error;
 pub mod factor;
 pub mod graph;
 mod kernels;
+pub mod kmeans;
 pub mod linalg;
 pub mod models;
 pub mod moments;

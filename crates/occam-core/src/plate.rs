@@ -34,22 +34,28 @@ pub(crate) fn index_map(child: &[Axis], parent: &[Axis], stack: Option<Axis>) ->
     };
     let child_strides: Vec<usize> = child.iter().map(|a| stride_of(a.id)).collect();
     let (stack_size, stack_stride) = stack.map_or((1, 0), |a| (a.size, stride_of(a.id)));
-    let n = count(child);
-    let mut out = Vec::with_capacity(n * stack_size);
-    let mut coord = vec![0usize; child.len()];
-    for _ in 0..n {
-        let base: usize = coord.iter().zip(&child_strides).map(|(c, s)| c * s).sum();
-        for s in 0..stack_size {
-            out.push((base + s * stack_stride) as u32);
+    // Built axis by axis, outermost first: every entry so far is repeated for each index along the
+    // next axis, offset by that axis's stride (contiguous pushes, no per-element coordinates).
+    let mut out = Vec::with_capacity(count(child) * stack_size);
+    out.push(0u32);
+    let expand = |out: &mut Vec<u32>, size: usize, stride: usize| {
+        let prev = out.len();
+        if size == 0 {
+            out.clear();
+            return;
         }
-        for i in (0..child.len()).rev() {
-            coord[i] += 1;
-            if coord[i] < child[i].size {
-                break;
+        out.resize(prev * size, 0);
+        for b in (0..prev).rev() {
+            let base = out[b];
+            for (c, o) in out[b * size..(b + 1) * size].iter_mut().enumerate() {
+                *o = base + (c * stride) as u32;
             }
-            coord[i] = 0;
         }
+    };
+    for (a, &stride) in child.iter().zip(&child_strides) {
+        expand(&mut out, a.size, stride);
     }
+    expand(&mut out, stack_size, stack_stride);
     out
 }
 
@@ -72,5 +78,53 @@ mod tests {
         assert_eq!(index_map(&[n], &[k], Some(k)), vec![0, 1, 0, 1]);
         // Scalar parent.
         assert_eq!(index_map(&[n], &[], None), vec![0, 0]);
+        // An empty plate maps nothing.
+        let empty = Axis { id: 3, size: 0 };
+        assert!(index_map(&[n, empty], &[n], None).is_empty());
+    }
+
+    /// The axis-by-axis construction against the definition, element by element: coordinates of
+    /// each child element (last axis fastest) dotted with the parent's strides by plate id.
+    #[test]
+    fn matches_coordinate_definition() {
+        let axes = [
+            Axis { id: 0, size: 3 },
+            Axis { id: 1, size: 4 },
+            Axis { id: 2, size: 2 },
+            Axis { id: 3, size: 5 },
+        ];
+        let reference = |child: &[Axis], parent: &[Axis], stack: Option<Axis>| {
+            let stride = |id: usize| {
+                parent.iter().position(|a| a.id == id).map_or(0, |p| {
+                    parent[p + 1..].iter().map(|a| a.size).product::<usize>()
+                })
+            };
+            let (ss, st) = stack.map_or((1, 0), |a| (a.size, stride(a.id)));
+            let mut out = Vec::new();
+            for e in 0..count(child) {
+                let (mut rem, mut base) = (e, 0);
+                for a in child.iter().rev() {
+                    base += (rem % a.size) * stride(a.id);
+                    rem /= a.size;
+                }
+                out.extend((0..ss).map(|s| (base + s * st) as u32));
+            }
+            out
+        };
+        let [a, b, c, d] = axes;
+        let cases: [(&[Axis], &[Axis], Option<Axis>); 5] = [
+            (&[a, b, c], &[c, a], None),
+            (&[a, b, c], &[b, d], Some(d)),
+            (&[c, b, a], &[a, b, c], None),
+            (&[a], &[d, a], Some(d)),
+            (&[a, b, c, d], &[], None),
+        ];
+        for (child, parent, stack) in cases {
+            assert_eq!(
+                index_map(child, parent, stack),
+                reference(child, parent, stack),
+                "{child:?} → {parent:?} stacked {stack:?}"
+            );
+        }
     }
 }

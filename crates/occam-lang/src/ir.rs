@@ -122,8 +122,8 @@ pub struct Variable {
     pub node: Node,
     /// Point estimate (MAP) instead of a full posterior.
     pub map: bool,
-    /// Initialisation of q.
-    pub init: Init,
+    /// Initialisation of q, when the model gives one (`None`: the engine's default start).
+    pub init: Option<Init>,
     /// Data with its name is attached or it is declared observed.
     pub observed: bool,
     /// Where it is declared.

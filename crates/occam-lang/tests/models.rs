@@ -237,10 +237,10 @@ fn bpca() {
     assert_eq!(a[0].1.event, None);
     assert_eq!(
         m.variable("X").unwrap().init,
-        Init::Random {
+        Some(Init::Random {
             scale: Some(1.0),
             seed: Some(7)
-        }
+        })
     );
     assert!(m.variable("y").unwrap().observed);
 }
@@ -256,12 +256,12 @@ fn gmm_1d_with_let_map_and_init() {
     assert!(!m.variable("tau").unwrap().map);
     assert_eq!(
         m.variable("z").unwrap().init,
-        Init::Random {
+        Some(Init::Random {
             scale: None,
             seed: None
-        }
+        })
     );
-    assert_eq!(m.variable("tau").unwrap().init, Init::Prior);
+    assert_eq!(m.variable("tau").unwrap().init, None);
     let (_, a) = args(&m, "tau");
     assert_eq!(a[0].1.op, ExprOp::Const(ConstValue::Scalar(1e-3)));
     let (_, a) = args(&m, "y");

@@ -90,6 +90,11 @@ pub struct Outcome {
     pub prune_start: Option<usize>,
     /// Final bound of every restart.
     pub restart_bounds: Vec<f64>,
+    /// Mixture components in use at the end of every restart (summed over mixture indices).
+    pub restart_components: Vec<usize>,
+    /// Every mixture index of the kept restart: its variable, the components in use (expected
+    /// number of elements ≥ 1) and the number of components.
+    pub components: Vec<Components>,
     /// Index of the kept restart.
     pub best_restart: usize,
     /// The seed of the kept restart.
@@ -99,6 +104,17 @@ pub struct Outcome {
     pub warnings: Vec<Warning>,
     /// Per-node bound terms.
     pub node_bounds: Vec<(String, f64)>,
+}
+
+/// How many of a mixture's components the fit uses.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Components {
+    /// The mixture index variable.
+    pub variable: String,
+    /// Components whose expected number of elements is at least 1.
+    pub in_use: usize,
+    /// Components in the model.
+    pub total: usize,
 }
 
 /// Maps a run error to a library error naming the model place of the node.
@@ -159,6 +175,30 @@ pub fn fit(
         .vmp
         .run_observed(&opts, observer)
         .map_err(|e| run_error(loaded, c, &e))?;
+    let mut warnings: Vec<Warning> = loaded
+        .warnings
+        .iter()
+        .cloned()
+        .chain(f.warnings.into_iter().map(Warning::from))
+        .collect();
+    warnings.extend(zero_products(loaded, c));
+    warnings.extend(uneven_restarts(&f.restart_components, s.seed));
+    let names = c.vmp.names();
+    let components = c
+        .vmp
+        .components_in_use()
+        .into_iter()
+        .map(|(node, in_use, total)| {
+            let name = names[node.index()];
+            Components {
+                variable: c.owner.get(name).map_or(name.to_string(), |&v| {
+                    loaded.model.variables[v].name.clone()
+                }),
+                in_use,
+                total,
+            }
+        })
+        .collect();
     Ok(Outcome {
         bound: f.bound,
         iterations: f.bound_trace.len(),
@@ -166,14 +206,50 @@ pub fn fit(
         bound_trace: f.bound_trace,
         prune_start: f.prune_start,
         restart_bounds: f.restart_bounds,
+        restart_components: f.restart_components,
+        components,
         best_restart: f.best_restart,
         seed: f.seed,
-        warnings: loaded
-            .warnings
-            .iter()
-            .cloned()
-            .chain(f.warnings.into_iter().map(Warning::from))
-            .collect(),
+        warnings,
         node_bounds: f.node_bounds,
+    })
+}
+
+/// A warning for every product of latent factors left at zero (see [`Warning::ProductAtZero`]),
+/// named by the model's variables.
+fn zero_products(loaded: &Loaded, c: &Compiled) -> Vec<Warning> {
+    let names = c.vmp.names();
+    let var_of = |node: NodeId| {
+        let name = names[node.index()];
+        c.owner
+            .get(name)
+            .map_or((name.to_string(), String::new()), |&v| {
+                (loaded.model.variables[v].name.clone(), loaded.location(v))
+            })
+    };
+    c.vmp
+        .zero_products()
+        .into_iter()
+        .map(|(product, factors)| {
+            let (variable, location) = var_of(product);
+            Warning::ProductAtZero {
+                variable,
+                location,
+                factors: factors.into_iter().map(|f| var_of(f).0).collect(),
+            }
+        })
+        .collect()
+}
+
+/// A warning when restarts end with very different numbers of mixture components in use: some
+/// restart has at most half as many as the most populated one. The fit then depends on its start
+/// (a collapsed restart is a poor local optimum, or the best one is), and the kept bound is only
+/// as good as the restarts tried.
+fn uneven_restarts(components: &[usize], seed: u64) -> Option<Warning> {
+    let most = components.iter().copied().max()?;
+    let fewest = components.iter().copied().min()?;
+    (most >= 2 && 2 * fewest <= most).then(|| Warning::UnevenRestarts {
+        components: components.to_vec(),
+        seed,
     })
 }

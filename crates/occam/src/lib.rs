@@ -83,7 +83,7 @@ pub mod sample;
 mod warning;
 
 pub use data::DataSet;
-pub use driver::{Outcome, Settings};
+pub use driver::{Components, Outcome, Settings};
 pub use error::{Error, Result};
 pub use fitted::{compare, compare_observed, probabilities, Compared, Fitted, Model};
 pub use occam_core::prelude::{Flow, Observer, Progress, Stage};

@@ -172,7 +172,7 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
     // The engine seeds mixture indices by k-means++ only through mixture children; an index used
     // only inside expressions (a gate) would start symmetric, so it starts from a random draw.
     for &c in &l.gate_cats {
-        if !l.selector_cats.contains(&c) && model.variables[c].init == ir::Init::Prior {
+        if !l.selector_cats.contains(&c) && model.variables[c].init.is_none() {
             if let Some(id) = l.nodes[c] {
                 l.g.initialize(id, Init::Random);
             }
@@ -288,9 +288,10 @@ impl Lowering<'_> {
                     self.g.set_map(id);
                 }
                 match var.init {
-                    ir::Init::Prior => {}
-                    ir::Init::Random { .. } => self.g.initialize(id, Init::Random),
-                    ir::Init::Value(x) => {
+                    None => {}
+                    Some(ir::Init::Prior) => self.g.initialize(id, Init::Prior),
+                    Some(ir::Init::Random { .. }) => self.g.initialize(id, Init::Random),
+                    Some(ir::Init::Value(x)) => {
                         let kind = self.kinds[&id.index()];
                         let one =
                             kind.fixed_moments(&vec![x; kind.value_len()])

@@ -19,6 +19,25 @@ pub enum Warning {
         /// The data file.
         file: String,
     },
+    /// A product of latent factors (`dot`, `@`, `*`) ended identically zero: every factor's mean is
+    /// 0, the saddle where zero-mean starts stay (Occam draws one factor at random by default, so
+    /// this follows from a model's own `init` or from data the product cannot explain).
+    ProductAtZero {
+        /// The variable whose definition holds the product, with its place (`file:line:column`).
+        variable: String,
+        /// Where it is declared.
+        location: String,
+        /// The product's latent factors.
+        factors: Vec<String>,
+    },
+    /// Restarts ended with very different numbers of mixture components in use (one at most half
+    /// of another's).
+    UnevenRestarts {
+        /// Components in use at the end of each restart.
+        components: Vec<usize>,
+        /// The first restart's seed (restart r uses seed + r).
+        seed: u64,
+    },
     /// The model observes nothing: the posterior is the prior.
     NothingObserved {
         /// The model file.
@@ -37,6 +56,26 @@ impl std::fmt::Display for Warning {
             } => write!(
                 f,
                 "{file} holds data for `{variable}`, but `{variable}` ({location}) is latent, so the fit ignores it; add `observe {variable}` to use it"
+            ),
+            Warning::ProductAtZero {
+                variable,
+                location,
+                factors,
+            } => write!(
+                f,
+                "the product of {} in `{variable}` ({location}) is zero at the end of the fit: every factor's mean is 0, a saddle of the bound that zero-mean starts never leave; start one factor away from zero (`init {} = random`)",
+                factors.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(" and "),
+                factors.last().map_or("X", String::as_str)
+            ),
+            Warning::UnevenRestarts { components, seed } => write!(
+                f,
+                "restarts ended with very different numbers of mixture components in use ({}; restart r uses seed {seed} + r): the result depends on the start, so compare bounds only after enough restarts (--restarts)",
+                components
+                    .iter()
+                    .enumerate()
+                    .map(|(r, c)| format!("restart {r}: {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Warning::NothingObserved { model } => write!(
                 f,

@@ -81,6 +81,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                     "iterations": o.iterations,
                     "converged": o.converged,
                     "restart_bounds": o.restart_bounds,
+                    "components": o.components,
                     "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 })
             })
@@ -94,23 +95,41 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     }
     let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(5).max(5);
     outln!(
-        "{:<width$}  {:>14}  {:>12}  {:>11}  {:>5}",
+        "{:<width$}  {:>14}  {:>12}  {:>11}  {:>10}  {:>5}",
         "model",
-        "bound",
+        "bound (nats)",
         "vs best",
         "P(model)",
+        "components",
         "iter"
     );
     for ((name, o), p) in rows.iter().zip(&probs) {
         outln!(
-            "{:<width$}  {:>14.4}  {:>12.4}  {:>11.4e}  {:>5}{}",
+            "{:<width$}  {:>14.4}  {:>12.4}  {:>11.4e}  {:>10}  {:>5}{}",
             name,
             o.bound,
             o.bound - best,
             p,
+            in_use(o),
             o.iterations,
             if o.bound == best { "  best" } else { "" }
         );
     }
+    for ((name, o), _) in rows.iter().zip(&probs) {
+        for w in &o.warnings {
+            eprintln!("warning: {name}: {w}");
+        }
+    }
     Ok(())
+}
+
+/// Mixture components in use over the model's components (`in use/total`, summed over its
+/// mixtures), `-` for a model without mixtures.
+fn in_use(o: &occam::Outcome) -> String {
+    if o.components.is_empty() {
+        return "-".into();
+    }
+    let used: usize = o.components.iter().map(|c| c.in_use).sum();
+    let total: usize = o.components.iter().map(|c| c.total).sum();
+    format!("{used}/{total}")
 }

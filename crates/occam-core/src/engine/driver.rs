@@ -114,6 +114,9 @@ pub struct Fit {
     pub pruned_components: usize,
     /// Final bound of every restart.
     pub restart_bounds: Vec<f64>,
+    /// Mixture components in use at the end of every restart, summed over the mixture indices
+    /// (see [`Vmp::components_in_use`]).
+    pub restart_components: Vec<usize>,
     /// Index of the kept restart.
     pub best_restart: usize,
     /// Seed of the kept restart's initialisation.
@@ -215,6 +218,7 @@ impl Vmp {
         let start = Instant::now();
         let mut best: Option<(Fit, Vec<State>)> = None;
         let mut bounds = Vec::new();
+        let mut components = Vec::new();
         for r in 0..restarts {
             let seed = opts.seed.wrapping_add(r as u64);
             if r > 0 || !self.initialized {
@@ -231,6 +235,7 @@ impl Vmp {
             fit.seed = seed;
             fit.best_restart = r;
             bounds.push(fit.bound);
+            components.push(self.components_in_use().iter().map(|c| c.1).sum());
             if best.as_ref().is_none_or(|(b, _)| fit.bound > b.bound) {
                 let state = if restarts > 1 {
                     self.snapshot()
@@ -245,6 +250,7 @@ impl Vmp {
             self.restore(state);
         }
         fit.restart_bounds = bounds;
+        fit.restart_components = components;
         Ok(fit)
     }
 
@@ -308,6 +314,7 @@ impl Vmp {
             warnings,
             pruned_components: pruned,
             restart_bounds: Vec::new(),
+            restart_components: Vec::new(),
             best_restart: 0,
             seed: opts.seed,
         })
@@ -318,7 +325,7 @@ impl Vmp {
         (0..self.nodes.len()).any(|i| self.is_mixture_index(i))
     }
 
-    fn is_mixture_index(&self, i: usize) -> bool {
+    pub(super) fn is_mixture_index(&self, i: usize) -> bool {
         self.nodes[i]
             .children
             .iter()

@@ -18,16 +18,7 @@ impl Vmp {
                 Body::Constant => continue,
                 Body::Stochastic(d) => d.clone(),
             };
-            let is_index = node
-                .children
-                .iter()
-                .any(|(_, r)| matches!(r, Role::Selector(_)));
-            let init = node.init.clone().unwrap_or(if is_index {
-                Init::KMeansPlusPlus
-            } else {
-                Init::Prior
-            });
-            let init = match init {
+            let init = match self.start(i) {
                 Init::KMeansPlusPlus => match self.kmeans_assignment(i, &mut rng) {
                     Some(moments) => Init::Moments(moments),
                     None => Init::Random,
@@ -99,10 +90,107 @@ impl Vmp {
         Ok(())
     }
 
+    /// How node `i`'s q starts: its own `init`, else the default — k-means++ for a mixture index,
+    /// a draw from the prior for one latent factor of each product of latent factors (see
+    /// [`crate::factor::Deterministic::BILINEAR`]; Winn §2.5.1, method 1), and the prior otherwise.
+    ///
+    /// Of a product's latent factors left at the default, the one with the most plate elements (the
+    /// per-datum latent variables, e.g. `X` in `dot(W, X)`; the later one on a tie) is drawn: one
+    /// random factor suffices to break the symmetry, and the other factors' first updates then
+    /// read it (see [`Vmp::default_order`]). Nothing is drawn when a factor already starts away
+    /// from zero by the user's `init`.
+    pub(super) fn start(&self, i: usize) -> Init {
+        let node = &self.nodes[i];
+        if let Some(init) = &node.init {
+            return init.clone();
+        }
+        if node
+            .children
+            .iter()
+            .any(|(_, r)| matches!(r, Role::Selector(_)))
+        {
+            return Init::KMeansPlusPlus;
+        }
+        let latent = |p: usize| self.nodes[p].has_latent();
+        let drawn = node.children.iter().any(|&(c, _)| {
+            let Body::Deterministic(f) = &self.nodes[c].body else {
+                return false;
+            };
+            if !f.is_bilinear() {
+                return false;
+            }
+            let mut factors: Vec<usize> = self.nodes[c]
+                .parents
+                .iter()
+                .filter_map(|e| match e.source {
+                    Source::Node(p) if latent(p) => Some(p),
+                    _ => None,
+                })
+                .collect();
+            factors.sort_unstable();
+            factors.dedup();
+            let broken = factors.iter().any(|&p| {
+                matches!(
+                    self.nodes[p].init,
+                    Some(Init::Random | Init::Moments(_) | Init::Natural(_))
+                )
+            });
+            let chosen = factors
+                .iter()
+                .copied()
+                .filter(|&p| self.nodes[p].init.is_none())
+                .max_by_key(|&p| (self.nodes[p].n, p));
+            factors.len() >= 2 && !broken && chosen == Some(i)
+        });
+        if drawn {
+            Init::Random
+        } else {
+            Init::Prior
+        }
+    }
+
+    /// Products of latent factors that are identically zero: for every deterministic node whose
+    /// mean is a product of its parents' means ([`crate::factor::Deterministic::BILINEAR`]) and
+    /// that has two or more latent factors, the node and its factors when every factor's mean is
+    /// exactly 0 in every element. Starting from zero-mean priors keeps such a product at zero for
+    /// ever (a saddle of the bound, not an optimum); a fit that ends there learnt nothing from the
+    /// data through the product.
+    pub fn zero_products(&self) -> Vec<(NodeId, Vec<NodeId>)> {
+        let mut out = Vec::new();
+        for (c, node) in self.nodes.iter().enumerate() {
+            let Body::Deterministic(f) = &node.body else {
+                continue;
+            };
+            if !f.is_bilinear() {
+                continue;
+            }
+            let mut factors: Vec<usize> = node
+                .parents
+                .iter()
+                .filter_map(|e| match e.source {
+                    Source::Node(p) if self.nodes[p].has_latent() => Some(p),
+                    _ => None,
+                })
+                .collect();
+            factors.sort_unstable();
+            factors.dedup();
+            let zero_mean = |p: usize| {
+                let n = &self.nodes[p];
+                let MomentKind::Gaussian { d } = n.kind else {
+                    return false;
+                };
+                !n.u.is_empty() && n.u.chunks(n.len).all(|u| u[..d].iter().all(|&x| x == 0.0))
+            };
+            if factors.len() >= 2 && factors.iter().all(|&p| zero_mean(p)) {
+                out.push((NodeId(c), factors.into_iter().map(NodeId).collect()));
+            }
+        }
+        out
+    }
+
     /// One-hot moments for index node `i` from k-means++ seeds over its observed mixture child's
     /// values (see [`Init::KMeansPlusPlus`]); `None` if there is no such child.
     pub(super) fn kmeans_assignment(&self, i: usize, rng: &mut Rng) -> Option<Vec<f64>> {
-        use rand::Rng as _;
         let index = &self.nodes[i];
         let MomentKind::Categorical { k } = index.kind else {
             return None;
@@ -118,49 +206,39 @@ impl Vmp {
         })?;
         let child = &self.nodes[c];
         let vlen = child.data.len() / child.n;
-        let mut features: Vec<Vec<f64>> = vec![Vec::new(); index.n];
-        for e in 0..child.n {
-            features[child.selectors[m].map[e] as usize]
-                .extend_from_slice(&child.data[e * vlen..(e + 1) * vlen]);
+        let map = &child.selectors[m].map;
+        // Features of index element j: the values of the child elements it selects, in order, as
+        // row j of one contiguous n × width array (the child's data itself when the map is the
+        // identity, as for x[N] selected by z[N]).
+        let mut counts = vec![0usize; index.n];
+        for &j in map {
+            counts[j as usize] += 1;
         }
-        let width = features[0].len();
-        if width == 0 || features.iter().any(|f| f.len() != width) {
+        let per = counts[0];
+        if per == 0 || counts.iter().any(|&c| c != per) {
             return None;
         }
-        let dist2 =
-            |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum::<f64>();
-        let mut seeds = vec![rng.random_range(0..index.n)];
-        let mut nearest: Vec<f64> = features
-            .iter()
-            .map(|f| dist2(f, &features[seeds[0]]))
-            .collect();
-        while seeds.len() < k.min(index.n) {
-            let total: f64 = nearest.iter().sum();
-            let next = if total > 0.0 {
-                let mut r = rng.random::<f64>() * total;
-                nearest
-                    .iter()
-                    .position(|&d| {
-                        r -= d;
-                        r <= 0.0
-                    })
-                    .unwrap_or(index.n - 1)
-            } else {
-                rng.random_range(0..index.n)
-            };
-            seeds.push(next);
-            for (d, f) in nearest.iter_mut().zip(&features) {
-                *d = d.min(dist2(f, &features[next]));
+        let width = per * vlen;
+        let identity = child.n == index.n && map.iter().enumerate().all(|(e, &j)| j as usize == e);
+        let gathered;
+        let features: &[f64] = if identity {
+            &child.data
+        } else {
+            let mut f = vec![0.0; index.n * width];
+            let mut fill = vec![0usize; index.n];
+            for (e, &j) in map.iter().enumerate() {
+                let j = j as usize;
+                let at = j * width + fill[j] * vlen;
+                f[at..at + vlen].copy_from_slice(&child.data[e * vlen..(e + 1) * vlen]);
+                fill[j] += 1;
             }
-        }
+            gathered = f;
+            &gathered
+        };
+        let label = crate::kmeans::kmeans(features, index.n, width, k, rng);
         let mut u = vec![0.0; index.n * k];
-        for (e, f) in features.iter().enumerate() {
-            let best = (0..seeds.len())
-                .min_by(|&a, &b| {
-                    dist2(f, &features[seeds[a]]).total_cmp(&dist2(f, &features[seeds[b]]))
-                })
-                .unwrap_or(0);
-            u[e * k + best] = 1.0;
+        for (e, &l) in label.iter().enumerate() {
+            u[e * k + l] = 1.0;
         }
         Some(u)
     }

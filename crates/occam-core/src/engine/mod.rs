@@ -105,10 +105,11 @@ pub enum Init {
     Prior,
     /// Moments of a draw from the prior, seeded (symmetry breaking, method 1).
     Random,
-    /// For the index of a mixture with observed children: k-means++ seeding (Arthur & Vassilvitskii
-    /// 2007) on the observed values each index element selects, then a hard assignment of every
-    /// element to its nearest seed. The default for mixture indices (sklearn's default is k-means
-    /// too); falls back to `Random` when the index has no observed mixture child.
+    /// For the index of a mixture with observed children: k-means ([`crate::kmeans`]: greedy
+    /// k-means++ seeding, then Lloyd iterations) on the observed values each index element selects,
+    /// and a hard assignment of every element to its cluster. The default for mixture indices
+    /// (scikit-learn's default is k-means too); falls back to `Random` when the index has no
+    /// observed mixture child.
     KMeansPlusPlus,
     /// Given moment vectors, one per element (e.g. responsibilities of a Categorical).
     Moments(Vec<f64>),
@@ -505,11 +506,38 @@ impl Vmp {
         self.changed(i);
     }
 
-    /// The default schedule: latent stochastic nodes, parents before children.
+    /// The default schedule: latent stochastic nodes, parents before children, except that nodes
+    /// whose start carries information — a mixture index's k-means++ assignment, a random or given
+    /// start (see `start` in `init`) — come after the others. The first sweep then updates the
+    /// component parameters and the other factors of a product *from* that start; updating a
+    /// mixture index first would recompute it from the prior's identical components and lose it
+    /// (every point equally in every component, one component left after a few sweeps).
+    /// Coordinate ascent raises the bound in any order; the order only decides where it ends.
     pub fn default_order(&self) -> Vec<NodeId> {
-        (0..self.nodes.len())
+        let latent: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| self.nodes[i].has_latent())
-            .map(NodeId)
+            .collect();
+        let (from_start, rest): (Vec<usize>, Vec<usize>) = latent
+            .into_iter()
+            .partition(|&i| !matches!(self.start(i), Init::Prior));
+        rest.into_iter().chain(from_start).map(NodeId).collect()
+    }
+
+    /// For every mixture index (a latent Categorical that selects mixture components): the node,
+    /// the number of its components in use — those whose expected number of elements,
+    /// Σₑ Q(zₑ = k), is at least 1 — and its number of components.
+    pub fn components_in_use(&self) -> Vec<(NodeId, usize, usize)> {
+        (0..self.nodes.len())
+            .filter(|&i| self.is_mixture_index(i))
+            .map(|i| {
+                let node = &self.nodes[i];
+                let k = node.len;
+                let mut counts = vec![0.0; k];
+                for q in node.u.chunks(k) {
+                    counts.iter_mut().zip(q).for_each(|(c, p)| *c += p);
+                }
+                (NodeId(i), counts.iter().filter(|&&c| c >= 1.0).count(), k)
+            })
             .collect()
     }
 

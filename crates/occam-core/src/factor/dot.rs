@@ -25,6 +25,7 @@ impl Deterministic for Dot {
         max_args: Some(2),
         summary: "inner product of two vectors over the same event plate",
     });
+    const BILINEAR: bool = true;
     fn n_slots(&self) -> usize {
         2
     }

@@ -29,6 +29,7 @@ impl Deterministic for MatVec {
         max_args: Some(2),
         summary: "W @ x: rows of W (its last plate) times a vector; the row plate becomes the event plate",
     });
+    const BILINEAR: bool = true;
     fn n_slots(&self) -> usize {
         2
     }

@@ -20,6 +20,11 @@ pub trait Deterministic: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// How the model language calls it, or `None` for a factor the lowering creates by itself
     /// (its doc says from which construct).
     const FUNCTION: Option<FunctionSpec>;
+    /// Whether the output's mean is a product of two or more parents' means (`dot`, `@`, `*` of
+    /// Gaussians). Then zero means in every latent factor are a fixed point of the updates — the
+    /// mean is zero and every message's linear term vanishes (Winn (2.49)) — so a start from
+    /// zero-mean priors never leaves it; the initialisation breaks the symmetry for such factors.
+    const BILINEAR: bool = false;
     /// Number of parent slots.
     fn n_slots(&self) -> usize;
     /// Name of slot `s`.
@@ -59,6 +64,10 @@ macro_rules! registry {
             /// Model-language name.
             pub fn name(&self) -> &'static str {
                 match self { $(Factor::$variant(_) => <$ty as Deterministic>::NAME,)* }
+            }
+            /// See [`Deterministic::BILINEAR`].
+            pub fn is_bilinear(&self) -> bool {
+                match self { $(Factor::$variant(_) => <$ty as Deterministic>::BILINEAR,)* }
             }
             /// Number of parent slots.
             pub fn n_slots(&self) -> usize {

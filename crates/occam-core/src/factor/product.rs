@@ -24,6 +24,7 @@ impl Deterministic for Product {
         max_args: None,
         summary: "product of Gaussian scalars, or of Gammas (a precision), with constant factors",
     });
+    const BILINEAR: bool = true;
     fn n_slots(&self) -> usize {
         self.n
     }

@@ -137,7 +137,7 @@ pub fn resolve(
             kind: v.kind.unwrap_or(ValueKind::Real),
             node: v.node.unwrap_or(Node::Data),
             map: matches!(v.source, Source::Decl(d) if d.map.is_some()),
-            init: v.init.map_or(Init::Prior, |(i, _)| i),
+            init: v.init.map(|(i, _)| i),
             observed: v.observed,
             span: v.span,
         })

@@ -122,6 +122,17 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
                 .join(", ")
         );
     }
+    if !o.components.is_empty() {
+        let _ = writeln!(
+            s,
+            "components in use (expected count ≥ 1): {}",
+            o.components
+                .iter()
+                .map(|c| format!("{} {}/{}", c.variable, c.in_use, c.total))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     for w in &o.warnings {
         let _ = writeln!(s, "warning: {w}");
     }
