@@ -179,6 +179,10 @@ impl Vmp {
                 let MomentKind::Gaussian { d } = n.kind else {
                     return false;
                 };
+                if linear::shared::is_shared(n) {
+                    // Means first, then the one covariance (`linear::shared`).
+                    return n.u[..n.n * d].iter().all(|&x| x == 0.0);
+                }
                 !n.u.is_empty() && n.u.chunks(n.len).all(|u| u[..d].iter().all(|&x| x == 0.0))
             };
             if factors.len() >= 2 && factors.iter().all(|&p| zero_mean(p)) {

@@ -487,3 +487,19 @@ fn blocks_of_columns_equal_the_generic_path() {
         assert_same(build(), build(), false);
     }
 }
+
+/// A product whose factors both start at zero is reported with X in the shared form as with X per
+/// element (its means are read where the shared form keeps them).
+#[test]
+fn zero_products_see_the_shared_form() {
+    for (x_init, zero) in [(Init::Prior, true), (Init::Random, false)] {
+        let mut g = pca(60, Prec::Shared, false, 0.0, false);
+        let (w, x) = (g.node("W").unwrap(), g.node("X").unwrap());
+        g.initialize(w, Init::Prior);
+        g.initialize(x, x_init);
+        let mut vmp = g.compile().unwrap();
+        vmp.initialize(1).unwrap();
+        assert!(super::shared::is_shared(&vmp.nodes[x.index()]));
+        assert_eq!(vmp.zero_products().len(), usize::from(zero));
+    }
+}
