@@ -7,8 +7,12 @@ Cases (--cases, comma-separated):
     reg100k   regression N = 100,000, C = 20
     reg1m     regression N = 1,000,000, C = 20 (Occam only unless --peer-large: the memory test, < 1 GB)
     pca       PCA N = 2,000, D = 100, latent Q = 40
-    scale     Occam alone: regression at N = 10^3 .. 10^6 and PCA at N = 10^3 .. 10^4 (cost against N)
-Usage: compare_linear.py [--cases reg100k,pca] [--iters 20] [--occam CMD] [--threads T]
+    scale     Occam alone: regression at N = 10^3 .. 10^6 and PCA at N = 10^3 .. 10^5 (cost and peak
+              memory against N; PCA from random draws, `--init random`, not from x0)
+Usage: compare_linear.py [--cases reg100k,pca] [--iters 20] [--repeat R] [--occam CMD] [--threads T]
+--repeat R runs every case R times, BayesPy and Occam alternating (peer, Occam, peer, Occam, ...) so
+that the load of a shared machine falls on both; the table has one row per run and each repeat's
+ratio.
 The Occam command defaults to target/release/examples/bench_linear (built by `cargo build --release
 -p occam-core --example bench_linear`). The peer uses bench/peers/.venv (setup.sh).
 """
@@ -69,6 +73,7 @@ def main():
     ap.add_argument("--occam", default=f"{ROOT}/target/release/examples/bench_linear")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--peer-large", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     py = f"{HERE}/.venv/bin/python"
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("PEER_THREADS", "1"),
@@ -76,16 +81,18 @@ def main():
     threads = ["--threads", str(a.threads)] if a.threads else []
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        def case(label, model, dims, data_bytes, peer=True):
+        def case(label, model, dims, data_bytes, peer=True, occam_only=()):
             args = ["--model", model, "--dir", tmp, "--iters", str(a.iters)] + dims
-            res = {}
-            if peer:
-                res["bayespy"] = run([py, f"{HERE}/bayespy_linear.py"] + args, env)
-            res["occam"] = run([a.occam] + args + threads)
-            for name, (j, rss, _) in res.items():
-                j.update({"peak_rss_mb": round(rss, 1), "data_mb": round(data_bytes / 2**20, 1)})
-                print(json.dumps(j), flush=True)
-            rows.append((label, res, data_bytes))
+            for r in range(a.repeat):
+                res = {}
+                if peer:
+                    res["bayespy"] = run([py, f"{HERE}/bayespy_linear.py"] + args, env)
+                res["occam"] = run([a.occam] + args + list(occam_only) + threads)
+                for name, (j, rss, _) in res.items():
+                    j.update({"peak_rss_mb": round(rss, 1), "data_mb": round(data_bytes / 2**20, 1),
+                              "repeat": r, "load": round(os.getloadavg()[0], 1)})
+                    print(json.dumps(j), flush=True)
+                rows.append((label if a.repeat == 1 else f"{label} #{r + 1}", res, data_bytes))
 
         for c in a.cases.split(","):
             if c == "reg100k":
@@ -102,9 +109,10 @@ def main():
                 for n in [1_000, 10_000, 100_000, 1_000_000]:
                     b = write_regression(tmp, n, 20, 4)
                     case(f"regression N={n}", "regression", ["--n", str(n), "--c", "20"], b, peer=False)
-                for n in [1_000, 3_000, 10_000]:
+                for n in [1_000, 10_000, 100_000]:
                     b = write_pca(tmp, n, 100, 40, 5)
-                    case(f"PCA N={n}", "pca", ["--n", str(n), "--d", "100", "--q", "40"], b, peer=False)
+                    case(f"PCA N={n}", "pca", ["--n", str(n), "--d", "100", "--q", "40"], b, peer=False,
+                         occam_only=("--init", "random"))
             else:
                 sys.exit(f"unknown case {c}")
     print()

@@ -5,9 +5,11 @@
 //! Usage:
 //!   bench_linear --model regression --dir DIR --n N --c C --iters I [--threads T] [--generic]
 //!   bench_linear --model pca --dir DIR --n N --d D --q Q --iters I [--threads T] [--generic]
+//!       [--init random]
 //! DIR holds `x.f64` (N × C covariates) and `y.f64` (N) for regression; `y.f64` (D × N) and `x0.f64`
-//! (N × Q, the initial ⟨X⟩ shared with the peer) for PCA. `--generic` compiles without the
-//! linear-Gaussian kernel (the element-by-element reference path).
+//! (N × Q, the initial ⟨X⟩ shared with the peer) for PCA (`--init random`: X starts at draws from
+//! its prior instead, without x0 and without the N·(Q + Q²) initial moments x0 needs). `--generic`
+//! compiles without the linear-Gaussian kernel (the element-by-element reference path).
 
 use occam_core::models::{LinearRegression, Pca};
 use occam_core::prelude::*;
@@ -82,16 +84,25 @@ fn main() -> Result<(), String> {
         "pca" => {
             let (d, q) = (num("--d", None)?, num("--q", None)?);
             let y = read_f64(&format!("{dir}/y.f64"), d * n)?;
-            let x0 = read_f64(&format!("{dir}/x0.f64"), n * q)?;
+            let random = arg("--init").is_some_and(|v| v == "random");
+            let x0 = if random {
+                Vec::new()
+            } else {
+                read_f64(&format!("{dir}/x0.f64"), n * q)?
+            };
             let start = Instant::now();
             let mut g = Graph::new();
             let m = Pca::new(q).add(&mut g, &y, d, None).map_err(err)?;
-            let mut u = Vec::with_capacity(n * (q + q * q));
-            for x in x0.chunks_exact(q) {
-                u.extend_from_slice(x);
-                u.extend((0..q * q).map(|ab| x[ab / q] * x[ab % q]));
+            if random {
+                g.initialize(m.x, Init::Random);
+            } else {
+                let mut u = Vec::with_capacity(n * (q + q * q));
+                for x in x0.chunks_exact(q) {
+                    u.extend_from_slice(x);
+                    u.extend((0..q * q).map(|ab| x[ab / q] * x[ab % q]));
+                }
+                g.initialize(m.x, Init::Moments(u));
             }
-            g.initialize(m.x, Init::Moments(u));
             (
                 start,
                 g,
@@ -101,14 +112,22 @@ fn main() -> Result<(), String> {
         }
         other => return Err(format!("unknown model `{other}`")),
     };
+    let built = start.elapsed();
     let mut vmp = if generic {
         g.compile_generic()
     } else {
         g.compile()
     }
     .map_err(err)?;
+    let compiled = start.elapsed();
     vmp.initialize(0).map_err(|e| e.to_string())?;
     let setup_ms = start.elapsed().as_secs_f64() * 1e3;
+    // Set-up in parts: building the graph (with observing the data), compiling, initialising.
+    let parts = [
+        built.as_secs_f64() * 1e3,
+        (compiled - built).as_secs_f64() * 1e3,
+        setup_ms - compiled.as_secs_f64() * 1e3,
+    ];
     let sweep = RunOptions {
         max_iter: 1,
         tol: 0.0,
@@ -128,8 +147,11 @@ fn main() -> Result<(), String> {
     times.sort_by(f64::total_cmp);
     let median = times.get(iters / 2).copied().unwrap_or(f64::NAN);
     println!(
-        "{{\"peer\": \"occam{}\", \"case\": \"{case}\", \"ms_per_iter\": {mean:.4}, \"ms_per_iter_median\": {median:.4}, \"setup_ms\": {setup_ms:.2}, \"iterations\": {}, \"bound\": {bound}}}",
+        "{{\"peer\": \"occam{}\", \"case\": \"{case}\", \"ms_per_iter\": {mean:.4}, \"ms_per_iter_median\": {median:.4}, \"setup_ms\": {setup_ms:.2}, \"setup_parts_ms\": [{:.2}, {:.2}, {:.2}], \"iterations\": {}, \"bound\": {bound}}}",
         if generic { "-generic" } else { "" },
+        parts[0],
+        parts[1],
+        parts[2],
         iters + 1
     );
     Ok(())

@@ -269,8 +269,8 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
     }
     if rng.random::<bool>() {
         // Linear-Gaussian kernels: y[D, N] ~ N(dot(W[D], X[N]), τ⁻¹) with ARD columns, missing
-        // entries and a shared or per-row precision; y[N] ~ N(dot(C[N], B), τ_g⁻¹) with observed
-        // covariates C.
+        // entries or none, and a shared or per-row precision; y[N] ~ N(dot(C[N], B), τ_g⁻¹) with
+        // observed covariates C.
         let ql = g.plate("QL", 2);
         let al = g
             .add("alphaL", Gamma { shape: 1.0 }, &[ql], [c(1.0)])
@@ -289,8 +289,10 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
             .add("tauL", Gamma { shape: 2.0 }, tau_plates, [c(1.0)])
             .unwrap();
         let yl = g.add("yl", Gaussian, &[d, n], [p(fl), p(tl)]).unwrap();
+        // Complete data half the time: X then keeps one covariance for all x_n.
         let seen = mask(&mut rng, 2 * nn);
-        g.observe_masked(yl, &data(&mut rng, 2 * nn, -2.0, 2.0), Some(&seen))
+        let seen = rng.random::<bool>().then_some(&seen[..]);
+        g.observe_masked(yl, &data(&mut rng, 2 * nn, -2.0, 2.0), seen)
             .unwrap();
         g.initialize(xl, Init::Random);
         let cov = g

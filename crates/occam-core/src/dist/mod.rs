@@ -18,6 +18,9 @@ use crate::Rng;
 
 pub use crate::spec::SlotSpec as Slot;
 use crate::spec::{ArgError, Args, FamilySpec, Param};
+/// Many draws from one Gaussian-vector φ with one factorisation (the engine's shared-covariance
+/// initialisation).
+pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
 
 /// What a slot accepts: moments of `kind`, gathered over `stack` elements of the child's event
 /// plate (`stack == 1`: an ordinary parent; `stack == d`: e.g. the d Gamma precisions of an ARD

@@ -94,6 +94,12 @@ pub(crate) fn gaussian_vector_moments_rows(
 }
 
 pub(crate) fn gaussian_vector_sample(phi: &[f64], d: usize, rng: &mut Rng, x: &mut [f64]) {
+    gaussian_vector_sample_rows(phi, d, rng, x)
+}
+
+/// Draws from one φ into every row of `xs` (d values each) with one factorisation: the same draws,
+/// bit for bit, as `gaussian_vector_sample` row after row.
+pub(crate) fn gaussian_vector_sample_rows(phi: &[f64], d: usize, rng: &mut Rng, xs: &mut [f64]) {
     let mut u = vec![0.0; d + d * d];
     gaussian_vector_moments(phi, d, &mut u).expect("sampling needs a valid φ");
     let (mean, second) = u.split_at(d);
@@ -101,9 +107,11 @@ pub(crate) fn gaussian_vector_sample(phi: &[f64], d: usize, rng: &mut Rng, x: &m
         .map(|ij| second[ij] - mean[ij / d] * mean[ij % d])
         .collect();
     let chol = Cholesky::new(&cov, d).expect("covariance is positive definite");
-    let z: Vec<f64> = (0..d).map(|_| rng.sample(StandardNormal)).collect();
-    chol.lower_times(&z, x);
-    x.iter_mut().zip(mean).for_each(|(xi, m)| *xi += m);
+    for x in xs.chunks_exact_mut(d) {
+        let z: Vec<f64> = (0..d).map(|_| rng.sample(StandardNormal)).collect();
+        chol.lower_times(&z, x);
+        x.iter_mut().zip(mean).for_each(|(xi, m)| *xi += m);
+    }
 }
 
 pub(crate) fn gaussian_vector_observe(x: &[f64], d: usize, u: &mut [f64]) -> Result<f64, String> {

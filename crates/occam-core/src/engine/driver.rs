@@ -522,6 +522,8 @@ impl Vmp {
             n.phi = phi;
             n.u = u;
             n.a = a;
+            // Per-element moments formed on request (`Vmp::moments`) belong to the old state.
+            n.lazy = Default::default();
         }
         self.changed_all();
     }

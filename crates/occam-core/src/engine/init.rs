@@ -25,6 +25,10 @@ impl Vmp {
                 },
                 other => other,
             };
+            if self.init_shared(i, &init, &mut rng)? {
+                continue;
+            }
+            let node = &self.nodes[i];
             let zeros = vec![0.0; node.n * node.len];
             let (mut phi, mut u, mut a) = self.run_update(i, &dist, &zeros)?;
             let node = &self.nodes[i];
@@ -80,6 +84,7 @@ impl Vmp {
             node.u = u;
             node.a = a;
             self.changed(i);
+            self.share_if_possible(i);
         }
         self.initialized = true;
         Ok(())
@@ -174,6 +179,10 @@ impl Vmp {
                 let MomentKind::Gaussian { d } = n.kind else {
                     return false;
                 };
+                if linear::shared::is_shared(n) {
+                    // Means first, then the one covariance (`linear::shared`).
+                    return n.u[..n.n * d].iter().all(|&x| x == 0.0);
+                }
                 !n.u.is_empty() && n.u.chunks(n.len).all(|u| u[..d].iter().all(|&x| x == 0.0))
             };
             if factors.len() >= 2 && factors.iter().all(|&p| zero_mean(p)) {
@@ -262,6 +271,7 @@ impl Vmp {
                     continue;
                 }
             };
+            self.unshare(i);
             let node = &self.nodes[i];
             let (n, len, vlen) = (node.n, node.len, value_len(&dist));
             let mut phi = vec![0.0; len];

@@ -157,8 +157,8 @@ pub(crate) struct Node {
     /// parent elements) of each element and one representative element per group. Messages are then
     /// sent once per group from the summed moments (exact by multilinearity).
     pub groups: Option<(Vec<u32>, Vec<u32>)>,
-    /// A constant kept as values only (`u` empty, see `linear`): its moments and (zero) natural
-    /// parameters, formed on request.
+    /// A constant kept as values only (`u` empty, see `linear`), or a node in the shared form
+    /// (`linear::shared`): its per-element moments and natural parameters, formed on request.
     pub lazy: std::sync::OnceLock<(Vec<f64>, Vec<f64>)>,
 }
 
@@ -376,6 +376,9 @@ pub struct Vmp {
     fused: Vec<bool>,
     /// The linear-Gaussian structure node i (its dot node F or its Gaussian child y) belongs to.
     linear: Vec<Option<Arc<linear::Linear>>>,
+    /// The structure that is node i's only child, if node i may keep one covariance for all its
+    /// elements (`linear::shared`).
+    shared: Vec<Option<Arc<linear::Linear>>>,
     /// The last message array, kept for the next update (see `child_messages`).
     scratch: Mutex<Vec<f64>>,
     initialized: bool,
@@ -430,12 +433,14 @@ impl Vmp {
             .map(|i| fused::fusable(&nodes, i))
             .collect();
         let linear = linear_structures(&mut nodes, linear_kernels);
+        let shared = linear::shared::designate(&nodes, &linear);
         Ok(Vmp {
             nodes,
             plates,
             refresh_after,
             fused,
             linear,
+            shared,
             scratch: Mutex::default(),
             initialized: false,
             cache: Cache::default(),
@@ -553,6 +558,9 @@ impl Vmp {
         if n.u.is_empty() && matches!(n.body, Body::Constant) {
             return &self.lazy_constant(n).0;
         }
+        if linear::shared::is_shared(n) {
+            return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).0;
+        }
         &n.u
     }
 
@@ -562,6 +570,9 @@ impl Vmp {
         let n = &self.nodes[node.0];
         if n.phi.is_empty() && matches!(n.body, Body::Constant) {
             return &self.lazy_constant(n).1;
+        }
+        if linear::shared::is_shared(n) {
+            return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).1;
         }
         &n.phi
     }
@@ -594,6 +605,10 @@ impl Vmp {
         if n.u.is_empty() {
             // Constant covariates kept as values only (their outer products are never formed).
             return matches!(n.body, Body::Constant).then(|| n.data.clone());
+        }
+        if let (true, MomentKind::Gaussian { d }) = (linear::shared::is_shared(n), n.kind) {
+            // Means stored first, one covariance after them.
+            return Some(n.u[..n.n * d].to_vec());
         }
         let mut out = Vec::new();
         for e in 0..n.n {

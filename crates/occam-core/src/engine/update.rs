@@ -95,6 +95,11 @@ impl Vmp {
         messages: &[f64],
     ) -> Result<State, RunError> {
         let n = &mut self.nodes[i];
+        if linear::shared::is_shared(n) {
+            // The element-by-element update (initialisation) writes per-element arrays.
+            (n.phi, n.u) = (vec![0.0; n.n * n.len], vec![0.0; n.n * n.len]);
+            n.lazy = Default::default();
+        }
         let state = (
             std::mem::take(&mut n.phi),
             std::mem::take(&mut n.u),
@@ -128,6 +133,9 @@ impl Vmp {
         };
         if self.fused[i] {
             return self.update_fused(i);
+        }
+        if self.shared[i].is_some() {
+            return self.update_shared(i);
         }
         let dist = dist.clone();
         let messages = self.child_messages(i);

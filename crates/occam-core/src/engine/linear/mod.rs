@@ -21,6 +21,13 @@
 //! precision element, when τ varies over a few groups of rows) are needed: they are summed once, on
 //! first use, and the constant never stores its outer products (`points`).
 //!
+//! Without missing entries, a latent factor whose only child is F, whose prior is one constant and
+//! whose elements all see the same τ (PCA's X) has one covariance for all its elements; it is then
+//! stored as means plus that covariance (`shared`, O(n·q) memory, one q × q factorisation per
+//! update), and A₂ products become Mᵀ diag(w) M + (Σ w) Σ. Files: `side` (reading a factor, dense or
+//! shared, and the messages), `grid` (Y V and Yᵀ A in fixed blocks of columns on both cores),
+//! `data` (the sums of the data), `shared`.
+//!
 //! The element-by-element path stays the reference: `Graph::compile_generic` builds the same model
 //! without this kernel, and the tests below compare every node's φ, moments and bound term.
 
@@ -28,7 +35,15 @@ use super::*;
 use crate::dist::Dist;
 use crate::linalg::trace_of_product;
 use crate::special::LN_2PI;
+use data::Data;
 use std::sync::OnceLock;
+
+mod data;
+mod grid;
+pub(super) mod shared;
+mod side;
+
+use side::{Message, Side};
 
 /// Precision elements above which constant rows keep their outer products (per-element sums would
 /// not be smaller than the data).
@@ -52,25 +67,6 @@ pub(crate) struct Linear {
     /// column), at k · cols + j.
     unit_tau: Vec<u32>,
     data: OnceLock<Data>,
-}
-
-/// What the data contribute, summed once.
-#[derive(Debug)]
-enum Data {
-    /// Y (rows × cols, 0 where missing), M (`None`: nothing missing), Σ_j m y² and Σ_j m per row.
-    Grid {
-        ym: Vec<f64>,
-        mask: Option<Vec<f64>>,
-        y2: Vec<f64>,
-        count: Vec<f64>,
-    },
-    /// Per unit (k, j) (see `Linear::unit_tau`): Σ m y x (q), Σ m x xᵀ (q²), Σ m y², Σ m.
-    Points {
-        xy: Vec<f64>,
-        gram: Vec<f64>,
-        y2: Vec<f64>,
-        count: Vec<f64>,
-    },
 }
 
 /// Products with the column parent's moments (valid until it changes): Y B̄ (rows × q) and M B₂
@@ -206,12 +202,17 @@ impl Linear {
         self.q + self.q * self.q
     }
 
-    /// Moments of F's parent in slot `s` (all its elements, row-major).
-    fn side<'a>(&self, nodes: &'a [Node], s: usize) -> &'a [f64] {
+    /// Moments of F's parent in slot `s` (all its elements, as stored).
+    fn side<'a>(&self, nodes: &'a [Node], s: usize) -> Side<'a> {
         match &nodes[self.f].parents[s].source {
-            Source::Const(m) => m,
-            Source::Node(p) => &nodes[*p].u,
+            Source::Const(m) => Side::Dense(m),
+            Source::Node(p) => shared::side(&nodes[*p], self.q),
         }
+    }
+
+    /// Whether every row reads the same precision element.
+    fn uniform_tau(&self) -> bool {
+        self.tau_of_row.iter().all(|&k| k == self.tau_of_row[0])
     }
 
     fn tau_index(&self, row: usize) -> usize {
@@ -226,6 +227,11 @@ impl Linear {
         }
     }
 
+    /// Whether every entry of y is data (no mask).
+    pub(super) fn complete(&self, nodes: &[Node]) -> bool {
+        nodes[self.y].observed.iter().all(|&o| o)
+    }
+
     fn data(&self, nodes: &[Node]) -> &Data {
         self.data.get_or_init(|| {
             if self.points {
@@ -234,99 +240,6 @@ impl Linear {
                 self.grid(nodes)
             }
         })
-    }
-
-    fn grid(&self, nodes: &[Node]) -> Data {
-        let (y, f) = (&nodes[self.y], &nodes[self.f]);
-        let (r, c) = (self.row_slot, 1 - self.row_slot);
-        let mut ym = vec![0.0; self.rows * self.cols];
-        let mut mask = vec![0.0; self.rows * self.cols];
-        let (mut y2, mut count) = (vec![0.0; self.rows], vec![0.0; self.rows]);
-        for e in (0..y.n).filter(|&e| y.is_observed(e)) {
-            let i = at(f, r, e);
-            let cell = i * self.cols + at(f, c, e);
-            ym[cell] = y.data[e];
-            mask[cell] = 1.0;
-            y2[i] += y.data[e] * y.data[e];
-            count[i] += 1.0;
-        }
-        let mask = (0..y.n).any(|e| !y.is_observed(e)).then_some(mask);
-        Data::Grid {
-            ym,
-            mask,
-            y2,
-            count,
-        }
-    }
-
-    fn point_sums(&self, nodes: &[Node]) -> Data {
-        let (f, q, cols) = (&nodes[self.f], self.q, self.cols);
-        let Source::Node(p) = f.parents[self.row_slot].source else {
-            unreachable!("points rows are a constant node")
-        };
-        let x = &nodes[p].data;
-        let Data::Grid {
-            ym,
-            mask,
-            y2: _,
-            count: _,
-        } = self.grid(nodes)
-        else {
-            unreachable!("grid() gives a grid")
-        };
-        let units = self.unit_tau.len();
-        let by_group = units > cols;
-        let (mut xy, mut gram) = (vec![0.0; units * q], vec![0.0; units * q * q]);
-        let (mut y2, mut count) = (vec![0.0; units], vec![0.0; units]);
-        for u in 0..units {
-            let (k, j) = (u / cols, u % cols);
-            // Weight of row i in unit u: observed in column j and (by group) in precision group k.
-            let w = |i: usize| {
-                let seen = mask.as_ref().map_or(1.0, |m| m[i * cols + j]);
-                if by_group && self.tau_index(i) != k {
-                    0.0
-                } else {
-                    seen
-                }
-            };
-            let partials: Vec<[Vec<f64>; 4]> = (0..self.rows.div_ceil(kernels::CHUNK))
-                .into_par_iter()
-                .map(|ch| {
-                    let (lo, hi) = (
-                        ch * kernels::CHUNK,
-                        ((ch + 1) * kernels::CHUNK).min(self.rows),
-                    );
-                    let mut wb = vec![0.0; (hi - lo) * q];
-                    let (mut sxy, mut sy2, mut sn) = (vec![0.0; q], 0.0, 0.0);
-                    for i in lo..hi {
-                        let (wi, xi) = (w(i), &x[i * q..(i + 1) * q]);
-                        if wi == 0.0 {
-                            continue;
-                        }
-                        let yi = ym[i * cols + j];
-                        wb[(i - lo) * q..(i - lo + 1) * q].copy_from_slice(xi);
-                        sxy.iter_mut().zip(xi).for_each(|(s, v)| *s += yi * v);
-                        sy2 += yi * yi;
-                        sn += 1.0;
-                    }
-                    let mut g = vec![0.0; q * q];
-                    kernels::weighted_sums_block(&wb, q, &x[lo * q..hi * q], q, &mut g);
-                    [sxy, g, vec![sy2], vec![sn]]
-                })
-                .collect();
-            for [sxy, g, sy2, sn] in partials {
-                kernels::add_into(&mut xy[u * q..(u + 1) * q], &sxy);
-                kernels::add_into(&mut gram[u * q * q..(u + 1) * q * q], &g);
-                y2[u] += sy2[0];
-                count[u] += sn[0];
-            }
-        }
-        Data::Points {
-            xy,
-            gram,
-            y2,
-            count,
-        }
     }
 
     /// Y B̄ and M B₂ from the column parent's moments, cached under F until the column parent changes.
@@ -341,12 +254,11 @@ impl Linear {
             || {
                 let (q, l) = (self.q, self.len());
                 let cu = self.side(nodes, 1 - self.row_slot);
-                let yc = kernels::product_strided(ym, self.cols, cu, (0, q, l));
+                let (means, view) = cu.means(q);
+                let yc = grid::times(ym, self.cols, means, view);
                 let mc2 = match mask {
-                    Some(m) => kernels::product_strided(m, self.cols, cu, (q, q * q, l)),
-                    None => {
-                        kernels::weighted_sums_strided(&vec![1.0; self.cols], 1, cu, (q, q * q, l))
-                    }
+                    Some(m) => grid::times(m, self.cols, &cu.dense(q), (q, q * q, l)),
+                    None => cu.gram(q),
                 };
                 Arc::new(ColumnProducts { yc, mc2 })
             },
@@ -363,7 +275,7 @@ impl Linear {
                 y2,
                 count,
             } => {
-                let b = self.side(nodes, 1 - self.row_slot);
+                let b = self.side(nodes, 1 - self.row_slot).dense(q);
                 (0..self.unit_tau.len())
                     .map(|u| {
                         let bj = &b[(u % self.cols) * l..(u % self.cols + 1) * l];
@@ -382,13 +294,13 @@ impl Linear {
                 (0..self.rows)
                     .into_par_iter()
                     .map(|i| {
-                        let syf = dot(&a[i * l..i * l + q], &cp.yc[i * q..(i + 1) * q]);
+                        let syf = dot(a.mean(q, i), &cp.yc[i * q..(i + 1) * q]);
                         let mc2 = if mask.is_some() {
                             &cp.mc2[i * qq..(i + 1) * qq]
                         } else {
                             &cp.mc2[..]
                         };
-                        let sf2 = trace_of_product(&a[i * l + q..(i + 1) * l], mc2, q);
+                        let sf2 = a.trace_with(q, i, mc2);
                         ([syf, sf2, y2[i], count[i]], self.tau_index(i))
                     })
                     .collect()
@@ -396,73 +308,93 @@ impl Linear {
         }
     }
 
-    /// Adds the messages through F to its parent in slot `slot` into `out` (that parent's elements).
-    pub(super) fn message(&self, nodes: &[Node], cache: &Cache, slot: usize, out: &mut [f64]) {
+    /// The message through F to its parent in slot `slot` on a grid — Winn (2.47–2.49) summed over
+    /// F's elements: [τ y ⟨b⟩, −½ τ ⟨b bᵀ⟩] for each element that reads the parent.
+    fn grid_message(&self, nodes: &[Node], cache: &Cache, slot: usize) -> Message {
         let (q, l) = (self.q, self.len());
         let qq = q * q;
-        match self.data(nodes) {
-            Data::Points { xy, gram, .. } => {
-                // Only the columns are random.
-                if slot == self.row_slot {
-                    return;
-                }
-                for (u, &k) in self.unit_tau.iter().enumerate() {
-                    let t = self.tau(nodes, k as usize).0;
-                    let o = &mut out[(u % self.cols) * l..(u % self.cols + 1) * l];
-                    for a in 0..q {
-                        o[a] += t * xy[u * q + a];
-                    }
-                    for ab in 0..qq {
-                        o[q + ab] += -0.5 * t * gram[u * qq + ab];
-                    }
-                }
+        let Data::Grid { ym, mask, .. } = self.data(nodes) else {
+            unreachable!("grid messages are for grids")
+        };
+        if slot == self.row_slot {
+            let cp = self.column_products(nodes, cache);
+            let t = |i: usize| self.tau(nodes, self.tau_index(i)).0;
+            let first = (0..self.rows)
+                .flat_map(|i| cp.yc[i * q..(i + 1) * q].iter().map(move |v| t(i) * v))
+                .collect();
+            if mask.is_none() && self.uniform_tau() {
+                let t0 = t(0);
+                let second = cp.mc2.iter().map(|v| -0.5 * t0 * v).collect();
+                return Message {
+                    first,
+                    second,
+                    shared: true,
+                };
             }
-            Data::Grid { mask, .. } if slot == self.row_slot => {
-                let cp = self.column_products(nodes, cache);
-                out.par_chunks_mut(l).enumerate().for_each(|(i, o)| {
-                    let t = self.tau(nodes, self.tau_index(i)).0;
+            let second = (0..self.rows)
+                .flat_map(|i| {
                     let mc2 = if mask.is_some() {
                         &cp.mc2[i * qq..(i + 1) * qq]
                     } else {
                         &cp.mc2[..]
                     };
-                    for a in 0..q {
-                        o[a] += t * cp.yc[i * q + a];
-                    }
-                    for ab in 0..qq {
-                        o[q + ab] += -0.5 * t * mc2[ab];
-                    }
-                });
+                    mc2.iter().map(move |v| -0.5 * t(i) * v)
+                })
+                .collect();
+            return Message {
+                first,
+                second,
+                shared: false,
+            };
+        }
+        // (τ∘Y)ᵀ Ā = Yᵀ (τ∘Ā): the precisions scale the factor's rows, not the grid.
+        let a = self.side(nodes, self.row_slot);
+        let t: Vec<f64> = (0..self.rows)
+            .map(|i| self.tau(nodes, self.tau_index(i)).0)
+            .collect();
+        let mut am = Vec::with_capacity(self.rows * q);
+        for (i, ti) in t.iter().enumerate() {
+            am.extend(a.mean(q, i).iter().map(|v| ti * v));
+        }
+        let first = grid::transpose_times(ym, self.cols, &am, q);
+        let (second, shared) = match mask {
+            Some(m) => {
+                let dense = a.dense(q);
+                let mut a2 = Vec::with_capacity(self.rows * qq);
+                for (i, ti) in t.iter().enumerate() {
+                    a2.extend(dense[i * l + q..(i + 1) * l].iter().map(|v| ti * v));
+                }
+                (grid::transpose_times(m, self.cols, &a2, qq), false)
             }
-            Data::Grid { ym, mask, .. } => {
-                let a = self.side(nodes, self.row_slot);
-                let t: Vec<f64> = (0..self.rows)
-                    .map(|i| self.tau(nodes, self.tau_index(i)).0)
-                    .collect();
-                let scaled = |m: &[f64]| -> Vec<f64> {
-                    m.chunks_exact(self.cols)
-                        .zip(&t)
-                        .flat_map(|(row, ti)| row.iter().map(move |v| v * ti))
-                        .collect()
-                };
-                let first = kernels::weighted_sums_strided(&scaled(ym), self.cols, a, (0, q, l));
-                let second = match mask {
-                    Some(m) => kernels::weighted_sums_strided(&scaled(m), self.cols, a, (q, qq, l)),
-                    None => kernels::weighted_sums_strided(&t, 1, a, (q, qq, l)),
-                };
-                out.par_chunks_mut(l).enumerate().for_each(|(j, o)| {
-                    let s2 = if mask.is_some() {
-                        &second[j * qq..(j + 1) * qq]
-                    } else {
-                        &second[..]
-                    };
-                    for a in 0..q {
-                        o[a] += first[j * q + a];
-                    }
-                    for ab in 0..qq {
-                        o[q + ab] += -0.5 * s2[ab];
-                    }
-                });
+            None => (a.weighted_second(q, &t), true),
+        };
+        Message {
+            first,
+            second: second.into_iter().map(|v| -0.5 * v).collect(),
+            shared,
+        }
+    }
+
+    /// Adds the messages through F to its parent in slot `slot` into `out` (that parent's elements).
+    pub(super) fn message(&self, nodes: &[Node], cache: &Cache, slot: usize, out: &mut [f64]) {
+        let (q, l) = (self.q, self.len());
+        let qq = q * q;
+        let Data::Points { xy, gram, .. } = self.data(nodes) else {
+            self.grid_message(nodes, cache, slot).add_to(q, out);
+            return;
+        };
+        // Only the columns are random.
+        if slot == self.row_slot {
+            return;
+        }
+        for (u, &k) in self.unit_tau.iter().enumerate() {
+            let t = self.tau(nodes, k as usize).0;
+            let o = &mut out[(u % self.cols) * l..(u % self.cols + 1) * l];
+            for a in 0..q {
+                o[a] += t * xy[u * q + a];
+            }
+            for ab in 0..qq {
+                o[q + ab] += -0.5 * t * gram[u * qq + ab];
             }
         }
     }
@@ -489,17 +421,15 @@ impl Linear {
 
     /// F's moments per element (⟨F⟩, ⟨F²⟩), for ancestral sampling and inspection.
     pub(super) fn f_moments(&self, nodes: &[Node]) -> Vec<f64> {
-        let (f, q, l) = (&nodes[self.f], self.q, self.len());
-        let element = |s: usize, i: usize, buf: &mut Vec<f64>| {
-            buf.clear();
-            match &f.parents[s].source {
-                Source::Node(p) if nodes[*p].u.is_empty() => {
-                    let x = &nodes[*p].data[i * q..(i + 1) * q];
-                    buf.extend_from_slice(x);
-                    buf.extend((0..q * q).map(|ab| x[ab / q] * x[ab % q]));
-                }
-                _ => buf.extend_from_slice(&self.side(nodes, s)[i * l..(i + 1) * l]),
+        let (f, q) = (&nodes[self.f], self.q);
+        let element = |s: usize, i: usize, buf: &mut Vec<f64>| match &f.parents[s].source {
+            Source::Node(p) if nodes[*p].u.is_empty() => {
+                buf.clear();
+                let x = &nodes[*p].data[i * q..(i + 1) * q];
+                buf.extend_from_slice(x);
+                buf.extend((0..q * q).map(|ab| x[ab / q] * x[ab % q]));
             }
+            _ => self.side(nodes, s).element(q, i, buf),
         };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let mut u = vec![0.0; 2 * f.n];

@@ -18,8 +18,22 @@ enum Prec {
 /// y[D, N] (or y[N, D]) ~ N(dot(W[D], X[N]), τ⁻¹): W with ARD columns, X standard normal, a
 /// fraction of y missing; with `const_w`, y[N] ~ N(dot(c, X[N]), τ⁻¹) for a constant c.
 fn pca(seed: u64, prec: Prec, swap: bool, missing: f64, const_w: bool) -> Graph {
+    pca_with(seed, prec, swap, missing, const_w, false, 7)
+}
+
+/// `pca` with `n` columns, and dot(X[N], W[D]) when `x_first` (X then indexes the rows when τ
+/// allows).
+fn pca_with(
+    seed: u64,
+    prec: Prec,
+    swap: bool,
+    missing: f64,
+    const_w: bool,
+    x_first: bool,
+    n: usize,
+) -> Graph {
     let mut rng = crate::Rng::seed_from_u64(seed);
-    let (d, n, q) = (5, 7, 3);
+    let (d, q) = (5, 3);
     let mut g = Graph::new();
     let (dp, np, qp) = (g.plate("D", d), g.plate("N", n), g.plate("Q", q));
     let alpha = g
@@ -42,8 +56,9 @@ fn pca(seed: u64, prec: Prec, swap: bool, missing: f64, const_w: bool) -> Graph 
         (false, false) => vec![dp, np],
     };
     let left = w.map_or(cv(vec![0.5, -1.0, 2.0]), p);
+    let factors = if x_first { [p(x), left] } else { [left, p(x)] };
     let f = g
-        .deterministic("F", Dot { d: q }, &plates, [left, p(x)])
+        .deterministic("F", Dot { d: q }, &plates, factors)
         .unwrap();
     let tau = match prec {
         Prec::Constant => c(2.5),
@@ -162,9 +177,38 @@ fn multi_output_kernel_equals_the_generic_path() {
     }
 }
 
+/// Every stochastic node's φ, moments and mean (per element, also for a node in the shared form)
+/// and every bound term agree to 1e-10.
+fn compare(fast: &Vmp, generic: &Vmp, when: &str) {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    for (i, b) in generic.nodes.iter().enumerate() {
+        if !matches!(b.body, super::Body::Stochastic(_)) {
+            continue;
+        }
+        let (u, phi) = (fast.moments(NodeId(i)), fast.natural(NodeId(i)));
+        assert_eq!((u.len(), phi.len()), (b.u.len(), b.phi.len()));
+        for (u, v) in u.iter().zip(&b.u).chain(phi.iter().zip(&b.phi)) {
+            assert!(close(*u, *v), "{when}, node {i} {}: {u} vs {v}", b.name);
+        }
+        let (fm, gm) = (
+            fast.mean(NodeId(i)).unwrap(),
+            generic.mean(NodeId(i)).unwrap(),
+        );
+        assert_eq!(fm.len(), gm.len());
+        for (a, b) in fm.iter().zip(&gm) {
+            assert!(close(*a, *b), "{when}, mean of node {i}: {a} vs {b}");
+        }
+    }
+    let (fb, gb) = (fast.node_bounds(), generic.node_bounds());
+    for (name, (a, b)) in fast.names().iter().zip(fb.into_iter().zip(gb)) {
+        assert!(close(a, b), "{when}, bound term of {name}: {a} vs {b}");
+    }
+}
+
 /// Sweeps both compilations in the same order and compares every stochastic node's φ and
-/// moments and every bound term after every update.
-fn assert_same(fast: Graph, generic: Graph, points: bool) {
+/// moments (per element, also for a node in the shared form) and every bound term after every
+/// update; returns the fast one.
+fn assert_same(fast: Graph, generic: Graph, points: bool) -> Vmp {
     let mut fast = fast.compile().unwrap();
     let mut generic = generic.compile_generic().unwrap();
     let f = fast.node("F").unwrap().index();
@@ -173,55 +217,67 @@ fn assert_same(fast: Graph, generic: Graph, points: bool) {
         .expect("F should take the linear kernel");
     assert_eq!(lin.points, points);
     assert!(generic.linear.iter().all(Option::is_none));
+    assert!(generic.shared.iter().all(Option::is_none));
     fast.initialize(3).unwrap();
     generic.initialize(3).unwrap();
-    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    compare(&fast, &generic, "initial state");
     let order = fast.default_order();
     for sweep in 0..12 {
         for &id in &order {
             fast.update(id).unwrap();
             generic.update(id).unwrap();
-            for (i, (a, b)) in fast.nodes.iter().zip(&generic.nodes).enumerate() {
-                if !matches!(a.body, super::Body::Stochastic(_)) {
-                    continue;
-                }
-                for (u, v) in a.u.iter().zip(&b.u).chain(a.phi.iter().zip(&b.phi)) {
-                    assert!(
-                        close(*u, *v),
-                        "sweep {sweep}, node {i} {}: {u} vs {v}",
-                        a.name
-                    );
-                }
-            }
-            let (fb, gb) = (fast.node_bounds(), generic.node_bounds());
-            for (name, (a, b)) in fast.names().iter().zip(fb.into_iter().zip(gb)) {
-                assert!(
-                    close(a, b),
-                    "sweep {sweep}, bound term of {name}: {a} vs {b}"
-                );
-            }
+            compare(&fast, &generic, &format!("sweep {sweep}"));
         }
     }
     assert!((fast.bound() - fast.fresh_bound()).abs() <= 1e-10 * (1.0 + fast.bound().abs()));
+    fast
 }
 
 /// The kernel gives the element-by-element path's φ, moments and bound terms, sweep after
 /// sweep, over crossed plates in both orders, every placement of the precision, missing entries
-/// and a constant factor.
+/// and a constant factor. With complete data and a precision the same for every x_n, X keeps one
+/// covariance for all its elements (`shared`): n·q + q² moments instead of n·(q + q²).
 #[test]
 fn linear_kernel_equals_the_generic_path() {
     let precs = [Prec::Shared, Prec::Constant, Prec::PerRow, Prec::PerColumn];
     for (case, &prec) in precs.iter().enumerate() {
+        let uniform = !matches!(prec, Prec::PerColumn);
         for swap in [false, true] {
             for missing in [0.0, 0.3] {
                 let seed = 10 * case as u64 + swap as u64 + (missing > 0.0) as u64 * 5;
                 let build = || pca(seed, prec, swap, missing, false);
-                assert_same(build(), build(), false);
+                let fast = assert_same(build(), build(), false);
+                let x = &fast.nodes[fast.node("X").unwrap().index()];
+                let (n, q) = (7, 3);
+                let shared = uniform && missing == 0.0;
+                assert_eq!(super::shared::is_shared(x), shared, "{prec:?} {missing}");
+                let stored = if shared {
+                    n * q + q * q
+                } else {
+                    n * (q + q * q)
+                };
+                assert_eq!((x.u.len(), x.phi.len()), (stored, stored));
             }
+        }
+        // dot(X[N], W[D]): X indexes the rows unless τ varies over D.
+        for missing in [0.0, 0.3] {
+            let build = || pca_with(40 + case as u64, prec, false, missing, false, true, 7);
+            let fast = assert_same(build(), build(), false);
+            let (x, f) = (fast.node("X").unwrap(), fast.node("F").unwrap());
+            let row = fast.linear[f.index()].as_ref().unwrap().row_slot == 0;
+            assert_eq!(row, !matches!(prec, Prec::PerRow));
+            let shared = missing == 0.0 && !matches!(prec, Prec::PerColumn);
+            assert_eq!(
+                super::shared::is_shared(&fast.nodes[x.index()]),
+                shared,
+                "{prec:?}"
+            );
         }
         if !matches!(prec, Prec::PerRow) {
             // dot(c, X[N]) with a constant c.
             let build = || pca(case as u64, prec, false, 0.2, true);
+            assert_same(build(), build(), false);
+            let build = || pca(case as u64, prec, false, 0.0, true);
             assert_same(build(), build(), false);
         }
     }
@@ -246,5 +302,204 @@ fn regression_kernel_equals_the_generic_path() {
         // Its moments are still available on request, equal to the generic path's.
         let generic = build().compile_generic().unwrap();
         assert_eq!(vmp.moments(x), generic.moments(x));
+    }
+}
+
+/// Central difference of `f` at `x[k]`.
+fn derivative(x: &mut [f64], k: usize, f: &dyn Fn(&[f64]) -> f64) -> f64 {
+    let (h, x0) = (1e-5, x[k]);
+    x[k] = x0 + h;
+    let up = f(x);
+    x[k] = x0 - h;
+    let down = f(x);
+    x[k] = x0;
+    (up - down) / (2.0 * h)
+}
+
+/// The shared form's moments are the gradient of its log-partition Σ_n A_n(φ₁ₙ, Φ₂): ∂/∂φ₁ₙ = m_n
+/// and ∂/∂Φ₂ = Σ_n (m_n m_nᵀ + Σ) (Winn (2.13)), by central differences.
+#[test]
+fn shared_moments_are_the_gradient_of_the_log_partition() {
+    let (n, q) = (4, 3);
+    let mut rng = crate::Rng::seed_from_u64(4);
+    let dist = crate::dist::Dist::from(GaussianArd { d: q });
+    let phi1: Vec<f64> = (0..n * q).map(|_| rng.random::<f64>() - 0.5).collect();
+    let l: Vec<f64> = (0..q * q).map(|_| rng.random::<f64>() - 0.5).collect();
+    // Φ₂ = −½ (L Lᵀ + I).
+    let phi2: Vec<f64> = (0..q * q)
+        .map(|ab| {
+            let (a, b) = (ab / q, ab % q);
+            let llt: f64 = (0..q).map(|k| l[a * q + k] * l[b * q + k]).sum();
+            -0.5 * (llt + f64::from(u8::from(a == b)))
+        })
+        .collect();
+    let (_, u, a) = super::shared::shared_moments(&dist, phi1.clone(), &phi2, q).unwrap();
+    let (m, cov) = u.split_at(n * q);
+    let total = |p1: &[f64], p2: &[f64]| -> f64 {
+        let (_, _, a) = super::shared::shared_moments(&dist, p1.to_vec(), p2, q).unwrap();
+        a.iter().sum()
+    };
+    assert!((a.iter().sum::<f64>() - total(&phi1, &phi2)).abs() < 1e-12);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-7 * (1.0 + b.abs());
+    let mut p1 = phi1.clone();
+    for k in 0..n * q {
+        let fd = derivative(&mut p1, k, &|p| total(p, &phi2));
+        assert!(close(fd, m[k]), "∂A/∂φ₁[{k}]: {fd} vs {}", m[k]);
+    }
+    for a in 0..q {
+        for b in a..q {
+            // Φ₂ stays symmetric: (a, b) and (b, a) move together.
+            let pair = |t: &[f64]| {
+                let mut p2 = phi2.clone();
+                p2[a * q + b] += t[0];
+                if a != b {
+                    p2[b * q + a] += t[0];
+                }
+                total(&phi1, &p2)
+            };
+            let fd = derivative(&mut [0.0], 0, &pair);
+            let second: f64 = (0..n)
+                .map(|e| m[e * q + a] * m[e * q + b] + cov[a * q + b])
+                .sum();
+            let want = if a == b { second } else { 2.0 * second };
+            assert!(close(fd, want), "∂A/∂Φ₂[{a},{b}]: {fd} vs {want}");
+        }
+    }
+}
+
+/// The messages through F are the gradient of y's bound term with respect to each parent's
+/// moments (Winn (2.17)), by central differences: per element with missing entries and a precision
+/// per row, and in the shared form (∂/∂m_n = first_n + (S + Sᵀ) m_n, ∂/∂Σ = n S for the shared
+/// second part S).
+#[test]
+fn kernel_messages_are_the_gradient_of_the_bound() {
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * (1.0 + b.abs());
+    for (prec, missing) in [(Prec::PerRow, 0.3), (Prec::Shared, 0.0)] {
+        let mut vmp = pca(21, prec, false, missing, false).compile().unwrap();
+        vmp.initialize(2).unwrap();
+        for id in vmp.default_order() {
+            vmp.update(id).unwrap();
+        }
+        let f = vmp.node("F").unwrap().index();
+        let lin = vmp.linear[f].clone().unwrap();
+        let q = 3;
+        for s in 0..2 {
+            let super::Source::Node(p) = vmp.nodes[f].parents[s].source else {
+                unreachable!("both factors are random")
+            };
+            let msg = lin.grid_message(&vmp.nodes, &Default::default(), s);
+            let shared = super::shared::is_shared(&vmp.nodes[p]);
+            assert_eq!(shared, missing == 0.0 && s == 1);
+            let mut u = vmp.nodes[p].u.clone();
+            let n = vmp.nodes[p].n;
+            let qq = q * q;
+            for k in 0..u.len() {
+                let want = if !shared {
+                    let (e, c) = (k / (q + qq), k % (q + qq));
+                    if c < q {
+                        msg.first[e * q + c]
+                    } else if msg.shared {
+                        msg.second[c - q]
+                    } else {
+                        msg.second[e * qq + c - q]
+                    }
+                } else if k < n * q {
+                    let (e, a) = (k / q, k % q);
+                    let m = &u[e * q..(e + 1) * q];
+                    msg.first[k]
+                        + (0..q)
+                            .map(|b| (msg.second[a * q + b] + msg.second[b * q + a]) * m[b])
+                            .sum::<f64>()
+                } else {
+                    n as f64 * msg.second[k - n * q]
+                };
+                let fd = derivative(&mut u, k, &|u| {
+                    let mut nodes = vmp.nodes.clone();
+                    nodes[p].u = u.to_vec();
+                    lin.bound(&nodes, &Default::default())
+                });
+                assert!(
+                    close(fd, want),
+                    "{prec:?} slot {s} entry {k}: {fd} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+/// X starts in the shared form from the prior, a random draw or given moments with one covariance,
+/// and per element from moments without one (then takes the shared form at its first update); each
+/// start equals the element-by-element path's.
+#[test]
+fn initial_states_equal_the_generic_path() {
+    let (n, q) = (7, 3);
+    let mut rng = crate::Rng::seed_from_u64(8);
+    let mut points = Vec::new();
+    let mut spread = Vec::new();
+    for e in 0..n {
+        let m: Vec<f64> = (0..q).map(|_| rng.random::<f64>() - 0.5).collect();
+        for u in [&mut points, &mut spread] {
+            u.extend_from_slice(&m);
+        }
+        points.extend((0..q * q).map(|ab| m[ab / q] * m[ab % q]));
+        // A different variance per element.
+        spread.extend((0..q * q).map(|ab| {
+            m[ab / q] * m[ab % q]
+                + if ab % (q + 1) == 0 {
+                    0.1 * (e + 1) as f64
+                } else {
+                    0.0
+                }
+        }));
+    }
+    for (init, shared_at_start) in [
+        (Init::Prior, true),
+        (Init::Random, true),
+        (Init::Moments(points), true),
+        (Init::Moments(spread), false),
+    ] {
+        let build = || {
+            let mut g = pca(30, Prec::Shared, false, 0.0, false);
+            let x = g.node("X").unwrap();
+            g.initialize(x, init.clone());
+            g
+        };
+        let mut vmp = build().compile().unwrap();
+        vmp.initialize(3).unwrap();
+        let x = vmp.node("X").unwrap().index();
+        assert_eq!(super::shared::is_shared(&vmp.nodes[x]), shared_at_start);
+        let fast = assert_same(build(), build(), false);
+        assert!(super::shared::is_shared(&fast.nodes[x]));
+    }
+}
+
+/// More columns than one block of the grid products (`grid`): the blocks' partial products add up
+/// to the element-by-element path's sums, with X on either side.
+#[test]
+fn blocks_of_columns_equal_the_generic_path() {
+    for (prec, missing, x_first) in [
+        (Prec::PerRow, 0.3, false),
+        (Prec::Shared, 0.0, false),
+        (Prec::Shared, 0.0, true),
+        (Prec::PerColumn, 0.2, true),
+    ] {
+        let build = || pca_with(50, prec, false, missing, false, x_first, 1_100);
+        assert_same(build(), build(), false);
+    }
+}
+
+/// A product whose factors both start at zero is reported with X in the shared form as with X per
+/// element (its means are read where the shared form keeps them).
+#[test]
+fn zero_products_see_the_shared_form() {
+    for (x_init, zero) in [(Init::Prior, true), (Init::Random, false)] {
+        let mut g = pca(60, Prec::Shared, false, 0.0, false);
+        let (w, x) = (g.node("W").unwrap(), g.node("X").unwrap());
+        g.initialize(w, Init::Prior);
+        g.initialize(x, x_init);
+        let mut vmp = g.compile().unwrap();
+        vmp.initialize(1).unwrap();
+        assert!(super::shared::is_shared(&vmp.nodes[x.index()]));
+        assert_eq!(vmp.zero_products().len(), usize::from(zero));
     }
 }
