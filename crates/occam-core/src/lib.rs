@@ -49,7 +49,9 @@ pub type Rng = rand_xoshiro::Xoshiro256PlusPlus;
 /// Everything a model-building program needs.
 pub mod prelude {
     pub use crate::dist::*;
-    pub use crate::engine::{Fit, Flow, Init, Observer, Progress, RunOptions, Stage, Vmp, Warning};
+    pub use crate::engine::{
+        Fit, Flow, Init, MarkovChain, Observer, Progress, RunOptions, Stage, Vmp, Warning,
+    };
     pub use crate::error::{BuildError, RunError};
     pub use crate::factor::{Concat, Dot, Factor, GammaProduct, Gate, MatVec, Product, Sum};
     pub use crate::graph::{c, cv, p, Graph, NodeId, ParentSpec, PlateId};

@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 mod bound;
+mod chain;
 mod driver;
 mod elements;
 mod fused;
@@ -38,6 +39,7 @@ mod linear;
 mod messages;
 mod update;
 
+pub use chain::MarkovChain;
 pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Warning};
 use elements::*;
 
@@ -48,6 +50,8 @@ pub(crate) enum Body {
     Deterministic(Factor),
     /// Known values with per-element moments (e.g. regressors); contributes nothing to the bound.
     Constant,
+    /// A q-block: one joint q over the time plate of each sequence (module `chain`).
+    Chain(chain::Chain),
 }
 
 /// Where a parent slot's moments come from.
@@ -217,8 +221,9 @@ impl Node {
     }
 
     fn has_latent(&self) -> bool {
-        matches!(self.body, Body::Stochastic(_))
-            && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
+        matches!(self.body, Body::Chain(_))
+            || matches!(self.body, Body::Stochastic(_))
+                && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
     }
 
     pub(crate) fn set_data(
@@ -228,7 +233,7 @@ impl Node {
     ) -> Result<(), BuildError> {
         let dist = match &self.body {
             Body::Stochastic(d) => d.clone(),
-            Body::Deterministic(_) | Body::Constant => {
+            Body::Deterministic(_) | Body::Constant | Body::Chain(_) => {
                 return Err(BuildError::Shape {
                     node: self.name.clone(),
                     what: "only stochastic nodes can be observed".into(),
@@ -399,6 +404,7 @@ impl Vmp {
                 });
             }
         }
+        chain::check(&nodes)?;
         // Deterministic descendants reached through deterministic nodes only, in topological order.
         let mut refresh_after = vec![Vec::new(); nodes.len()];
         for (i, list) in refresh_after.iter_mut().enumerate() {
@@ -591,6 +597,7 @@ impl Vmp {
             Body::Stochastic(d) => d.name(),
             Body::Deterministic(f) => f.name(),
             Body::Constant => "constant",
+            Body::Chain(_) => "MarkovChain",
         }
     }
 
