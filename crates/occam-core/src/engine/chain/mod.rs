@@ -221,6 +221,9 @@ impl Vmp {
             .enumerate()
             .filter_map(|(s, (gamma, rec))| {
                 let len = ch.lengths[s];
+                if len == 0 {
+                    return None;
+                }
                 let mut buf = Vec::new();
                 let (lp0, la) = log_params(nodes, z, s, &mut buf);
                 let eta = &eta[s * steps * k..(s * steps + len) * k];
