@@ -42,6 +42,7 @@ pub mod moments;
 mod plate;
 pub mod spec;
 pub mod special;
+pub mod tridiag;
 
 /// The random number generator used everywhere (seeded explicitly).
 pub type Rng = rand_xoshiro::Xoshiro256PlusPlus;
