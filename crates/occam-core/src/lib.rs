@@ -51,7 +51,8 @@ pub type Rng = rand_xoshiro::Xoshiro256PlusPlus;
 pub mod prelude {
     pub use crate::dist::*;
     pub use crate::engine::{
-        Fit, Flow, Init, MarkovChain, Observer, Progress, RunOptions, Stage, Vmp, Warning,
+        Fit, Flow, GaussianMarkovChain, Init, MarkovChain, Observer, Progress, RunOptions, Stage,
+        Vmp, Warning,
     };
     pub use crate::error::{BuildError, RunError};
     pub use crate::factor::{Concat, Dot, Factor, GammaProduct, Gate, MatVec, Product, Sum};

@@ -23,6 +23,8 @@ pub struct Smoothed {
     pub cross: Vec<f64>,
     /// ln ∫ exp(hᵀx − ½ xᵀJx) dx = ½ hᵀJ⁻¹h − ½ ln|J| + (T·D/2) ln 2π.
     pub log_z: f64,
+    /// ln|J|.
+    pub log_det: f64,
 }
 
 fn mat_mul(a: &[f64], b: &[f64], d: usize, out: &mut [f64]) {
@@ -131,6 +133,7 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
         cov,
         cross,
         log_z,
+        log_det,
     })
 }
 

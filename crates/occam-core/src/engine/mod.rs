@@ -39,7 +39,7 @@ mod linear;
 mod messages;
 mod update;
 
-pub use chain::MarkovChain;
+pub use chain::{GaussianMarkovChain, MarkovChain};
 pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Warning};
 use elements::*;
 
