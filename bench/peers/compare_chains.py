@@ -5,11 +5,13 @@ peer/Occam time-per-iteration ratio.
 
 Cases (--cases, comma-separated):
     gauss10k  HMM T = 10,000, K = 3, 2-D Gaussian emissions (BayesPy's HMM example at scale) vs BayesPy
+    lds1k     linear state-space model T = 1,000, latent D = 10, observed M = 30 (BayesPy's example
+              model) vs BayesPy
     cat100k   HMM T = 100,000, K = 3, categorical emissions over 4 symbols vs hmmlearn
               VariationalCategoricalHMM
     scale     Occam alone: the gauss model at T = 10^3 .. 10^6 (cost against T), and 1,000 sequences
               of length 100 on 1 and on all threads
-Usage: compare_chains.py [--cases gauss10k,cat100k] [--iters 10] [--occam CMD]
+Usage: compare_chains.py [--cases gauss10k,lds1k,cat100k] [--iters 10] [--occam CMD]
 The Occam command defaults to target/release/examples/bench_chain (`cargo build --release -p occam-core
 --example bench_chain`). The peers use bench/peers/.venv (setup.sh).
 """
@@ -59,9 +61,25 @@ def write_cat(d, t, seed, m=4):
     return y.nbytes
 
 
+def write_lds(d, t, dim, m, seed):
+    rng = np.random.default_rng(seed)
+    th = 0.2
+    a = np.identity(dim)
+    a[:2, :2] = 0.99 * np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    c = rng.standard_normal((m, dim))
+    x = np.zeros((t, dim))
+    x[0] = rng.standard_normal(dim)
+    for i in range(1, t):
+        x[i] = a @ x[i - 1] + 0.1 * rng.standard_normal(dim)
+    y = x @ c.T + 0.5 * rng.standard_normal((t, m))
+    y.tofile(f"{d}/y.f64")
+    rng.standard_normal((m, dim)).tofile(f"{d}/c0.f64")
+    return y.nbytes
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cases", default="gauss10k,cat100k")
+    ap.add_argument("--cases", default="gauss10k,lds1k,cat100k")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--occam", default=f"{ROOT}/target/release/examples/bench_chain")
     a = ap.parse_args()
@@ -86,6 +104,9 @@ def main():
             if c == "gauss10k":
                 b = write_gauss(tmp, 10_000, 1)
                 case("HMM T=1e4 K=3 Gaussian", "gauss", ["--t", "10000", "--k", "3", "--d", "2"], b)
+            elif c == "lds1k":
+                b = write_lds(tmp, 1000, 10, 30, 5)
+                case("LDS T=1e3 D=10 M=30", "lds", ["--t", "1000", "--k", "10", "--m", "30"], b)
             elif c == "cat100k":
                 b = write_cat(tmp, 100_000, 2)
                 case("HMM T=1e5 K=3 categorical", "cat", ["--t", "100000", "--k", "3", "--m", "4"], b)

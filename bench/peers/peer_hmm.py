@@ -8,6 +8,11 @@ gauss (BayesPy 0.6.6): a0 ~ Dirichlet(1e-3), A ~ Dirichlet(1e-3, plates=(K,)),
 cat (hmmlearn 0.3.3): VariationalCategoricalHMM(K) with priors startprob/transmat 1e-3 and emission 1
     (the same as Occam's), hmmlearn's own initialisation (random_state=0), n_iter = iters, tol = -inf:
     time per iteration = fit time / iterations.
+lds (BayesPy 0.6.6, its linear state-space example): alpha, gamma ~ Gamma(1e-5, 1e-5, plates=(D,)),
+    A ~ GaussianARD(0, alpha, shape=(D,), plates=(D,)), X ~ GaussianMarkovChain(0, 1e-3 I, A, 1, n=T),
+    C ~ GaussianARD(0, gamma, shape=(D,), plates=(M, 1)), tau ~ Gamma(1e-5, 1e-5),
+    Y ~ GaussianARD(SumMultiply('i,i', C, X), tau); C starts at the shared c0; order X, C, gamma, A,
+    alpha, tau (--k is D).
 Usage: peer_hmm.py --model gauss|cat --dir DIR --t T --k K (--d D | --m M) --iters I
 """
 
@@ -49,6 +54,33 @@ def main():
         bound, peer = float(Q.L[Q.iter - 1]), "bayespy"
         trace = [float(v) for v in Q.L[: Q.iter]]
         case = f"hmm_gauss_t{a.t}_k{a.k}_d{a.d}_s1"
+    elif a.model == "lds":
+        from bayespy.inference import VB
+        from bayespy.nodes import Gamma, GaussianARD, GaussianMarkovChain, SumMultiply
+
+        d = a.k
+        y = np.fromfile(f"{a.dir}/y.f64").reshape(a.t, a.m).T
+        c0 = np.fromfile(f"{a.dir}/c0.f64").reshape(a.m, 1, d)
+        t0 = time.perf_counter()
+        alpha = Gamma(1e-5, 1e-5, plates=(d,), name="alpha")
+        A = GaussianARD(0, alpha, shape=(d,), plates=(d,), name="A")
+        X = GaussianMarkovChain(np.zeros(d), 1e-3 * np.identity(d), A, np.ones(d), n=a.t, name="X")
+        gamma = Gamma(1e-5, 1e-5, plates=(d,), name="gamma")
+        C = GaussianARD(0, gamma, shape=(d,), plates=(a.m, 1), name="C")
+        F = SumMultiply("i,i", C, X)
+        tau = Gamma(1e-5, 1e-5, name="tau")
+        Y = GaussianARD(F, tau, name="Y")
+        Y.observe(y)
+        C.initialize_from_value(c0)
+        Q = VB(Y, X, C, gamma, A, alpha, tau)
+        setup = time.perf_counter() - t0
+        for _ in range(a.iters):
+            t = time.perf_counter()
+            Q.update(X, C, gamma, A, alpha, tau, repeat=1, verbose=False)
+            times.append(time.perf_counter() - t)
+        bound, peer = float(Q.L[Q.iter - 1]), "bayespy"
+        trace = [float(v) for v in Q.L[: Q.iter]]
+        case = f"lds_t{a.t}_d{d}_m{a.m}"
     else:
         from hmmlearn.vhmm import VariationalCategoricalHMM
 
