@@ -24,7 +24,11 @@ use std::time::Instant;
 fn read_f64(path: &str, len: usize) -> Result<Vec<f64>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     if bytes.len() != len * 8 {
-        return Err(format!("{path}: {} bytes, expected {}", bytes.len(), len * 8));
+        return Err(format!(
+            "{path}: {} bytes, expected {}",
+            bytes.len(),
+            len * 8
+        ));
     }
     Ok(bytes
         .chunks_exact(8)
@@ -75,17 +79,33 @@ fn main() -> Result<(), String> {
     let t = g.plate("T", steps / seqs);
     let k = g.plate("K", kk);
     let a0 = g
-        .add("a0", Dirichlet { concentration: vec![1e-3; kk] }, &[], [])
+        .add(
+            "a0",
+            Dirichlet {
+                concentration: vec![1e-3; kk],
+            },
+            &[],
+            [],
+        )
         .map_err(err)?;
     let a = g
-        .add("A", Dirichlet { concentration: vec![1e-3; kk] }, &[k], [])
+        .add(
+            "A",
+            Dirichlet {
+                concentration: vec![1e-3; kk],
+            },
+            &[k],
+            [],
+        )
         .map_err(err)?;
     let chain = MarkovChain {
         k: kk,
         time: t,
         lengths: None,
     };
-    let z = g.markov_chain("Z", chain, &[s], [p(a0), p(a)]).map_err(err)?;
+    let z = g
+        .markov_chain("Z", chain, &[s], [p(a0), p(a)])
+        .map_err(err)?;
     let (emission, case) = match model.as_str() {
         "gauss" => {
             let d = num("--d", None)?;
@@ -99,7 +119,10 @@ fn main() -> Result<(), String> {
                 .add_mixture("y", Gaussian, &[s, t, dp], &[(z, k)], [p(mu), c(1.0)])
                 .map_err(err)?;
             g.observe(yn, &y).map_err(err)?;
-            g.initialize(mu, Init::Moments(mu0.iter().flat_map(|m| [*m, m * m]).collect()));
+            g.initialize(
+                mu,
+                Init::Moments(mu0.iter().flat_map(|m| [*m, m * m]).collect()),
+            );
             (mu, format!("hmm_gauss_t{steps}_k{kk}_d{d}_s{seqs}"))
         }
         "cat" => {
@@ -107,7 +130,14 @@ fn main() -> Result<(), String> {
             let y = read_f64(&format!("{dir}/y.f64"), steps)?;
             let b0 = read_f64(&format!("{dir}/b0.f64"), kk * m)?;
             let b = g
-                .add("B", Dirichlet { concentration: vec![1.0; m] }, &[k], [])
+                .add(
+                    "B",
+                    Dirichlet {
+                        concentration: vec![1.0; m],
+                    },
+                    &[k],
+                    [],
+                )
                 .map_err(err)?;
             let yn = g
                 .add_mixture("y", Categorical { k: m }, &[s, t], &[(z, k)], [p(b)])

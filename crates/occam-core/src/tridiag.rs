@@ -27,16 +27,38 @@ pub struct Smoothed {
     pub log_det: f64,
 }
 
+/// out = A B (d×d, row-major); the inner loop runs along rows of B (vectorisable).
 fn mat_mul(a: &[f64], b: &[f64], d: usize, out: &mut [f64]) {
+    out.iter_mut().for_each(|v| *v = 0.0);
     for i in 0..d {
-        for j in 0..d {
-            out[i * d + j] = (0..d).map(|k| a[i * d + k] * b[k * d + j]).sum();
+        let row = &mut out[i * d..(i + 1) * d];
+        for k in 0..d {
+            let aik = a[i * d + k];
+            row.iter_mut()
+                .zip(&b[k * d..(k + 1) * d])
+                .for_each(|(o, bv)| *o += aik * bv);
         }
     }
 }
 
-fn transpose(a: &[f64], d: usize) -> Vec<f64> {
-    (0..d * d).map(|ij| a[(ij % d) * d + ij / d]).collect()
+/// out = A Bᵀ (d×d, row-major): entry (i, j) is row i of A dotted with row j of B.
+fn mat_mul_bt(a: &[f64], b: &[f64], d: usize, out: &mut [f64]) {
+    for i in 0..d {
+        for j in 0..d {
+            out[i * d + j] = dot(&a[i * d..(i + 1) * d], &b[j * d..(j + 1) * d]);
+        }
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// y = A x (A d×d).
+fn mat_vec(a: &[f64], x: &[f64], y: &mut [f64]) {
+    for (i, yi) in y.iter_mut().enumerate() {
+        *yi = dot(&a[i * x.len()..(i + 1) * x.len()], x);
+    }
 }
 
 /// Smooths the chain with precision blocks `diag` (T × D × D, each symmetric), `sub` ((T−1) × D × D,
@@ -45,86 +67,72 @@ fn transpose(a: &[f64], d: usize) -> Vec<f64> {
 pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed, usize> {
     let steps = h.len() / d;
     let dd = d * d;
-    // Forward: S_t = J_t − L_t S_{t−1}⁻¹ L_tᵀ, ĥ_t = h_t − L_t S_{t−1}⁻¹ ĥ_{t−1}.
-    let mut chol: Vec<Cholesky> = Vec::with_capacity(steps);
+    // Forward (the information filter): S_t = J_t − L_t S_{t−1}⁻¹ L_tᵀ, ĥ_t = h_t − L_t S_{t−1}⁻¹ ĥ_{t−1}.
+    // Kept: S_t⁻¹ and W_t = S_{t−1}⁻¹ L_tᵀ (O(T·D²) memory), used again backward.
+    let mut sinv = vec![0.0; steps * dd];
+    let mut w = vec![0.0; steps.saturating_sub(1) * dd];
     let mut hh = h.to_vec();
     let mut log_det = 0.0;
-    let mut sinv_lt = vec![0.0; dd];
-    let mut tmp = vec![0.0; dd];
+    let (mut s, mut tmp, mut v) = (vec![0.0; dd], vec![0.0; dd], vec![0.0; d]);
     for t in 0..steps {
-        let mut s = diag[t * dd..(t + 1) * dd].to_vec();
+        s.copy_from_slice(&diag[t * dd..(t + 1) * dd]);
         if t > 0 {
             let l = &sub[(t - 1) * dd..t * dd];
-            // S_{t−1}⁻¹ L_tᵀ, one column at a time.
-            // The columns of Lᵀ are the rows of L.
-            let mut cols = l.to_vec();
-            for col in cols.chunks_exact_mut(d) {
-                chol[t - 1].solve_in_place(col);
-            }
-            sinv_lt.copy_from_slice(&transpose(&cols, d));
-            mat_mul(l, &sinv_lt, d, &mut tmp);
-            s.iter_mut().zip(&tmp).for_each(|(v, w)| *v -= w);
-            // Symmetrise against round-off before factorising.
+            let p = &sinv[(t - 1) * dd..t * dd];
+            let wt = &mut w[(t - 1) * dd..t * dd];
+            mat_mul_bt(p, l, d, wt);
+            mat_mul(l, wt, d, &mut tmp);
+            // S = J_t − L W, symmetrised against round-off before factorising.
             for i in 0..d {
-                for j in 0..i {
-                    let m = 0.5 * (s[i * d + j] + s[j * d + i]);
-                    s[i * d + j] = m;
-                    s[j * d + i] = m;
+                for j in 0..=i {
+                    let m = 0.5 * (tmp[i * d + j] + tmp[j * d + i]);
+                    s[i * d + j] -= m;
+                    if j != i {
+                        s[j * d + i] -= m;
+                    }
                 }
             }
-            let mut prev = hh[(t - 1) * d..t * d].to_vec();
-            chol[t - 1].solve_in_place(&mut prev);
+            mat_vec(p, &hh[(t - 1) * d..t * d], &mut v);
             for i in 0..d {
-                hh[t * d + i] -= (0..d).map(|k| l[i * d + k] * prev[k]).sum::<f64>();
+                hh[t * d + i] -= dot(&l[i * d..(i + 1) * d], &v);
             }
         }
         let c = Cholesky::new(&s, d).ok_or(t)?;
         log_det += c.log_det();
-        chol.push(c);
+        c.inverse_into(&mut sinv[t * dd..(t + 1) * dd]);
     }
-    // Backward: μ_t = S_t⁻¹(ĥ_t − L_{t+1}ᵀ μ_{t+1}); Σ_t = S_t⁻¹ + G_t Σ_{t+1} G_tᵀ with
-    // G_t = −S_t⁻¹ L_{t+1}ᵀ, and Cov(x_{t+1}, x_t) = Σ_{t+1} G_tᵀ.
+    // Backward (the RTS smoother in information form), with G_t = −W_{t+1}:
+    // μ_t = S_t⁻¹ĥ_t − W μ_{t+1}; Cov(x_{t+1}, x_t) = C = −Σ_{t+1} Wᵀ; Σ_t = S_t⁻¹ − W C.
     let mut mean = vec![0.0; steps * d];
     let mut cov = vec![0.0; steps * dd];
     let mut cross = vec![0.0; steps.saturating_sub(1) * dd];
     let mut quad = 0.0;
     for t in (0..steps).rev() {
-        let mut rhs = hh[t * d..(t + 1) * d].to_vec();
-        let mut sinv = vec![0.0; dd];
-        chol[t].inverse_into(&mut sinv);
-        if t + 1 < steps {
-            let l = &sub[t * dd..(t + 1) * dd];
-            let next = &mean[(t + 1) * d..(t + 2) * d];
-            for i in 0..d {
-                rhs[i] -= (0..d).map(|k| l[k * d + i] * next[k]).sum::<f64>();
-            }
-            // G = −S⁻¹ Lᵀ.
-            let lt = transpose(l, d);
-            let mut g = vec![0.0; dd];
-            mat_mul(&sinv, &lt, d, &mut g);
-            g.iter_mut().for_each(|v| *v = -*v);
-            let sig_next = cov[(t + 1) * dd..(t + 2) * dd].to_vec();
-            let gt = transpose(&g, d);
-            let mut c = vec![0.0; dd];
-            mat_mul(&sig_next, &gt, d, &mut c);
-            cross[t * dd..(t + 1) * dd].copy_from_slice(&c);
-            let mut gsg = vec![0.0; dd];
-            mat_mul(&g, &c, d, &mut gsg);
-            for (v, (a, b)) in cov[t * dd..(t + 1) * dd]
-                .iter_mut()
-                .zip(sinv.iter().zip(&gsg))
-            {
-                *v = a + b;
-            }
-        } else {
-            cov[t * dd..(t + 1) * dd].copy_from_slice(&sinv);
-        }
+        let st = &sinv[t * dd..(t + 1) * dd];
+        mat_vec(st, &hh[t * d..(t + 1) * d], &mut v);
         // ĥ_tᵀ S_t⁻¹ ĥ_t summed over t is hᵀJ⁻¹h (the Schur complements diagonalise J).
-        let mut w = hh[t * d..(t + 1) * d].to_vec();
-        chol[t].solve_in_place(&mut w);
-        quad += (0..d).map(|i| w[i] * hh[t * d + i]).sum::<f64>();
-        chol[t].solve_in_place(&mut rhs);
-        mean[t * d..(t + 1) * d].copy_from_slice(&rhs);
+        quad += dot(&v, &hh[t * d..(t + 1) * d]);
+        let (done, rest) = mean.split_at_mut((t + 1) * d);
+        let mt = &mut done[t * d..];
+        mt.copy_from_slice(&v);
+        if t + 1 == steps {
+            cov[t * dd..].copy_from_slice(st);
+            continue;
+        }
+        let wt = &w[t * dd..(t + 1) * dd];
+        mat_vec(wt, &rest[..d], &mut v);
+        mt.iter_mut().zip(&v).for_each(|(m, x)| *m -= x);
+        let (cur, next) = cov.split_at_mut((t + 1) * dd);
+        let c = &mut cross[t * dd..(t + 1) * dd];
+        mat_mul_bt(&next[..dd], wt, d, c);
+        c.iter_mut().for_each(|x| *x = -*x);
+        mat_mul(wt, c, d, &mut tmp);
+        let ct = &mut cur[t * dd..];
+        for i in 0..d {
+            for j in 0..d {
+                ct[i * d + j] = st[i * d + j] - 0.5 * (tmp[i * d + j] + tmp[j * d + i]);
+            }
+        }
     }
     let n = (steps * d) as f64;
     let log_z = 0.5 * quad - 0.5 * log_det + 0.5 * n * crate::special::LN_2PI;
@@ -183,8 +191,8 @@ mod tests {
             let mut mu = h.clone();
             dense.solve_in_place(&mut mu);
             let quad: f64 = mu.iter().zip(&h).map(|(a, b)| a * b).sum();
-            let log_z = 0.5 * quad - 0.5 * dense.log_det()
-                + 0.5 * n as f64 * crate::special::LN_2PI;
+            let log_z =
+                0.5 * quad - 0.5 * dense.log_det() + 0.5 * n as f64 * crate::special::LN_2PI;
             assert!((got.log_z - log_z).abs() < 1e-10 * log_z.abs().max(1.0));
             for (a, b) in got.mean.iter().zip(&mu) {
                 assert!((a - b).abs() < 1e-10, "mean {a} vs {b}");

@@ -107,9 +107,20 @@ fn hmm_known_is_exact_and_matches_bayespy() {
         .collect();
     let (log_z, marg) = exact_hmm(&p0, &a, &ll);
     let want = f["L_after_1_update"].as_f64().unwrap();
-    eprintln!("hmm_known: bound {:.10} forward {log_z:.10} BayesPy {want:.10}", fit.bound);
-    assert!(rel(fit.bound, log_z) < 1e-9, "{} vs forward {log_z}", fit.bound);
-    assert!(rel(fit.bound, want) < 1e-9, "{} vs BayesPy {want}", fit.bound);
+    eprintln!(
+        "hmm_known: bound {:.10} forward {log_z:.10} BayesPy {want:.10}",
+        fit.bound
+    );
+    assert!(
+        rel(fit.bound, log_z) < 1e-9,
+        "{} vs forward {log_z}",
+        fit.bound
+    );
+    assert!(
+        rel(fit.bound, want) < 1e-9,
+        "{} vs BayesPy {want}",
+        fit.bound
+    );
     assert!((fit.bound - -109.5882880).abs() < 1e-7);
     let q = vmp.mean(z).unwrap();
     for (tt, row) in marg.iter().enumerate() {
@@ -142,10 +153,24 @@ fn hmm_unknown() -> (Vmp, NodeId, NodeId, NodeId) {
     let k = g.plate("K", 3);
     let d = g.plate("D", 2);
     let a0 = g
-        .add("a0", Dirichlet { concentration: vec![1e-3; 3] }, &[], [])
+        .add(
+            "a0",
+            Dirichlet {
+                concentration: vec![1e-3; 3],
+            },
+            &[],
+            [],
+        )
         .unwrap();
     let a = g
-        .add("A", Dirichlet { concentration: vec![1e-3; 3] }, &[k], [])
+        .add(
+            "A",
+            Dirichlet {
+                concentration: vec![1e-3; 3],
+            },
+            &[k],
+            [],
+        )
         .unwrap();
     let chain = MarkovChain {
         k: 3,
@@ -174,10 +199,22 @@ fn hmm_unknown_matches_bayespy_trace() {
     let want = floats(&f["L_trace"]);
     let (mut vmp, z, a, a0) = hmm_unknown();
     let fit = vmp.run(&strict(want.len(), vec![z, a, a0])).unwrap();
-    let worst = fit.bound_trace.iter().zip(&want).map(|(g, w)| rel(*g, *w)).fold(0.0, f64::max);
-    eprintln!("hmm_unknown: trace {:?}, worst relative difference {worst:e}", fit.bound_trace);
+    let worst = fit
+        .bound_trace
+        .iter()
+        .zip(&want)
+        .map(|(g, w)| rel(*g, *w))
+        .fold(0.0, f64::max);
+    eprintln!(
+        "hmm_unknown: trace {:?}, worst relative difference {worst:e}",
+        fit.bound_trace
+    );
     for (i, (g, w)) in fit.bound_trace.iter().zip(&want).enumerate() {
-        assert!(rel(*g, *w) < 1e-8, "iteration {}: {g} vs BayesPy {w}", i + 1);
+        assert!(
+            rel(*g, *w) < 1e-8,
+            "iteration {}: {g} vs BayesPy {w}",
+            i + 1
+        );
     }
     assert!(vmp.fresh_bound() == vmp.bound() || rel(vmp.fresh_bound(), vmp.bound()) < 1e-12);
 }
@@ -199,12 +236,7 @@ fn ragged_bound(lengths: &[usize], y: &[Vec<f64>]) -> f64 {
     let a = cv(vec![0.8, 0.1, 0.1, 0.2, 0.7, 0.1, 0.3, 0.3, 0.4]);
     let z = g.markov_chain("z", chain, &[s], [p0, a]).unwrap();
     let mu = g
-        .constant(
-            "mu",
-            MomentKind::Gaussian { d: 1 },
-            &[k],
-            &[-2.0, 0.0, 2.5],
-        )
+        .constant("mu", MomentKind::Gaussian { d: 1 }, &[k], &[-2.0, 0.0, 2.5])
         .unwrap();
     let yn = g
         .add_mixture("y", Gaussian, &[s, t], &[(z, k)], [p(mu), c(1.5)])
@@ -248,7 +280,9 @@ fn ragged_sequences_add_up() {
                 .map(|v| {
                     [-2.0, 0.0, 2.5]
                         .iter()
-                        .map(|m| 0.5 * (1.5f64 / std::f64::consts::TAU).ln() - 0.75 * (v - m) * (v - m))
+                        .map(|m| {
+                            0.5 * (1.5f64 / std::f64::consts::TAU).ln() - 0.75 * (v - m) * (v - m)
+                        })
                         .collect()
                 })
                 .collect();
@@ -297,7 +331,14 @@ fn chain_arguments_are_checked() {
         lengths,
     };
     let a = g
-        .add("A", Dirichlet { concentration: vec![1.0; 2] }, &[k3], [])
+        .add(
+            "A",
+            Dirichlet {
+                concentration: vec![1.0; 2],
+            },
+            &[k3],
+            [],
+        )
         .unwrap();
     let e = g
         .markov_chain("z", chain(None), &[], [cv(vec![0.5, 0.5]), p(a)])
@@ -305,12 +346,22 @@ fn chain_arguments_are_checked() {
         .to_string();
     assert!(e.contains("`z`") && e.contains("transition"), "{e}");
     let e = g
-        .markov_chain("z", chain(Some(vec![4])), &[], [cv(vec![0.5, 0.5]), cv(vec![0.5; 4])])
+        .markov_chain(
+            "z",
+            chain(Some(vec![4])),
+            &[],
+            [cv(vec![0.5, 0.5]), cv(vec![0.5; 4])],
+        )
         .unwrap_err()
         .to_string();
     assert!(e.contains("length 4"), "{e}");
     let e = g
-        .markov_chain("z", chain(None), &[], [cv(vec![0.5, 0.6]), cv(vec![0.5; 4])])
+        .markov_chain(
+            "z",
+            chain(None),
+            &[],
+            [cv(vec![0.5, 0.6]), cv(vec![0.5; 4])],
+        )
         .unwrap_err()
         .to_string();
     assert!(e.contains("initial"), "{e}");
@@ -336,10 +387,24 @@ fn hmm_bound(y: &[f64], structured: bool) -> f64 {
     let mut g = Graph::new();
     let k = g.plate("K", 2);
     let p0 = g
-        .add("p0", Dirichlet { concentration: vec![1.0; 2] }, &[], [])
+        .add(
+            "p0",
+            Dirichlet {
+                concentration: vec![1.0; 2],
+            },
+            &[],
+            [],
+        )
         .unwrap();
     let a = g
-        .add("A", Dirichlet { concentration: vec![1.0; 2] }, &[k], [])
+        .add(
+            "A",
+            Dirichlet {
+                concentration: vec![1.0; 2],
+            },
+            &[k],
+            [],
+        )
         .unwrap();
     let mu = g
         .constant("mu", MomentKind::Gaussian { d: 1 }, &[k], &[-1.0, 1.0])
@@ -361,12 +426,24 @@ fn hmm_bound(y: &[f64], structured: bool) -> f64 {
         for (tt, v) in y.iter().enumerate() {
             if tt > 0 {
                 let z = g
-                    .add_mixture(&format!("z{tt}"), Categorical { k: 2 }, &[], &[(prev, k)], [p(a)])
+                    .add_mixture(
+                        &format!("z{tt}"),
+                        Categorical { k: 2 },
+                        &[],
+                        &[(prev, k)],
+                        [p(a)],
+                    )
                     .unwrap();
                 prev = z;
             }
             let yn = g
-                .add_mixture(&format!("y{tt}"), Gaussian, &[], &[(prev, k)], [p(mu), c(1.0)])
+                .add_mixture(
+                    &format!("y{tt}"),
+                    Gaussian,
+                    &[],
+                    &[(prev, k)],
+                    [p(mu), c(1.0)],
+                )
                 .unwrap();
             g.observe(yn, &[*v]).unwrap();
         }
@@ -406,10 +483,24 @@ fn unknown_everything_bound_never_decreases() {
     let t = g.plate("T", 60);
     let k = g.plate("K", 2);
     let p0 = g
-        .add("p0", Dirichlet { concentration: vec![1.0; 2] }, &[], [])
+        .add(
+            "p0",
+            Dirichlet {
+                concentration: vec![1.0; 2],
+            },
+            &[],
+            [],
+        )
         .unwrap();
     let a = g
-        .add("A", Dirichlet { concentration: vec![1.0; 2] }, &[k], [])
+        .add(
+            "A",
+            Dirichlet {
+                concentration: vec![1.0; 2],
+            },
+            &[k],
+            [],
+        )
         .unwrap();
     let chain = MarkovChain {
         k: 2,
@@ -435,11 +526,17 @@ fn unknown_everything_bound_never_decreases() {
         ..Default::default()
     };
     let fit = vmp.run(&opts).unwrap();
-    assert!(fit.bound_trace.windows(2).all(|w| w[1] >= w[0] - 1e-9 * w[0].abs()));
+    assert!(fit
+        .bound_trace
+        .windows(2)
+        .all(|w| w[1] >= w[0] - 1e-9 * w[0].abs()));
     assert!(rel(vmp.fresh_bound(), vmp.bound()) < 1e-12);
     let mut means = vmp.mean(mu).unwrap();
     means.sort_by(f64::total_cmp);
-    assert!((means[0] + 1.0).abs() < 0.3 && (means[1] - 1.0).abs() < 0.3, "{means:?}");
+    assert!(
+        (means[0] + 1.0).abs() < 0.3 && (means[1] - 1.0).abs() < 0.3,
+        "{means:?}"
+    );
     // Steps beyond the second sequence's end have no q.
     let q = vmp.mean(z).unwrap();
     assert!(q[(60 + 45) * 2..].iter().all(|&v| v == 0.0));

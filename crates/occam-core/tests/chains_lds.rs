@@ -18,7 +18,13 @@ fn rotation(theta: f64, scale: f64) -> [f64; 4] {
 
 /// Dense prior of x_0…x_{T−1}: means and the (T·D)² covariance, from x_0 ~ N(m, P0), x_t = A x_{t−1}
 /// + N(0, diag(1/τ)).
-fn dense_prior(a: &[f64], tau: &[f64], m: &[f64], p0: &[f64], steps: usize) -> (Vec<f64>, Vec<f64>) {
+fn dense_prior(
+    a: &[f64],
+    tau: &[f64],
+    m: &[f64],
+    p0: &[f64],
+    steps: usize,
+) -> (Vec<f64>, Vec<f64>) {
     let n = steps * D;
     let mut mean = vec![0.0; n];
     let mut cov = vec![0.0; n * n];
@@ -66,7 +72,9 @@ fn known_parameters_give_the_exact_posterior_and_evidence() {
     let (m, lam0) = ([0.5, -1.0], [2.0, 0.3, 0.3, 1.0]);
     let r = 3.0; // observation precision (per coordinate)
     let mut rng = Rng::seed_from_u64(1);
-    let y: Vec<f64> = (0..steps * D).map(|_| rng.random_range(-2.0..2.0)).collect();
+    let y: Vec<f64> = (0..steps * D)
+        .map(|_| rng.random_range(-2.0..2.0))
+        .collect();
     // Step 2 is missing entirely.
     let observed: Vec<bool> = (0..steps).map(|t| t != 2).collect();
 
@@ -83,12 +91,22 @@ fn known_parameters_give_the_exact_posterior_and_evidence() {
             "x",
             chain,
             &[],
-            [cv(m.to_vec()), cv(lam0.to_vec()), cv(a.to_vec()), cv(tau.to_vec())],
+            [
+                cv(m.to_vec()),
+                cv(lam0.to_vec()),
+                cv(a.to_vec()),
+                cv(tau.to_vec()),
+            ],
         )
         .unwrap();
     let _ = rows;
     let yn = g
-        .add("y", MvGaussian { d: D }, &[t], [p(x), cv(vec![r, 0.0, 0.0, r])])
+        .add(
+            "y",
+            MvGaussian { d: D },
+            &[t],
+            [p(x), cv(vec![r, 0.0, 0.0, r])],
+        )
         .unwrap();
     g.observe_masked(yn, &y, Some(&observed)).unwrap();
     let mut vmp = g.compile().unwrap();
@@ -121,7 +139,10 @@ fn known_parameters_give_the_exact_posterior_and_evidence() {
     let quad: f64 = resid.iter().zip(&r0).map(|(a, b)| a * b).sum();
     let log_py =
         -0.5 * quad - 0.5 * chol.log_det() - 0.5 * no as f64 * (2.0 * std::f64::consts::PI).ln();
-    eprintln!("LDS known parameters: bound {:.12}, dense ln p(y) {log_py:.12}", fit.bound);
+    eprintln!(
+        "LDS known parameters: bound {:.12}, dense ln p(y) {log_py:.12}",
+        fit.bound
+    );
     assert!(
         (fit.bound - log_py).abs() < 1e-9 * log_py.abs(),
         "{} vs {log_py}",
@@ -131,7 +152,12 @@ fn known_parameters_give_the_exact_posterior_and_evidence() {
     let u = vmp.moments(x);
     let row = D + D * D;
     for i in 0..n {
-        let post_mean = mu[i] + idx.iter().zip(&resid).map(|(&j, w)| sigma[i * n + j] * w).sum::<f64>();
+        let post_mean = mu[i]
+            + idx
+                .iter()
+                .zip(&resid)
+                .map(|(&j, w)| sigma[i * n + j] * w)
+                .sum::<f64>();
         let (tt, ii) = (i / D, i % D);
         assert!((u[tt * row + ii] - post_mean).abs() < 1e-9, "mean {i}");
         for jj in 0..D {
@@ -139,10 +165,22 @@ fn known_parameters_give_the_exact_posterior_and_evidence() {
             let mut col: Vec<f64> = idx.iter().map(|&k| sigma[k * n + j]).collect();
             chol.solve_in_place(&mut col);
             let cov = sigma[i * n + j]
-                - idx.iter().zip(&col).map(|(&k, w)| sigma[i * n + k] * w).sum::<f64>();
-            let pm_j = mu[j] + idx.iter().zip(&resid).map(|(&k, w)| sigma[j * n + k] * w).sum::<f64>();
+                - idx
+                    .iter()
+                    .zip(&col)
+                    .map(|(&k, w)| sigma[i * n + k] * w)
+                    .sum::<f64>();
+            let pm_j = mu[j]
+                + idx
+                    .iter()
+                    .zip(&resid)
+                    .map(|(&k, w)| sigma[j * n + k] * w)
+                    .sum::<f64>();
             let second = u[tt * row + D + ii * D + jj];
-            assert!((second - (cov + post_mean * pm_j)).abs() < 1e-9, "second moment {i},{jj}");
+            assert!(
+                (second - (cov + post_mean * pm_j)).abs() < 1e-9,
+                "second moment {i},{jj}"
+            );
         }
     }
 }
@@ -181,7 +219,9 @@ fn unknown_dynamics_recover_a_rotation() {
             [cv(vec![0.0; D]), cv(vec![1e-2, 0.0, 0.0, 1e-2])],
         )
         .unwrap();
-    let tau = g.add("tau", Gamma { shape: 1e-3 }, &[rows], [c(1e-3)]).unwrap();
+    let tau = g
+        .add("tau", Gamma { shape: 1e-3 }, &[rows], [c(1e-3)])
+        .unwrap();
     let chain = GaussianMarkovChain {
         d: D,
         time: t,
@@ -196,7 +236,12 @@ fn unknown_dynamics_recover_a_rotation() {
         )
         .unwrap();
     let yn = g
-        .add("y", MvGaussian { d: D }, &[t], [p(x), cv(vec![100.0, 0.0, 0.0, 100.0])])
+        .add(
+            "y",
+            MvGaussian { d: D },
+            &[t],
+            [p(x), cv(vec![100.0, 0.0, 0.0, 100.0])],
+        )
         .unwrap();
     g.observe(yn, &y).unwrap();
     let mut vmp = g.compile().unwrap();

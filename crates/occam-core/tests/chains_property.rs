@@ -17,15 +17,22 @@ fn random_hmm(seed: u64) -> Vmp {
     let s = g.plate("S", seqs);
     let t = g.plate("T", steps);
     let k = g.plate("K", kk);
-    let alpha = |rng: &mut Rng| (0..kk).map(|_| rng.random_range(0.5..3.0)).collect::<Vec<_>>();
+    let alpha = |rng: &mut Rng| {
+        (0..kk)
+            .map(|_| rng.random_range(0.5..3.0))
+            .collect::<Vec<_>>()
+    };
     let p0 = if rng.random::<bool>() {
         let a = alpha(&mut rng);
-        p(g.add("p0", Dirichlet { concentration: a }, &[], []).unwrap())
+        p(g.add("p0", Dirichlet { concentration: a }, &[], [])
+            .unwrap())
     } else {
         cv(vec![1.0 / kk as f64; kk])
     };
     let a = alpha(&mut rng);
-    let a = g.add("A", Dirichlet { concentration: a }, &[k], []).unwrap();
+    let a = g
+        .add("A", Dirichlet { concentration: a }, &[k], [])
+        .unwrap();
     let chain = MarkovChain {
         k: kk,
         time: t,
@@ -49,7 +56,14 @@ fn random_hmm(seed: u64) -> Vmp {
     } else {
         let m = rng.random_range(2..5);
         let b = g
-            .add("B", Dirichlet { concentration: vec![1.0; m] }, &[k], [])
+            .add(
+                "B",
+                Dirichlet {
+                    concentration: vec![1.0; m],
+                },
+                &[k],
+                [],
+            )
             .unwrap();
         let y = g
             .add_mixture("y", Categorical { k: m }, &[s, t], &[(z, k)], [p(b)])

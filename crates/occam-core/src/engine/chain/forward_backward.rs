@@ -30,6 +30,8 @@ pub(crate) fn forward_backward(
     // out, so the exponentials below are at most 1; their logs go back into ln Z.
     let max_a = log_a.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let ea: Vec<f64> = log_a.iter().map(|v| (v - max_a).exp()).collect();
+    // Aᵀ, so that each forward entry is one contiguous dot product.
+    let ea_t: Vec<f64> = (0..k * k).map(|ji| ea[(ji % k) * k + ji / k]).collect();
     let mut b = vec![0.0; steps * k];
     let mut c = vec![0.0; steps];
     let mut log_z = 0.0;
@@ -50,37 +52,39 @@ pub(crate) fn forward_backward(
         gamma[j] = (log_p0[j] - max_0).exp() * b[j];
     }
     log_z += max_0 + (steps - 1) as f64 * max_a;
+    let mut scale = 1.0f64;
     for t in 0..steps {
         if t > 0 {
             let (prev, cur) = gamma.split_at_mut(t * k);
             let prev = &prev[(t - 1) * k..];
             let cur = &mut cur[..k];
-            cur.iter_mut().for_each(|v| *v = 0.0);
-            for (i, &p) in prev.iter().enumerate() {
-                if p != 0.0 {
-                    let row = &ea[i * k..(i + 1) * k];
-                    cur.iter_mut().zip(row).for_each(|(v, a)| *v += p * a);
-                }
+            for (j, v) in cur.iter_mut().enumerate() {
+                let col = &ea_t[j * k..(j + 1) * k];
+                *v = b[t * k + j] * prev.iter().zip(col).map(|(p, a)| p * a).sum::<f64>();
             }
-            cur.iter_mut()
-                .zip(&b[t * k..(t + 1) * k])
-                .for_each(|(v, e)| *v *= e);
         }
         let s: f64 = gamma[t * k..(t + 1) * k].iter().sum();
         if !(s > 0.0) || !s.is_finite() {
             return None;
         }
-        gamma[t * k..(t + 1) * k].iter_mut().for_each(|v| *v /= s);
-        c[t] = s;
-        log_z += s.ln();
+        let inv = 1.0 / s;
+        gamma[t * k..(t + 1) * k].iter_mut().for_each(|v| *v *= inv);
+        // c holds 1/c_t; ln Π c_t is taken only when the running product leaves a safe range.
+        c[t] = inv;
+        scale *= s;
+        if !(1e-150..=1e150).contains(&scale) {
+            log_z += scale.ln();
+            scale = 1.0;
+        }
     }
+    log_z += scale.ln();
     // Backward (distribute): β_t = A (b_{t+1} ∘ β_{t+1}) / c_{t+1}; γ_t = α_t ∘ β_t, and the pairwise
     // marginal of (t, t+1) is α_t(i) A_ij b_{t+1}(j) β_{t+1}(j) / c_{t+1}.
     let mut beta = vec![1.0; k];
     let mut w = vec![0.0; k];
     for t in (0..steps - 1).rev() {
         for j in 0..k {
-            w[j] = b[(t + 1) * k + j] * beta[j] / c[t + 1];
+            w[j] = b[(t + 1) * k + j] * beta[j] * c[t + 1];
         }
         for i in 0..k {
             let alpha = gamma[t * k + i];
@@ -95,8 +99,8 @@ pub(crate) fn forward_backward(
         }
         let g = &mut gamma[t * k..(t + 1) * k];
         g.iter_mut().zip(&beta).for_each(|(v, be)| *v *= be);
-        let s: f64 = g.iter().sum();
-        g.iter_mut().for_each(|v| *v /= s);
+        let inv = 1.0 / g.iter().sum::<f64>();
+        g.iter_mut().for_each(|v| *v *= inv);
     }
     Some(log_z)
 }

@@ -184,7 +184,11 @@ pub(super) fn update(
 /// −½ Σ_{t≥1} ⟨(x_{t,i} − a_iᵀx_{t−1})²⟩ · (−2): the expected squared residual of coordinate i.
 fn residual(d: usize, p: &Params<'_>, rec: &[f64], i: usize) -> f64 {
     let dd = d * d;
-    let (prev, cur, cross) = (&rec[2..2 + dd], &rec[2 + dd..2 + 2 * dd], &rec[2 + 2 * dd..]);
+    let (prev, cur, cross) = (
+        &rec[2..2 + dd],
+        &rec[2 + dd..2 + 2 * dd],
+        &rec[2 + 2 * dd..],
+    );
     let (a, aa) = p.row(i);
     cur[i * d + i] - 2.0 * dot(a, &cross[i * d..(i + 1) * d]) + dot(aa, prev)
 }
@@ -217,14 +221,7 @@ pub(super) fn bound(d: usize, seq: &Seq<'_>, u: &[f64], rec: &[f64]) -> f64 {
 }
 
 /// The message to the parent in `slot` (module docs).
-pub(super) fn message(
-    d: usize,
-    slot: usize,
-    seq: &Seq<'_>,
-    u: &[f64],
-    rec: &[f64],
-    m: &mut [f64],
-) {
+pub(super) fn message(d: usize, slot: usize, seq: &Seq<'_>, u: &[f64], rec: &[f64], m: &mut [f64]) {
     let (dd, row) = (d * d, d + d * d);
     let p = Params { d, pa: &seq.pa };
     match slot {

@@ -44,7 +44,10 @@ fn forward_backward_equals_enumeration() {
             }
         }
         let got = forward_backward(k, &lp0, &la, &eta, &mut gamma, &mut xi).unwrap();
-        assert!((got - log_z).abs() <= 1e-12 * log_z.abs(), "{got} vs {log_z}");
+        assert!(
+            (got - log_z).abs() <= 1e-12 * log_z.abs(),
+            "{got} vs {log_z}"
+        );
         for (g, w) in gamma.iter().zip(&want_g).chain(xi.iter().zip(&want_xi)) {
             assert!((g - w).abs() < 1e-12, "{g} vs {w}");
         }
