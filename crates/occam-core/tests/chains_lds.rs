@@ -183,6 +183,12 @@ fn known_parameters_give_the_exact_posterior_and_evidence() {
             );
         }
     }
+    // Ancestral draws from the prior: every state finite, the node's moments those of the draw.
+    let draws = vmp.sample_prior(3).unwrap();
+    let xs = &draws[x.index()];
+    assert_eq!(xs.len(), steps * D);
+    assert!(xs.iter().all(|v| v.is_finite()));
+    assert_eq!(vmp.moments(x)[..D], xs[..D]);
 }
 
 /// Simulates x_t = A x_{t−1} + noise (precision `tau`), y_t = x_t + noise (precision `r`).

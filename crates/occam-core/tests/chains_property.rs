@@ -98,3 +98,28 @@ proptest::proptest! {
         proptest::prop_assert!((fresh - cached).abs() <= 1e-10 * cached.abs().max(1.0));
     }
 }
+
+#[test]
+fn prior_draws_respect_lengths_and_states() {
+    for seed in 0..20 {
+        let mut vmp = random_hmm(seed);
+        let z = vmp.node("z").unwrap();
+        let lengths = vmp.chain_lengths(z).unwrap().to_vec();
+        let steps = vmp.plates().iter().find(|p| p.0 == "T").unwrap().1;
+        let k = match vmp.kind(z) {
+            MomentKind::Categorical { k } => k,
+            other => panic!("{other}"),
+        };
+        let draws = vmp.sample_prior(seed).unwrap();
+        let states = &draws[z.index()];
+        for (s, &len) in lengths.iter().enumerate() {
+            for t in 0..steps {
+                let v = states[s * steps + t];
+                assert!(v >= 0.0 && v < k as f64 && v.fract() == 0.0);
+                if t >= len {
+                    assert_eq!(v, 0.0);
+                }
+            }
+        }
+    }
+}

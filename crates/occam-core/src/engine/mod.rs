@@ -597,7 +597,10 @@ impl Vmp {
             Body::Stochastic(d) => d.name(),
             Body::Deterministic(f) => f.name(),
             Body::Constant => "constant",
-            Body::Chain(_) => "MarkovChain",
+            Body::Chain(ch) => match ch.kind {
+                chain::ChainKind::Discrete { .. } => "MarkovChain",
+                chain::ChainKind::Gaussian { .. } => "GaussianMarkovChain",
+            },
         }
     }
 

@@ -26,7 +26,9 @@ impl Graph {
     /// Adds a Markov-chain q-block `name` over `plates` (the sequences) and the time plate.
     /// `parents` are the initial probabilities p0 (Dirichlet over K, or a constant) and the
     /// transition matrix A (a Dirichlet in a plate of size K, row j = transitions from state j, or a
-    /// K×K row-major constant). The node's moments are per-step Categorical.
+    /// K×K row-major constant). The node's moments are per-step Categorical. Its q starts as the
+    /// chain given its parents' initial moments (no children's messages yet); an [`Init`] set on
+    /// it is not used, so break symmetries through the emission parameters' initialisation.
     ///
     /// ```
     /// use occam_core::prelude::*;

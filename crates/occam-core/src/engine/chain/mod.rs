@@ -315,9 +315,14 @@ impl Vmp {
                 len: ch.lengths[s],
             };
             let x = &mut x[s * steps * vlen..(s * steps + seq.len) * vlen];
-            let u = &mut u[s * steps * row..(s * steps + seq.len) * row];
+            let (u, after) = u[s * steps * row..(s + 1) * steps * row].split_at_mut(seq.len * row);
             match ch.kind {
-                ChainKind::Discrete { k } => discrete::sample(k, &seq, rng, x, u),
+                ChainKind::Discrete { k } => {
+                    discrete::sample(k, &seq, rng, x, u);
+                    // Beyond the end, state 0: children (whose draws there are not part of the
+                    // model) still get a proper prior.
+                    after.chunks_exact_mut(k).for_each(|r| r[0] = 1.0);
+                }
                 ChainKind::Gaussian { d } => gaussian::sample(d, &seq, rng, x, u),
             }
         }
