@@ -7,6 +7,8 @@
 //! its marginals (Winn (5.25)–(5.28): Case I, one sweep is optimal). Everything here is O(T·K²) time
 //! and O(T·K) memory.
 
+use crate::special::exp_nonpositive;
+
 /// Forward–backward on one sequence of `gamma.len() / k` steps.
 ///
 /// `log_p0` (K) and `log_a` (K×K, row = previous state) are expected log-parameters, `eta` (T×K)
@@ -29,7 +31,7 @@ pub(crate) fn forward_backward(
     // Scaling: the largest transition weight and each step's largest emission weight are factored
     // out, so the exponentials below are at most 1; their logs go back into ln Z.
     let max_a = log_a.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let ea: Vec<f64> = log_a.iter().map(|v| (v - max_a).exp()).collect();
+    let ea: Vec<f64> = log_a.iter().map(|v| exp_nonpositive(v - max_a)).collect();
     // Aᵀ, so that each forward entry is one contiguous dot product.
     let ea_t: Vec<f64> = (0..k * k).map(|ji| ea[(ji % k) * k + ji / k]).collect();
     let mut b = vec![0.0; steps * k];
@@ -42,14 +44,14 @@ pub(crate) fn forward_backward(
             return None;
         }
         for j in 0..k {
-            b[t * k + j] = (row[j] - m).exp();
+            b[t * k + j] = exp_nonpositive(row[j] - m);
         }
         log_z += m;
     }
     // Forward (collect): α_t ∝ b_t ∘ (Aᵀ α_{t−1}), normalised by c_t; α is kept in `gamma`.
     let max_0 = log_p0.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     for j in 0..k {
-        gamma[j] = (log_p0[j] - max_0).exp() * b[j];
+        gamma[j] = exp_nonpositive(log_p0[j] - max_0) * b[j];
     }
     log_z += max_0 + (steps - 1) as f64 * max_a;
     let mut scale = 1.0f64;
