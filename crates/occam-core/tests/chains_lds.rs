@@ -274,3 +274,67 @@ fn unknown_dynamics_recover_a_rotation() {
     assert!(err < 0.05, "max |Â − A| = {err}");
     assert!((vmp.fresh_bound() - vmp.bound()).abs() < 1e-9 * vmp.bound().abs());
 }
+
+/// Known parameters, sequences of the given lengths in one model (plate S, ragged, 2-D
+/// observations with the steps beyond each end missing): the bound after one chain update.
+fn ragged_lds_bound(lengths: &[usize], y: &[Vec<f64>]) -> f64 {
+    let steps = *lengths.iter().max().unwrap();
+    let mut g = Graph::new();
+    let s = g.plate("S", lengths.len());
+    let t = g.plate("T", steps);
+    let chain = GaussianMarkovChain {
+        d: D,
+        time: t,
+        lengths: Some(lengths.to_vec()),
+    };
+    let parents = [
+        cv(vec![0.2, -0.1]),
+        cv(vec![1.5, 0.2, 0.2, 0.8]),
+        cv(rotation(0.5, 0.9).to_vec()),
+        cv(vec![3.0, 5.0]),
+    ];
+    let x = g.gaussian_markov_chain("x", chain, &[s], parents).unwrap();
+    let yn = g
+        .add(
+            "y",
+            MvGaussian { d: D },
+            &[s, t],
+            [p(x), cv(vec![2.0, 0.0, 0.0, 2.0])],
+        )
+        .unwrap();
+    let mut values = vec![0.0; lengths.len() * steps * D];
+    let mut mask = vec![false; lengths.len() * steps];
+    for (i, seq) in y.iter().enumerate() {
+        for (tt, v) in seq.chunks(D).enumerate() {
+            values[(i * steps + tt) * D..(i * steps + tt + 1) * D].copy_from_slice(v);
+            mask[i * steps + tt] = true;
+        }
+    }
+    g.observe_masked(yn, &values, Some(&mask)).unwrap();
+    let mut vmp = g.compile().unwrap();
+    let opts = RunOptions {
+        max_iter: 1,
+        tol: 0.0,
+        order: Some(vec![x]),
+        ..Default::default()
+    };
+    vmp.run(&opts).unwrap().bound
+}
+
+#[test]
+fn ragged_lds_sequences_add_up() {
+    let mut rng = Rng::seed_from_u64(4);
+    let lengths = [5, 17, 1];
+    let y: Vec<Vec<f64>> = lengths
+        .iter()
+        .map(|&l| (0..l * D).map(|_| rng.random_range(-2.0..2.0)).collect())
+        .collect();
+    let together = ragged_lds_bound(&lengths, &y);
+    let separate: f64 = (0..3)
+        .map(|i| ragged_lds_bound(&lengths[i..i + 1], &y[i..i + 1]))
+        .sum();
+    assert!(
+        (together - separate).abs() < 1e-10 * separate.abs(),
+        "{together} vs {separate}"
+    );
+}
