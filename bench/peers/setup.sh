@@ -20,6 +20,7 @@ PINS=(
   "scikit-learn==1.9.1"
   "joblib==1.6.0"
   "threadpoolctl==3.8.0"
+  "hmmlearn==0.3.3"
 )
 
 have_pins() {

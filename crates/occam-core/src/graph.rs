@@ -214,7 +214,7 @@ impl Graph {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn add_node(
+    pub(crate) fn add_node(
         &mut self,
         name: &str,
         body: Body,

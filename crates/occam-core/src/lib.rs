@@ -43,6 +43,7 @@ pub mod moments;
 mod plate;
 pub mod spec;
 pub mod special;
+pub mod tridiag;
 
 /// The random number generator used everywhere (seeded explicitly).
 pub type Rng = rand_xoshiro::Xoshiro256PlusPlus;
@@ -51,7 +52,8 @@ pub type Rng = rand_xoshiro::Xoshiro256PlusPlus;
 pub mod prelude {
     pub use crate::dist::*;
     pub use crate::engine::{
-        Fit, Flow, Init, Observer, Progress, RunOptions, Stage, Stop, StopReason, Vmp, Warning,
+        Fit, Flow, GaussianMarkovChain, Init, MarkovChain, Observer, Progress, RunOptions, Stage,
+        Stop, StopReason, Vmp, Warning,
     };
     pub use crate::error::{BuildError, RunError};
     pub use crate::factor::{Concat, Dot, Factor, GammaProduct, Gate, MatVec, Product, Sum};

@@ -81,6 +81,7 @@ impl Vmp {
                     nodes: &self.nodes,
                     node: n,
                 }),
+                Body::Chain(_) => self.chain_bound(id),
                 Body::Deterministic(_) | Body::Constant => 0.0,
             })
             .collect()

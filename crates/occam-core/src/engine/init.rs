@@ -16,6 +16,11 @@ impl Vmp {
                     continue;
                 }
                 Body::Constant => continue,
+                // q = the chain given its parents' initial moments (no messages yet).
+                Body::Chain(_) => {
+                    self.update_chain(i, vec![0.0; node.n * node.len])?;
+                    continue;
+                }
                 Body::Stochastic(d) => d.clone(),
             };
             let init = match self.start(i) {
@@ -268,6 +273,11 @@ impl Vmp {
                 }
                 Body::Constant => {
                     draws.push(Vec::new());
+                    continue;
+                }
+                Body::Chain(_) => {
+                    let x = self.sample_chain(i, &mut rng);
+                    draws.push(x);
                     continue;
                 }
             };

@@ -200,6 +200,7 @@ impl Vmp {
                         edge.scatter(e, &m, &mut out);
                     }
                 }
+                (Body::Chain(_), Role::Slot(s)) => self.chain_message(ci, s, &mut out),
                 (_, Role::Selector(_)) | (Body::Constant, _) => {
                     unreachable!("only stochastic nodes have selectors; constants have no parents")
                 }

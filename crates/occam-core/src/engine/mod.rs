@@ -30,6 +30,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 mod bound;
+mod chain;
 mod driver;
 mod elements;
 mod fused;
@@ -39,6 +40,7 @@ mod messages;
 mod prune;
 mod update;
 
+pub use chain::{GaussianMarkovChain, MarkovChain};
 pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning};
 use elements::*;
 
@@ -49,6 +51,8 @@ pub(crate) enum Body {
     Deterministic(Factor),
     /// Known values with per-element moments (e.g. regressors); contributes nothing to the bound.
     Constant,
+    /// A q-block: one joint q over the time plate of each sequence (module `chain`).
+    Chain(chain::Chain),
 }
 
 /// Where a parent slot's moments come from.
@@ -219,8 +223,9 @@ impl Node {
     }
 
     fn has_latent(&self) -> bool {
-        matches!(self.body, Body::Stochastic(_))
-            && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
+        matches!(self.body, Body::Chain(_))
+            || matches!(self.body, Body::Stochastic(_))
+                && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
     }
 
     pub(crate) fn set_data(
@@ -230,7 +235,7 @@ impl Node {
     ) -> Result<(), BuildError> {
         let dist = match &self.body {
             Body::Stochastic(d) => d.clone(),
-            Body::Deterministic(_) | Body::Constant => {
+            Body::Deterministic(_) | Body::Constant | Body::Chain(_) => {
                 return Err(BuildError::Shape {
                     node: self.name.clone(),
                     what: "only stochastic nodes can be observed".into(),
@@ -406,6 +411,7 @@ impl Vmp {
                 });
             }
         }
+        chain::check(&nodes)?;
         // Deterministic descendants reached through deterministic nodes only, in topological order.
         // A search along child edges from each node: linear in the edges reached, where a scan of
         // every later node made compiling a chain of 10⁴ variables quadratic. Children come after
@@ -643,6 +649,10 @@ impl Vmp {
             Body::Stochastic(d) => d.name(),
             Body::Deterministic(f) => f.name(),
             Body::Constant => "constant",
+            Body::Chain(ch) => match ch.kind {
+                chain::ChainKind::Discrete { .. } => "MarkovChain",
+                chain::ChainKind::Gaussian { .. } => "GaussianMarkovChain",
+            },
         }
     }
 

@@ -21,6 +21,7 @@ impl Vmp {
             .any(|(_, r)| matches!(r, Role::Selector(_)))
             && self.nodes[i].has_latent()
             && matches!(self.nodes[i].kind, MomentKind::Categorical { .. })
+            && !matches!(self.nodes[i].body, super::Body::Chain(_))
     }
 
     /// Greedy component deletion: for each mixture index, empty its used components one at a time

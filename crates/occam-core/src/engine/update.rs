@@ -125,6 +125,10 @@ impl Vmp {
     /// Updates one node's q (its latent elements) — Winn (2.19).
     pub fn update(&mut self, node: NodeId) -> Result<(), RunError> {
         let i = self.id(node);
+        if let Body::Chain(_) = &self.nodes[i].body {
+            let messages = self.child_messages(i);
+            return self.update_chain(i, messages);
+        }
         let Body::Stochastic(dist) = &self.nodes[i].body else {
             return Err(RunError::Schedule(format!(
                 "`{}` is not stochastic and has no q to update",

@@ -1,0 +1,333 @@
+//! q-blocks: nodes whose q is one joint distribution over many plate elements, updated as a unit
+//! (Winn ch. 5, structured VMP): a chain over the last of the node's plates (time), one independent
+//! chain per element of its other plates (the sequences, of possibly different lengths).
+//!
+//! Each sequence's q keeps the temporal edges: with the parents' expected natural parameters and the
+//! summed messages η_t of its children, it is the exact posterior of a chain (a junction tree with
+//! clusters {x_{t−1}, x_t}, Case I of Winn §5.4 (5.23)–(5.28): one collect/distribute pass is the
+//! optimal update). The node exposes per-step moments of the ordinary kind (Categorical one-hot for
+//! a discrete chain, [x, xxᵀ] for a Gaussian one), so children — mixtures indexed by the chain,
+//! dot products, Gaussians — read it like any other parent.
+//!
+//! Storage in the node's arrays (snapshots and restarts carry it like any other node's state):
+//! `phi` = η (per step, as the children see it), `u` = the per-step moments (zero beyond a
+//! sequence's end), `a` = one record per sequence: its entropy H = −⟨ln q⟩ and the expected
+//! sufficient statistics its parents' messages and the bound need (pairwise counts ξ for the
+//! discrete chain; Σ⟨x_{t−1}x_{t−1}ᵀ⟩, Σ⟨x_t x_tᵀ⟩, Σ⟨x_t x_{t−1}ᵀ⟩ for the Gaussian one).
+//!
+//! The bound term is ⟨ln p(x | parents)⟩ + H summed over sequences (the SVMP bound with cluster and
+//! separator entropies summed, Winn §5.3; the thesis states no formula). It uses the parents'
+//! current moments, so it stays exact when they change after the chain's update; right after an
+//! update with every parameter known, chain and children add up to the exact ln p(data).
+//! Families: `discrete` (forward–backward, Viterbi), `gaussian` (block-tridiagonal smoothing,
+//! [`crate::tridiag`]).
+
+mod discrete;
+mod forward_backward;
+mod gaussian;
+#[cfg(test)]
+mod tests;
+
+use super::*;
+use crate::dist::SlotInput;
+use crate::graph::{ParentSpec, PlateId};
+pub use discrete::MarkovChain;
+pub use gaussian::GaussianMarkovChain;
+
+/// Which chain a q-block is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ChainKind {
+    Discrete { k: usize },
+    Gaussian { d: usize },
+}
+
+/// The static part of a chain node.
+#[derive(Clone, Debug)]
+pub(crate) struct Chain {
+    pub kind: ChainKind,
+    pub steps: usize,
+    pub lengths: Vec<usize>,
+}
+
+impl Chain {
+    /// Length of a sequence's record in the node's `a`.
+    fn stride(&self) -> usize {
+        match self.kind {
+            ChainKind::Discrete { k } => 1 + k * k,
+            ChainKind::Gaussian { d } => gaussian::stride(d),
+        }
+    }
+}
+
+impl Graph {
+    /// Adds chain node `name` over `plates` and the time plate (last), with lengths checked and
+    /// parent edges mapping each sequence to its parents' elements.
+    #[allow(clippy::too_many_arguments)]
+    fn add_chain(
+        &mut self,
+        name: &str,
+        kind: ChainKind,
+        moments: MomentKind,
+        time: PlateId,
+        lengths: Option<Vec<usize>>,
+        plates: &[PlateId],
+        parents: Vec<ParentSpec>,
+        inputs: &[SlotInput],
+        names: &[&str],
+    ) -> Result<NodeId, BuildError> {
+        let shape = |what: String| BuildError::Shape {
+            node: name.into(),
+            what,
+        };
+        if plates.contains(&time) {
+            return Err(shape(format!(
+                "the time plate `{}` is also one of the sequence plates",
+                self.plates[time.0].0
+            )));
+        }
+        let steps = self.plates[time.0].1;
+        let seqs: usize = plates.iter().map(|p| self.plates[p.0].1).product();
+        let lengths = lengths.unwrap_or_else(|| vec![steps; seqs]);
+        if lengths.len() != seqs {
+            return Err(shape(format!(
+                "{} sequence length(s) given for {seqs} sequence(s)",
+                lengths.len()
+            )));
+        }
+        if let Some((s, l)) = lengths.iter().enumerate().find(|(_, &l)| l > steps) {
+            return Err(shape(format!(
+                "sequence {s} has length {l}, longer than the time plate `{}` ({steps})",
+                self.plates[time.0].0
+            )));
+        }
+        let chain = Chain {
+            kind,
+            steps,
+            lengths,
+        };
+        let stride = chain.stride();
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        // Edges map the sequences (the node's plates without time) to parent elements.
+        let id = self.add_node(
+            name,
+            Body::Chain(chain),
+            moments,
+            plates,
+            &[],
+            parents,
+            inputs,
+            &names,
+            &vec![false; inputs.len()],
+        )?;
+        let node = &mut self.nodes[id.0];
+        node.plates.push(time.0);
+        node.axes.push(crate::plate::Axis {
+            id: time.0,
+            size: steps,
+        });
+        node.n = seqs * steps;
+        node.phi = vec![0.0; node.n * node.len];
+        node.u = vec![0.0; node.n * node.len];
+        node.a = vec![0.0; seqs * stride];
+        Ok(id)
+    }
+}
+
+/// Checks at compile time that no mixture child reads a step beyond its sequence's end and that
+/// no chain is observed or MAP.
+pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
+    for z in nodes {
+        let Body::Chain(ch) = &z.body else { continue };
+        if z.map {
+            return Err(BuildError::Shape {
+                node: z.name.clone(),
+                what: "a chain's q is exact given its neighbours; it cannot be MAP".into(),
+            });
+        }
+        for &(c, role) in &z.children {
+            let child = &nodes[c];
+            // The child element → chain element map (skipped for stacked or mixture slot edges and
+            // deterministic children, whose own children are checked against their values).
+            let map = match role {
+                Role::Selector(m) => &child.selectors[m].map,
+                Role::Slot(s)
+                    if matches!(child.body, Body::Stochastic(_))
+                        && child.configs == 1
+                        && child.parents[s].stack == 1 =>
+                {
+                    &child.parents[s].map
+                }
+                Role::Slot(_) => continue,
+            };
+            if let Some(e) = (0..child.n).find(|&e| {
+                let ze = map[e] as usize;
+                ze % ch.steps >= ch.lengths[ze / ch.steps] && child.participates(e)
+            }) {
+                let ze = map[e] as usize;
+                return Err(BuildError::Shape {
+                    node: child.name.clone(),
+                    what: format!(
+                        "element {e} reads step {} of sequence {} of chain `{}`, which has length {}; \
+                         mark it missing",
+                        ze % ch.steps,
+                        ze / ch.steps,
+                        z.name,
+                        ch.lengths[ze / ch.steps]
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One sequence as the per-family code sees it: its parents' moments (slot order) and its length.
+pub(super) struct Seq<'a> {
+    pub pa: [&'a [f64]; MAX_SLOTS],
+    pub len: usize,
+}
+
+impl Vmp {
+    /// Updates chain node i as a unit from `eta`, its children's summed messages: exact inference
+    /// per sequence, in parallel.
+    pub(super) fn update_chain(&mut self, i: usize, eta: Vec<f64>) -> Result<(), RunError> {
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            unreachable!("update_chain on a chain node")
+        };
+        let (row, steps, stride) = (z.len, ch.steps, ch.stride());
+        let mut u = vec![0.0; z.n * row];
+        let mut a = vec![0.0; z.a.len()];
+        let nodes = &self.nodes;
+        let failed: Option<(usize, String)> = u
+            .par_chunks_mut(steps * row)
+            .zip(a.par_chunks_mut(stride))
+            .enumerate()
+            .filter_map(|(s, (u, rec))| {
+                let len = ch.lengths[s];
+                if len == 0 {
+                    return None;
+                }
+                let mut buf = Vec::new();
+                let seq = Seq {
+                    pa: gather(nodes, z, s, &mut buf),
+                    len,
+                };
+                let eta = &eta[s * steps * row..(s * steps + len) * row];
+                let u = &mut u[..len * row];
+                match ch.kind {
+                    ChainKind::Discrete { k } => discrete::update(k, &seq, eta, u, rec),
+                    ChainKind::Gaussian { d } => gaussian::update(d, &seq, eta, u, rec),
+                }
+                .err()
+                .map(|why| (s, why))
+            })
+            .min_by_key(|(s, _)| *s);
+        if let Some((s, why)) = failed {
+            return Err(self.numerical(i, s * steps, format!("sequence {s}: {why}")));
+        }
+        let node = &mut self.nodes[i];
+        node.phi = eta;
+        node.u = u;
+        node.a = a;
+        self.changed(i);
+        self.refresh_dependents(i);
+        Ok(())
+    }
+
+    /// The chain's bound term: Σ over sequences of ⟨ln p(sequence | parents)⟩ + H (module docs).
+    pub(super) fn chain_bound(&self, i: usize) -> f64 {
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            unreachable!("chain_bound on a chain node")
+        };
+        let (row, stride) = (z.len, ch.stride());
+        (0..ch.lengths.len())
+            .into_par_iter()
+            .filter(|&s| ch.lengths[s] > 0)
+            .map(|s| {
+                let mut buf = Vec::new();
+                let seq = Seq {
+                    pa: gather(&self.nodes, z, s, &mut buf),
+                    len: ch.lengths[s],
+                };
+                let rec = &z.a[s * stride..(s + 1) * stride];
+                let u = &z.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
+                match ch.kind {
+                    ChainKind::Discrete { k } => discrete::bound(k, &seq, u, rec),
+                    ChainKind::Gaussian { d } => gaussian::bound(d, &seq, u, rec),
+                }
+            })
+            .sum()
+    }
+
+    /// Adds the chain's messages to its parent in slot `slot` into `out` (the parent's elements).
+    pub(super) fn chain_message(&self, i: usize, slot: usize, out: &mut [f64]) {
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            unreachable!("chain_message from a chain node")
+        };
+        let (row, stride) = (z.len, ch.stride());
+        let edge = &z.parents[slot];
+        let mut m = vec![0.0; edge.stack * edge.plen];
+        let mut buf = Vec::new();
+        for s in (0..ch.lengths.len()).filter(|&s| ch.lengths[s] > 0) {
+            let seq = Seq {
+                pa: gather(&self.nodes, z, s, &mut buf),
+                len: ch.lengths[s],
+            };
+            let rec = &z.a[s * stride..(s + 1) * stride];
+            let u = &z.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
+            match ch.kind {
+                ChainKind::Discrete { k } => discrete::message(k, slot, u, rec, &mut m),
+                ChainKind::Gaussian { d } => gaussian::message(d, slot, &seq, u, rec, &mut m),
+            }
+            edge.scatter(s, &m, out);
+        }
+    }
+
+    /// Sequence lengths of a chain node (`None` if the node is not a chain).
+    pub fn chain_lengths(&self, node: NodeId) -> Option<&[usize]> {
+        match &self.nodes[node.0].body {
+            Body::Chain(ch) => Some(&ch.lengths),
+            _ => None,
+        }
+    }
+
+    /// Draws every sequence of chain node i from the prior given its parents' (drawn) moments;
+    /// returns the draws (zero beyond a sequence's end) and leaves the node's moments at them.
+    pub(super) fn sample_chain(&mut self, i: usize, rng: &mut Rng) -> Vec<f64> {
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            unreachable!("sample_chain on a chain node")
+        };
+        let vlen = match ch.kind {
+            ChainKind::Discrete { .. } => 1,
+            ChainKind::Gaussian { d } => d,
+        };
+        let (row, steps) = (z.len, ch.steps);
+        let mut x = vec![0.0; z.n * vlen];
+        let mut u = vec![0.0; z.n * row];
+        let mut buf = Vec::new();
+        for s in 0..ch.lengths.len() {
+            let seq = Seq {
+                pa: gather(&self.nodes, z, s, &mut buf),
+                len: ch.lengths[s],
+            };
+            let x = &mut x[s * steps * vlen..(s * steps + seq.len) * vlen];
+            let (u, after) = u[s * steps * row..(s + 1) * steps * row].split_at_mut(seq.len * row);
+            match ch.kind {
+                ChainKind::Discrete { k } => {
+                    discrete::sample(k, &seq, rng, x, u);
+                    // Beyond the end, state 0: children (whose draws there are not part of the
+                    // model) still get a proper prior.
+                    after.chunks_exact_mut(k).for_each(|r| r[0] = 1.0);
+                }
+                ChainKind::Gaussian { d } => gaussian::sample(d, &seq, rng, x, u),
+            }
+        }
+        self.nodes[i].u = u;
+        self.changed(i);
+        x
+    }
+}
