@@ -39,6 +39,7 @@ mod kernels;
 pub mod linalg;
 pub mod models;
 pub mod moments;
+pub mod optim;
 mod plate;
 pub mod spec;
 pub mod special;
