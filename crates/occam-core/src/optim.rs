@@ -303,7 +303,10 @@ mod tests {
             assert!(r.f > f0 && r.f == quad(&r.x, &mut [0.0; 3]), "{r:?}");
         }
         let r = maximize(quad, x0, LbfgsOptions::default());
-        assert!(r.x.iter().zip(&c).all(|(x, c)| (x - c).abs() < 1e-6), "{r:?}");
+        assert!(
+            r.x.iter().zip(&c).all(|(x, c)| (x - c).abs() < 1e-6),
+            "{r:?}"
+        );
         assert!(r.f.abs() < 1e-10);
     }
 }

@@ -120,7 +120,10 @@ impl NetSpec {
             }
         }
         if self.components > 1 && self.method != Method::Vb {
-            return Err(setting("components", "a mixture posterior needs method `vb`"));
+            return Err(setting(
+                "components",
+                "a mixture posterior needs method `vb`",
+            ));
         }
         if self.structure_cycles > 0 && (self.prior != PriorKind::Nrd || self.method != Method::Vb)
         {
@@ -283,7 +286,12 @@ pub fn fit_network(data: &Dataset, spec: &NetSpec) -> Result<TrainedNet, NetErro
         train_rmse: 0.0,
     };
     let p = net.predict(&data.x)?;
-    let sse: f64 = p.mean.iter().zip(&data.t).map(|(a, b)| (a - b).powi(2)).sum();
+    let sse: f64 = p
+        .mean
+        .iter()
+        .zip(&data.t)
+        .map(|(a, b)| (a - b).powi(2))
+        .sum();
     net.train_rmse = (sse / data.n() as f64).sqrt();
     Ok(net)
 }

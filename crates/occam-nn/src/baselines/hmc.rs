@@ -111,7 +111,11 @@ impl HmcRun {
                 *b += f * f / s;
             }
         }
-        let var = m1.iter().zip(&m2).map(|(a, b)| (b - a * a).max(0.0)).collect();
+        let var = m1
+            .iter()
+            .zip(&m2)
+            .map(|(a, b)| (b - a * a).max(0.0))
+            .collect();
         (m1, var)
     }
 }

@@ -5,7 +5,9 @@ fn sine(n: usize, scale: f64, shift: f64) -> Dataset {
     let t: Vec<f64> = x
         .iter()
         .enumerate()
-        .map(|(i, v)| (2.0 * std::f64::consts::PI * v).sin() + 0.05 * ((i * 7919 % 13) as f64 - 6.0) / 6.0)
+        .map(|(i, v)| {
+            (2.0 * std::f64::consts::PI * v).sin() + 0.05 * ((i * 7919 % 13) as f64 - 6.0) / 6.0
+        })
         .collect();
     let x = x.iter().map(|v| 3.0 * v - 1.0).collect();
     Dataset::new(x, 1, t.iter().map(|v| scale * v + shift).collect()).unwrap()
@@ -34,7 +36,10 @@ fn predictions_are_in_the_targets_units() {
     let (pa, pb) = (a.predict(&x).unwrap(), b.predict(&x).unwrap());
     for i in 0..x.len() {
         assert_eq!(pb.mean[i], 8.0 * pa.mean[i], "{i}");
-        let (va, vb) = (pa.var_total.as_ref().unwrap()[i], pb.var_total.as_ref().unwrap()[i]);
+        let (va, vb) = (
+            pa.var_total.as_ref().unwrap()[i],
+            pb.var_total.as_ref().unwrap()[i],
+        );
         assert_eq!(vb, 64.0 * va, "{i}");
     }
     assert_eq!(b.train_rmse, 8.0 * a.train_rmse);
@@ -64,6 +69,8 @@ fn a_saved_network_predicts_the_same_bits() {
     let net = fit_network(&sine(20, 2.0, 1.0), &quick(Method::Vb)).unwrap();
     let text = serde_json::to_string(&net).unwrap();
     let back: TrainedNet = serde_json::from_str(&text).unwrap();
+    // Every number reads back to the same bits (serde_json's float_roundtrip parsing).
+    assert_eq!(back, net);
     let x = [0.1, 0.9];
     assert_eq!(net.predict(&x).unwrap(), back.predict(&x).unwrap());
 }
@@ -71,7 +78,12 @@ fn a_saved_network_predicts_the_same_bits() {
 #[test]
 fn every_method_fits_and_predicts() {
     let d = sine(24, 1.0, 0.0);
-    for m in [Method::Vb, Method::Evidence, Method::Hmc, Method::EarlyStopping] {
+    for m in [
+        Method::Vb,
+        Method::Evidence,
+        Method::Hmc,
+        Method::EarlyStopping,
+    ] {
         let net = fit_network(&d, &quick(m)).unwrap();
         let p = net.predict(&d.x).unwrap();
         assert_eq!(p.mean.len(), d.n());
@@ -80,7 +92,10 @@ fn every_method_fits_and_predicts() {
         if let (Some(vf), Some(vt)) = (&p.var_function, &p.var_total) {
             assert!(vf.iter().zip(vt).all(|(f, t)| *f >= 0.0 && t > f), "{m:?}");
         } else {
-            assert!(matches!(m, Method::Evidence | Method::EarlyStopping), "{m:?}");
+            assert!(
+                matches!(m, Method::Evidence | Method::EarlyStopping),
+                "{m:?}"
+            );
         }
     }
 }
@@ -128,11 +143,41 @@ fn a_partial_json_spec_takes_the_papers_defaults_and_rejects_unknown_fields() {
 fn bad_specs_and_inputs_are_errors_that_name_the_setting() {
     let d = sine(10, 1.0, 0.0);
     let cases = [
-        (NetSpec { hidden: 0, ..quick(Method::Vb) }, "hidden"),
-        (NetSpec { components: 3, ..quick(Method::Evidence) }, "components"),
-        (NetSpec { prior: PriorKind::Nrd, ..quick(Method::Hmc) }, "prior"),
-        (NetSpec { structure_cycles: 2, ..quick(Method::Vb) }, "structure_cycles"),
-        (NetSpec { committee: 5, ..quick(Method::Evidence) }, "committee"),
+        (
+            NetSpec {
+                hidden: 0,
+                ..quick(Method::Vb)
+            },
+            "hidden",
+        ),
+        (
+            NetSpec {
+                components: 3,
+                ..quick(Method::Evidence)
+            },
+            "components",
+        ),
+        (
+            NetSpec {
+                prior: PriorKind::Nrd,
+                ..quick(Method::Hmc)
+            },
+            "prior",
+        ),
+        (
+            NetSpec {
+                structure_cycles: 2,
+                ..quick(Method::Vb)
+            },
+            "structure_cycles",
+        ),
+        (
+            NetSpec {
+                committee: 5,
+                ..quick(Method::Evidence)
+            },
+            "committee",
+        ),
     ];
     for (spec, name) in cases {
         let e = fit_network(&d, &spec).unwrap_err();
