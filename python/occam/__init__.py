@@ -12,6 +12,7 @@ comparison, with NumPy arrays in and out.
   returns an SVG shown inline in Jupyter.
 * :func:`compare` — fits several models to the same data and compares their bounds.
 * :mod:`occam.sklearn` — ``BayesianGaussianMixture``, a drop-in for scikit-learn's.
+* :mod:`occam.nn` — ``BayesianMLP``, Lawrence's Bayesian neural networks (VB committees, evidence, HMC).
 * Errors derive from :class:`OccamError` and carry the command line's located messages.
 """
 
@@ -34,6 +35,7 @@ from ._errors import (
     UnknownNameError,
     UsageError,
 )
+from . import nn  # noqa: E402  Lawrence's Bayesian MLPs: occam.nn.BayesianMLP
 
 __all__ = [
     "Model",

@@ -40,6 +40,7 @@ pub mod kmeans;
 pub mod linalg;
 pub mod models;
 pub mod moments;
+pub mod optim;
 mod plate;
 pub mod spec;
 pub mod special;

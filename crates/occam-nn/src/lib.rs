@@ -32,7 +32,7 @@ pub mod baselines;
 pub mod bnn;
 pub mod data;
 pub mod ltu;
+pub mod net;
 pub mod normal;
-pub mod optim;
 pub mod quad;
 pub mod repro;

@@ -11,6 +11,12 @@ fn sunspots_methods_land_in_the_published_range() {
     let lin = t.get("linear AR(12), test NMSE (calibration)").unwrap();
     // The calibration anchor: least-squares AR(12) on the same split, test-set-variance NMSE 0.141.
     assert!((lin - 0.1413).abs() < 5e-4, "{lin}");
+    // The same predictions over the variance of the whole 1700-1979 series (Weigend's average
+    // relative variance): 338.72 / 1495.6 = 0.2265.
+    let whole = t
+        .get("linear AR(12), test MSE / variance of 1700-1979")
+        .unwrap();
+    assert!((whole - 0.2265).abs() < 5e-4, "{whole}");
     // Published test NMSEs for this protocol run from 0.09 (the paper's HMC) to 0.262 (the thesis's
     // early stopping); the paper's VB rows are 0.14 (M = 1) and 0.11 (M = 3), the thesis's 0.178 and
     // 0.172. Our shortened schedule must land inside the published range for every method; the

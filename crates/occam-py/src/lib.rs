@@ -10,6 +10,7 @@ mod arrays;
 mod errors;
 mod fitted;
 mod model;
+mod nn;
 mod observe;
 
 use pyo3::prelude::*;
@@ -21,5 +22,7 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fitted::PyFitted>()?;
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;
+    m.add_class::<nn::PyNetwork>()?;
+    m.add_function(wrap_pyfunction!(nn::nn_fit, m)?)?;
     Ok(())
 }

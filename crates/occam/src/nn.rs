@@ -1,10 +1,17 @@
-//! Lawrence's networks through the library (crate `occam-nn`): the reproductions of the thesis
-//! and the committee paper by name, each returning its table as text (measured next to the
-//! documents' numbers) and writing CSV, JSON and SVG into a directory.
+//! Lawrence's networks through the library (crate `occam-nn`): fitting a network to a data file
+//! and predicting with the saved network ([`fit_file`], [`SavedNetwork`]), and the reproductions of
+//! the thesis and the committee paper by name, each returning its table as text (measured next to
+//! the documents' numbers) and writing CSV, JSON and SVG into a directory.
 
 use std::path::Path;
 
 pub use occam_nn::*;
+
+mod fit;
+pub use fit::{
+    fit_arrays, fit_file, fit_table, predict_arrays, predictions_csv, read_spec, spec_from_json,
+    Columns, SavedNetwork,
+};
 
 use crate::error::{Error, Result};
 use occam_nn::bnn::moments::G2Form;

@@ -1,6 +1,8 @@
-//! A small L-BFGS maximiser with a backtracking Armijo line search (Nocedal & Wright alg. 7.4/3.1).
-//! Every accepted step increases the objective, so starting from a bound and maximising keeps it
-//! at least the starting value.
+//! The Boltzmann-machine fits' call shape (in place, maximising, positional settings) over the
+//! workspace's one L-BFGS, [`occam_core::optim`]: every accepted step increases the objective, so
+//! starting from a bound and maximising keeps it at least the starting value.
+
+use occam_core::optim::{maximize, LbfgsOptions, Stop};
 
 /// Result of [`lbfgs_maximize`].
 #[derive(Debug, Clone)]
@@ -9,14 +11,15 @@ pub struct LbfgsResult {
     pub value: f64,
     /// Iterations done.
     pub iterations: usize,
-    /// Whether the gradient tolerance was met.
+    /// Whether a tolerance (gradient, or a relative gain below 1e-15) was met.
     pub converged: bool,
 }
 
-/// Maximises f over x in place. `fg(x, grad) -> f(x)` must fill the gradient.
+/// Maximises f over x in place. `fg(x, grad) -> f(x)` must fill the gradient; the search stops
+/// when the largest gradient component falls below `gtol`.
 pub fn lbfgs_maximize<F>(
     x: &mut [f64],
-    mut fg: F,
+    fg: F,
     max_iter: usize,
     gtol: f64,
     memory: usize,
@@ -24,108 +27,22 @@ pub fn lbfgs_maximize<F>(
 where
     F: FnMut(&[f64], &mut [f64]) -> f64,
 {
-    let n = x.len();
-    let mut g = vec![0.0; n];
-    let mut f = fg(x, &mut g);
-    let mut s_hist: Vec<Vec<f64>> = Vec::new();
-    let mut y_hist: Vec<Vec<f64>> = Vec::new();
-    let mut d = vec![0.0; n];
-    let mut xn = vec![0.0; n];
-    let mut gn = vec![0.0; n];
-    let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
-    for it in 0..max_iter {
-        if !f.is_finite() || norm(&g) <= gtol * (1.0 + f.abs()) {
-            return LbfgsResult {
-                value: f,
-                iterations: it,
-                converged: f.is_finite(),
-            };
-        }
-        // Two-loop recursion on the ascent direction (we minimise −f).
-        d.iter_mut().zip(&g).for_each(|(d, g)| *d = *g);
-        let k = s_hist.len();
-        let mut alpha = vec![0.0; k];
-        for i in (0..k).rev() {
-            let rho = 1.0 / dotv(&y_hist[i], &s_hist[i]);
-            alpha[i] = rho * dotv(&s_hist[i], &d);
-            for (dj, yj) in d.iter_mut().zip(&y_hist[i]) {
-                *dj -= alpha[i] * yj;
-            }
-        }
-        if k > 0 {
-            let gamma = dotv(&s_hist[k - 1], &y_hist[k - 1]) / dotv(&y_hist[k - 1], &y_hist[k - 1]);
-            d.iter_mut().for_each(|v| *v *= gamma);
-        } else {
-            let gn0 = norm(&g);
-            d.iter_mut().for_each(|v| *v /= gn0.max(1.0));
-        }
-        for i in 0..k {
-            let rho = 1.0 / dotv(&y_hist[i], &s_hist[i]);
-            let beta = rho * dotv(&y_hist[i], &d);
-            for (dj, sj) in d.iter_mut().zip(&s_hist[i]) {
-                *dj += (alpha[i] - beta) * sj;
-            }
-        }
-        let mut slope = dotv(&g, &d);
-        if slope <= 0.0 {
-            d.iter_mut().zip(&g).for_each(|(d, g)| *d = *g);
-            s_hist.clear();
-            y_hist.clear();
-            slope = dotv(&g, &g);
-        }
-        let mut step = 1.0;
-        let mut accepted = false;
-        for _ in 0..60 {
-            for i in 0..n {
-                xn[i] = x[i] + step * d[i];
-            }
-            let fnew = fg(&xn, &mut gn);
-            if fnew.is_finite() && fnew >= f + 1e-4 * step * slope {
-                let s: Vec<f64> = (0..n).map(|i| xn[i] - x[i]).collect();
-                // y for the minimisation of −f: y = −(gn − g)
-                let y: Vec<f64> = (0..n).map(|i| g[i] - gn[i]).collect();
-                if dotv(&s, &y) > 1e-300 {
-                    if s_hist.len() == memory {
-                        s_hist.remove(0);
-                        y_hist.remove(0);
-                    }
-                    s_hist.push(s);
-                    y_hist.push(y);
-                }
-                x.copy_from_slice(&xn);
-                g.copy_from_slice(&gn);
-                let prev = f;
-                f = fnew;
-                accepted = true;
-                if (f - prev).abs() <= 1e-15 * (1.0 + f.abs()) {
-                    return LbfgsResult {
-                        value: f,
-                        iterations: it + 1,
-                        converged: true,
-                    };
-                }
-                break;
-            }
-            step *= 0.5;
-        }
-        if !accepted {
-            return LbfgsResult {
-                value: f,
-                iterations: it,
-                converged: false,
-            };
-        }
-    }
+    let r = maximize(
+        fg,
+        x.to_vec(),
+        LbfgsOptions {
+            memory,
+            max_iters: max_iter,
+            grad_tol: gtol,
+            f_tol: 1e-15,
+        },
+    );
+    x.copy_from_slice(&r.x);
     LbfgsResult {
-        value: f,
-        iterations: max_iter,
-        converged: false,
+        value: r.f,
+        iterations: r.iters,
+        converged: matches!(r.stop, Stop::Gradient | Stop::Converged),
     }
-}
-
-#[inline]
-fn dotv(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
-//! A small monotone L-BFGS maximiser (Nocedal & Wright, Alg. 7.4 two-loop recursion) with
-//! backtracking Armijo line search. A step is accepted only if the objective does not fall,
-//! so a bound maximised from a starting point never ends below its starting value.
+//! The sigmoid-belief-network fits' call shape over the workspace's one L-BFGS,
+//! [`occam_core::optim`]: a step is accepted only if the objective rises, so a bound maximised
+//! from a starting point never ends below its starting value.
 
 /// Options of [`maximise`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,120 +35,32 @@ pub struct LbfgsResult {
     pub f: f64,
     /// Iterations used.
     pub iterations: usize,
-    /// True if a tolerance was met.
+    /// True unless the iteration budget ran out (a stalled line search counts as converged: no
+    /// ascent step exists at the working precision).
     pub converged: bool,
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// Maximises f. `fg(x, g)` returns f(x) and writes ∇f(x) into g.
 pub fn maximise(
-    mut fg: impl FnMut(&[f64], &mut [f64]) -> f64,
+    fg: impl FnMut(&[f64], &mut [f64]) -> f64,
     x0: &[f64],
     o: &LbfgsOptions,
 ) -> LbfgsResult {
-    let n = x0.len();
-    let mut x = x0.to_vec();
-    let mut g = vec![0.0; n];
-    let mut f = fg(&x, &mut g);
-    if n == 0 || !f.is_finite() {
-        return LbfgsResult {
-            x,
-            f,
-            iterations: 0,
-            converged: true,
-        };
-    }
-    let mut s_hist: Vec<Vec<f64>> = Vec::new();
-    let mut y_hist: Vec<Vec<f64>> = Vec::new();
-    let mut xn = vec![0.0; n];
-    let mut gn = vec![0.0; n];
-    let mut converged = false;
-    let mut it = 0;
-    while it < o.max_iter {
-        it += 1;
-        let gmax = g.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        if gmax < o.gtol {
-            converged = true;
-            break;
-        }
-        // two-loop recursion on −f (ascent direction d = H g)
-        let mut d = g.clone();
-        let k = s_hist.len();
-        let mut alpha = vec![0.0; k];
-        for i in (0..k).rev() {
-            let rho = 1.0 / dot(&y_hist[i], &s_hist[i]);
-            alpha[i] = rho * dot(&s_hist[i], &d);
-            for (dj, yj) in d.iter_mut().zip(&y_hist[i]) {
-                *dj -= alpha[i] * yj;
-            }
-        }
-        let gamma = if k > 0 {
-            dot(&s_hist[k - 1], &y_hist[k - 1]) / dot(&y_hist[k - 1], &y_hist[k - 1])
-        } else {
-            1.0 / gmax.max(1.0)
-        };
-        d.iter_mut().for_each(|v| *v *= gamma);
-        for i in 0..k {
-            let rho = 1.0 / dot(&y_hist[i], &s_hist[i]);
-            let beta = rho * dot(&y_hist[i], &d);
-            for (dj, sj) in d.iter_mut().zip(&s_hist[i]) {
-                *dj += (alpha[i] - beta) * sj;
-            }
-        }
-        let mut slope = dot(&g, &d);
-        if slope <= 0.0 || !slope.is_finite() {
-            d = g.iter().map(|v| v / gmax.max(1.0)).collect();
-            slope = dot(&g, &d);
-            s_hist.clear();
-            y_hist.clear();
-        }
-        let mut step = 1.0;
-        let mut accepted = false;
-        for _ in 0..50 {
-            for i in 0..n {
-                xn[i] = x[i] + step * d[i];
-            }
-            let fnew = fg(&xn, &mut gn);
-            if fnew.is_finite() && fnew >= f + 1e-4 * step * slope {
-                let gain = fnew - f;
-                let s: Vec<f64> = xn.iter().zip(&x).map(|(a, b)| a - b).collect();
-                // y for the minimisation of −f: y = −(gn − g)
-                let y: Vec<f64> = gn.iter().zip(&g).map(|(a, b)| b - a).collect();
-                if dot(&s, &y) > 1e-300 {
-                    s_hist.push(s);
-                    y_hist.push(y);
-                    if s_hist.len() > o.memory {
-                        s_hist.remove(0);
-                        y_hist.remove(0);
-                    }
-                }
-                x.copy_from_slice(&xn);
-                g.copy_from_slice(&gn);
-                f = fnew;
-                accepted = true;
-                if gain < o.ftol * (1.0 + f.abs()) {
-                    converged = true;
-                }
-                break;
-            }
-            step *= 0.5;
-        }
-        if !accepted {
-            converged = true;
-            break;
-        }
-        if converged {
-            break;
-        }
-    }
+    let r = occam_core::optim::maximize(
+        fg,
+        x0.to_vec(),
+        occam_core::optim::LbfgsOptions {
+            memory: o.memory,
+            max_iters: o.max_iter,
+            grad_tol: o.gtol,
+            f_tol: o.ftol,
+        },
+    );
     LbfgsResult {
-        x,
-        f,
-        iterations: it,
-        converged,
+        converged: r.stop != occam_core::optim::Stop::MaxIters,
+        x: r.x,
+        f: r.f,
+        iterations: r.iters,
     }
 }
 

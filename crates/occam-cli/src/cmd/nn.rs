@@ -1,17 +1,28 @@
-//! `occam nn ...`: Lawrence's networks (occam-nn) — the reproductions of the thesis and the VB
-//! committee paper, printed as tables (measured next to the documents' numbers) and written as
-//! CSV, JSON and SVG with `--out DIR`.
+//! `occam nn ...`: Lawrence's networks (occam-nn) — `fit` a Bayesian network to a data file and
+//! save it, `predict` with a saved network, and `reproduce` the thesis's and the VB committee
+//! paper's tables (measured next to the documents' numbers; CSV, JSON and SVG with `--out DIR`).
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
-use occam::nn::{reproduce, ReproduceOptions, REPRODUCTIONS};
+use clap::{Args, Subcommand, ValueEnum};
+use occam::nn::bnn::prior::PriorKind;
+use occam::nn::net::{Method, NetSpec};
+use occam::nn::{
+    fit_file, predictions_csv, read_spec, reproduce, Columns, ReproduceOptions, SavedNetwork,
+    REPRODUCTIONS,
+};
 
 use crate::error::Result;
 
 /// Lawrence's-network commands.
 #[derive(Subcommand, Debug)]
 pub enum NnCommand {
+    /// Fit a Bayesian MLP (VB, committee, evidence, HMC or early stopping) to a data file and
+    /// save it as JSON.
+    Fit(FitArgs),
+    /// Predict with a saved network: CSV of mean (and sd_function, sd_total when the method
+    /// gives them).
+    Predict(PredictArgs),
     /// Run a reproduction (toy, sunspots, tecator, t51, t52, t61, t62, ltu); `list` names them.
     Reproduce(ReproduceArgs),
 }
@@ -37,9 +48,188 @@ pub struct ReproduceArgs {
     pub out: Option<PathBuf>,
 }
 
+/// The weight priors.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum PriorArg {
+    /// One α for every weight.
+    Single,
+    /// Input, hidden-bias, output and output-bias groups.
+    Grouped,
+    /// One α per input (automatic relevance determination).
+    Ard,
+    /// Node relevance determination.
+    Nrd,
+}
+
+/// The approximation methods.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum MethodArg {
+    /// Variational Bayes (diagonal Gaussian, or a committee with --components).
+    Vb,
+    /// Evidence procedure (Laplace, MacKay's re-estimation).
+    Evidence,
+    /// Hybrid Monte Carlo from the best evidence mode.
+    Hmc,
+    /// Early stopping on a held-out tenth.
+    EarlyStopping,
+}
+
+/// Arguments of `occam nn fit`.
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    /// The data file (CSV with a header, .npy, .npz).
+    pub data: PathBuf,
+    /// Where to save the network (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// The target column (name or 1-based number); default: the last column.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Input columns, comma-separated; default: every column but the target.
+    #[arg(long, value_delimiter = ',')]
+    pub inputs: Option<Vec<String>>,
+    /// Treat the target as a time series; its K previous values are the inputs.
+    #[arg(long, value_name = "K")]
+    pub lags: Option<usize>,
+    /// A JSON spec (every field optional; see the guide); the flags below override it.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// Hidden units (default 8).
+    #[arg(long)]
+    pub hidden: Option<usize>,
+    /// Mixture components of the variational posterior (default 1).
+    #[arg(long)]
+    pub components: Option<usize>,
+    /// Weight prior (default single).
+    #[arg(long, value_enum)]
+    pub prior: Option<PriorArg>,
+    /// Method (default vb).
+    #[arg(long, value_enum)]
+    pub method: Option<MethodArg>,
+    /// Restarts (default 10; the best by bound or evidence is kept).
+    #[arg(long)]
+    pub restarts: Option<usize>,
+    /// Seed (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// NRD structure-EM cycles (prior nrd).
+    #[arg(long)]
+    pub structure_cycles: Option<usize>,
+    /// Use the c = 1.24 approximation of <g^2> (the bound is then approximate).
+    #[arg(long)]
+    pub approx_g2: bool,
+}
+
+impl FitArgs {
+    fn spec(&self) -> Result<NetSpec> {
+        let mut s = match &self.spec {
+            Some(p) => read_spec(p)?,
+            None => NetSpec::default(),
+        };
+        if let Some(v) = self.hidden {
+            s.hidden = v;
+        }
+        if let Some(v) = self.components {
+            s.components = v;
+        }
+        if let Some(v) = self.restarts {
+            s.restarts = v;
+        }
+        if let Some(v) = self.seed {
+            s.seed = v;
+        }
+        if let Some(v) = self.structure_cycles {
+            s.structure_cycles = v;
+        }
+        if self.approx_g2 {
+            s.exact_g2 = false;
+        }
+        if let Some(p) = self.prior {
+            s.prior = match p {
+                PriorArg::Single => PriorKind::Single,
+                PriorArg::Grouped => PriorKind::Grouped,
+                PriorArg::Ard => PriorKind::Ard,
+                PriorArg::Nrd => PriorKind::Nrd,
+            };
+        }
+        if let Some(m) = self.method {
+            s.method = match m {
+                MethodArg::Vb => Method::Vb,
+                MethodArg::Evidence => Method::Evidence,
+                MethodArg::Hmc => Method::Hmc,
+                MethodArg::EarlyStopping => Method::EarlyStopping,
+            };
+        }
+        Ok(s)
+    }
+}
+
+/// Arguments of `occam nn predict`.
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// A network saved by `occam nn fit`.
+    pub network: PathBuf,
+    /// The data file holding the network's input columns (for --lags networks, the series).
+    pub data: PathBuf,
+    /// Write the CSV here instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
 /// Runs an `occam nn` command.
 pub fn run(c: &NnCommand) -> Result<()> {
     match c {
+        NnCommand::Fit(a) => {
+            let spec = a.spec()?;
+            spec.validate()
+                .map_err(|e| occam::Error::Usage(e.to_string()))?;
+            if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+                occam::atomic::check_dir(dir)?;
+            }
+            let cols = Columns {
+                target: a.target.clone(),
+                inputs: a.inputs.clone(),
+                lags: a.lags,
+            };
+            let saved = fit_file(&a.data, &cols, &spec)?;
+            saved.save(&a.out)?;
+            let net = &saved.net;
+            outln!(
+                "fitted {:?} network: {} inputs, {} hidden, {} component(s), {:?} prior, {} restart(s)",
+                spec.method,
+                net.inputs,
+                spec.hidden,
+                spec.components,
+                spec.prior,
+                spec.restarts
+            );
+            outln!(
+                "target `{}`, training RMSE {:.6}",
+                saved.target,
+                net.train_rmse
+            );
+            if let Some(b) = net.bound {
+                outln!(
+                    "lower bound on ln p(D) (standardised data, <g^2> {}): {b:.6}",
+                    if spec.exact_g2 {
+                        "exact"
+                    } else {
+                        "approximate"
+                    }
+                );
+            }
+            outln!("wrote {}", a.out.display());
+            Ok(())
+        }
+        NnCommand::Predict(a) => {
+            let saved = SavedNetwork::load(&a.network)?;
+            let csv = predictions_csv(&saved.predict_file(&a.data)?);
+            match &a.out {
+                Some(p) => occam::atomic::write(p, csv.as_bytes())?,
+                None => out!("{csv}"),
+            }
+            Ok(())
+        }
         NnCommand::Reproduce(a) => {
             if a.names.iter().any(|n| n == "list") {
                 for (name, what) in REPRODUCTIONS {

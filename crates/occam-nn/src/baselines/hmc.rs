@@ -94,6 +94,30 @@ impl HmcRun {
         }
         out
     }
+
+    /// The sample mean and sample variance (÷ S) of f(x, w_s) at each row of `x`.
+    pub fn predict_moments(&self, x: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let p = MapProblem {
+            arch: self.arch,
+            x,
+            t: &[],
+        };
+        let rows = x.len() / self.arch.inputs;
+        let (mut m1, mut m2) = (vec![0.0; rows], vec![0.0; rows]);
+        let s = self.samples.len().max(1) as f64;
+        for w in &self.samples {
+            for ((a, b), f) in m1.iter_mut().zip(m2.iter_mut()).zip(p.predict(w, x)) {
+                *a += f / s;
+                *b += f * f / s;
+            }
+        }
+        let var = m1
+            .iter()
+            .zip(&m2)
+            .map(|(a, b)| (b - a * a).max(0.0))
+            .collect();
+        (m1, var)
+    }
 }
 
 /// Runs HMC from weights `w0` and hyper-parameters (`alpha0` per prior hyper-parameter, `beta0`).

@@ -3,7 +3,7 @@
 //! Carlo and early stopping.
 
 use crate::bnn::network::Architecture;
-use crate::optim::{minimize, LbfgsOptions};
+use occam_core::optim::{minimize, LbfgsOptions};
 
 /// A data set bound to a network, for point-estimate methods.
 #[derive(Clone, Copy, Debug)]

@@ -49,17 +49,23 @@ impl Gamma {
 }
 
 /// Which weight prior.
+/// Serialised in lower case (`"single"`, …); the capitalised names are accepted too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
 pub enum PriorKind {
     /// One α for every weight.
     #[default]
+    #[serde(alias = "Single")]
     Single,
     /// Four groups: input → hidden, hidden biases, hidden → output, output bias.
+    #[serde(alias = "Grouped")]
     Grouped,
     /// One α per input (over its H fan-out weights), plus the hidden-bias, hidden → output and
     /// output-bias groups.
+    #[serde(alias = "Ard")]
     Ard,
     /// Node relevance determination: the precision of a weight is the product of its two nodes'.
+    #[serde(alias = "Nrd")]
     Nrd,
 }
 

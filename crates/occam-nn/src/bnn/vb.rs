@@ -15,7 +15,7 @@ use super::network::{Architecture, NetError};
 use super::objective::{bound, update_hyper, weight_objective, BoundTerms, Hyper, Problem};
 use super::prior::{Gamma, Prior, PriorKind};
 use crate::data::Dataset;
-use crate::optim::{minimize, LbfgsOptions};
+use occam_core::optim::{minimize, LbfgsOptions};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use rand_xoshiro::Xoshiro256PlusPlus;

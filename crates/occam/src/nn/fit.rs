@@ -1,0 +1,270 @@
+//! Fitting a Bayesian network to a data file and predicting with the saved network: what
+//! `occam nn fit` and `occam nn predict` call (and the Python `occam.nn` module, with arrays).
+//!
+//! A data file is a table (CSV with a header, `.npy`, `.npz`; see [`crate::data`]). The target is
+//! one column (by header name, or by 1-based number; default: the last), the inputs the others
+//! (or a named list). With `lags = K` the target column is a time series and the inputs of row n
+//! are its K previous values (the most recent first), as in the sunspot protocol. A saved network
+//! is JSON holding the spec, the column names, the standardisation and the posterior.
+
+use std::path::Path;
+
+use occam_nn::data::{lag_windows, Dataset};
+use occam_nn::net::{fit_network, NetSpec, Predictions, TrainedNet};
+use serde::{Deserialize, Serialize};
+
+use crate::data::{self, Table};
+use crate::error::{Error, Result};
+
+/// Which columns of a table feed a network.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Columns {
+    /// The target column (name or 1-based number); default: the last column.
+    pub target: Option<String>,
+    /// The input columns; default: every column but the target.
+    pub inputs: Option<Vec<String>>,
+    /// Use the target's `lags` previous values as the inputs (a time series).
+    pub lags: Option<usize>,
+}
+
+/// A fitted network with the names of the columns it reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedNetwork {
+    /// Format marker and version.
+    pub format: String,
+    /// The target column's name.
+    pub target: String,
+    /// The input columns' names (empty with `lags`).
+    pub inputs: Vec<String>,
+    /// Lag order, for a time-series network.
+    pub lags: Option<usize>,
+    /// The network.
+    pub net: TrainedNet,
+}
+
+const FORMAT: &str = "occam-nn-network/1";
+
+fn column_names(t: &Table) -> Vec<String> {
+    match &t.header {
+        Some(h) => h.clone(),
+        None => (1..=t.cols).map(|c| format!("column {c}")).collect(),
+    }
+}
+
+/// The index of column `r` (a header name, else a 1-based number).
+fn column(t: &Table, r: &str) -> Result<usize> {
+    let names = column_names(t);
+    if let Some(i) = names.iter().position(|n| n == r) {
+        return Ok(i);
+    }
+    match r.parse::<usize>() {
+        Ok(c) if (1..=t.cols).contains(&c) => Ok(c - 1),
+        _ => Err(Error::UnknownName(format!(
+            "{}: no column `{r}` (columns: {})",
+            t.file,
+            names.join(", ")
+        ))),
+    }
+}
+
+/// The values of column `c`, every cell present.
+fn column_values(t: &Table, c: usize) -> Result<Vec<f64>> {
+    (0..t.rows)
+        .map(|r| {
+            let i = r * t.cols + c;
+            if t.present[i] {
+                Ok(t.values[i])
+            } else {
+                Err(t.error_at(i, "missing value (networks need every cell)"))
+            }
+        })
+        .collect()
+}
+
+/// Inputs (and targets, when the table has the target column) of a table under `cols`; returns
+/// the data set (targets empty when absent), the target's name and the inputs' names.
+fn assemble(
+    t: &Table,
+    cols: &Columns,
+    need_target: bool,
+) -> Result<(Dataset, String, Vec<String>)> {
+    let names = column_names(t);
+    if t.rows == 0 || t.cols == 0 {
+        return Err(Error::DataFile {
+            file: t.file.clone(),
+            message: "no data rows".into(),
+        });
+    }
+    let target = match &cols.target {
+        Some(r) => column(t, r)?,
+        None => t.cols - 1,
+    };
+    let bad = |e: occam_nn::data::DataError| Error::DataFile {
+        file: t.file.clone(),
+        message: e.to_string(),
+    };
+    if let Some(k) = cols.lags {
+        let series = column_values(t, target)?;
+        let d = lag_windows(&series, k).map_err(bad)?;
+        return Ok((d, names[target].clone(), Vec::new()));
+    }
+    let inputs: Vec<usize> = match &cols.inputs {
+        Some(list) => list.iter().map(|r| column(t, r)).collect::<Result<_>>()?,
+        None => (0..t.cols).filter(|&c| c != target).collect(),
+    };
+    if inputs.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: no input columns (the table has only the target `{}`)",
+            t.file, names[target]
+        )));
+    }
+    let per_col: Vec<Vec<f64>> = inputs
+        .iter()
+        .map(|&c| column_values(t, c))
+        .collect::<Result<_>>()?;
+    let x: Vec<f64> = (0..t.rows)
+        .flat_map(|r| per_col.iter().map(move |c| c[r]))
+        .collect();
+    let targets = if need_target {
+        column_values(t, target)?
+    } else {
+        Vec::new()
+    };
+    let d = if need_target {
+        Dataset::new(x, inputs.len(), targets).map_err(bad)?
+    } else {
+        Dataset {
+            x,
+            d: inputs.len(),
+            t: Vec::new(),
+        }
+    };
+    Ok((
+        d,
+        names[target].clone(),
+        inputs.iter().map(|&c| names[c].clone()).collect(),
+    ))
+}
+
+fn net_error(e: occam_nn::bnn::network::NetError) -> Error {
+    match e {
+        occam_nn::bnn::network::NetError::Setting { .. }
+        | occam_nn::bnn::network::NetError::InputDim { .. }
+        | occam_nn::bnn::network::NetError::EmptyArchitecture { .. }
+        | occam_nn::bnn::network::NetError::NoData => Error::Usage(e.to_string()),
+        other => Error::Run(other.to_string()),
+    }
+}
+
+/// Fits a network to in-memory arrays: `x` row-major with `d` columns, targets `t`.
+pub fn fit_arrays(x: Vec<f64>, d: usize, t: Vec<f64>, spec: &NetSpec) -> Result<TrainedNet> {
+    let data = Dataset::new(x, d, t).map_err(|e| Error::DataFile {
+        file: "<arrays>".into(),
+        message: e.to_string(),
+    })?;
+    fit_network(&data, spec).map_err(net_error)
+}
+
+/// Predictions of a network for in-memory inputs: `x` row-major with `d` columns, which must be
+/// the network's input count.
+pub fn predict_arrays(net: &TrainedNet, x: &[f64], d: usize) -> Result<Predictions> {
+    if d != net.inputs {
+        return Err(net_error(occam_nn::bnn::network::NetError::InputDim {
+            expected: net.inputs,
+            got: d,
+        }));
+    }
+    net.predict(x).map_err(net_error)
+}
+
+/// A spec from JSON text (every field optional, unknown fields rejected).
+pub fn spec_from_json(text: &str) -> Result<NetSpec> {
+    serde_json::from_str(text).map_err(|e| Error::Usage(format!("network spec: {e}")))
+}
+
+/// Fits a network to a table.
+pub fn fit_table(t: &Table, cols: &Columns, spec: &NetSpec) -> Result<SavedNetwork> {
+    let (d, target, inputs) = assemble(t, cols, true)?;
+    let net = fit_network(&d, spec).map_err(net_error)?;
+    Ok(SavedNetwork {
+        format: FORMAT.into(),
+        target,
+        inputs,
+        lags: cols.lags,
+        net,
+    })
+}
+
+/// Fits a network to a data file.
+pub fn fit_file(path: &Path, cols: &Columns, spec: &NetSpec) -> Result<SavedNetwork> {
+    fit_table(&data::read("data", path)?, cols, spec)
+}
+
+/// Reads a spec file (JSON; every field optional).
+pub fn read_spec(path: &Path) -> Result<NetSpec> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    serde_json::from_str(&text).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
+}
+
+impl SavedNetwork {
+    /// Writes the network as JSON, atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string(self).map_err(|e| Error::Run(e.to_string()))?;
+        crate::atomic::write(path, text.as_bytes())
+    }
+
+    /// Reads a network written by [`SavedNetwork::save`].
+    pub fn load(path: &Path) -> Result<SavedNetwork> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let s: SavedNetwork = serde_json::from_str(&text)
+            .map_err(|e| Error::Input(format!("{}: not a saved network: {e}", path.display())))?;
+        if s.format != FORMAT {
+            return Err(Error::Input(format!(
+                "{}: format `{}`, expected `{FORMAT}`",
+                path.display(),
+                s.format
+            )));
+        }
+        Ok(s)
+    }
+
+    /// Predictions for a table holding the network's input columns (found by name; for a
+    /// time-series network, the target column, one prediction per row from row `lags + 1`).
+    pub fn predict_table(&self, t: &Table) -> Result<Predictions> {
+        let cols = Columns {
+            target: Some(self.target.clone()).filter(|_| self.lags.is_some()),
+            inputs: Some(self.inputs.clone()).filter(|_| self.lags.is_none()),
+            lags: self.lags,
+        };
+        let (d, _, _) = assemble(t, &cols, false)?;
+        self.net.predict(&d.x).map_err(|e| match net_error(e) {
+            Error::Usage(m) => Error::Usage(format!("{}: {m}", t.file)),
+            other => other,
+        })
+    }
+
+    /// Predictions for a data file.
+    pub fn predict_file(&self, path: &Path) -> Result<Predictions> {
+        self.predict_table(&data::read("data", path)?)
+    }
+}
+
+/// Predictions as CSV text: `mean`, then `sd_function` and `sd_total` when the method gives them.
+pub fn predictions_csv(p: &Predictions) -> String {
+    let mut header = vec!["mean".to_string()];
+    let mut cols: Vec<Vec<f64>> = vec![p.mean.clone()];
+    for (name, v) in [("sd_function", &p.var_function), ("sd_total", &p.var_total)] {
+        if let Some(v) = v {
+            header.push(name.into());
+            cols.push(v.iter().map(|x| x.sqrt()).collect());
+        }
+    }
+    let n = p.mean.len();
+    let values: Vec<f64> = (0..n)
+        .flat_map(|r| cols.iter().map(move |c| c[r]))
+        .collect();
+    data::to_csv(&header, n, &values)
+}
+
+#[cfg(test)]
+mod tests;

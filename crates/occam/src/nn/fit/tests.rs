@@ -1,0 +1,131 @@
+use super::*;
+
+fn quick() -> NetSpec {
+    NetSpec {
+        hidden: 3,
+        restarts: 2,
+        cycles: 2,
+        iters_per_cycle: 60,
+        ..NetSpec::default()
+    }
+}
+
+/// `id,x,noise,y` with y = sin(2πx) and an unused id column.
+fn sine_csv(n: usize) -> String {
+    let mut s = String::from("id,x,y\n");
+    for i in 0..n {
+        let x = i as f64 / n as f64;
+        let y = (2.0 * std::f64::consts::PI * x).sin();
+        s.push_str(&format!("{i},{x},{y}\n"));
+    }
+    s
+}
+
+fn table(text: &str) -> Table {
+    data::parse_csv("data", "d.csv", text).unwrap()
+}
+
+#[test]
+fn fit_save_load_predict_gives_the_networks_own_predictions() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = table(&sine_csv(24));
+    let cols = Columns {
+        target: Some("y".into()),
+        inputs: Some(vec!["x".into()]),
+        lags: None,
+    };
+    let saved = fit_table(&t, &cols, &quick()).unwrap();
+    assert_eq!(saved.inputs, vec!["x"]);
+    assert!(saved.net.train_rmse < 0.2, "{}", saved.net.train_rmse);
+    let path = dir.path().join("net.json");
+    saved.save(&path).unwrap();
+    let back = SavedNetwork::load(&path).unwrap();
+    assert_eq!(back, saved);
+    // Prediction finds the input column by name, whatever the column order and extra columns.
+    let q = table("y,other,x\n0,5,0.25\n0,5,0.75\n");
+    let p = back.predict_table(&q).unwrap();
+    assert_eq!(p, saved.net.predict(&[0.25, 0.75]).unwrap());
+    assert!(
+        (p.mean[0] - 1.0).abs() < 0.25 && (p.mean[1] + 1.0).abs() < 0.25,
+        "{p:?}"
+    );
+    let csv = predictions_csv(&p);
+    assert!(csv.starts_with("mean,sd_function,sd_total\n"), "{csv}");
+    assert_eq!(csv.lines().count(), 3);
+}
+
+#[test]
+fn columns_by_number_and_defaults() {
+    // Default: the last column is the target, every other column an input.
+    let t = table(&sine_csv(20));
+    let a = fit_table(&t, &Columns::default(), &quick()).unwrap();
+    assert_eq!((a.target.as_str(), a.inputs.len()), ("y", 2));
+    let by_number = Columns {
+        target: Some("3".into()),
+        inputs: Some(vec!["2".into()]),
+        lags: None,
+    };
+    let b = fit_table(&t, &by_number, &quick()).unwrap();
+    assert_eq!(b.inputs, vec!["x"]);
+}
+
+#[test]
+fn a_time_series_network_predicts_one_step_ahead() {
+    let mut s = String::from("year,value\n");
+    for i in 0..60 {
+        let v = 50.0 + 40.0 * (i as f64 * 0.6).sin();
+        s.push_str(&format!("{},{v}\n", 1900 + i));
+    }
+    let t = table(&s);
+    let cols = Columns {
+        target: Some("value".into()),
+        inputs: None,
+        lags: Some(3),
+    };
+    let saved = fit_table(&t, &cols, &quick()).unwrap();
+    assert_eq!(saved.net.inputs, 3);
+    let p = saved.predict_table(&t).unwrap();
+    assert_eq!(p.mean.len(), 57);
+    // A noiseless sinusoid is linear in its last 2 values: the fit is close.
+    assert!(saved.net.train_rmse < 4.0, "{}", saved.net.train_rmse);
+}
+
+#[test]
+fn bad_columns_cells_and_files_are_located_errors() {
+    let t = table(&sine_csv(10));
+    let e = fit_table(
+        &t,
+        &Columns {
+            target: Some("z".into()),
+            ..Columns::default()
+        },
+        &quick(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("no column `z` (columns: id, x, y)"),
+        "{e}"
+    );
+    let t = table("x,y\n0,1\n1,\n2,3\n");
+    let e = fit_table(&t, &Columns::default(), &quick()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "d.csv:3:2: column `y`: missing value (networks need every cell)"
+    );
+    let e = fit_table(&table("y\n1\n2\n"), &Columns::default(), &quick()).unwrap_err();
+    assert!(e.to_string().contains("no input columns"), "{e}");
+    let bad = NetSpec {
+        hidden: 0,
+        ..quick()
+    };
+    let e = fit_table(&table(&sine_csv(10)), &Columns::default(), &bad).unwrap_err();
+    assert!(e.is_user_error() && e.to_string().contains("hidden"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("x.json");
+    std::fs::write(&p, "{\"format\": 3}").unwrap();
+    let e = SavedNetwork::load(&p).unwrap_err();
+    assert!(e.to_string().contains("not a saved network"), "{e}");
+    std::fs::write(&p, "{\"hiden\": 3}").unwrap();
+    let e = read_spec(&p).unwrap_err();
+    assert!(e.to_string().contains("hiden"), "{e}");
+}
