@@ -16,17 +16,17 @@ fn one_component_matches_the_engines_bayesian_pca() {
     let engine = bpca::fit(
         &t,
         &Settings {
-            tol: 1e-12,
-            max_iter: 20_000,
-            // Random starts of the engine can end in optima with fewer columns; the best of six
-            // reaches the optimum of the PCA-initialised mixture.
-            restarts: 6,
+            tol: 1e-11,
+            max_iter: 5_000,
+            // Random starts of the engine can end in optima with fewer columns; the best of
+            // three reaches the optimum of the PCA-initialised mixture.
+            restarts: 3,
             ..Settings::default()
         },
     )
     .unwrap();
     let mut m = initialise(&t, 1, 9, Priors::default(), 0).unwrap();
-    let trace = m.run(&t, 20_000, 1e-12).unwrap();
+    let trace = m.run(&t, 5_000, 1e-11).unwrap();
     let ours = *trace.last().unwrap();
     let theirs = engine.fitted.bound();
     assert!(
@@ -57,6 +57,7 @@ fn noisy_sinusoid_search_finds_one_dimensional_pieces() {
 }
 
 #[test]
+#[ignore = "several minutes in a debug build: cargo test -p occam --test mbpca -- --ignored"]
 fn noisy_sphere_search_finds_two_dimensional_pieces() {
     // Winn §3.3: about 12 components of effective dimension 2. Our data: N = 600 points uniform
     // on the unit sphere plus N(0, 0.05² I).
