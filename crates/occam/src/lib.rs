@@ -73,6 +73,7 @@ pub mod driver;
 pub mod error;
 mod fitted;
 pub mod graph;
+pub mod latent;
 pub mod lower;
 pub mod model;
 pub mod nn;

@@ -248,5 +248,6 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
         "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "node_bounds": node_bounds,
         "variables": variables(loaded, c),
+        "ard": crate::latent::ard::ard(loaded, c),
     })
 }

@@ -124,5 +124,10 @@ fn write_files(
             atomic::write(&dir.join(format!("hinton_{}.svg", var.name)), s.as_bytes())?;
         }
     }
+    for a in crate::latent::ard::ard(loaded, c) {
+        let s = crate::latent::ard::relevance_hinton(&a)?;
+        let name = format!("hinton_{}_relevance.svg", a.variable);
+        atomic::write(&dir.join(name), s.as_bytes())?;
+    }
     Ok(())
 }

@@ -229,5 +229,8 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             let _ = writeln!(s, "      {line}");
         }
     }
+    for a in crate::latent::ard::ard(loaded, c) {
+        let _ = writeln!(s, "\n{}", crate::latent::ard::summary_line(&a));
+    }
     s
 }

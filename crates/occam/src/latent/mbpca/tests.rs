@@ -1,0 +1,112 @@
+//! Checks of the hand-derived updates: each leaves the bound stationary in its own parameters
+//! (a maximiser), the bound never decreases, and shared α sums over components (erratum E7).
+
+use super::*;
+use crate::latent::synth;
+
+fn fitted(k: usize, sweeps: usize) -> (Mbpca, Matrix) {
+    let t = synth::sinusoid(120, 0.1, 2);
+    let mut m = initialise(&t, k, 1, Priors::default(), 5).unwrap();
+    let trace = m.run(&t, sweeps, 0.0).unwrap();
+    assert!(trace.windows(2).all(|w| w[1] >= w[0] - 1e-9 * w[0].abs()));
+    (m, t)
+}
+
+/// The central-difference derivative of the bound along one coordinate, set by `poke`.
+fn slope(m: &Mbpca, t: &Matrix, h: f64, poke: &dyn Fn(&mut Mbpca, f64)) -> (f64, f64) {
+    let b0 = m.bound(t);
+    let mut up = m.clone();
+    poke(&mut up, h);
+    let mut down = m.clone();
+    poke(&mut down, -h);
+    let (bu, bd) = (up.bound(t), down.bound(t));
+    ((bu - bd) / (2.0 * h), (bu + bd - 2.0 * b0) / (h * h))
+}
+
+fn assert_maximum(what: &str, m: &Mbpca, t: &Matrix, h: f64, poke: &dyn Fn(&mut Mbpca, f64)) {
+    let (g, curv) = slope(m, t, h, poke);
+    assert!(
+        g.abs() < 1e-5 * curv.abs().max(1.0),
+        "{what}: bound slope {g} (curvature {curv}) after its update"
+    );
+    assert!(curv < 0.0, "{what}: not a maximum (curvature {curv})");
+}
+
+#[test]
+fn each_update_maximises_the_bound_in_its_factor() {
+    let (mut m, t) = fitted(3, 5);
+    m.update_xs(&t).unwrap();
+    assert_maximum("m_nm", &m, &t, 1e-4, &|m, h| m.x[7 * 3 + 1] += h);
+    m.update_mu(&t);
+    assert_maximum("mu", &m, &t, 1e-4, &|m, h| m.mu[2 * 2 + 1] += h);
+    assert_maximum("mu var", &m, &t, 1e-7, &|m, h| m.mu_var[1] += h);
+    m.update_w(&t).unwrap();
+    assert_maximum("w", &m, &t, 1e-4, &|m, h| m.w[2 * 2 + 1] += h);
+    m.update_alpha();
+    assert_maximum("alpha rate", &m, &t, 1e-4, &|m, h| {
+        m.alpha_rate[0] *= 1.0 + h
+    });
+    assert_maximum("alpha shape", &m, &t, 1e-4, &|m, h| {
+        m.alpha_shape[0] *= 1.0 + h
+    });
+    m.update_tau(&t);
+    assert_maximum("tau rate", &m, &t, 1e-5, &|m, h| m.tau_rate *= 1.0 + h);
+    assert_maximum("tau shape", &m, &t, 1e-5, &|m, h| m.tau_shape *= 1.0 + h);
+    m.update_pi();
+    assert_maximum("u", &m, &t, 1e-4, &|m, h| m.u[1] += h);
+}
+
+#[test]
+fn responsibilities_are_the_optimal_q_of_s() {
+    // Moving probability between two components of one point's q(s_n) lowers the bound on both
+    // sides after q(x, s) is updated, so r_n is the maximiser on the simplex.
+    let (mut m, t) = fitted(3, 5);
+    m.update_xs(&t).unwrap();
+    let n = 11;
+    let (a, b) = (0, 2);
+    let h = 1e-4 * m.r[n * 3 + a].min(m.r[n * 3 + b]).max(1e-3);
+    assert_maximum("r", &m, &t, h, &|m, h| {
+        m.r[n * 3 + a] += h;
+        m.r[n * 3 + b] -= h;
+    });
+}
+
+#[test]
+fn alpha_is_shared_across_components() {
+    let (m, _) = fitted(3, 3);
+    // (3.26) with α shared: shape a_α + K d / 2 (the printed per-component form has d / 2).
+    for s in &m.alpha_shape {
+        assert!((s - (1e-3 + 3.0)).abs() < 1e-12, "{s}");
+    }
+    let mut expect = 1e-3;
+    for k in 0..3 {
+        expect += 0.5 * (0..2).map(|r| m.w[k * 2 + r].powi(2)).sum::<f64>();
+        expect += 0.5 * 2.0 * m.w_cov[k];
+    }
+    assert!((m.alpha_rate[0] - expect).abs() < 1e-9 * expect);
+}
+
+#[test]
+fn removing_a_component_keeps_the_others() {
+    let (m, t) = fitted(3, 3);
+    let mut r = m.clone();
+    r.remove(1);
+    assert_eq!((r.k, r.u.len(), r.mu.len(), r.r.len()), (2, 2, 4, 240));
+    assert_eq!(r.mu[2..4], m.mu[4..6]);
+    assert_eq!((r.x[2], r.x[3]), (m.x[3], m.x[5]));
+    r.run(&t, 3, 0.0).unwrap();
+    let s: f64 = (0..2).map(|k| r.r[5 * 2 + k]).sum();
+    assert!((s - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn bad_shapes_are_errors() {
+    let t = synth::sinusoid(10, 0.1, 1);
+    for (k, q) in [(0, 1), (1, 0), (1, 2), (6, 1)] {
+        let e = initialise(&t, k, q, Priors::default(), 0).unwrap_err();
+        assert!(e.to_string().contains("mixture of Bayesian PCA"), "{e}");
+    }
+    let mut m = initialise(&t, 2, 1, Priors::default(), 0).unwrap();
+    let other = synth::sinusoid(12, 0.1, 1);
+    assert!(m.run(&other, 2, 0.0).is_err());
+}

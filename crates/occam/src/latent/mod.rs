@@ -1,0 +1,16 @@
+//! Latent-variable models: Bayesian PCA with automatic relevance determination, its baselines and
+//! reproductions (Winn ch. 3), and Bayesian ICA (Lawrence §6.2).
+//!
+//! Bayesian PCA, factor analysis, ARD regression and ICA are ordinary models of the language,
+//! fitted by the one VMP engine; this module adds what those models need around the engine:
+//! reading the effective dimension off an ARD prior ([`ard`]), the maximum-likelihood PPCA
+//! baseline ([`ppca`]), the seeded synthetic data sets of the reproductions ([`synth`]) and the
+//! studies built from many fits ([`bpca`]).
+
+pub mod ard;
+pub mod bpca;
+pub mod mbpca;
+pub mod ppca;
+pub mod synth;
+
+pub use ard::{effective_dimension, Ard};

@@ -1,0 +1,245 @@
+//! Latent-variable models fitted by the generic engine from the example model files: Bayesian
+//! PCA (Winn Ex. 3.1 and Fig. 3.3), factor analysis, ARD regression and Bayesian ICA (Lawrence
+//! §6.2). Data come from the seeded generators of `occam::latent::synth`; every fit is seeded by
+//! the model's `init` lines, so each run is the same.
+
+use occam::latent::{ard, bpca, synth, synth::Matrix};
+use occam::{DataSet, Fitted, Model, Settings};
+
+fn example(path: &str) -> String {
+    format!("{}/../../examples/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn data(pairs: &[(&str, &Matrix)]) -> DataSet {
+    let mut d = DataSet::new();
+    for (name, m) in pairs {
+        d.insert_array(name, m.rows, m.cols, m.values.clone(), None)
+            .unwrap();
+    }
+    d
+}
+
+fn monotone(f: &Fitted) {
+    let t = &f.outcome().bound_trace;
+    for (i, w) in t.windows(2).enumerate() {
+        assert!(
+            w[1] >= w[0] - 1e-9 * w[0].abs(),
+            "bound decreased at iteration {}: {} → {}",
+            i + 2,
+            w[0],
+            w[1]
+        );
+    }
+}
+
+fn restarts(r: usize) -> Settings {
+    Settings {
+        restarts: r,
+        ..Settings::default()
+    }
+}
+
+fn param(f: &Fitted, var: &str, p: &str) -> Vec<f64> {
+    f.posterior(var)
+        .unwrap()
+        .param(p)
+        .unwrap_or_else(|| panic!("{var} has no {p}"))
+        .values
+        .clone()
+}
+
+#[test]
+fn winn_ex31_effective_dimension_three_and_noise_half() {
+    // Winn Ex. 3.1: 300 points in 10-D, std 1 in 3 directions and 0.5 in 7; the thesis reports
+    // an effective dimension of 3 and a noise std of about 0.5.
+    let x = synth::winn_ex31(300, 31);
+    let model = Model::from_file(example("bpca/bpca.occam"), &data(&[("y", &x)])).unwrap();
+    // VMP from a random start can switch columns off before the data have shaped them (a local
+    // optimum with fewer columns and a lower bound); restarts keep the best bound.
+    // alpha last in each sweep, so q(alpha) below is exactly the update from the final q(W).
+    let order = ["W", "X", "mu", "tau", "alpha"].map(String::from).to_vec();
+    let f = model
+        .fit(&Settings {
+            order: Some(order),
+            ..restarts(4)
+        })
+        .unwrap();
+    assert!(f.outcome().converged);
+    monotone(&f);
+    let a = &ard::ard(f.loaded(), f.compiled())[0];
+    assert_eq!((a.variable.as_str(), a.plate.as_str()), ("alpha", "Q"));
+    assert_eq!(a.weights, ["W"]);
+    assert_eq!(a.effective_dimension, 3, "relevances {:?}", a.relevance);
+    let noise_std = 1.0 / param(&f, "tau", "mean")[0].sqrt();
+    assert!((noise_std - 0.5).abs() < 0.05, "noise std {noise_std}");
+    // The switched-off columns are far below the kept ones, not near the threshold.
+    let max = a.relevance.iter().copied().fold(0.0, f64::max);
+    for (r, on) in a.relevance.iter().zip(&a.effective) {
+        assert!(*on || *r < 0.05 * max, "{:?}", a.relevance);
+    }
+    // Reported in the summary and in the JSON report.
+    assert!(
+        f.summary().contains("effective dimension 3 of 9"),
+        "{}",
+        f.summary()
+    );
+    let json = f.report_json();
+    assert_eq!(json["ard"][0]["effective_dimension"], 3);
+    assert_eq!(json["ard"][0]["variable"], "alpha");
+
+    // Winn (3.26) at the fixed point: q(alpha_i) = Gamma(a + d/2, b + <|w_i|^2>/2), with
+    // <|w_i|^2> = sum_d (mean_di^2 + var_di), and q(tau)'s shape a + N d / 2.
+    let shape = param(&f, "alpha", "shape");
+    let rate = param(&f, "alpha", "rate");
+    let post = f.posterior("W").unwrap();
+    let mean = &post.param("mean").unwrap().values;
+    let cov = &post.param("covariance").unwrap().values;
+    for i in 0..9 {
+        let w2: f64 = (0..10)
+            .map(|d| mean[d * 9 + i].powi(2) + cov[d * 81 + i * 9 + i])
+            .sum();
+        assert!((shape[i] - (1e-3 + 5.0)).abs() < 1e-9);
+        let want = 1e-3 + 0.5 * w2;
+        assert!(
+            (rate[i] - want).abs() < 1e-9 * want,
+            "column {i}: rate {} vs (3.26) {want}",
+            rate[i]
+        );
+    }
+    assert!((param(&f, "tau", "shape")[0] - (1e-3 + 1500.0)).abs() < 1e-9);
+}
+
+#[test]
+fn effective_dimension_rises_with_n() {
+    // Winn Fig. 3.3 (10-D, per-axis std 1.0, 0.9, ..., 0.1): the mean effective dimension rises
+    // with N. Eight data sets per N keep this test fast; `examples/bpca/README.md` runs 20.
+    let curve = bpca::dimension_curve(&[40, 150, 600], 8, 100).unwrap();
+    let means: Vec<f64> = curve.iter().map(|p| p.mean).collect();
+    assert!(
+        means[0] < means[1] && means[1] < means[2],
+        "mean effective dimension against N: {means:?}"
+    );
+    assert!(means[2] - means[0] >= 2.0, "{means:?}");
+    let svg = bpca::dimension_figure(&curve);
+    assert_eq!(svg.matches(r#"class="series""#).count(), 1);
+}
+
+#[test]
+fn factor_analysis_recovers_per_dimension_noise() {
+    let (x, sd) = synth::factor_analysis(500, 8);
+    let model = Model::from_file(example("factor_analysis/fa.occam"), &data(&[("y", &x)])).unwrap();
+    let f = model.fit(&restarts(3)).unwrap();
+    assert!(f.outcome().converged);
+    monotone(&f);
+    let a = &ard::ard(f.loaded(), f.compiled())[0];
+    assert_eq!(a.effective_dimension, 2, "{:?}", a.relevance);
+    // Each dimension's noise std (true 0.2, 0.35, ..., 1.25) within 25%, 8% on average: a
+    // dimension with large loadings (here dimension 2) pins its noise less tightly.
+    let psi = param(&f, "psi", "mean");
+    let mut total = 0.0;
+    for (d, (p, s)) in psi.iter().zip(&sd).enumerate() {
+        let got = 1.0 / p.sqrt();
+        total += (got - s).abs() / s;
+        assert!(
+            (got - s).abs() < 0.25 * s,
+            "dimension {d}: noise std {got} vs true {s}"
+        );
+    }
+    assert!(total / 8.0 < 0.08, "mean relative error {}", total / 8.0);
+}
+
+#[test]
+fn ard_regression_switches_off_unused_inputs() {
+    let (x, y, w_true) = synth::ard_regression(200, 4);
+    let model = Model::from_file(
+        example("ard_regression/regression.occam"),
+        &data(&[("X", &x), ("y", &y)]),
+    )
+    .unwrap();
+    let settings = Settings {
+        tol: 1e-12,
+        max_iter: 5000,
+        ..Settings::default()
+    };
+    let f = model.fit(&settings).unwrap();
+    monotone(&f);
+    // Inputs 2, 3 and 5 do not matter: their prior variance 1/<alpha> collapses below 0.01,
+    // while the used inputs' stays above 0.1 (the quarter-of-the-largest rule of BPCA is not
+    // the test here: weight 0.5 is used but small next to weight 2).
+    let a = &ard::ard(f.loaded(), f.compiled())[0];
+    for (j, r) in a.relevance.iter().enumerate() {
+        let used = w_true[j] != 0.0;
+        assert!(
+            if used { *r > 0.1 } else { *r < 0.01 },
+            "input {j}: 1/<alpha> = {r}"
+        );
+    }
+    let w = param(&f, "w", "mean");
+    for (j, (m, t)) in w.iter().zip(&w_true).enumerate() {
+        assert!((m - t).abs() < 0.1, "w[{j}] = {m}, true {t}");
+    }
+    // The conjugate update of q(w) given q(alpha) and q(tau) (Bayesian linear regression):
+    // Sigma = (diag<alpha> + <tau> X'X)^-1, m = <tau> Sigma X'y; at the fixed point the fitted
+    // mean solves (diag<alpha> + <tau> X'X) m = <tau> X'y.
+    let alpha = param(&f, "alpha", "mean");
+    let tau = param(&f, "tau", "mean")[0];
+    let c = 6;
+    for i in 0..c {
+        let mut lhs = alpha[i] * w[i];
+        let mut rhs = 0.0;
+        for n in 0..x.rows {
+            let xn = x.row(n);
+            let fit: f64 = (0..c).map(|j| xn[j] * w[j]).sum();
+            lhs += tau * xn[i] * fit;
+            rhs += tau * xn[i] * y.values[n];
+        }
+        assert!(
+            (lhs - rhs).abs() < 1e-6 * rhs.abs().max(1.0),
+            "row {i}: {lhs} vs {rhs}"
+        );
+    }
+}
+
+#[test]
+fn lawrence_ica_toy_prunes_the_surplus_source() {
+    // Lawrence §6.2: 2 sources (each a zero-mean MoG with variances 1 and 50), 3 sensors, 200
+    // samples, noise variance 1e-4, fitted with 3 model sources. The thesis: one log10 alpha rises
+    // about 3 orders of magnitude above the others, switching that source off.
+    let toy = synth::ica_toy(200, 2, 3, 1e-4, 5);
+    let model = Model::from_file(example("ica/ica.occam"), &data(&[("t", &toy.t)])).unwrap();
+    // W starts at random and the sources are updated first (as Lawrence starts from W, by PCA):
+    // started from random sources instead, W's first update is uninformed and ARD switches two
+    // of the three columns off at once.
+    let order = [
+        "s1", "s2", "s3", "z1", "z2", "z3", "g1", "g2", "g3", "pi1", "pi2", "pi3", "mu", "W",
+        "beta", "alpha",
+    ]
+    .map(String::from)
+    .to_vec();
+    let f = model
+        .fit(&Settings {
+            order: Some(order),
+            ..Settings::default()
+        })
+        .unwrap();
+    monotone(&f);
+    let alpha = param(&f, "alpha", "mean");
+    let mut logs: Vec<f64> = alpha.iter().map(|a| a.log10()).collect();
+    logs.sort_by(|a, b| b.total_cmp(a));
+    assert!(
+        logs[0] - logs[1] >= 2.0,
+        "log10 alpha = {logs:?}: the surplus source is not switched off"
+    );
+    // The two kept sources, against the true ones (reported, see examples/ica/README.md: the
+    // fully factorised q separates the sources only partly).
+    for i in 1..=3 {
+        let s = param(&f, &format!("s{i}"), "mean");
+        let c: Vec<f64> = (0..2)
+            .map(|j| synth::correlation(&s, &toy.sources.column(j)))
+            .collect();
+        eprintln!(
+            "model source {i}: log10 alpha {:.2}, correlations {c:?}",
+            alpha[i - 1].log10()
+        );
+    }
+}
