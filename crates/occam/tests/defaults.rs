@@ -131,9 +131,9 @@ fn low_rank(n: usize) -> DataSet {
             StandardNormal.sample(&mut rng),
             StandardNormal.sample(&mut rng),
         ];
-        for d in 0..5 {
+        for (w0, w1) in w[0].iter().zip(&w[1]) {
             let e: f64 = StandardNormal.sample(&mut rng);
-            x.push(s[0] * w[0][d] + s[1] * w[1][d] + 0.1 * e);
+            x.push(s[0] * w0 + s[1] * w1 + 0.1 * e);
         }
     }
     data(x, n, 5)

@@ -37,7 +37,7 @@ impl Ppca {
             .map_err(|e| Error::Run(format!("PPCA: eigendecomposition failed: {e}")))?;
         let discarded = &pca.variances[q..];
         let noise_var = discarded.iter().sum::<f64>() / discarded.len() as f64;
-        if !(noise_var > 0.0) {
+        if noise_var.is_nan() || noise_var <= 0.0 {
             return Err(Error::Run(format!(
                 "PPCA: the data span at most {q} dimensions, so the noise variance is 0"
             )));

@@ -188,7 +188,7 @@ impl Mbpca {
         let (d, q, k) = (self.d, self.q, self.k);
         let e = self.expect();
         let mut logdet = vec![0.0; k];
-        for m in 0..k {
+        for (m, ld) in logdet.iter_mut().enumerate() {
             let mut a: Vec<f64> = e.wtw[m * q * q..(m + 1) * q * q]
                 .iter()
                 .map(|v| e.tau * v)
@@ -198,7 +198,7 @@ impl Mbpca {
             }
             let c = chol(&a, q, "Σ_x")?;
             c.inverse_into(&mut self.x_cov[m * q * q..(m + 1) * q * q]);
-            logdet[m] = -c.log_det();
+            *ld = -c.log_det();
         }
         for n in 0..t.rows {
             let tn = t.row(n);
@@ -215,8 +215,8 @@ impl Mbpca {
             }
             let ell: Vec<f64> = (0..k).map(|m| self.ell(&e, tn, n, m, &logdet)).collect();
             let lse = occam_core::special::log_sum_exp(&ell);
-            for m in 0..k {
-                self.r[n * k + m] = (ell[m] - lse).exp();
+            for (r, l) in self.r[n * k..(n + 1) * k].iter_mut().zip(&ell) {
+                *r = (l - lse).exp();
             }
         }
         Ok(())
@@ -234,14 +234,14 @@ impl Mbpca {
             for n in 0..t.rows {
                 let rn = self.r[n * k + m];
                 let xm = &self.x[(n * k + m) * q..(n * k + m + 1) * q];
-                for r in 0..d {
+                for (r, a) in acc.iter_mut().enumerate() {
                     let wx: f64 = (0..q).map(|i| wm[r * q + i] * xm[i]).sum();
-                    acc[r] += rn * (t.row(n)[r] - wx);
+                    *a += rn * (t.row(n)[r] - wx);
                 }
             }
             self.mu_var[m] = var;
-            for r in 0..d {
-                self.mu[m * d + r] = var * tau * acc[r];
+            for (o, a) in self.mu[m * d..(m + 1) * d].iter_mut().zip(&acc) {
+                *o = var * tau * a;
             }
         }
     }
