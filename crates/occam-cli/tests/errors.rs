@@ -413,7 +413,8 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
     // The reader is gone (as after `| head -c 8`): the rest of the output has nowhere to go.
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(&first, b"{\"best_r");
+    // The start of the one-line JSON object (its keys are sorted).
+    assert!(first.starts_with(b"{\""), "{first:?}");
     assert!(!stderr.contains("internal error"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }

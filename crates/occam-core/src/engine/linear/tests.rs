@@ -199,6 +199,14 @@ fn compare(fast: &Vmp, generic: &Vmp, when: &str) {
             assert!(close(*a, *b), "{when}, mean of node {i}: {a} vs {b}");
         }
     }
+    // Bound terms exist only for a consistent q: after a drawn start a factor's moments are
+    // a point while its φ is still the prior's, and the two paths' entropy terms (the generic
+    // one from φ alone, the stored form's from its moments) legitimately differ. The driver
+    // reports bounds only after whole sweeps, where every q is consistent again; the first sweep
+    // (until the drawn factor's own update) is skipped for that reason.
+    if when == "initial state" || when == "sweep 0" {
+        return;
+    }
     let (fb, gb) = (fast.node_bounds(), generic.node_bounds());
     for (name, (a, b)) in fast.names().iter().zip(fb.into_iter().zip(gb)) {
         assert!(close(a, b), "{when}, bound term of {name}: {a} vs {b}");
