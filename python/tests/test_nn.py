@@ -48,7 +48,7 @@ def test_python_equals_the_command_line(tmp_path):
     assert binary.is_file(), f"{binary} is missing: run `cargo build -p occam-cli` first"
     x, t = sine(20)
     data = tmp_path / "d.csv"
-    data.write_text("x,y\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x[:, 0], t)))
+    data.write_text("x,y\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in zip(x[:, 0], t)))
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(QUICK))
     out = tmp_path / "net.json"
