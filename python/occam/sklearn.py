@@ -15,8 +15,10 @@ Same constructor arguments (those meaningful for VB), same methods (``fit``, ``f
 * ``covariance_type`` is ``"full"`` or ``"diag"``.
 * ``lower_bound_`` is the complete variational lower bound on ``log p(X)`` in nats, every
   constant included (scikit-learn's leaves constants out); ``lower_bounds_`` is its trace.
-* ``tol`` stops when the bound's change over a sweep is below ``tol`` times the bound per sample
-  (``|ΔL| < tol·|L|/N``; scikit-learn: ``|ΔL| < tol``, on its constant-free bound).
+* ``tol`` means what it means in scikit-learn: stop when the bound's change over a sweep is at
+  most ``tol`` nats in total (``|ΔL| ≤ tol``; constants do not change ΔL, so the test is the same
+  on Occam's complete bound as on scikit-learn's constant-free one). Occam's own tolerance is per
+  observed value, so the estimator passes ``tol / (n_samples · n_features)``.
 * The prior of a component's mean has precision ``mean_precision_prior · E[Λ_k]`` under the prior,
   independent of Λ_k, with mean-field ``q(μ_k) q(Λ_k)`` (see ``occam._gmm_model``); there is
   therefore no ``mean_precision_``.
@@ -191,7 +193,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         # Occam's default schedule starts q(z) from k-means and updates the weights and the
         # components from it before q(z) itself.
         r = model.fit(data={"x": Z}, seed=seed, restarts=int(self.n_init),
-                      max_iter=int(self.max_iter), tol=float(self.tol) / n, prune=False)
+                      max_iter=int(self.max_iter), tol=float(self.tol) / Z.size, prune=False)
         jacobian = n * log_det_a
         self.lower_bound_ = float(r.bound) + jacobian
         self.lower_bounds_ = np.asarray(r.bound_trace) + jacobian

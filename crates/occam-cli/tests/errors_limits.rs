@@ -101,7 +101,7 @@ fn bm_learn_rate_1e308_is_rejected_not_nan() {
     expect(
         &[("b.csv", BITS)],
         &["bm", "learn", "b.csv", "--rate", "1e308"],
-        &["learning_rate", "at most 1e6"],
+        &["invalid option `--rate`", "at most 1e6"],
     );
     // Within the limit, a rate that still blows up is caught at the step it happens.
     let (code, stdout, stderr) = run(
@@ -170,12 +170,36 @@ fn sbn_repro_huge_size_and_steps_name_the_limit() {
     expect(
         &[("d.csv", b"2\n1\n0\n")],
         &["sbn", "learn", "d.csv", "--layers", "1,2", "--steps", HUGE],
-        &["steps", "limit of 10000000"],
+        &["--steps", "limit of 10000000"],
     );
     expect(
         &[("d.csv", b"2\n1\n0\n")],
         &["sbn", "learn", "d.csv", "--layers", &format!("1,{HUGE}")],
         &["layers", "limit of 1048576 units"],
+    );
+}
+
+/// The library names a bad option by its field (`init_scale`, `learning_rate`); the CLI's
+/// message names the flag the user typed.
+#[test]
+fn binary_option_errors_name_the_flag() {
+    expect(
+        &[("d.csv", b"2\n1\n0\n")],
+        &[
+            "sbn",
+            "learn",
+            "d.csv",
+            "--layers",
+            "1,2",
+            "--init-scale",
+            "NaN",
+        ],
+        &["--init-scale"],
+    );
+    expect(
+        &[("b.csv", BITS)],
+        &["bm", "learn", "b.csv", "--rate", "0"],
+        &["invalid option `--rate`"],
     );
 }
 

@@ -6,17 +6,13 @@
 //! Bounded by default; for a longer local run set `OCCAM_FUZZ_CASES` (runs per property, default
 //! 24): `OCCAM_FUZZ_CASES=2000 cargo test -p occam-cli --test fuzz_flags`.
 
+#[path = "../../occam-lang/tests/support/fuzz_config.rs"]
+mod fuzz_config;
+
 use std::time::Duration;
 
 use assert_cmd::Command;
 use proptest::prelude::*;
-
-fn cases() -> u32 {
-    std::env::var("OCCAM_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(24)
-}
 
 /// Values for count flags (the valid ones are small, so every accepted run is quick).
 const COUNTS: &[&str] = &[
@@ -178,7 +174,7 @@ fn run(case: &Case, picks: &[(usize, bool)]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+    #![proptest_config(fuzz_config::config(24))]
 
     #[test]
     fn numeric_flags_are_accepted_or_rejected_by_name(

@@ -3,6 +3,9 @@
 //! for the data readers, `.fg` files and settings): `OCCAM_FUZZ_CASES=N` sets the cases per
 //! property for a longer local run (default 256).
 
+#[path = "support/fuzz_config.rs"]
+mod fuzz_config;
+
 use occam_lang::{compile, parse, DataShapes, Diagnostics};
 use proptest::prelude::*;
 
@@ -81,14 +84,6 @@ const WORDS: &[&str] = &[
     "$",
 ];
 
-/// Cases per property: `OCCAM_FUZZ_CASES` or 256.
-fn cases() -> u32 {
-    std::env::var("OCCAM_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(256)
-}
-
 fn data() -> DataShapes {
     DataShapes::new()
         .with("x", 5, 2)
@@ -132,7 +127,7 @@ fn mutate(base: &str, edits: &[(usize, usize, String)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+    #![proptest_config(fuzz_config::config(256))]
 
     #[test]
     fn arbitrary_strings(src in "\\PC{0,200}") {

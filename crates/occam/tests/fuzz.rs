@@ -13,28 +13,13 @@
 //! A failure prints the shrunk input; proptest records it under `tests/fuzz.proptest-regressions`
 //! so that it is tried first from then on.
 
+#[path = "../../occam-lang/tests/support/fuzz_config.rs"]
+mod fuzz_config;
+
 use std::io::Write as _;
 
 use occam::{DataSet, Error, Model, Settings};
 use proptest::prelude::*;
-
-/// Cases per property: `OCCAM_FUZZ_CASES` or 48.
-fn cases() -> u32 {
-    std::env::var("OCCAM_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(48)
-}
-
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: cases(),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
 
 const MODELS: &[&str] = &[
     include_str!("../../../examples/models/quickstart.occam"),
@@ -225,7 +210,7 @@ const FG: &str = "2\n\n1\n0\n2\n2\n0 1.5\n1 0.5\n\n2\n0 1\n2 2\n4\n0 2\n1 1\n2 1
 const SBN: &str = "unit,parent,weight\n0,,0.5\n1,0,-1.25\n2,0,0.75\n2,1,0.5\n";
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(fuzz_config::config(48))]
 
     #[test]
     fn mutated_models_load_check_and_fit_or_name_the_place(which in 0..MODELS.len(), e in edits()) {

@@ -8,7 +8,9 @@ use clap::{Args, Subcommand};
 use occam_binary::bm::cli as bm;
 use occam_binary::bm::io::Coding;
 use occam_binary::bm::learn::{LearnOptions, Phase};
+use occam_binary::bm::BmError;
 use occam_binary::sbn::cli as sbn;
+use occam_binary::sbn::SbnError;
 
 use crate::error::{Error, Result};
 use occam::atomic;
@@ -222,6 +224,55 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
     serde_json::to_string_pretty(v).map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))
 }
 
+/// The library names a bad option by its field in the options struct (`learning_rate`); on the
+/// command line the user typed a flag (`--rate`). This renames the fields that have a flag.
+fn flag_name(field: &'static str) -> &'static str {
+    match field {
+        "learning_rate" => "--rate",
+        "hidden" => "--hidden",
+        "iterations" => "--iterations",
+        "negative" => "--negative",
+        "temperature" => "--temperature",
+        "components" => "--components",
+        "method" => "--method",
+        "networks" => "--networks",
+        "gibbs" | "ais" => "--samples",
+        "reproduction" => "NAME",
+        other => other,
+    }
+}
+
+/// A Boltzmann-machine error as a library error, with option fields renamed to their flags.
+fn bm_flag_err(e: BmError) -> Error {
+    bm_err(match e {
+        BmError::InvalidOption { option, why } => BmError::InvalidOption {
+            option: flag_name(option),
+            why,
+        },
+        e => e,
+    })
+}
+
+/// A sigmoid-belief-network error as a library error, with option names that are flags of
+/// `occam sbn` written as the flag (`init_scale` → `--init-scale`).
+fn sbn_flag_err(e: SbnError) -> Error {
+    let flag = |part: &str| -> String {
+        match part {
+            "method" | "methods" => "--method".into(),
+            "init_scale" => "--init-scale".into(),
+            "rate" | "steps" | "layers" | "coding" | "size" | "networks" => format!("--{part}"),
+            other => other.into(),
+        }
+    };
+    sbn_err(match e {
+        SbnError::Option { name, why } => {
+            let name = name.split('/').map(flag).collect::<Vec<_>>().join("/");
+            SbnError::Option { name, why }
+        }
+        e => e,
+    })
+}
+
 /// Runs a Boltzmann-machine command.
 pub fn run_bm(c: &BmCommand) -> Result<()> {
     match c {
@@ -239,7 +290,7 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
                     ))
                 }
             };
-            let method: bm::Method = a.method.parse().map_err(bm_err)?;
+            let method: bm::Method = a.method.parse().map_err(bm_flag_err)?;
             let mut clamp = Vec::new();
             for c in &a.clamp {
                 let parsed = c.split_once('=').and_then(|(i, v)| {
@@ -263,7 +314,7 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
             o.seed = a.seed;
             o.components = a.components;
             o.samples = a.samples;
-            let r = bm::log_z_command(&o).map_err(bm_err)?;
+            let r = bm::log_z_command(&o).map_err(bm_flag_err)?;
             if a.json {
                 outln!("{}", to_json(&r)?);
             } else {
@@ -295,13 +346,14 @@ pub fn run_bm(c: &BmCommand) -> Result<()> {
                 },
                 out_dir: a.out.clone(),
             };
-            let r = bm::learn_command(&o).map_err(bm_err)?;
+            let r = bm::learn_command(&o).map_err(bm_flag_err)?;
             outln!("{}", to_json(&r)?);
             Ok(())
         }
         BmCommand::Reproduce(a) => {
-            let which: bm::Reproduction = a.name.parse().map_err(bm_err)?;
-            let r = bm::reproduce(which, a.seed, a.networks, a.out.as_deref()).map_err(bm_err)?;
+            let which: bm::Reproduction = a.name.parse().map_err(bm_flag_err)?;
+            let r =
+                bm::reproduce(which, a.seed, a.networks, a.out.as_deref()).map_err(bm_flag_err)?;
             if let Some(dir) = &a.out {
                 bm_figure(dir, &stem(&a.name), &r, a.seed)?;
             }
@@ -321,7 +373,7 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
                 methods: a.methods.clone(),
                 seed: a.seed,
             })
-            .map_err(sbn_err)?;
+            .map_err(sbn_flag_err)?;
             out!(
                 "{}",
                 if a.json {
@@ -345,7 +397,7 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
                 init_scale: a.init_scale,
                 seed: a.seed,
             })
-            .map_err(sbn_err)?;
+            .map_err(sbn_flag_err)?;
             if let Some(out) = &a.out {
                 atomic::write(out, r.sbn_csv.as_bytes())?;
             }
@@ -353,15 +405,15 @@ pub fn run_sbn(c: &SbnCommand) -> Result<()> {
             Ok(())
         }
         SbnCommand::Repro(a) => {
-            let which = sbn::Reproduction::parse(&a.name).map_err(sbn_err)?;
-            sbn::check_repro(a.size, a.steps).map_err(sbn_err)?;
+            let which = sbn::Reproduction::parse(&a.name).map_err(sbn_flag_err)?;
+            sbn::check_repro(a.size, a.steps).map_err(sbn_flag_err)?;
             let text = if a.steps == 0 {
                 sbn::repro(&sbn::ReproOptions {
                     which,
                     seed: a.seed,
                     size: a.size,
                 })
-                .map_err(sbn_err)?
+                .map_err(sbn_flag_err)?
             } else {
                 repro_with_steps(which, a.seed, a.size, a.steps)?
             };
@@ -392,7 +444,7 @@ fn repro_with_steps(
                 steps,
                 ..Default::default()
             })
-            .map_err(sbn_err)?,
+            .map_err(sbn_flag_err)?,
         ),
         sbn::Reproduction::LawrenceBars => to_json(
             &repro::bars_study(&repro::BarsOptions {
@@ -401,7 +453,7 @@ fn repro_with_steps(
                 steps,
                 ..Default::default()
             })
-            .map_err(sbn_err)?,
+            .map_err(sbn_flag_err)?,
         ),
         _ => Err(Error::Usage(
             "--steps applies only to lk-learning and lawrence-bars".into(),

@@ -41,6 +41,16 @@ pub(crate) fn moments_scalar(phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDom
     Ok(0.5 * (prec * mean * mean - prec.ln() + LN_2PI))
 }
 
+/// φ of a Gaussian (any dimension d, φ = [Λμ, −½ col(Λ)]) with the precision of `phi` and mean
+/// `x`: φ₁ = Λx with Λ = −2 mat(φ₂). Used for random starts ([`ExpFamily::centred_at`]).
+pub(crate) fn centred_gaussian(phi: &[f64], d: usize, x: &[f64], out: &mut [f64]) -> bool {
+    out.copy_from_slice(phi);
+    for (i, o) in out[..d].iter_mut().enumerate() {
+        *o = -2.0 * (0..d).map(|j| phi[d + i * d + j] * x[j]).sum::<f64>();
+    }
+    out[..d].iter().all(|v| v.is_finite())
+}
+
 /// A(φ) − φ·u of the scalar Gaussian without cancellation: with γ = −2φ₂, A holds ½γμ² and
 /// φ·u = ½γμ² − ½, so the difference is ½(1 − ln γ + ln 2π), the entropy.
 pub(crate) fn own_scalar(phi: &[f64]) -> f64 {
@@ -124,6 +134,9 @@ impl ExpFamily for Gaussian {
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         moments_scalar(phi, u)
+    }
+    fn centred_at(&self, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        centred_gaussian(phi, 1, x, out)
     }
     fn own_term(&self, phi: &[f64], _u: &[f64], _a: f64) -> f64 {
         own_scalar(phi)

@@ -313,3 +313,52 @@ fn every_family_declares_a_consistent_spec() {
     names.dedup();
     assert_eq!(names.len(), n, "a family name or alias repeats");
 }
+
+/// Law 6, random starts: a family that centres a q on a draw ([`ExpFamily::centred_at`]) gives
+/// natural parameters in its domain whose mean is the draw, and keeps the spread: the entropy
+/// of the centred q equals that of the q it was centred from.
+struct CheckCentred(u64);
+impl DistVisitor for CheckCentred {
+    type Output = bool;
+    fn visit<D: ExpFamily>(self, dist: &D) -> bool {
+        let mut rng = Rng::seed_from_u64(self.0);
+        let phi = dist.random_phi(&mut rng);
+        let mut x = vec![0.0; dist.value_len()];
+        dist.sample(&dist.random_phi(&mut rng), &mut rng, &mut x);
+        let mut out = vec![0.0; phi.len()];
+        if !dist.centred_at(&phi, &x, &mut out) {
+            return false;
+        }
+        let mut u = vec![0.0; dist.kind().len()];
+        dist.moments(&out, &mut u).expect("centred φ in the domain");
+        for (i, (m, v)) in u.iter().zip(&x).enumerate() {
+            assert!(
+                (m - v).abs() <= 1e-9 * (1.0 + v.abs()),
+                "{} mean[{i}]",
+                D::NAME
+            );
+        }
+        let (h0, h1) = (dist.entropy(&phi).unwrap(), dist.entropy(&out).unwrap());
+        assert!(
+            (h0 - h1).abs() <= 1e-9 * (1.0 + h0.abs()),
+            "{}: {h0} vs {h1}",
+            D::NAME
+        );
+        true
+    }
+}
+
+#[test]
+fn centred_random_starts_have_the_draw_as_mean_and_the_prior_spread() {
+    let (mut seed, mut centred) = (500, Vec::new());
+    for_each_test_instance(|dist| {
+        seed += 1;
+        if dist.visit(CheckCentred(seed)) {
+            centred.push(dist.name());
+        }
+    });
+    // The three Gaussian families centre; a new family that should is added here.
+    for f in ["Gaussian", "GaussianARD", "MvGaussian"] {
+        assert!(centred.contains(&f), "{f} does not centre: {centred:?}");
+    }
+}

@@ -134,6 +134,14 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
         a - phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>()
     }
+    /// A random start's q, centred on the drawn value `x` with the spread of `phi` (the prior's
+    /// φ): writes its natural parameters into `out` and returns true. Such a start has moments
+    /// consistent with its φ, so the bound of the starting state is a bound (Winn §2.5.1's
+    /// "random draw" start uses the point mass u(x), whose entropy is −∞). The default returns
+    /// false: the start stays the point mass u(x).
+    fn centred_at(&self, _phi: &[f64], _x: &[f64], _out: &mut [f64]) -> bool {
+        false
+    }
     /// Differential (or discrete) entropy: A(φ) − φ·u − ⟨f⟩.
     fn entropy(&self, phi: &[f64]) -> Result<f64, OutOfDomain> {
         let mut u = vec![0.0; self.kind().len()];

@@ -199,6 +199,9 @@ impl ExpFamily for MvGaussian {
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         gaussian_vector_moments(phi, self.d, u)
     }
+    fn centred_at(&self, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        super::gaussian::centred_gaussian(phi, self.d, x, out)
+    }
     fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
         own_vector(phi, self.d, u, a)
     }

@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// How much sharper than the prior a random start's q is (its precision over the prior's): see
+/// the `Init::Random` arm of [`Vmp::initialize`].
+pub(super) const RANDOM_START_SHARPNESS: f64 = 1e6;
+
 impl Vmp {
     /// Initialises every latent q (in topological order) and every deterministic node's moments.
     pub fn initialize(&mut self, seed: u64) -> Result<(), RunError> {
@@ -41,11 +45,30 @@ impl Vmp {
             match init {
                 Init::Prior | Init::KMeansPlusPlus => {}
                 Init::Random => {
+                    // Winn §2.5.1's random start is the point mass at a draw from the prior
+                    // (BayesPy's `initialize_from_random` too); its entropy is −∞, so the
+                    // starting state has no bound. Where the family can, the q is instead centred
+                    // on the draw with the prior's spread shrunk by `RANDOM_START_SHARPNESS`: a
+                    // distribution (consistent φ and u, a finite bound) whose moments differ
+                    // from the point mass's by 10⁻⁶ of the prior's variance, so the updates that
+                    // follow are those of the point-mass start.
                     let mut x = vec![0.0; value_len(&dist)];
+                    let mut centred = vec![0.0; len];
+                    let mut sharp = vec![0.0; len];
                     for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
-                        sample(&dist, &phi[e * len..(e + 1) * len], &mut rng, &mut x);
-                        observe(&dist, &x, &mut u[e * len..(e + 1) * len])
-                            .map_err(|w| self.numerical(i, e, w))?;
+                        let r = e * len..(e + 1) * len;
+                        sample(&dist, &phi[r.clone()], &mut rng, &mut x);
+                        sharp
+                            .iter_mut()
+                            .zip(&phi[r.clone()])
+                            .for_each(|(s, p)| *s = RANDOM_START_SHARPNESS * p);
+                        if centred_at(&dist, &sharp, &x, &mut centred) {
+                            phi[r.clone()].copy_from_slice(&centred);
+                            a[e] = moments(&dist, &phi[r.clone()], &mut u[r])
+                                .map_err(|w| self.numerical(i, e, w))?;
+                        } else {
+                            observe(&dist, &x, &mut u[r]).map_err(|w| self.numerical(i, e, w))?;
+                        }
                     }
                 }
                 Init::Moments(values) => {
@@ -337,6 +360,17 @@ pub(super) fn sample(d: &Dist, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
         }
     }
     d.visit(S(phi, rng, x))
+}
+
+fn centred_at(d: &Dist, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+    struct C<'a>(&'a [f64], &'a [f64], &'a mut [f64]);
+    impl DistVisitor for C<'_> {
+        type Output = bool;
+        fn visit<D: ExpFamily>(self, d: &D) -> bool {
+            d.centred_at(self.0, self.1, self.2)
+        }
+    }
+    d.visit(C(phi, x, out))
 }
 
 pub(super) fn moments(d: &Dist, phi: &[f64], u: &mut [f64]) -> Result<f64, String> {

@@ -235,14 +235,22 @@ impl Vmp {
         let n = x.n;
         let dist = x.dist().expect("a stochastic node");
         let (prior, _) = constant_prior(x, &self.nodes);
-        let (phi, mut u, a) = shared_moments(dist, prior[..q].repeat(n), &prior[q..], q)
+        let (mut phi, mut u, mut a) = shared_moments(dist, prior[..q].repeat(n), &prior[q..], q)
             .map_err(|(e, w)| self.numerical(i, e, w))?;
         match init {
             Init::Prior => {}
             Init::Random => {
                 // The designated families draw with `gaussian_vector_sample`: one factorisation.
-                gaussian_vector_sample_rows(&prior, q, rng, &mut u[..n * q]);
-                u[n * q..].iter_mut().for_each(|v| *v = 0.0);
+                // Each row's q is centred on its draw with the prior's precision sharpened (as
+                // the element path's random start, `engine/init.rs`): φ₁ₙ = κΛ xₙ, Σ shared.
+                let mut draws = vec![0.0; n * q];
+                gaussian_vector_sample_rows(&prior, q, rng, &mut draws);
+                let kappa = super::super::init::RANDOM_START_SHARPNESS;
+                let phi2: Vec<f64> = prior[q..].iter().map(|v| kappa * v).collect();
+                let lam: Vec<f64> = phi2.iter().map(|v| -2.0 * v).collect();
+                let phi1 = kernels::product_strided(&draws, q, &lam, (0, q, q));
+                (phi, u, a) = shared_moments(dist, phi1, &phi2, q)
+                    .map_err(|(e, w)| self.numerical(i, e, w))?;
             }
             Init::Moments(values) if values.len() == n * x.len => {
                 match compress_moments(values, n, q) {
