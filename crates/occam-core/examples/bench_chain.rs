@@ -146,7 +146,10 @@ fn main() -> Result<(), String> {
             g.observe(yn, &y).map_err(err)?;
             // q(B_k) = Dirichlet((T/K)·b0_k), the start the peer is given too.
             let scale = steps as f64 / kk as f64;
-            g.initialize(b, Init::Natural(b0.iter().map(|v| scale * v - 1.0).collect()));
+            g.initialize(
+                b,
+                Init::Natural(b0.iter().map(|v| scale * v - 1.0).collect()),
+            );
             (b, format!("hmm_cat_t{steps}_k{kk}_m{m}_s{seqs}"))
         }
         other => return Err(format!("unknown model `{other}`")),

@@ -13,7 +13,7 @@
 use crate::linalg::Cholesky;
 
 /// Smoothed moments of a Gaussian chain.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Smoothed {
     /// ⟨x_t⟩, T × D.
     pub mean: Vec<f64>,
@@ -71,13 +71,30 @@ fn repeats(blocks: &[f64], t: usize, dd: usize) -> bool {
 /// block t−1 holds J_{t,t−1}) and linear term `h` (T × D). If J is not positive definite, the
 /// error is the first step whose Schur complement is not.
 pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed, usize> {
+    let mut out = Smoothed::default();
+    smooth_into(d, diag, sub, h, &mut out, &mut Vec::new())?;
+    Ok(out)
+}
+
+/// [`smooth`] into the arrays of `out`, with `work` as scratch: a caller that keeps both across
+/// calls (one sweep after another) allocates nothing. Every entry of `out` is written.
+pub fn smooth_into(
+    d: usize,
+    diag: &[f64],
+    sub: &[f64],
+    h: &[f64],
+    out: &mut Smoothed,
+    work: &mut Vec<f64>,
+) -> Result<(), usize> {
     let steps = h.len() / d;
     let dd = d * d;
     // Forward (the information filter): S_t = J_t − L_t S_{t−1}⁻¹ L_tᵀ, ĥ_t = h_t − L_t S_{t−1}⁻¹ ĥ_{t−1}.
     // Kept: S_t⁻¹ and W_t = S_{t−1}⁻¹ L_tᵀ (O(T·D²) memory), used again backward.
-    let mut sinv = vec![0.0; steps * dd];
-    let mut w = vec![0.0; steps.saturating_sub(1) * dd];
-    let mut hh = h.to_vec();
+    work.clear();
+    work.resize(steps * dd + steps.saturating_sub(1) * dd + steps * d, 0.0);
+    let (sinv, rest) = work.split_at_mut(steps * dd);
+    let (w, hh) = rest.split_at_mut(steps.saturating_sub(1) * dd);
+    hh.copy_from_slice(h);
     let mut log_det = 0.0;
     let (mut s, mut tmp, mut v) = (vec![0.0; dd], vec![0.0; dd], vec![0.0; d]);
     let mut last_log_det = 0.0;
@@ -86,7 +103,7 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
         // same S_t, W_t and ln|S_t| (the same operations on the same values): copied, not
         // recomputed. Time-invariant models reach this steady state of the filter within a few
         // dozen steps; the result is identical either way.
-        if t >= 2 && repeats(diag, t, dd) && repeats(sub, t - 1, dd) && repeats(&sinv, t - 1, dd) {
+        if t >= 2 && repeats(diag, t, dd) && repeats(sub, t - 1, dd) && repeats(sinv, t - 1, dd) {
             w.copy_within((t - 2) * dd..(t - 1) * dd, (t - 1) * dd);
             sinv.copy_within((t - 1) * dd..t * dd, t * dd);
             log_det += last_log_det;
@@ -127,9 +144,10 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
     }
     // Backward (the RTS smoother in information form), with G_t = −W_{t+1}:
     // μ_t = S_t⁻¹ĥ_t − W μ_{t+1}; Cov(x_{t+1}, x_t) = C = −Σ_{t+1} Wᵀ; Σ_t = S_t⁻¹ − W C.
-    let mut mean = vec![0.0; steps * d];
-    let mut cov = vec![0.0; steps * dd];
-    let mut cross = vec![0.0; steps.saturating_sub(1) * dd];
+    let (mean, cov, cross) = (&mut out.mean, &mut out.cov, &mut out.cross);
+    mean.resize(steps * d, 0.0);
+    cov.resize(steps * dd, 0.0);
+    cross.resize(steps.saturating_sub(1) * dd, 0.0);
     let mut quad = 0.0;
     for t in (0..steps).rev() {
         let st = &sinv[t * dd..(t + 1) * dd];
@@ -149,8 +167,8 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
         // The backward steady state, as forward: Σ_t and Cov(x_{t+1}, x_t) are functions of
         // (S_t⁻¹, W_t, Σ_{t+1}).
         if t + 2 < steps
-            && repeats(&sinv, t + 1, dd)
-            && repeats(&w, t + 1, dd)
+            && repeats(sinv, t + 1, dd)
+            && repeats(w, t + 1, dd)
             && repeats(&cov, t + 2, dd)
         {
             cov.copy_within((t + 1) * dd..(t + 2) * dd, t * dd);
@@ -171,13 +189,9 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
     }
     let n = (steps * d) as f64;
     let log_z = 0.5 * quad - 0.5 * log_det + 0.5 * n * crate::special::LN_2PI;
-    Ok(Smoothed {
-        mean,
-        cov,
-        cross,
-        log_z,
-        log_det,
-    })
+    out.log_z = log_z;
+    out.log_det = log_det;
+    Ok(())
 }
 
 #[cfg(test)]
