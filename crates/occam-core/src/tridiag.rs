@@ -169,7 +169,7 @@ pub fn smooth_into(
         if t + 2 < steps
             && repeats(sinv, t + 1, dd)
             && repeats(w, t + 1, dd)
-            && repeats(&cov, t + 2, dd)
+            && repeats(cov, t + 2, dd)
         {
             cov.copy_within((t + 1) * dd..(t + 2) * dd, t * dd);
             cross.copy_within((t + 1) * dd..(t + 2) * dd, t * dd);
