@@ -13,7 +13,7 @@ Cases (--cases, comma-separated):
               of length 100 on 1 and on all threads
 Usage: compare_chains.py [--cases gauss10k,lds1k,cat100k] [--iters 10] [--occam CMD]
 The Occam command defaults to target/release/examples/bench_chain (`cargo build --release -p occam-core
---example bench_chain`). The peers use bench/peers/.venv (setup.sh).
+--example bench_chain`). The peers use bench/peers/.venv (setup.sh), or the Python named by $PEER_PYTHON.
 """
 
 import argparse
@@ -83,7 +83,7 @@ def main():
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--occam", default=f"{ROOT}/target/release/examples/bench_chain")
     a = ap.parse_args()
-    py = f"{HERE}/.venv/bin/python"
+    py = os.environ.get("PEER_PYTHON", f"{HERE}/.venv/bin/python")
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("PEER_THREADS", "1"),
                OPENBLAS_NUM_THREADS=os.environ.get("PEER_THREADS", "1"))
     rows = []

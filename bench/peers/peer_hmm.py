@@ -6,7 +6,8 @@ gauss (BayesPy 0.6.6): a0 ~ Dirichlet(1e-3), A ~ Dirichlet(1e-3, plates=(K,)),
     Z ~ CategoricalMarkovChain(a0, A, states=T), mu ~ Gaussian(0, 1e-3 I, plates=(K,)),
     Y ~ Mixture(Z, Gaussian, mu, I); mu starts at the shared mu0; VB.update(Z, mu, A, a0, repeat=1).
 cat (hmmlearn 0.3.3): VariationalCategoricalHMM(K) with priors startprob/transmat 1e-3 and emission 1
-    (the same as Occam's), hmmlearn's own initialisation (random_state=0), n_iter = iters, tol = -inf:
+    (the same as Occam's), started where Occam starts (init_params="": start and transition posteriors
+    at their priors, emission posteriors (T/K)·b0), n_iter = iters, tol = -inf:
     time per iteration = fit time / iterations.
 lds (BayesPy 0.6.6, its linear state-space example): alpha, gamma ~ Gamma(1e-5, 1e-5, plates=(D,)),
     A ~ GaussianARD(0, alpha, shape=(D,), plates=(D,)), X ~ GaussianMarkovChain(0, 1e-3 I, A, 1, n=T),
@@ -88,7 +89,16 @@ def main():
         t0 = time.perf_counter()
         h = VariationalCategoricalHMM(n_components=a.k, n_iter=a.iters, tol=-np.inf,
                                       startprob_prior=1e-3, transmat_prior=1e-3,
-                                      emissionprob_prior=1.0, n_features=a.m, random_state=0)
+                                      emissionprob_prior=1.0, n_features=a.m, random_state=0,
+                                      init_params="")
+        # Occam's start: q(start), q(transitions) = their priors, q(B_k) = Dirichlet((T/K)·b0_k).
+        b0 = np.fromfile(f"{a.dir}/b0.f64").reshape(a.k, a.m)
+        h.startprob_prior_ = np.full(a.k, 1e-3)
+        h.startprob_posterior_ = np.full(a.k, 1e-3)
+        h.transmat_prior_ = np.full((a.k, a.k), 1e-3)
+        h.transmat_posterior_ = np.full((a.k, a.k), 1e-3)
+        h.emissionprob_prior_ = np.full((a.k, a.m), 1.0)
+        h.emissionprob_posterior_ = b0 * (a.t / a.k)
         setup = time.perf_counter() - t0
         t = time.perf_counter()
         h.fit(y)

@@ -9,7 +9,8 @@
 //! mu_k ~ N(0, 1e-3 I) (D-dimensional, diagonal: scalar nodes over D), y_t ~ N(mu_{z_t}, I);
 //! DIR holds `y.f64` (T × D) and `mu0.f64` (K × D, the initial ⟨mu⟩ shared with the peer).
 //! `cat`: categorical emissions over M symbols — B_k ~ Dirichlet(1) over M, y_t ~ Cat(B_{z_t});
-//! DIR holds `y.f64` (T symbols) and `b0.f64` (K × M, initial emission probabilities).
+//! DIR holds `y.f64` (T symbols) and `b0.f64` (K × M, initial emission probabilities: q(B_k) starts
+//! as Dirichlet((T/K)·b0_k), hmmlearn's own scale, and the peer is given the same start).
 //! `lds`: BayesPy's linear state-space example — alpha, gamma ~ Gamma(1e-5, 1e-5) over D,
 //! rows of A ~ GaussianARD(0, alpha), x ~ GaussianMarkovChain(0, 1e-3 I, A, noise precision 1),
 //! rows of C ~ GaussianARD(0, gamma) (M of them), tau ~ Gamma(1e-5, 1e-5), y[T, M] ~ N(C x_t, 1/tau);
@@ -143,7 +144,12 @@ fn main() -> Result<(), String> {
                 .add_mixture("y", Categorical { k: m }, &[s, t], &[(z, k)], [p(b)])
                 .map_err(err)?;
             g.observe(yn, &y).map_err(err)?;
-            g.initialize(b, Init::Moments(b0.iter().map(|v| v.ln()).collect()));
+            // q(B_k) = Dirichlet((T/K)·b0_k), the start the peer is given too.
+            let scale = steps as f64 / kk as f64;
+            g.initialize(
+                b,
+                Init::Natural(b0.iter().map(|v| scale * v - 1.0).collect()),
+            );
             (b, format!("hmm_cat_t{steps}_k{kk}_m{m}_s{seqs}"))
         }
         other => return Err(format!("unknown model `{other}`")),

@@ -35,6 +35,7 @@ pub mod engine;
 pub mod error;
 pub mod factor;
 pub mod graph;
+pub mod junction;
 mod kernels;
 pub mod kmeans;
 pub mod linalg;

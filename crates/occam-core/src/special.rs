@@ -123,6 +123,33 @@ pub fn softmax_rows(phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> Resu
     Ok(())
 }
 
+/// Row-wise e^{φ − m} with m the row maximum, into `out`, and m into `maxes`: [`softmax_rows`]
+/// without the normalisation (same vectorised exps, same bits on every target). Returns the first
+/// row that has a NaN, a +∞ or only −∞ entries.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+pub fn exp_minus_row_max(
+    phi: &[f64],
+    k: usize,
+    out: &mut [f64],
+    maxes: &mut [f64],
+) -> Result<(), usize> {
+    for (r, (row, o)) in phi.chunks_exact(k).zip(out.chunks_exact_mut(k)).enumerate() {
+        let mut m = f64::NEG_INFINITY;
+        let mut nan = false;
+        for &p in row {
+            nan |= p.is_nan();
+            m = if p > m { p } else { m };
+        }
+        if nan || m == f64::INFINITY || m == f64::NEG_INFINITY {
+            return Err(r);
+        }
+        maxes[r] = m;
+        o.iter_mut().zip(row).for_each(|(o, p)| *o = p - m);
+    }
+    out.iter_mut().for_each(|v| *v = exp_nonpositive(*v));
+    Ok(())
+}
+
 /// ln Σ exp(x_i), stable.
 pub fn log_sum_exp(x: &[f64]) -> f64 {
     let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);

@@ -13,7 +13,7 @@
 use crate::linalg::Cholesky;
 
 /// Smoothed moments of a Gaussian chain.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Smoothed {
     /// ⟨x_t⟩, T × D.
     pub mean: Vec<f64>,
@@ -61,20 +61,60 @@ fn mat_vec(a: &[f64], x: &[f64], y: &mut [f64]) {
     }
 }
 
+/// Whether block `t` of `blocks` (each `dd` long) equals block t − 1 bit for bit.
+fn repeats(blocks: &[f64], t: usize, dd: usize) -> bool {
+    let (a, b) = (&blocks[(t - 1) * dd..t * dd], &blocks[t * dd..(t + 1) * dd]);
+    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
 /// Smooths the chain with precision blocks `diag` (T × D × D, each symmetric), `sub` ((T−1) × D × D,
 /// block t−1 holds J_{t,t−1}) and linear term `h` (T × D). If J is not positive definite, the
 /// error is the first step whose Schur complement is not.
 pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed, usize> {
+    let mut out = Smoothed::default();
+    smooth_into(d, diag, sub, h, &mut out, &mut Vec::new())?;
+    Ok(out)
+}
+
+/// [`smooth`] into the arrays of `out`, with `work` as scratch: a caller that keeps both across
+/// calls (one sweep after another) allocates nothing. Every entry of `out` is written.
+pub fn smooth_into(
+    d: usize,
+    diag: &[f64],
+    sub: &[f64],
+    h: &[f64],
+    out: &mut Smoothed,
+    work: &mut Vec<f64>,
+) -> Result<(), usize> {
     let steps = h.len() / d;
     let dd = d * d;
     // Forward (the information filter): S_t = J_t − L_t S_{t−1}⁻¹ L_tᵀ, ĥ_t = h_t − L_t S_{t−1}⁻¹ ĥ_{t−1}.
     // Kept: S_t⁻¹ and W_t = S_{t−1}⁻¹ L_tᵀ (O(T·D²) memory), used again backward.
-    let mut sinv = vec![0.0; steps * dd];
-    let mut w = vec![0.0; steps.saturating_sub(1) * dd];
-    let mut hh = h.to_vec();
+    work.clear();
+    work.resize(steps * dd + steps.saturating_sub(1) * dd + steps * d, 0.0);
+    let (sinv, rest) = work.split_at_mut(steps * dd);
+    let (w, hh) = rest.split_at_mut(steps.saturating_sub(1) * dd);
+    hh.copy_from_slice(h);
     let mut log_det = 0.0;
     let (mut s, mut tmp, mut v) = (vec![0.0; dd], vec![0.0; dd], vec![0.0; d]);
+    let mut last_log_det = 0.0;
     for t in 0..steps {
+        // A step whose inputs (J_t, L_t, S_{t−1}⁻¹) equal the previous step's, bit for bit, has the
+        // same S_t, W_t and ln|S_t| (the same operations on the same values): copied, not
+        // recomputed. Time-invariant models reach this steady state of the filter within a few
+        // dozen steps; the result is identical either way.
+        if t >= 2 && repeats(diag, t, dd) && repeats(sub, t - 1, dd) && repeats(sinv, t - 1, dd) {
+            w.copy_within((t - 2) * dd..(t - 1) * dd, (t - 1) * dd);
+            sinv.copy_within((t - 1) * dd..t * dd, t * dd);
+            log_det += last_log_det;
+            let (done, cur) = hh.split_at_mut(t * d);
+            mat_vec(&sinv[(t - 1) * dd..t * dd], &done[(t - 1) * d..], &mut v);
+            let l = &sub[(t - 1) * dd..t * dd];
+            for i in 0..d {
+                cur[i] -= dot(&l[i * d..(i + 1) * d], &v);
+            }
+            continue;
+        }
         s.copy_from_slice(&diag[t * dd..(t + 1) * dd]);
         if t > 0 {
             let l = &sub[(t - 1) * dd..t * dd];
@@ -98,14 +138,16 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
             }
         }
         let c = Cholesky::new(&s, d).ok_or(t)?;
-        log_det += c.log_det();
+        last_log_det = c.log_det();
+        log_det += last_log_det;
         c.inverse_into(&mut sinv[t * dd..(t + 1) * dd]);
     }
     // Backward (the RTS smoother in information form), with G_t = −W_{t+1}:
     // μ_t = S_t⁻¹ĥ_t − W μ_{t+1}; Cov(x_{t+1}, x_t) = C = −Σ_{t+1} Wᵀ; Σ_t = S_t⁻¹ − W C.
-    let mut mean = vec![0.0; steps * d];
-    let mut cov = vec![0.0; steps * dd];
-    let mut cross = vec![0.0; steps.saturating_sub(1) * dd];
+    let (mean, cov, cross) = (&mut out.mean, &mut out.cov, &mut out.cross);
+    mean.resize(steps * d, 0.0);
+    cov.resize(steps * dd, 0.0);
+    cross.resize(steps.saturating_sub(1) * dd, 0.0);
     let mut quad = 0.0;
     for t in (0..steps).rev() {
         let st = &sinv[t * dd..(t + 1) * dd];
@@ -122,6 +164,17 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
         let wt = &w[t * dd..(t + 1) * dd];
         mat_vec(wt, &rest[..d], &mut v);
         mt.iter_mut().zip(&v).for_each(|(m, x)| *m -= x);
+        // The backward steady state, as forward: Σ_t and Cov(x_{t+1}, x_t) are functions of
+        // (S_t⁻¹, W_t, Σ_{t+1}).
+        if t + 2 < steps
+            && repeats(sinv, t + 1, dd)
+            && repeats(w, t + 1, dd)
+            && repeats(cov, t + 2, dd)
+        {
+            cov.copy_within((t + 1) * dd..(t + 2) * dd, t * dd);
+            cross.copy_within((t + 1) * dd..(t + 2) * dd, t * dd);
+            continue;
+        }
         let (cur, next) = cov.split_at_mut((t + 1) * dd);
         let c = &mut cross[t * dd..(t + 1) * dd];
         mat_mul_bt(&next[..dd], wt, d, c);
@@ -136,13 +189,9 @@ pub fn smooth(d: usize, diag: &[f64], sub: &[f64], h: &[f64]) -> Result<Smoothed
     }
     let n = (steps * d) as f64;
     let log_z = 0.5 * quad - 0.5 * log_det + 0.5 * n * crate::special::LN_2PI;
-    Ok(Smoothed {
-        mean,
-        cov,
-        cross,
-        log_z,
-        log_det,
-    })
+    out.log_z = log_z;
+    out.log_det = log_det;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -208,6 +257,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A time-invariant chain (the same blocks at every step but the first) long enough for the
+    /// filter and smoother to reach their steady states, where steps are copied: still the dense
+    /// joint Gaussian's moments.
+    #[test]
+    fn steady_state_steps_equal_the_dense_joint_gaussian() {
+        let (d, steps) = (1, 300);
+        let (dd, n) = (d * d, d * steps);
+        let block = [2.5];
+        let off = [-0.9];
+        let mut diag: Vec<f64> = (0..steps).flat_map(|_| block).collect();
+        diag[0] = 1.2;
+        let sub: Vec<f64> = (1..steps).flat_map(|_| off).collect();
+        let h: Vec<f64> = (0..n).map(|i| ((i * 7) % 5) as f64 - 2.0).collect();
+        let mut j = vec![0.0; n * n];
+        for t in 0..steps {
+            for ij in 0..dd {
+                let (r, c) = (t * d + ij / d, t * d + ij % d);
+                j[r * n + c] = diag[t * dd + ij];
+                if t > 0 {
+                    let v = sub[(t - 1) * dd + ij];
+                    j[r * n + c - d] = v;
+                    j[(c - d) * n + r] = v;
+                }
+            }
+        }
+        let got = smooth(d, &diag, &sub, &h).unwrap();
+        let dense = Cholesky::new(&j, n).unwrap();
+        let mut inv = vec![0.0; n * n];
+        dense.inverse_into(&mut inv);
+        let mut mu = h.clone();
+        dense.solve_in_place(&mut mu);
+        assert!((got.log_det - dense.log_det()).abs() < 1e-9);
+        for (a, b) in got.mean.iter().zip(&mu) {
+            assert!((a - b).abs() < 1e-10, "mean {a} vs {b}");
+        }
+        for t in 0..steps {
+            for ij in 0..dd {
+                let want = inv[(t * d + ij / d) * n + t * d + ij % d];
+                assert!((got.cov[t * dd + ij] - want).abs() < 1e-10, "step {t}");
+                if t > 0 {
+                    let want = inv[(t * d + ij / d) * n + (t - 1) * d + ij % d];
+                    assert!((got.cross[(t - 1) * dd + ij] - want).abs() < 1e-10);
+                }
+            }
+        }
+        // The steady state was reached (the copies ran): the middle steps' covariances are equal
+        // bit for bit.
+        assert_eq!(got.cov[150 * dd..151 * dd], got.cov[151 * dd..152 * dd]);
     }
 
     #[test]

@@ -314,6 +314,76 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         g.observe_masked(yc, &data(&mut rng, nn, -2.0, 2.0), Some(&seen))
             .unwrap();
     }
+    if rng.random::<bool>() {
+        // A tree-structured q-block over [N] (c1 → c2, c1 → c3 with Dirichlet tables, and the
+        // observed leaf l3 that reads c2 and c3, so it is a member too), a Bernoulli leaf outside
+        // it, and a Markov-chain q-block with Categorical emissions.
+        let k2 = g.plate("K2", 2);
+        let k2b = g.plate("K2b", 2);
+        let dir = |rng: &mut occam_core::Rng, k: usize| Dirichlet {
+            concentration: (0..k).map(|_| rnd(rng, 0.5, 2.0)).collect(),
+        };
+        let r1 = g.add("r1", dir(&mut rng, 2), &[], []).unwrap();
+        let t2 = g.add("t2", dir(&mut rng, 2), &[k2], []).unwrap();
+        let c1 = g.add("c1", Categorical { k: 2 }, &[n], [p(r1)]).unwrap();
+        let c2 = g
+            .add_mixture("c2", Categorical { k: 2 }, &[n], &[(c1, k2)], [p(t2)])
+            .unwrap();
+        let c3 = g
+            .add_mixture("c3", Categorical { k: 2 }, &[n], &[(c1, k2)], [p(t2)])
+            .unwrap();
+        let t3 = g.add("t3", dir(&mut rng, 3), &[k2, k2b], []).unwrap();
+        let l3 = g
+            .add_mixture(
+                "l3",
+                Categorical { k: 3 },
+                &[n],
+                &[(c2, k2), (c3, k2b)],
+                [p(t3)],
+            )
+            .unwrap();
+        let values: Vec<f64> = (0..nn).map(|_| rng.random_range(0..3) as f64).collect();
+        g.observe_masked(l3, &values, Some(&mask(&mut rng, nn)))
+            .unwrap();
+        let pb2 = g
+            .add(
+                "pb2",
+                Beta {
+                    alpha: 1.0,
+                    beta: 1.0,
+                },
+                &[k2],
+                [],
+            )
+            .unwrap();
+        let l2 = g
+            .add_mixture("l2", Bernoulli, &[n], &[(c3, k2)], [p(pb2)])
+            .unwrap();
+        let values: Vec<f64> = (0..nn).map(|_| rng.random_range(0..2) as f64).collect();
+        g.observe_masked(l2, &values, Some(&mask(&mut rng, nn)))
+            .unwrap();
+        g.joint_q(&[c1, c2, c3, l3]).unwrap();
+        g.initialize(t3, Init::Random);
+
+        let tt = g.plate("TT", rng.random_range(1..6));
+        let at = g.add("At", dir(&mut rng, 2), &[k2], []).unwrap();
+        let chain = MarkovChain {
+            k: 2,
+            time: tt,
+            lengths: None,
+        };
+        let zc = g
+            .markov_chain("zc", chain, &[], [cv(vec![0.5, 0.5]), p(at)])
+            .unwrap();
+        let bt = g.add("Bt", dir(&mut rng, 3), &[k2], []).unwrap();
+        let ty = g
+            .add_mixture("ty", Categorical { k: 3 }, &[tt], &[(zc, k2)], [p(bt)])
+            .unwrap();
+        let steps = g.elements(ty);
+        let values: Vec<f64> = (0..steps).map(|_| rng.random_range(0..3) as f64).collect();
+        g.observe(ty, &values).unwrap();
+        g.initialize(bt, Init::Random);
+    }
     let mut vmp = g.compile().unwrap();
     let mut order = vmp.default_order();
     order.shuffle(&mut rng);

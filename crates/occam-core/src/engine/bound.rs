@@ -70,6 +70,7 @@ impl Vmp {
             .iter()
             .enumerate()
             .map(|(id, n)| match &n.body {
+                Body::Stochastic(_) if n.block.is_some() => self.tree_bound(id),
                 Body::Stochastic(_) if linear::shared::is_shared(n) => self.shared_bound(id),
                 Body::Stochastic(_) if self.linear[id].is_some() => {
                     let lin = self.linear[id].as_ref().expect("checked");

@@ -63,13 +63,19 @@ impl DistVisitor for SlotMessages<'_> {
         }
         let mut scaled = vec![0.0; c.len];
         let mut buf = Vec::new();
+        // A tree-block member: E[1(pa = q) u(x)] is its family's joint q, not w_q·u (module `tree`).
+        let families = tree::families(c);
         for e in 0..c.n {
             if !c.participates(e) {
                 continue;
             }
             let u = &c.u[e * c.len..(e + 1) * c.len];
             for q in 0..c.configs {
-                let w = if c.configs == 1 {
+                let w = if let Some(f) = families {
+                    let row = &f[(e * c.configs + q) * c.len..(e * c.configs + q + 1) * c.len];
+                    scaled.copy_from_slice(row);
+                    row.iter().sum()
+                } else if c.configs == 1 {
                     1.0
                 } else {
                     config_weight(nodes, c, e, q)
@@ -77,7 +83,9 @@ impl DistVisitor for SlotMessages<'_> {
                 if w == 0.0 {
                     continue;
                 }
-                scaled.iter_mut().zip(u).for_each(|(s, v)| *s = w * v);
+                if families.is_none() {
+                    scaled.iter_mut().zip(u).for_each(|(s, v)| *s = w * v);
+                }
                 let ext = e * c.configs + q;
                 let pa = gather(nodes, c, ext, &mut buf);
                 d.message_to(self.slot, &scaled, w, &pa[..c.parents.len()], &mut m);
@@ -150,13 +158,22 @@ impl Vmp {
     /// Σ of all child messages to node `target`, per element (recursing through deterministic
     /// children, Winn (2.46–2.49)).
     pub(super) fn child_messages(&self, target: usize) -> Vec<f64> {
+        self.child_messages_where(target, &|_| true)
+    }
+
+    /// Σ of the messages to node `target` of the children `keep` accepts.
+    pub(super) fn child_messages_where(
+        &self,
+        target: usize,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Vec<f64> {
         let t = &self.nodes[target];
         // A recycled buffer (see `Vmp::recycle`): large message arrays are not returned to the
         // system and faulted in again on every update.
         let mut out = std::mem::take(&mut *self.scratch.lock().expect("scratch lock"));
         out.clear();
         out.resize(t.n * t.len, 0.0);
-        for &(ci, role) in &t.children {
+        for &(ci, role) in t.children.iter().filter(|(ci, _)| keep(*ci)) {
             let c = &self.nodes[ci];
             if let (Some(lin), Role::Slot(s)) = (&self.linear[ci], role) {
                 // Through a dot node to a factor, or from its Gaussian child to the precision.

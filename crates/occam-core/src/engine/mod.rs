@@ -38,6 +38,7 @@ mod init;
 mod linear;
 mod messages;
 mod prune;
+mod tree;
 mod update;
 
 pub use chain::{GaussianMarkovChain, MarkovChain};
@@ -164,6 +165,8 @@ pub(crate) struct Node {
     /// A constant kept as values only (`u` empty, see `linear`), or a node in the shared form
     /// (`linear::shared`): its per-element moments and natural parameters, formed on request.
     pub lazy: std::sync::OnceLock<(Vec<f64>, Vec<f64>)>,
+    /// The tree-structured q-block the node is a member of (module `tree`).
+    pub block: Option<usize>,
 }
 
 impl Node {
@@ -202,6 +205,7 @@ impl Node {
             period: 1,
             groups: None,
             lazy: std::sync::OnceLock::new(),
+            block: None,
         }
     }
 
@@ -384,6 +388,8 @@ pub struct Vmp {
     /// The structure that is node i's only child, if node i may keep one covariance for all its
     /// elements (`linear::shared`).
     shared: Vec<Option<Arc<linear::Linear>>>,
+    /// The tree-structured q-blocks (module `tree`).
+    trees: Vec<tree::Block>,
     /// The last message array, kept for the next update (see `child_messages`).
     scratch: Mutex<Vec<f64>>,
     initialized: bool,
@@ -398,6 +404,10 @@ impl Vmp {
         } = graph;
         for node in nodes.iter_mut() {
             node.groups = element_groups(node);
+            // A member's messages and bound read its family's joint q, not products of marginals.
+            if node.block.is_some() {
+                continue;
+            }
             if let Some(period) = mixture_period(node) {
                 node.config_only = true;
                 node.period = period;
@@ -412,6 +422,7 @@ impl Vmp {
             }
         }
         chain::check(&nodes)?;
+        let trees = tree::build(&nodes)?;
         // Deterministic descendants reached through deterministic nodes only, in topological order.
         // A search along child edges from each node: linear in the edges reached, where a scan of
         // every later node made compiling a chain of 10⁴ variables quadratic. Children come after
@@ -436,7 +447,7 @@ impl Vmp {
             list.sort_unstable();
         }
         let fused = (0..nodes.len())
-            .map(|i| fused::fusable(&nodes, i))
+            .map(|i| nodes[i].block.is_none() && fused::fusable(&nodes, i))
             .collect();
         let linear = linear_structures(&mut nodes, linear_kernels);
         let shared = linear::shared::designate(&nodes, &linear);
@@ -447,6 +458,7 @@ impl Vmp {
             fused,
             linear,
             shared,
+            trees,
             scratch: Mutex::default(),
             initialized: false,
             cache: Cache::default(),
@@ -530,7 +542,7 @@ impl Vmp {
     /// Coordinate ascent raises the bound in any order; the order only decides where it ends.
     pub fn default_order(&self) -> Vec<NodeId> {
         let latent: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].has_latent())
+            .filter(|&i| self.nodes[i].has_latent() && !self.tree_follower(i))
             .collect();
         let (from_start, rest): (Vec<usize>, Vec<usize>) = latent
             .into_iter()

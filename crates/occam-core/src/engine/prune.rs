@@ -22,6 +22,7 @@ impl Vmp {
             && self.nodes[i].has_latent()
             && matches!(self.nodes[i].kind, MomentKind::Categorical { .. })
             && !matches!(self.nodes[i].body, super::Body::Chain(_))
+            && self.nodes[i].block.is_none()
     }
 
     /// Greedy component deletion: for each mixture index, empty its used components one at a time

@@ -95,6 +95,10 @@ impl Vmp {
         messages: &[f64],
     ) -> Result<State, RunError> {
         let n = &mut self.nodes[i];
+        if n.block.is_some() {
+            // From a block's layout back to the ordinary one (initialisation).
+            n.a = vec![0.0; n.n];
+        }
         if linear::shared::is_shared(n) {
             // The element-by-element update (initialisation) writes per-element arrays.
             (n.phi, n.u) = (vec![0.0; n.n * n.len], vec![0.0; n.n * n.len]);
@@ -125,6 +129,9 @@ impl Vmp {
     /// Updates one node's q (its latent elements) — Winn (2.19).
     pub fn update(&mut self, node: NodeId) -> Result<(), RunError> {
         let i = self.id(node);
+        if let Some(b) = self.tree_of(i) {
+            return self.update_tree(b);
+        }
         if let Body::Chain(_) = &self.nodes[i].body {
             let messages = self.child_messages(i);
             return self.update_chain(i, messages);

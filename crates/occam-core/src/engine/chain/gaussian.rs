@@ -14,7 +14,7 @@
 use super::*;
 use crate::linalg::{mat_vec, Cholesky};
 use crate::special::LN_2PI;
-use crate::tridiag::smooth;
+use crate::tridiag::{smooth_into, Smoothed};
 
 /// A Gaussian Markov chain (linear dynamical system) over a time plate, one independent chain per
 /// element of the node's other plates. Parents: initial mean (Gaussian D-vector), initial precision
@@ -115,11 +115,46 @@ pub(super) fn update(
     u: &mut [f64],
     rec: &mut [f64],
 ) -> Result<(), String> {
+    // The precision blocks and the smoother's arrays live in a workspace kept per thread: fresh
+    // T·D² arrays per sequence and sweep cost more in page faults than the smoothing itself.
+    WORKSPACE.with(|ws| {
+        let ws = &mut *ws.borrow_mut();
+        update_in(d, seq, eta, u, rec, ws)
+    })
+}
+
+/// Per-thread arrays of [`update`].
+#[derive(Default)]
+struct Workspace {
+    diag: Vec<f64>,
+    sub: Vec<f64>,
+    h: Vec<f64>,
+    smoothed: Smoothed,
+    work: Vec<f64>,
+}
+
+thread_local! {
+    static WORKSPACE: std::cell::RefCell<Workspace> = std::cell::RefCell::new(Workspace::default());
+}
+
+fn update_in(
+    d: usize,
+    seq: &Seq<'_>,
+    eta: &[f64],
+    u: &mut [f64],
+    rec: &mut [f64],
+    ws: &mut Workspace,
+) -> Result<(), String> {
     let (len, dd, row) = (seq.len, d * d, d + d * d);
     let p = Params { d, pa: &seq.pa };
-    let mut diag = vec![0.0; len * dd];
-    let mut sub = vec![0.0; len.saturating_sub(1) * dd];
-    let mut h = vec![0.0; len * d];
+    let zeroed = |v: &mut Vec<f64>, n: usize| {
+        v.clear();
+        v.resize(n, 0.0);
+    };
+    zeroed(&mut ws.diag, len * dd);
+    zeroed(&mut ws.sub, len.saturating_sub(1) * dd);
+    zeroed(&mut ws.h, len * d);
+    let (diag, sub, h) = (&mut ws.diag, &mut ws.sub, &mut ws.h);
     diag[..dd].copy_from_slice(p.lam0());
     mat_vec(p.lam0(), p.m(), &mut h[..d]);
     // Σ_i ⟨τ_i⟩⟨a_i a_iᵀ⟩, added to every step that has a successor.
@@ -154,9 +189,10 @@ pub(super) fn update(
             }
         }
     }
-    let sm = smooth(d, &diag, &sub, &h).map_err(|t| {
+    smooth_into(d, diag, sub, h, &mut ws.smoothed, &mut ws.work).map_err(|t| {
         format!("the chain's posterior precision is not positive definite at step {t}")
     })?;
+    let sm = &ws.smoothed;
     for t in 0..len {
         let (mu, cov) = (&sm.mean[t * d..(t + 1) * d], &sm.cov[t * dd..(t + 1) * dd]);
         let ut = &mut u[t * row..(t + 1) * row];

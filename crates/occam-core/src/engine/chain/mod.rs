@@ -196,8 +196,15 @@ impl Vmp {
             unreachable!("update_chain on a chain node")
         };
         let (row, steps, stride) = (z.len, ch.steps, ch.stride());
-        let mut u = vec![0.0; z.n * row];
-        let mut a = vec![0.0; z.a.len()];
+        // The old arrays are written over (fresh ones per sweep cost page faults at large T).
+        let node = &mut self.nodes[i];
+        let (mut u, mut a) = (std::mem::take(&mut node.u), std::mem::take(&mut node.a));
+        u.resize(node.n * row, 0.0);
+        a.iter_mut().for_each(|v| *v = 0.0);
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            unreachable!("update_chain on a chain node")
+        };
         let nodes = &self.nodes;
         let failed: Option<(usize, String)> = u
             .par_chunks_mut(steps * row)
@@ -205,6 +212,8 @@ impl Vmp {
             .enumerate()
             .filter_map(|(s, (u, rec))| {
                 let len = ch.lengths[s];
+                // Steps beyond the end are not part of the model: zero moments.
+                u[len * row..].iter_mut().for_each(|v| *v = 0.0);
                 if len == 0 {
                     return None;
                 }
@@ -223,13 +232,15 @@ impl Vmp {
                 .map(|why| (s, why))
             })
             .min_by_key(|(s, _)| *s);
-        if let Some((s, why)) = failed {
-            return Err(self.numerical(i, s * steps, format!("sequence {s}: {why}")));
-        }
         let node = &mut self.nodes[i];
-        node.phi = eta;
         node.u = u;
         node.a = a;
+        if let Some((s, why)) = failed {
+            self.changed(i);
+            return Err(self.numerical(i, s * steps, format!("sequence {s}: {why}")));
+        }
+        let old = std::mem::replace(&mut node.phi, eta);
+        self.recycle(old);
         self.changed(i);
         self.refresh_dependents(i);
         Ok(())

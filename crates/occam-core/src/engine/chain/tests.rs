@@ -20,7 +20,7 @@ fn paths(k: usize, steps: usize, lp0: &[f64], la: &[f64], eta: &[f64]) -> Vec<(V
 #[test]
 fn forward_backward_equals_enumeration() {
     let mut rng = crate::Rng::seed_from_u64(7);
-    for (k, steps) in [(1, 3), (2, 1), (3, 5), (4, 4)] {
+    for (k, steps) in [(1, 3), (2, 1), (3, 5), (4, 4), (5, 3)] {
         // Unnormalised expected log-parameters (as ⟨ln p⟩ of a Dirichlet are), with large offsets
         // to exercise the scaling.
         let lp0: Vec<f64> = (0..k).map(|_| rng.random_range(-3.0..0.0)).collect();
