@@ -289,9 +289,12 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
         for f in 0..nodes.len() {
             if let Some(l) = linear::detect(nodes, f) {
                 let l = Arc::new(l);
-                let (y, node) = (l.y, &mut nodes[f]);
-                (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
-                out[f] = Some(l.clone());
+                let y = l.y;
+                for i in [Some(f), l.sum].into_iter().flatten() {
+                    let node = &mut nodes[i];
+                    (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
+                    out[i] = Some(l.clone());
+                }
                 out[y] = Some(l);
             }
         }
@@ -366,6 +369,9 @@ struct NodeCache {
     /// Dot node with a linear-Gaussian child: products of the data with its column parent's moments
     /// (input: that parent; `linear`).
     linear: Option<Arc<linear::ColumnProducts>>,
+    /// Sum node of a dot product and offsets: the data less the offsets' means (inputs: the
+    /// offsets; `linear`).
+    offsets: Option<Arc<linear::Effective>>,
 }
 
 type Cache = Mutex<HashMap<usize, NodeCache>>;
@@ -470,6 +476,14 @@ impl Vmp {
         let mut cache = self.cache.lock().expect("cache lock");
         cache.remove(&i);
         for &(c, role) in &self.nodes[i].children {
+            if let Some(l) = self.linear[c].as_ref().filter(|l| l.sum == Some(c)) {
+                // An offset of a linear structure: the data less the offsets and their products.
+                cache.remove(&c);
+                if let Some(entry) = cache.get_mut(&l.f) {
+                    entry.linear = None;
+                }
+                continue;
+            }
             if let Some(entry) = cache.get_mut(&c) {
                 match role {
                     // Scores read the parents' moments; statistics read the selector's.
@@ -501,8 +515,11 @@ impl Vmp {
     /// Recomputes a deterministic node's moments from its parents — Winn (2.41). A dot node served
     /// by the linear kernel keeps none (its child reads sums instead).
     fn refresh(&mut self, i: usize) {
-        if self.linear[i].as_ref().is_some_and(|l| l.f == i) {
-            return;
+        // (A sum of F and offsets is formed only from F's moments formed for sampling.)
+        if let Some(l) = &self.linear[i] {
+            if l.f == i || l.sum == Some(i) && self.nodes[l.f].u.is_empty() {
+                return;
+            }
         }
         let node = &self.nodes[i];
         let Body::Deterministic(f) = &node.body else {
