@@ -287,7 +287,15 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
     let mut out: Vec<Option<Arc<linear::Linear>>> = vec![None; nodes.len()];
     if enabled {
         for f in 0..nodes.len() {
-            if let Some(l) = linear::detect(nodes, f) {
+            if let Some(mut l) = linear::detect(nodes, f) {
+                // y's own term once; then y keeps neither u(y) nor f(y) per element (formed on
+                // request from its data, `Vmp::moments`).
+                let yn = &mut nodes[l.y];
+                l.own = (0..yn.n)
+                    .filter(|&e| yn.participates(e))
+                    .map(|e| own_term(yn, e))
+                    .sum();
+                (yn.u, yn.a) = (Vec::new(), Vec::new());
                 let l = Arc::new(l);
                 let y = l.y;
                 for i in [Some(f), l.sum].into_iter().flatten() {
@@ -314,6 +322,20 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
         nodes[i].u = constant_moments(&nodes[i]);
     }
     out
+}
+
+/// u(x) of an observed node's data elements, zero for its missing ones.
+fn observed_moments(node: &Node) -> Vec<f64> {
+    let mut u = vec![0.0; node.n * node.len];
+    let (Some(dist), vlen) = (node.dist(), node.data.len() / node.n.max(1)) else {
+        return u;
+    };
+    for e in (0..node.n).filter(|&e| node.is_observed(e)) {
+        let x = &node.data[e * vlen..(e + 1) * vlen];
+        // The values were checked when observed.
+        let _ = observe(dist, x, &mut u[e * node.len..(e + 1) * node.len]);
+    }
+    u
 }
 
 /// The moments of a constant node's values.
@@ -581,6 +603,9 @@ impl Vmp {
         if n.u.is_empty() && matches!(n.body, Body::Constant) {
             return &self.lazy_constant(n).0;
         }
+        if n.u.is_empty() && self.serves_data(node.0) {
+            return &n.lazy.get_or_init(|| (observed_moments(n), Vec::new())).0;
+        }
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).0;
         }
@@ -598,6 +623,11 @@ impl Vmp {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).1;
         }
         &n.phi
+    }
+
+    /// Whether node i is the data of a linear-Gaussian structure (it keeps no per-element moments).
+    fn serves_data(&self, i: usize) -> bool {
+        self.linear[i].as_ref().is_some_and(|l| l.y == i)
     }
 
     fn lazy_constant<'a>(&self, n: &'a Node) -> &'a (Vec<f64>, Vec<f64>) {
@@ -625,17 +655,18 @@ impl Vmp {
     /// `None` for a dot node served by the linear kernel (its moments are not kept).
     pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
         let n = &self.nodes[node.0];
-        if n.u.is_empty() {
+        if n.u.is_empty() && !self.serves_data(node.0) {
             // Constant covariates kept as values only (their outer products are never formed).
             return matches!(n.body, Body::Constant).then(|| n.data.clone());
         }
+        let all = self.moments(node);
         if let (true, MomentKind::Gaussian { d }) = (linear::shared::is_shared(n), n.kind) {
             // Means stored first, one covariance after them.
             return Some(n.u[..n.n * d].to_vec());
         }
         let mut out = Vec::new();
         for e in 0..n.n {
-            let u = &n.u[e * n.len..(e + 1) * n.len];
+            let u = &all[e * n.len..(e + 1) * n.len];
             match n.kind {
                 MomentKind::Gaussian { d } => out.extend_from_slice(&u[..d]),
                 MomentKind::Gamma | MomentKind::Scalar => out.push(u[0]),

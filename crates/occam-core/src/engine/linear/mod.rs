@@ -76,6 +76,9 @@ pub(crate) struct Linear {
     /// column), at k · cols + j.
     unit_tau: Vec<u32>,
     data: OnceLock<Data>,
+    /// y's own bound term Σ f(y) over its data, summed at compilation (y keeps no per-element
+    /// moments or f(y): its moments are formed on request, `Vmp::moments`).
+    pub(super) own: f64,
 }
 
 /// Products with the column parent's moments (valid until it or an offset changes): Y B̄ (rows ×
@@ -226,6 +229,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         points,
         unit_tau,
         data: OnceLock::new(),
+        own: 0.0,
     })
 }
 
