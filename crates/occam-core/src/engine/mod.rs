@@ -262,21 +262,52 @@ impl Node {
                 });
             }
         }
-        self.observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
-        self.data = values.to_vec();
-        for e in 0..self.n {
-            if !self.observed[e] {
-                continue;
-            }
+        let observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
+        // Checked here; u(x) and f(x) are formed at compilation, for the nodes that keep them
+        // (`observed_state`: the data of a linear-Gaussian structure keeps its values only).
+        let mut u = vec![0.0; self.len];
+        for e in (0..self.n).filter(|&e| observed[e]) {
             let x = &values[e * vlen..(e + 1) * vlen];
-            let u = &mut self.u[e * self.len..(e + 1) * self.len];
-            self.a[e] = observe(&dist, x, u).map_err(|why| BuildError::Value {
+            observe(&dist, x, &mut u).map_err(|why| BuildError::Value {
                 node: self.name.clone(),
                 element: e,
                 why,
             })?;
         }
+        self.observed = observed;
+        self.data = values.to_vec();
         Ok(())
+    }
+
+    /// u(x) and f(x) of the observed elements (values checked by `set_data`).
+    fn observed_state(&mut self) {
+        let Some(dist) = self.dist().cloned() else {
+            return;
+        };
+        let vlen = value_len(&dist);
+        for e in 0..self.n {
+            if !self.is_observed(e) {
+                continue;
+            }
+            let x = &self.data[e * vlen..(e + 1) * vlen];
+            let u = &mut self.u[e * self.len..(e + 1) * self.len];
+            self.a[e] = observe(&dist, x, u).expect("values are checked when observed");
+        }
+    }
+
+    /// Σ f(x) over the observed elements (values checked by `set_data`).
+    fn observed_own(&self) -> f64 {
+        let Some(dist) = self.dist() else {
+            return 0.0;
+        };
+        let (vlen, mut u) = (value_len(dist), vec![0.0; self.len]);
+        (0..self.n)
+            .filter(|&e| self.is_observed(e))
+            .map(|e| {
+                let x = &self.data[e * vlen..(e + 1) * vlen];
+                observe(dist, x, &mut u).expect("values are checked when observed")
+            })
+            .sum()
     }
 }
 
@@ -288,13 +319,10 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
     if enabled {
         for f in 0..nodes.len() {
             if let Some(mut l) = linear::detect(nodes, f) {
-                // y's own term once; then y keeps neither u(y) nor f(y) per element (formed on
-                // request from its data, `Vmp::moments`).
+                // y's own term once (its elements are data or missing leaf entries); y keeps
+                // neither u(y) nor f(y) per element (formed on request, `Vmp::moments`).
                 let yn = &mut nodes[l.y];
-                l.own = (0..yn.n)
-                    .filter(|&e| yn.participates(e))
-                    .map(|e| own_term(yn, e))
-                    .sum();
+                l.own = yn.observed_own();
                 (yn.u, yn.a) = (Vec::new(), Vec::new());
                 let l = Arc::new(l);
                 let y = l.y;
@@ -467,6 +495,11 @@ impl Vmp {
             .map(|i| fused::fusable(&nodes, i))
             .collect();
         let linear = linear_structures(&mut nodes, linear_kernels);
+        for (i, node) in nodes.iter_mut().enumerate() {
+            if !node.observed.is_empty() && !linear[i].as_ref().is_some_and(|l| l.y == i) {
+                node.observed_state();
+            }
+        }
         let shared = linear::shared::designate(&nodes, &linear);
         Ok(Vmp {
             nodes,
