@@ -265,15 +265,13 @@ impl Node {
         let observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
         // Checked here; u(x) and f(x) are formed at compilation, for the nodes that keep them
         // (`observed_state`: the data of a linear-Gaussian structure keeps its values only).
-        let mut u = vec![0.0; self.len];
-        for e in (0..self.n).filter(|&e| observed[e]) {
-            let x = &values[e * vlen..(e + 1) * vlen];
-            observe(&dist, x, &mut u).map_err(|why| BuildError::Value {
+        observe_each(&dist, self.len, values, &observed, |_, _, _| {}).map_err(|(e, why)| {
+            BuildError::Value {
                 node: self.name.clone(),
                 element: e,
                 why,
-            })?;
-        }
+            }
+        })?;
         self.observed = observed;
         self.data = values.to_vec();
         Ok(())
@@ -284,15 +282,12 @@ impl Node {
         let Some(dist) = self.dist().cloned() else {
             return;
         };
-        let vlen = value_len(&dist);
-        for e in 0..self.n {
-            if !self.is_observed(e) {
-                continue;
-            }
-            let x = &self.data[e * vlen..(e + 1) * vlen];
-            let u = &mut self.u[e * self.len..(e + 1) * self.len];
-            self.a[e] = observe(&dist, x, u).expect("values are checked when observed");
-        }
+        let (len, u, a) = (self.len, &mut self.u, &mut self.a);
+        observe_each(&dist, len, &self.data, &self.observed, |e, ue, f| {
+            u[e * len..(e + 1) * len].copy_from_slice(ue);
+            a[e] = f;
+        })
+        .expect("values are checked when observed");
     }
 
     /// Σ f(x) over the observed elements (values checked by `set_data`).
@@ -300,14 +295,12 @@ impl Node {
         let Some(dist) = self.dist() else {
             return 0.0;
         };
-        let (vlen, mut u) = (value_len(dist), vec![0.0; self.len]);
-        (0..self.n)
-            .filter(|&e| self.is_observed(e))
-            .map(|e| {
-                let x = &self.data[e * vlen..(e + 1) * vlen];
-                observe(dist, x, &mut u).expect("values are checked when observed")
-            })
-            .sum()
+        let mut own = 0.0;
+        observe_each(dist, self.len, &self.data, &self.observed, |_, _, f| {
+            own += f
+        })
+        .expect("values are checked when observed");
+        own
     }
 }
 
@@ -355,13 +348,12 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
 /// u(x) of an observed node's data elements, zero for its missing ones.
 fn observed_moments(node: &Node) -> Vec<f64> {
     let mut u = vec![0.0; node.n * node.len];
-    let (Some(dist), vlen) = (node.dist(), node.data.len() / node.n.max(1)) else {
-        return u;
-    };
-    for e in (0..node.n).filter(|&e| node.is_observed(e)) {
-        let x = &node.data[e * vlen..(e + 1) * vlen];
-        // The values were checked when observed.
-        let _ = observe(dist, x, &mut u[e * node.len..(e + 1) * node.len]);
+    if let Some(dist) = node.dist() {
+        let len = node.len;
+        observe_each(dist, len, &node.data, &node.observed, |e, ue, _| {
+            u[e * len..(e + 1) * len].copy_from_slice(ue)
+        })
+        .expect("values are checked when observed");
     }
     u
 }
@@ -389,6 +381,31 @@ fn value_len(d: &Dist) -> usize {
         }
     }
     d.visit(V)
+}
+
+/// u(x) and f(x) of every observed element e of `values` (`observed[e]`), one dispatch on the
+/// family for all of them: `each(e, u, f)`; stops at the first invalid value.
+fn observe_each(
+    d: &Dist,
+    len: usize,
+    values: &[f64],
+    observed: &[bool],
+    each: impl FnMut(usize, &[f64], f64),
+) -> Result<(), (usize, String)> {
+    struct O<'a, F>(&'a [f64], &'a [bool], usize, F);
+    impl<F: FnMut(usize, &[f64], f64)> DistVisitor for O<'_, F> {
+        type Output = Result<(), (usize, String)>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+            let O(values, observed, len, mut each) = self;
+            let (vlen, mut u) = (d.value_len(), vec![0.0; len]);
+            for (e, _) in observed.iter().enumerate().filter(|(_, &o)| o) {
+                let f = d.observe(&values[e * vlen..(e + 1) * vlen], &mut u);
+                each(e, &u, f.map_err(|why| (e, why))?);
+            }
+            Ok(())
+        }
+    }
+    d.visit(O(values, observed, len, each))
 }
 
 fn observe(d: &Dist, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
