@@ -64,7 +64,8 @@ pub(crate) enum Source {
 }
 
 /// A parent slot: for every extended child element (element × selector configuration) and stacked
-/// index, the parent element it reads.
+/// index, the parent element it reads. A parent without plates read unstacked has no map (the
+/// broadcast rule: every element reads element 0; `Edge::at`).
 #[derive(Clone, Debug)]
 pub(crate) struct Edge {
     pub source: Source,
@@ -74,11 +75,16 @@ pub(crate) struct Edge {
 }
 
 impl Edge {
+    /// The parent element read by extended child element `ext` (unstacked).
+    pub(crate) fn at(&self, ext: usize) -> usize {
+        self.map.get(ext).map_or(0, |&m| m as usize)
+    }
+
     /// Adds a message for extended child element `ext` (`stack` parent messages back to back) into
     /// the parents' accumulator `out`.
     fn scatter(&self, ext: usize, m: &[f64], out: &mut [f64]) {
         for t in 0..self.stack {
-            let pe = self.map[ext * self.stack + t] as usize;
+            let pe = self.at(ext * self.stack + t);
             let src = &m[t * self.plen..(t + 1) * self.plen];
             out[pe * self.plen..(pe + 1) * self.plen]
                 .iter_mut()

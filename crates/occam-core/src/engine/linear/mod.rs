@@ -95,14 +95,10 @@ pub(super) struct ColumnProducts {
 /// Σ m y ⟨F⟩, Σ m ⟨F²⟩, Σ m y², Σ m, and the unit's precision element.
 type Unit = ([f64; 4], usize);
 
-/// Element of parent slot `s` of F read by y's element e (0 for a constant parent).
+/// Element of parent slot `s` of F read by y's element e (0 for a constant parent or one without
+/// plates).
 fn at(f: &Node, s: usize, e: usize) -> usize {
-    let edge = &f.parents[s];
-    if edge.map.is_empty() {
-        0
-    } else {
-        edge.map[e] as usize
-    }
+    f.parents[s].at(e)
 }
 
 /// The linear structure of deterministic node `f`, if it has one (see the module doc).

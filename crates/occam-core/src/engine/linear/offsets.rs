@@ -73,7 +73,7 @@ pub(super) fn detect(
         let along = |side: usize| -> Option<Vec<u32>> {
             let mut of = vec![u32::MAX; sizes[side]];
             for e in 0..s.n {
-                let (r, t) = (at(fnode, side, e), edge.map.get(e).copied().unwrap_or(0));
+                let (r, t) = (at(fnode, side, e), edge.at(e) as u32);
                 if of[r] == u32::MAX {
                     of[r] = t;
                 } else if of[r] != t {
