@@ -519,7 +519,7 @@ impl Vmp {
             .collect();
         let linear = linear_structures(&mut nodes, linear_kernels);
         for (i, node) in nodes.iter_mut().enumerate() {
-            if !node.observed.is_empty() && !linear[i].as_ref().is_some_and(|l| l.y == i) {
+            if !node.observed.is_empty() && linear[i].as_ref().is_none_or(|l| l.y != i) {
                 node.observed_state();
             }
         }
