@@ -652,7 +652,8 @@ impl Vmp {
     }
 
     /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates). Empty for a dot
-    /// node served by the linear kernel (its moments are not kept). Constant covariates read only
+    /// node served by the linear kernel, and for the sum of it and offsets (their moments are not
+    /// kept). The data of that kernel keep their values only; u(y) is formed on the first call. Constant covariates read only
     /// by that kernel keep their values; their moments are formed on the first call.
     pub fn moments(&self, node: NodeId) -> &[f64] {
         let n = &self.nodes[node.0];
