@@ -10,7 +10,10 @@ pca (BayesPy's PCA example):
     alpha ~ Gamma(1e-5, 1e-5, plates=(Q,)), C ~ GaussianARD(0, alpha, shape=(Q,), plates=(D, 1)),
     X ~ GaussianARD(0, 1, shape=(Q,), plates=(1, N)), F = Dot(C, X), tau ~ Gamma(1e-5, 1e-5),
     Y ~ GaussianARD(F, tau); X starts at the shared x0 (initialize_from_value); sweep C, X, alpha, tau.
-Usage: bayespy_linear.py --model regression|pca --dir DIR --n N (--c C | --d D --q Q) --iters I
+pca_mean (BPCA with a mean, examples/models/bpca.occam's shape): the pca model with
+    mu ~ GaussianARD(0, 1e-3, plates=(D, 1)) and Y ~ GaussianARD(Add(F, mu), tau); sweep C, X, mu,
+    alpha, tau.
+Usage: bayespy_linear.py --model regression|pca|pca_mean --dir DIR --n N (--c C | --d D --q Q) --iters I
 """
 
 import argparse
@@ -32,7 +35,7 @@ def main():
     a = ap.parse_args()
 
     from bayespy.inference import VB
-    from bayespy.nodes import Dot, Gamma, GaussianARD, SumMultiply
+    from bayespy.nodes import Add, Dot, Gamma, GaussianARD, SumMultiply
 
     t0 = time.perf_counter()
     if a.model == "regression":
@@ -56,12 +59,20 @@ def main():
         X = GaussianARD(0, 1, shape=(a.q,), plates=(1, a.n))
         F = Dot(C, X)
         tau = Gamma(1e-5, 1e-5)
-        Y = GaussianARD(F, tau)
+        if a.model == "pca_mean":
+            mu = GaussianARD(0, 1e-3, plates=(a.d, 1))
+            Y = GaussianARD(Add(F, mu), tau)
+        else:
+            Y = GaussianARD(F, tau)
         Y.observe(y)
         X.initialize_from_value(x0[None, :, :])
-        Q = VB(Y, C, X, alpha, tau)
-        order = (C, X, alpha, tau)
-        case = f"pca_n{a.n}_d{a.d}_q{a.q}"
+        if a.model == "pca_mean":
+            Q = VB(Y, C, X, mu, alpha, tau)
+            order = (C, X, mu, alpha, tau)
+        else:
+            Q = VB(Y, C, X, alpha, tau)
+            order = (C, X, alpha, tau)
+        case = f"{a.model}_n{a.n}_d{a.d}_q{a.q}"
     setup = time.perf_counter() - t0
     no_stop = -np.inf
     Q.update(*order, repeat=1, tol=no_stop, verbose=False)  # warm-up

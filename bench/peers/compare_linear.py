@@ -7,6 +7,9 @@ Cases (--cases, comma-separated):
     reg100k   regression N = 100,000, C = 20
     reg1m     regression N = 1,000,000, C = 20 (Occam only unless --peer-large: the memory test, < 1 GB)
     pca       PCA N = 2,000, D = 100, latent Q = 40
+    pca_mean  the same with a mean per row (BPCA, examples/models/bpca.occam's y ~ N(W x + mu, 1/tau))
+    pca100k   PCA N = 100,000, D = 100, Q = 40 from random draws (Occam only unless --peer-large:
+              peak memory, O(N Q + D Q^2) wanted)
     scale     Occam alone: regression at N = 10^3 .. 10^6 and PCA at N = 10^3 .. 10^5 (cost and peak
               memory against N; PCA from random draws, `--init random`, not from x0)
 Usage: compare_linear.py [--cases reg100k,pca] [--iters 20] [--repeat R] [--occam CMD] [--threads T]
@@ -14,7 +17,8 @@ Usage: compare_linear.py [--cases reg100k,pca] [--iters 20] [--repeat R] [--occa
 that the load of a shared machine falls on both; the table has one row per run and each repeat's
 ratio.
 The Occam command defaults to target/release/examples/bench_linear (built by `cargo build --release
--p occam-core --example bench_linear`). The peer uses bench/peers/.venv (setup.sh).
+-p occam-core --example bench_linear`). The peer uses bench/peers/.venv (setup.sh), or --python.
+Set-up is reported apart from the iterations (graph building with the data, compiling, initialising).
 """
 
 import argparse
@@ -74,8 +78,9 @@ def main():
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--peer-large", action="store_true")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--python", default=f"{HERE}/.venv/bin/python")
     a = ap.parse_args()
-    py = f"{HERE}/.venv/bin/python"
+    py = a.python
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("PEER_THREADS", "1"),
                OPENBLAS_NUM_THREADS=os.environ.get("PEER_THREADS", "1"))
     threads = ["--threads", str(a.threads)] if a.threads else []
@@ -105,6 +110,14 @@ def main():
             elif c == "pca":
                 b = write_pca(tmp, 2000, 100, 40, 3)
                 case("PCA N=2000 D=100 Q=40", "pca", ["--n", "2000", "--d", "100", "--q", "40"], b)
+            elif c == "pca_mean":
+                b = write_pca(tmp, 2000, 100, 40, 3)
+                case("BPCA+mean N=2000 D=100 Q=40", "pca_mean",
+                     ["--n", "2000", "--d", "100", "--q", "40"], b)
+            elif c == "pca100k":
+                b = write_pca(tmp, 100_000, 100, 40, 6)
+                case("PCA N=1e5 D=100 Q=40", "pca", ["--n", "100000", "--d", "100", "--q", "40"], b,
+                     peer=a.peer_large, occam_only=("--init", "random"))
             elif c == "scale":
                 for n in [1_000, 10_000, 100_000, 1_000_000]:
                     b = write_regression(tmp, n, 20, 4)

@@ -6,6 +6,7 @@
 //!   bench_linear --model regression --dir DIR --n N --c C --iters I [--threads T] [--generic]
 //!   bench_linear --model pca --dir DIR --n N --d D --q Q --iters I [--threads T] [--generic]
 //!       [--init random]
+//!   bench_linear --model pca_mean ... (as pca): BPCA with a mean, y_dn ~ N(w_dᵀ x_n + μ_d, τ⁻¹)
 //! DIR holds `x.f64` (N × C covariates) and `y.f64` (N) for regression; `y.f64` (D × N) and `x0.f64`
 //! (N × Q, the initial ⟨X⟩ shared with the peer) for PCA (`--init random`: X starts at draws from
 //! its prior instead, without x0 and without the N·(Q + Q²) initial moments x0 needs). `--generic`
@@ -41,6 +42,37 @@ fn read_f64(path: &str, len: usize) -> Result<Vec<f64>, String> {
         return Err(format!("{path}: {} values, expected {len}", values.len()));
     }
     Ok(values)
+}
+
+/// BayesPy's PCA example model with a mean per row, μ_d ~ N(0, 10³) (as `Pca`, with y's mean
+/// dot(W[D], X[N]) + μ[D]); returns the nodes and μ.
+fn pca_mean(
+    g: &mut Graph,
+    y: &[f64],
+    d: usize,
+    q: usize,
+) -> Result<(occam_core::models::PcaNodes, NodeId), BuildError> {
+    let dp = g.try_plate("D", d)?;
+    let np = g.try_plate("N", y.len() / d.max(1))?;
+    let qp = g.try_plate("Q", q)?;
+    let (shape, rate) = (1e-5, 1e-5);
+    let alpha = g.add("alpha", Gamma { shape }, &[qp], [c(rate)])?;
+    let w = g.add("W", GaussianArd { d: q }, &[dp], [c(0.0), p(alpha)])?;
+    let x = g.add("X", GaussianArd { d: q }, &[np], [c(0.0), c(1.0)])?;
+    let mu = g.add("mu", Gaussian, &[dp], [c(0.0), c(1e-3)])?;
+    let tau = g.add("tau", Gamma { shape }, &[], [c(rate)])?;
+    let f = g.deterministic("F", Dot { d: q }, &[dp, np], [p(w), p(x)])?;
+    let s = g.deterministic("S", Sum { n: 2, d: 1 }, &[dp, np], [p(f), p(mu)])?;
+    let y_node = g.add("y", Gaussian, &[dp, np], [p(s), p(tau)])?;
+    g.observe_masked(y_node, y, None)?;
+    let nodes = occam_core::models::PcaNodes {
+        alpha,
+        w,
+        x,
+        tau,
+        y: y_node,
+    };
+    Ok((nodes, mu))
 }
 
 fn main() -> Result<(), String> {
@@ -81,7 +113,7 @@ fn main() -> Result<(), String> {
                 .map_err(err)?;
             (start, g, vec![m.b, m.tau], format!("regression_n{n}_c{c}"))
         }
-        "pca" => {
+        "pca" | "pca_mean" => {
             let (d, q) = (num("--d", None)?, num("--q", None)?);
             let y = read_f64(&format!("{dir}/y.f64"), d * n)?;
             let random = arg("--init").is_some_and(|v| v == "random");
@@ -92,7 +124,12 @@ fn main() -> Result<(), String> {
             };
             let start = Instant::now();
             let mut g = Graph::new();
-            let m = Pca::new(q).add(&mut g, &y, d, None).map_err(err)?;
+            let (m, mu) = if model == "pca" {
+                (Pca::new(q).add(&mut g, &y, d, None).map_err(err)?, None)
+            } else {
+                let (m, mu) = pca_mean(&mut g, &y, d, q).map_err(err)?;
+                (m, Some(mu))
+            };
             if random {
                 g.initialize(m.x, Init::Random);
             } else {
@@ -103,11 +140,12 @@ fn main() -> Result<(), String> {
                 }
                 g.initialize(m.x, Init::Moments(u));
             }
+            let order = [Some(m.w), Some(m.x), mu, Some(m.alpha), Some(m.tau)];
             (
                 start,
                 g,
-                vec![m.w, m.x, m.alpha, m.tau],
-                format!("pca_n{n}_d{d}_q{q}"),
+                order.into_iter().flatten().collect(),
+                format!("{model}_n{n}_d{d}_q{q}"),
             )
         }
         other => return Err(format!("unknown model `{other}`")),

@@ -365,9 +365,15 @@ impl Graph {
                         None
                     };
                     self.check_plates(name, &parent.name, &parent.axes, &ext, stack_axis)?;
+                    // A parent without plates read unstacked: the broadcast rule, no map.
+                    let map = if parent.axes.is_empty() && stack_axis.is_none() {
+                        Vec::new()
+                    } else {
+                        index_map(&ext, &parent.axes, stack_axis)
+                    };
                     Edge {
                         source: Source::Node(pid.0),
-                        map: index_map(&ext, &parent.axes, stack_axis),
+                        map,
                         stack: input.stack,
                         plen: input.kind.len(),
                     }

@@ -268,7 +268,7 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         }
     }
     if rng.random::<bool>() {
-        // Linear-Gaussian kernels: y[D, N] ~ N(dot(W[D], X[N]), τ⁻¹) with ARD columns, missing
+        // Linear-Gaussian kernels: y[D, N] ~ N(dot(W[D], X[N]) (+ offsets), τ⁻¹) with ARD columns, missing
         // entries or none, and a shared or per-row precision; y[N] ~ N(dot(C[N], B), τ_g⁻¹) with
         // observed covariates C.
         let ql = g.plate("QL", 2);
@@ -288,6 +288,21 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         let tl = g
             .add("tauL", Gamma { shape: 2.0 }, tau_plates, [c(1.0)])
             .unwrap();
+        // Half the time with offsets, BPCA's mean: dot(Wl[D], Xl[N]) + μ[D] (+ ν[N]).
+        let fl = if rng.random::<bool>() {
+            let mu = g.add("muL", Gaussian, &[d], [c(0.0), c(0.5)]).unwrap();
+            let mut terms = vec![p(fl), p(mu)];
+            if rng.random::<bool>() {
+                terms.push(p(g.add("nuL", Gaussian, &[n], [c(0.0), c(2.0)]).unwrap()));
+            }
+            let sum = Sum {
+                n: terms.len(),
+                d: 1,
+            };
+            g.deterministic("Sl", sum, &[d, n], terms).unwrap()
+        } else {
+            fl
+        };
         let yl = g.add("yl", Gaussian, &[d, n], [p(fl), p(tl)]).unwrap();
         // Complete data half the time: X then keeps one covariance for all x_n.
         let seen = mask(&mut rng, 2 * nn);

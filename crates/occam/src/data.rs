@@ -314,8 +314,12 @@ pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
     let mut values = Vec::new();
     let mut present = Vec::new();
     let mut rows = 0;
-    for record in reader.records() {
-        let record = record.map_err(|e| csv_error(file, &e))?;
+    // One record reused for every row (no allocation per row).
+    let mut record = csv::StringRecord::new();
+    while reader
+        .read_record(&mut record)
+        .map_err(|e| csv_error(file, &e))?
+    {
         let line = record.position().map_or(rows + 2, |p| p.line() as usize);
         for (c, cell) in record.iter().enumerate() {
             if is_missing(cell) {

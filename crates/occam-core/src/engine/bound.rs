@@ -74,7 +74,7 @@ impl Vmp {
                 Body::Stochastic(_) if linear::shared::is_shared(n) => self.shared_bound(id),
                 Body::Stochastic(_) if self.linear[id].is_some() => {
                     let lin = self.linear[id].as_ref().expect("checked");
-                    lin.bound(&self.nodes, cache) + cached_own(cache, &self.nodes, id)
+                    lin.bound(&self.nodes, cache) + lin.own
                 }
                 Body::Stochastic(d) => d.visit(BoundTerm {
                     cache,

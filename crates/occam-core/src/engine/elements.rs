@@ -16,7 +16,7 @@ pub(super) fn gather<'a>(
         if edge.stack > 1 {
             if let Source::Node(p) = edge.source {
                 for t in 0..edge.stack {
-                    let pe = edge.map[ext * edge.stack + t] as usize;
+                    let pe = edge.at(ext * edge.stack + t);
                     buf.extend_from_slice(&nodes[p].u[pe * edge.plen..(pe + 1) * edge.plen]);
                 }
             }
@@ -29,7 +29,7 @@ pub(super) fn gather<'a>(
         out[s] = match &edge.source {
             Source::Const(m) => m,
             Source::Node(p) if edge.stack == 1 => {
-                let pe = edge.map[ext] as usize;
+                let pe = edge.at(ext);
                 &nodes[*p].u[pe * edge.plen..(pe + 1) * edge.plen]
             }
             Source::Node(_) => {
@@ -129,6 +129,7 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
     let injective = |edge: &Edge| {
         let mut seen = vec![false; edge.map.iter().max().map_or(0, |&m| m as usize + 1)];
         edge.stack == 1
+            && !edge.map.is_empty()
             && edge
                 .map
                 .iter()
@@ -160,7 +161,7 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
         let key: Vec<u32> = node
             .parents
             .iter()
-            .filter(|edge| matches!(edge.source, Source::Node(_)))
+            .filter(|edge| matches!(edge.source, Source::Node(_)) && !edge.map.is_empty())
             .flat_map(|edge| {
                 edge.map[e * edge.stack..(e + 1) * edge.stack]
                     .iter()

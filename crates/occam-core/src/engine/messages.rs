@@ -176,9 +176,12 @@ impl Vmp {
         for &(ci, role) in t.children.iter().filter(|(ci, _)| keep(*ci)) {
             let c = &self.nodes[ci];
             if let (Some(lin), Role::Slot(s)) = (&self.linear[ci], role) {
-                // Through a dot node to a factor, or from its Gaussian child to the precision.
+                // Through a dot node to a factor, through the sum to an offset, or from the Gaussian
+                // child to the precision.
                 if ci == lin.f {
                     lin.message(&self.nodes, &self.cache, s, &mut out);
+                } else if lin.sum == Some(ci) {
+                    lin.offset_message(&self.nodes, &self.cache, s, &mut out);
                 } else {
                     lin.tau_message(&self.nodes, &self.cache, &mut out);
                 }

@@ -65,7 +65,8 @@ pub(crate) enum Source {
 }
 
 /// A parent slot: for every extended child element (element × selector configuration) and stacked
-/// index, the parent element it reads.
+/// index, the parent element it reads. A parent without plates read unstacked has no map (the
+/// broadcast rule: every element reads element 0; `Edge::at`).
 #[derive(Clone, Debug)]
 pub(crate) struct Edge {
     pub source: Source,
@@ -75,11 +76,16 @@ pub(crate) struct Edge {
 }
 
 impl Edge {
+    /// The parent element read by extended child element `ext` (unstacked).
+    pub(crate) fn at(&self, ext: usize) -> usize {
+        self.map.get(ext).map_or(0, |&m| m as usize)
+    }
+
     /// Adds a message for extended child element `ext` (`stack` parent messages back to back) into
     /// the parents' accumulator `out`.
     fn scatter(&self, ext: usize, m: &[f64], out: &mut [f64]) {
         for t in 0..self.stack {
-            let pe = self.map[ext * self.stack + t] as usize;
+            let pe = self.at(ext * self.stack + t);
             let src = &m[t * self.plen..(t + 1) * self.plen];
             out[pe * self.plen..(pe + 1) * self.plen]
                 .iter_mut()
@@ -266,21 +272,45 @@ impl Node {
                 });
             }
         }
-        self.observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
-        self.data = values.to_vec();
-        for e in 0..self.n {
-            if !self.observed[e] {
-                continue;
-            }
-            let x = &values[e * vlen..(e + 1) * vlen];
-            let u = &mut self.u[e * self.len..(e + 1) * self.len];
-            self.a[e] = observe(&dist, x, u).map_err(|why| BuildError::Value {
+        let observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
+        // Checked here; u(x) and f(x) are formed at compilation, for the nodes that keep them
+        // (`observed_state`: the data of a linear-Gaussian structure keeps its values only).
+        observe_each(&dist, self.len, values, &observed, |_, _, _| {}).map_err(|(e, why)| {
+            BuildError::Value {
                 node: self.name.clone(),
                 element: e,
                 why,
-            })?;
-        }
+            }
+        })?;
+        self.observed = observed;
+        self.data = values.to_vec();
         Ok(())
+    }
+
+    /// u(x) and f(x) of the observed elements (values checked by `set_data`).
+    fn observed_state(&mut self) {
+        let Some(dist) = self.dist().cloned() else {
+            return;
+        };
+        let (len, u, a) = (self.len, &mut self.u, &mut self.a);
+        observe_each(&dist, len, &self.data, &self.observed, |e, ue, f| {
+            u[e * len..(e + 1) * len].copy_from_slice(ue);
+            a[e] = f;
+        })
+        .expect("values are checked when observed");
+    }
+
+    /// Σ f(x) over the observed elements (values checked by `set_data`).
+    fn observed_own(&self) -> f64 {
+        let Some(dist) = self.dist() else {
+            return 0.0;
+        };
+        let mut own = 0.0;
+        observe_each(dist, self.len, &self.data, &self.observed, |_, _, f| {
+            own += f
+        })
+        .expect("values are checked when observed");
+        own
     }
 }
 
@@ -291,11 +321,19 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
     let mut out: Vec<Option<Arc<linear::Linear>>> = vec![None; nodes.len()];
     if enabled {
         for f in 0..nodes.len() {
-            if let Some(l) = linear::detect(nodes, f) {
+            if let Some(mut l) = linear::detect(nodes, f) {
+                // y's own term once (its elements are data or missing leaf entries); y keeps
+                // neither u(y) nor f(y) per element (formed on request, `Vmp::moments`).
+                let yn = &mut nodes[l.y];
+                l.own = yn.observed_own();
+                (yn.u, yn.a) = (Vec::new(), Vec::new());
                 let l = Arc::new(l);
-                let (y, node) = (l.y, &mut nodes[f]);
-                (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
-                out[f] = Some(l.clone());
+                let y = l.y;
+                for i in [Some(f), l.sum].into_iter().flatten() {
+                    let node = &mut nodes[i];
+                    (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
+                    out[i] = Some(l.clone());
+                }
                 out[y] = Some(l);
             }
         }
@@ -315,6 +353,19 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
         nodes[i].u = constant_moments(&nodes[i]);
     }
     out
+}
+
+/// u(x) of an observed node's data elements, zero for its missing ones.
+fn observed_moments(node: &Node) -> Vec<f64> {
+    let mut u = vec![0.0; node.n * node.len];
+    if let Some(dist) = node.dist() {
+        let len = node.len;
+        observe_each(dist, len, &node.data, &node.observed, |e, ue, _| {
+            u[e * len..(e + 1) * len].copy_from_slice(ue)
+        })
+        .expect("values are checked when observed");
+    }
+    u
 }
 
 /// The moments of a constant node's values.
@@ -340,6 +391,31 @@ fn value_len(d: &Dist) -> usize {
         }
     }
     d.visit(V)
+}
+
+/// u(x) and f(x) of every observed element e of `values` (`observed[e]`), one dispatch on the
+/// family for all of them: `each(e, u, f)`; stops at the first invalid value.
+fn observe_each(
+    d: &Dist,
+    len: usize,
+    values: &[f64],
+    observed: &[bool],
+    each: impl FnMut(usize, &[f64], f64),
+) -> Result<(), (usize, String)> {
+    struct O<'a, F>(&'a [f64], &'a [bool], usize, F);
+    impl<F: FnMut(usize, &[f64], f64)> DistVisitor for O<'_, F> {
+        type Output = Result<(), (usize, String)>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+            let O(values, observed, len, mut each) = self;
+            let (vlen, mut u) = (d.value_len(), vec![0.0; len]);
+            for (e, _) in observed.iter().enumerate().filter(|(_, &o)| o) {
+                let f = d.observe(&values[e * vlen..(e + 1) * vlen], &mut u);
+                each(e, &u, f.map_err(|why| (e, why))?);
+            }
+            Ok(())
+        }
+    }
+    d.visit(O(values, observed, len, each))
 }
 
 fn observe(d: &Dist, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
@@ -370,6 +446,9 @@ struct NodeCache {
     /// Dot node with a linear-Gaussian child: products of the data with its column parent's moments
     /// (input: that parent; `linear`).
     linear: Option<Arc<linear::ColumnProducts>>,
+    /// Sum node of a dot product and offsets: the data less the offsets' means (inputs: the
+    /// offsets; `linear`).
+    offsets: Option<Arc<linear::Effective>>,
 }
 
 type Cache = Mutex<HashMap<usize, NodeCache>>;
@@ -450,6 +529,11 @@ impl Vmp {
             .map(|i| nodes[i].block.is_none() && fused::fusable(&nodes, i))
             .collect();
         let linear = linear_structures(&mut nodes, linear_kernels);
+        for (i, node) in nodes.iter_mut().enumerate() {
+            if !node.observed.is_empty() && linear[i].as_ref().is_none_or(|l| l.y != i) {
+                node.observed_state();
+            }
+        }
         let shared = linear::shared::designate(&nodes, &linear);
         Ok(Vmp {
             nodes,
@@ -482,6 +566,14 @@ impl Vmp {
         let mut cache = self.cache.lock().expect("cache lock");
         cache.remove(&i);
         for &(c, role) in &self.nodes[i].children {
+            if let Some(l) = self.linear[c].as_ref().filter(|l| l.sum == Some(c)) {
+                // An offset of a linear structure: the data less the offsets and their products.
+                cache.remove(&c);
+                if let Some(entry) = cache.get_mut(&l.f) {
+                    entry.linear = None;
+                }
+                continue;
+            }
             if let Some(entry) = cache.get_mut(&c) {
                 match role {
                     // Scores read the parents' moments; statistics read the selector's.
@@ -513,8 +605,11 @@ impl Vmp {
     /// Recomputes a deterministic node's moments from its parents — Winn (2.41). A dot node served
     /// by the linear kernel keeps none (its child reads sums instead).
     fn refresh(&mut self, i: usize) {
-        if self.linear[i].as_ref().is_some_and(|l| l.f == i) {
-            return;
+        // (A sum of F and offsets is formed only from F's moments formed for sampling.)
+        if let Some(l) = &self.linear[i] {
+            if l.f == i || l.sum == Some(i) && self.nodes[l.f].u.is_empty() {
+                return;
+            }
         }
         let node = &self.nodes[i];
         let Body::Deterministic(f) = &node.body else {
@@ -569,12 +664,16 @@ impl Vmp {
     }
 
     /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates). Empty for a dot
-    /// node served by the linear kernel (its moments are not kept). Constant covariates read only
+    /// node served by the linear kernel, and for the sum of it and offsets (their moments are not
+    /// kept). The data of that kernel keep their values only; u(y) is formed on the first call. Constant covariates read only
     /// by that kernel keep their values; their moments are formed on the first call.
     pub fn moments(&self, node: NodeId) -> &[f64] {
         let n = &self.nodes[node.0];
         if n.u.is_empty() && matches!(n.body, Body::Constant) {
             return &self.lazy_constant(n).0;
+        }
+        if n.u.is_empty() && self.serves_data(node.0) {
+            return &n.lazy.get_or_init(|| (observed_moments(n), Vec::new())).0;
         }
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).0;
@@ -593,6 +692,11 @@ impl Vmp {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).1;
         }
         &n.phi
+    }
+
+    /// Whether node i is the data of a linear-Gaussian structure (it keeps no per-element moments).
+    fn serves_data(&self, i: usize) -> bool {
+        self.linear[i].as_ref().is_some_and(|l| l.y == i)
     }
 
     fn lazy_constant<'a>(&self, n: &'a Node) -> &'a (Vec<f64>, Vec<f64>) {
@@ -620,17 +724,18 @@ impl Vmp {
     /// `None` for a dot node served by the linear kernel (its moments are not kept).
     pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
         let n = &self.nodes[node.0];
-        if n.u.is_empty() {
+        if n.u.is_empty() && !self.serves_data(node.0) {
             // Constant covariates kept as values only (their outer products are never formed).
             return matches!(n.body, Body::Constant).then(|| n.data.clone());
         }
+        let all = self.moments(node);
         if let (true, MomentKind::Gaussian { d }) = (linear::shared::is_shared(n), n.kind) {
             // Means stored first, one covariance after them.
             return Some(n.u[..n.n * d].to_vec());
         }
         let mut out = Vec::new();
         for e in 0..n.n {
-            let u = &n.u[e * n.len..(e + 1) * n.len];
+            let u = &all[e * n.len..(e + 1) * n.len];
             match n.kind {
                 MomentKind::Gaussian { d } => out.extend_from_slice(&u[..d]),
                 MomentKind::Gamma | MomentKind::Scalar => out.push(u[0]),

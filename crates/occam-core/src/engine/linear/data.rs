@@ -27,17 +27,21 @@ impl Linear {
         let (y, f) = (&nodes[self.y], &nodes[self.f]);
         let (r, c) = (self.row_slot, 1 - self.row_slot);
         let mut ym = vec![0.0; self.rows * self.cols];
-        let mut mask = vec![0.0; self.rows * self.cols];
+        // The mask only when an entry is missing (complete data: no second grid).
+        let mut mask = (0..y.n)
+            .any(|e| !y.is_observed(e))
+            .then(|| vec![0.0; self.rows * self.cols]);
         let (mut y2, mut count) = (vec![0.0; self.rows], vec![0.0; self.rows]);
         for e in (0..y.n).filter(|&e| y.is_observed(e)) {
             let i = at(f, r, e);
             let cell = i * self.cols + at(f, c, e);
             ym[cell] = y.data[e];
-            mask[cell] = 1.0;
+            if let Some(m) = mask.as_mut() {
+                m[cell] = 1.0;
+            }
             y2[i] += y.data[e] * y.data[e];
             count[i] += 1.0;
         }
-        let mask = (0..y.n).any(|e| !y.is_observed(e)).then_some(mask);
         Data::Grid {
             ym,
             mask,

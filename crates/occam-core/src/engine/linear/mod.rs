@@ -26,7 +26,10 @@
 //! stored as means plus that covariance (`shared`, O(n·q) memory, one q × q factorisation per
 //! update), and A₂ products become Mᵀ diag(w) M + (Σ w) Σ. Files: `side` (reading a factor, dense or
 //! shared, and the messages), `grid` (Y V and Yᵀ A in fixed blocks of columns on both cores),
-//! `data` (the sums of the data), `shared`.
+//! `data` (the sums of the data), `shared`, `offsets`.
+//!
+//! y's mean may also be F plus scalar terms read per row or per column (BPCA's mean μ_d): the
+//! kernel then runs on the data less the terms' means (`offsets`).
 //!
 //! The element-by-element path stays the reference: `Graph::compile_generic` builds the same model
 //! without this kernel, and the tests below compare every node's φ, moments and bound term.
@@ -40,8 +43,11 @@ use std::sync::OnceLock;
 
 mod data;
 mod grid;
+mod offsets;
 pub(super) mod shared;
 mod side;
+
+pub(super) use offsets::Effective;
 
 use side::{Message, Side};
 
@@ -54,6 +60,9 @@ const MAX_POINT_GROUPS: usize = 8;
 pub(crate) struct Linear {
     pub(super) y: usize,
     pub(super) f: usize,
+    /// y's mean when it is a sum of F and offsets (`offsets`); `None`: F itself.
+    pub(super) sum: Option<usize>,
+    offsets: Vec<offsets::Offset>,
     q: usize,
     /// F's slot whose parent indexes the rows (τ factorises through it); the other slot's, columns.
     pub(super) row_slot: usize,
@@ -67,28 +76,29 @@ pub(crate) struct Linear {
     /// column), at k · cols + j.
     unit_tau: Vec<u32>,
     data: OnceLock<Data>,
+    /// y's own bound term Σ f(y) over its data, summed at compilation (y keeps no per-element
+    /// moments or f(y): its moments are formed on request, `Vmp::moments`).
+    pub(super) own: f64,
 }
 
-/// Products with the column parent's moments (valid until it changes): Y B̄ (rows × q) and M B₂
-/// (rows × q², or q² when nothing is missing).
+/// Products with the column parent's moments (valid until it or an offset changes): Y B̄ (rows ×
+/// q, Ỹ B̄ with offsets), M B₂ (rows × q², or q² when nothing is missing) and, with offsets read per
+/// row, M B̄ (rows × q, or q).
 #[derive(Debug)]
 pub(super) struct ColumnProducts {
     yc: Vec<f64>,
     mc2: Vec<f64>,
+    mb: Vec<f64>,
 }
 
 /// Per-unit sums (a unit is a row, or a (precision group, column) pair for `points`): ⟨F⟩-weighted data
 /// Σ m y ⟨F⟩, Σ m ⟨F²⟩, Σ m y², Σ m, and the unit's precision element.
 type Unit = ([f64; 4], usize);
 
-/// Element of parent slot `s` of F read by y's element e (0 for a constant parent).
+/// Element of parent slot `s` of F read by y's element e (0 for a constant parent or one without
+/// plates).
 fn at(f: &Node, s: usize, e: usize) -> usize {
-    let edge = &f.parents[s];
-    if edge.map.is_empty() {
-        0
-    } else {
-        edge.map[e] as usize
-    }
+    f.parents[s].at(e)
 }
 
 /// The linear structure of deterministic node `f`, if it has one (see the module doc).
@@ -97,8 +107,24 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
     let Body::Deterministic(Factor::Dot(dot)) = &fnode.body else {
         return None;
     };
-    let [(y, Role::Slot(0))] = fnode.children[..] else {
+    let [(m, Role::Slot(fslot))] = fnode.children[..] else {
         return None;
+    };
+    let identity = |map: &[u32]| map.iter().enumerate().all(|(e, &v)| v as usize == e);
+    // y's mean: F itself, or a sum of F and offsets (module `offsets`).
+    let (y, sum) = match &nodes[m].body {
+        Body::Deterministic(Factor::Sum(s)) if s.d == 1 => {
+            let [(y, Role::Slot(0))] = nodes[m].children[..] else {
+                return None;
+            };
+            let sn = &nodes[m];
+            if sn.n != fnode.n || sn.configs != 1 || !identity(&sn.parents[fslot].map) {
+                return None;
+            }
+            (y, Some(m))
+        }
+        _ if fslot == 0 => (m, None),
+        _ => return None,
     };
     let yn = &nodes[y];
     let gaussian = matches!(yn.body, Body::Stochastic(Dist::Gaussian(_)));
@@ -113,9 +139,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         return None;
     }
     let mean = &yn.parents[0];
-    if !matches!(mean.source, Source::Node(p) if p == f)
-        || mean.map.iter().enumerate().any(|(e, &m)| m as usize != e)
-    {
+    if !matches!(mean.source, Source::Node(p) if p == sum.unwrap_or(f)) || !identity(&mean.map) {
         return None;
     }
     let side = |s: usize| match fnode.parents[s].source {
@@ -172,7 +196,8 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         (constant(s) && units.len() * dot.d <= yn.n).then_some(units)
     };
     let mut choice = None;
-    for s in 0..2 {
+    // Offsets change the data the sums are made of: they keep the grid.
+    for s in (0..2).filter(|_| sum.is_none()) {
         if let Some(units) = points(s) {
             let rows_tau = through(s).unwrap_or_default();
             choice = Some((s, rows_tau, true, units));
@@ -183,9 +208,15 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         choice = (0..2).find_map(|s| through(s).map(|of| (s, of, false, Vec::new())));
     }
     let (row_slot, tau_of_row, points, unit_tau) = choice?;
+    let offsets = match sum {
+        Some(s) => offsets::detect(nodes, fnode, &nodes[s], fslot, row_slot, sizes, prec)?,
+        None => Vec::new(),
+    };
     Some(Linear {
         y,
         f,
+        sum,
+        offsets,
         q: dot.d,
         row_slot,
         rows: sizes[row_slot],
@@ -194,6 +225,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         points,
         unit_tau,
         data: OnceLock::new(),
+        own: 0.0,
     })
 }
 
@@ -255,12 +287,23 @@ impl Linear {
                 let (q, l) = (self.q, self.len());
                 let cu = self.side(nodes, 1 - self.row_slot);
                 let (means, view) = cu.means(q);
+                let eff = self.effective(nodes, cache);
+                let ym = eff.as_ref().map_or(&ym[..], |e| &e.ym[..]);
                 let yc = grid::times(ym, self.cols, means, view);
                 let mc2 = match mask {
                     Some(m) => grid::times(m, self.cols, &cu.dense(q), (q, q * q, l)),
                     None => cu.gram(q),
                 };
-                Arc::new(ColumnProducts { yc, mc2 })
+                let mb = match mask {
+                    _ if !self.row_offsets() => Vec::new(),
+                    Some(m) => grid::times(m, self.cols, means, view),
+                    None => {
+                        let mut s = vec![0.0; q];
+                        (0..self.cols).for_each(|j| kernels::add_into(&mut s, cu.mean(q, j)));
+                        s
+                    }
+                };
+                Arc::new(ColumnProducts { yc, mc2, mb })
             },
         )
     }
@@ -289,6 +332,8 @@ impl Linear {
                 mask, y2, count, ..
             } => {
                 let cp = self.column_products(nodes, cache);
+                let eff = self.effective(nodes, cache);
+                let y2 = eff.as_ref().map_or(&y2[..], |e| &e.y2[..]);
                 let a = self.side(nodes, self.row_slot);
                 let qq = q * q;
                 (0..self.rows)
@@ -356,6 +401,8 @@ impl Linear {
         for (i, ti) in t.iter().enumerate() {
             am.extend(a.mean(q, i).iter().map(|v| ti * v));
         }
+        let eff = self.effective(nodes, cache);
+        let ym = eff.as_ref().map_or(&ym[..], |e| &e.ym[..]);
         let first = grid::transpose_times(ym, self.cols, &am, q);
         let (second, shared) = match mask {
             Some(m) => {

@@ -32,6 +32,31 @@ fn pca_with(
     x_first: bool,
     n: usize,
 ) -> Graph {
+    pca_offsets(seed, prec, swap, missing, const_w, x_first, n, Mean::None)
+}
+
+/// What y's mean adds to the dot product.
+#[derive(Clone, Copy, Debug)]
+enum Mean {
+    None,
+    /// + μ[D] (BPCA's mean).
+    PerRow,
+    /// + μ[D] + ν[N] + 0.5 + a shared scalar s.
+    All,
+}
+
+/// `pca_with` with y's mean dot(W[D], X[N]) plus the terms of `mean`.
+#[allow(clippy::too_many_arguments)]
+fn pca_offsets(
+    seed: u64,
+    prec: Prec,
+    swap: bool,
+    missing: f64,
+    const_w: bool,
+    x_first: bool,
+    n: usize,
+    mean: Mean,
+) -> Graph {
     let mut rng = crate::Rng::seed_from_u64(seed);
     let (d, q) = (5, 3);
     let mut g = Graph::new();
@@ -65,6 +90,24 @@ fn pca_with(
         Prec::Shared => p(g.add("tau", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap()),
         Prec::PerRow => p(g.add("tau", Gamma { shape: 2.0 }, &[dp], [c(1.0)]).unwrap()),
         Prec::PerColumn => p(g.add("tau", Gamma { shape: 2.0 }, &[np], [c(1.0)]).unwrap()),
+    };
+    let f = match mean {
+        Mean::None => f,
+        Mean::PerRow | Mean::All => {
+            let mu_plates: &[PlateId] = if const_w { &[] } else { &[dp] };
+            let mu = g.add("mu", Gaussian, mu_plates, [c(0.3), c(0.5)]).unwrap();
+            let mut terms = vec![p(f), p(mu)];
+            if matches!(mean, Mean::All) {
+                let nu = g.add("nu", Gaussian, &[np], [c(0.0), c(2.0)]).unwrap();
+                let s = g.add("s", Gaussian, &[], [c(-0.2), c(1.0)]).unwrap();
+                terms.extend([p(nu), c(0.5), p(s)]);
+            }
+            let sum = Sum {
+                n: terms.len(),
+                d: 1,
+            };
+            g.deterministic("S", sum, &plates, terms).unwrap()
+        }
     };
     let y = g.add("y", Gaussian, &plates, [p(f), tau]).unwrap();
     let size = if const_w { n } else { d * n };
@@ -316,6 +359,10 @@ fn regression_kernel_equals_the_generic_path() {
         let vmp = build().compile().unwrap();
         let x = vmp.node("X").unwrap();
         assert!(vmp.nodes[x.index()].u.is_empty(), "X keeps its values only");
+        // The data keep no u(y), f(y); a precision without plates is read by the broadcast rule.
+        let y = &vmp.nodes[vmp.node("y").unwrap().index()];
+        assert!(y.u.is_empty() && y.a.is_empty());
+        assert_eq!(y.parents[1].map.is_empty(), !grouped);
         assert_eq!(vmp.mean(x).unwrap().len(), 3 * 6 * 4);
         // Its moments are still available on request, equal to the generic path's.
         let generic = build().compile_generic().unwrap();
@@ -520,5 +567,44 @@ fn zero_products_see_the_shared_form() {
         vmp.initialize(1).unwrap();
         assert!(super::shared::is_shared(&vmp.nodes[x.index()]));
         assert_eq!(vmp.zero_products().len(), usize::from(zero));
+    }
+}
+
+/// y's mean with offsets — dot(W[D], X[N]) + μ[D] (BPCA), and + ν[N] + a constant + a shared
+/// scalar — gives the element-by-element path's φ, moments and bound terms, with every placement
+/// of the precision, missing entries, either order of the factors and a constant factor; X keeps
+/// one covariance when the data are complete and τ is the same for every x_n.
+#[test]
+fn offsets_equal_the_generic_path() {
+    let precs = [Prec::Shared, Prec::Constant, Prec::PerRow, Prec::PerColumn];
+    for (case, &prec) in precs.iter().enumerate() {
+        for mean in [Mean::PerRow, Mean::All] {
+            for (swap, x_first, missing) in
+                [(false, false, 0.0), (true, false, 0.3), (false, true, 0.2)]
+            {
+                let seed = 70 + 10 * case as u64 + swap as u64 + 2 * x_first as u64;
+                let build = || pca_offsets(seed, prec, swap, missing, false, x_first, 7, mean);
+                let fast = assert_same(build(), build(), false);
+                let (f, x) = (fast.node("F").unwrap(), fast.node("X").unwrap());
+                let lin = fast.linear[f.index()].as_ref().unwrap();
+                assert_eq!(lin.sum, fast.node("S").map(|s| s.index()));
+                let shared = missing == 0.0 && !matches!(prec, Prec::PerColumn);
+                assert_eq!(super::shared::is_shared(&fast.nodes[x.index()]), shared);
+            }
+        }
+        if !matches!(prec, Prec::PerRow) {
+            // dot(c, X[N]) + μ with a constant c: the grid path (not the sums of covariates).
+            let build = || pca_offsets(case as u64, prec, false, 0.2, true, false, 7, Mean::All);
+            assert_same(build(), build(), false);
+        }
+    }
+}
+
+/// More columns than one block of the grid products, with offsets per row and per column.
+#[test]
+fn offsets_over_blocks_of_columns_equal_the_generic_path() {
+    for (prec, missing) in [(Prec::PerRow, 0.3), (Prec::Shared, 0.0)] {
+        let build = || pca_offsets(80, prec, false, missing, false, false, 1_100, Mean::All);
+        assert_same(build(), build(), false);
     }
 }
