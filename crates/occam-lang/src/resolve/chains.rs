@@ -143,6 +143,40 @@ impl Resolver<'_, '_> {
             return None;
         }
         self.vars[v].event = Some(q);
+        // A table of rows must be square: its rows in the state plate, each row over it.
+        for (slot, arg) in spec.slots.iter().zip(&filled) {
+            let ExprKind::Name { name, indices: None } = &arg.value.kind else {
+                continue;
+            };
+            let Some(p) = self.var_index(&name.name).filter(|&p| self.vars[p].ok) else {
+                continue;
+            };
+            let (rows, cols) = (&self.vars[p].plates, self.vars[p].event);
+            if !row_slot(slot.name) || cols.is_none() || rows.contains(&q) {
+                continue;
+            }
+            let shown: Vec<String> = rows.iter().map(|&r| self.plates[r].name.clone()).collect();
+            self.error(
+                Diagnostic::new(
+                    Code::PlateMismatch,
+                    arg.value.span,
+                    format!(
+                        "{} of {} must be square: one row per state over {}, each row over {}; `{}` has rows over [{}] and entries over {}",
+                        slot.name,
+                        spec.name,
+                        self.plate_desc(q),
+                        self.plates[q].name,
+                        name.name,
+                        shown.join(", "),
+                        self.plates[cols.expect("checked")].name,
+                    ),
+                )
+                .label("not square")
+                .note(self.vars[p].name_span, format!("`{}` declared here", name.name))
+                .hint(format!("declare the rows, e.g. `{}`", slot.expects)),
+            );
+            return None;
+        }
         let mut out = Vec::with_capacity(spec.slots.len() + 1);
         let mut ok = true;
         for (slot, arg) in spec.slots.iter().zip(&filled) {
