@@ -320,3 +320,25 @@ fn malformed_chains_are_located_errors() {
     let e = error(text, &data(&[("z", 4, 1, vec![0.0; 4])]));
     assert!(e.contains("m.occam:4:1") && e.contains("cannot be observed"), "{e}");
 }
+
+/// The LDS example recovers the simulated dynamics (a rotation by 0.3 rad per step damped by
+/// 0.98, `examples/models/generate_chains.py`) up to the usual invertible map of the state: the
+/// eigenvalues of the posterior mean of A are the rotation's, r·e^{±iθ}.
+#[test]
+fn lds_example_recovers_the_rotation_eigenvalues() {
+    let mut d = DataSet::new();
+    d.insert_file("y", &root().join("examples/models/lds/y.csv"))
+        .unwrap();
+    let fitted = Model::from_file(root().join("examples/models/lds.occam"), &d)
+        .and_then(|m| m.fit(&Settings::default()))
+        .unwrap();
+    let a = fitted.posterior("A").unwrap();
+    let m = &a.param("mean").unwrap().values;
+    let (tr, det) = (m[0] + m[3], m[0] * m[3] - m[1] * m[2]);
+    let disc = det - tr * tr / 4.0;
+    assert!(disc > 0.0, "complex eigenvalues (a rotation): {m:?}");
+    let (r, theta) = (det.sqrt(), disc.sqrt().atan2(tr / 2.0));
+    eprintln!("LDS: |λ| = {r:.4} (simulated 0.98), arg λ = {theta:.4} (simulated 0.3)");
+    assert!((r - 0.98).abs() < 0.03, "|λ| = {r}");
+    assert!((theta - 0.3).abs() < 0.03, "arg λ = {theta}");
+}
