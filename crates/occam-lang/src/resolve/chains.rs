@@ -161,19 +161,21 @@ impl Resolver<'_, '_> {
                     Code::PlateMismatch,
                     arg.value.span,
                     format!(
-                        "{} of {} must be square: one row per state over {}, each row over {}; `{}` has rows over [{}] and entries over {}",
+                        "{} of {} must be square: `{}` has rows over [{}] and entries over {}",
                         slot.name,
                         spec.name,
-                        self.plate_desc(q),
-                        self.plates[q].name,
                         name.name,
                         shown.join(", "),
-                        self.plates[cols.expect("checked")].name,
+                        self.plate_desc(cols.expect("checked")),
                     ),
                 )
                 .label("not square")
                 .note(self.vars[p].name_span, format!("`{}` declared here", name.name))
-                .hint(format!("declare the rows, e.g. `{}`", slot.expects)),
+                .hint(format!(
+                    "one row per state, each over the same plate: `{}[{q}] ~ ... over {q}`",
+                    name.name,
+                    q = self.plates[cols.expect("checked")].name
+                )),
             );
             return None;
         }
