@@ -142,10 +142,7 @@ fn hmm_known_chain_from_model_text_is_exact() {
     assert_eq!(floats(&chain["lengths"]), vec![100.0]);
     let marg = floats(&chain["marginals"]);
     assert_eq!(marg.len(), 200);
-    for (g, w) in marg
-        .iter()
-        .zip(floats(&f["posterior_marginals_first5"]))
-    {
+    for (g, w) in marg.iter().zip(floats(&f["posterior_marginals_first5"])) {
         assert!((g - w).abs() < 1e-9, "{g} vs {w}");
     }
     let path = floats(&chain["viterbi"]);

@@ -284,7 +284,9 @@ impl Lowering<'_> {
                     Ok(())
                 };
             }
-            Node::Stochastic { distribution, args } if occam_core::engine::chain_family(distribution).is_some() => {
+            Node::Stochastic { distribution, args }
+                if occam_core::engine::chain_family(distribution).is_some() =>
+            {
                 let spec = occam_core::engine::chain_family(distribution).expect("checked");
                 self.chain(v, spec, args, data)?
             }

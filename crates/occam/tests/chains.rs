@@ -186,7 +186,12 @@ fn ragged_lengths_from_data_add_up_to_separate_fits() {
         "{} vs {separate}",
         joint.bound()
     );
-    let z = joint.loaded().model.variables.iter().position(|v| v.name == "z");
+    let z = joint
+        .loaded()
+        .model
+        .variables
+        .iter()
+        .position(|v| v.name == "z");
     let r = chain(joint.loaded(), joint.compiled(), z.unwrap()).unwrap();
     assert_eq!(r.lengths, lengths);
     assert_eq!(r.viterbi.iter().map(Vec::len).collect::<Vec<_>>(), lengths);
@@ -313,12 +318,18 @@ fn malformed_chains_are_located_errors() {
         text,
         &data(&[("y", 2, 3, vec![0.0; 6]), ("L", 2, 1, vec![3.0, 4.0])]),
     );
-    assert!(e.contains("<array L>") && e.contains("length 4 of sequence 1"), "{e}");
+    assert!(
+        e.contains("<array L>") && e.contains("length 4 of sequence 1"),
+        "{e}"
+    );
     // A chain cannot be observed.
     let text = "plate K = 2\nplate T from data z\nA[K] ~ Dirichlet(1) over K\n\
                 z over T ~ MarkovChain(1, A)\n";
     let e = error(text, &data(&[("z", 4, 1, vec![0.0; 4])]));
-    assert!(e.contains("m.occam:4:1") && e.contains("cannot be observed"), "{e}");
+    assert!(
+        e.contains("m.occam:4:1") && e.contains("cannot be observed"),
+        "{e}"
+    );
 }
 
 /// The LDS example recovers the simulated dynamics (a rotation by 0.3 rad per step damped by

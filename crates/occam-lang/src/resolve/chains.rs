@@ -92,7 +92,10 @@ impl Resolver<'_, '_> {
             let p = &self.vars[v].plates;
             p[..p.len() - 1].to_vec()
         };
-        let time = *self.vars[v].plates.last().expect("a chain has its time plate");
+        let time = *self.vars[v]
+            .plates
+            .last()
+            .expect("a chain has its time plate");
         // The state plate: the event plate of the first parent variable that has one.
         let order: Vec<usize> = (0..spec.slots.len())
             .filter(|&i| row_slot(spec.slots[i].name))
@@ -145,7 +148,11 @@ impl Resolver<'_, '_> {
         self.vars[v].event = Some(q);
         // A table of rows must be square: its rows in the state plate, each row over it.
         for (slot, arg) in spec.slots.iter().zip(&filled) {
-            let ExprKind::Name { name, indices: None } = &arg.value.kind else {
+            let ExprKind::Name {
+                name,
+                indices: None,
+            } = &arg.value.kind
+            else {
                 continue;
             };
             let Some(p) = self.var_index(&name.name).filter(|&p| self.vars[p].ok) else {
@@ -170,7 +177,10 @@ impl Resolver<'_, '_> {
                     ),
                 )
                 .label("not square")
-                .note(self.vars[p].name_span, format!("`{}` declared here", name.name))
+                .note(
+                    self.vars[p].name_span,
+                    format!("`{}` declared here", name.name),
+                )
                 .hint(format!(
                     "one row per state, each over the same plate: `{}[{q}] ~ ... over {q}`",
                     name.name,
@@ -232,12 +242,8 @@ impl Resolver<'_, '_> {
             },
             [_, second, ..] => {
                 self.error(
-                    Diagnostic::new(
-                        Code::BadArguments,
-                        second.span,
-                        "`lengths` is given twice",
-                    )
-                    .label("second value"),
+                    Diagnostic::new(Code::BadArguments, second.span, "`lengths` is given twice")
+                        .label("second value"),
                 );
                 ok = false;
             }

@@ -314,7 +314,13 @@ impl Resolver<'_, '_> {
     }
 
     /// Conjugacy, constant domain and event shape of one filled slot.
-    pub(super) fn check_slot(&mut self, v: usize, spec: &DistSpec, slot: &SlotSpec, e: &Expr) -> bool {
+    pub(super) fn check_slot(
+        &mut self,
+        v: usize,
+        spec: &DistSpec,
+        slot: &SlotSpec,
+        e: &Expr,
+    ) -> bool {
         let what = format!("{} of {}", slot.name, spec.name);
         match (e.kind, &e.op) {
             (None, ExprOp::Const(c)) => {

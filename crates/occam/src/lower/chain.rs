@@ -59,7 +59,13 @@ impl Lowering<'_> {
         let discrete = spec.value == occam_core::spec::ValueKind::Categorical;
         let inputs: Vec<SlotInput> = if discrete {
             let dir = MomentKind::Dirichlet { k: d };
-            vec![SlotInput::single(dir), SlotInput { kind: dir, stack: d }]
+            vec![
+                SlotInput::single(dir),
+                SlotInput {
+                    kind: dir,
+                    stack: d,
+                },
+            ]
         } else {
             let g = MomentKind::Gaussian { d };
             vec![

@@ -30,8 +30,8 @@ pub fn chain_plot(r: &ChainReport) -> Result<String> {
     .max(1);
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, (760, 60 + 220 * panels as u32))
-            .into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut out, (760, 60 + 220 * panels as u32)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_err)?;
         let title = if r.is_discrete() {
             format!(
@@ -127,9 +127,11 @@ fn gaussian_panel<DB: DrawingBackend>(
         })
         .filter(|(_, m, b)| m.is_finite() && b.is_finite())
         .collect();
-    let (mut lo, mut hi) = pts.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |acc, p| {
-        (acc.0.min(p.1 - p.2), acc.1.max(p.1 + p.2))
-    });
+    let (mut lo, mut hi) = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |acc, p| {
+            (acc.0.min(p.1 - p.2), acc.1.max(p.1 + p.2))
+        });
     if !lo.is_finite() || !hi.is_finite() {
         (lo, hi) = (-1.0, 1.0);
     }
