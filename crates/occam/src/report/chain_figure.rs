@@ -203,8 +203,13 @@ mod tests {
     fn figures_have_one_line_per_state_or_dimension_and_the_path() {
         let svg = chain_plot(&report(true)).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("Viterbi"));
-        // Two sequences × two states.
-        assert_eq!(svg.matches("<polyline").count(), 4 + 2, "{svg}");
+        // Two sequences × two states, plus their two legend entries per panel (axes are drawn
+        // with width 1).
+        let series = svg
+            .split("<polyline")
+            .filter(|p| p.split("/>").next().unwrap().contains("stroke-width=\"2\""))
+            .count();
+        assert_eq!(series, 2 * 2 + 2 * 2, "{svg}");
         // One dot per step of each path.
         assert_eq!(svg.matches("<circle").count(), 5 + 3);
         let svg = chain_plot(&report(false)).unwrap();
