@@ -322,6 +322,18 @@ fn malformed_chains_are_located_errors() {
         e.contains("<array L>") && e.contains("length 4 of sequence 1"),
         "{e}"
     );
+    // An observed value past a sequence's end is located at the child that reads the chain.
+    let text = "plate K = 2\nplates S, T from data y\ndata L[S]\nA[K] ~ Dirichlet(1) over K\n\
+                z[S] over T ~ MarkovChain(1, A, lengths = L)\nmu[K] ~ Gaussian(0, 1)\n\
+                y[S, T] ~ Gaussian(mu[z], 1)\n";
+    let e = error(
+        text,
+        &data(&[("y", 2, 3, vec![0.0; 6]), ("L", 2, 1, vec![3.0, 2.0])]),
+    );
+    assert!(
+        e.contains("m.occam:7:1") && e.contains("reads step 2 of sequence 1"),
+        "{e}"
+    );
     // A chain cannot be observed.
     let text = "plate K = 2\nplate T from data z\nA[K] ~ Dirichlet(1) over K\n\
                 z over T ~ MarkovChain(1, A)\n";
