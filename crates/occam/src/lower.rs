@@ -31,7 +31,7 @@ use occam_lang::Diagnostics;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 
-mod chain;
+pub mod chain;
 
 /// What the lowering produced: the graph and the map between core nodes and model variables.
 pub struct Lowered {

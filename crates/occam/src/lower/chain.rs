@@ -15,6 +15,32 @@ use super::{Lowering, Use};
 use crate::data::DataSet;
 use crate::error::Result;
 
+/// What each slot of a chain takes (the engine's parent slots, in the spec's order): a discrete
+/// chain over `d` states, or a Gaussian one with state dimension `d`.
+pub fn inputs(discrete: bool, d: usize) -> Vec<SlotInput> {
+    if discrete {
+        let dir = MomentKind::Dirichlet { k: d };
+        vec![
+            SlotInput::single(dir),
+            SlotInput {
+                kind: dir,
+                stack: d,
+            },
+        ]
+    } else {
+        let g = MomentKind::Gaussian { d };
+        vec![
+            SlotInput::single(g),
+            SlotInput::single(MomentKind::Wishart { d }),
+            SlotInput { kind: g, stack: d },
+            SlotInput {
+                kind: MomentKind::Gamma,
+                stack: d,
+            },
+        ]
+    }
+}
+
 impl Lowering<'_> {
     /// Lowers chain variable `v` (a `Node::Stochastic` whose family is a chain).
     pub(super) fn chain(
@@ -57,27 +83,7 @@ impl Lowering<'_> {
             Some(a) => Some(self.chain_lengths(&var, a, n_seq, steps, data)?),
         };
         let discrete = spec.value == occam_core::spec::ValueKind::Categorical;
-        let inputs: Vec<SlotInput> = if discrete {
-            let dir = MomentKind::Dirichlet { k: d };
-            vec![
-                SlotInput::single(dir),
-                SlotInput {
-                    kind: dir,
-                    stack: d,
-                },
-            ]
-        } else {
-            let g = MomentKind::Gaussian { d };
-            vec![
-                SlotInput::single(g),
-                SlotInput::single(MomentKind::Wishart { d }),
-                SlotInput { kind: g, stack: d },
-                SlotInput {
-                    kind: MomentKind::Gamma,
-                    stack: d,
-                },
-            ]
-        };
+        let inputs = inputs(discrete, d);
         let mut parents = Vec::with_capacity(inputs.len());
         for (slot, input) in spec.slots.iter().zip(&inputs) {
             let Some(a) = arg(slot.name) else {
