@@ -142,6 +142,20 @@ class Result:
         """The posterior of variable ``name`` (raises :class:`UnknownNameError` otherwise)."""
         return Posterior(self._fitted.posterior(name))
 
+    def chain(self, name):
+        """The per-step posterior of chain ``name`` (a ``MarkovChain`` or ``GaussianMarkovChain``)
+        as a dict of NumPy arrays, shaped by its sequence plates, then the time plate:
+
+        * ``lengths``: each sequence's length (a single chain: shape ``(1,)``);
+        * MarkovChain: ``marginals`` ``(..., T, K)``, q(z_t = k), NaN past a sequence's end, and
+          ``viterbi`` ``(..., T)``, the most probable path (Viterbi on the expected log
+          parameters), −1 past the end;
+        * GaussianMarkovChain: ``means`` and ``sds`` ``(..., T, D)``, the smoothed means and
+          standard deviations, NaN past the end.
+
+        Raises :class:`UsageError` if ``name`` is not a chain."""
+        return dict(self._fitted.chain(name))
+
     @property
     def posteriors(self):
         """Every variable's posterior, by name (computed on access)."""

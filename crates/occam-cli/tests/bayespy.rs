@@ -116,3 +116,54 @@ fn gmm_reaches_bayespy_final_bound() {
 fn bmm_reaches_bayespy_final_bound() {
     mixture_reaches("bmm", "bmm");
 }
+
+/// `hmm_known` written as a chain (`examples/bayespy/hmm_known`): every parameter is data, so one
+/// forward–backward pass gives the exact log-likelihood (the forward algorithm's −109.5882880298,
+/// BayesPy's bound after one update) and the exact marginals; the report carries them per step
+/// with the Viterbi path.
+#[test]
+fn hmm_known_chain_from_model_text_is_exact() {
+    let f = &bayespy()["hmm_known"];
+    let out = succeeded(occam().args([
+        "fit",
+        "examples/bayespy/hmm_known/hmm_known.occam",
+        "--json",
+    ]));
+    let j = json(&out);
+    let bound = j["bound"].as_f64().unwrap();
+    let want = f["L_after_1_update"].as_f64().unwrap();
+    assert!(
+        (bound - want).abs() <= 1e-9 * want.abs(),
+        "{bound} vs BayesPy / forward algorithm {want}"
+    );
+    assert!((bound - -109.5882880298).abs() < 1e-9);
+    let chain = &j["chains"]["z"];
+    assert_eq!(chain["family"], "MarkovChain");
+    assert_eq!(floats(&chain["lengths"]), vec![100.0]);
+    let marg = floats(&chain["marginals"]);
+    assert_eq!(marg.len(), 200);
+    for (g, w) in marg.iter().zip(floats(&f["posterior_marginals_first5"])) {
+        assert!((g - w).abs() < 1e-9, "{g} vs {w}");
+    }
+    let path = floats(&chain["viterbi"]);
+    assert_eq!(path.len(), 100);
+    assert!(path.iter().all(|&s| s == 0.0 || s == 1.0));
+}
+
+/// `hmm_unknown` written as a chain: BayesPy's bound trace (order Z, A, a0) to 1e-8 relative for
+/// its 8 sweeps.
+#[test]
+fn hmm_unknown_chain_trace_matches_bayespy() {
+    let f = &bayespy()["hmm_unknown"];
+    let out = succeeded(
+        occam()
+            .args([
+                "fit",
+                "examples/bayespy/hmm_unknown/hmm_unknown.occam",
+                "--json",
+            ])
+            .args(["--order", "Z,A,a0", "--tol", "0", "--max-iter", "8"]),
+    );
+    let j = json(&out);
+    assert_trace(&floats(&j["bound_trace"]), &floats(&f["L_trace"]));
+}

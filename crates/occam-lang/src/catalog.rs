@@ -35,10 +35,25 @@ pub fn function(name: &str) -> Option<&'static FunctionSpec> {
     occam_core::factor::functions().find(|f| f.name == name)
 }
 
-/// All distribution names and aliases, for suggestions.
+/// The chain q-blocks (`MarkovChain`, `GaussianMarkovChain`), written like distributions but
+/// with their `over` plate as the time plate (`occam_core::engine::CHAINS`).
+pub static CHAINS: &[DistSpec] = occam_core::engine::CHAINS;
+
+/// The chain named `name` or one of its aliases (exact match).
+pub fn chain(name: &str) -> Option<&'static DistSpec> {
+    occam_core::engine::chain_family(name)
+}
+
+/// Whether `spec` is one of the chains.
+pub fn is_chain(spec: &DistSpec) -> bool {
+    CHAINS.iter().any(|c| c.name == spec.name)
+}
+
+/// All distribution and chain names and aliases, for suggestions.
 pub fn distribution_names() -> impl Iterator<Item = &'static str> {
     DISTRIBUTIONS
         .iter()
+        .chain(CHAINS)
         .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
 }
 

@@ -115,10 +115,13 @@ pub enum ConstValue {
 pub struct Variable {
     /// Its name.
     pub name: String,
-    /// Plates it is replicated over (factorised in q), as plate indices.
+    /// Plates it is replicated over (factorised in q), as plate indices. For a chain
+    /// (`MarkovChain`, `GaussianMarkovChain`) the last plate is its time plate (the `over` of its
+    /// declaration, joint in q) and the others are the sequences.
     pub plates: Vec<usize>,
     /// Event plates of a vector or matrix value (joint in q); for a
-    /// Categorical, the plate of its categories.
+    /// Categorical, the plate of its categories; for a chain, its states (K) or
+    /// state vector (D).
     pub event_plates: Vec<usize>,
     /// Kind of value it holds.
     pub kind: ValueKind,
@@ -143,7 +146,7 @@ pub enum Node {
     Stochastic {
         /// Canonical catalog name of the distribution.
         distribution: String,
-        /// One argument per slot, in catalog order.
+        /// One argument per slot, in catalog order; a chain may end with a `lengths` argument.
         args: Vec<Arg>,
     },
     /// `f = expr`.

@@ -479,10 +479,11 @@ fn unknown_dist_none() {
     ));
 }
 
-/// Every distribution of the catalog (the engine's registry), comma-separated.
+/// Every distribution of the catalog (the engine's registry), then the chains, comma-separated.
 fn known_distributions() -> String {
     occam_lang::catalog::DISTRIBUTIONS
         .iter()
+        .chain(occam_lang::catalog::CHAINS)
         .map(|d| d.name)
         .collect::<Vec<_>>()
         .join(", ")

@@ -544,3 +544,49 @@ fn parents_are_the_graph_edges() {
         }
     }
 }
+
+/// The chain examples: the time plate (`over`) is the chain's last plate, its states come from
+/// the transition rows, `lengths` is the last argument, and a child indexes the chain like a
+/// Categorical (a mixture over the states).
+#[test]
+fn chains_resolve_with_the_time_plate_last_and_the_states_as_event() {
+    let m = build(
+        include_str!("../../../examples/models/hmm_chain.occam"),
+        "hmm_chain.occam",
+        &DataShapes::new().with("y", 3, 60).with("L", 3, 1),
+    );
+    assert_eq!(plates(&m, "z"), ["S", "T"]);
+    assert_eq!(events(&m, "z"), ["K"]);
+    assert_eq!(m.variable("z").unwrap().kind, ValueKind::Categorical);
+    let (dist, a) = args(&m, "z");
+    assert_eq!(dist, "MarkovChain");
+    let slots: Vec<&str> = a.iter().map(|(s, _)| *s).collect();
+    assert_eq!(slots, ["initial", "transition", "lengths"]);
+    assert_eq!(var_ref(a[2].1).name, "L");
+    let (_, y) = args(&m, "y");
+    assert_eq!(var_ref(y[0].1).index[0].by.as_ref().unwrap().name, "z");
+    let lds = build(
+        include_str!("../../../examples/models/lds.occam"),
+        "lds.occam",
+        &DataShapes::new().with("y", 80, 4),
+    );
+    assert_eq!(plates(&lds, "x"), ["T"]);
+    assert_eq!(events(&lds, "x"), ["D"]);
+    let (dist, a) = args(&lds, "x");
+    assert_eq!(dist, "GaussianMarkovChain");
+    let slots: Vec<&str> = a.iter().map(|(s, _)| *s).collect();
+    assert_eq!(slots, ["mean0", "precision0", "dynamics", "noise"]);
+    // Known probability tables: data inputs used as probabilities are Simplex-valued.
+    let known = build(
+        include_str!("../../../examples/bayespy/hmm_known/hmm_known.occam"),
+        "hmm_known.occam",
+        &DataShapes::new()
+            .with("y", 100, 1)
+            .with("p0", 1, 2)
+            .with("A", 2, 2)
+            .with("P", 2, 3),
+    );
+    for t in ["p0", "A", "P"] {
+        assert_eq!(known.variable(t).unwrap().kind, ValueKind::Simplex, "{t}");
+    }
+}

@@ -1,7 +1,7 @@
 //! `occam._occam.Fitted`: the outcome of a fit (bound, trace, restarts, warnings) and every
 //! variable's posterior as NumPy arrays, computed when asked for.
 
-use numpy::{PyArray1, PyArrayDyn};
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -126,6 +126,41 @@ impl PyFitted {
         out.set_item("role", p.role)?;
         out.set_item("plates", p.plates)?;
         out.set_item("params", params)?;
+        Ok(out)
+    }
+
+    /// The per-step report of chain `name`: `{"name", "family", "lengths", and "marginals"
+    /// (sequence plates + (T, K), NaN past a sequence's end) with "viterbi" (sequence plates +
+    /// (T,), −1 past the end) for a MarkovChain, or "means" and "sds" (sequence plates + (T, D))
+    /// for a GaussianMarkovChain}`.
+    fn chain<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+        let (r, seq) = self.inner.chain(name).py_err(py)?;
+        let mut shape = seq.clone();
+        shape.extend([r.steps, r.states]);
+        let out = PyDict::new(py);
+        out.set_item("name", &r.variable)?;
+        out.set_item("family", r.family)?;
+        let lengths: Vec<i64> = r.lengths.iter().map(|&n| n as i64).collect();
+        let mut lshape = seq.clone();
+        if lshape.is_empty() {
+            lshape.push(1);
+        }
+        out.set_item("lengths", PyArray1::from_vec(py, lengths).reshape(lshape)?)?;
+        if r.is_discrete() {
+            out.set_item("marginals", shaped(py, r.values.clone(), &shape)?)?;
+            let mut path = vec![-1i64; r.lengths.len() * r.steps];
+            for (s, p) in r.viterbi.iter().enumerate() {
+                for (t, &k) in p.iter().enumerate() {
+                    path[s * r.steps + t] = k as i64;
+                }
+            }
+            let mut pshape = seq;
+            pshape.push(r.steps);
+            out.set_item("viterbi", PyArray1::from_vec(py, path).reshape(pshape)?)?;
+        } else {
+            out.set_item("means", shaped(py, r.values.clone(), &shape)?)?;
+            out.set_item("sds", shaped(py, r.sds.clone(), &shape)?)?;
+        }
         Ok(out)
     }
 

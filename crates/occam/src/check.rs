@@ -62,9 +62,33 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
     );
     let _ = writeln!(s, "conjugacy (every parent slot checked, Winn Table 2.1):");
     for (v, var) in m.variables.iter().enumerate() {
-        let Node::Stochastic { args, .. } = &var.node else {
+        let Node::Stochastic { args, distribution } = &var.node else {
             continue;
         };
+        if let Some(spec) = occam_core::engine::chain_family(distribution) {
+            // A chain's slots: the states (or state dimension) are its event plate.
+            let d = m.plates[var.event_plates[0]].size as usize;
+            let discrete = spec.value == occam_core::spec::ValueKind::Categorical;
+            let inputs = crate::lower::chain::inputs(discrete, d);
+            for (slot, input) in spec.slots.iter().zip(inputs) {
+                let text = args
+                    .iter()
+                    .find(|a| a.slot == slot.name)
+                    .map(|a| loaded.source[a.value.span.start..a.value.span.end].to_string())
+                    .unwrap_or_else(|| "?".into());
+                let gathered = if input.stack > 1 {
+                    format!(" × {}", input.stack)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(
+                    s,
+                    "  {}.{} ← {text}: {}{gathered}",
+                    var.name, slot.name, input.kind
+                );
+            }
+            continue;
+        }
         let Some(dist) = c.vmp.distribution(c.var_nodes[v]) else {
             continue;
         };

@@ -153,6 +153,45 @@ impl Fitted {
             .collect()
     }
 
+    /// The per-step report of chain variable `name` (state marginals and Viterbi path, or
+    /// smoothed means and standard deviations), with the sizes of its sequence plates; an error
+    /// if it is not a chain.
+    pub fn chain(&self, name: &str) -> Result<(crate::report::chains::ChainReport, Vec<usize>)> {
+        let m = &self.loaded.model;
+        let v = m.variables.iter().position(|v| v.name == name);
+        let report = v.and_then(|v| crate::report::chains::chain(&self.loaded, &self.compiled, v));
+        match (v, report) {
+            (Some(v), Some(r)) => {
+                let plates = &m.variables[v].plates;
+                let seq = plates[..plates.len() - 1]
+                    .iter()
+                    .map(|&p| m.plates[p].size as usize)
+                    .collect();
+                Ok((r, seq))
+            }
+            _ => {
+                let chains: Vec<&str> = m
+                    .variables
+                    .iter()
+                    .filter(|v| {
+                        matches!(&v.node, occam_lang::ir::Node::Stochastic { distribution, .. }
+                            if occam_core::engine::chain_family(distribution).is_some())
+                    })
+                    .map(|v| v.name.as_str())
+                    .collect();
+                Err(Error::Usage(format!(
+                    "{}: `{name}` is not a chain (chains: {})",
+                    self.loaded.file_name,
+                    if chains.is_empty() {
+                        "none".to_string()
+                    } else {
+                        chains.join(", ")
+                    }
+                )))
+            }
+        }
+    }
+
     /// The full report as JSON (what `occam fit --json` prints).
     pub fn report_json(&self) -> serde_json::Value {
         json::report(&self.loaded, &self.compiled, &self.outcome)

@@ -31,6 +31,8 @@ use occam_lang::Diagnostics;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 
+pub mod chain;
+
 /// What the lowering produced: the graph and the map between core nodes and model variables.
 pub struct Lowered {
     /// The core graph, ready to compile.
@@ -282,6 +284,12 @@ impl Lowering<'_> {
                     Ok(())
                 };
             }
+            Node::Stochastic { distribution, args }
+                if occam_core::engine::chain_family(distribution).is_some() =>
+            {
+                let spec = occam_core::engine::chain_family(distribution).expect("checked");
+                self.chain(v, spec, args, data)?
+            }
             Node::Stochastic { distribution, args } => {
                 let id = self.stochastic(v, distribution, args, &plates)?;
                 if var.map {
@@ -339,6 +347,10 @@ impl Lowering<'_> {
             ));
         }
         let kind = match var.kind {
+            // A known probability table (used where probabilities are expected).
+            ValueKind::Simplex => MomentKind::Dirichlet {
+                k: self.event_size(v),
+            },
             ValueKind::Vector => MomentKind::Gaussian {
                 d: self.event_size(v),
             },

@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use occam_core::dist::FAMILIES;
+use occam_core::engine::CHAINS;
 use occam_core::factor::functions;
 use occam_core::spec::{ConstDomain, EventShape, FamilySpec, SlotSpec, ValueKind};
 
@@ -83,11 +84,13 @@ pub fn distributions() -> String {
     let _ = writeln!(
         s,
         "Generated from the family table (`occam help distributions`); every family declares this \
-         in its own file under `crates/occam-core/src/dist/`. A slot takes a constant, or a \
+         in its own file under `crates/occam-core/src/dist/` (the chains in \
+         `crates/occam-core/src/engine/chain/spec.rs`). A slot takes a constant, or a \
          variable of a kind listed (a conjugate parent, so variational message passing applies); \
          slots are written by name, by an alias, or by position.\n"
     );
-    for f in FAMILIES {
+    for f in FAMILIES.iter().chain(CHAINS) {
+        let chain = CHAINS.contains(f);
         let _ = writeln!(s, "## {}\n", f.name);
         let mut summary = f.summary.chars();
         let first = summary.next().map(|c| c.to_uppercase().to_string());
@@ -96,6 +99,10 @@ pub fn distributions() -> String {
             let _ = writeln!(s, "Also written: {}.\n", f.aliases.join(", "));
         }
         let event = match f.event {
+            _ if chain => {
+                "one value per step of its `over` plate (the time plate, joint in q), over its \
+                 sequences in `[...]`; the states (or the state plate) come from its parents"
+            }
             EventShape::Scalar => "a scalar (no `over` plate)",
             EventShape::Vector => "a vector over its `over` plate",
             EventShape::Matrix => "a square matrix over its `over` plate",
@@ -116,7 +123,12 @@ pub fn distributions() -> String {
                 f.params.join(", ")
             );
         }
-        let _ = writeln!(s, "- example: `{}`\n", example(f));
+        let line = match f.name {
+            "MarkovChain" => "z[S] over T ~ MarkovChain(initial = p0, transition = A, lengths = L)".to_string(),
+            "GaussianMarkovChain" => "x[S] over T ~ GaussianMarkovChain(mean0 = 0, precision0 = identity, dynamics = A, noise = tau, lengths = L)".to_string(),
+            _ => example(f),
+        };
+        let _ = writeln!(s, "- example: `{line}`\n");
         let _ = writeln!(s, "| slot | aliases | variable parents | constants |");
         let _ = writeln!(s, "|---|---|---|---|");
         for slot in f.slots {
@@ -151,7 +163,7 @@ mod tests {
     #[test]
     fn every_family_and_function_is_listed() {
         let text = distributions();
-        for f in FAMILIES {
+        for f in FAMILIES.iter().chain(CHAINS) {
             assert!(text.contains(&format!("## {}\n", f.name)), "{}", f.name);
             for slot in f.slots {
                 assert!(text.contains(&format!("| `{}` |", slot.name)));

@@ -41,7 +41,9 @@ mod prune;
 mod tree;
 mod update;
 
-pub use chain::{GaussianMarkovChain, MarkovChain};
+pub use chain::{
+    chain_family, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN, MARKOV_CHAIN,
+};
 pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning};
 use elements::*;
 
@@ -742,7 +744,8 @@ impl Vmp {
                 MomentKind::Wishart { d } => out.extend_from_slice(&u[..d * d]),
                 MomentKind::Categorical { .. } => out.extend_from_slice(u),
                 MomentKind::Dirichlet { .. } => {
-                    if n.is_observed(e) || n.map {
+                    // Known tables (constants) keep ⟨ln p⟩ only, like observed values.
+                    if n.is_observed(e) || n.map || matches!(n.body, Body::Constant) {
                         out.extend(u.iter().map(|v| v.exp()));
                     } else {
                         let phi = &n.phi[e * n.len..(e + 1) * n.len];

@@ -326,8 +326,17 @@ impl<'f> Resolver<'_, 'f> {
         let mut ok = declared && ok_plates && ok_event;
         let mut dist = None;
         let mut kind = None;
+        let mut plates = plates;
         if let VarRhs::Random { dist: name, .. } = &d.rhs {
+            let chain = catalog::chain(&name.name);
             match catalog::distribution(&name.name) {
+                _ if chain.is_some() => {
+                    let spec = chain.expect("checked");
+                    dist = Some(spec);
+                    kind = Some(spec.value);
+                    // The chain's `over` plate is its time plate: the last of its plates.
+                    ok &= self.chain_time(d, spec, event, &mut plates);
+                }
                 Some(spec) => {
                     dist = Some(spec);
                     kind = Some(spec.value);
@@ -351,7 +360,11 @@ impl<'f> Resolver<'_, 'f> {
             span: d.span,
             source: Source::Decl(d),
             plates,
-            event,
+            event: if dist.is_some_and(catalog::is_chain) {
+                None
+            } else {
+                event
+            },
             dist,
             kind,
             node: None,
@@ -424,6 +437,7 @@ impl<'f> Resolver<'_, 'f> {
                 "known distributions: {}",
                 catalog::DISTRIBUTIONS
                     .iter()
+                    .chain(catalog::CHAINS)
                     .map(|d| d.name)
                     .collect::<Vec<_>>()
                     .join(", ")

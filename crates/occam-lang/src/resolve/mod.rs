@@ -6,6 +6,7 @@
 //! Categorical's categories are known before anything is indexed by it) →
 //! observations, data shapes and initialisers.
 
+mod chains;
 mod consts;
 mod decls;
 mod expr;

@@ -23,6 +23,9 @@ impl Resolver<'_, '_> {
             extra: Vec::new(),
         };
         let node = match (&d.rhs, self.vars[v].dist) {
+            (VarRhs::Random { dist, args }, Some(spec)) if self.is_chain_decl(v) => {
+                self.chain(v, spec, dist, args, ctx)
+            }
             (VarRhs::Random { dist, args }, Some(spec)) => {
                 self.stochastic(v, spec, dist, args, ctx)
             }
@@ -183,7 +186,7 @@ impl Resolver<'_, '_> {
     }
 
     /// Matches positional and named arguments to slots.
-    fn assign_slots<'x>(
+    pub(super) fn assign_slots<'x>(
         &mut self,
         spec: &DistSpec,
         dist: &ast::Ident,
@@ -311,7 +314,13 @@ impl Resolver<'_, '_> {
     }
 
     /// Conjugacy, constant domain and event shape of one filled slot.
-    fn check_slot(&mut self, v: usize, spec: &DistSpec, slot: &SlotSpec, e: &Expr) -> bool {
+    pub(super) fn check_slot(
+        &mut self,
+        v: usize,
+        spec: &DistSpec,
+        slot: &SlotSpec,
+        e: &Expr,
+    ) -> bool {
         let what = format!("{} of {}", slot.name, spec.name);
         match (e.kind, &e.op) {
             (None, ExprOp::Const(c)) => {
@@ -354,6 +363,16 @@ impl Resolver<'_, '_> {
                 // A vector where a scalar Gaussian is expected is a shape error.
                 let vector_for_scalar =
                     kind == ValueKind::Vector && slot.kinds.contains(&ValueKind::Real);
+                // A data input over the categories where probabilities are expected is a known
+                // probability table (`data P[K] over C`, each row summing to 1).
+                if let (ValueKind::Vector | ValueKind::Simplex, ExprOp::Var(r)) = (kind, &e.op) {
+                    if slot.kinds.contains(&ValueKind::Simplex)
+                        && matches!(self.vars[r.var].source, Source::Data)
+                    {
+                        self.vars[r.var].kind = Some(ValueKind::Simplex);
+                        return self.check_event(v, spec, slot, e, &what);
+                    }
+                }
                 if !slot.kinds.contains(&kind) && !vector_for_scalar {
                     let got = self.describe(e);
                     let hint = if slot.takes_variable() {

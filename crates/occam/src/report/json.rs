@@ -234,7 +234,7 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
     for (n, b) in &o.node_bounds {
         node_bounds.insert(n.clone(), json!(b));
     }
-    json!({
+    let mut out = json!({
         "model": loaded.file_name,
         "bound": o.bound,
         "iterations": o.iterations,
@@ -249,5 +249,15 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
         "node_bounds": node_bounds,
         "variables": variables(loaded, c),
         "ard": crate::latent::ard::ard(loaded, c),
-    })
+    });
+    // Per-step chain reports, only for models with chains (other reports are unchanged).
+    let chains = crate::report::chains::chains(loaded, c);
+    if !chains.is_empty() {
+        let map: Map<String, Value> = chains
+            .iter()
+            .map(|ch| (ch.variable.clone(), ch.to_json()))
+            .collect();
+        out["chains"] = Value::Object(map);
+    }
+    out
 }

@@ -1,6 +1,8 @@
 //! Reports of a fit: JSON, a readable summary, SVG plots and Hinton diagrams.
 
 pub mod binary;
+pub mod chain_figure;
+pub mod chains;
 pub mod figure;
 pub mod hinton;
 pub mod json;

@@ -1,7 +1,9 @@
 //! The files `occam fit --out DIR` writes, each atomically: `posterior.json` (observed data left
 //! out unless asked for), `bound.csv`, `bound.svg`, a table `posterior_NAME.csv` of every latent
-//! variable (means, variances, a mixture index's most probable component) and a Hinton diagram
-//! of every latent vector or matrix mean.
+//! variable (means, variances, a mixture index's most probable component), a Hinton diagram
+//! of every latent vector or matrix mean, and for each chain `chain_NAME.csv` (per-step state
+//! marginals and the Viterbi path, or smoothed means and standard deviations) with its figure
+//! `chain_NAME.svg`.
 
 use std::path::Path;
 
@@ -123,6 +125,15 @@ fn write_files(
             let s = hinton::hinton(&title, rows, cols, &values)?;
             atomic::write(&dir.join(format!("hinton_{}.svg", var.name)), s.as_bytes())?;
         }
+    }
+    for ch in crate::report::chains::chains(loaded, c) {
+        let name = &ch.variable;
+        atomic::write(
+            &dir.join(format!("chain_{name}.csv")),
+            ch.to_csv().as_bytes(),
+        )?;
+        let s = crate::report::chain_figure::chain_plot(&ch)?;
+        atomic::write(&dir.join(format!("chain_{name}.svg")), s.as_bytes())?;
     }
     for a in crate::latent::ard::ard(loaded, c) {
         let s = crate::latent::ard::relevance_hinton(&a)?;

@@ -167,6 +167,35 @@ fn describe(
     lines
 }
 
+/// A discrete chain's most probable paths (the first sequences and steps; all of them are in
+/// `--json` and `--out`).
+fn chain_lines(ch: &crate::report::chains::ChainReport) -> Vec<String> {
+    const STEPS: usize = 40;
+    const SEQS: usize = 3;
+    let mut lines = Vec::new();
+    for (s, path) in ch.viterbi.iter().enumerate().take(SEQS) {
+        let shown: Vec<String> = path.iter().take(STEPS).map(usize::to_string).collect();
+        lines.push(format!(
+            "most probable path{}: {}{}",
+            if ch.viterbi.len() > 1 {
+                format!(" [{s}]")
+            } else {
+                String::new()
+            },
+            shown.join(" "),
+            if path.len() > STEPS {
+                format!(" ... ({} steps)", path.len())
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if ch.viterbi.len() > SEQS {
+        lines.push(format!("... ({} sequences)", ch.viterbi.len()));
+    }
+    lines
+}
+
 /// The text summary of a fit.
 pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
     let mut s = String::new();
@@ -227,6 +256,11 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
         let names = event_names(loaded, v);
         for line in describe(c, c.var_nodes[v], labels.as_deref(), names.as_deref()) {
             let _ = writeln!(s, "      {line}");
+        }
+        if let Some(ch) = crate::report::chains::chain(loaded, c, v) {
+            for line in chain_lines(&ch) {
+                let _ = writeln!(s, "      {line}");
+            }
         }
     }
     for a in crate::latent::ard::ard(loaded, c) {

@@ -25,6 +25,7 @@
 mod discrete;
 mod forward_backward;
 mod gaussian;
+mod spec;
 #[cfg(test)]
 mod tests;
 
@@ -33,6 +34,7 @@ use crate::dist::SlotInput;
 use crate::graph::{ParentSpec, PlateId};
 pub use discrete::MarkovChain;
 pub use gaussian::GaussianMarkovChain;
+pub use spec::{chain_family, CHAINS, GAUSSIAN_MARKOV_CHAIN, MARKOV_CHAIN};
 
 /// Which chain a q-block is.
 #[derive(Clone, Copy, Debug)]
