@@ -121,8 +121,8 @@ fn chol(a: &[f64], d: usize, what: &str) -> Result<Cholesky> {
 impl Ica {
     /// A seeded start on data `t` with `sources` model sources of `components` components each
     /// (Lawrence starts W by PCA): W = the leading principal axes scaled to their standard
-    /// deviations, turned by a random rotation drawn from `seed` (PCA alone leaves the sources
-    /// mixed, and the rotation breaks the symmetry a PCA start would keep); unit-variance sources
+    /// deviations, the signal subspace's turned by a random rotation drawn from `seed` (PCA
+    /// alone leaves the sources mixed; restarts try different turns); unit-variance sources
     /// whose components start at variances spread around 1; noise variance from the discarded
     /// principal variances (or 1 % of the smallest kept one).
     pub fn initialise(
@@ -154,20 +154,34 @@ impl Ica {
             0.01 * pca.variances[i - 1]
         }
         .max(1e-9 * pca.variances[0]);
-        // A random rotation R (Gram–Schmidt of a Gaussian matrix); W = U Λ^½ R.
+        // A random rotation R (Gram–Schmidt of a Gaussian matrix) of the leading `sig` columns,
+        // those whose principal variance is above 10⁻³ of the largest (the signal subspace);
+        // W = U Λ^½ R. The other columns start as the small discarded directions, for ARD to
+        // switch off.
+        let sig = pca.variances[..i]
+            .iter()
+            .filter(|&&v| v > 1e-3 * pca.variances[0])
+            .count()
+            .max(1);
         let mut rng = Rng::seed_from_u64(seed);
-        let mut r: Vec<f64> = (0..i * i)
-            .map(|_| StandardNormal.sample(&mut rng))
-            .collect();
+        let mut r = vec![0.0; i * i];
         for a in 0..i {
+            r[a * i + a] = 1.0;
+        }
+        for a in 0..sig {
+            for c in 0..sig {
+                r[a * i + c] = StandardNormal.sample(&mut rng);
+            }
+        }
+        for a in 0..sig {
             for b in 0..a {
-                let dot: f64 = (0..i).map(|c| r[a * i + c] * r[b * i + c]).sum();
-                for c in 0..i {
+                let dot: f64 = (0..sig).map(|c| r[a * i + c] * r[b * i + c]).sum();
+                for c in 0..sig {
                     r[a * i + c] -= dot * r[b * i + c];
                 }
             }
-            let norm = (0..i).map(|c| r[a * i + c].powi(2)).sum::<f64>().sqrt();
-            (0..i).for_each(|c| r[a * i + c] /= norm);
+            let norm = (0..sig).map(|c| r[a * i + c].powi(2)).sum::<f64>().sqrt();
+            (0..sig).for_each(|c| r[a * i + c] /= norm);
         }
         let mut u = vec![0.0; p * i];
         for j in 0..i {
