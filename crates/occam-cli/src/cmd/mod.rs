@@ -5,6 +5,7 @@ pub mod check;
 pub mod compare;
 pub mod fit;
 pub mod graph;
+pub mod latent;
 pub mod nn;
 pub mod progress;
 pub mod sample;
@@ -45,6 +46,9 @@ enum Command {
     /// Lawrence's networks (occam-nn): Bayesian MLPs, committees, linear threshold units.
     #[command(subcommand)]
     Nn(nn::NnCommand),
+    /// Latent-variable models: mixtures of Bayesian PCA, Bayesian ICA, the digits study.
+    #[command(subcommand)]
+    Latent(latent::LatentCommand),
     /// Help on a command, or `occam help distributions`: every distribution and function.
     Help(HelpArgs),
 }
@@ -144,6 +148,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bm(c) => binary::run_bm(&c),
         Command::Sbn(c) => binary::run_sbn(&c),
         Command::Nn(c) => nn::run(&c),
+        Command::Latent(c) => latent::run(&c),
         Command::Help(a) => help(&a.topic),
     }
 }

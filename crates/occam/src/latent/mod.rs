@@ -9,8 +9,14 @@
 
 pub mod ard;
 pub mod bpca;
+mod dense;
+pub mod digits;
+pub mod figures;
+pub mod ica;
 pub mod mbpca;
+pub mod mppca;
 pub mod ppca;
 pub mod synth;
+pub mod vqpca;
 
 pub use ard::{effective_dimension, Ard};

@@ -37,13 +37,11 @@ impl Mbpca {
         let e: Expect = self.expect();
         let logdet_x = self.logdet_x();
         // Σ_n Σ_m r_nm (ℓ_nm − ln r_nm): data, x_n's prior and entropy, ⟨ln π⟩ and H[q(s_n)].
+        let ell = self.ells(&e, t, &logdet_x);
         let mut l = 0.0;
-        for n in 0..t.rows {
-            for m in 0..k {
-                let r = self.r[n * k + m];
-                if r > 0.0 {
-                    l += r * (self.ell(&e, t.row(n), n, m, &logdet_x) - r.ln());
-                }
+        for (&r, &x) in self.r.iter().zip(&ell) {
+            if r > 0.0 {
+                l += r * (x - r.ln());
             }
         }
         l -= kl_dirichlet(&self.u, self.priors.u0);

@@ -18,15 +18,18 @@
 //! not support; the few closed forms are short and are checked against the engine's Bayesian
 //! PCA when K = 1 (tests).
 
-mod bound;
+pub(crate) mod bound;
 mod init;
+mod kernels;
+mod predict;
 pub mod search;
 #[cfg(test)]
 mod tests;
 
 use occam_core::linalg::Cholesky;
-use occam_core::special::{digamma, LN_2PI};
+use occam_core::special::digamma;
 
+use super::dense::{mul, mul_tn};
 use super::synth::Matrix;
 use crate::error::{Error, Result};
 
@@ -147,45 +150,10 @@ impl Mbpca {
         }
     }
 
-    /// E‖t_n − W_m x_n − μ_m‖² under q(x_n | s_n = m) q(W_m) q(μ_m) (the bracket of (3.27)).
-    fn residual(&self, e: &Expect, t: &[f64], n: usize, m: usize) -> f64 {
-        let (d, q, k) = (self.d, self.q, self.k);
-        let xm = &self.x[(n * k + m) * q..(n * k + m + 1) * q];
-        let wm = &self.w[m * d * q..(m + 1) * d * q];
-        let mu = &self.mu[m * d..(m + 1) * d];
-        let wtw = &e.wtw[m * q * q..(m + 1) * q * q];
-        let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
-        let mut s = t.iter().map(|v| v * v).sum::<f64>() + e.mu2[m];
-        for i in 0..q {
-            for j in 0..q {
-                s += wtw[i * q + j] * (sx[j * q + i] + xm[i] * xm[j]);
-            }
-        }
-        for r in 0..d {
-            let wx: f64 = (0..q).map(|i| wm[r * q + i] * xm[i]).sum();
-            s += -2.0 * t[r] * wx - 2.0 * t[r] * mu[r] + 2.0 * mu[r] * wx;
-        }
-        s
-    }
-
-    /// ℓ_nm: ⟨ln π_m⟩ + ⟨ln p(t_n | x_n, m)⟩ + ⟨ln p(x_n)⟩ + H[q(x_n | m)], the log of the
-    /// unnormalised q(s_n = m) of (3.29)–(3.30) (it carries the +½ ln|Σ_x^(m)| term).
-    fn ell(&self, e: &Expect, t: &[f64], n: usize, m: usize, logdet_x: &[f64]) -> f64 {
-        let (d, q, k) = (self.d as f64, self.q, self.k);
-        let xm = &self.x[(n * k + m) * q..(n * k + m + 1) * q];
-        let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
-        let tr: f64 = (0..q).map(|i| sx[i * q + i] + xm[i] * xm[i]).sum();
-        e.ln_pi[m] + 0.5 * d * (e.ln_tau - LN_2PI)
-            - 0.5 * e.tau * self.residual(e, t, n, m)
-            - 0.5 * tr
-            + 0.5 * q as f64
-            + 0.5 * logdet_x[m]
-    }
-
     /// Updates q(x_n, s_n) jointly for every n: Σ_x^(m) (3.21), m_nm (3.20), then r_nm by
     /// (3.29)–(3.30).
     pub fn update_xs(&mut self, t: &Matrix) -> Result<()> {
-        let (d, q, k) = (self.d, self.q, self.k);
+        let (n, q, k) = (t.rows, self.q, self.k);
         let e = self.expect();
         let mut logdet = vec![0.0; k];
         for (m, ld) in logdet.iter_mut().enumerate() {
@@ -200,48 +168,47 @@ impl Mbpca {
             c.inverse_into(&mut self.x_cov[m * q * q..(m + 1) * q * q]);
             *ld = -c.log_det();
         }
-        for n in 0..t.rows {
-            let tn = t.row(n);
-            for m in 0..k {
-                let wm = &self.w[m * d * q..(m + 1) * d * q];
-                let mu = &self.mu[m * d..(m + 1) * d];
-                let b: Vec<f64> = (0..q)
-                    .map(|i| (0..d).map(|r| wm[r * q + i] * (tn[r] - mu[r])).sum::<f64>() * e.tau)
-                    .collect();
-                let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
-                for i in 0..q {
-                    self.x[(n * k + m) * q + i] = (0..q).map(|j| sx[i * q + j] * b[j]).sum();
-                }
+        // m_nm = ⟨τ⟩ Σ_x^(m) ⟨W_m⟩ᵀ (t_n − ⟨μ_m⟩): the projections times ⟨τ⟩Σ_x (symmetric).
+        let p = self.projections(t);
+        for m in 0..k {
+            let sx: Vec<f64> = self.x_cov[m * q * q..(m + 1) * q * q]
+                .iter()
+                .map(|v| e.tau * v)
+                .collect();
+            let xm = mul(&kernels::block(&p, k, q, m), &sx, n, q, q);
+            for (row, x) in self.x.chunks_exact_mut(k * q).zip(xm.chunks_exact(q)) {
+                row[m * q..(m + 1) * q].copy_from_slice(x);
             }
-            let ell: Vec<f64> = (0..k).map(|m| self.ell(&e, tn, n, m, &logdet)).collect();
-            let lse = occam_core::special::log_sum_exp(&ell);
-            for (r, l) in self.r[n * k..(n + 1) * k].iter_mut().zip(&ell) {
-                *r = (l - lse).exp();
+        }
+        let ell = self.ells(&e, t, &logdet);
+        for (r, l) in self.r.chunks_exact_mut(k).zip(ell.chunks_exact(k)) {
+            let lse = occam_core::special::log_sum_exp(l);
+            for (ri, li) in r.iter_mut().zip(l) {
+                *ri = (li - lse).exp();
             }
         }
         Ok(())
     }
 
-    /// q(μ_m) (3.23)–(3.24; the printed ⟨μ_k⟩ there means ⟨μ_mk⟩).
+    /// q(μ_m) (3.23)–(3.24; the printed ⟨μ_k⟩ there means ⟨μ_mk⟩): variance
+    /// (β + ⟨τ⟩ N_m)⁻¹, mean variance · ⟨τ⟩ Σ_n r_nm (t_n − ⟨W_m⟩ m_nm).
     pub fn update_mu(&mut self, t: &Matrix) {
-        let (d, q, k) = (self.d, self.q, self.k);
+        let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
         let tau = self.tau_shape / self.tau_rate;
+        let tr = mul_tn(&t.values, &self.r, n, d, k);
         for m in 0..k {
-            let nm: f64 = (0..t.rows).map(|n| self.r[n * k + m]).sum();
-            let var = 1.0 / (self.priors.beta + tau * nm);
-            let wm = &self.w[m * d * q..(m + 1) * d * q];
-            let mut acc = vec![0.0; d];
-            for n in 0..t.rows {
-                let rn = self.r[n * k + m];
-                let xm = &self.x[(n * k + m) * q..(n * k + m + 1) * q];
-                for (r, a) in acc.iter_mut().enumerate() {
-                    let wx: f64 = (0..q).map(|i| wm[r * q + i] * xm[i]).sum();
-                    *a += rn * (t.row(n)[r] - wx);
+            let (mut nm, mut sx) = (0.0, vec![0.0; q]);
+            for (r, x) in self.r.chunks_exact(k).zip(self.x.chunks_exact(k * q)) {
+                nm += r[m];
+                for (s, v) in sx.iter_mut().zip(&x[m * q..(m + 1) * q]) {
+                    *s += r[m] * v;
                 }
             }
+            let var = 1.0 / (self.priors.beta + tau * nm);
             self.mu_var[m] = var;
-            for (o, a) in self.mu[m * d..(m + 1) * d].iter_mut().zip(&acc) {
-                *o = var * tau * a;
+            for j in 0..d {
+                let wx: f64 = (0..q).map(|i| self.w[(m * d + j) * q + i] * sx[i]).sum();
+                self.mu[m * d + j] = var * tau * (tr[j * k + m] - wx);
             }
         }
     }
@@ -249,43 +216,25 @@ impl Mbpca {
     /// q(w_md) (3.25): Σ_w^(m) = (diag⟨α⟩ + ⟨τ⟩ Σ_n r_nm ⟨x_n x_nᵀ | m⟩)⁻¹ and
     /// mean Σ_w^(m) ⟨τ⟩ Σ_n r_nm m_nm (t_nd − ⟨μ_md⟩).
     pub fn update_w(&mut self, t: &Matrix) -> Result<()> {
-        let (d, q, k) = (self.d, self.q, self.k);
+        let (d, q) = (self.d, self.q);
         let tau = self.tau_shape / self.tau_rate;
-        for m in 0..k {
+        for m in 0..self.k {
+            let (nm, sx_sum, xx, tx) = self.weighted(t, m);
             let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
-            let mut a = vec![0.0; q * q];
-            let mut b = vec![0.0; d * q];
-            let mut nm = 0.0;
-            for n in 0..t.rows {
-                let rn = self.r[n * k + m];
-                nm += rn;
-                let xm = &self.x[(n * k + m) * q..(n * k + m + 1) * q];
-                for i in 0..q {
-                    for j in 0..q {
-                        a[i * q + j] += rn * xm[i] * xm[j];
-                    }
-                }
-                for r in 0..d {
-                    let y = rn * (t.row(n)[r] - self.mu[m * d + r]);
-                    for i in 0..q {
-                        b[r * q + i] += y * xm[i];
-                    }
-                }
-            }
-            for (i, v) in a.iter_mut().enumerate() {
-                *v = tau * (*v + nm * sx[i]);
-            }
+            let mut a: Vec<f64> = xx.iter().zip(sx).map(|(v, s)| tau * (v + nm * s)).collect();
             for i in 0..q {
                 a[i * q + i] += self.alpha_shape[i] / self.alpha_rate[i];
             }
             let c = chol(&a, q, "Σ_w")?;
             let cov = &mut self.w_cov[m * q * q..(m + 1) * q * q];
             c.inverse_into(cov);
-            for r in 0..d {
-                for i in 0..q {
-                    self.w[(m * d + r) * q + i] =
-                        tau * (0..q).map(|j| cov[i * q + j] * b[r * q + j]).sum::<f64>();
-                }
+            // b_r = Σ_n r_nm (t_nr − ⟨μ_mr⟩) m_nm.
+            let b: Vec<f64> = (0..d * q)
+                .map(|j| tx[j] - self.mu[m * d + j / q] * sx_sum[j % q])
+                .collect();
+            let w = mul(&b, cov, d, q, q);
+            for (o, v) in self.w[m * d * q..(m + 1) * d * q].iter_mut().zip(&w) {
+                *o = tau * v;
             }
         }
         Ok(())
@@ -311,15 +260,8 @@ impl Mbpca {
     /// q(τ) = Γ(a_τ + N d/2, b_τ + ½ Σ_n Σ_m r_nm E‖t_n − W_m x_n − μ_m‖²) (3.26)–(3.27).
     pub fn update_tau(&mut self, t: &Matrix) {
         let e = self.expect();
-        let mut s = 0.0;
-        for n in 0..t.rows {
-            for m in 0..self.k {
-                let rn = self.r[n * self.k + m];
-                if rn > 0.0 {
-                    s += rn * self.residual(&e, t.row(n), n, m);
-                }
-            }
-        }
+        let res = self.residuals(&e, t);
+        let s: f64 = res.iter().zip(&self.r).map(|(a, r)| a * r).sum();
         self.tau_shape = self.priors.a_tau + 0.5 * (t.rows * self.d) as f64;
         self.tau_rate = self.priors.b_tau + 0.5 * s;
     }
@@ -451,4 +393,4 @@ fn chol(a: &[f64], q: usize, what: &str) -> Result<Cholesky> {
     })
 }
 
-pub use init::initialise;
+pub use init::{initialise, kmeans};

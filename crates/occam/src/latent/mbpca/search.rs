@@ -118,13 +118,15 @@ fn fit_quality(model: &Mbpca, t: &Matrix) -> Vec<f64> {
                 .map_or(0.0, |c| c.log_det())
         })
         .collect();
-    (0..model.k)
+    let ell = model.ells(&e, t, &logdet);
+    let k = model.k;
+    (0..k)
         .map(|m| {
             let (mut s, mut c) = (0.0, 0.0);
             for n in 0..t.rows {
-                let r = model.r[n * model.k + m];
+                let r = model.r[n * k + m];
                 if r > 1e-12 {
-                    s += r * (model.ell(&e, t.row(n), n, m, &logdet) - e.ln_pi[m]);
+                    s += r * (ell[n * k + m] - e.ln_pi[m]);
                     c += r;
                 }
             }

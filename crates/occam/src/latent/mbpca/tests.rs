@@ -110,3 +110,44 @@ fn bad_shapes_are_errors() {
     let other = synth::sinusoid(12, 0.1, 1);
     assert!(m.run(&other, 2, 0.0).is_err());
 }
+
+/// The expected squared residual of one point, written out term by term (the loop form that
+/// `residuals` replaces by matrix products).
+fn residual_loop(s: &Mbpca, e: &Expect, t: &[f64], n: usize, m: usize) -> f64 {
+    let (d, q, k) = (s.d, s.q, s.k);
+    let xm = &s.x[(n * k + m) * q..(n * k + m + 1) * q];
+    let wm = &s.w[m * d * q..(m + 1) * d * q];
+    let mu = &s.mu[m * d..(m + 1) * d];
+    let wtw = &e.wtw[m * q * q..(m + 1) * q * q];
+    let sx = &s.x_cov[m * q * q..(m + 1) * q * q];
+    let mut r = t.iter().map(|v| v * v).sum::<f64>() + e.mu2[m];
+    for i in 0..q {
+        for j in 0..q {
+            r += wtw[i * q + j] * (sx[j * q + i] + xm[i] * xm[j]);
+        }
+    }
+    for j in 0..d {
+        let wx: f64 = (0..q).map(|i| wm[j * q + i] * xm[i]).sum();
+        r += -2.0 * t[j] * wx - 2.0 * t[j] * mu[j] + 2.0 * mu[j] * wx;
+    }
+    r
+}
+
+#[test]
+fn residual_products_match_the_loop() {
+    let t = synth::sphere(60, 0.05, 4);
+    let mut m = initialise(&t, 3, 2, Priors::default(), 1).unwrap();
+    m.run(&t, 4, 0.0).unwrap();
+    let e = m.expect();
+    let r = m.residuals(&e, &t);
+    for n in [0, 17, 59] {
+        for c in 0..3 {
+            let want = residual_loop(&m, &e, t.row(n), n, c);
+            let got = r[n * 3 + c];
+            assert!(
+                (got - want).abs() < 1e-10 * want.abs().max(1.0),
+                "{got} vs {want}"
+            );
+        }
+    }
+}
