@@ -1,10 +1,12 @@
 //! Prints every reproduced table (measured next to the documents' numbers) and writes CSV/JSON.
 //!
 //! `cargo run --release -p occam-nn --example reproduce -- [quick|full] [OUT_DIR] [TABLE...]`
-//! with TABLE among toy, sunspots, tecator, t51, t52, t61, t62 (default: all).
+//! with TABLE among toy, sunspots, tecator, t51, t52, t61, t62, protocols (default:
+//! all; `protocols` is the sunspot protocol study of `repro::sunspot_protocols`).
 
 use occam_nn::repro::{
-    sine_toy, sunspots, tecator, thesis_table5, thesis_table6, Options, ThesisData,
+    sine_toy, sunspot_protocols, sunspots, tecator, thesis_table5, thesis_table6, Options,
+    ThesisData,
 };
 use std::path::PathBuf;
 
@@ -21,7 +23,16 @@ fn main() {
         full,
         ..Default::default()
     };
-    let all = ["toy", "sunspots", "tecator", "t51", "t52", "t61", "t62"];
+    let all = [
+        "toy",
+        "sunspots",
+        "tecator",
+        "t51",
+        "t52",
+        "t61",
+        "t62",
+        "protocols",
+    ];
     for name in all {
         if !wanted.is_empty() && !wanted.contains(&name) {
             continue;
@@ -34,6 +45,7 @@ fn main() {
             "t51" => thesis_table5(&opts, ThesisData::Sunspots),
             "t52" => thesis_table5(&opts, ThesisData::Tecator),
             "t61" => thesis_table6(&opts, ThesisData::Sunspots),
+            "protocols" => sunspot_protocols(&opts),
             _ => thesis_table6(&opts, ThesisData::Tecator),
         };
         match table {

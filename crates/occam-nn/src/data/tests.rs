@@ -110,3 +110,39 @@ fn spearman_handles_monotone_maps_and_ties() {
     let r = spearman(&[1.0, 1.0, 2.0], &[1.0, 2.0, 3.0]).unwrap();
     assert!((r - 0.75f64.sqrt()).abs() < 1e-12);
 }
+
+#[test]
+fn sunspot_scalings_use_the_stated_years_and_give_the_same_linear_fit() {
+    let years = sunspot_year().unwrap();
+    let raw = |lo: i32, hi: i32| -> Vec<f64> {
+        years
+            .iter()
+            .filter(|y| (lo..=hi).contains(&y.0))
+            .map(|y| y.1)
+            .collect()
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let series = raw(1700, 1979);
+    let train = raw(1700, 1920);
+    let s = sunspots_protocol_scaled(12, SunspotScaling::SeriesZ).unwrap();
+    assert!((s.target_mean - mean(&series)).abs() < 1e-12);
+    let m = sunspots_protocol_scaled(12, SunspotScaling::TrainMax).unwrap();
+    assert_eq!(m.target_mean, 0.0);
+    assert_eq!(m.target_sd, train.iter().cloned().fold(f64::MIN, f64::max));
+    // Same patterns under every scaling, and least squares is affine-equivariant: the AR(12)'s
+    // test predictions in sunspot numbers agree to rounding.
+    let base = sunspots_protocol(12).unwrap();
+    let pred = |s: &Split| {
+        s.unscale(&linear_predict(
+            &linear_regression(&s.train).unwrap(),
+            &s.test.x,
+        ))
+    };
+    let p0 = pred(&base);
+    for s in [&s, &m] {
+        assert_eq!((s.train.n(), s.test.n()), (209, 59));
+        for (a, b) in pred(s).iter().zip(&p0) {
+            assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+        }
+    }
+}
