@@ -5,8 +5,7 @@
 //! all; `protocols` is the sunspot protocol study of `repro::sunspot_protocols`).
 
 use occam_nn::repro::{
-    sine_toy, sunspot_protocols, sunspots, tecator, thesis_table5, thesis_table6, Options,
-    ThesisData,
+    sine_toy, sunspots, tecator, thesis_table5, thesis_table6, Options, ThesisData,
 };
 use std::path::PathBuf;
 
@@ -38,6 +37,26 @@ fn main() {
             continue;
         }
         let t0 = std::time::Instant::now();
+        if name == "protocols" {
+            // One part per scaling, each printed and written as soon as it is done.
+            for (scaling, label) in occam_nn::repro::STUDY_SCALINGS {
+                match occam_nn::repro::sunspot_protocol_part(&opts, scaling) {
+                    Ok(mut t) => {
+                        t.name = format!("sunspot_protocols_{scaling:?}").to_lowercase();
+                        println!(
+                            "[{label}] {}  ({:.1} s)\n",
+                            t.to_text(),
+                            t0.elapsed().as_secs_f64()
+                        );
+                        if let Err(e) = t.write(&out) {
+                            eprintln!("{e}");
+                        }
+                    }
+                    Err(e) => eprintln!("protocols [{label}]: {e}"),
+                }
+            }
+            continue;
+        }
         let table = match name {
             "toy" => sine_toy(&opts),
             "sunspots" => sunspots(&opts),
@@ -45,7 +64,6 @@ fn main() {
             "t51" => thesis_table5(&opts, ThesisData::Sunspots),
             "t52" => thesis_table5(&opts, ThesisData::Tecator),
             "t61" => thesis_table6(&opts, ThesisData::Sunspots),
-            "protocols" => sunspot_protocols(&opts),
             _ => thesis_table6(&opts, ThesisData::Tecator),
         };
         match table {

@@ -146,3 +146,26 @@ fn sunspot_scalings_use_the_stated_years_and_give_the_same_linear_fit() {
         }
     }
 }
+
+#[test]
+fn the_test_years_have_the_largest_variance_of_the_candidate_nmse_denominators() {
+    // The committee paper does not name its NMSE denominator. The variance of the scored test
+    // targets 1921-1979 is the largest candidate (cycles 18 and 19 peak there), so any other reading
+    // (the whole series, as Weigend's average relative variance, or the training years) makes every
+    // NMSE larger: 2398.0 > 1495.6 > 1168.9 (population variances of the bundled series).
+    let years = sunspot_year().unwrap();
+    let var = |lo: i32, hi: i32| {
+        let v: Vec<f64> = years
+            .iter()
+            .filter(|y| (lo..=hi).contains(&y.0))
+            .map(|y| y.1)
+            .collect();
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64
+    };
+    let (test, all, train) = (var(1921, 1979), var(1700, 1979), var(1700, 1920));
+    assert!((test - 2397.980).abs() < 1e-3, "{test}");
+    assert!((all - 1495.601).abs() < 1e-3, "{all}");
+    assert!((train - 1168.909).abs() < 1e-3, "{train}");
+    assert!(test > all && all > train);
+}
