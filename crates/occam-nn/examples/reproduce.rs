@@ -31,15 +31,21 @@ fn main() {
         "t61",
         "t62",
         "protocols",
+        "protocols-trainz",
     ];
     for name in all {
         if !wanted.is_empty() && !wanted.contains(&name) {
             continue;
         }
+        if wanted.is_empty() && name == "protocols-trainz" {
+            continue; // a part of `protocols`, only on request
+        }
         let t0 = std::time::Instant::now();
-        if name == "protocols" {
-            // One part per scaling, each printed and written as soon as it is done.
-            for (scaling, label) in occam_nn::repro::STUDY_SCALINGS {
+        if name == "protocols" || name == "protocols-trainz" {
+            // One part per scaling, each printed and written as soon as it is done
+            // (`protocols-trainz`: the training-years z-score only).
+            let parts = if name == "protocols" { 3 } else { 1 };
+            for (scaling, label) in occam_nn::repro::STUDY_SCALINGS.into_iter().take(parts) {
                 match occam_nn::repro::sunspot_protocol_part(&opts, scaling) {
                     Ok(mut t) => {
                         t.name = format!("sunspot_protocols_{scaling:?}").to_lowercase();

@@ -146,16 +146,25 @@ pub fn sunspot_protocol_part(opts: &Options, scaling: SunspotScaling) -> Result<
                     ));
                 }
                 let (mut bs, mut es) = (Vec::new(), Vec::new());
+                let mut per_period = vec![Vec::new(); PERIODS.len()];
                 let target = s.unscale(&s.test.t);
                 for f in &fits {
                     bs.push(f.bound.total);
-                    es.push(mse(&s.unscale(&f.predict_mean(&s.test.x)?), &target)?);
+                    let pred = s.unscale(&f.predict_mean(&s.test.x)?);
+                    es.push(mse(&pred, &target)?);
+                    for (e, (_, a, b)) in per_period.iter_mut().zip(PERIODS) {
+                        e.push(mse(&pred[a..b], &target[a..b])?);
+                    }
                 }
-                t.push(Row::new(
-                    &format!("{label}, Spearman rho(bound, test NMSE) over {restarts} restarts"),
-                    spearman(&bs, &es)?,
-                    None,
-                ));
+                for (e, (period, _, _)) in per_period.iter().zip(PERIODS) {
+                    t.push(Row::new(
+                        &format!(
+                            "{label}, Spearman rho(bound, NMSE {period}) over {restarts} restarts"
+                        ),
+                        spearman(&bs, e)?,
+                        None,
+                    ));
+                }
                 let (lo, hi) = es
                     .iter()
                     .fold((f64::MAX, f64::MIN), |(l, h), e| (l.min(*e), h.max(*e)));
