@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The ADVI peer's virtual environment (bench/peers/.venv-advi, git-ignored): NumPyro and JAX at
-# pinned versions, for bench/peers/advi_bnn.py. Idempotent; needs PyPI only when it installs.
+# pinned versions, for bench/peers/advi_bnn.py (ADVI_VENV=DIR puts it elsewhere). Idempotent; needs
+# PyPI only when it installs.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-VENV="$HERE/.venv-advi"
+VENV="${ADVI_VENV:-$HERE/.venv-advi}"
 PY="${PYTHON:-python3}"
 PINS=(
   "numpyro==0.22.0"

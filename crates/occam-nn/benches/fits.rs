@@ -1,9 +1,12 @@
-//! Timings: one committee fit (M = 3, H = 8, sunspots, the paper's full schedule), one diagonal fit,
-//! HMC with 300 samples, and 4 restarts spread over the cores.
+//! Timings: one committee fit (M = 3, H = 8, sunspots, the paper's full schedule; its components'
+//! pre-training and ⟨E_D⟩ run on separate threads), one diagonal fit, HMC with 300 samples (one
+//! chain, and two chains on two threads), and 4 restarts spread over the cores.
+//!
+//! `cargo bench -p occam-nn --bench fits` (targets, issue 11: committee fit < 5 s, HMC < 30 s).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use occam_nn::baselines::evidence::{fit_evidence, EvidenceOptions};
-use occam_nn::baselines::hmc::{hmc, HmcOptions};
+use occam_nn::baselines::hmc::{hmc, hmc_chains, HmcOptions};
 use occam_nn::bnn::vb::{fit_vb, fit_vb_restarts, VbOptions};
 use occam_nn::data::sunspots_protocol;
 
@@ -20,6 +23,19 @@ fn fits(c: &mut Criterion) {
     let ev = fit_evidence(&s.train, &EvidenceOptions::paper(8)).expect("evidence");
     g.bench_function("hmc_300_samples", |b| {
         b.iter(|| hmc(&s.train, &HmcOptions::paper(8), &ev.w, &ev.alpha, ev.beta).expect("hmc"))
+    });
+    g.bench_function("hmc_300_samples_2_chains_parallel", |b| {
+        b.iter(|| {
+            hmc_chains(
+                &s.train,
+                &HmcOptions::paper(8),
+                2,
+                &ev.w,
+                &ev.alpha,
+                ev.beta,
+            )
+            .expect("hmc")
+        })
     });
     g.bench_function("vb_diagonal_4_restarts_parallel", |b| {
         b.iter(|| fit_vb_restarts(&s.train, &VbOptions::committee_paper(8, 1), 4).expect("fits"))

@@ -403,7 +403,10 @@ pub fn spearman(a: &[f64], b: &[f64]) -> Result<f64, DataError> {
 }
 
 mod bundled;
-pub use bundled::{sunspot_year, sunspots_protocol, tecator, tecator_protocol, Split, Tecator};
+pub use bundled::{
+    sunspot_year, sunspots_protocol, sunspots_protocol_scaled, tecator, tecator_protocol, Split,
+    SunspotScaling, Tecator,
+};
 
 #[cfg(test)]
 mod tests;

@@ -43,6 +43,12 @@ fn rule() -> &'static GaussLegendre {
 /// give 4e-16; beyond |h| = 12, T < 1e-31). For |a| > 1 Owen's identity T(h,a) + T(ah,1/a) = ½Φ(h) + ½Φ(ah) − Φ(h)Φ(ah)
 /// (h ≥ 0) maps it back.
 pub fn owens_t(h: f64, a: f64) -> f64 {
+    // A NaN argument (a fit's trial step that overflowed a variance) must come back as NaN, which
+    // the optimiser treats as "step too long": it would otherwise fall through to the |a| > 1
+    // identity below and recurse without end.
+    if a.is_nan() || h.is_nan() {
+        return f64::NAN;
+    }
     if a < 0.0 {
         return -owens_t(h, -a);
     }
@@ -106,6 +112,16 @@ mod tests {
             let fd = (g(x + 1e-6) - g(x - 1e-6)) / 2e-6;
             assert!((fd - g_prime(x)).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn owens_t_and_phi2_return_nan_for_nan_arguments() {
+        // Found by a long sunspot fit: a NaN `a` recursed through the |a| > 1 identity until the
+        // stack overflowed.
+        assert!(owens_t(0.5, f64::NAN).is_nan());
+        assert!(owens_t(f64::NAN, 0.5).is_nan());
+        assert!(owens_t(f64::NAN, 3.0).is_nan());
+        assert!(bvn_cdf_diag(0.3, f64::NAN).is_nan());
     }
 
     #[test]

@@ -48,6 +48,48 @@ fn restarts_give_the_same_bits_on_one_and_two_threads() {
 }
 
 #[test]
+fn hmc_chains_pool_the_single_chains_and_give_the_same_bits_on_any_thread_count() {
+    use occam_nn::baselines::hmc::{hmc, hmc_chains, HmcOptions};
+    let data = sine_data(2);
+    let opts = HmcOptions {
+        samples: 12,
+        burn_in: 4,
+        leapfrog: 5,
+        seed: 7,
+        ..HmcOptions::paper(3)
+    };
+    let k = 3 * (data.d + 1) + 4;
+    let w0: Vec<f64> = (0..k).map(|i| 0.1 * ((i % 5) as f64 - 2.0)).collect();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| hmc_chains(&data, &opts, 2, &w0, &[1.0], 100.0).unwrap())
+    };
+    let (a, b) = (run(1), run(2));
+    assert_eq!(a, b);
+    assert_eq!(a.samples.len(), 2 * 8);
+    // Chain c is the single chain seeded with seed + c.
+    for c in 0..2u64 {
+        let one = hmc(
+            &data,
+            &HmcOptions {
+                seed: 7 + c,
+                ..opts.clone()
+            },
+            &w0,
+            &[1.0],
+            100.0,
+        )
+        .unwrap();
+        let c = c as usize;
+        assert_eq!(one.samples[..], a.samples[8 * c..8 * (c + 1)]);
+        assert_eq!(one.beta[..], a.beta[8 * c..8 * (c + 1)]);
+    }
+}
+
+#[test]
 fn bad_input_gives_errors_not_panics() {
     let data = sine_data(1);
     assert!(matches!(

@@ -48,6 +48,10 @@ pub const REPRODUCTIONS: &[(&str, &str)] = &[
         "thesis Table 6.2: Tecator, single/grouped/ARD/NRD priors",
     ),
     (
+        "protocols",
+        "committee paper Table 1 under every reading of its protocol (scaling, schedule, test years, NMSE denominator)",
+    ),
+    (
         "ltu",
         "thesis Table 3.1: linear threshold units on Pima and crabs (full grid)",
     ),
@@ -97,6 +101,7 @@ pub fn reproduce(name: &str, o: &ReproduceOptions, out: Option<&Path>) -> Result
         "t52" => repro::thesis_table5(&opts, ThesisData::Tecator),
         "t61" => repro::thesis_table6(&opts, ThesisData::Sunspots),
         "t62" => repro::thesis_table6(&opts, ThesisData::Tecator),
+        "protocols" => repro::sunspot_protocols(&opts),
         _ => {
             return Err(Error::Usage(format!(
                 "no reproduction named `{name}` (known: {})",

@@ -23,7 +23,8 @@ pub enum NnCommand {
     /// Predict with a saved network: CSV of mean (and sd_function, sd_total when the method
     /// gives them).
     Predict(PredictArgs),
-    /// Run a reproduction (toy, sunspots, tecator, t51, t52, t61, t62, ltu); `list` names them.
+    /// Run a reproduction (toy, sunspots, tecator, t51, t52, t61, t62, protocols, ltu); `list` names
+    /// them.
     Reproduce(ReproduceArgs),
 }
 

@@ -250,6 +250,45 @@ pub fn hmc(
     Ok(run)
 }
 
+/// `chains` independent HMC chains run in parallel from the same start, chain c seeded with
+/// `opts.seed + c`, each with `opts`' run length; the kept samples are pooled in chain order (so
+/// predictions average over all chains), the acceptance rate and the frozen step size are the
+/// chains' means. The result does not depend on the number of threads.
+pub fn hmc_chains(
+    data: &Dataset,
+    opts: &HmcOptions,
+    chains: usize,
+    w0: &[f64],
+    alpha0: &[f64],
+    beta0: f64,
+) -> Result<HmcRun, NetError> {
+    use rayon::prelude::*;
+    let runs: Vec<Result<HmcRun, NetError>> = (0..chains.max(1) as u64)
+        .into_par_iter()
+        .map(|c| {
+            let o = HmcOptions {
+                seed: opts.seed.wrapping_add(c),
+                ..opts.clone()
+            };
+            hmc(data, &o, w0, alpha0, beta0)
+        })
+        .collect();
+    let mut it = runs.into_iter();
+    let mut all = it.next().ok_or(NetError::NoData)??;
+    let mut n = 1.0;
+    for r in it {
+        let r = r?;
+        all.samples.extend(r.samples);
+        all.beta.extend(r.beta);
+        all.acceptance += r.acceptance;
+        all.step += r.step;
+        n += 1.0;
+    }
+    all.acceptance /= n;
+    all.step /= n;
+    Ok(all)
+}
+
 fn sample_gamma(rng: &mut Xoshiro256PlusPlus, shape: f64, rate: f64) -> Result<f64, NetError> {
     let d = GammaDist::new(shape, 1.0 / rate)
         .map_err(|e| NetError::Numerical(format!("Gamma({shape}, {rate}): {e}")))?;

@@ -21,6 +21,7 @@ use super::moments::{unit_moments, G2Form, UnitMoments};
 use super::network::Architecture;
 use super::prior::{Gamma, Prior};
 use occam_core::special::LN_2PI;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// Var g = ⟨g²⟩ − ⟨g⟩², floored at 0. Only the c = 1.24 approximation of ⟨g²⟩ can fall below ⟨g⟩²
@@ -95,6 +96,19 @@ impl Problem<'_> {
         theta: &[f64],
         lay: Layout,
         m: usize,
+        grad: Option<(&mut [f64], f64)>,
+    ) -> f64 {
+        let block = lay.mean(m)..lay.mean(m) + 2 * lay.k;
+        self.expected_error_block(theta, lay, m, grad.map(|(g, c)| (&mut g[block], c)))
+    }
+
+    /// [`Problem::expected_error`] with the gradient written into component `m`'s own block
+    /// (w̄_m then ln s_m, 2K entries), so that components can be evaluated on separate threads.
+    fn expected_error_block(
+        &self,
+        theta: &[f64],
+        lay: Layout,
+        m: usize,
         mut grad: Option<(&mut [f64], f64)>,
     ) -> f64 {
         let a = self.arch;
@@ -126,7 +140,7 @@ impl Problem<'_> {
             e += 0.5 * (r * r + var);
             if let Some((gr, c)) = grad.as_mut() {
                 let c = *c;
-                let (om, ol) = (lay.mean(m), lay.log_var(m));
+                let (om, ol) = (0, lay.k);
                 gr[om + a.v(h_n)] += c * r;
                 gr[ol + a.v(h_n)] += c * 0.5 * s[a.v(h_n)];
                 for (h, u) in um.iter().enumerate() {
@@ -208,10 +222,24 @@ pub fn weight_objective(
     beta: f64,
     mut grad: Option<&mut [f64]>,
 ) -> (f64, f64, EntropyTerms) {
+    // The components' ⟨E_D⟩ (the bulk of the cost) run in parallel, each writing its gradient into
+    // its own block; they are summed in component order, so the result has the same bits on any
+    // number of threads.
+    let per: Vec<f64> = match grad.as_deref_mut() {
+        Some(g) => g[..2 * lay.k * lay.m]
+            .par_chunks_mut(2 * lay.k)
+            .zip(q.par_iter())
+            .enumerate()
+            .map(|(m, (gm, &qm))| p.expected_error_block(theta, lay, m, Some((gm, -beta * qm))))
+            .collect(),
+        None => (0..lay.m)
+            .into_par_iter()
+            .map(|m| p.expected_error_block(theta, lay, m, None))
+            .collect(),
+    };
     let mut ed = 0.0;
-    for (m, &qm) in q.iter().enumerate() {
-        let g = grad.as_deref_mut().map(|g| (g, -beta * qm));
-        ed += qm * p.expected_error(theta, lay, m, g);
+    for (e, &qm) in per.iter().zip(q) {
+        ed += qm * e;
     }
     let mut pr = 0.0;
     for (m, &qm) in q.iter().enumerate() {

@@ -258,12 +258,23 @@ pub fn fit_vb(data: &Dataset, opts: &VbOptions) -> Result<VbFit, NetError> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
     let single = Layout { m: 1, k };
     let mut theta = vec![0.0; lay.len()];
-    for m in 0..m_n {
-        let mut th = init_component(&arch, opts.init_var, &mut rng);
-        if m_n > 1 && opts.pretrain_iters > 0 {
-            th = optimise(&p, th, single, &[1.0], &prior, &hyper, opts.pretrain_iters);
-        }
-        theta[lay.mean(m)..lay.mean(m) + 2 * k].copy_from_slice(&th);
+    // Every component's start is drawn first (in component order, from the one seeded stream); the
+    // pre-training runs, independent of each other, then go to separate threads.
+    let starts: Vec<Vec<f64>> = (0..m_n)
+        .map(|_| init_component(&arch, opts.init_var, &mut rng))
+        .collect();
+    let trained: Vec<Vec<f64>> = starts
+        .into_par_iter()
+        .map(|th| {
+            if m_n > 1 && opts.pretrain_iters > 0 {
+                optimise(&p, th, single, &[1.0], &prior, &hyper, opts.pretrain_iters)
+            } else {
+                th
+            }
+        })
+        .collect();
+    for (m, th) in trained.iter().enumerate() {
+        theta[lay.mean(m)..lay.mean(m) + 2 * k].copy_from_slice(th);
         if m_n > 1 {
             init_smoothing(&mut theta, lay, m);
         }

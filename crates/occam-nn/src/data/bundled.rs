@@ -96,15 +96,42 @@ impl Split {
     }
 }
 
+/// How the sunspot series is scaled before windowing. Both papers say only "normalised to have a zero
+/// mean and unit variance" (committee paper §4.2; thesis §5.5), not with which years' statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SunspotScaling {
+    /// z-score with the mean and sd of the training years 1700–1920 (the default).
+    TrainZ,
+    /// z-score with the mean and sd of the whole series 1700–1979.
+    SeriesZ,
+    /// Divided by the training years' maximum (Weigend et al.'s [0, 1] scaling; not what the seeds
+    /// state, measured only to rule it in or out).
+    TrainMax,
+}
+
 /// Sunspots, Weigend et al.'s protocol as used by Lawrence (Table 5.1) and the committee paper: the
 /// series is standardised with the mean and sd of 1700–1920, inputs are the previous `lags` years,
 /// training targets are 1700+lags … 1920 (209 patterns for 12 lags) and test targets 1921–1979 (59
 /// patterns, whose inputs reach back into the training years).
 pub fn sunspots_protocol(lags: usize) -> Result<Split, DataError> {
+    sunspots_protocol_scaled(lags, SunspotScaling::TrainZ)
+}
+
+/// [`sunspots_protocol`] with the series scaled by `scaling`; `target_mean`/`target_sd` of the
+/// result map predictions back to sunspot numbers (for `TrainMax`, mean 0 and sd = the maximum).
+pub fn sunspots_protocol_scaled(lags: usize, scaling: SunspotScaling) -> Result<Split, DataError> {
     let years = sunspot_year()?;
     let values: Vec<f64> = years.iter().map(|y| y.1).collect();
     let n_train = years.iter().filter(|y| y.0 <= 1920).count();
-    let z = ZScore::fit(&values[..n_train], 1)?;
+    let n_1979 = years.iter().filter(|y| y.0 <= 1979).count();
+    let z = match scaling {
+        SunspotScaling::TrainZ => ZScore::fit(&values[..n_train], 1)?,
+        SunspotScaling::SeriesZ => ZScore::fit(&values[..n_1979], 1)?,
+        SunspotScaling::TrainMax => ZScore {
+            mean: vec![0.0],
+            sd: vec![values[..n_train].iter().cloned().fold(f64::MIN, f64::max)],
+        },
+    };
     let series = z.apply(&values);
     let all = lag_windows(&series, lags)?;
     let target_year = |i: usize| years[i + lags].0;

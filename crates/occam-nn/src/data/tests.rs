@@ -110,3 +110,62 @@ fn spearman_handles_monotone_maps_and_ties() {
     let r = spearman(&[1.0, 1.0, 2.0], &[1.0, 2.0, 3.0]).unwrap();
     assert!((r - 0.75f64.sqrt()).abs() < 1e-12);
 }
+
+#[test]
+fn sunspot_scalings_use_the_stated_years_and_give_the_same_linear_fit() {
+    let years = sunspot_year().unwrap();
+    let raw = |lo: i32, hi: i32| -> Vec<f64> {
+        years
+            .iter()
+            .filter(|y| (lo..=hi).contains(&y.0))
+            .map(|y| y.1)
+            .collect()
+    };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let series = raw(1700, 1979);
+    let train = raw(1700, 1920);
+    let s = sunspots_protocol_scaled(12, SunspotScaling::SeriesZ).unwrap();
+    assert!((s.target_mean - mean(&series)).abs() < 1e-12);
+    let m = sunspots_protocol_scaled(12, SunspotScaling::TrainMax).unwrap();
+    assert_eq!(m.target_mean, 0.0);
+    assert_eq!(m.target_sd, train.iter().cloned().fold(f64::MIN, f64::max));
+    // Same patterns under every scaling, and least squares is affine-equivariant: the AR(12)'s
+    // test predictions in sunspot numbers agree to rounding.
+    let base = sunspots_protocol(12).unwrap();
+    let pred = |s: &Split| {
+        s.unscale(&linear_predict(
+            &linear_regression(&s.train).unwrap(),
+            &s.test.x,
+        ))
+    };
+    let p0 = pred(&base);
+    for s in [&s, &m] {
+        assert_eq!((s.train.n(), s.test.n()), (209, 59));
+        for (a, b) in pred(s).iter().zip(&p0) {
+            assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn the_test_years_have_the_largest_variance_of_the_candidate_nmse_denominators() {
+    // The committee paper does not name its NMSE denominator. The variance of the scored test
+    // targets 1921-1979 is the largest candidate (cycles 18 and 19 peak there), so any other reading
+    // (the whole series, as Weigend's average relative variance, or the training years) makes every
+    // NMSE larger: 2398.0 > 1495.6 > 1168.9 (population variances of the bundled series).
+    let years = sunspot_year().unwrap();
+    let var = |lo: i32, hi: i32| {
+        let v: Vec<f64> = years
+            .iter()
+            .filter(|y| (lo..=hi).contains(&y.0))
+            .map(|y| y.1)
+            .collect();
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / v.len() as f64
+    };
+    let (test, all, train) = (var(1921, 1979), var(1700, 1979), var(1700, 1920));
+    assert!((test - 2397.980).abs() < 1e-3, "{test}");
+    assert!((all - 1495.601).abs() < 1e-3, "{all}");
+    assert!((train - 1168.909).abs() < 1e-3, "{train}");
+    assert!(test > all && all > train);
+}

@@ -8,6 +8,7 @@
 
 mod baselines;
 mod figure;
+mod sunspot_study;
 mod sunspots;
 mod tecator;
 mod thesis;
@@ -15,6 +16,7 @@ mod toy;
 
 pub use baselines::{baseline_rows, PaperBaselines};
 pub use figure::Figure;
+pub use sunspot_study::{sunspot_protocol_part, sunspot_protocols, STUDY_SCALINGS};
 pub use sunspots::{sunspot_vb_options, sunspots};
 pub use tecator::tecator;
 pub use thesis::{thesis_table5, thesis_table6, ThesisData};
