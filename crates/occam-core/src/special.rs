@@ -100,20 +100,7 @@ pub fn exp_nonpositive(x: f64) -> f64 {
 /// −∞ entries.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
 pub fn softmax_rows(phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> Result<(), usize> {
-    for (r, (row, out)) in phi.chunks_exact(k).zip(u.chunks_exact_mut(k)).enumerate() {
-        let mut m = f64::NEG_INFINITY;
-        let mut nan = false;
-        for &p in row {
-            nan |= p.is_nan();
-            m = if p > m { p } else { m };
-        }
-        if nan || m == f64::INFINITY || m == f64::NEG_INFINITY {
-            return Err(r);
-        }
-        a[r] = m;
-        out.iter_mut().zip(row).for_each(|(o, p)| *o = p - m);
-    }
-    u.iter_mut().for_each(|v| *v = exp_nonpositive(*v));
+    exp_minus_row_max(phi, k, u, a)?;
     for (out, ar) in u.chunks_exact_mut(k).zip(a.iter_mut()) {
         let s: f64 = out.iter().sum();
         let inv = 1.0 / s;

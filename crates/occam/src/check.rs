@@ -71,21 +71,8 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
             let discrete = spec.value == occam_core::spec::ValueKind::Categorical;
             let inputs = crate::lower::chain::inputs(discrete, d);
             for (slot, input) in spec.slots.iter().zip(inputs) {
-                let text = args
-                    .iter()
-                    .find(|a| a.slot == slot.name)
-                    .map(|a| loaded.source[a.value.span.start..a.value.span.end].to_string())
-                    .unwrap_or_else(|| "?".into());
-                let gathered = if input.stack > 1 {
-                    format!(" × {}", input.stack)
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(
-                    s,
-                    "  {}.{} ← {text}: {}{gathered}",
-                    var.name, slot.name, input.kind
-                );
+                let arg = args.iter().find(|a| a.slot == slot.name);
+                slot_line(&mut s, &loaded.source, &var.name, slot.name, arg, input);
             }
             continue;
         }
@@ -93,23 +80,29 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
             continue;
         };
         for (slot_index, slot) in dist.slots().iter().enumerate() {
+            let arg = args.iter().find(|a| slot.matches(&a.slot));
             let input = dist.slot_input(slot_index);
-            let text = args
-                .iter()
-                .find(|a| slot.matches(&a.slot))
-                .map(|a| loaded.source[a.value.span.start..a.value.span.end].to_string())
-                .unwrap_or_else(|| "?".into());
-            let gathered = if input.stack > 1 {
-                format!(" × {}", input.stack)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                s,
-                "  {}.{} ← {text}: {}{gathered}",
-                var.name, slot.name, input.kind
-            );
+            slot_line(&mut s, &loaded.source, &var.name, slot.name, arg, input);
         }
     }
     s
+}
+
+/// One line of the slot listing: `  var.slot ← source text: moment kind` (× the number gathered
+/// for a stacked slot), `?` for a slot the model leaves to its default.
+fn slot_line(
+    s: &mut String,
+    source: &str,
+    var: &str,
+    slot: &str,
+    arg: Option<&occam_lang::ir::Arg>,
+    input: occam_core::dist::SlotInput,
+) {
+    let text = arg.map_or("?", |a| &source[a.value.span.start..a.value.span.end]);
+    let gathered = if input.stack > 1 {
+        format!(" × {}", input.stack)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(s, "  {var}.{slot} ← {text}: {}{gathered}", input.kind);
 }

@@ -255,6 +255,18 @@ impl Lowering<'_> {
         build_error(self.src, self.model, v, span, e)
     }
 
+    /// A build error of variable `v`, placed at the argument of the slot it names (a conjugacy
+    /// error) or at the variable.
+    fn slot_err(&self, v: usize, args: &[ir::Arg], e: &BuildError) -> Error {
+        let span = match e {
+            BuildError::Conjugacy { slot, .. } => {
+                args.iter().find(|a| &a.slot == slot).map(|a| a.value.span)
+            }
+            _ => None,
+        };
+        self.err(v, span, e)
+    }
+
     fn unsupported(&self, span: Span, message: String, hint: &str) -> Error {
         self.src.error(
             Code::Misuse,
@@ -527,15 +539,7 @@ impl Lowering<'_> {
         let id = self
             .g
             .add_mixture(&var.name, dist, plates, &sel, parents)
-            .map_err(|e| {
-                let span = match &e {
-                    BuildError::Conjugacy { slot, .. } => {
-                        args.iter().find(|a| &a.slot == slot).map(|a| a.value.span)
-                    }
-                    _ => None,
-                };
-                self.err(v, span, &e)
-            })?;
+            .map_err(|e| self.slot_err(v, args, &e))?;
         self.record(id, &var.name, v, kind, var.plates.clone());
         Ok(id)
     }

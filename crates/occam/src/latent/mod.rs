@@ -16,6 +16,8 @@ pub mod ica;
 pub mod mbpca;
 pub mod mppca;
 pub mod ppca;
+#[cfg(test)]
+mod stationary;
 pub mod synth;
 pub mod vqpca;
 

@@ -131,15 +131,7 @@ impl Lowering<'_> {
         } else {
             MomentKind::Gaussian { d }
         };
-        let id = built.map_err(|e| {
-            let span = match &e {
-                BuildError::Conjugacy { slot, .. } => {
-                    args.iter().find(|a| &a.slot == slot).map(|a| a.value.span)
-                }
-                _ => None,
-            };
-            self.err(v, span, &e)
-        })?;
+        let id = built.map_err(|e| self.slot_err(v, args, &e))?;
         self.record(id, &var.name, v, kind, var.plates.clone());
         Ok(id)
     }

@@ -16,18 +16,7 @@ fn fitted(sweeps: usize) -> (Ica, Matrix) {
 }
 
 fn assert_maximum(what: &str, m: &Ica, t: &Matrix, h: f64, poke: &dyn Fn(&mut Ica, f64)) {
-    let b0 = m.bound(t);
-    let mut up = m.clone();
-    poke(&mut up, h);
-    let mut down = m.clone();
-    poke(&mut down, -h);
-    let (bu, bd) = (up.bound(t), down.bound(t));
-    let (g, curv) = ((bu - bd) / (2.0 * h), (bu + bd - 2.0 * b0) / (h * h));
-    assert!(
-        g.abs() < 1e-4 * curv.abs().max(1.0),
-        "{what}: bound slope {g} (curvature {curv}) after its update"
-    );
-    assert!(curv < 0.0, "{what}: not a maximum (curvature {curv})");
+    crate::latent::stationary::assert_maximum(what, m, &|m: &Ica| m.bound(t), h, 1e-4, poke);
 }
 
 #[test]

@@ -12,24 +12,8 @@ fn fitted(k: usize, sweeps: usize) -> (Mbpca, Matrix) {
     (m, t)
 }
 
-/// The central-difference derivative of the bound along one coordinate, set by `poke`.
-fn slope(m: &Mbpca, t: &Matrix, h: f64, poke: &dyn Fn(&mut Mbpca, f64)) -> (f64, f64) {
-    let b0 = m.bound(t);
-    let mut up = m.clone();
-    poke(&mut up, h);
-    let mut down = m.clone();
-    poke(&mut down, -h);
-    let (bu, bd) = (up.bound(t), down.bound(t));
-    ((bu - bd) / (2.0 * h), (bu + bd - 2.0 * b0) / (h * h))
-}
-
 fn assert_maximum(what: &str, m: &Mbpca, t: &Matrix, h: f64, poke: &dyn Fn(&mut Mbpca, f64)) {
-    let (g, curv) = slope(m, t, h, poke);
-    assert!(
-        g.abs() < 1e-5 * curv.abs().max(1.0),
-        "{what}: bound slope {g} (curvature {curv}) after its update"
-    );
-    assert!(curv < 0.0, "{what}: not a maximum (curvature {curv})");
+    crate::latent::stationary::assert_maximum(what, m, &|m: &Mbpca| m.bound(t), h, 1e-5, poke);
 }
 
 #[test]
