@@ -91,7 +91,9 @@ pub struct RunArgs {
     /// Size of the thread pool, at most 1024 (results do not depend on it).
     #[arg(long, allow_negative_numbers = true)]
     pub threads: Option<usize>,
-    /// Update order, comma-separated node names (default: parents before children).
+    /// Update order, comma-separated node names (default: parents before children, except that
+    /// variables whose start carries information — k-means for mixture indices, random draws,
+    /// `init` lines — come last, so their start is used before it is updated).
     #[arg(long, value_delimiter = ',')]
     pub order: Option<Vec<String>>,
     /// Do not delete surplus mixture components.
