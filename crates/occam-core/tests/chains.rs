@@ -381,31 +381,23 @@ fn simulated(steps: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// Dirichlet(1, 1) priors on a 2-state chain's initial probabilities `p0` and the rows of its
+/// transition matrix `A` (one per state in plate `k`).
+fn uniform_dirichlets(g: &mut Graph, k: PlateId) -> (NodeId, NodeId) {
+    let uniform = || Dirichlet {
+        concentration: vec![1.0; 2],
+    };
+    let p0 = g.add("p0", uniform(), &[], []).unwrap();
+    let a = g.add("A", uniform(), &[k], []).unwrap();
+    (p0, a)
+}
+
 /// Structured (chain) or unrolled mean-field (one Categorical per step) HMM with Dirichlet p0 and
 /// A and known emissions; the converged bound.
 fn hmm_bound(y: &[f64], structured: bool) -> f64 {
     let mut g = Graph::new();
     let k = g.plate("K", 2);
-    let p0 = g
-        .add(
-            "p0",
-            Dirichlet {
-                concentration: vec![1.0; 2],
-            },
-            &[],
-            [],
-        )
-        .unwrap();
-    let a = g
-        .add(
-            "A",
-            Dirichlet {
-                concentration: vec![1.0; 2],
-            },
-            &[k],
-            [],
-        )
-        .unwrap();
+    let (p0, a) = uniform_dirichlets(&mut g, k);
     let mu = g
         .constant("mu", MomentKind::Gaussian { d: 1 }, &[k], &[-1.0, 1.0])
         .unwrap();
@@ -482,26 +474,7 @@ fn unknown_everything_bound_never_decreases() {
     let s = g.plate("S", 2);
     let t = g.plate("T", 60);
     let k = g.plate("K", 2);
-    let p0 = g
-        .add(
-            "p0",
-            Dirichlet {
-                concentration: vec![1.0; 2],
-            },
-            &[],
-            [],
-        )
-        .unwrap();
-    let a = g
-        .add(
-            "A",
-            Dirichlet {
-                concentration: vec![1.0; 2],
-            },
-            &[k],
-            [],
-        )
-        .unwrap();
+    let (p0, a) = uniform_dirichlets(&mut g, k);
     let chain = MarkovChain {
         k: 2,
         time: t,
