@@ -5,19 +5,21 @@
 //! general (children add to φ₂, so the posterior is a Gamma): A(φ) = ln Γ(a) − a ln b.
 //! Prior: ⟨A⟩ = −⟨ln λ⟩. Message to λ (u = [λ, ln λ]): [−⟨x⟩, 1].
 
-use super::gamma::{shape_rate, usual_shape_rate};
+use super::gamma::{usual_shape_rate, Gamma};
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
 };
-use crate::special::{digamma, ln_gamma};
 use crate::Rng;
 use rand::Rng as _;
 
 /// Exponential distribution.
 #[derive(Clone, Debug, Default)]
 pub struct Exponential;
+
+/// The Gamma it is: moments, observations, messages, samples and modes are the Gamma's with shape 1.
+const SHAPE_ONE: Gamma = Gamma { shape: 1.0 };
 
 impl ExpFamily for Exponential {
     const SPEC: FamilySpec = FamilySpec {
@@ -58,33 +60,20 @@ impl ExpFamily for Exponential {
         -pa[0][1]
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
-        let (a, b) = shape_rate(phi)?;
-        let ln_b = b.ln();
-        u[0] = a / b;
-        u[1] = digamma(a) - ln_b;
-        Ok(ln_gamma(a) - a * ln_b)
+        SHAPE_ONE.moments(phi, u)
     }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
-        if !(x[0] > 0.0) || !x[0].is_finite() {
-            return Err(format!("{} is outside the support x > 0", x[0]));
-        }
-        u[0] = x[0];
-        u[1] = x[0].ln();
-        Ok(0.0)
+        SHAPE_ONE.observe(x, u)
     }
-    fn message_to(&self, _slot: usize, u: &[f64], w: f64, _pa: &[&[f64]], m: &mut [f64]) {
-        m[0] = -u[0];
-        m[1] = w;
+    fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
+        SHAPE_ONE.message_to(slot, u, w, pa, m)
     }
     fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
-        let (a, b) = shape_rate(phi).expect("sampling needs a valid φ");
-        let g = rand_distr::Gamma::new(a, 1.0 / b).expect("valid Gamma");
-        x[0] = rng.sample(g).max(f64::MIN_POSITIVE);
+        SHAPE_ONE.sample(phi, rng, x)
     }
     fn mode(&self, phi: &[f64], x: &mut [f64]) {
-        let (a, b) = (phi[1] + 1.0, -phi[0]);
         // (a − 1)/b; for the Exponential itself (a = 1) the mode is at 0.
-        x[0] = ((a - 1.0) / b).max(f64::MIN_POSITIVE);
+        SHAPE_ONE.mode(phi, x)
     }
     fn test_instances() -> Vec<Self> {
         vec![Exponential]
@@ -103,6 +92,7 @@ impl ExpFamily for Exponential {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::special::digamma;
 
     #[test]
     fn prior_is_the_gamma_with_shape_one() {
