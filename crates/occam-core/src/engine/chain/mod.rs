@@ -26,6 +26,7 @@ mod discrete;
 mod forward_backward;
 mod gaussian;
 mod spec;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -144,6 +145,14 @@ pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
             return Err(BuildError::Shape {
                 node: z.name.clone(),
                 what: "a chain's q is exact given its neighbours; it cannot be MAP".into(),
+            });
+        }
+        if matches!(z.init, Some(Init::Moments(_) | Init::Natural(_))) {
+            return Err(BuildError::Shape {
+                node: z.name.clone(),
+                what: "a chain starts from its prior or from a random path (`Init::Prior`, \
+                       `Init::Random`), not from given moments"
+                    .into(),
             });
         }
         for &(c, role) in &z.children {
