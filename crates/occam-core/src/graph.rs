@@ -3,10 +3,10 @@
 //! when the node is added, so errors name the node and slot at fault.
 
 use crate::dist::{Dist, SlotInput};
-use crate::engine::{Body, Edge, Init, Node, Selector, Source, Vmp};
 use crate::error::BuildError;
 use crate::factor::Factor;
 use crate::moments::MomentKind;
+use crate::network::{Body, Edge, Init, ModelNode, Role, Selector, Source};
 use crate::plate::{count, index_map, Axis};
 
 /// Maximum number of parent slots of one node.
@@ -68,7 +68,7 @@ pub fn cv(values: Vec<f64>) -> ParentSpec {
 #[derive(Default)]
 pub struct Graph {
     pub(crate) plates: Vec<(String, usize)>,
-    pub(crate) nodes: Vec<Node>,
+    pub(crate) nodes: Vec<ModelNode>,
     /// Node index by name (a scan per added node made 10⁴ nodes quadratic).
     names: std::collections::HashMap<String, usize>,
 }
@@ -381,7 +381,7 @@ impl Graph {
             };
             edges.push(edge);
         }
-        let node = Node::new(
+        let node = ModelNode::new(
             name.into(),
             plates.iter().map(|p| p.0).collect(),
             axes,
@@ -393,15 +393,11 @@ impl Graph {
         let id = self.nodes.len();
         for (s, e) in node.parents.iter().enumerate() {
             if let Source::Node(pid) = e.source {
-                self.nodes[pid]
-                    .children
-                    .push((id, crate::engine::Role::Slot(s)));
+                self.nodes[pid].children.push((id, Role::Slot(s)));
             }
         }
         for (m, sl) in node.selectors.iter().enumerate() {
-            self.nodes[sl.node]
-                .children
-                .push((id, crate::engine::Role::Selector(m)));
+            self.nodes[sl.node].children.push((id, Role::Selector(m)));
         }
         self.names.insert(name.to_string(), id);
         self.nodes.push(node);
@@ -427,7 +423,7 @@ impl Graph {
         &self,
         node: &str,
         slot: &str,
-        parent: &Node,
+        parent: &ModelNode,
         ext: &[Axis],
         stack: usize,
         explicit: Option<PlateId>,
@@ -532,7 +528,7 @@ impl Graph {
                 what: format!("holds more than the limit of {MAX_NODE_VALUES} values in one node"),
             });
         }
-        let mut node = Node::new(
+        let mut node = ModelNode::new(
             name.into(),
             plates.iter().map(|p| p.0).collect(),
             axes,
@@ -569,7 +565,6 @@ impl Graph {
                 why,
             })?;
         }
-        (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
         node.data = values;
         self.names.insert(name.to_string(), self.nodes.len());
         self.nodes.push(node);
@@ -603,18 +598,6 @@ impl Graph {
     /// Sets how a node's q is initialised.
     pub fn initialize(&mut self, node: NodeId, init: Init) {
         self.nodes[node.0].init = Some(init);
-    }
-
-    /// Finishes the graph.
-    pub fn compile(self) -> Result<Vmp, BuildError> {
-        Vmp::new(self, true)
-    }
-
-    /// Compiles without the linear-Gaussian kernels: every dot product is evaluated element by
-    /// element (the reference path that tests and benchmarks compare the kernels with).
-    #[doc(hidden)]
-    pub fn compile_generic(self) -> Result<Vmp, BuildError> {
-        Vmp::new(self, false)
     }
 
     /// Number of elements of a node.

@@ -41,6 +41,7 @@ pub mod kmeans;
 pub mod linalg;
 pub mod models;
 pub mod moments;
+mod network;
 pub mod optim;
 mod plate;
 pub mod spec;

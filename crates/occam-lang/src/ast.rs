@@ -34,6 +34,8 @@ pub enum Stmt {
     Init(InitDecl),
     /// `x[N] over Q ~ Dist(...) map` or `f[N] = expr`.
     Var(VarDecl),
+    /// `q joint(a, b, c)`: variables that share one q-block.
+    Q(QDecl),
 }
 
 /// `plate K = 20, T = 5` or `plates N, D from data x`.
@@ -95,6 +97,16 @@ pub struct InitDecl {
     pub name: Ident,
     /// The initialiser, interpreted by the resolver.
     pub value: Expr,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// `q joint(a, b, c)`: the named variables share one q-block, a joint q that keeps the
+/// dependencies among them (a tree-structured q, Winn §5.3–5.6) instead of factorising.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QDecl {
+    /// The members, in the order written.
+    pub members: Vec<Ident>,
     /// The whole statement.
     pub span: Span,
 }

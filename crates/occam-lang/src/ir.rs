@@ -18,6 +18,23 @@ pub struct Model {
     pub variables: Vec<Variable>,
     /// Variable indices with every parent before its children.
     pub topological_order: Vec<usize>,
+    /// Joint q-blocks (`q joint(...)`), in source order.
+    #[serde(default)]
+    pub q_blocks: Vec<QBlock>,
+}
+
+/// `q joint(a, b, c)`: Categorical variables whose q is one joint distribution (a tree-structured
+/// q, Winn §5.3–5.6), solved exactly by a junction tree inside the VMP loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QBlock {
+    /// The latent members as written (variable indices).
+    pub members: Vec<usize>,
+    /// Observed Categorical variables that read two or more members: their evidence is a factor
+    /// over several members, so it enters the block's joint q rather than arriving as a message
+    /// (added by the resolver, not written by the user).
+    pub evidence: Vec<usize>,
+    /// Where the block is declared.
+    pub span: Span,
 }
 
 impl Model {

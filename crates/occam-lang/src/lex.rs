@@ -213,6 +213,9 @@ fn starts_statement(line: &str) -> bool {
     if ["plate", "plates", "let", "const", "observe", "init"].contains(&word) {
         return rest.starts_with(' ');
     }
+    if word == "q" && rest.trim_start().starts_with("joint") {
+        return true;
+    }
     let rest = rest.split('\n').next().unwrap_or("");
     let rest = match rest.trim_start().strip_prefix('[') {
         Some(r) => match r.find(']') {

@@ -5,7 +5,7 @@
 
 use crate::ast::{
     Arg, BinOp, ConstDecl, Expr, ExprKind, File, Ident, InitDecl, ObserveDecl, ObserveItem,
-    PlateDecl, PlateItem, Stmt, VarDecl, VarRhs,
+    PlateDecl, PlateItem, QDecl, Stmt, VarDecl, VarRhs,
 };
 use crate::diag::{Code, Diagnostic};
 use crate::lex::{lex, Tok, Token};
@@ -171,12 +171,15 @@ impl Parser {
             Tok::Ident(w) => w.clone(),
             _ => {
                 return Err(self.unexpected("a statement").hint(
-                    "statements are `plate ...`, `let ...`, `observe ...`, `init ...`, `x ~ Dist(...)` or `x = expr`",
+                    "statements are `plate ...`, `let ...`, `observe ...`, `init ...`, `q joint(...)`, `x ~ Dist(...)` or `x = expr`",
                 ))
             }
         };
         let next_is_name = matches!(self.peek_at(1).tok, Tok::Ident(_));
+        // `q` is not reserved: it starts a statement only as `q WORD(`, which no declaration is.
+        let q_statement = next_is_name && self.peek_at(2).tok == Tok::LParen;
         match word.as_str() {
+            "q" if q_statement => self.q_block(start),
             "plate" | "plates" if next_is_name => self.plates(start),
             "let" | "const" if next_is_name => self.constant(start),
             "observe" | "data" if next_is_name => self.observe(start),
@@ -284,6 +287,50 @@ impl Parser {
         Ok(Stmt::Init(InitDecl {
             name,
             value,
+            span: Span::new(start, self.prev_end_stmt()),
+        }))
+    }
+
+    /// `q joint(a, b, c)`.
+    fn q_block(&mut self, start: usize) -> PResult<Stmt> {
+        self.bump();
+        let hint = "write `q joint(a, b, c)`: the variables share one joint q";
+        let how = self.peek().clone();
+        if !self.at_word("joint") {
+            return Err(Diagnostic::new(
+                Code::Syntax,
+                how.span,
+                format!("unknown q structure {}", how.tok.describe()),
+            )
+            .label("expected `joint`")
+            .hint(hint));
+        }
+        self.bump();
+        let open = self.expect(Tok::LParen, hint)?;
+        let mut members = Vec::new();
+        while !self.at(&Tok::RParen) {
+            members.push(self.ident("a variable name")?);
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(
+            Tok::RParen,
+            "separate the names with `,` and close with `)`",
+        )
+        .map_err(|d| d.note(open, "`(` opened here"))?;
+        if members.is_empty() {
+            return Err(Diagnostic::new(
+                Code::Syntax,
+                Span::new(start, self.prev_end()),
+                "a q-block without members",
+            )
+            .label("no variables named")
+            .hint(hint));
+        }
+        self.end_of_statement(hint)?;
+        Ok(Stmt::Q(QDecl {
+            members,
             span: Span::new(start, self.prev_end_stmt()),
         }))
     }
@@ -605,6 +652,21 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn parses_q_blocks_and_keeps_q_a_name() {
+        let f = ok("q joint(a, b,\n  c)\nq ~ Gamma(1, 1)\nq2[N] = q\n");
+        let Stmt::Q(b) = &f.statements[0] else {
+            panic!()
+        };
+        let names: Vec<&str> = b.members.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert!(matches!(&f.statements[1], Stmt::Var(v) if v.name.name == "q"));
+        let (_, d) = parse("q joint()\nq mean_field(a)\n");
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(d[0].message, "a q-block without members");
+        assert_eq!(d[1].message, "unknown q structure `mean_field`");
     }
 
     #[test]

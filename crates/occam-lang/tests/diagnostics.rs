@@ -558,3 +558,85 @@ fn wrong_slot() {
         "error: Gaussian has no slot `men`\n --> m.occam:1:15\n  |\n1 | mu ~ Gaussian(men = 0, precision = 1)\n  |               ^^^ unknown slot\n  = hint: did you mean `mean`? valid slots: mean (mu, location), precision (tau, prec, gamma)\n",
     );
 }
+
+/// Two binary variables, `b` indexed by `a`, for the q-block cases.
+const AB: &str = "plate K = 2\nplate J = 2\npa ~ Dirichlet(1) over K\na ~ Categorical(pa)\ndata tb[K] over J\nb ~ Categorical(tb[a])\n";
+
+fn ab(rest: &str) -> String {
+    format!("{AB}{rest}")
+}
+
+#[test]
+fn q_block_unknown_member() {
+    check(
+        &ab("q joint(a, bb)\n"),
+        &[("tb", 2, 2)],
+        Code::UnknownName,
+        "error: unknown variable `bb`\n --> m.occam:7:12\n  |\n7 | q joint(a, bb)\n  |            ^^ not a declared variable\n  = hint: did you mean `b`?\n",
+    );
+}
+
+#[test]
+fn q_block_continuous_member() {
+    check(
+        &ab("mu ~ Gaussian(0, 1)\nq joint(a, mu)\n"),
+        &[("tb", 2, 2)],
+        Code::Misuse,
+        "error: `mu` is Gaussian: only Categorical variables can share a q-block\n --> m.occam:8:12\n  |\n8 | q joint(a, mu)\n  |            ^^ not a discrete latent variable\n  |\n7 | mu ~ Gaussian(0, 1)\n  | -- declared here\n  = hint: a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6); continuous variables stay factorised\n",
+    );
+}
+
+#[test]
+fn q_block_member_twice() {
+    check(
+        &ab("q joint(a, b)\nq joint(b)\n"),
+        &[("tb", 2, 2)],
+        Code::Duplicate,
+        "error: `b` is in two q-blocks\n --> m.occam:8:9\n  |\n8 | q joint(b)\n  |         ^ named again\n  |\n7 | q joint(a, b)\n  |            - first named here\n  = hint: a variable belongs to one q-block; merge the blocks into one `q joint(...)`\n",
+    );
+}
+
+#[test]
+fn q_block_observed_member() {
+    check(
+        &ab("q joint(a, b)\n"),
+        &[("tb", 2, 2), ("b", 1, 1)],
+        Code::Misuse,
+        "error: `b` is observed: it has no q to share\n --> m.occam:7:12\n  |\n7 | q joint(a, b)\n  |            ^ observed\n  |\n6 | b ~ Categorical(tb[a])\n  | - declared here\n  = hint: leave it out; an observed variable that reads two members is added to the block as evidence by itself\n",
+    );
+}
+
+#[test]
+fn q_block_chain_member() {
+    check(
+        "plate K = 2\nplate T = 5\np0 ~ Dirichlet(1) over K\nA[K] ~ Dirichlet(1) over K\nz over T ~ MarkovChain(initial = p0, transition = A)\nc ~ Categorical(p0)\nq joint(z, c)\n",
+        &[],
+        Code::Misuse,
+        "error: `z` is a MarkovChain: a chain is a q-block of its own\n --> m.occam:7:9\n  |\n7 | q joint(z, c)\n  |         ^ a chain\n  |\n5 | z over T ~ MarkovChain(initial = p0, transition = A)\n  | - declared here\n  = hint: leave it out; its steps are already joint in q\n",
+    );
+}
+
+#[test]
+fn q_block_index_outside() {
+    check(&ab("q joint(b)\n"), &[("tb", 2, 2)], Code::Misuse, "error: `b` is indexed by `a`, which is not in its q-block\n --> m.occam:7:9\n  |\n7 | q joint(b)\n  |         ^ depends on `a`\n  |\n4 | a ~ Categorical(pa)\n  | - `a` declared here\n  = hint: add `a` to the block: a member's mixture indices are members too\n");
+}
+
+#[test]
+fn q_block_reader_of_two_members() {
+    check(
+        &ab("mu[K, J] ~ Gaussian(0, 1)\ny ~ Gaussian(mu[a, b], 1)\nq joint(a, b)\n"),
+        &[("tb", 2, 2), ("y", 1, 1)],
+        Code::Misuse,
+        "error: Gaussian `y` reads 2 members of this q-block (`a`, `b`)\n --> m.occam:9:1\n  |\n9 | q joint(a, b)\n  | ^^^^^^^^^^^^^ the q-block\n  |\n8 | y ~ Gaussian(mu[a, b], 1)\n  | - `y` declared here\n  = hint: a variable outside a q-block may read one of its members; split the block so that its readers see one member each\n",
+    );
+}
+
+#[test]
+fn q_block_syntax() {
+    check(
+        &ab("q joint(a b)\n"),
+        &[("tb", 2, 2)],
+        Code::Syntax,
+        "error: expected `)`, found `b`\n --> m.occam:7:11\n  |\n7 | q joint(a b)\n  |           ^ expected `)`\n  |\n7 | q joint(a b)\n  |        - `(` opened here\n  = hint: separate the names with `,` and close with `)`\n",
+    );
+}

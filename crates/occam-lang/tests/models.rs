@@ -590,3 +590,29 @@ fn chains_resolve_with_the_time_plate_last_and_the_states_as_event() {
         assert_eq!(known.variable(t).unwrap().kind, ValueKind::Simplex, "{t}");
     }
 }
+
+#[test]
+fn asia_resolves_with_two_q_blocks() {
+    let src = include_str!("../../../examples/asia/asia.occam");
+    let mut shapes = DataShapes::new().with("xray", 1, 1).with("dysp", 1, 1);
+    for (name, rows, cols) in [
+        ("p_asia", 1, 2),
+        ("p_smoke", 1, 2),
+        ("p_tub", 2, 2),
+        ("p_lung", 2, 2),
+        ("p_bronc", 2, 2),
+        ("p_either", 2, 4),
+        ("p_xray", 2, 2),
+        ("p_dysp", 2, 4),
+    ] {
+        shapes.insert(name, rows, cols);
+    }
+    let m = build(src, "asia.occam", &shapes);
+    let names =
+        |vs: &[usize]| -> Vec<String> { vs.iter().map(|&v| m.variables[v].name.clone()).collect() };
+    assert_eq!(m.q_blocks.len(), 2);
+    assert_eq!(names(&m.q_blocks[0].members), ["asia", "tub"]);
+    assert_eq!(names(&m.q_blocks[1].members), ["smoke", "lung", "bronc"]);
+    // `dysp` reads `bronc` but only one member of that block: no evidence joins.
+    assert!(m.q_blocks.iter().all(|b| b.evidence.is_empty()));
+}

@@ -48,6 +48,21 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
             role(loaded, v, c)
         );
     }
+    if !m.q_blocks.is_empty() {
+        let _ = writeln!(s, "q-blocks (joint in q: junction tree, Winn §5.3–5.6):");
+        for b in &m.q_blocks {
+            let _ = write!(s, "  {}", q_block_text(m, b));
+            if !b.evidence.is_empty() {
+                let names: Vec<&str> = b
+                    .evidence
+                    .iter()
+                    .map(|&v| m.variables[v].name.as_str())
+                    .collect();
+                let _ = write!(s, " + evidence of {}", names.join(", "));
+            }
+            s.push('\n');
+        }
+    }
     let names = c.vmp.names();
     let aux = names.len() - m.variables.len();
     let _ = writeln!(
@@ -105,4 +120,14 @@ fn slot_line(
         String::new()
     };
     let _ = writeln!(s, "  {var}.{slot} ← {text}: {}{gathered}", input.kind);
+}
+
+/// `joint(a, b, c)`: a q-block's members as the model names them.
+pub fn q_block_text(m: &occam_lang::Model, b: &occam_lang::ir::QBlock) -> String {
+    let names: Vec<&str> = b
+        .members
+        .iter()
+        .map(|&v| m.variables[v].name.as_str())
+        .collect();
+    format!("joint({})", names.join(", "))
 }

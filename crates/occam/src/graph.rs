@@ -9,10 +9,19 @@ use std::path::Path;
 use occam_lang::ir::{ExprOp, Node, PlateSource};
 use occam_lang::Model;
 
+use crate::check::q_block_text;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::model::{self, Loaded};
 use crate::report::svg::escape;
+
+/// Outline of the members of a joint q-block.
+const Q_BLOCK_COLOUR: &str = "#1f5fbf";
+
+/// The joint q-block variable `v` is a member of (its index), if any.
+fn q_block_of(m: &Model, v: usize) -> Option<usize> {
+    m.q_blocks.iter().position(|b| b.members.contains(&v))
+}
 
 /// An edge of the drawing: parent, child, whether the parent is a Categorical index.
 fn edges(m: &Model) -> Vec<(usize, usize, bool)> {
@@ -126,6 +135,19 @@ pub fn dot(m: &Model, plate_labels: &[String]) -> String {
             m.variables[c].name,
             if index { " [style=dashed]" } else { "" }
         );
+    }
+    // A joint q-block (`q joint(...)`): its members linked by undirected dotted lines that do not
+    // move the layout; they are part of q, not of the model.
+    for b in &m.q_blocks {
+        let _ = writeln!(s, "  // q {}", q_block_text(m, b));
+        for w in b.members.windows(2) {
+            let _ = writeln!(
+                s,
+                "  \"{}\" -> \"{}\" [dir=none, style=dotted, color=\"{Q_BLOCK_COLOUR}\", constraint=false];",
+                m.variables[w[0]].name,
+                m.variables[w[1]].name,
+            );
+        }
     }
     s.push_str("}\n");
     s
@@ -682,6 +704,9 @@ pub fn svg(m: &Model, plate_labels: &[String]) -> String {
     if !m.plates.is_empty() {
         legend.push(("plate", "plate: repeated over its index"));
     }
+    if !m.q_blocks.is_empty() {
+        legend.push(("qblock", "in a joint q-block (q joint)"));
+    }
     let legend_w = legend
         .iter()
         .map(|(_, t)| text_width(t, 11.0) + 56.0)
@@ -757,6 +782,11 @@ pub fn svg(m: &Model, plate_labels: &[String]) -> String {
         let sh = lay.nodes[v];
         let (x, y) = (sh.x, sh.y);
         let (fill, dash) = style_of(var);
+        let block = q_block_of(m, v);
+        let (stroke, stroke_width) = match block {
+            Some(_) => (Q_BLOCK_COLOUR, 2.5),
+            None => ("#222", 1.5),
+        };
         let plates: Vec<&str> = var
             .plates
             .iter()
@@ -764,12 +794,13 @@ pub fn svg(m: &Model, plate_labels: &[String]) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "<g class=\"node\" data-var=\"{}\" data-plates=\"{}\" data-cx=\"{x:.1}\" data-cy=\"{y:.1}\" data-rx=\"{:.1}\" data-ry=\"{:.1}\" data-shape=\"{}\">",
+            "<g class=\"node\" data-var=\"{}\" data-plates=\"{}\" data-cx=\"{x:.1}\" data-cy=\"{y:.1}\" data-rx=\"{:.1}\" data-ry=\"{:.1}\" data-shape=\"{}\"{}>",
             escape(&var.name),
             escape(&plates.join(",")),
             sh.rx,
             sh.ry,
-            if sh.boxed { "box" } else { "ellipse" }
+            if sh.boxed { "box" } else { "ellipse" },
+            block.map_or(String::new(), |b| format!(" data-qblock=\"{b}\""))
         );
         if sh.boxed {
             let _ = writeln!(
@@ -783,7 +814,7 @@ pub fn svg(m: &Model, plate_labels: &[String]) -> String {
         } else {
             let _ = writeln!(
                 s,
-                "<ellipse cx=\"{x:.1}\" cy=\"{y:.1}\" rx=\"{:.1}\" ry=\"{:.1}\" fill=\"{fill}\" stroke=\"#222\" stroke-width=\"1.5\"{dash}/>",
+                "<ellipse cx=\"{x:.1}\" cy=\"{y:.1}\" rx=\"{:.1}\" ry=\"{:.1}\" fill=\"{fill}\" stroke=\"{stroke}\" stroke-width=\"{stroke_width}\"{dash}/>",
                 sh.rx, sh.ry
             );
         }
@@ -822,6 +853,13 @@ pub fn svg(m: &Model, plate_labels: &[String]) -> String {
                     lx + 18.0,
                     if *kind == "observed" { "#c8c8c8" } else { "white" },
                     if *kind == "det" { " stroke-dasharray=\"4,3\"" } else { "" }
+                );
+            }
+            "qblock" => {
+                let _ = writeln!(
+                    s,
+                    "<ellipse cx=\"{:.1}\" cy=\"{y:.1}\" rx=\"16\" ry=\"7\" fill=\"white\" stroke=\"{Q_BLOCK_COLOUR}\" stroke-width=\"2.5\"/>",
+                    lx + 18.0,
                 );
             }
             "data" => {

@@ -10,6 +10,8 @@
 //!   event-plate element (GaussianARD's precision `tau` without the plate) is replicated over the
 //!   plate by an identity node (`Sum` of one term, or `GammaProduct` of one factor).
 //! * `data X[N] over C` becomes a constant node holding the covariates.
+//! * `q joint(a, b, c)` becomes [`Graph::joint_q`] over the members and the observed evidence
+//!   that reads several of them (`lower/qblocks.rs`).
 //! * A stochastic variable's family is built by the family's own constructor (`from_args` in its
 //!   file in `occam-core`) from its constants; no family is named here. The constructor may build
 //!   an equal family (a `GaussianARD` with a vector mean and a constant precision is an
@@ -32,6 +34,7 @@ use crate::data::DataSet;
 use crate::error::{Error, Result};
 
 pub mod chain;
+mod qblocks;
 
 /// What the lowering produced: the graph and the map between core nodes and model variables.
 pub struct Lowered {
@@ -180,6 +183,7 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
             }
         }
     }
+    l.q_blocks()?;
     let var_nodes = l
         .nodes
         .iter()

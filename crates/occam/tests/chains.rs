@@ -307,6 +307,13 @@ fn malformed_chains_are_located_errors() {
             "m.occam:5:",
             "must be square",
         ),
+        (
+            "plate K = 2\nplate T from data y\np0 ~ Dirichlet(1) over K\n\
+             A[K] ~ Dirichlet(1) over K\nz over T ~ MarkovChain(p0, A)\ny[T] ~ Gaussian(0, 1)\n\
+             init z = 0.5\n",
+            "m.occam:5:",
+            "the chain `z` cannot start at the value 0.5",
+        ),
     ];
     for (text, place, what) in cases {
         let e = error(text, &data(&[y(4)]));
@@ -365,4 +372,38 @@ fn lds_example_recovers_the_rotation_eigenvalues() {
     eprintln!("LDS: |λ| = {r:.4} (simulated 0.98), arg λ = {theta:.4} (simulated 0.3)");
     assert!((r - 0.98).abs() < 0.03, "|λ| = {r}");
     assert!((theta - 0.3).abs() < 0.03, "arg λ = {theta}");
+}
+
+/// `init z = random` on a chain starts q at a path drawn from the chain's prior, which breaks the
+/// symmetry between the states as `init mu = random` does: the ragged HMM example reaches its
+/// optimum from either, and collapses without any (every state's parameters then get the same
+/// updates).
+#[test]
+fn init_random_on_a_chain_breaks_the_symmetry_between_the_states() {
+    let dir = root().join("examples/models");
+    let text = std::fs::read_to_string(dir.join("hmm_chain.occam")).unwrap();
+    let mut d = DataSet::new();
+    for name in ["y", "L"] {
+        d.insert_file(name, &dir.join(format!("hmm_chain/{name}.csv")))
+            .unwrap();
+    }
+    let with = |init: &str| text.replace("init mu = random", init);
+    let settings = Settings {
+        restarts: 3,
+        ..Settings::default()
+    };
+    let best = -222.29606;
+    for init in [
+        "init z = random",
+        "init mu = random",
+        "init z = random(seed = 4)",
+    ] {
+        let bound = fit(&with(init), &d, &settings).bound();
+        assert!((bound - best).abs() < 1e-4, "{init}: {bound}");
+    }
+    let collapsed = fit(&with(""), &d, &settings).bound();
+    assert!(collapsed < best - 50.0, "no start given: {collapsed}");
+    // `prior` is the chain's default start, accepted explicitly.
+    let prior = fit(&with("init mu = random\ninit z = prior"), &d, &settings).bound();
+    assert!(prior.is_finite());
 }

@@ -20,9 +20,14 @@ impl Vmp {
                     continue;
                 }
                 Body::Constant => continue,
-                // q = the chain given its parents' initial moments (no messages yet).
+                // q = the chain given its parents' initial moments (no messages yet), or a random
+                // path (`chain/start.rs`).
                 Body::Chain(_) => {
+                    let random = matches!(node.init, Some(Init::Random));
                     self.update_chain(i, vec![0.0; node.n * node.len])?;
+                    if random {
+                        self.random_chain_start(i, &mut rng)?;
+                    }
                     continue;
                 }
                 Body::Stochastic(d) => d.clone(),

@@ -4,7 +4,7 @@
 //! Passes: declarations (constants, plates, variable names) → dependency
 //! graph and cycle check → each variable in topological order (so a
 //! Categorical's categories are known before anything is indexed by it) →
-//! observations, data shapes and initialisers.
+//! observations, data shapes and initialisers → joint q-blocks.
 
 mod chains;
 mod consts;
@@ -13,6 +13,7 @@ mod expr;
 mod funcs;
 mod observe;
 mod order;
+mod qblocks;
 mod slots;
 
 use std::collections::{BTreeMap, HashMap};
@@ -126,6 +127,7 @@ pub fn resolve(
     }
     r.observations(file);
     r.inits(file);
+    let q_blocks = r.q_blocks(file);
     if !r.diags.is_empty() {
         let mut d = r.diags;
         d.sort_by_key(|d| d.span.start);
@@ -153,6 +155,7 @@ pub fn resolve(
         constants: r.consts,
         variables,
         topological_order: order,
+        q_blocks,
     })
 }
 

@@ -60,14 +60,15 @@ impl Lowering<'_> {
                 Some("observe its children (the emissions) instead".into()),
             ));
         }
-        if var.init.is_some() {
+        if let Some(ir::Init::Value(x)) = var.init {
             return Err(self.src.error(
                 Code::Misuse,
                 var.span,
-                format!("`init` does not apply to the chain `{}`", var.name),
-                "chain with an initialiser",
+                format!("the chain `{}` cannot start at the value {x}", var.name),
+                "chain with a value as its start",
                 Some(
-                    "a chain's q is exact given its neighbours; initialise the emission parameters instead"
+                    "a chain starts from `prior` (its exact q given the parents' starts, the default) \
+                     or `random` (a path drawn from the chain's prior)"
                         .into(),
                 ),
             ));
@@ -132,6 +133,11 @@ impl Lowering<'_> {
             MomentKind::Gaussian { d }
         };
         let id = built.map_err(|e| self.slot_err(v, args, &e))?;
+        match var.init {
+            Some(ir::Init::Random { .. }) => self.g.initialize(id, Init::Random),
+            Some(ir::Init::Prior) => self.g.initialize(id, Init::Prior),
+            _ => {}
+        }
         self.record(id, &var.name, v, kind, var.plates.clone());
         Ok(id)
     }

@@ -250,6 +250,9 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
         "variables": variables(loaded, c),
         "ard": crate::latent::ard::ard(loaded, c),
     });
+    if !loaded.model.q_blocks.is_empty() {
+        out["q_blocks"] = q_blocks(loaded, c);
+    }
     // Per-step chain reports, only for models with chains (other reports are unchanged).
     let chains = crate::report::chains::chains(loaded, c);
     if !chains.is_empty() {
@@ -260,4 +263,32 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
         out["chains"] = Value::Object(map);
     }
     out
+}
+
+/// The joint q-blocks: members, the evidence inside each block, and each member's family marginals
+/// q(indices = k, member = j) per element (configurations × K, the first index slowest).
+fn q_blocks(loaded: &Loaded, c: &Compiled) -> Value {
+    let m = &loaded.model;
+    let name = |v: &usize| m.variables[*v].name.clone();
+    let blocks: Vec<Value> = m
+        .q_blocks
+        .iter()
+        .map(|b| {
+            let mut fams = Map::new();
+            for &v in &b.members {
+                let node = c.var_nodes[v];
+                let n = c.vmp.elements(node).max(1);
+                if let Some(f) = c.vmp.family_marginals(node) {
+                    let per = f.len() / n;
+                    fams.insert(name(&v), json!(f.chunks(per.max(1)).collect::<Vec<_>>()));
+                }
+            }
+            json!({
+                "members": b.members.iter().map(name).collect::<Vec<_>>(),
+                "evidence": b.evidence.iter().map(name).collect::<Vec<_>>(),
+                "family_marginals": fams,
+            })
+        })
+        .collect();
+    Value::Array(blocks)
 }

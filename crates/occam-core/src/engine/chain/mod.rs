@@ -26,6 +26,7 @@ mod discrete;
 mod forward_backward;
 mod gaussian;
 mod spec;
+mod start;
 #[cfg(test)]
 mod tests;
 
@@ -36,24 +37,11 @@ pub use discrete::MarkovChain;
 pub use gaussian::GaussianMarkovChain;
 pub use spec::{chain_family, CHAINS, GAUSSIAN_MARKOV_CHAIN, MARKOV_CHAIN};
 
-/// Which chain a q-block is.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum ChainKind {
-    Discrete { k: usize },
-    Gaussian { d: usize },
-}
-
-/// The static part of a chain node.
-#[derive(Clone, Debug)]
-pub(crate) struct Chain {
-    pub kind: ChainKind,
-    pub steps: usize,
-    pub lengths: Vec<usize>,
-}
+pub(crate) use crate::network::{Chain, ChainKind};
 
 impl Chain {
     /// Length of a sequence's record in the node's `a`.
-    fn stride(&self) -> usize {
+    pub(crate) fn stride(&self) -> usize {
         match self.kind {
             ChainKind::Discrete { k } => 1 + k * k,
             ChainKind::Gaussian { d } => gaussian::stride(d),
@@ -107,7 +95,6 @@ impl Graph {
             steps,
             lengths,
         };
-        let stride = chain.stride();
         let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
         // Edges map the sequences (the node's plates without time) to parent elements.
         let id = self.add_node(
@@ -128,9 +115,6 @@ impl Graph {
             size: steps,
         });
         node.n = seqs * steps;
-        node.phi = vec![0.0; node.n * node.len];
-        node.u = vec![0.0; node.n * node.len];
-        node.a = vec![0.0; seqs * stride];
         Ok(id)
     }
 }
@@ -144,6 +128,14 @@ pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
             return Err(BuildError::Shape {
                 node: z.name.clone(),
                 what: "a chain's q is exact given its neighbours; it cannot be MAP".into(),
+            });
+        }
+        if matches!(z.init, Some(Init::Moments(_) | Init::Natural(_))) {
+            return Err(BuildError::Shape {
+                node: z.name.clone(),
+                what: "a chain starts from its prior or from a random path (`Init::Prior`, \
+                       `Init::Random`), not from given moments"
+                    .into(),
             });
         }
         for &(c, role) in &z.children {

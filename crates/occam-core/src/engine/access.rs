@@ -1,0 +1,176 @@
+//! What a compiled model answers about its nodes: the default schedule, moments, natural
+//! parameters, means, names, plates and families.
+
+use super::*;
+
+impl Vmp {
+    /// The default schedule: latent stochastic nodes, parents before children, except that nodes
+    /// whose start carries information — a mixture index's k-means++ assignment, a random or given
+    /// start (see `start` in `init`) — come after the others. The first sweep then updates the
+    /// component parameters and the other factors of a product *from* that start; updating a
+    /// mixture index first would recompute it from the prior's identical components and lose it
+    /// (every point equally in every component, one component left after a few sweeps).
+    /// Coordinate ascent raises the bound in any order; the order only decides where it ends.
+    pub fn default_order(&self) -> Vec<NodeId> {
+        let latent: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].has_latent() && !self.tree_follower(i))
+            .collect();
+        let (from_start, rest): (Vec<usize>, Vec<usize>) = latent
+            .into_iter()
+            .partition(|&i| !matches!(self.start(i), Init::Prior));
+        rest.into_iter().chain(from_start).map(NodeId).collect()
+    }
+
+    /// For every mixture index (a latent Categorical that selects mixture components): the node,
+    /// the number of its components in use — those whose expected number of elements,
+    /// Σₑ Q(zₑ = k), is at least 1 — and its number of components.
+    pub fn components_in_use(&self) -> Vec<(NodeId, usize, usize)> {
+        (0..self.nodes.len())
+            .filter(|&i| self.is_mixture_index(i))
+            .map(|i| {
+                let node = &self.nodes[i];
+                let k = node.len;
+                let mut counts = vec![0.0; k];
+                for q in node.u.chunks(k) {
+                    counts.iter_mut().zip(q).for_each(|(c, p)| *c += p);
+                }
+                (NodeId(i), counts.iter().filter(|&&c| c >= 1.0).count(), k)
+            })
+            .collect()
+    }
+
+    /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates). Empty for a dot
+    /// node served by the linear kernel, and for the sum of it and offsets (their moments are not
+    /// kept). The data of that kernel keep their values only; u(y) is formed on the first call. Constant covariates read only
+    /// by that kernel keep their values; their moments are formed on the first call.
+    pub fn moments(&self, node: NodeId) -> &[f64] {
+        let n = &self.nodes[node.0];
+        if n.u.is_empty() && matches!(n.body, Body::Constant) {
+            return &self.lazy_constant(n).0;
+        }
+        if n.u.is_empty() && self.serves_data(node.0) {
+            return &n.lazy.get_or_init(|| (observed_moments(n), Vec::new())).0;
+        }
+        if linear::shared::is_shared(n) {
+            return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).0;
+        }
+        &n.u
+    }
+
+    /// Posterior natural parameters φ of a node, all elements (zero for constants; empty for a dot
+    /// node served by the linear kernel).
+    pub fn natural(&self, node: NodeId) -> &[f64] {
+        let n = &self.nodes[node.0];
+        if n.phi.is_empty() && matches!(n.body, Body::Constant) {
+            return &self.lazy_constant(n).1;
+        }
+        if linear::shared::is_shared(n) {
+            return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).1;
+        }
+        &n.phi
+    }
+
+    /// Whether node i is the data of a linear-Gaussian structure (it keeps no per-element moments).
+    pub(super) fn serves_data(&self, i: usize) -> bool {
+        self.linear[i].as_ref().is_some_and(|l| l.y == i)
+    }
+
+    pub(super) fn lazy_constant<'a>(&self, n: &'a Node) -> &'a (Vec<f64>, Vec<f64>) {
+        n.lazy
+            .get_or_init(|| (constant_moments(n), vec![0.0; n.n * n.len]))
+    }
+
+    /// Moment layout of a node.
+    pub fn kind(&self, node: NodeId) -> MomentKind {
+        self.nodes[node.0].kind
+    }
+
+    /// Number of plate elements of a node.
+    pub fn elements(&self, node: NodeId) -> usize {
+        self.nodes[node.0].n
+    }
+
+    /// Looks a node up by name.
+    pub fn node(&self, name: &str) -> Option<NodeId> {
+        self.nodes.iter().position(|n| n.name == name).map(NodeId)
+    }
+
+    /// Posterior mean of a node, one value vector per element: ⟨x⟩ for Gaussian, Gamma and scalar
+    /// nodes, ⟨Λ⟩ for Wishart, E[p] for Dirichlet/Beta, Q(x = ·) for Categorical.
+    /// `None` for a dot node served by the linear kernel (its moments are not kept).
+    pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
+        let n = &self.nodes[node.0];
+        if n.u.is_empty() && !self.serves_data(node.0) {
+            // Constant covariates kept as values only (their outer products are never formed).
+            return matches!(n.body, Body::Constant).then(|| n.data.clone());
+        }
+        let all = self.moments(node);
+        if let (true, MomentKind::Gaussian { d }) = (linear::shared::is_shared(n), n.kind) {
+            // Means stored first, one covariance after them.
+            return Some(n.u[..n.n * d].to_vec());
+        }
+        let mut out = Vec::new();
+        for e in 0..n.n {
+            let u = &all[e * n.len..(e + 1) * n.len];
+            match n.kind {
+                MomentKind::Gaussian { d } => out.extend_from_slice(&u[..d]),
+                MomentKind::Gamma | MomentKind::Scalar => out.push(u[0]),
+                MomentKind::Wishart { d } => out.extend_from_slice(&u[..d * d]),
+                MomentKind::Categorical { .. } => out.extend_from_slice(u),
+                MomentKind::Dirichlet { .. } => {
+                    // Known tables (constants) keep ⟨ln p⟩ only, like observed values.
+                    if n.is_observed(e) || n.map || matches!(n.body, Body::Constant) {
+                        out.extend(u.iter().map(|v| v.exp()));
+                    } else {
+                        let phi = &n.phi[e * n.len..(e + 1) * n.len];
+                        let total: f64 = phi.iter().map(|p| p + 1.0).sum();
+                        out.extend(phi.iter().map(|p| (p + 1.0) / total));
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Names and sizes of the plates.
+    pub fn plates(&self) -> &[(String, usize)] {
+        &self.plates
+    }
+
+    /// Distribution name of a stochastic node or factor name of a deterministic one.
+    pub fn family(&self, node: NodeId) -> &'static str {
+        match &self.nodes[node.0].body {
+            Body::Stochastic(d) => d.name(),
+            Body::Deterministic(f) => f.name(),
+            Body::Constant => "constant",
+            Body::Chain(ch) => match ch.kind {
+                chain::ChainKind::Discrete { .. } => "MarkovChain",
+                chain::ChainKind::Gaussian { .. } => "GaussianMarkovChain",
+            },
+        }
+    }
+
+    /// Names of all nodes, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.nodes.iter().map(|n| n.name.as_str()).collect()
+    }
+
+    /// Whether a node has observed elements.
+    pub fn is_observed(&self, node: NodeId) -> bool {
+        !self.nodes[node.0].observed.is_empty()
+    }
+
+    /// The node's plate names.
+    pub fn node_plates(&self, node: NodeId) -> Vec<&str> {
+        self.nodes[node.0]
+            .plates
+            .iter()
+            .map(|&p| self.plates[p].0.as_str())
+            .collect()
+    }
+
+    /// Uses the node's `dist` (if stochastic).
+    pub fn distribution(&self, node: NodeId) -> Option<&Dist> {
+        self.nodes[node.0].dist()
+    }
+}

@@ -1,0 +1,136 @@
+//! Compilation: the static model a [`Graph`] holds becomes a [`Vmp`] — every node's state
+//! allocated, element groups and mixture runs found, chains and tree q-blocks checked and built,
+//! deterministic refresh lists, fused mixture indices and the linear-Gaussian structures set up.
+
+use super::*;
+
+impl Graph {
+    /// Finishes the graph.
+    pub fn compile(self) -> Result<Vmp, BuildError> {
+        Vmp::new(self, true)
+    }
+
+    /// Compiles without the linear-Gaussian kernels: every dot product is evaluated element by
+    /// element (the reference path that tests and benchmarks compare the kernels with).
+    #[doc(hidden)]
+    pub fn compile_generic(self) -> Result<Vmp, BuildError> {
+        Vmp::new(self, false)
+    }
+}
+
+impl Vmp {
+    /// Compiles `graph`; `linear_kernels: false` keeps every dot product on the element-by-element
+    /// path (the reference the kernels are tested against).
+    pub(crate) fn new(graph: Graph, linear_kernels: bool) -> Result<Vmp, BuildError> {
+        let Graph { plates, nodes, .. } = graph;
+        // The static model becomes the engine's nodes: all inference state is allocated here.
+        let mut nodes: Vec<Node> = nodes.into_iter().map(Node::from_model).collect();
+        for node in nodes.iter_mut() {
+            node.groups = element_groups(node);
+            // A member's messages and bound read its family's joint q, not products of marginals.
+            if node.block.is_some() {
+                continue;
+            }
+            if let Some(period) = mixture_period(node) {
+                node.config_only = true;
+                node.period = period;
+            }
+        }
+        for n in &nodes {
+            if n.map && !n.observed.is_empty() && n.observed.iter().all(|&o| o) {
+                return Err(BuildError::Shape {
+                    node: n.name.clone(),
+                    what: "an observed node cannot be MAP".into(),
+                });
+            }
+        }
+        chain::check(&nodes)?;
+        let trees = tree::build(&nodes)?;
+        // Deterministic descendants reached through deterministic nodes only, in topological order.
+        // A search along child edges from each node: linear in the edges reached, where a scan of
+        // every later node made compiling a chain of 10⁴ variables quadratic. Children come after
+        // their parents, so sorted indices are a topological order.
+        let mut refresh_after = vec![Vec::new(); nodes.len()];
+        let mut mark = vec![usize::MAX; nodes.len()];
+        for (i, list) in refresh_after.iter_mut().enumerate() {
+            let mut stack = vec![i];
+            mark[i] = i;
+            while let Some(x) = stack.pop() {
+                for (j, role) in &nodes[x].children {
+                    if matches!(role, Role::Slot(_))
+                        && mark[*j] != i
+                        && matches!(nodes[*j].body, Body::Deterministic(_))
+                    {
+                        mark[*j] = i;
+                        list.push(*j);
+                        stack.push(*j);
+                    }
+                }
+            }
+            list.sort_unstable();
+        }
+        let fused = (0..nodes.len())
+            .map(|i| nodes[i].block.is_none() && fused::fusable(&nodes, i))
+            .collect();
+        let linear = linear_structures(&mut nodes, linear_kernels);
+        for (i, node) in nodes.iter_mut().enumerate() {
+            if !node.observed.is_empty() && linear[i].as_ref().is_none_or(|l| l.y != i) {
+                node.observed_state();
+            }
+        }
+        let shared = linear::shared::designate(&nodes, &linear);
+        Ok(Vmp {
+            nodes,
+            plates,
+            refresh_after,
+            fused,
+            linear,
+            shared,
+            trees,
+            scratch: Mutex::default(),
+            initialized: false,
+            cache: Cache::default(),
+        })
+    }
+}
+
+/// Finds the linear-Gaussian structures (module `linear`), drops the state they make unnecessary
+/// (the dot node's moments, constant covariates' outer products) and gives every other constant its
+/// moments.
+fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear::Linear>>> {
+    let mut out: Vec<Option<Arc<linear::Linear>>> = vec![None; nodes.len()];
+    if enabled {
+        for f in 0..nodes.len() {
+            if let Some(mut l) = linear::detect(nodes, f) {
+                // y's own term once (its elements are data or missing leaf entries); y keeps
+                // neither u(y) nor f(y) per element (formed on request, `Vmp::moments`).
+                let yn = &mut nodes[l.y];
+                l.own = yn.observed_own();
+                (yn.u, yn.a) = (Vec::new(), Vec::new());
+                let l = Arc::new(l);
+                let y = l.y;
+                for i in [Some(f), l.sum].into_iter().flatten() {
+                    let node = &mut nodes[i];
+                    (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
+                    out[i] = Some(l.clone());
+                }
+                out[y] = Some(l);
+            }
+        }
+    }
+    for i in 0..nodes.len() {
+        if !matches!(nodes[i].body, Body::Constant) {
+            continue;
+        }
+        let points_only = nodes[i].children.iter().all(|&(c, role)| {
+            out[c]
+                .as_ref()
+                .is_some_and(|l| l.f == c && l.points && role == Role::Slot(l.row_slot))
+        });
+        if points_only && !nodes[i].children.is_empty() {
+            continue;
+        }
+        nodes[i].u = constant_moments(&nodes[i]);
+    }
+    out
+}

@@ -1,0 +1,196 @@
+//! The engine's node: a built node's structure (see [`crate::network`]) with its inference state —
+//! natural parameters, moments and log-partition of every plate element (struct of arrays), and
+//! the compiled facts the fast paths read (mixture runs, element groups, lazily formed moments).
+
+use super::*;
+
+/// A node's (φ, u, A) arrays, moved in and out as a unit.
+pub(super) type State = (Vec<f64>, Vec<f64>, Vec<f64>);
+
+/// A node's storage: natural parameters, moments and log-partition for every plate element.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    pub name: String,
+    pub plates: Vec<usize>,
+    pub n: usize,
+    pub len: usize,
+    pub kind: MomentKind,
+    pub body: Body,
+    pub parents: Vec<Edge>,
+    pub selectors: Vec<Selector>,
+    pub configs: usize,
+    pub children: Vec<(usize, Role)>,
+    pub phi: Vec<f64>,
+    pub u: Vec<f64>,
+    /// A(φ) of latent elements; f(x) of observed and MAP elements.
+    pub a: Vec<f64>,
+    /// `observed[e]`: element e is data (empty: no element is).
+    pub observed: Vec<bool>,
+    /// Observed values (row-major, `value_len` per element).
+    pub data: Vec<f64>,
+    pub map: bool,
+    pub init: Option<Init>,
+    /// Mixture with one selector whose parents depend on the component only (not on the element),
+    /// or on the component and the position within runs of `period` consecutive elements that read
+    /// one selector element (e.g. x[N, D] with mu[K, D] selected by z[N]: runs of D). A run's moments
+    /// are then one row of length `period · len`, and its statistics and log-densities are matrix
+    /// products (`kernels`).
+    pub config_only: bool,
+    /// Run length of a `config_only` mixture (1: parents depend on the component alone).
+    pub period: usize,
+    /// For nodes without selectors whose elements share parents: the group (distinct tuple of
+    /// parent elements) of each element and one representative element per group. Messages are then
+    /// sent once per group from the summed moments (exact by multilinearity).
+    pub groups: Option<(Vec<u32>, Vec<u32>)>,
+    /// A constant kept as values only (`u` empty, see `linear`), or a node in the shared form
+    /// (`linear::shared`): its per-element moments and natural parameters, formed on request.
+    pub lazy: std::sync::OnceLock<(Vec<f64>, Vec<f64>)>,
+    /// The tree-structured q-block the node is a member of (module `tree`).
+    pub block: Option<usize>,
+}
+
+impl Node {
+    /// The engine's node for a built one: its structure, and zeroed state (natural parameters,
+    /// moments, and one log-partition per element — one record per sequence for a chain; none
+    /// for a constant, whose moments are formed from its values when compiling).
+    pub(super) fn from_model(m: ModelNode) -> Self {
+        let ModelNode {
+            name,
+            plates,
+            axes: _,
+            n,
+            len,
+            kind,
+            body,
+            parents,
+            selectors,
+            configs,
+            children,
+            observed,
+            data,
+            map,
+            init,
+            block,
+        } = m;
+        let (phi, u, a) = match &body {
+            Body::Constant => (Vec::new(), Vec::new(), Vec::new()),
+            Body::Chain(ch) => (
+                vec![0.0; n * len],
+                vec![0.0; n * len],
+                vec![0.0; ch.lengths.len() * ch.stride()],
+            ),
+            _ => (vec![0.0; n * len], vec![0.0; n * len], vec![0.0; n]),
+        };
+        Node {
+            name,
+            plates,
+            n,
+            len,
+            kind,
+            body,
+            parents,
+            selectors,
+            configs,
+            children,
+            phi,
+            u,
+            a,
+            observed,
+            data,
+            map,
+            init,
+            config_only: false,
+            period: 1,
+            groups: None,
+            lazy: std::sync::OnceLock::new(),
+            block,
+        }
+    }
+
+    pub(super) fn dist(&self) -> Option<&Dist> {
+        match &self.body {
+            Body::Stochastic(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub(super) fn is_observed(&self, e: usize) -> bool {
+        !self.observed.is_empty() && self.observed[e]
+    }
+
+    /// Whether element e takes part in messages and the bound: a missing element of a leaf is
+    /// integrated out exactly and does not.
+    pub(super) fn participates(&self, e: usize) -> bool {
+        self.is_observed(e) || self.observed.is_empty() || !self.children.is_empty()
+    }
+
+    pub(super) fn has_latent(&self) -> bool {
+        matches!(self.body, Body::Chain(_))
+            || matches!(self.body, Body::Stochastic(_))
+                && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
+    }
+
+    /// u(x) and f(x) of the observed elements (values checked by `set_data`).
+    pub(super) fn observed_state(&mut self) {
+        let Some(dist) = self.dist().cloned() else {
+            return;
+        };
+        let (len, u, a) = (self.len, &mut self.u, &mut self.a);
+        observe_each(&dist, len, &self.data, &self.observed, |e, ue, f| {
+            u[e * len..(e + 1) * len].copy_from_slice(ue);
+            a[e] = f;
+        })
+        .expect("values are checked when observed");
+    }
+
+    /// Σ f(x) over the observed elements (values checked by `set_data`).
+    pub(super) fn observed_own(&self) -> f64 {
+        let Some(dist) = self.dist() else {
+            return 0.0;
+        };
+        let mut own = 0.0;
+        observe_each(dist, self.len, &self.data, &self.observed, |_, _, f| {
+            own += f
+        })
+        .expect("values are checked when observed");
+        own
+    }
+}
+
+/// u(x) of an observed node's data elements, zero for its missing ones.
+pub(super) fn observed_moments(node: &Node) -> Vec<f64> {
+    let mut u = vec![0.0; node.n * node.len];
+    if let Some(dist) = node.dist() {
+        let len = node.len;
+        observe_each(dist, len, &node.data, &node.observed, |e, ue, _| {
+            u[e * len..(e + 1) * len].copy_from_slice(ue)
+        })
+        .expect("values are checked when observed");
+    }
+    u
+}
+
+/// The moments of a constant node's values.
+pub(super) fn constant_moments(node: &Node) -> Vec<f64> {
+    let vlen = node.kind.value_len();
+    let mut u = Vec::with_capacity(node.n * node.len);
+    for x in node.data.chunks_exact(vlen) {
+        u.extend(
+            node.kind
+                .fixed_moments(x)
+                .expect("constants are checked when added"),
+        );
+    }
+    u
+}
+
+pub(super) fn observe(d: &Dist, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    struct O<'a>(&'a [f64], &'a mut [f64]);
+    impl DistVisitor for O<'_> {
+        type Output = Result<f64, String>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Result<f64, String> {
+            d.observe(self.0, self.1)
+        }
+    }
+    d.visit(O(x, u))
+}

@@ -1,0 +1,253 @@
+//! The static model: what the user built with [`crate::graph::Graph`] — nodes with their family or
+//! factor, plates, parent edges, mixture selectors, chains and tree q-blocks, observed values and
+//! masks, MAP flags and initialisation specs. It holds no inference state: compilation
+//! ([`crate::engine::Vmp`], `engine/compile.rs`) allocates every node's natural parameters, moments,
+//! log-partitions and caches from it.
+
+use crate::dist::{Dist, DistVisitor, ExpFamily};
+use crate::error::BuildError;
+use crate::factor::Factor;
+use crate::moments::MomentKind;
+use crate::plate::{count, Axis};
+
+/// What a node computes.
+#[derive(Clone, Debug)]
+pub(crate) enum Body {
+    Stochastic(Dist),
+    Deterministic(Factor),
+    /// Known values with per-element moments (e.g. regressors); contributes nothing to the bound.
+    Constant,
+    /// A q-block: one joint q over the time plate of each sequence (module `chain`).
+    Chain(Chain),
+}
+
+/// Where a parent slot's moments come from.
+#[derive(Clone, Debug)]
+pub(crate) enum Source {
+    Node(usize),
+    /// Fixed moments of a constant (already stacked), shared by every element.
+    Const(Vec<f64>),
+}
+
+/// A parent slot: for every extended child element (element × selector configuration) and stacked
+/// index, the parent element it reads. A parent without plates read unstacked has no map (the
+/// broadcast rule: every element reads element 0; `Edge::at`).
+#[derive(Clone, Debug)]
+pub(crate) struct Edge {
+    pub source: Source,
+    pub map: Vec<u32>,
+    pub stack: usize,
+    pub plen: usize,
+}
+
+impl Edge {
+    /// The parent element read by extended child element `ext` (unstacked).
+    pub(crate) fn at(&self, ext: usize) -> usize {
+        self.map.get(ext).map_or(0, |&m| m as usize)
+    }
+
+    /// Adds a message for extended child element `ext` (`stack` parent messages back to back) into
+    /// the parents' accumulator `out`.
+    pub(crate) fn scatter(&self, ext: usize, m: &[f64], out: &mut [f64]) {
+        for t in 0..self.stack {
+            let pe = self.at(ext * self.stack + t);
+            let src = &m[t * self.plen..(t + 1) * self.plen];
+            out[pe * self.plen..(pe + 1) * self.plen]
+                .iter_mut()
+                .zip(src)
+                .for_each(|(o, v)| *o += v);
+        }
+    }
+}
+
+/// A Categorical index of a mixture node: `map[e]` is the index node's element for child element e.
+#[derive(Clone, Debug)]
+pub(crate) struct Selector {
+    pub node: usize,
+    pub k: usize,
+    pub map: Vec<u32>,
+}
+
+/// How a child is attached to a parent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    Slot(usize),
+    Selector(usize),
+}
+
+/// How a latent node's q starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    /// q = the prior given the parents' initial moments (Winn §2.5.1, method 2).
+    Prior,
+    /// Moments of a draw from the prior, seeded (symmetry breaking, method 1).
+    Random,
+    /// For the index of a mixture with observed children: k-means ([`crate::kmeans`]: greedy
+    /// k-means++ seeding, then Lloyd iterations) on the observed values each index element selects,
+    /// and a hard assignment of every element to its cluster. The default for mixture indices
+    /// (scikit-learn's default is k-means too); falls back to `Random` when the index has no
+    /// observed mixture child.
+    KMeansPlusPlus,
+    /// Given moment vectors, one per element (e.g. responsibilities of a Categorical).
+    Moments(Vec<f64>),
+    /// Given natural parameters, one vector per element.
+    Natural(Vec<f64>),
+}
+
+/// Which chain a q-block is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ChainKind {
+    Discrete { k: usize },
+    Gaussian { d: usize },
+}
+
+/// The static part of a chain node.
+#[derive(Clone, Debug)]
+pub(crate) struct Chain {
+    pub kind: ChainKind,
+    pub steps: usize,
+    pub lengths: Vec<usize>,
+}
+
+/// A node as built: what it is and how it is connected, its data and its start.
+#[derive(Clone, Debug)]
+pub(crate) struct ModelNode {
+    pub name: String,
+    pub plates: Vec<usize>,
+    pub axes: Vec<Axis>,
+    pub n: usize,
+    pub len: usize,
+    pub kind: MomentKind,
+    pub body: Body,
+    pub parents: Vec<Edge>,
+    pub selectors: Vec<Selector>,
+    pub configs: usize,
+    pub children: Vec<(usize, Role)>,
+    /// `observed[e]`: element e is data (empty: no element is).
+    pub observed: Vec<bool>,
+    /// Observed values (row-major, `value_len` per element).
+    pub data: Vec<f64>,
+    pub map: bool,
+    pub init: Option<Init>,
+    /// The tree-structured q-block the node is a member of (`engine/tree.rs`).
+    pub block: Option<usize>,
+}
+
+impl ModelNode {
+    pub(crate) fn new(
+        name: String,
+        plates: Vec<usize>,
+        axes: Vec<Axis>,
+        body: Body,
+        kind: MomentKind,
+        parents: Vec<Edge>,
+        selectors: Vec<Selector>,
+    ) -> Self {
+        let n = count(&axes);
+        let len = kind.len();
+        let configs = selectors.iter().map(|s| s.k).product();
+        ModelNode {
+            name,
+            plates,
+            axes,
+            n,
+            len,
+            kind,
+            body,
+            parents,
+            selectors,
+            configs,
+            children: Vec::new(),
+            observed: Vec::new(),
+            data: Vec::new(),
+            map: false,
+            init: None,
+            block: None,
+        }
+    }
+
+    pub(crate) fn set_data(
+        &mut self,
+        values: &[f64],
+        mask: Option<&[bool]>,
+    ) -> Result<(), BuildError> {
+        let dist = match &self.body {
+            Body::Stochastic(d) => d.clone(),
+            Body::Deterministic(_) | Body::Constant | Body::Chain(_) => {
+                return Err(BuildError::Shape {
+                    node: self.name.clone(),
+                    what: "only stochastic nodes can be observed".into(),
+                })
+            }
+        };
+        let vlen = value_len(&dist);
+        if values.len() != self.n * vlen {
+            return Err(BuildError::Shape {
+                node: self.name.clone(),
+                what: format!(
+                    "expected {} observed values ({} elements × {vlen}), got {}",
+                    self.n * vlen,
+                    self.n,
+                    values.len()
+                ),
+            });
+        }
+        if let Some(m) = mask {
+            if m.len() != self.n {
+                return Err(BuildError::Shape {
+                    node: self.name.clone(),
+                    what: format!("mask has {} entries for {} elements", m.len(), self.n),
+                });
+            }
+        }
+        let observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
+        // Checked here; u(x) and f(x) are formed at compilation, for the nodes that keep them
+        // (`observed_state`: the data of a linear-Gaussian structure keeps its values only).
+        observe_each(&dist, self.len, values, &observed, |_, _, _| {}).map_err(|(e, why)| {
+            BuildError::Value {
+                node: self.name.clone(),
+                element: e,
+                why,
+            }
+        })?;
+        self.observed = observed;
+        self.data = values.to_vec();
+        Ok(())
+    }
+}
+
+pub(crate) fn value_len(d: &Dist) -> usize {
+    struct V;
+    impl DistVisitor for V {
+        type Output = usize;
+        fn visit<D: ExpFamily>(self, d: &D) -> usize {
+            d.value_len()
+        }
+    }
+    d.visit(V)
+}
+
+/// u(x) and f(x) of every observed element e of `values` (`observed[e]`), one dispatch on the
+/// family for all of them: `each(e, u, f)`; stops at the first invalid value.
+pub(crate) fn observe_each(
+    d: &Dist,
+    len: usize,
+    values: &[f64],
+    observed: &[bool],
+    each: impl FnMut(usize, &[f64], f64),
+) -> Result<(), (usize, String)> {
+    struct O<'a, F>(&'a [f64], &'a [bool], usize, F);
+    impl<F: FnMut(usize, &[f64], f64)> DistVisitor for O<'_, F> {
+        type Output = Result<(), (usize, String)>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+            let O(values, observed, len, mut each) = self;
+            let (vlen, mut u) = (d.value_len(), vec![0.0; len]);
+            for (e, _) in observed.iter().enumerate().filter(|(_, &o)| o) {
+                let f = d.observe(&values[e * vlen..(e + 1) * vlen], &mut u);
+                each(e, &u, f.map_err(|why| (e, why))?);
+            }
+            Ok(())
+        }
+    }
+    d.visit(O(values, observed, len, each))
+}
