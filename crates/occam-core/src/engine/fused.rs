@@ -10,6 +10,11 @@
 //! and its own bound part. Those are put in the node cache, so the other updates and the bound cost
 //! O(K) instead of O(n K), and no n × K temporary is allocated.
 //!
+//! When every element of a block is latent and takes part and the priors are per group (the
+//! common case), the block is updated as whole-block array operations (`fast_block`): no
+//! per-element prior copy, message closure or own-term loop. The per-element path remains for
+//! observed labels, missing child entries and MAP indices.
+//!
 //! Blocks have a fixed size and their partial sums are added in block order, in rounds of a fixed
 //! number of blocks (bounding the memory of the partials): the result does not depend on the number
 //! of threads.
@@ -234,7 +239,7 @@ fn stats(
         let len = c.len;
         let uc = &c.node.u[start * len..(start + rows) * len];
         let w: std::borrow::Cow<[f64]> = if c.all {
-            std::borrow::Cow::Borrowed(&u[..])
+            std::borrow::Cow::Borrowed(u)
         } else {
             let mut w = u.to_vec();
             for r in (0..rows).filter(|&r| !c.node.participates(start + r)) {

@@ -203,13 +203,20 @@ impl Vmp {
     /// in `W @ x`. The factor's second moment has cross terms w̄_iᵀ⟨x xᵀ⟩w̄_j (`factor::matvec`), so
     /// the message to one row reads the other rows' means whenever the child's precision has
     /// off-diagonal entries; updating every row at once from the old means is then a Jacobi step,
-    /// not coordinate ascent, and can lower the bound.
+    /// not coordinate ascent, and can lower the bound. Children with a diagonal precision
+    /// (GaussianARD means) leave the rows uncoupled.
     fn coupled(&self, i: usize) -> bool {
+        let diagonal = |f: usize| {
+            self.nodes[f].children.iter().all(|&(y, role)| {
+                role == Role::Slot(0)
+                    && matches!(self.nodes[y].body, Body::Stochastic(Dist::GaussianArd(_)))
+            })
+        };
         self.nodes[i].children.iter().any(|&(c, role)| {
             matches!(
                 (role, &self.nodes[c].body),
                 (Role::Slot(0), Body::Deterministic(Factor::MatVec(m))) if m.rows > 1
-            )
+            ) && !diagonal(c)
         })
     }
 

@@ -26,7 +26,7 @@
 //! stored as means plus that covariance (`shared`, O(n·q) memory, one q × q factorisation per
 //! update), and A₂ products become Mᵀ diag(w) M + (Σ w) Σ. Files: `side` (reading a factor, dense or
 //! shared, and the messages), `grid` (Y V and Yᵀ A in fixed blocks of columns on both cores),
-//! `data` (the sums of the data), `shared`, `offsets`.
+//! `data` (the sums of the data), `shared`, `offsets`, `matvec`.
 //!
 //! y's mean may also be F plus scalar terms read per row or per column (BPCA's mean μ_d): the
 //! kernel then runs on the data less the terms' means (`offsets`).
