@@ -248,15 +248,22 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         let h = g
             .deterministic("h", MatVec { rows: 2, cols: 2 }, &[n], [p(wrow), p(xl)])
             .unwrap();
+        // The noise precision: constant and diagonal, or a Wishart (full: W's rows are coupled
+        // and updated in turn); the matrix-product kernel serves both, with missing y_n or none.
+        let noise = if rng.random::<bool>() {
+            cv(vec![2.0, 0.0, 0.0, 2.0])
+        } else {
+            let wishart = Wishart { d: 2, dof: 4.0 };
+            p(g.add("LamH", wishart, &[], [cv(vec![1.0, 0.4, 0.4, 1.0])])
+                .unwrap())
+        };
         let hy = g
-            .add(
-                "hy",
-                MvGaussian { d: 2 },
-                &[n],
-                [p(h), cv(vec![2.0, 0.0, 0.0, 2.0])],
-            )
+            .add("hy", MvGaussian { d: 2 }, &[n], [p(h), noise])
             .unwrap();
-        g.observe(hy, &data(&mut rng, 2 * nn, -2.0, 2.0)).unwrap();
+        let seen = mask(&mut rng, nn);
+        let seen = rng.random::<bool>().then_some(&seen[..]);
+        g.observe_masked(hy, &data(&mut rng, 2 * nn, -2.0, 2.0), seen)
+            .unwrap();
         let q = g.add("q", Gaussian, &[], [c(1.0), c(1.0)]).unwrap();
         let prod = g
             .deterministic("prod", Product { n: 2 }, &[n], [p(q), p(mu0)])

@@ -148,6 +148,10 @@ impl Vmp {
         if self.shared[i].is_some() {
             return self.update_shared(i);
         }
+        if self.coupled(i) {
+            let dist = dist.clone();
+            return self.update_in_turn(i, &dist);
+        }
         let dist = dist.clone();
         let messages = self.child_messages(i);
         let updated = self.run_update(i, &dist, &messages);
@@ -159,6 +163,93 @@ impl Vmp {
         n.a = a;
         self.changed(i);
         self.refresh_dependents(i);
+        Ok(())
+    }
+}
+
+/// Winn (2.19) for element `e` of a node alone, from the node's summed child messages.
+struct UpdateOne<'a> {
+    nodes: &'a [Node],
+    node: &'a Node,
+    messages: &'a [f64],
+    e: usize,
+    state: &'a mut State,
+}
+
+impl DistVisitor for UpdateOne<'_> {
+    type Output = Result<(), (usize, String)>;
+    fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+        let (len, e) = (self.node.len, self.e);
+        let (phi, u, a) = self.state;
+        let messages = |e: usize, _: usize, pe: &mut [f64]| {
+            kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
+        };
+        update_rows(
+            d,
+            self.nodes,
+            self.node,
+            &None,
+            e,
+            &mut phi[e * len..(e + 1) * len],
+            &mut u[e * len..(e + 1) * len],
+            &mut a[e..e + 1],
+            messages,
+        )
+    }
+}
+
+impl Vmp {
+    /// Whether node i's elements are read together by a child that couples them: the rows w_i of W
+    /// in `W @ x`. The factor's second moment has cross terms w̄_iᵀ⟨x xᵀ⟩w̄_j (`factor::matvec`), so
+    /// the message to one row reads the other rows' means whenever the child's precision has
+    /// off-diagonal entries; updating every row at once from the old means is then a Jacobi step,
+    /// not coordinate ascent, and can lower the bound. Children with a diagonal precision
+    /// (GaussianARD means) leave the rows uncoupled.
+    fn coupled(&self, i: usize) -> bool {
+        let diagonal = |f: usize| {
+            self.nodes[f].children.iter().all(|&(y, role)| {
+                role == Role::Slot(0)
+                    && matches!(self.nodes[y].body, Body::Stochastic(Dist::GaussianArd(_)))
+            })
+        };
+        self.nodes[i].children.iter().any(|&(c, role)| {
+            matches!(
+                (role, &self.nodes[c].body),
+                (Role::Slot(0), Body::Deterministic(Factor::MatVec(m))) if m.rows > 1
+            ) && !diagonal(c)
+        })
+    }
+
+    /// Winn (2.19) one element at a time (Gauss–Seidel over a node whose elements are coupled,
+    /// see `coupled`): each element from the child messages given the others' current moments, so
+    /// each step is a coordinate ascent step on the bound.
+    fn update_in_turn(&mut self, i: usize, dist: &Dist) -> Result<(), RunError> {
+        for e in 0..self.nodes[i].n {
+            let node = &self.nodes[i];
+            if node.is_observed(e) || !node.participates(e) {
+                continue;
+            }
+            let messages = self.child_messages(i);
+            let n = &mut self.nodes[i];
+            let mut state = (
+                std::mem::take(&mut n.phi),
+                std::mem::take(&mut n.u),
+                std::mem::take(&mut n.a),
+            );
+            let done = dist.visit(UpdateOne {
+                nodes: &self.nodes,
+                node: &self.nodes[i],
+                messages: &messages,
+                e,
+                state: &mut state,
+            });
+            self.recycle(messages);
+            let n = &mut self.nodes[i];
+            (n.phi, n.u, n.a) = state;
+            self.changed(i);
+            done.map_err(|(e, what)| self.numerical(i, e, what))?;
+            self.refresh_dependents(i);
+        }
         Ok(())
     }
 }

@@ -26,10 +26,13 @@
 //! stored as means plus that covariance (`shared`, O(n·q) memory, one q × q factorisation per
 //! update), and A₂ products become Mᵀ diag(w) M + (Σ w) Σ. Files: `side` (reading a factor, dense or
 //! shared, and the messages), `grid` (Y V and Yᵀ A in fixed blocks of columns on both cores),
-//! `data` (the sums of the data), `shared`, `offsets`.
+//! `data` (the sums of the data), `shared`, `offsets`, `matvec`.
 //!
 //! y's mean may also be F plus scalar terms read per row or per column (BPCA's mean μ_d): the
 //! kernel then runs on the data less the terms' means (`offsets`).
+//!
+//! The same structure serves `W @ x` with a multivariate Gaussian child y_n ~ N(W x_n, Λ⁻¹) (factor
+//! analysis with a Wishart noise precision; module `matvec`): its sums are Yᵀ X̄ and Σ ⟨x xᵀ⟩.
 //!
 //! The element-by-element path stays the reference: `Graph::compile_generic` builds the same model
 //! without this kernel, and the tests below compare every node's φ, moments and bound term.
@@ -43,6 +46,7 @@ use std::sync::OnceLock;
 
 mod data;
 mod grid;
+mod matvec;
 mod offsets;
 pub(super) mod shared;
 mod side;
@@ -79,6 +83,9 @@ pub(crate) struct Linear {
     /// y's own bound term Σ f(y) over its data, summed at compilation (y keeps no per-element
     /// moments or f(y): its moments are formed on request, `Vmp::moments`).
     pub(super) own: f64,
+    /// `W @ x` with a multivariate Gaussian child (module `matvec`) instead of a dot product: the
+    /// grid fields above are then unused (rows = D, cols = N, row slot W).
+    matvec: Option<matvec::MatVecForm>,
 }
 
 /// Products with the column parent's moments (valid until it or an offset changes): Y B̄ (rows ×
@@ -103,6 +110,9 @@ fn at(f: &Node, s: usize, e: usize) -> usize {
 
 /// The linear structure of deterministic node `f`, if it has one (see the module doc).
 pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
+    if let Some(l) = matvec::detect(nodes, f) {
+        return Some(l);
+    }
     let fnode = &nodes[f];
     let Body::Deterministic(Factor::Dot(dot)) = &fnode.body else {
         return None;
@@ -226,6 +236,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         unit_tau,
         data: OnceLock::new(),
         own: 0.0,
+        matvec: None,
     })
 }
 
@@ -356,6 +367,10 @@ impl Linear {
     /// The message through F to its parent in slot `slot` on a grid — Winn (2.47–2.49) summed over
     /// F's elements: [τ y ⟨b⟩, −½ τ ⟨b bᵀ⟩] for each element that reads the parent.
     fn grid_message(&self, nodes: &[Node], cache: &Cache, slot: usize) -> Message {
+        if let Some(mv) = &self.matvec {
+            assert_eq!(slot, 1, "only x takes messages in this form");
+            return mv.message_to_x(self, nodes);
+        }
         let (q, l) = (self.q, self.len());
         let qq = q * q;
         let Data::Grid { ym, mask, .. } = self.data(nodes) else {
@@ -424,6 +439,9 @@ impl Linear {
 
     /// Adds the messages through F to its parent in slot `slot` into `out` (that parent's elements).
     pub(super) fn message(&self, nodes: &[Node], cache: &Cache, slot: usize, out: &mut [f64]) {
+        if let Some(mv) = &self.matvec {
+            return mv.message(self, nodes, cache, slot, out);
+        }
         let (q, l) = (self.q, self.len());
         let qq = q * q;
         let Data::Points { xy, gram, .. } = self.data(nodes) else {
@@ -449,6 +467,9 @@ impl Linear {
     /// Adds y's message to its precision τ (one row of two per τ element) into `out` — Winn (2.22)
     /// summed over the elements.
     pub(super) fn tau_message(&self, nodes: &[Node], cache: &Cache, out: &mut [f64]) {
+        if let Some(mv) = &self.matvec {
+            return mv.precision_message(self, nodes, cache, out);
+        }
         for ([syf, sf2, y2, count], k) in self.units(nodes, cache) {
             out[2 * k] += -0.5 * (y2 - 2.0 * syf + sf2);
             out[2 * k + 1] += 0.5 * count;
@@ -457,6 +478,9 @@ impl Linear {
 
     /// y's bound term without its own part: Σ over data of ⟨ln N(y | F, τ⁻¹)⟩.
     pub(super) fn bound(&self, nodes: &[Node], cache: &Cache) -> f64 {
+        if let Some(mv) = &self.matvec {
+            return mv.bound(self, nodes, cache);
+        }
         self.units(nodes, cache)
             .into_iter()
             .map(|([syf, sf2, y2, count], k)| {
@@ -468,6 +492,9 @@ impl Linear {
 
     /// F's moments per element (⟨F⟩, ⟨F²⟩), for ancestral sampling and inspection.
     pub(super) fn f_moments(&self, nodes: &[Node]) -> Vec<f64> {
+        if let Some(mv) = &self.matvec {
+            return mv.f_moments(self, nodes);
+        }
         let (f, q) = (&nodes[self.f], self.q);
         let element = |s: usize, i: usize, buf: &mut Vec<f64>| match &f.parents[s].source {
             Source::Node(p) if nodes[*p].u.is_empty() => {

@@ -55,8 +55,9 @@ pub(in crate::engine) fn designate(
                 x.body,
                 Body::Stochastic(Dist::GaussianArd(_) | Dist::MvGaussian(_))
             );
-            // τ the same for every element of x: x indexes the columns, or τ is one value.
-            let uniform_tau = s != lin.row_slot || lin.uniform_tau();
+            // τ the same for every element of x: x indexes the columns, or τ is one value. (In
+            // the matrix–vector form only x's messages share their second part, not W's rows'.)
+            let uniform_tau = s != lin.row_slot || lin.uniform_tau() && lin.matvec.is_none();
             if family
                 && uniform_tau
                 && x.n >= 2

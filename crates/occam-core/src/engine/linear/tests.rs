@@ -222,7 +222,7 @@ fn multi_output_kernel_equals_the_generic_path() {
 
 /// Every stochastic node's φ, moments and mean (per element, also for a node in the shared form)
 /// and every bound term agree to 1e-10.
-fn compare(fast: &Vmp, generic: &Vmp, when: &str, bounds: bool) {
+pub(super) fn compare(fast: &Vmp, generic: &Vmp, when: &str, bounds: bool) {
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
     for (i, b) in generic.nodes.iter().enumerate() {
         if !matches!(b.body, super::Body::Stochastic(_)) {
@@ -258,7 +258,7 @@ fn compare(fast: &Vmp, generic: &Vmp, when: &str, bounds: bool) {
 /// Sweeps both compilations in the same order and compares every stochastic node's φ and
 /// moments (per element, also for a node in the shared form) and every bound term after every
 /// update; returns the fast one.
-fn assert_same(fast: Graph, generic: Graph, points: bool) -> Vmp {
+pub(super) fn assert_same(fast: Graph, generic: Graph, points: bool) -> Vmp {
     assert_same_from(fast, generic, points, true)
 }
 
