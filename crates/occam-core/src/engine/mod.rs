@@ -38,6 +38,7 @@ mod init;
 mod linear;
 mod messages;
 mod prune;
+mod transform;
 mod tree;
 mod update;
 
@@ -46,6 +47,7 @@ pub use chain::{
 };
 pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning};
 use elements::*;
+pub use transform::GaussianSums;
 
 /// What a node computes.
 #[derive(Clone, Debug)]
