@@ -124,6 +124,30 @@ pub fn quad_form(x: &[f64], a: &[f64], y: &[f64]) -> f64 {
     s
 }
 
+/// A⁻¹ and ln|det A| of a general (not necessarily symmetric) row-major d×d matrix, by faer's
+/// LU with partial pivoting; `None` if A is not finite or is singular to working precision.
+pub fn inverse_and_log_det(a: &[f64], d: usize) -> Option<(Vec<f64>, f64)> {
+    use faer::linalg::solvers::DenseSolveCore;
+    if a.len() != d * d || a.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let m = faer::MatRef::from_row_major_slice(a, d, d);
+    let lu = m.partial_piv_lu();
+    let u = lu.U();
+    let scale = a.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    let mut log_det = 0.0;
+    for i in 0..d {
+        let p = u[(i, i)].abs();
+        if !(p > f64::EPSILON * scale * d as f64) {
+            return None;
+        }
+        log_det += p.ln();
+    }
+    let inv = lu.inverse();
+    let out: Vec<f64> = (0..d * d).map(|k| inv[(k / d, k % d)]).collect();
+    out.iter().all(|v| v.is_finite()).then_some((out, log_det))
+}
+
 use rand::Rng as _;
 
 /// A random symmetric positive-definite d×d matrix (row-major), well conditioned.
@@ -158,5 +182,21 @@ mod tests {
         let det = 4.0 * (3.0 * 2.0 - 0.04) - 1.0 * (2.0 - 0.1) + 0.5 * (0.2 - 1.5);
         assert!((c.log_det() - f64::ln(det)).abs() < 1e-12);
         assert!(Cholesky::new(&[1.0, 2.0, 2.0, 1.0], 2).is_none());
+    }
+
+    #[test]
+    fn lu_inverts_a_general_matrix_and_gives_log_abs_det() {
+        // Not symmetric, needs a row swap, negative determinant: det = −1·(2·4 − 0·1) = −8.
+        let a = [0.0, 1.0, 0.0, 2.0, 3.0, 0.0, 1.0, 0.0, 4.0];
+        let (inv, log_det) = inverse_and_log_det(&a, 3).unwrap();
+        for i in 0..3 {
+            for j in 0..3 {
+                let p: f64 = (0..3).map(|k| a[i * 3 + k] * inv[k * 3 + j]).sum();
+                assert!((p - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
+            }
+        }
+        assert!((log_det - 8f64.ln()).abs() < 1e-12, "{log_det}");
+        assert!(inverse_and_log_det(&[1.0, 2.0, 2.0, 4.0], 2).is_none());
+        assert!(inverse_and_log_det(&[f64::NAN, 0.0, 0.0, 1.0], 2).is_none());
     }
 }

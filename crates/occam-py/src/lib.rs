@@ -9,6 +9,7 @@
 mod arrays;
 mod errors;
 mod fitted;
+mod latent;
 mod model;
 mod nn;
 mod observe;
@@ -24,5 +25,7 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;
     m.add_class::<nn::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(nn::nn_fit, m)?)?;
+    m.add_class::<latent::PyMbpca>()?;
+    m.add_function(wrap_pyfunction!(latent::mbpca_fit, m)?)?;
     Ok(())
 }

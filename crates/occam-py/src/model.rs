@@ -98,6 +98,7 @@ pub fn fit_released(
 }
 
 /// The fit settings from keyword arguments.
+#[allow(clippy::too_many_arguments)]
 fn settings(
     seed: u64,
     restarts: usize,
@@ -106,6 +107,7 @@ fn settings(
     prune: bool,
     strict: bool,
     order: Option<Vec<String>>,
+    rotate: bool,
 ) -> Settings {
     Settings {
         seed,
@@ -115,6 +117,7 @@ fn settings(
         order,
         prune,
         strict,
+        rotate,
     }
 }
 
@@ -155,8 +158,9 @@ impl PyModel {
     }
 
     /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
-    /// order by node name (default: parents before children).
-    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None))]
+    /// order by node name (default: parents before children); `rotate` rotates the factors of
+    /// PCA-type products after every sweep (`occam::latent::rotation`).
+    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=false))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         &self,
@@ -170,9 +174,10 @@ impl PyModel {
         strict: bool,
         callback: Option<PyObject>,
         order: Option<Vec<String>>,
+        rotate: bool,
     ) -> PyResult<PyFitted> {
         let model = self.model_with_data(py, data)?;
-        let s = settings(seed, restarts, max_iter, tol, prune, strict, order);
+        let s = settings(seed, restarts, max_iter, tol, prune, strict, order, rotate);
         fit_released(py, &model, &s, callback)
     }
 
@@ -282,7 +287,7 @@ pub fn compare<'py>(
             ),
         ));
     }
-    let s = settings(seed, restarts, max_iter, tol, prune, strict, None);
+    let s = settings(seed, restarts, max_iter, tol, prune, strict, None, false);
     let mut fitted = Vec::with_capacity(models.len());
     for m in &models {
         let model = m.model_with_data(py, data)?;

@@ -29,6 +29,9 @@ pub struct Settings {
     pub prune: bool,
     /// A decreasing bound is an error rather than a warning.
     pub strict: bool,
+    /// Rotate the two factors of every `dot(W, X)` of latent Gaussian vectors after each sweep
+    /// (parameter expansion, [`crate::latent::rotation`]); a located error when the model has none.
+    pub rotate: bool,
 }
 
 impl Default for Settings {
@@ -41,6 +44,7 @@ impl Default for Settings {
             order: None,
             prune: true,
             strict: false,
+            rotate: false,
         }
     }
 }
@@ -107,6 +111,9 @@ pub struct Outcome {
     pub warnings: Vec<Warning>,
     /// Per-node bound terms.
     pub node_bounds: Vec<(String, f64)>,
+    /// What the rotations did (`Settings::rotate`), summed over restarts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotated: Option<crate::latent::rotation::Rotated>,
 }
 
 /// How many of a mixture's components the fit uses.
@@ -174,10 +181,20 @@ pub fn fit(
         check_every_update: false,
         prune_components: s.prune,
     };
-    let f = c
-        .vmp
-        .run_observed(&opts, observer)
-        .map_err(|e| run_error(loaded, c, &e))?;
+    let rotations = if s.rotate {
+        Some(crate::latent::rotation::detect(loaded, c)?)
+    } else {
+        None
+    };
+    let (run, rotated) = match rotations {
+        Some(r) => {
+            let mut rotating = crate::latent::rotation::Rotating::new(observer, r);
+            let run = c.vmp.run_observed(&opts, &mut rotating);
+            (run, Some(rotating.report()))
+        }
+        None => (c.vmp.run_observed(&opts, observer), None),
+    };
+    let f = run.map_err(|e| run_error(loaded, c, &e))?;
     let mut warnings: Vec<Warning> = loaded
         .warnings
         .iter()
@@ -216,6 +233,7 @@ pub fn fit(
         seed: f.seed,
         warnings,
         node_bounds: f.node_bounds,
+        rotated,
     })
 }
 

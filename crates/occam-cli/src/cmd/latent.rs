@@ -84,7 +84,7 @@ pub struct DigitsArgs {
     /// The most components of each digit's mixture of BPCA.
     #[arg(long = "max-k", default_value_t = 8)]
     pub max_k: usize,
-    /// Write the confusion matrices (SVG) and the results (JSON) into DIR.
+    /// Write the confusion matrices (SVG and CSV) and the results (JSON) into DIR.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
@@ -200,6 +200,14 @@ pub fn run(c: &LatentCommand) -> Result<()> {
                 occam::atomic::write(
                     &dir.join("confusion_mppca.svg"),
                     figures::confusion_matrix("Digits: ML PPCA", &ml.confusion)?.as_bytes(),
+                )?;
+                occam::atomic::write(
+                    &dir.join("confusion_mbpca.csv"),
+                    figures::confusion_csv(&bayes.confusion).as_bytes(),
+                )?;
+                occam::atomic::write(
+                    &dir.join("confusion_mppca.csv"),
+                    figures::confusion_csv(&ml.confusion).as_bytes(),
                 )?;
                 occam::atomic::write(
                     &dir.join("digits.json"),

@@ -216,6 +216,13 @@ pub enum Flow {
 pub trait Observer {
     /// Sees one sweep's progress; returns whether to go on.
     fn observe(&mut self, p: &Progress) -> Flow;
+
+    /// Called after every sweep's node updates, before its bound is computed: a step that changes
+    /// q without lowering the bound (a parameter-expansion rotation, `occam::latent::rotation`).
+    /// The default does nothing.
+    fn after_updates(&mut self, _vmp: &mut Vmp) -> Result<(), RunError> {
+        Ok(())
+    }
 }
 
 /// Observes nothing.
@@ -437,6 +444,7 @@ impl Vmp {
                     last = l;
                 }
             }
+            watch.observer.after_updates(self)?;
             let l = self.bound();
             if !l.is_finite() {
                 return Err(RunError::Numerical {

@@ -46,6 +46,7 @@ mod linear;
 mod messages;
 mod node;
 mod prune;
+mod transform;
 mod tree;
 mod update;
 
@@ -55,6 +56,7 @@ pub use chain::{
 pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning};
 use elements::*;
 use node::*;
+pub use transform::GaussianSums;
 
 pub use crate::network::Init;
 pub(crate) use crate::network::{

@@ -15,7 +15,9 @@ pub mod figures;
 pub mod ica;
 pub mod mbpca;
 pub mod mppca;
+pub mod pca_outputs;
 pub mod ppca;
+pub mod rotation;
 #[cfg(test)]
 mod stationary;
 pub mod synth;

@@ -253,6 +253,10 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
     if !loaded.model.q_blocks.is_empty() {
         out["q_blocks"] = q_blocks(loaded, c);
     }
+    // Only for fits with rotations (other reports are unchanged).
+    if let Some(r) = &o.rotated {
+        out["rotations"] = json!(r);
+    }
     // Per-step chain reports, only for models with chains (other reports are unchanged).
     let chains = crate::report::chains::chains(loaded, c);
     if !chains.is_empty() {

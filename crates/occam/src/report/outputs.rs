@@ -3,7 +3,9 @@
 //! variable (means, variances, a mixture index's most probable component), a Hinton diagram
 //! of every latent vector or matrix mean, and for each chain `chain_NAME.csv` (per-step state
 //! marginals and the Viterbi path, or smoothed means and standard deviations) with its figure
-//! `chain_NAME.svg`.
+//! `chain_NAME.svg`; for PCA-type models (y ~ Gaussian(dot(W, X) …)) the reconstruction
+//! `reconstruction_Y.csv`/`.svg` and the projection onto the principal subspace
+//! `projection_X.csv`/`.svg` ([`crate::latent::pca_outputs`]).
 
 use std::path::Path;
 
@@ -139,6 +141,9 @@ fn write_files(
         let s = crate::latent::ard::relevance_hinton(&a)?;
         let name = format!("hinton_{}_relevance.svg", a.variable);
         atomic::write(&dir.join(name), s.as_bytes())?;
+    }
+    for (name, bytes) in crate::latent::pca_outputs::files(loaded, c)? {
+        atomic::write(&dir.join(name), &bytes)?;
     }
     Ok(())
 }

@@ -237,6 +237,15 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
                 .join(", ")
         );
     }
+    if let Some(r) = &o.rotated {
+        let _ = writeln!(
+            s,
+            "rotations: {} ({} steps, bound raised by {:.6} nats)",
+            r.pairs.join(", "),
+            r.steps,
+            r.gain
+        );
+    }
     for w in &o.warnings {
         let _ = writeln!(s, "warning: {w}");
     }
