@@ -36,6 +36,7 @@ from ._errors import (
     UsageError,
 )
 from . import nn  # noqa: E402  Lawrence's Bayesian MLPs: occam.nn.BayesianMLP
+from . import latent  # noqa: E402  mixtures of Bayesian PCA: occam.latent.mbpca
 
 __all__ = [
     "Model",
@@ -198,15 +199,18 @@ class Model:
         return self._model.name
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
-            strict=False, callback=None, order=None):
+            strict=False, callback=None, order=None, rotate=False):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. A fit has converged when the bound's change over a sweep, divided by the number
         of observed values, is at most ``tol`` (nats per observed value); ``Result.converged``
         says whether it did. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
         returning ``False`` stops the fit (raising :class:`Interrupted`). ``order`` lists node
-        names in update order (default: parents before children). The GIL is released while
-        fitting; Ctrl-C raises ``KeyboardInterrupt``."""
+        names in update order (default: parents before children). ``rotate=True`` rotates the
+        two factors of every ``dot(W, X)`` of latent Gaussian vectors after each sweep to raise
+        the bound (parameter expansion: PCA-type models converge in tens of sweeps instead of
+        hundreds); a model without such a product raises :class:`UsageError`. The GIL is
+        released while fitting; Ctrl-C raises ``KeyboardInterrupt``."""
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(iteration, bound, elapsed)")
         if order is not None:
@@ -214,7 +218,8 @@ class Model:
                 raise TypeError("order must be a list of node names")
             order = list(order)
         s = _settings(seed, restarts, max_iter, tol, prune, strict)
-        return Result(self._model.fit(_as_data(data), callback=callback, order=order, **s))
+        return Result(self._model.fit(_as_data(data), callback=callback, order=order,
+                                      rotate=bool(rotate), **s))
 
     def sample(self, plates=None, seed=0, data=None):
         """Draws the observed variables from the generative model (ancestral sampling):

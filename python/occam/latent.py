@@ -1,0 +1,64 @@
+"""Mixtures of Bayesian PCA (Winn ch. 3, Bishop & Winn): each component a Bayesian PCA with ARD on
+the columns of its loadings, the number of components found by the bound (splits of the worst-fitting
+component and deletions, each kept only when the bound rises) — the same library as
+``occam latent mbpca``.
+
+>>> import numpy as np
+>>> from occam.latent import mbpca
+>>> fit = mbpca(np.random.default_rng(0).normal(size=(200, 3)), max_k=4)   # doctest: +SKIP
+>>> fit.components, fit.component_dimensions, fit.bound                     # doctest: +SKIP
+"""
+
+import numpy as _np
+
+from . import _occam
+from ._errors import DataShapeError, DataTypeError, UsageError
+
+__all__ = ["mbpca", "Mbpca"]
+
+Mbpca = _occam.Mbpca
+
+
+def _matrix(name, x):
+    try:
+        a = _np.asarray(x, dtype=_np.float64)
+    except (TypeError, ValueError) as e:
+        raise DataTypeError(f"{name}: expected numbers ({e})") from None
+    if a.ndim != 2:
+        raise DataShapeError(f"{name}: expected a 2-D array (points × dimensions), got shape {a.shape}")
+    if a.shape[0] < 2 or a.shape[1] < 2:
+        raise DataShapeError(f"{name}: needs at least 2 points in at least 2 dimensions, got shape {a.shape}")
+    return _np.ascontiguousarray(a)
+
+
+def _count(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)) or value < low:
+        raise UsageError(f"{name} must be an integer ≥ {low}, got {value!r}")
+    return int(value)
+
+
+def mbpca(x, q=None, max_k=30, start_k=1, seed=0, max_iter=None, tol=None):
+    """Fits a mixture of Bayesian PCA to the rows of ``x`` (points × dimensions).
+
+    ``q`` is every component's latent dimension (default d − 1; ARD switches surplus columns
+    off), ``max_k`` the most components the search tries from ``start_k``, ``seed`` the seed of
+    the starting point; ``max_iter`` and ``tol`` bound each fit's sweeps. Returns an
+    :class:`Mbpca` with ``bound``, ``components``, ``effective_components(min_count=1)``,
+    ``effective_dimension``, ``component_dimensions``, ``relevance``, ``counts``, ``weights``,
+    ``means`` (K × d), ``loadings`` (K × d × q), ``noise_std``, ``responsibilities`` (N × K),
+    ``projections`` (N × q), ``steps`` and ``log_predictive(x)``."""
+    x = _matrix("x", x)
+    d = x.shape[1]
+    q = d - 1 if q is None else _count("q", q, 1)
+    max_k = _count("max_k", max_k, 1)
+    start_k = _count("start_k", start_k, 1)
+    if start_k > max_k:
+        raise UsageError(f"start_k ({start_k}) must not exceed max_k ({max_k})")
+    if max_iter is not None:
+        max_iter = _count("max_iter", max_iter, 1)
+    if tol is not None:
+        tol = float(tol)
+        if not tol >= 0:
+            raise UsageError(f"tol must be ≥ 0, got {tol}")
+    return _occam.mbpca_fit(x, q=q, max_k=max_k, start_k=start_k, seed=_count("seed", seed, 0),
+                            max_iter=max_iter, tol=tol)

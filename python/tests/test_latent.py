@@ -1,0 +1,92 @@
+"""Mixtures of Bayesian PCA from Python (occam.latent.mbpca) and rotations of PCA-type fits
+(Model.fit(rotate=True)): the same numbers as the command line and the Rust library."""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import occam
+from occam.latent import mbpca
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SINUSOID = ROOT / "examples" / "mbpca" / "sinusoid.csv"
+PCA = ROOT / "examples" / "pca_rotation"
+
+
+def load_csv(path):
+    return np.loadtxt(path, delimiter=",", skiprows=1, ndmin=2)
+
+
+def cli(*args):
+    binary = pathlib.Path(os.environ.get("OCCAM_BIN", ROOT / "target" / "debug" / "occam"))
+    assert binary.is_file(), f"{binary} is missing: run `cargo build -p occam-cli` first"
+    out = subprocess.run([str(binary), *args], cwd=ROOT, capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def sinusoid_fit():
+    # A short search (at most 4 components) keeps the debug-build test quick.
+    return mbpca(load_csv(SINUSOID), q=1, max_k=4, seed=0)
+
+
+def test_mbpca_equals_the_cli_on_the_noisy_sinusoid(sinusoid_fit):
+    # The search of `occam latent mbpca` (examples/mbpca): same data, q, seed and limit.
+    t = load_csv(SINUSOID)
+    fit = sinusoid_fit
+    ref = json.loads(cli("latent", "mbpca", str(SINUSOID), "--q", "1", "--max-k", "4", "--json"))
+    assert fit.bound == pytest.approx(ref["bound"], rel=1e-12, abs=0)
+    assert fit.components == ref["components"]
+    assert fit.component_dimensions == ref["component_dimensions"]
+    assert fit.effective_components() == ref["effective_components"]
+    np.testing.assert_allclose(fit.counts, ref["counts"], rtol=1e-12)
+    # Shapes and invariants of what the fit exposes.
+    k, n, d = fit.components, t.shape[0], t.shape[1]
+    assert fit.means.shape == (k, d) and fit.loadings.shape == (k, d, 1)
+    assert fit.responsibilities.shape == (n, k) and fit.projections.shape == (n, 1)
+    np.testing.assert_allclose(fit.responsibilities.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(fit.responsibilities.sum(axis=0), fit.counts, rtol=1e-9)
+    assert fit.weights.sum() == pytest.approx(1.0)
+    assert fit.steps[0]["action"] == "start" and fit.steps[-1]["bound"] <= fit.bound + 1e-9
+
+
+def test_mbpca_predictive_density_prefers_points_on_the_manifold(sinusoid_fit):
+    fit = sinusoid_fit
+    on = np.array([[1.0, np.sin(1.0)], [4.0, np.sin(4.0)]])
+    off = on + np.array([0.0, 1.5])
+    lp_on, lp_off = fit.log_predictive(on), fit.log_predictive(off)
+    assert lp_on.shape == (2,)
+    assert np.all(lp_on > lp_off + 5)
+    with pytest.raises(occam.DataShapeError, match="columns"):
+        fit.log_predictive(np.zeros((2, 3)))
+
+
+def test_mbpca_bad_input_is_a_clear_error():
+    with pytest.raises(occam.DataShapeError, match="2-D"):
+        mbpca(np.zeros(5))
+    with pytest.raises(occam.UsageError, match="start_k"):
+        mbpca(np.zeros((5, 2)), start_k=4, max_k=2)
+    x = np.zeros((5, 2))
+    x[3, 1] = np.nan
+    with pytest.raises(occam.DataError, match="row 3, column 1"):
+        mbpca(x)
+
+
+def test_rotations_cut_the_sweeps_of_bayespys_pca_example():
+    # BayesPy 0.6.6, same data: 1,896 sweeps without rotations, 22 with.
+    model = occam.Model(PCA / "pca.occam")
+    plain = model.fit(max_iter=5000)
+    rotated = model.fit(max_iter=5000, rotate=True)
+    assert plain.converged and rotated.converged
+    assert rotated.iterations * 5 <= plain.iterations
+    assert rotated.bound >= plain.bound - 1e-6 * abs(plain.bound)
+
+
+def test_rotate_without_a_product_is_a_usage_error(tutorial_x):
+    model = occam.Model(ROOT / "examples" / "vibes_tutorial" / "mixture.occam")
+    with pytest.raises(occam.UsageError, match="no dot"):
+        model.fit({"x": tutorial_x}, rotate=True)
