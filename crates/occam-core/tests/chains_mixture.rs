@@ -348,3 +348,69 @@ fn a_regime_along_time_is_refused() {
         "{err}"
     );
 }
+
+/// The regime model built either with the chain's own mixture or with a `Gate` node selecting
+/// A's rows per sequence (the generic indexed-expression path): the same q, the same bound.
+fn regime_model(y: &[f64], s: usize, gate: bool) -> (Vmp, Vec<NodeId>) {
+    let mut g = Graph::new();
+    let seqs = g.plate("S", s);
+    let t = g.plate("T", y.len() / s);
+    let (mp, k) = (g.plate("M", 2), g.plate("K", 2));
+    let dir = || Dirichlet {
+        concentration: vec![1.0; 2],
+    };
+    let w = g.add("w", dir(), &[], []).unwrap();
+    let r = g.add("r", Categorical { k: 2 }, &[seqs], [p(w)]).unwrap();
+    let start: Vec<f64> = (0..s)
+        .flat_map(|i| {
+            let a = 0.2 + 0.6 * (i % 3) as f64 / 2.0;
+            [a, 1.0 - a]
+        })
+        .collect();
+    g.initialize(r, Init::Moments(start));
+    let a = g.add("A", dir(), &[mp, k], []).unwrap();
+    let chain = MarkovChain {
+        k: 2,
+        time: t,
+        lengths: None,
+    };
+    let p0 = cv(vec![0.5, 0.5]);
+    let z = if gate {
+        let of = MomentKind::Dirichlet { k: 2 };
+        let ar = g
+            .deterministic(
+                "A_r",
+                Gate { k: 2, of },
+                &[k, seqs],
+                [p(r), ParentSpec::Stacked(a, mp)],
+            )
+            .unwrap();
+        let ps = [p0, ParentSpec::Stacked(ar, k)];
+        g.markov_chain("z", chain, &[seqs], ps).unwrap()
+    } else {
+        g.markov_chain_mixture("z", chain, &[seqs], &[(r, mp)], [p0, p(a)])
+            .unwrap()
+    };
+    let mu = g
+        .constant("mu", MomentKind::Gaussian { d: 1 }, &[k], &MU)
+        .unwrap();
+    let yn = g
+        .add_mixture("y", Gaussian, &[seqs, t], &[(z, k)], [p(mu), c(1.0)])
+        .unwrap();
+    g.observe(yn, y).unwrap();
+    (g.compile().unwrap(), vec![z, a, r, w])
+}
+
+#[test]
+fn the_chain_mixture_equals_a_gate_on_its_parameters() {
+    let (y, _) = simulate(6, 15, 5);
+    let (mut mixed, order) = regime_model(&y, 6, false);
+    let (mut gated, order_g) = regime_model(&y, 6, true);
+    for sweeps in [1, 2, 5, 12] {
+        let a = mixed.run(&strict(sweeps, order.clone())).unwrap().bound;
+        let b = gated.run(&strict(sweeps, order_g.clone())).unwrap().bound;
+        assert!(rel(a, b) < 1e-10, "{sweeps} sweep(s): {a} vs gate {b}");
+        let (qa, qb) = (mixed.moments(order[2]), gated.moments(order_g[2]));
+        assert!(qa.iter().zip(qb).all(|(x, y)| (x - y).abs() < 1e-10));
+    }
+}
