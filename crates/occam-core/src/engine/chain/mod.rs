@@ -19,6 +19,10 @@
 //! separator entropies summed, Winn §5.3; the thesis states no formula). It uses the parents'
 //! current moments, so it stays exact when they change after the chain's update; right after an
 //! update with every parameter known, chain and children add up to the exact ln p(data).
+//! A discrete chain's parameters may be a mixture over per-sequence Categoricals (selectors, as
+//! for a mixture node): sequence s then reads Σ_q q(selectors_s = q)·(parents' moments of q)
+//! ([`seq_parents`]), its parents get the expected statistics weighted by q, and its selectors get
+//! ⟨ln p(z_s | parameters of q)⟩ ([`Vmp::chain_selector_message`]).
 //! Families: `discrete` (forward–backward, Viterbi), `gaussian` (block-tridiagonal smoothing,
 //! [`crate::tridiag`]).
 
