@@ -8,6 +8,12 @@ end; L.csv the lengths; z_true.csv the states that generated them.
 lds/: 80 steps of a 2-D state rotating by 0.3 rad per step (damped by 0.98), state noise
 precision 100, observed through a fixed 4×2 loading matrix with noise standard deviation 0.1.
 
+hmm_regimes/: 12 sequences of 40 steps from a 2-state HMM whose transition matrix depends on a
+regime per sequence (drawn with probability 1/2 each): regime 0 sticky (stay 0.95), regime 1
+switching (stay 0.2); uniform initial probabilities, emission means (-1.5, 1.5), standard
+deviation 0.7. y.csv one sequence per row; r_true.csv the regimes (its own seed, 140, so the
+other data sets are unchanged).
+
 Run from the repository's root: python3 examples/models/generate_chains.py
 """
 import math
@@ -54,7 +60,29 @@ def lds(rng):
         f.write("o0,o1,o2,o3\n" + "".join(",".join(f"{v:.6f}" for v in row) + "\n" for row in out))
 
 
+def regimes(rng):
+    stay = [0.95, 0.2]
+    mu, sd = [-1.5, 1.5], 0.7
+    rows, truth = [], []
+    for _ in range(12):
+        r = rng.choices(range(2), [0.5, 0.5])[0]
+        z = rng.choices(range(2), [0.5, 0.5])[0]
+        ys = []
+        for t in range(40):
+            if t > 0 and rng.random() >= stay[r]:
+                z = 1 - z
+            ys.append(rng.gauss(mu[z], sd))
+        rows.append([f"{v:.6f}" for v in ys])
+        truth.append(r)
+    header = ",".join(f"t{t}" for t in range(40))
+    with open("examples/models/hmm_regimes/y.csv", "w") as f:
+        f.write(header + "\n" + "".join(",".join(r) + "\n" for r in rows))
+    with open("examples/models/hmm_regimes/r_true.csv", "w") as f:
+        f.write("regime\n" + "".join(f"{r}\n" for r in truth))
+
+
 if __name__ == "__main__":
     rng = random.Random(14)
     hmm(rng)
     lds(rng)
+    regimes(random.Random(140))

@@ -405,6 +405,32 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         let values: Vec<f64> = (0..steps).map(|_| rng.random_range(0..3) as f64).collect();
         g.observe(ty, &values).unwrap();
         g.initialize(bt, Init::Random);
+
+        // A chain whose initial and transition probabilities are a mixture over a per-sequence
+        // regime (`markov_chain_mixture`).
+        let sq = g.plate("SQ", rng.random_range(1..4));
+        let tr = g.plate("TR", rng.random_range(1..6));
+        let rm = g.plate("RM", 2);
+        let wr = g.add("wr", dir(&mut rng, 2), &[], []).unwrap();
+        let rr = g.add("rr", Categorical { k: 2 }, &[sq], [p(wr)]).unwrap();
+        let p0r = g.add("p0r", dir(&mut rng, 2), &[rm], []).unwrap();
+        let ar = g.add("Ar", dir(&mut rng, 2), &[rm, k2], []).unwrap();
+        let chain = MarkovChain {
+            k: 2,
+            time: tr,
+            lengths: None,
+        };
+        let zr = g
+            .markov_chain_mixture("zr", chain, &[sq], &[(rr, rm)], [p(p0r), p(ar)])
+            .unwrap();
+        let br = g.add("Br", dir(&mut rng, 3), &[k2], []).unwrap();
+        let ry = g
+            .add_mixture("ry", Categorical { k: 3 }, &[sq, tr], &[(zr, k2)], [p(br)])
+            .unwrap();
+        let cells = g.elements(ry);
+        let values: Vec<f64> = (0..cells).map(|_| rng.random_range(0..3) as f64).collect();
+        g.observe(ry, &values).unwrap();
+        g.initialize(br, Init::Random);
     }
     let mut vmp = g.compile().unwrap();
     let mut order = vmp.default_order();

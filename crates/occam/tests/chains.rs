@@ -342,6 +342,15 @@ fn malformed_chains_are_located_errors() {
         e.contains("m.occam:7:1") && e.contains("reads step 2 of sequence 1"),
         "{e}"
     );
+    // The regime picking a chain's transition matrix is one per sequence, not per step.
+    let text = "plate K = 2\nplate M = 2\nplates S, T from data y\nw ~ Dirichlet(1) over M\n\
+                r[S, T] ~ Categorical(w)\nA[M, K] ~ Dirichlet(1) over K\n\
+                z[S] over T ~ MarkovChain(1, A[r])\ny[S, T] ~ Gaussian(0, 1)\n";
+    let e = error(text, &data(&[("y", 2, 3, vec![0.0; 6])]));
+    assert!(
+        e.contains("m.occam:7:") && e.contains("`r` is in plate T"),
+        "{e}"
+    );
     // A chain cannot be observed.
     let text = "plate K = 2\nplate T from data z\nA[K] ~ Dirichlet(1) over K\n\
                 z over T ~ MarkovChain(1, A)\n";
@@ -350,6 +359,52 @@ fn malformed_chains_are_located_errors() {
         e.contains("m.occam:4:1") && e.contains("cannot be observed"),
         "{e}"
     );
+}
+
+/// `transition = A[r]`: a regime per sequence picks the transition matrix (the chain's parameters
+/// are a mixture). On `examples/models/hmm_regimes` (12 sequences, a sticky and a switching
+/// regime, `generate_chains.py`) every sequence goes to its simulated regime, the sticky regime's
+/// matrix has the large diagonal, and the bound never decreases.
+#[test]
+fn regime_example_assigns_every_sequence_to_its_regime() {
+    let mut d = DataSet::new();
+    d.insert_file("y", &root().join("examples/models/hmm_regimes/y.csv"))
+        .unwrap();
+    let fitted = Model::from_file(root().join("examples/models/hmm_regimes.occam"), &d)
+        .and_then(|m| m.fit(&Settings::default()))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    let trace = &fitted.outcome().bound_trace;
+    assert!(trace.windows(2).all(|w| w[1] >= w[0] - 1e-9 * w[0].abs()));
+    let j = fitted.report_json();
+    let q: Vec<f64> = j["variables"]["r"]["moments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row[1].as_f64().unwrap())
+        .collect();
+    let truth =
+        std::fs::read_to_string(root().join("examples/models/hmm_regimes/r_true.csv")).unwrap();
+    let truth: Vec<f64> = truth.lines().skip(1).map(|l| l.parse().unwrap()).collect();
+    let same = q
+        .iter()
+        .zip(&truth)
+        .filter(|(q, t)| (**q > 0.5) == (**t == 1.0))
+        .count();
+    assert!(
+        same == 12 || same == 0,
+        "{same} of 12 sequences agree: {q:?}"
+    );
+    // ⟨ln A[m, j, k]⟩: the sticky regime (simulated 0) stays, the other one switches.
+    let a = &j["variables"]["A"]["moments"];
+    let la = |m: usize, from: usize, to: usize| a[m * 2 + from][to].as_f64().unwrap();
+    let sticky = if same == 12 { 0 } else { 1 };
+    for from in 0..2 {
+        assert!(la(sticky, from, from) > la(sticky, from, 1 - from), "{a}");
+        assert!(
+            la(1 - sticky, from, from) < la(1 - sticky, from, 1 - from),
+            "{a}"
+        );
+    }
 }
 
 /// The LDS example recovers the simulated dynamics (a rotation by 0.3 rad per step damped by

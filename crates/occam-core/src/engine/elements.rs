@@ -95,7 +95,7 @@ pub(super) fn prior_of<D: ExpFamily>(
 /// the component alone). Runs longer than 1 need every element to take part (no missing leaf entry).
 pub(super) fn mixture_period(node: &Node) -> Option<usize> {
     let q = node.configs;
-    if node.selectors.len() != 1 || q < 2 {
+    if node.selectors.len() != 1 || q < 2 || !matches!(node.body, Body::Stochastic(_)) {
         return None;
     }
     let periodic = |p: usize| {

@@ -221,8 +221,9 @@ impl Vmp {
                     }
                 }
                 (Body::Chain(_), Role::Slot(s)) => self.chain_message(ci, s, &mut out),
+                (Body::Chain(_), Role::Selector(m)) => self.chain_selector_message(ci, m, &mut out),
                 (_, Role::Selector(_)) | (Body::Constant, _) => {
-                    unreachable!("only stochastic nodes have selectors; constants have no parents")
+                    unreachable!("only stochastic nodes and chains have selectors; constants have no parents")
                 }
             }
         }

@@ -191,9 +191,20 @@ impl Resolver<'_, '_> {
         }
         let mut out = Vec::with_capacity(spec.slots.len() + 1);
         let mut ok = true;
+        // The parameters are read once per sequence: messages name the chain by its sequences
+        // (`z[S]`), so a parent or index over the time plate reads as the mismatch it is.
+        let per_sequence = if seq_plates.is_empty() {
+            self.vars[v].name.clone()
+        } else {
+            let names: Vec<&str> = seq_plates
+                .iter()
+                .map(|&p| self.plates[p].name.as_str())
+                .collect();
+            format!("{}[{}]", self.vars[v].name, names.join(", "))
+        };
         for (slot, arg) in spec.slots.iter().zip(&filled) {
             let mut c = Ctx {
-                owner: ctx.owner.clone(),
+                owner: per_sequence.clone(),
                 plates: seq_plates.clone(),
                 extra: Vec::new(),
             };

@@ -3,7 +3,9 @@
 //! [`Graph::gaussian_markov_chain`]. The IR gives the chain's plates with the time plate last and
 //! its states (or state vector) as its event plate; the rows of `transition`/`dynamics` and the
 //! per-dimension `noise` are gathered along the state plate; `lengths` comes from a data input
-//! (or a constant) and is checked against the time plate here, with the data file's place.
+//! (or a constant) and is checked against the time plate here, with the data file's place. An
+//! indexed parameter of a discrete chain (`transition = A[r]`, r per sequence) makes the chain's
+//! parameters a mixture ([`Graph::markov_chain_mixture`]).
 
 use occam_core::dist::SlotInput;
 use occam_core::prelude::*;
@@ -86,6 +88,9 @@ impl Lowering<'_> {
         let discrete = spec.value == occam_core::spec::ValueKind::Categorical;
         let inputs = inputs(discrete, d);
         let mut parents = Vec::with_capacity(inputs.len());
+        // A discrete chain's parameters may be a mixture over per-sequence Categoricals (`A[r]`),
+        // read by the engine's chain itself; elsewhere an indexed parent is a gate.
+        let mut selectors: Vec<(usize, usize)> = Vec::new();
         for (slot, input) in spec.slots.iter().zip(&inputs) {
             let Some(a) = arg(slot.name) else {
                 return Err(self.src.error(
@@ -106,7 +111,8 @@ impl Lowering<'_> {
                     slot.constant
                 },
             };
-            parents.push(self.arg(&a.value, u, v, None)?);
+            let sel = if discrete { Some(&mut selectors) } else { None };
+            parents.push(self.arg(&a.value, u, v, sel)?);
         }
         let plates = self.core_plates(seq);
         let t = self.plates[time];
@@ -117,7 +123,18 @@ impl Lowering<'_> {
                 lengths,
             };
             let ps: [ParentSpec; 2] = parents.try_into().expect("two slots");
-            self.g.markov_chain(&var.name, chain, &plates, ps)
+            let sel: Vec<(NodeId, PlateId)> = selectors
+                .iter()
+                .map(|&(c, p)| {
+                    (
+                        self.nodes[c].expect("parents lowered first"),
+                        self.plates[p],
+                    )
+                })
+                .collect();
+            self.has_mixture |= !sel.is_empty();
+            self.g
+                .markov_chain_mixture(&var.name, chain, &plates, &sel, ps)
         } else {
             let chain = GaussianMarkovChain {
                 d,

@@ -26,9 +26,10 @@ impl Graph {
     /// Adds a Markov-chain q-block `name` over `plates` (the sequences) and the time plate.
     /// `parents` are the initial probabilities p0 (Dirichlet over K, or a constant) and the
     /// transition matrix A (a Dirichlet in a plate of size K, row j = transitions from state j, or a
-    /// K×K row-major constant). The node's moments are per-step Categorical. Its q starts as the
-    /// chain given its parents' initial moments (no children's messages yet); an [`Init`] set on
-    /// it is not used, so break symmetries through the emission parameters' initialisation.
+    /// K×K row-major constant). The node's moments are per-step Categorical. Its q starts from
+    /// its [`Init`]: `Init::Prior` (the default: the chain given its parents' initial moments, no
+    /// children's messages yet) or `Init::Random` (a path drawn from the chain's prior).
+    /// [`Graph::markov_chain_mixture`] makes the parameters a mixture.
     ///
     /// ```
     /// use occam_core::prelude::*;
@@ -50,6 +51,39 @@ impl Graph {
         name: &str,
         chain: MarkovChain,
         plates: &[PlateId],
+        parents: [ParentSpec; 2],
+    ) -> Result<NodeId, BuildError> {
+        self.markov_chain_mixture(name, chain, plates, &[], parents)
+    }
+
+    /// A Markov chain whose parameters are a mixture: each `(index, plate)` is a Categorical over
+    /// `plate`, per sequence (its plates within `plates`), that picks the element of `plate` the
+    /// parents are read at — `A[M, K]` with index `c[S]` over M gives sequence s the transition
+    /// matrix `A[c_s]` (and `p0[M]` the initial probabilities `p0[c_s]`; a parent without the
+    /// plate is shared). In q the chain sees Σ_m q(c_s = m)⟨ln A_m⟩, A_m gets q(c_s = m)·ξ_s and
+    /// c_s gets ⟨ln p(z_s | A_m)⟩ per m (Winn (2.52)–(2.54) with the chain as the mixture's
+    /// component). An index that varies along the time plate is refused.
+    ///
+    /// ```
+    /// use occam_core::prelude::*;
+    /// let mut g = Graph::new();
+    /// let (s, t, m, k) = (g.plate("S", 2), g.plate("T", 4), g.plate("M", 2), g.plate("K", 2));
+    /// let regime = g.add("c", Categorical { k: 2 }, &[s], [cv(vec![0.5, 0.5])]).unwrap();
+    /// let a = g.add("A", Dirichlet { concentration: vec![1.0; 2] }, &[m, k], []).unwrap();
+    /// let chain = MarkovChain { k: 2, time: t, lengths: None };
+    /// let z = g
+    ///     .markov_chain_mixture("z", chain, &[s], &[(regime, m)], [cv(vec![0.5, 0.5]), p(a)])
+    ///     .unwrap();
+    /// let mut vmp = g.compile().unwrap();
+    /// vmp.run(&RunOptions::default()).unwrap();
+    /// assert_eq!(vmp.chain_lengths(z).unwrap(), [4, 4]);
+    /// ```
+    pub fn markov_chain_mixture(
+        &mut self,
+        name: &str,
+        chain: MarkovChain,
+        plates: &[PlateId],
+        index: &[(NodeId, PlateId)],
         parents: [ParentSpec; 2],
     ) -> Result<NodeId, BuildError> {
         let MarkovChain { k, time, lengths } = chain;
@@ -74,6 +108,7 @@ impl Graph {
             time,
             lengths,
             plates,
+            index,
             parents.into(),
             &inputs,
             &["initial", "transition"],
@@ -102,7 +137,12 @@ pub(super) fn update(
 
 /// γ_0·⟨ln p0⟩ + Σ ξ ∘ ⟨ln A⟩ + H.
 pub(super) fn bound(k: usize, seq: &Seq<'_>, u: &[f64], rec: &[f64]) -> f64 {
-    dot(seq.pa[0], &u[..k]) + dot(seq.pa[1], &rec[1..]) + rec[0]
+    expected_log_p(k, seq, u, rec) + rec[0]
+}
+
+/// ⟨ln p(z | p0, A)⟩ under q: γ_0·⟨ln p0⟩ + Σ ξ ∘ ⟨ln A⟩.
+pub(super) fn expected_log_p(k: usize, seq: &Seq<'_>, u: &[f64], rec: &[f64]) -> f64 {
+    dot(seq.pa[0], &u[..k]) + dot(seq.pa[1], &rec[1..])
 }
 
 /// To p0: γ_0; to A (K rows): ξ.
@@ -158,7 +198,7 @@ impl Vmp {
         let paths = (0..lengths.len())
             .map(|s| {
                 let len = lengths[s];
-                let pa = gather(&self.nodes, z, s, &mut buf);
+                let pa = seq_parents(&self.nodes, z, s, &mut buf);
                 let mut path = vec![0; len];
                 let start = s * steps * k;
                 viterbi(k, pa[0], pa[1], &z.phi[start..start + len * k], &mut path);

@@ -71,6 +71,7 @@ impl Graph {
             time,
             lengths,
             plates,
+            &[],
             parents.into(),
             &inputs,
             &["initial_mean", "initial_precision", "dynamics", "noise"],

@@ -19,6 +19,10 @@
 //! separator entropies summed, Winn §5.3; the thesis states no formula). It uses the parents'
 //! current moments, so it stays exact when they change after the chain's update; right after an
 //! update with every parameter known, chain and children add up to the exact ln p(data).
+//! A discrete chain's parameters may be a mixture over per-sequence Categoricals (selectors, as
+//! for a mixture node): sequence s then reads Σ_q q(selectors_s = q)·(parents' moments of q)
+//! ([`seq_parents`]), its parents get the expected statistics weighted by q, and its selectors get
+//! ⟨ln p(z_s | parameters of q)⟩ ([`Vmp::chain_selector_message`]).
 //! Families: `discrete` (forward–backward, Viterbi), `gaussian` (block-tridiagonal smoothing,
 //! [`crate::tridiag`]).
 
@@ -61,6 +65,7 @@ impl Graph {
         time: PlateId,
         lengths: Option<Vec<usize>>,
         plates: &[PlateId],
+        selectors: &[(NodeId, PlateId)],
         parents: Vec<ParentSpec>,
         inputs: &[SlotInput],
         names: &[&str],
@@ -96,13 +101,15 @@ impl Graph {
             lengths,
         };
         let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        // Edges map the sequences (the node's plates without time) to parent elements.
+        // Edges map the sequences (the node's plates without time) to parent elements; selectors
+        // (per-sequence Categoricals) are read per sequence too, so one that varies along time is
+        // refused by the plate check.
         let id = self.add_node(
             name,
             Body::Chain(chain),
             moments,
             plates,
-            &[],
+            selectors,
             parents,
             inputs,
             &names,
@@ -175,6 +182,48 @@ pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
     Ok(())
 }
 
+/// Sequence s's parents' moments (slot order). When the chain has selectors (its parameters are a
+/// mixture, e.g. `A[c]` with a per-sequence regime c), the average over the selectors'
+/// configurations weighted by their q: ⟨ln p(z_s | ·)⟩ is linear in ⟨ln p0⟩ and ⟨ln A⟩, so its
+/// expectation over a mean-field q(c_s) is the chain's with Σ_m q(c_s = m)⟨ln A_m⟩ (Winn (2.52)).
+/// With one-hot selector moments (a draw) this is the selected component's parameters.
+pub(super) fn seq_parents<'a>(
+    nodes: &'a [Node],
+    z: &'a Node,
+    s: usize,
+    buf: &'a mut Vec<f64>,
+) -> [&'a [f64]; MAX_SLOTS] {
+    if z.configs == 1 {
+        return gather(nodes, z, s, buf);
+    }
+    let mut sums: Vec<Vec<f64>> = z
+        .parents
+        .iter()
+        .map(|e| vec![0.0; e.stack * e.plen])
+        .collect();
+    let mut tmp = Vec::new();
+    for q in 0..z.configs {
+        let w = config_weight(nodes, z, s, q);
+        if w == 0.0 {
+            continue;
+        }
+        let pa = gather(nodes, z, s * z.configs + q, &mut tmp);
+        for (sum, pa) in sums.iter_mut().zip(pa) {
+            sum.iter_mut().zip(pa).for_each(|(o, v)| *o += w * v);
+        }
+    }
+    buf.clear();
+    sums.iter().for_each(|v| buf.extend_from_slice(v));
+    let buf: &'a [f64] = buf;
+    let mut out: [&[f64]; MAX_SLOTS] = [&[]; MAX_SLOTS];
+    let mut offset = 0;
+    for (slot, v) in sums.iter().enumerate() {
+        out[slot] = &buf[offset..offset + v.len()];
+        offset += v.len();
+    }
+    out
+}
+
 /// One sequence as the per-family code sees it: its parents' moments (slot order) and its length.
 pub(super) struct Seq<'a> {
     pub pa: [&'a [f64]; MAX_SLOTS],
@@ -213,7 +262,7 @@ impl Vmp {
                 }
                 let mut buf = Vec::new();
                 let seq = Seq {
-                    pa: gather(nodes, z, s, &mut buf),
+                    pa: seq_parents(nodes, z, s, &mut buf),
                     len,
                 };
                 let eta = &eta[s * steps * row..(s * steps + len) * row];
@@ -253,7 +302,7 @@ impl Vmp {
             .map(|s| {
                 let mut buf = Vec::new();
                 let seq = Seq {
-                    pa: gather(&self.nodes, z, s, &mut buf),
+                    pa: seq_parents(&self.nodes, z, s, &mut buf),
                     len: ch.lengths[s],
                 };
                 let rec = &z.a[s * stride..(s + 1) * stride];
@@ -278,7 +327,7 @@ impl Vmp {
         let mut buf = Vec::new();
         for s in (0..ch.lengths.len()).filter(|&s| ch.lengths[s] > 0) {
             let seq = Seq {
-                pa: gather(&self.nodes, z, s, &mut buf),
+                pa: seq_parents(&self.nodes, z, s, &mut buf),
                 len: ch.lengths[s],
             };
             let rec = &z.a[s * stride..(s + 1) * stride];
@@ -287,7 +336,62 @@ impl Vmp {
                 ChainKind::Discrete { k } => discrete::message(k, slot, u, rec, &mut m),
                 ChainKind::Gaussian { d } => gaussian::message(d, slot, &seq, u, rec, &mut m),
             }
-            edge.scatter(s, &m, out);
+            if z.configs == 1 {
+                edge.scatter(s, &m, out);
+                continue;
+            }
+            // A mixture of parameters: component q's parent gets the expected statistics
+            // weighted by q(selectors = q), e.g. q(c_s = m)·ξ_s to A_m (Winn (2.54)).
+            let mut mq = vec![0.0; m.len()];
+            for q in 0..z.configs {
+                let w = config_weight(&self.nodes, z, s, q);
+                if w == 0.0 {
+                    continue;
+                }
+                mq.iter_mut().zip(&m).for_each(|(o, v)| *o = w * v);
+                edge.scatter(s * z.configs + q, &mq, out);
+            }
+        }
+    }
+
+    /// Adds the message of chain node i to its selector `sel` into `out` (the selector's
+    /// elements): entry k of sequence s's selector element is ⟨ln p(z_s | parameters of
+    /// component k)⟩ = γ_0·⟨ln p0_k⟩ + Σ_jl ξ_s,jl ⟨ln A_k,jl⟩ under the chain's q, summed over the
+    /// other selectors' configurations with their weights (Winn (2.53)).
+    pub(super) fn chain_selector_message(&self, i: usize, sel: usize, out: &mut [f64]) {
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            unreachable!("chain_selector_message from a chain node")
+        };
+        let ChainKind::Discrete { k } = ch.kind else {
+            unreachable!("only discrete chains take selectors")
+        };
+        let (row, stride, selector) = (z.len, ch.stride(), &z.selectors[sel]);
+        let mut buf = Vec::new();
+        for s in (0..ch.lengths.len()).filter(|&s| ch.lengths[s] > 0) {
+            let rec = &z.a[s * stride..(s + 1) * stride];
+            let u = &z.u[s * ch.steps * row..(s * ch.steps + ch.lengths[s]) * row];
+            let ie = selector.map[s] as usize;
+            for q in 0..z.configs {
+                let mut w = 1.0;
+                let mut rest = q;
+                for (m, other) in z.selectors.iter().enumerate().rev() {
+                    let digit = rest % other.k;
+                    rest /= other.k;
+                    if m != sel {
+                        w *= self.nodes[other.node].u[other.map[s] as usize * other.k + digit];
+                    }
+                }
+                if w == 0.0 {
+                    continue;
+                }
+                let seq = Seq {
+                    pa: gather(&self.nodes, z, s * z.configs + q, &mut buf),
+                    len: ch.lengths[s],
+                };
+                out[ie * selector.k + config_digit(z, sel, q)] +=
+                    w * discrete::expected_log_p(k, &seq, u, rec);
+            }
         }
     }
 
@@ -316,7 +420,7 @@ impl Vmp {
         let mut buf = Vec::new();
         for s in 0..ch.lengths.len() {
             let seq = Seq {
-                pa: gather(&self.nodes, z, s, &mut buf),
+                pa: seq_parents(&self.nodes, z, s, &mut buf),
                 len: ch.lengths[s],
             };
             let x = &mut x[s * steps * vlen..(s * steps + seq.len) * vlen];
