@@ -29,6 +29,7 @@
 mod discrete;
 mod forward_backward;
 mod gaussian;
+mod inputs;
 mod spec;
 mod start;
 #[cfg(test)]
