@@ -107,6 +107,11 @@ pub(crate) struct Chain {
     pub kind: ChainKind,
     pub steps: usize,
     pub lengths: Vec<usize>,
+    /// Observed inputs (controls) of a Gaussian chain, P values per step, sequences × steps × P
+    /// (empty: none).
+    pub inputs: Vec<f64>,
+    /// P, the input dimension (0: no inputs).
+    pub n_inputs: usize,
 }
 
 /// A node as built: what it is and how it is connected, its data and its start.

@@ -189,6 +189,7 @@ impl Vmp {
             kind: ChainKind::Discrete { k },
             steps,
             lengths,
+            ..
         }) = &z.body
         else {
             return None;

@@ -29,6 +29,7 @@
 mod discrete;
 mod forward_backward;
 mod gaussian;
+mod inputs;
 mod spec;
 mod start;
 #[cfg(test)]
@@ -48,7 +49,7 @@ impl Chain {
     pub(crate) fn stride(&self) -> usize {
         match self.kind {
             ChainKind::Discrete { k } => 1 + k * k,
-            ChainKind::Gaussian { d } => gaussian::stride(d),
+            ChainKind::Gaussian { d } => gaussian::stride(d, self.n_inputs),
         }
     }
 }
@@ -99,6 +100,8 @@ impl Graph {
             kind,
             steps,
             lengths,
+            inputs: Vec::new(),
+            n_inputs: 0,
         };
         let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
         // Edges map the sequences (the node's plates without time) to parent elements; selectors
@@ -224,10 +227,23 @@ pub(super) fn seq_parents<'a>(
     out
 }
 
-/// One sequence as the per-family code sees it: its parents' moments (slot order) and its length.
+/// One sequence as the per-family code sees it: its parents' moments (slot order), its length
+/// and its inputs (P per step, `len`·P values; empty without inputs).
 pub(super) struct Seq<'a> {
     pub pa: [&'a [f64]; MAX_SLOTS],
     pub len: usize,
+    pub inputs: &'a [f64],
+}
+
+impl Chain {
+    /// The inputs of sequence s over its first `len` steps.
+    fn seq_inputs(&self, s: usize, len: usize) -> &[f64] {
+        let p = self.n_inputs;
+        if p == 0 {
+            return &[];
+        }
+        &self.inputs[s * self.steps * p..(s * self.steps + len) * p]
+    }
 }
 
 impl Vmp {
@@ -264,6 +280,7 @@ impl Vmp {
                 let seq = Seq {
                     pa: seq_parents(nodes, z, s, &mut buf),
                     len,
+                    inputs: ch.seq_inputs(s, len),
                 };
                 let eta = &eta[s * steps * row..(s * steps + len) * row];
                 let u = &mut u[..len * row];
@@ -304,6 +321,7 @@ impl Vmp {
                 let seq = Seq {
                     pa: seq_parents(&self.nodes, z, s, &mut buf),
                     len: ch.lengths[s],
+                    inputs: ch.seq_inputs(s, ch.lengths[s]),
                 };
                 let rec = &z.a[s * stride..(s + 1) * stride];
                 let u = &z.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
@@ -329,6 +347,7 @@ impl Vmp {
             let seq = Seq {
                 pa: seq_parents(&self.nodes, z, s, &mut buf),
                 len: ch.lengths[s],
+                inputs: ch.seq_inputs(s, ch.lengths[s]),
             };
             let rec = &z.a[s * stride..(s + 1) * stride];
             let u = &z.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
@@ -388,6 +407,7 @@ impl Vmp {
                 let seq = Seq {
                     pa: gather(&self.nodes, z, s * z.configs + q, &mut buf),
                     len: ch.lengths[s],
+                    inputs: &[],
                 };
                 out[ie * selector.k + config_digit(z, sel, q)] +=
                     w * discrete::expected_log_p(k, &seq, u, rec);
@@ -422,6 +442,7 @@ impl Vmp {
             let seq = Seq {
                 pa: seq_parents(&self.nodes, z, s, &mut buf),
                 len: ch.lengths[s],
+                inputs: ch.seq_inputs(s, ch.lengths[s]),
             };
             let x = &mut x[s * steps * vlen..(s * steps + seq.len) * vlen];
             let (u, after) = u[s * steps * row..(s + 1) * steps * row].split_at_mut(seq.len * row);
