@@ -198,7 +198,7 @@ class Model:
         return self._model.name
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
-            strict=False, callback=None, order=None):
+            strict=False, callback=None, order=None, threads=None):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. A fit has converged when the bound's change over a sweep, divided by the number
@@ -206,7 +206,8 @@ class Model:
         says whether it did. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
         returning ``False`` stops the fit (raising :class:`Interrupted`). ``order`` lists node
         names in update order (default: parents before children). The GIL is released while
-        fitting; Ctrl-C raises ``KeyboardInterrupt``."""
+        fitting; Ctrl-C raises ``KeyboardInterrupt``. ``threads`` is the number of threads of
+        the fit (default: all cores); the results do not depend on it."""
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(iteration, bound, elapsed)")
         if order is not None:
@@ -214,7 +215,10 @@ class Model:
                 raise TypeError("order must be a list of node names")
             order = list(order)
         s = _settings(seed, restarts, max_iter, tol, prune, strict)
-        return Result(self._model.fit(_as_data(data), callback=callback, order=order, **s))
+        if threads is not None:
+            threads = _check_int("threads", threads, 1)
+        return Result(self._model.fit(_as_data(data), callback=callback, order=order,
+                                      threads=threads, **s))
 
     def sample(self, plates=None, seed=0, data=None):
         """Draws the observed variables from the generative model (ancestral sampling):
