@@ -199,7 +199,7 @@ class Model:
         return self._model.name
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
-            strict=False, callback=None, order=None, rotate=False):
+            strict=False, callback=None, order=None, rotate=False, threads=None):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. A fit has converged when the bound's change over a sweep, divided by the number
@@ -210,7 +210,8 @@ class Model:
         two factors of every ``dot(W, X)`` of latent Gaussian vectors after each sweep to raise
         the bound (parameter expansion: PCA-type models converge in tens of sweeps instead of
         hundreds); a model without such a product raises :class:`UsageError`. The GIL is
-        released while fitting; Ctrl-C raises ``KeyboardInterrupt``."""
+        released while fitting; Ctrl-C raises ``KeyboardInterrupt``. ``threads`` is the number
+        of threads of the fit (default: all cores); the results do not depend on it."""
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(iteration, bound, elapsed)")
         if order is not None:
@@ -218,8 +219,10 @@ class Model:
                 raise TypeError("order must be a list of node names")
             order = list(order)
         s = _settings(seed, restarts, max_iter, tol, prune, strict)
+        if threads is not None:
+            threads = _check_int("threads", threads, 1)
         return Result(self._model.fit(_as_data(data), callback=callback, order=order,
-                                      rotate=bool(rotate), **s))
+                                      rotate=bool(rotate), threads=threads, **s))
 
     def sample(self, plates=None, seed=0, data=None):
         """Draws the observed variables from the generative model (ancestral sampling):

@@ -35,6 +35,7 @@ normalised ``exp`` of the same terms, i.e. the VMP update of q(z) for new points
 import warnings
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.special import digamma
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
@@ -45,6 +46,9 @@ from . import Model
 from ._gmm_model import model_text, whitening
 
 __all__ = ["BayesianGaussianMixture"]
+
+# Values per sweep (n · K · moment length) up to which a fit runs on one thread (`_threads`).
+_ONE_THREAD_WORK = 1 << 24
 
 
 def _number(name, value, low, strict=True):
@@ -158,10 +162,11 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         in that direction instead of a singular prior."""
         if self.covariance_type == "diag":
             return np.where(cov > 1e-12 * max(1.0, float(np.max(cov))), cov, 1.0)
-        w, v = np.linalg.eigh(cov)
+        w = np.linalg.eigvalsh(cov)
         floor = 1e-12 * max(1.0, float(np.max(w)))
         if np.all(w > floor):
             return cov
+        w, v = np.linalg.eigh(cov)
         w = np.where(w > floor, w, 1.0)
         return (v * w) @ v.T
 
@@ -180,12 +185,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         k, alpha0, beta0, nu0, m0, cov = self._check_params(X)
         L, log_det_a = whitening(self.covariance_type, cov)
-        if self.covariance_type == "full":
-            # z = L⁻¹ (x - m0), row by row: solve L zᵀ = (x - m0)ᵀ.
-            Z = np.linalg.solve(L, (X - m0).T).T
-        else:
-            Z = (X - m0) / L
-        Z = np.ascontiguousarray(Z)
+        Z = self._whiten(X, L, m0)
         seed = self._seed()
         model = Model.from_string(model_text(self.covariance_type, k, alpha0, beta0, nu0),
                                   name="BayesianGaussianMixture")
@@ -193,7 +193,8 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         # Occam's default schedule starts q(z) from k-means and updates the weights and the
         # components from it before q(z) itself.
         r = model.fit(data={"x": Z}, seed=seed, restarts=int(self.n_init),
-                      max_iter=int(self.max_iter), tol=float(self.tol) / Z.size, prune=False)
+                      max_iter=int(self.max_iter), tol=float(self.tol) / Z.size, prune=False,
+                      threads=self._threads(n, k, Z.shape[1]))
         jacobian = n * log_det_a
         self.lower_bound_ = float(r.bound) + jacobian
         self.lower_bounds_ = np.asarray(r.bound_trace) + jacobian
@@ -212,6 +213,22 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         self.covariance_prior_ = cov
         self._store(r, L, m0, log_det_a)
         return X
+
+    def _threads(self, n, k, d):
+        """One thread for small problems, all cores otherwise (``None``). A sweep's arithmetic
+        is about n · K · (moment length) values; below ``_ONE_THREAD_WORK`` (a few milliseconds
+        on one core) the pool's fork/join and idle spinning cost more CPU than they save in
+        wall time (measured: bench/peers/sklearn_estimator.py). Results do not depend on it."""
+        width = d + d * d if self.covariance_type == "full" else 2 * d
+        return 1 if n * k * width <= _ONE_THREAD_WORK else None
+
+    def _whiten(self, X, L, m0):
+        """``z = L⁻¹ (x - m0)`` for every row, as one C-contiguous array (what the extension
+        reads without a copy): one product with the triangular inverse, no transposes."""
+        if self.covariance_type == "full":
+            A = solve_triangular(L, np.eye(L.shape[0]), lower=True)
+            return (X - m0) @ A.T
+        return (X - m0) / L
 
     def _seed(self):
         if isinstance(self.random_state, (int, np.integer)) and not isinstance(self.random_state, bool):
@@ -249,9 +266,9 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             self.degrees_of_freedom_ = dof
             self.covariances_ = L @ rate @ L.T / dof[:, None, None]
             self.precisions_ = np.linalg.inv(self.covariances_)
-            chol = np.linalg.cholesky(self.covariances_)
-            eye = np.eye(d)
-            self.precisions_cholesky_ = np.stack([np.linalg.solve(c, eye).T for c in chol])
+            # scikit-learn's precisions_cholesky_: the transposed inverse of each covariance's
+            # Cholesky factor (batched).
+            self.precisions_cholesky_ = np.linalg.inv(np.linalg.cholesky(self.covariances_)).transpose(0, 2, 1)
         else:
             self._mean_var_z = mu["variance"]
             g = r.posterior("gamma")
@@ -270,15 +287,14 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         check_is_fitted(self, "weights_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         d = X.shape[1]
+        Z = self._whiten(X, self._L, self._m0)
         if self.covariance_type == "full":
-            Z = np.linalg.solve(self._L, (X - self._m0).T).T
             k = self._mean_z.shape[0]
             quad = np.empty((X.shape[0], k))
             for j in range(k):
                 y = (Z - self._mean_z[j]) @ self._prec_chol_z[j]
                 quad[:, j] = np.einsum("ij,ij->i", y, y) + np.sum(self._prec_z[j] * self._mean_cov_z[j])
         else:
-            Z = (X - self._m0) / self._L
             diff2 = (Z[:, None, :] - self._mean_z[None, :, :]) ** 2 + self._mean_var_z[None, :, :]
             quad = np.einsum("nkd,kd->nk", diff2, self._prec_z)
         elog_n = 0.5 * self._elogdet[None, :] - 0.5 * d * np.log(2 * np.pi) - 0.5 * quad + self._log_det_a

@@ -153,16 +153,36 @@ def test_gil_is_released_while_fitting():
     assert ticks > 10
 
 
-def test_ctrl_c_stops_a_fit():
+@pytest.mark.parametrize("threads", [None, 1, 2])
+def test_ctrl_c_stops_a_fit(threads):
+    # With `threads`, the fit runs on a pool of its own, driven from another thread: the main
+    # thread still sees Ctrl-C.
     y = blobs(20000, 2, 10, seed=2)
     m = occam.Model.from_string(GMM_LONG)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        m.fit(data={"y": y}, max_iter=10_000_000, tol=0.0, prune=False)
+        m.fit(data={"y": y}, max_iter=10_000_000, tol=0.0, prune=False, threads=threads)
     timer.join()
     assert time.monotonic() - start < 30
+
+
+def test_the_thread_count_does_not_change_the_fit():
+    y = blobs(3000, 2, 10, seed=4)
+    m = occam.Model.from_string(GMM_LONG)
+    fits = [m.fit(data={"y": y}, max_iter=30, prune=False, threads=t) for t in (None, 1, 2, 3)]
+    for f in fits[1:]:
+        assert f.bound == fits[0].bound
+        assert np.array_equal(f.bound_trace, fits[0].bound_trace)
+        assert np.array_equal(f.posterior("mu")["mean"], fits[0].posterior("mu")["mean"])
+    seen = []
+    m.fit(data={"y": y}, max_iter=5, prune=False, threads=1,
+          callback=lambda i, b, t: seen.append(b))
+    assert seen == list(fits[0].bound_trace[:5])
+    for bad in (0, -1, 1.5):
+        with pytest.raises((occam.UsageError, TypeError)):
+            m.fit(data={"y": y}, threads=bad)
 
 
 def test_missing_values_from_nan_and_masked_arrays(tutorial_x):

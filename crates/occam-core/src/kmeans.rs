@@ -24,6 +24,20 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
         return vec![0; n];
     }
     let k = k.min(n);
+    let (centres, mut label) = seeds(x, n, width, k, rng);
+    lloyd(x, n, width, k, &centres, &mut label);
+    label
+}
+
+/// Greedy k-means++ seeding of `k ≤ n` centres: the centres (k rows of `width`) and each point's
+/// nearest seed.
+fn seeds(
+    x: &[f64],
+    n: usize,
+    width: usize,
+    k: usize,
+    rng: &mut crate::Rng,
+) -> (Vec<f64>, Vec<usize>) {
     let row = |j: usize| &x[j * width..(j + 1) * width];
     // Greedy k-means++: each new seed is the best, by the resulting potential Σ min d², of a few
     // candidates drawn with probability ∝ d² to the seeds so far. Distances to one candidate are
@@ -89,18 +103,40 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
         std::mem::swap(&mut nearest, &mut best_trial);
         centres.extend_from_slice(row(c));
     }
-    // Lloyd: centres to the means of their points, points to their nearest centre. An emptied
-    // cluster keeps its centre. Centres are stored transposed (width × k) so that a point's
-    // distances to all k centres form one contiguous, vectorisable accumulation.
+    (centres, label)
+}
+
+/// Lloyd iterations from the seeds' `centres` (k rows of `width`) and `label`: centres to the
+/// means of their points (an emptied cluster keeps its centre), points to their nearest centre
+/// (ties to the lower label), until no label changes or [`MAX_LLOYD`] steps.
+///
+/// Hamerly's bounds (Hamerly 2010, "Making k-means even faster") skip most distance computations
+/// once the clusters settle, without changing a single label: each point keeps an upper bound on
+/// its distance to its own centre and a lower bound on its distance to every other one, moved by
+/// the centres' shifts (triangle inequality). A point is only skipped when its own centre is
+/// nearer than every other by more than `margin`, far above the rounding of any distance here, so
+/// the full scan, which decides every other point exactly as the plain algorithm does, would have
+/// kept its label. Each point's label depends on that point alone: the same labels on any number
+/// of threads.
+fn lloyd(x: &[f64], n: usize, width: usize, k: usize, centres: &[f64], label: &mut [usize]) {
+    let row = |j: usize| &x[j * width..(j + 1) * width];
+    let margin = 1e-9 * diameter(x, width);
     let mut sums = vec![0.0; k * width];
     let mut counts = vec![0usize; k];
+    // Centres transposed (width × k): a point's distances to all k centres form one contiguous,
+    // vectorisable accumulation.
     let mut ct = vec![0.0; width * k];
     for (c, centre) in centres.chunks(width).enumerate() {
         for (w, &v) in centre.iter().enumerate() {
             ct[w * k + c] = v;
         }
     }
-    for _ in 0..MAX_LLOYD {
+    let mut old = ct.clone();
+    let mut shift = vec![0.0; k];
+    let mut half = vec![0.0; k];
+    let mut upper = vec![f64::INFINITY; n];
+    let mut lower = vec![0.0; n];
+    for step in 0..MAX_LLOYD {
         sums.iter_mut().for_each(|v| *v = 0.0);
         counts.iter_mut().for_each(|v| *v = 0);
         for (j, &l) in label.iter().enumerate() {
@@ -110,6 +146,7 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
                 .zip(row(j))
                 .for_each(|(s, v)| *s += v);
         }
+        old.copy_from_slice(&ct);
         for (c, &m) in counts.iter().enumerate() {
             if m > 0 {
                 for w in 0..width {
@@ -117,40 +154,70 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
                 }
             }
         }
-        let assign = |(j, l): (usize, &mut usize)| {
-            let mut acc = [0.0f64; 64];
-            let mut best = (f64::INFINITY, 0);
-            // Blocks of up to 64 centres keep the accumulator on the stack.
-            for c0 in (0..k).step_by(64) {
-                let m = (k - c0).min(64);
-                let acc = &mut acc[..m];
-                acc.iter_mut().for_each(|a| *a = 0.0);
-                for (w, &xv) in row(j).iter().enumerate() {
-                    for (a, &cv) in acc.iter_mut().zip(&ct[w * k + c0..w * k + c0 + m]) {
-                        let d = xv - cv;
-                        *a += d * d;
-                    }
-                }
-                for (c, &d) in acc.iter().enumerate() {
-                    if d < best.0 {
-                        best = (d, c0 + c);
-                    }
+        let bounded = step > 0;
+        // The largest shift and the largest among the other centres', for the lower bounds.
+        let (mut top, mut top_at, mut second) = (0.0f64, usize::MAX, 0.0f64);
+        if bounded {
+            for (c, s) in shift.iter_mut().enumerate() {
+                *s = (0..width)
+                    .map(|w| (ct[w * k + c] - old[w * k + c]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                if *s > top {
+                    (second, top, top_at) = (top, *s, c);
+                } else if *s > second {
+                    second = *s;
                 }
             }
-            let changed = best.1 != *l;
-            *l = best.1;
-            changed
+            for (c, h) in half.iter_mut().enumerate() {
+                let nearest = (0..k)
+                    .filter(|&o| o != c)
+                    .map(|o| {
+                        (0..width)
+                            .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
+                            .sum::<f64>()
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                *h = 0.5 * nearest.sqrt();
+            }
+        }
+        let ct = &ct;
+        let (shift, half) = (&shift, &half);
+        let assign = |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut f64)))| {
+            let a = *l;
+            if bounded {
+                *up += shift[a];
+                *lo -= if a == top_at { second } else { top };
+                let m = half[a].max(*lo);
+                if *up + margin < m {
+                    return false;
+                }
+                *up = row(j)
+                    .iter()
+                    .enumerate()
+                    .map(|(w, &xv)| (xv - ct[w * k + a]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                if *up + margin < m {
+                    return false;
+                }
+            }
+            let (best, near, next) = nearest(row(j), ct, k);
+            (*up, *lo) = (near.sqrt(), next.sqrt());
+            *l = best;
+            best != a
         };
-        // Each point's label depends on that point alone: the same labels on any thread count.
         let changed = if n * k * width >= PARALLEL_WORK {
             label
                 .par_iter_mut()
+                .zip(upper.par_iter_mut().zip(lower.par_iter_mut()))
                 .enumerate()
                 .map(assign)
                 .reduce(|| false, |a, b| a | b)
         } else {
             label
                 .iter_mut()
+                .zip(upper.iter_mut().zip(lower.iter_mut()))
                 .enumerate()
                 .map(assign)
                 .fold(false, |a, b| a | b)
@@ -159,7 +226,51 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
             break;
         }
     }
-    label
+}
+
+/// The nearest of the `k` centres `ct` (transposed, width × k) to point `p`: its label (the lower
+/// one on a tie), its squared distance and the squared distance to the next nearest (∞ if k = 1).
+fn nearest(p: &[f64], ct: &[f64], k: usize) -> (usize, f64, f64) {
+    let mut acc = [0.0f64; 64];
+    let (mut best, mut near, mut next) = (0, f64::INFINITY, f64::INFINITY);
+    // Blocks of up to 64 centres keep the accumulator on the stack.
+    for c0 in (0..k).step_by(64) {
+        let m = (k - c0).min(64);
+        let acc = &mut acc[..m];
+        acc.iter_mut().for_each(|a| *a = 0.0);
+        for (w, &xv) in p.iter().enumerate() {
+            for (a, &cv) in acc.iter_mut().zip(&ct[w * k + c0..w * k + c0 + m]) {
+                let d = xv - cv;
+                *a += d * d;
+            }
+        }
+        for (c, &d) in acc.iter().enumerate() {
+            if d < near {
+                (next, near, best) = (near, d, c0 + c);
+            } else if d < next {
+                next = d;
+            }
+        }
+    }
+    (best, near, next)
+}
+
+/// The diagonal of the points' bounding box: no distance between points or centres (means of
+/// points) exceeds it.
+fn diameter(x: &[f64], width: usize) -> f64 {
+    (0..width)
+        .map(|w| {
+            let (lo, hi) = x
+                .iter()
+                .skip(w)
+                .step_by(width)
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(v), hi.max(v))
+                });
+            (hi - lo).powi(2)
+        })
+        .sum::<f64>()
+        .sqrt()
 }
 
 #[cfg(test)]
@@ -192,6 +303,101 @@ mod tests {
             }
             let mut again = crate::Rng::seed_from_u64(seed);
             assert_eq!(kmeans(&x, n, 2, 3, &mut again), l);
+        }
+    }
+
+    /// The plain Lloyd step, every distance computed for every point (the algorithm before
+    /// Hamerly's bounds): the reference the bounded steps must reproduce label for label.
+    fn plain_lloyd(x: &[f64], width: usize, k: usize, centres: &[f64], label: &mut [usize]) {
+        let mut ct = vec![0.0; width * k];
+        for (c, centre) in centres.chunks(width).enumerate() {
+            for (w, &v) in centre.iter().enumerate() {
+                ct[w * k + c] = v;
+            }
+        }
+        for _ in 0..MAX_LLOYD {
+            let mut sums = vec![0.0; k * width];
+            let mut counts = vec![0usize; k];
+            for (j, &l) in label.iter().enumerate() {
+                counts[l] += 1;
+                for w in 0..width {
+                    sums[l * width + w] += x[j * width + w];
+                }
+            }
+            for (c, &m) in counts.iter().enumerate() {
+                if m > 0 {
+                    for w in 0..width {
+                        ct[w * k + c] = sums[c * width + w] / m as f64;
+                    }
+                }
+            }
+            let mut changed = false;
+            for (j, l) in label.iter_mut().enumerate() {
+                let mut best = (f64::INFINITY, 0);
+                for c in 0..k {
+                    let mut d2 = 0.0;
+                    for w in 0..width {
+                        let d = x[j * width + w] - ct[w * k + c];
+                        d2 += d * d;
+                    }
+                    if d2 < best.0 {
+                        best = (d2, c);
+                    }
+                }
+                changed |= best.1 != *l;
+                *l = best.1;
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    /// Hamerly's bounds change no label: clustered data, data on an integer grid (exact ties
+    /// between centres), duplicate points, more than 64 centres (two accumulator blocks), large
+    /// offsets, and a problem large enough to run on the thread pool, each against the plain
+    /// algorithm from the same seeds.
+    #[test]
+    fn bounded_steps_equal_the_plain_algorithm() {
+        use rand::Rng as _;
+        let cases = [
+            (300, 2, 5, 0),
+            (500, 3, 12, 1),
+            (400, 1, 7, 2),
+            (200, 2, 70, 0),
+            (250, 4, 9, 3),
+            (3000, 3, 30, 0),
+        ];
+        for (case, &(n, width, k, shape)) in cases.iter().enumerate() {
+            for seed in 0..6u64 {
+                let mut rng = crate::Rng::seed_from_u64(1000 * case as u64 + seed);
+                let groups = 1 + k / 2;
+                let anchors: Vec<f64> = (0..groups * width)
+                    .map(|_| rng.random_range(-20.0..20.0))
+                    .collect();
+                let x: Vec<f64> = (0..n * width)
+                    .map(|v| {
+                        let g = (v / width) % groups;
+                        let a = anchors[g * width + v % width];
+                        match shape {
+                            // Integer grid: many exact ties.
+                            1 => (a / 4.0).round() + rng.random_range(0..3) as f64,
+                            // Half the points duplicated.
+                            2 if (v / width) % 2 == 1 => {
+                                anchors[(g * width + v % width) % anchors.len()]
+                            }
+                            // A large offset: distances cancel the offset exactly or not at all.
+                            3 => 1e7 + a + rng.random::<f64>(),
+                            _ => a + 2.0 * rng.random::<f64>(),
+                        }
+                    })
+                    .collect();
+                let (centres, seeded) = seeds(&x, n, width, k, &mut rng);
+                let (mut fast, mut slow) = (seeded.clone(), seeded);
+                lloyd(&x, n, width, k, &centres, &mut fast);
+                plain_lloyd(&x, width, k, &centres, &mut slow);
+                assert_eq!(fast, slow, "case {case}, seed {seed}");
+            }
         }
     }
 

@@ -12,7 +12,8 @@ use occam::{DataSet, Settings};
 use crate::arrays::{dataset, shaped};
 use crate::errors::{raise, to_py, IntoPy};
 use crate::fitted::PyFitted;
-use crate::observe::PyObserver;
+use crate::observe::{PyObserver, SIGNAL_EVERY};
+use std::sync::atomic::Ordering;
 
 /// Where the model text comes from.
 #[derive(Clone)]
@@ -74,15 +75,68 @@ impl PyModel {
     }
 }
 
-/// Runs one fit with the GIL released; a Python error raised in the observer wins.
+/// The largest `threads` accepted (as the CLI's `--threads`).
+const MAX_THREADS: usize = 1024;
+
+/// Runs one fit with the GIL released; a Python error raised in the observer wins. `threads`:
+/// `None` runs on the global pool (all cores), `Some(n)` on a pool of its own with n threads,
+/// driven from a helper thread while this (main) thread waits and looks for Ctrl-C, which Python
+/// delivers to the main thread only. Results do not depend on the number of threads.
 pub fn fit_released(
     py: Python<'_>,
     model: &occam::Model,
     settings: &Settings,
     callback: Option<PyObject>,
+    threads: Option<usize>,
 ) -> PyResult<PyFitted> {
     let mut obs = PyObserver::new(callback);
-    let result = py.allow_threads(|| model.fit_observed(settings, &mut obs));
+    let result = match threads {
+        None => py.allow_threads(|| model.fit_observed(settings, &mut obs)),
+        Some(n) if (1..=MAX_THREADS).contains(&n) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .map_err(|e| raise(py, "UsageError", format!("threads: no thread pool ({e})")))?;
+            let interrupt = obs.interrupt.clone();
+            let (result, signal) = py.allow_threads(|| {
+                std::thread::scope(|s| {
+                    let (done, wait) = std::sync::mpsc::channel();
+                    let obs = &mut obs;
+                    s.spawn(move || {
+                        let r = pool.install(|| model.fit_observed(settings, obs));
+                        let _ = done.send(r);
+                    });
+                    let mut signal = None;
+                    loop {
+                        match wait.recv_timeout(SIGNAL_EVERY) {
+                            Ok(r) => break (Some(r), signal),
+                            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                                if signal.is_none() {
+                                    signal = Python::with_gil(|py| py.check_signals().err());
+                                    if signal.is_some() {
+                                        interrupt.store(true, Ordering::Relaxed);
+                                    }
+                                }
+                            }
+                            // The fit's thread ended without a result: it panicked.
+                            Err(_) => break (None, signal),
+                        }
+                    }
+                })
+            });
+            if let Some(e) = signal {
+                return Err(e);
+            }
+            result.ok_or_else(|| raise(py, "RunError", "the fit's thread panicked".into()))?
+        }
+        Some(n) => {
+            return Err(raise(
+                py,
+                "UsageError",
+                format!("threads must be between 1 and {MAX_THREADS}, got {n}"),
+            ))
+        }
+    };
     if let Some(e) = obs.error.take() {
         return Err(e);
     }
@@ -159,8 +213,9 @@ impl PyModel {
 
     /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
     /// order by node name (default: parents before children); `rotate` rotates the factors of
-    /// PCA-type products after every sweep (`occam::latent::rotation`).
-    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=false))]
+    /// PCA-type products after every sweep (`occam::latent::rotation`); `threads` the number of
+    /// threads (default: the global pool, all cores).
+    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=false, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         &self,
@@ -175,10 +230,11 @@ impl PyModel {
         callback: Option<PyObject>,
         order: Option<Vec<String>>,
         rotate: bool,
+        threads: Option<usize>,
     ) -> PyResult<PyFitted> {
         let model = self.model_with_data(py, data)?;
         let s = settings(seed, restarts, max_iter, tol, prune, strict, order, rotate);
-        fit_released(py, &model, &s, callback)
+        fit_released(py, &model, &s, callback, threads)
     }
 
     /// The Bayesian network as SVG (data plates unsized when their data are not given).
@@ -291,7 +347,7 @@ pub fn compare<'py>(
     let mut fitted = Vec::with_capacity(models.len());
     for m in &models {
         let model = m.model_with_data(py, data)?;
-        fitted.push(fit_released(py, &model, &s, None)?);
+        fitted.push(fit_released(py, &model, &s, None, None)?);
     }
     let bounds: Vec<f64> = fitted.iter().map(PyFitted::bound_value).collect();
     let probs = occam::probabilities(&bounds, &priors);

@@ -4,13 +4,15 @@
 //! run and raises `KeyboardInterrupt`. A Python error inside the observer stops the run and is
 //! raised once the engine has returned.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use occam::{Flow, Observer, Progress};
 use pyo3::prelude::*;
 
 /// How often the GIL is taken back only to look for signals.
-const SIGNAL_EVERY: Duration = Duration::from_millis(100);
+pub const SIGNAL_EVERY: Duration = Duration::from_millis(100);
 
 /// The observer; `error` holds the Python exception that stopped the run, if any.
 pub struct PyObserver {
@@ -20,6 +22,9 @@ pub struct PyObserver {
     pub error: Option<PyErr>,
     /// Whether the callback asked to stop (returned `False`).
     pub stopped_by_callback: bool,
+    /// Set by the main thread when a signal handler raised while the fit ran on another thread
+    /// (where Python does not run signal handlers): the next sweep stops.
+    pub interrupt: Arc<AtomicBool>,
 }
 
 impl PyObserver {
@@ -30,6 +35,7 @@ impl PyObserver {
             last_check: Instant::now(),
             error: None,
             stopped_by_callback: false,
+            interrupt: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -49,6 +55,9 @@ impl PyObserver {
 
 impl Observer for PyObserver {
     fn observe(&mut self, p: &Progress) -> Flow {
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Flow::Stop;
+        }
         if self.callback.is_none() && self.last_check.elapsed() < SIGNAL_EVERY {
             return Flow::Continue;
         }

@@ -42,6 +42,9 @@ impl Vmp {
             if self.init_shared(i, &init, &mut rng)? {
                 continue;
             }
+            if self.start_categorical_from_moments(i, &init)? {
+                continue;
+            }
             let node = &self.nodes[i];
             let zeros = vec![0.0; node.n * node.len];
             let (mut phi, mut u, mut a) = self.run_update(i, &dist, &zeros)?;
@@ -121,6 +124,67 @@ impl Vmp {
         }
         self.initialized = true;
         Ok(())
+    }
+
+    /// A Categorical whose elements share their parents' elements (`Node::groups`, e.g. z[N] with
+    /// one π), started from given moments (a mixture index's k-means assignment, or the user's
+    /// values): φ is the prior's and the moments are the given ones, as after the general path
+    /// below, but the prior update is not run element by element. That update — Winn (2.19)
+    /// without messages, an n × K softmax — computes moments the start then overwrites; here φ and
+    /// A(φ) are formed once per group and copied. Returns whether node `i` was started here.
+    fn start_categorical_from_moments(&mut self, i: usize, init: &Init) -> Result<bool, RunError> {
+        let Init::Moments(values) = init else {
+            return Ok(false);
+        };
+        let node = &self.nodes[i];
+        let (Body::Stochastic(dist), Some((group, _))) = (&node.body, &node.groups) else {
+            return Ok(false);
+        };
+        if !matches!(node.kind, MomentKind::Categorical { .. }) || node.block.is_some() || node.map
+        {
+            return Ok(false);
+        }
+        let (n, len) = (node.n, node.len);
+        if values.len() != n * len {
+            return Err(self.numerical(
+                i,
+                0,
+                format!(
+                    "initial moments need {} values, got {}",
+                    n * len,
+                    values.len()
+                ),
+            ));
+        }
+        struct Priors<'a>(&'a [Node], &'a Node);
+        impl DistVisitor for Priors<'_> {
+            type Output = Option<(Vec<f64>, Vec<f64>)>;
+            fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+                group_priors(d, self.0, self.1)
+            }
+        }
+        let Some((gphi, _)) = dist.visit(Priors(&self.nodes, node)) else {
+            return Ok(false);
+        };
+        let mut tmp = vec![0.0; len];
+        let ga = gphi
+            .chunks(len)
+            .map(|phi| moments(dist, phi, &mut tmp))
+            .collect::<Result<Vec<f64>, String>>()
+            .map_err(|w| self.numerical(i, 0, w))?;
+        let latent: Vec<(usize, usize)> = (0..n)
+            .filter(|&e| !node.is_observed(e))
+            .map(|e| (e, group[e] as usize))
+            .collect();
+        let node = &mut self.nodes[i];
+        for (e, g) in latent {
+            let r = e * len..(e + 1) * len;
+            node.u[r.clone()].copy_from_slice(&values[r.clone()]);
+            node.phi[r].copy_from_slice(&gphi[g * len..(g + 1) * len]);
+            node.a[e] = ga[g];
+        }
+        self.changed(i);
+        Ok(true)
     }
 
     /// How node `i`'s q starts: its own `init`, else the default — k-means++ for a mixture index,
