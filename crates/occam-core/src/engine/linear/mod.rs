@@ -242,6 +242,12 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
 }
 
 impl Linear {
+    /// Whether F's cached products read the offsets' moments: the grid's are made of the data less
+    /// the offsets; the matrix–vector form's (YX, S, Σ m x̄) are not (module `matvec`).
+    pub(super) fn products_read_offsets(&self) -> bool {
+        self.matvec.is_none()
+    }
+
     fn len(&self) -> usize {
         self.q + self.q * self.q
     }
