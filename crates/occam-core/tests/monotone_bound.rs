@@ -224,7 +224,7 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         g.observe(gy, &data(&mut rng, nn, -3.0, 3.0)).unwrap();
     }
     if rng.random::<bool>() {
-        // Factor analysis: h = W x with W's rows stacked along D, and a product of scalars.
+        // Factor analysis: h = W x (+ μ) with W's rows stacked along D, and a product of scalars.
         let xl = g
             .add(
                 "xl",
@@ -256,6 +256,19 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
             let wishart = Wishart { d: 2, dof: 4.0 };
             p(g.add("LamH", wishart, &[], [cv(vec![1.0, 0.4, 0.4, 1.0])])
                 .unwrap())
+        };
+        // Half the time with an offset shared by every n, h = W x + μ: a latent μ or a constant.
+        let h = if rng.random::<bool>() {
+            let mu = if rng.random::<bool>() {
+                p(g.add("muH", GaussianArd { d: 2 }, &[], [c(0.0), c(0.5)])
+                    .unwrap())
+            } else {
+                cv(vec![0.4, -0.3])
+            };
+            g.deterministic("hm", Sum { n: 2, d: 2 }, &[n], [p(h), mu])
+                .unwrap()
+        } else {
+            h
         };
         let hy = g
             .add("hy", MvGaussian { d: 2 }, &[n], [p(h), noise])

@@ -271,3 +271,31 @@ fn lawrence_ica_toy_with_joint_sources_prunes_and_separates() {
         );
     }
 }
+
+/// examples/models/factor_analysis.occam, y[N] ~ MvGaussian(W @ x + mu, Lambda), is served by the
+/// matrix–vector kernel with its offset: neither the product nor the sum keeps per-n moments, and
+/// the bound never decreases.
+#[test]
+fn factor_analysis_with_a_mean_takes_the_matvec_kernel() {
+    // The model's D is 4: the generator's first four dimensions.
+    let (x, _) = synth::factor_analysis(200, 4);
+    let values = x.values.chunks_exact(x.cols).flat_map(|r| r[..4].to_vec());
+    let y = Matrix {
+        rows: x.rows,
+        cols: 4,
+        values: values.collect(),
+    };
+    let model =
+        Model::from_file(example("models/factor_analysis.occam"), &data(&[("y", &y)])).unwrap();
+    let f = model.fit(&restarts(1)).unwrap();
+    monotone(&f);
+    let vmp = &f.compiled().vmp;
+    let ids: Vec<_> = (0..vmp.names().len())
+        .map(|i| vmp.node(vmp.names()[i]).unwrap())
+        .filter(|&id| matches!(vmp.family(id), "matvec" | "sum"))
+        .collect();
+    assert_eq!(ids.len(), 2, "{:?}", vmp.names());
+    for id in ids {
+        assert!(vmp.moments(id).is_empty(), "{}", vmp.family(id));
+    }
+}

@@ -129,7 +129,7 @@ impl Vmp {
             if let Some(l) = self.linear[c].as_ref().filter(|l| l.sum == Some(c)) {
                 // An offset of a linear structure: the data less the offsets and their products.
                 cache.remove(&c);
-                if let Some(entry) = cache.get_mut(&l.f) {
+                if let Some(entry) = cache.get_mut(&l.f).filter(|_| l.products_read_offsets()) {
                     entry.linear = None;
                 }
                 continue;

@@ -27,10 +27,14 @@
 //!
 //! Cost per sweep: O(N·D·q) in three GEMMs plus O(N·q²) for S (O(N·q) with one covariance); no
 //! per-n D × D or q × q state.
+//!
+//! y's mean may also be W x_n + μ with μ one vector shared by every n (module `offset`).
 
 use super::*;
 use crate::factor::MatVec;
 use crate::linalg::mat_vec;
+
+mod offset;
 
 /// The matrix–vector form of a [`Linear`] structure (see the module doc). Slot 0 of F is W (the
 /// "row" parent: its changes leave the cached sums valid), slot 1 is x.
@@ -38,6 +42,8 @@ use crate::linalg::mat_vec;
 pub(super) struct MatVecForm {
     /// Output dimension D (rows of W).
     d: usize,
+    /// The sum's slot that holds the offset μ (y's mean is then W x_n + μ, module `offset`).
+    offset: Option<usize>,
     data: OnceLock<VecData>,
 }
 
@@ -51,6 +57,8 @@ struct VecData {
     mask: Option<Vec<f64>>,
     /// Σ m y yᵀ (D × D).
     yy: Vec<f64>,
+    /// Σ m y (D).
+    ysum: Vec<f64>,
     /// Σ m.
     count: f64,
 }
@@ -66,11 +74,26 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
     let Body::Deterministic(Factor::MatVec(MatVec { rows: d, cols: q })) = fnode.body else {
         return None;
     };
-    let [(y, Role::Slot(0))] = fnode.children[..] else {
+    let [(m, Role::Slot(fslot))] = fnode.children[..] else {
         return None;
     };
-    let yn = &nodes[y];
     let n = fnode.n;
+    // y's mean: F itself, or the sum of F and an offset (module `offset`).
+    let (y, sum) = match &nodes[m].body {
+        Body::Deterministic(Factor::Sum(s)) if s.d == d && s.n == 2 => {
+            let sn = &nodes[m];
+            let [(y, Role::Slot(0))] = sn.children[..] else {
+                return None;
+            };
+            if sn.n != n || sn.configs != 1 || !identity(&sn.parents[fslot], n) {
+                return None;
+            }
+            (y, Some(m))
+        }
+        _ if fslot == 0 => (m, None),
+        _ => return None,
+    };
+    let yn = &nodes[y];
     if !matches!(yn.body, Body::Stochastic(Dist::MvGaussian(_)))
         || yn.kind != (MomentKind::Gaussian { d })
         || yn.configs != 1
@@ -79,7 +102,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         || !yn.children.is_empty()
         || yn.observed.is_empty()
         || yn.n != n
-        || !matches!(yn.parents[0].source, Source::Node(p) if p == f)
+        || !matches!(yn.parents[0].source, Source::Node(p) if p == sum.unwrap_or(f))
         || !identity(&yn.parents[0], n)
     {
         return None;
@@ -105,15 +128,26 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
     }
     // Λ: one precision for every n.
     let lam = &yn.parents[1];
-    if let Source::Node(p) = lam.source {
+    let lam_node = match lam.source {
+        Source::Const(_) => None,
+        Source::Node(p) => Some(p),
+    };
+    if let Some(p) = lam_node {
         if !lam.map.is_empty() || nodes[p].n != 1 || p == xp || Some(p) == w_node {
             return None;
         }
     }
+    let offset = match sum {
+        Some(m) => {
+            let taken: Vec<usize> = [Some(xp), w_node, lam_node].into_iter().flatten().collect();
+            Some(offset::detect(nodes, m, fslot, d, &taken)?)
+        }
+        None => None,
+    };
     Some(Linear {
         y,
         f,
-        sum: None,
+        sum,
         offsets: Vec::new(),
         q,
         row_slot: 0,
@@ -126,6 +160,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         own: 0.0,
         matvec: Some(MatVecForm {
             d,
+            offset,
             data: OnceLock::new(),
         }),
     })
@@ -138,8 +173,11 @@ struct Sums {
     ln_det: f64,
     /// W̄ (D × q).
     wm: Vec<f64>,
-    /// YX (D × q) and S (q × q), cached under F.
+    /// YX (D × q), S (q × q) and, with an offset, s_x = Σ m x̄ (q, in `mb`), cached under F.
     xp: Arc<ColumnProducts>,
+    /// YX and Σ m y yᵀ, of the data less the offset when there is one (module `offset`).
+    yc: Vec<f64>,
+    yy: Vec<f64>,
 }
 
 impl MatVecForm {
@@ -161,10 +199,14 @@ impl MatVecForm {
             let rows = ym.as_deref().unwrap_or(&y.data);
             let yy = kernels::weighted_sums_strided(rows, d, rows, (0, d, d));
             let count = mask.as_ref().map_or(y.n as f64, |m| m.iter().sum());
+            let mut ysum = vec![0.0; d];
+            rows.chunks_exact(d)
+                .for_each(|r| kernels::add_into(&mut ysum, r));
             VecData {
                 ym,
                 mask,
                 yy,
+                ysum,
                 count,
             }
         })
@@ -204,22 +246,33 @@ impl MatVecForm {
                     Some(m) => x.weighted_second(q, m),
                     None => x.gram(q),
                 };
-                Arc::new(ColumnProducts {
-                    yc,
-                    mc2,
-                    mb: Vec::new(),
-                })
+                let mut mb = Vec::new();
+                if self.offset.is_some() {
+                    mb = vec![0.0; q];
+                    for e in 0..nodes[lin.y].n {
+                        let me = data.mask.as_ref().map_or(1.0, |m| m[e]);
+                        if me != 0.0 {
+                            kernels::add_into(&mut mb, x.mean(q, e));
+                        }
+                    }
+                }
+                Arc::new(ColumnProducts { yc, mc2, mb })
             },
         );
         let (lam, ln_det) = self.precision(lin, nodes);
         let w = lin.side(nodes, 0);
         let wm = (0..d).flat_map(|i| w.mean(q, i).to_vec()).collect();
-        Sums {
+        let (yc, yy) = (xp.yc.clone(), self.data(lin, nodes).yy.clone());
+        let mut s = Sums {
             lam: lam.to_vec(),
             ln_det,
             wm,
             xp,
-        }
+            yc,
+            yy,
+        };
+        self.apply_offset(lin, nodes, &mut s);
+        s
     }
 
     /// Σ m ⟨F Fᵀ⟩ (D × D) from S: w̄_iᵀ S w̄_j off the diagonal, tr(⟨w_i w_iᵀ⟩ S) on it.
@@ -257,7 +310,7 @@ impl MatVecForm {
         let mut out = vec![0.0; d * d];
         for i in 0..d {
             for j in 0..d {
-                out[i * d + j] = dot(&s.xp.yc[i * q..(i + 1) * q], &s.wm[j * q..(j + 1) * q]);
+                out[i * d + j] = dot(&s.yc[i * q..(i + 1) * q], &s.wm[j * q..(j + 1) * q]);
             }
         }
         out
@@ -272,7 +325,7 @@ impl MatVecForm {
         for k in 0..d {
             let o = &mut out[k * l..(k + 1) * l];
             for j in 0..d {
-                let yx = &s.xp.yc[j * q..(j + 1) * q];
+                let yx = &s.yc[j * q..(j + 1) * q];
                 let lkj = s.lam[k * d + j];
                 o[..q].iter_mut().zip(yx).for_each(|(o, v)| *o += lkj * v);
                 if j != k {
@@ -306,7 +359,22 @@ impl MatVecForm {
                     .for_each(|(o, v)| *o += lij * v);
             }
         }
-        let first = kernels::product_strided(self.ym(lin, nodes), d, &p, (0, q, q));
+        let mut first = kernels::product_strided(self.ym(lin, nodes), d, &p, (0, q, q));
+        if let Some(mu) = self.offset(lin, nodes) {
+            // Ỹ = Y − 1 μ̄ᵀ on the observed rows: μ̄ᵀ P off each of their first parts.
+            let mut mp = vec![0.0; q];
+            for (j, &mj) in mu.mean.iter().enumerate() {
+                mp.iter_mut()
+                    .zip(&p[j * q..(j + 1) * q])
+                    .for_each(|(o, v)| *o += mj * v);
+            }
+            let mask = self.data(lin, nodes).mask.as_ref();
+            for (e, o) in first.chunks_exact_mut(q).enumerate() {
+                if mask.is_none_or(|m| m[e] != 0.0) {
+                    o.iter_mut().zip(&mp).for_each(|(o, v)| *o -= v);
+                }
+            }
+        }
         // W̄ᵀ Λ̄ W̄ + Σ_i Λ̄_ii Cov(w_i) = Σ_ij Λ̄_ij w̄_i w̄_jᵀ with ⟨w_i w_iᵀ⟩ on the diagonal.
         let mut second = vec![0.0; q * q];
         let mut buf = Vec::new();
@@ -375,7 +443,7 @@ impl MatVecForm {
         let (yf, ff) = (self.y_f(lin.q, &s), self.second_f(lin, nodes, &s));
         for i in 0..d {
             for j in 0..d {
-                let r = data.yy[i * d + j] - yf[i * d + j] - yf[j * d + i] + ff[i * d + j];
+                let r = s.yy[i * d + j] - yf[i * d + j] - yf[j * d + i] + ff[i * d + j];
                 out[i * d + j] += -0.5 * r;
             }
         }
@@ -388,7 +456,7 @@ impl MatVecForm {
         let s = self.sums(lin, nodes, cache);
         let data = self.data(lin, nodes);
         let (yf, ff) = (self.y_f(lin.q, &s), self.second_f(lin, nodes, &s));
-        dot(&s.lam, &yf) - 0.5 * dot(&s.lam, &data.yy) - 0.5 * trace_of_product(&s.lam, &ff, d)
+        dot(&s.lam, &yf) - 0.5 * dot(&s.lam, &s.yy) - 0.5 * trace_of_product(&s.lam, &ff, d)
             + 0.5 * data.count * (s.ln_det - d as f64 * LN_2PI)
     }
 

@@ -32,7 +32,8 @@
 //! kernel then runs on the data less the terms' means (`offsets`).
 //!
 //! The same structure serves `W @ x` with a multivariate Gaussian child y_n ~ N(W x_n, Λ⁻¹) (factor
-//! analysis with a Wishart noise precision; module `matvec`): its sums are Yᵀ X̄ and Σ ⟨x xᵀ⟩.
+//! analysis with a Wishart noise precision; module `matvec`): its sums are Yᵀ X̄ and Σ ⟨x xᵀ⟩,
+//! and y's mean may be W x_n + μ with one offset vector μ for every n.
 //!
 //! The element-by-element path stays the reference: `Graph::compile_generic` builds the same model
 //! without this kernel, and the tests below compare every node's φ, moments and bound term.
@@ -241,6 +242,12 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
 }
 
 impl Linear {
+    /// Whether F's cached products read the offsets' moments: the grid's are made of the data less
+    /// the offsets; the matrix–vector form's (YX, S, Σ m x̄) are not (module `matvec`).
+    pub(super) fn products_read_offsets(&self) -> bool {
+        self.matvec.is_none()
+    }
+
     fn len(&self) -> usize {
         self.q + self.q * self.q
     }

@@ -178,6 +178,9 @@ impl Linear {
         slot: usize,
         out: &mut [f64],
     ) {
+        if let Some(mv) = &self.matvec {
+            return mv.offset_message(self, nodes, cache, out);
+        }
         let o = self
             .offsets
             .iter()
