@@ -33,11 +33,16 @@ impl Mbpca {
 
     /// The lower bound L(q) on ln p(t) for the current q.
     pub fn bound(&self, t: &Matrix) -> f64 {
+        self.bound_from(self.residuals(&self.expect(), t))
+    }
+
+    /// [`bound`](Self::bound) from the residuals R of (3.27) for the current q.
+    pub(super) fn bound_from(&self, res: Vec<f64>) -> f64 {
         let (d, q, k) = (self.d, self.q, self.k);
         let e: Expect = self.expect();
         let logdet_x = self.logdet_x();
         // Σ_n Σ_m r_nm (ℓ_nm − ln r_nm): data, x_n's prior and entropy, ⟨ln π⟩ and H[q(s_n)].
-        let ell = self.ells(&e, t, &logdet_x);
+        let ell = self.ells_from(&e, res, &logdet_x);
         let mut l = 0.0;
         for (&r, &x) in self.r.iter().zip(&ell) {
             if r > 0.0 {

@@ -1,30 +1,73 @@
-//! The per-point work of a sweep written as matrix products over all points at once (faer's GEMM
-//! through [`dense`](crate::latent::dense)): the projections (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, the expected
-//! squared residuals of (3.27) and the log-weights ℓ_nm of (3.29)–(3.30). The sums each update
-//! needs (Σ_n r_nm m_nm m_nmᵀ, Σ_n r_nm (t_n − ⟨μ_m⟩) m_nmᵀ, …) are products too.
+//! The per-point work of a sweep written as matrix products over all points at once (faer's GEMM,
+//! sequential): the projections (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, the expected squared residuals of (3.27)
+//! and the log-weights ℓ_nm of (3.29)–(3.30). The sums each update needs (Σ_n r_nm m_nm m_nmᵀ,
+//! Σ_n r_nm (t_n − ⟨μ_m⟩) m_nmᵀ, …) are products too.
+//!
+//! Component m's columns of the N × K·q arrays (the projections P, the means m_nm) enter the
+//! products as strided views, never as copies; the few N-long buffers a sweep needs live in
+//! [`Scratch`] and are reused across sweeps. Every sum keeps the order of the plain products, so
+//! the results are the same bits whichever path computes them.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
 
 use super::{Expect, Mbpca};
-use crate::latent::dense::{mul, mul_nt, mul_tn};
+use crate::latent::dense::{mul, mul_nt};
 use crate::latent::synth::Matrix;
 
-/// Component m's block of a row-major N × (K·w) array, as a contiguous N × w copy.
-pub(super) fn block(a: &[f64], k: usize, w: usize, m: usize) -> Vec<f64> {
-    a.chunks_exact(k * w)
-        .flat_map(|row| row[m * w..(m + 1) * w].iter().copied())
-        .collect()
+/// Buffers a sweep reuses: the N × K·q projections and an N × q work block. Contents are
+/// transient (a clone starts empty; debug output shows only their lengths).
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// P (N × K·q), see [`Mbpca::projections_into`].
+    pub(super) p: Vec<f64>,
+    /// One component's N × q block (r-weighted means, or the means times ⟨WᵀW⟩).
+    pub(super) block: Vec<f64>,
 }
 
-/// Row-wise dot products of two row-major N × w arrays.
-fn row_dots(a: &[f64], b: &[f64], w: usize) -> Vec<f64> {
-    a.chunks_exact(w)
-        .zip(b.chunks_exact(w))
-        .map(|(x, y)| x.iter().zip(y).map(|(u, v)| u * v).sum())
-        .collect()
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl std::fmt::Debug for Scratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scratch({} + {} values)", self.p.len(), self.block.len())
+    }
+}
+
+/// Component m's columns of a row-major N × (K·w) array as an N × w view (row stride K·w).
+pub(super) fn cols(a: &[f64], n: usize, k: usize, w: usize, m: usize) -> MatRef<'_, f64> {
+    MatRef::from_row_major_slice(a, n, k * w).subcols(m * w, w)
+}
+
+/// The same as [`cols`], writable.
+pub(super) fn cols_mut(a: &mut [f64], n: usize, k: usize, w: usize, m: usize) -> MatMut<'_, f64> {
+    MatMut::from_row_major_slice_mut(a, n, k * w).subcols_mut(m * w, w)
+}
+
+/// C = A B, sequential, overwriting C.
+pub(super) fn gemm(c: MatMut<'_, f64>, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
+    matmul(c, Accum::Replace, a, b, 1.0, Par::Seq);
+}
+
+/// Σ_i a_ni b_ni over component m's w columns of two row-major N × (K·w) arrays `a` and `b`,
+/// where `b_stride` is the row stride of `b` (K·w, or w for an N × w block), in index order.
+fn row_dot(a: &[f64], b: &[f64], b_stride: usize, k: usize, w: usize, m: usize, i: usize) -> f64 {
+    let x = &a[i * k * w + m * w..i * k * w + (m + 1) * w];
+    let off = if b_stride == w {
+        i * w
+    } else {
+        i * k * w + m * w
+    };
+    x.iter().zip(&b[off..off + w]).map(|(u, v)| u * v).sum()
 }
 
 impl Mbpca {
-    /// P (N × K·q), block m of row n = (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, by one product T [W_1 … W_K].
-    pub(super) fn projections(&self, t: &Matrix) -> Vec<f64> {
+    /// P (N × K·q), block m of row n = (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, by one product T [W_1 … W_K], into a
+    /// reused buffer.
+    pub(super) fn projections_into(&self, t: &Matrix, p: &mut Vec<f64>) {
         let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
         let mut wcat = vec![0.0; d * k * q];
         for m in 0..k {
@@ -33,7 +76,12 @@ impl Mbpca {
                     .copy_from_slice(&self.w[(m * d + r) * q..(m * d + r + 1) * q]);
             }
         }
-        let mut p = mul(&t.values, &wcat, n, d, k * q);
+        p.resize(n * k * q, 0.0);
+        gemm(
+            MatMut::from_row_major_slice_mut(p, n, k * q),
+            MatRef::from_row_major_slice(&t.values, n, d),
+            MatRef::from_row_major_slice(&wcat, d, k * q),
+        );
         // μ_mᵀ W_m, subtracted from every row.
         let muw = mul(&self.mu, &wcat, k, d, k * q);
         for row in p.chunks_exact_mut(k * q) {
@@ -43,14 +91,20 @@ impl Mbpca {
                 }
             }
         }
-        p
     }
 
     /// R (N × K): E‖t_n − W_m x_n − μ_m‖² under q(x_n | s_n = m) q(W_m) q(μ_m), the bracket of
     /// (3.27): ‖t_n − ⟨μ_m⟩‖² + d Var μ_m + tr(⟨W_mᵀW_m⟩(Σ_x + m m ᵀ)) − 2 (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩m_nm.
     pub(super) fn residuals(&self, e: &Expect, t: &Matrix) -> Vec<f64> {
+        let mut s = Scratch::default();
+        self.projections_into(t, &mut s.p);
+        self.residuals_with(e, t, &mut s)
+    }
+
+    /// [`residuals`](Self::residuals) from the projections already in `s.p` (of the current ⟨W⟩
+    /// and ⟨μ⟩).
+    pub(super) fn residuals_with(&self, e: &Expect, t: &Matrix, s: &mut Scratch) -> Vec<f64> {
         let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
-        let p = self.projections(t);
         let tt: Vec<f64> = t
             .values
             .chunks_exact(d)
@@ -58,16 +112,20 @@ impl Mbpca {
             .collect();
         let tm = mul_nt(&t.values, &self.mu, n, d, k);
         let mut out = vec![0.0; n * k];
+        s.block.resize(n * q, 0.0);
         for m in 0..k {
             let wtw = &e.wtw[m * q * q..(m + 1) * q * q];
             let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
             let fixed = e.mu2[m] + (0..q * q).map(|i| wtw[i] * sx[i]).sum::<f64>();
-            let xm = block(&self.x, k, q, m);
-            let xw = mul(&xm, wtw, n, q, q);
-            let quad = row_dots(&xm, &xw, q);
-            let cross = row_dots(&block(&p, k, q, m), &xm, q);
+            gemm(
+                MatMut::from_row_major_slice_mut(&mut s.block, n, q),
+                cols(&self.x, n, k, q, m),
+                MatRef::from_row_major_slice(wtw, q, q),
+            );
             for i in 0..n {
-                out[i * k + m] = tt[i] - 2.0 * tm[i * k + m] + fixed + quad[i] - 2.0 * cross[i];
+                let quad = row_dot(&self.x, &s.block, q, k, q, m, i);
+                let cross = row_dot(&s.p, &self.x, k * q, k, q, m, i);
+                out[i * k + m] = tt[i] - 2.0 * tm[i * k + m] + fixed + quad - 2.0 * cross;
             }
         }
         out
@@ -76,9 +134,13 @@ impl Mbpca {
     /// ℓ (N × K): ⟨ln π_m⟩ + ⟨ln p(t_n | x_n, m)⟩ + ⟨ln p(x_n)⟩ + H[q(x_n | m)], the log of the
     /// unnormalised q(s_n = m) of (3.29)–(3.30) (it carries the +½ ln|Σ_x^(m)| term).
     pub(super) fn ells(&self, e: &Expect, t: &Matrix, logdet_x: &[f64]) -> Vec<f64> {
+        self.ells_from(e, self.residuals(e, t), logdet_x)
+    }
+
+    /// [`ells`](Self::ells) from the residuals R of the current q, overwriting them.
+    pub(super) fn ells_from(&self, e: &Expect, mut out: Vec<f64>, logdet_x: &[f64]) -> Vec<f64> {
         let (q, k) = (self.q, self.k);
         let d = self.d as f64;
-        let mut out = self.residuals(e, t);
         let trace_x: Vec<f64> = (0..k)
             .map(|m| (0..q).map(|i| self.x_cov[m * q * q + i * q + i]).sum())
             .collect();
@@ -96,23 +158,39 @@ impl Mbpca {
     }
 
     /// The responsibility-weighted sums of component m: N_m = Σ_n r_nm, Σ_n r_nm m_nm (q),
-    /// Σ_n r_nm m_nm m_nmᵀ (q × q) and Σ_n r_nm t_n m_nmᵀ (d × q).
-    pub(super) fn weighted(&self, t: &Matrix, m: usize) -> (f64, Vec<f64>, Vec<f64>, Vec<f64>) {
+    /// Σ_n r_nm m_nm m_nmᵀ (q × q) and Σ_n r_nm t_n m_nmᵀ (d × q); `rx` is an N × q work block.
+    pub(super) fn weighted(
+        &self,
+        t: &Matrix,
+        m: usize,
+        rx: &mut Vec<f64>,
+    ) -> (f64, Vec<f64>, Vec<f64>, Vec<f64>) {
         let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
-        let xm = block(&self.x, k, q, m);
-        let mut rx = xm.clone();
+        rx.resize(n * q, 0.0);
         let mut nm = 0.0;
         let mut sx = vec![0.0; q];
         for (i, row) in rx.chunks_exact_mut(q).enumerate() {
             let r = self.r[i * k + m];
             nm += r;
-            for (s, v) in sx.iter_mut().zip(row.iter_mut()) {
-                *v *= r;
+            let x = &self.x[(i * k + m) * q..(i * k + m + 1) * q];
+            for ((s, v), xv) in sx.iter_mut().zip(row.iter_mut()).zip(x) {
+                *v = xv * r;
                 *s += *v;
             }
         }
-        let xx = mul_tn(&rx, &xm, n, q, q);
-        let tx = mul_tn(&t.values, &rx, n, d, q);
+        let rx = MatRef::from_row_major_slice(rx, n, q);
+        let mut xx = vec![0.0; q * q];
+        gemm(
+            MatMut::from_row_major_slice_mut(&mut xx, q, q),
+            rx.transpose(),
+            cols(&self.x, n, k, q, m),
+        );
+        let mut tx = vec![0.0; d * q];
+        gemm(
+            MatMut::from_row_major_slice_mut(&mut tx, d, q),
+            MatRef::from_row_major_slice(&t.values, n, d).transpose(),
+            rx,
+        );
         (nm, sx, xx, tx)
     }
 }

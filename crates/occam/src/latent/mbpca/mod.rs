@@ -29,6 +29,8 @@ mod tests;
 use occam_core::linalg::Cholesky;
 use occam_core::special::digamma;
 
+use faer::MatRef;
+
 use super::dense::{mul, mul_tn};
 use super::synth::Matrix;
 use crate::error::{Error, Result};
@@ -98,6 +100,8 @@ pub struct Mbpca {
     pub x_cov: Vec<f64>,
     /// Responsibilities r_nm = q(s_n = m), N × K (3.29)–(3.30).
     pub r: Vec<f64>,
+    /// Work buffers reused across sweeps (no part of q).
+    scratch: kernels::Scratch,
 }
 
 /// Per-component expectations used by several updates.
@@ -153,6 +157,13 @@ impl Mbpca {
     /// Updates q(x_n, s_n) jointly for every n: Σ_x^(m) (3.21), m_nm (3.20), then r_nm by
     /// (3.29)–(3.30).
     pub fn update_xs(&mut self, t: &Matrix) -> Result<()> {
+        let mut s = std::mem::take(&mut self.scratch);
+        let out = self.update_xs_with(t, &mut s);
+        self.scratch = s;
+        out
+    }
+
+    fn update_xs_with(&mut self, t: &Matrix, s: &mut kernels::Scratch) -> Result<()> {
         let (n, q, k) = (t.rows, self.q, self.k);
         let e = self.expect();
         let mut logdet = vec![0.0; k];
@@ -169,18 +180,21 @@ impl Mbpca {
             *ld = -c.log_det();
         }
         // m_nm = ⟨τ⟩ Σ_x^(m) ⟨W_m⟩ᵀ (t_n − ⟨μ_m⟩): the projections times ⟨τ⟩Σ_x (symmetric).
-        let p = self.projections(t);
+        // W and μ do not change in this update, so the same projections serve the ℓ_nm below.
+        self.projections_into(t, &mut s.p);
         for m in 0..k {
             let sx: Vec<f64> = self.x_cov[m * q * q..(m + 1) * q * q]
                 .iter()
                 .map(|v| e.tau * v)
                 .collect();
-            let xm = mul(&kernels::block(&p, k, q, m), &sx, n, q, q);
-            for (row, x) in self.x.chunks_exact_mut(k * q).zip(xm.chunks_exact(q)) {
-                row[m * q..(m + 1) * q].copy_from_slice(x);
-            }
+            kernels::gemm(
+                kernels::cols_mut(&mut self.x, n, k, q, m),
+                kernels::cols(&s.p, n, k, q, m),
+                MatRef::from_row_major_slice(&sx, q, q),
+            );
         }
-        let ell = self.ells(&e, t, &logdet);
+        let res = self.residuals_with(&e, t, s);
+        let ell = self.ells_from(&e, res, &logdet);
         for (r, l) in self.r.chunks_exact_mut(k).zip(ell.chunks_exact(k)) {
             let lse = occam_core::special::log_sum_exp(l);
             for (ri, li) in r.iter_mut().zip(l) {
@@ -218,14 +232,18 @@ impl Mbpca {
     pub fn update_w(&mut self, t: &Matrix) -> Result<()> {
         let (d, q) = (self.d, self.q);
         let tau = self.tau_shape / self.tau_rate;
+        let mut rx = std::mem::take(&mut self.scratch.block);
         for m in 0..self.k {
-            let (nm, sx_sum, xx, tx) = self.weighted(t, m);
+            let (nm, sx_sum, xx, tx) = self.weighted(t, m, &mut rx);
             let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
             let mut a: Vec<f64> = xx.iter().zip(sx).map(|(v, s)| tau * (v + nm * s)).collect();
             for i in 0..q {
                 a[i * q + i] += self.alpha_shape[i] / self.alpha_rate[i];
             }
-            let c = chol(&a, q, "Σ_w")?;
+            let Some(c) = Cholesky::new(&a, q) else {
+                self.scratch.block = rx;
+                return Err(chol_error("Σ_w"));
+            };
             let cov = &mut self.w_cov[m * q * q..(m + 1) * q * q];
             c.inverse_into(cov);
             // b_r = Σ_n r_nm (t_nr − ⟨μ_mr⟩) m_nm.
@@ -237,6 +255,7 @@ impl Mbpca {
                 *o = tau * v;
             }
         }
+        self.scratch.block = rx;
         Ok(())
     }
 
@@ -261,6 +280,11 @@ impl Mbpca {
     pub fn update_tau(&mut self, t: &Matrix) {
         let e = self.expect();
         let res = self.residuals(&e, t);
+        self.update_tau_from(t, &res);
+    }
+
+    /// [`update_tau`](Self::update_tau) from the residuals R of the current q.
+    fn update_tau_from(&mut self, t: &Matrix, res: &[f64]) {
         let s: f64 = res.iter().zip(&self.r).map(|(a, r)| a * r).sum();
         self.tau_shape = self.priors.a_tau + 0.5 * (t.rows * self.d) as f64;
         self.tau_rate = self.priors.b_tau + 0.5 * s;
@@ -275,14 +299,30 @@ impl Mbpca {
     }
 
     /// One sweep: q(x, s), q(μ), q(W), q(α), q(τ), q(π); returns the bound after it.
+    ///
+    /// The same numbers as calling the updates and [`bound`](Self::bound) one by one, with less
+    /// work: the projections are computed once for q(x, s) and once after q(μ), q(W) change,
+    /// and the residuals R of (3.27) serve both q(τ) and the bound (q(α), q(τ), q(π) do not
+    /// enter them).
     pub fn sweep(&mut self, t: &Matrix) -> Result<f64> {
-        self.update_xs(t)?;
+        let mut s = std::mem::take(&mut self.scratch);
+        let out = self.sweep_with(t, &mut s);
+        self.scratch = s;
+        out
+    }
+
+    fn sweep_with(&mut self, t: &Matrix, s: &mut kernels::Scratch) -> Result<f64> {
+        self.update_xs_with(t, s)?;
         self.update_mu(t);
+        self.scratch.block = std::mem::take(&mut s.block);
         self.update_w(t)?;
+        s.block = std::mem::take(&mut self.scratch.block);
         self.update_alpha();
-        self.update_tau(t);
+        self.projections_into(t, &mut s.p);
+        let res = self.residuals_with(&self.expect(), t, s);
+        self.update_tau_from(t, &res);
         self.update_pi();
-        Ok(self.bound(t))
+        Ok(self.bound_from(res))
     }
 
     /// Sweeps until the bound changes by less than `tol`·|L| or `max_iter` sweeps; returns the
@@ -386,11 +426,13 @@ impl Mbpca {
 }
 
 fn chol(a: &[f64], q: usize, what: &str) -> Result<Cholesky> {
-    Cholesky::new(a, q).ok_or_else(|| {
-        Error::Run(format!(
-            "mixture of Bayesian PCA: the precision matrix of {what} is not positive definite"
-        ))
-    })
+    Cholesky::new(a, q).ok_or_else(|| chol_error(what))
+}
+
+fn chol_error(what: &str) -> Error {
+    Error::Run(format!(
+        "mixture of Bayesian PCA: the precision matrix of {what} is not positive definite"
+    ))
 }
 
 pub use init::{initialise, kmeans};
