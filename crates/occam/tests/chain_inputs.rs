@@ -203,3 +203,24 @@ fn malformed_inputs_are_located_errors() {
         assert!(e.contains(place) && e.contains(what), "{text}\n→ {e}");
     }
 }
+
+/// A missing input cell names the cell in the data (the data input's own check).
+#[test]
+fn missing_inputs_are_located_errors() {
+    let (mut u, y) = series();
+    u[3] = f64::NAN;
+    let mut d = DataSet::new();
+    d.insert_array("y", STEPS, 2, y, None).unwrap();
+    d.insert_array("u", STEPS, 2, u, None).unwrap();
+    d.insert_array("A", 2, 2, A.to_vec(), None).unwrap();
+    let e = match Model::from_source("m.occam", &text(false), &d)
+        .and_then(|m| m.fit(&Settings::default()))
+    {
+        Ok(_) => panic!("accepted missing inputs"),
+        Err(e) => e.render_plain(),
+    };
+    assert!(
+        e.contains("<array u>:2:2") && e.contains("data input `u` cannot have missing values"),
+        "{e}"
+    );
+}

@@ -224,12 +224,7 @@ impl Lowering<'_> {
                 None,
             ));
         }
-        if let Some(i) = t.present.iter().position(|x| !x) {
-            return Err(t.error_at(
-                i,
-                format!("the inputs of `{}` may not be missing", var.name),
-            ));
-        }
+        // Missing cells: the data input `u` itself refuses them (a located error) when lowered.
         let values = t.values.clone();
         let input = SlotInput {
             kind: MomentKind::Gaussian { d: p },
