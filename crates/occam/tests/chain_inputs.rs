@@ -122,6 +122,14 @@ fn text_model_with_inputs_has_the_rust_api_bound() {
             "B known {known_b}: text {t} vs Rust API {a}"
         );
     }
+    // `check` lists the control slot with the chain's other slots.
+    let report = Model::from_source("m.occam", &text(false), &data(false))
+        .and_then(|m| m.check())
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    assert!(
+        report.contains("x.control ← B: Gaussian (2-vector) × 2"),
+        "{report}"
+    );
     // The inputs matter: without them the bound differs.
     let plain = "plate D = 2\nplate T from data y\ndata A[D] over D\n\
                  x over T ~ GaussianMarkovChain(mean0 = 0, precision0 = identity * 2, \
