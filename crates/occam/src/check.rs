@@ -89,6 +89,19 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
                 let arg = args.iter().find(|a| a.slot == slot.name);
                 slot_line(&mut s, &loaded.source, &var.name, slot.name, arg, input);
             }
+            // Inputs (`control = B, inputs = u`): B's rows are Gaussian P-vectors, P = u's event.
+            let control = args.iter().find(|a| a.slot == "control");
+            let inputs = args.iter().find(|a| a.slot == "inputs");
+            if let (Some(b), Some(u)) = (control, inputs) {
+                if let occam_lang::ir::ExprOp::Var(r) = &u.value.op {
+                    let p = m.plates[m.variables[r.var].event_plates[0]].size as usize;
+                    let input = occam_core::dist::SlotInput {
+                        kind: occam_core::prelude::MomentKind::Gaussian { d: p },
+                        stack: d,
+                    };
+                    slot_line(&mut s, &loaded.source, &var.name, "control", Some(b), input);
+                }
+            }
             continue;
         }
         let Some(dist) = c.vmp.distribution(c.var_nodes[v]) else {

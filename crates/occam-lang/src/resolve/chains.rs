@@ -8,6 +8,8 @@
 //! the parents' event plates and become the chain's event plate. The parents may not vary over
 //! time; `transition` and `dynamics` hold one row per state (the state plate is one of their
 //! plates). `lengths` (optional) is a data input over the sequence plates, or a constant count.
+//! A Gaussian chain's optional `control = B, inputs = u` (both or neither) add B u_t to the
+//! dynamics: B one row per state over an input plate P, u data over the chain's plates and P.
 
 use super::expr::Ctx;
 use super::{Resolver, Source};
@@ -18,6 +20,10 @@ use crate::ir::{Arg, ConstValue, Expr, ExprOp, Node};
 
 /// Names of the optional lengths argument.
 const LENGTHS: &[&str] = &["lengths", "length"];
+/// Names of a Gaussian chain's optional control matrix B (rows over the state plate, each over
+/// the input plate) and its observed inputs u (data over the chain's plates and the input plate).
+const CONTROL: &[&str] = &["control"];
+const INPUTS: &[&str] = &["inputs", "input"];
 
 /// Slots that hold one row per state, gathered along the state plate.
 fn row_slot(name: &str) -> bool {
@@ -81,11 +87,17 @@ impl Resolver<'_, '_> {
         args: &[ast::Arg],
         ctx: Ctx,
     ) -> Option<Node> {
-        let (lengths, rest): (Vec<&ast::Arg>, Vec<&ast::Arg>) = args.iter().partition(|a| {
+        let named = |a: &ast::Arg, names: &[&str]| {
             a.name
                 .as_ref()
-                .is_some_and(|n| LENGTHS.contains(&n.name.as_str()))
-        });
+                .is_some_and(|n| names.contains(&n.name.as_str()))
+        };
+        let (lengths, rest): (Vec<&ast::Arg>, Vec<&ast::Arg>) =
+            args.iter().partition(|a| named(a, LENGTHS));
+        let (control, rest): (Vec<&ast::Arg>, Vec<&ast::Arg>) =
+            rest.into_iter().partition(|a| named(a, CONTROL));
+        let (inputs, rest): (Vec<&ast::Arg>, Vec<&ast::Arg>) =
+            rest.into_iter().partition(|a| named(a, INPUTS));
         let rest: Vec<ast::Arg> = rest.into_iter().cloned().collect();
         let filled = self.assign_slots(spec, dist, &rest)?;
         let seq_plates: Vec<usize> = {
@@ -257,6 +269,12 @@ impl Resolver<'_, '_> {
                         .label("second value"),
                 );
                 ok = false;
+            }
+        }
+        if !control.is_empty() || !inputs.is_empty() {
+            match self.chain_inputs(v, spec, dist, &control, &inputs, &seq_plates, time, q) {
+                Some(extra) => out.extend(extra),
+                None => ok = false,
             }
         }
         ok.then(|| Node::Stochastic {

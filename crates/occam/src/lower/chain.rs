@@ -6,6 +6,8 @@
 //! (or a constant) and is checked against the time plate here, with the data file's place. An
 //! indexed parameter of a discrete chain (`transition = A[r]`, r per sequence) makes the chain's
 //! parameters a mixture ([`Graph::markov_chain_mixture`]).
+//! `control = B, inputs = u` lower to [`Graph::gaussian_markov_chain_with_inputs`] (u's values
+//! read from its data table, B's rows the fifth parent).
 
 use occam_core::dist::SlotInput;
 use occam_core::prelude::*;
@@ -114,6 +116,12 @@ impl Lowering<'_> {
             let sel = if discrete { Some(&mut selectors) } else { None };
             parents.push(self.arg(&a.value, u, v, sel)?);
         }
+        let control = match (arg("control"), arg("inputs")) {
+            (Some(b), Some(u)) if !discrete => {
+                Some(self.chain_control(v, &var, b, u, q, d, n_seq * steps, data)?)
+            }
+            _ => None,
+        };
         let plates = self.core_plates(seq);
         let t = self.plates[time];
         let built = if discrete {
@@ -141,8 +149,18 @@ impl Lowering<'_> {
                 time: t,
                 lengths,
             };
-            let ps: [ParentSpec; 4] = parents.try_into().expect("four slots");
-            self.g.gaussian_markov_chain(&var.name, chain, &plates, ps)
+            match control {
+                Some((p, u, b)) => {
+                    parents.push(b);
+                    let ps: [ParentSpec; 5] = parents.try_into().expect("five slots");
+                    self.g
+                        .gaussian_markov_chain_with_inputs(&var.name, chain, &plates, p, &u, ps)
+                }
+                None => {
+                    let ps: [ParentSpec; 4] = parents.try_into().expect("four slots");
+                    self.g.gaussian_markov_chain(&var.name, chain, &plates, ps)
+                }
+            }
         };
         let kind = if discrete {
             MomentKind::Categorical { k: d }
@@ -157,6 +175,69 @@ impl Lowering<'_> {
         }
         self.record(id, &var.name, v, kind, var.plates.clone());
         Ok(id)
+    }
+
+    /// `control = B, inputs = u` of a Gaussian chain with state dimension `d` and `n` (sequence,
+    /// step) pairs: the input dimension P, u's values (sequences × steps × P, row-major as the
+    /// data holds them) and B's rows as the chain's fifth parent.
+    #[allow(clippy::too_many_arguments)]
+    fn chain_control(
+        &mut self,
+        v: usize,
+        var: &ir::Variable,
+        b: &ir::Arg,
+        u: &ir::Arg,
+        q: usize,
+        d: usize,
+        n: usize,
+        data: &DataSet,
+    ) -> Result<(usize, Vec<f64>, ParentSpec)> {
+        let ExprOp::Var(r) = &u.value.op else {
+            return Err(self.unsupported(
+                u.value.span,
+                format!("inputs of `{}` must be data", var.name),
+                "declare them as data: `data u[T] over P`",
+            ));
+        };
+        let p = self.plate_size(self.model.variables[r.var].event_plates[0]);
+        let Some(t) = data.tables.get(&r.name) else {
+            return Err(self.src.error(
+                Code::DataShape,
+                u.value.span,
+                format!("no data for the inputs `{}` of `{}`", r.name, var.name),
+                "needs data",
+                Some(format!("pass --data {}=FILE", r.name)),
+            ));
+        };
+        if t.values.len() != n * p {
+            return Err(self.src.error(
+                Code::DataShape,
+                u.value.span,
+                format!(
+                    "`{}` has {} value(s) but the inputs of `{}` need {} ({n} step(s) × {p})",
+                    r.name,
+                    t.values.len(),
+                    var.name,
+                    n * p
+                ),
+                "one input vector per step",
+                None,
+            ));
+        }
+        // Missing cells: the data input `u` itself refuses them (a located error) when lowered.
+        let values = t.values.clone();
+        let input = SlotInput {
+            kind: MomentKind::Gaussian { d: p },
+            stack: d,
+        };
+        let use_ = Use {
+            input,
+            stack_plate: Some(q),
+            slot: &b.slot,
+            domain: ConstDomain::Real,
+        };
+        let parent = self.arg(&b.value, use_, v, None)?;
+        Ok((p, values, parent))
     }
 
     /// The sequence lengths from `lengths = L`: one non-negative integer per sequence, each at most

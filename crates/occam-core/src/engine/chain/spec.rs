@@ -41,7 +41,9 @@ pub const MARKOV_CHAIN: FamilySpec = FamilySpec {
 };
 
 /// `x[S] over T ~ GaussianMarkovChain(mean0, precision0, dynamics, noise)`: a linear dynamical
-/// system ([`crate::graph::Graph::gaussian_markov_chain`]).
+/// system ([`crate::graph::Graph::gaussian_markov_chain`]). The optional `control = B, inputs = u`
+/// (named arguments like `lengths`, not slots: the model language checks them as a pair) lower to
+/// [`crate::graph::Graph::gaussian_markov_chain_with_inputs`].
 pub const GAUSSIAN_MARKOV_CHAIN: FamilySpec = FamilySpec {
     name: "GaussianMarkovChain",
     aliases: &["LDS", "LinearDynamicalSystem"],
@@ -83,7 +85,11 @@ pub const GAUSSIAN_MARKOV_CHAIN: FamilySpec = FamilySpec {
     ],
     params: &[],
     summary: "a linear dynamical system x_t = A x_{t−1} + noise along its `over` (time) plate, \
-              exact smoothing in q; the state plate comes from the parents; optional `lengths = L`",
+              exact smoothing in q; the state plate comes from the parents; optional `lengths = L`; \
+              optional observed inputs, `control = B, inputs = u` (both or neither), for \
+              x_t = A x_{t−1} + B u_t + noise from step 1: B one row per state dimension over an \
+              input plate P (`B[D] over P`, latent or data), u data over the chain's plates and P \
+              (`data u[S, T] over P`)",
 };
 
 /// The chain families, in the order the reference lists them.
