@@ -5,6 +5,21 @@
 //! a row-major slice is the fastest correct choice here. Large products (sums over plate elements)
 //! use faer's GEMM instead (see `engine`).
 
+/// C (n × m) = A B for row-major A (n × k) and B (k × m) on faer's GEMM, sequential (the same bits
+/// on any thread count). Shared by the engine's rotations and the facade's latent-variable models.
+pub fn mat_mul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
+    let mut c = vec![0.0; n * m];
+    faer::linalg::matmul::matmul(
+        faer::MatMut::from_row_major_slice_mut(&mut c, n, m),
+        faer::Accum::Replace,
+        faer::MatRef::from_row_major_slice(a, n, k),
+        faer::MatRef::from_row_major_slice(b, k, m),
+        1.0,
+        faer::Par::Seq,
+    );
+    c
+}
+
 /// Cholesky factor L (row-major, lower triangular) of a symmetric positive-definite matrix.
 #[derive(Clone, Debug)]
 pub struct Cholesky {

@@ -31,18 +31,9 @@ pub struct GaussianSums {
     pub prior_second: Option<Vec<f64>>,
 }
 
-/// C (n × m) = A B for row-major A (n × k) and B (k × m), sequential (same bits on any thread count).
+/// C (n × m) = A B (`linalg::mat_mul` with the shape as one tuple).
 fn mul(a: &[f64], b: &[f64], (n, k, m): (usize, usize, usize)) -> Vec<f64> {
-    let mut c = vec![0.0; n * m];
-    matmul(
-        MatMut::from_row_major_slice_mut(&mut c, n, m),
-        Accum::Replace,
-        MatRef::from_row_major_slice(a, n, k),
-        MatRef::from_row_major_slice(b, k, m),
-        1.0,
-        Par::Seq,
-    );
-    c
+    crate::linalg::mat_mul(a, b, n, k, m)
 }
 
 /// L M R for d × d row-major matrices.

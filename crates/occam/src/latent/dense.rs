@@ -5,18 +5,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 
 /// C (n × m) = A B for row-major A (n × k) and B (k × m).
-pub fn mul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
-    let mut c = vec![0.0; n * m];
-    matmul(
-        MatMut::from_row_major_slice_mut(&mut c, n, m),
-        Accum::Replace,
-        MatRef::from_row_major_slice(a, n, k),
-        MatRef::from_row_major_slice(b, k, m),
-        1.0,
-        Par::Seq,
-    );
-    c
-}
+pub use occam_core::linalg::mat_mul as mul;
 
 /// C (k × m) = Aᵀ B for row-major A (n × k) and B (n × m).
 pub fn mul_tn(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
