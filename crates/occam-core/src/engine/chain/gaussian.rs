@@ -64,15 +64,7 @@ impl Graph {
             });
         }
         let g = MomentKind::Gaussian { d };
-        let inputs = [
-            SlotInput::single(g),
-            SlotInput::single(MomentKind::Wishart { d }),
-            SlotInput { kind: g, stack: d },
-            SlotInput {
-                kind: MomentKind::Gamma,
-                stack: d,
-            },
-        ];
+        let inputs = state_slots(d);
         self.add_chain(
             name,
             ChainKind::Gaussian { d },
@@ -427,4 +419,19 @@ pub(super) fn sample(d: usize, seq: &Seq<'_>, rng: &mut Rng, x: &mut [f64], u: &
             ut[d + ij] = xt[ij / d] * xt[ij % d];
         }
     }
+}
+
+/// What a Gaussian chain's four state slots take: initial mean and precision, the dynamics' rows
+/// (one Gaussian d-vector per state dimension) and the noise precisions (one Gamma per dimension).
+pub(super) fn state_slots(d: usize) -> [SlotInput; 4] {
+    let g = MomentKind::Gaussian { d };
+    [
+        SlotInput::single(g),
+        SlotInput::single(MomentKind::Wishart { d }),
+        SlotInput { kind: g, stack: d },
+        SlotInput {
+            kind: MomentKind::Gamma,
+            stack: d,
+        },
+    ]
 }

@@ -49,19 +49,12 @@ impl Graph {
             });
         }
         let g = MomentKind::Gaussian { d };
-        let slots = [
-            SlotInput::single(g),
-            SlotInput::single(MomentKind::Wishart { d }),
-            SlotInput { kind: g, stack: d },
-            SlotInput {
-                kind: MomentKind::Gamma,
-                stack: d,
-            },
-            SlotInput {
-                kind: MomentKind::Gaussian { d: n_inputs },
-                stack: d,
-            },
-        ];
+        let [mean0, precision0, dynamics, noise] = super::gaussian::state_slots(d);
+        let control = SlotInput {
+            kind: MomentKind::Gaussian { d: n_inputs },
+            stack: d,
+        };
+        let slots = [mean0, precision0, dynamics, noise, control];
         let id = self.add_chain(
             name,
             ChainKind::Gaussian { d },
