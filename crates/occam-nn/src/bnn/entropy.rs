@@ -57,6 +57,16 @@ impl Layout {
     pub fn r_log_var(&self, m: usize) -> usize {
         2 * self.m * self.k + 2 * m * self.k + self.k
     }
+
+    /// The components' means and log-variances in θ.
+    pub fn components(&self) -> std::ops::Range<usize> {
+        0..2 * self.m * self.k
+    }
+
+    /// The smoothing kernels' means and log-variances in θ (empty for M = 1).
+    pub fn smoothing(&self) -> std::ops::Range<usize> {
+        2 * self.m * self.k..self.len()
+    }
 }
 
 /// The terms of the entropy bound.

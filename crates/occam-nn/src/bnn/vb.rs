@@ -6,7 +6,9 @@
 //! components are then trained jointly, with the smoothing kernels started at r̄_m = w̄_m, ρ_m = s_m,
 //! for `cycles` × (`iters_per_cycle` L-BFGS iterations on all Gaussian and smoothing parameters,
 //! then the closed-form updates of every q(α_j) and q(β)) — 5 × (500 + update) in the paper. The
-//! mixing weights stay at Q(m) = 1/M, as in the paper.
+//! mixing weights stay at Q(m) = 1/M, as in the paper. The thesis (§5.4) alternates instead: the
+//! smoothing kernels alone, then the components with the kernels fixed, then Q(m)
+//! (`VbOptions::smoothing_iters`, `update_mixing`).
 
 use super::entropy::{entropy_bound, Layout};
 use super::mixing::update_mixing;
@@ -21,6 +23,7 @@ use rand_distr::{Distribution, Normal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// Settings of a variational fit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +57,13 @@ pub struct VbOptions {
     /// Update the mixing weights Q(m) by their fixed point each cycle (thesis); the committee paper
     /// keeps Q(m) = 1/M.
     pub update_mixing: bool,
+    /// The thesis's alternating schedule for mixtures (§5.4): when non-zero, each cycle first
+    /// optimises only the smoothing kernels (λ is closed-form) for this many L-BFGS iterations, then
+    /// the components' means and variances with the kernels fixed for `iters_per_cycle`, and a fit
+    /// ends with the kernels optimised once more (at most 20 × this many iterations) — which only
+    /// tightens the entropy bound, q(w) is unchanged. 0: the committee paper's joint optimisation.
+    #[serde(default)]
+    pub smoothing_iters: usize,
 }
 
 impl VbOptions {
@@ -76,6 +86,7 @@ impl VbOptions {
             iters_per_cycle: 500,
             seed: 0,
             update_mixing: false,
+            smoothing_iters: 0,
         }
     }
 }
@@ -409,14 +420,26 @@ fn run_cycles(
         k: p.arch.n_weights(),
     };
     let mut trace = Vec::with_capacity(opts.cycles);
+    let alternate = lay.m > 1 && opts.smoothing_iters > 0;
     for _ in 0..opts.cycles {
-        theta = optimise(p, theta, lay, &q, &prior, &hyper, opts.iters_per_cycle);
+        if alternate {
+            let it = opts.smoothing_iters;
+            theta = optimise_part(p, theta, lay, &q, &prior, &hyper, it, lay.smoothing());
+            let it = opts.iters_per_cycle;
+            theta = optimise_part(p, theta, lay, &q, &prior, &hyper, it, lay.components());
+        } else {
+            theta = optimise(p, theta, lay, &q, &prior, &hyper, opts.iters_per_cycle);
+        }
         widen_smoothing_if_better(&mut theta, lay, &q);
         if opts.update_mixing {
             update_mixing(p, &theta, lay, &mut q, &prior, &hyper);
         }
         update_hyper(p, &theta, lay, &q, &prior, &mut hyper, &opts.beta_prior);
         trace.push(bound(p, &theta, lay, &q, &prior, &hyper, &opts.beta_prior).total);
+    }
+    if alternate {
+        let it = 20 * opts.smoothing_iters;
+        theta = optimise_part(p, theta, lay, &q, &prior, &hyper, it, lay.smoothing());
     }
     let b = bound(p, &theta, lay, &q, &prior, &hyper, &opts.beta_prior);
     if !b.total.is_finite() {
@@ -450,22 +473,54 @@ pub(crate) fn optimise(
     hyper: &Hyper,
     iters: usize,
 ) -> Vec<f64> {
+    let all = 0..theta.len();
+    optimise_part(p, theta, lay, q, prior, hyper, iters, all)
+}
+
+/// Maximises the bound over θ[`part`] with the rest of θ and the hyper-posteriors fixed.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn optimise_part(
+    p: &Problem<'_>,
+    mut theta: Vec<f64>,
+    lay: Layout,
+    q: &[f64],
+    prior: &Prior,
+    hyper: &Hyper,
+    iters: usize,
+    part: Range<usize>,
+) -> Vec<f64> {
     let prec = prior.weight_precisions(&hyper.alpha);
     let beta = hyper.beta.mean();
+    let whole = part == (0..theta.len());
+    let mut th = theta.clone();
+    let mut full = if whole {
+        Vec::new()
+    } else {
+        vec![0.0; theta.len()]
+    };
     let res = minimize(
-        |th, g| {
+        |x, g| {
             g.iter_mut().for_each(|v| *v = 0.0);
-            let v = weight_objective(p, th, lay, q, &prec, beta, Some(g)).0;
+            let v = if whole {
+                weight_objective(p, x, lay, q, &prec, beta, Some(g)).0
+            } else {
+                th[part.clone()].copy_from_slice(x);
+                full.iter_mut().for_each(|v| *v = 0.0);
+                let v = weight_objective(p, &th, lay, q, &prec, beta, Some(&mut full)).0;
+                g.copy_from_slice(&full[part.clone()]);
+                v
+            };
             g.iter_mut().for_each(|v| *v = -*v);
             -v
         },
-        theta,
+        theta[part.clone()].to_vec(),
         LbfgsOptions {
             max_iters: iters,
             ..Default::default()
         },
     );
-    res.x
+    theta[part].copy_from_slice(&res.x);
+    theta
 }
 
 /// Restarts: `restarts` fits with seeds `opts.seed`, `opts.seed + 1`, …, run in parallel (each is
