@@ -128,9 +128,21 @@ pub(crate) fn product_strided(
     out
 }
 
-/// totals += the column sums of row-major W (rows × totals.len()), rows in order.
+/// totals += the column sums of row-major W (rows × totals.len()). Eight rows at a time into
+/// eight running sums per column (one contiguous loop over 8 q values, which vectorises even for
+/// short rows), then the eight added in order and the leftover rows; the order depends on the
+/// shape only.
 pub(crate) fn column_sums(w: &[f64], totals: &mut [f64]) {
-    for row in w.chunks_exact(totals.len()) {
+    let q = totals.len();
+    let mut acc = vec![0.0; 8 * q];
+    let mut blocks = w.chunks_exact(8 * q);
+    for b in &mut blocks {
+        add_into(&mut acc, b);
+    }
+    for part in acc.chunks_exact(q) {
+        add_into(totals, part);
+    }
+    for row in blocks.remainder().chunks_exact(q) {
         add_into(totals, row);
     }
 }
@@ -160,7 +172,13 @@ pub(crate) fn scores_block(u: &[f64], len: usize, theta: &[f64], a: &[f64], out:
         1.0,
         Par::Seq,
     );
-    for row in out.chunks_exact_mut(q) {
+    // a repeated for eight rows, so the subtraction is one contiguous loop over 8 q values.
+    let a8: Vec<f64> = a.iter().cycle().take(8 * q).copied().collect();
+    let mut blocks = out.chunks_exact_mut(8 * q);
+    for b in &mut blocks {
+        b.iter_mut().zip(&a8).for_each(|(l, ak)| *l -= ak);
+    }
+    for row in blocks.into_remainder().chunks_exact_mut(q) {
         row.iter_mut().zip(a).for_each(|(l, ak)| *l -= ak);
     }
 }
@@ -174,6 +192,9 @@ mod tests {
         for len in [1, 4] {
             check(5000, 3, len);
         }
+        // Rows that do not fill a block of eight (the kernels' leftover loops), one component.
+        check(5003, 3, 4);
+        check(13, 1, 2);
     }
 
     fn check(n: usize, q: usize, len: usize) {

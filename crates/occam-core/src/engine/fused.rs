@@ -255,9 +255,9 @@ fn stats(
 
 /// The new q(z_e) of a block when every element is latent, every child element takes part and
 /// the priors are per group (the common case): Winn (2.19) as whole-block array operations — the
-/// first child's scores written straight into φ by the GEMM, the group prior added to each row
-/// (the same sum as the prior plus the scores, in the same order), the other children's scores
-/// added, then one softmax over the block. `false`: not applicable, nothing written.
+/// first child's scores written straight into φ by the GEMM with the prior folded into the
+/// subtracted ⟨A⟩ when it is one for all elements (else added to each row), the other children's
+/// scores added, then one softmax over the block. `false`: not applicable, nothing written.
 #[allow(clippy::too_many_arguments)]
 fn fast_block<D: ExpFamily>(
     d: &D,
@@ -277,21 +277,34 @@ fn fast_block<D: ExpFamily>(
     if z.map || !latent || children.is_empty() || !children.iter().all(|c| c.all) {
         return Ok(false);
     }
-    let score = |c: &Child, out: &mut [f64]| {
+    let score = |c: &Child, a: &[f64], out: &mut [f64]| {
         let uc = &c.node.u[start * c.len..(start + rows) * c.len];
-        kernels::scores_block(uc, c.len, &c.theta, &c.a, out);
+        kernels::scores_block(uc, c.len, &c.theta, a, out);
     };
-    score(&children[0], phi);
-    for (r, row) in phi.chunks_exact_mut(k).enumerate() {
-        let g = group[start + r] as usize;
-        row.iter_mut()
-            .zip(&gphi[g * k..(g + 1) * k])
-            .for_each(|(p, prior)| *p += prior);
+    let one_group = z.groups.as_ref().is_some_and(|(_, reps)| reps.len() == 1);
+    if one_group {
+        // One prior for every element: subtracted with ⟨A⟩ in the GEMM's one pass over the rows,
+        // Θ u − (⟨A⟩ − φ_prior), instead of a second pass adding it.
+        let a_minus_prior: Vec<f64> = children[0]
+            .a
+            .iter()
+            .zip(&gphi[..k])
+            .map(|(a, p)| a - p)
+            .collect();
+        score(&children[0], &a_minus_prior, phi);
+    } else {
+        score(&children[0], &children[0].a, phi);
+        for (r, row) in phi.chunks_exact_mut(k).enumerate() {
+            let g = group[start + r] as usize;
+            row.iter_mut()
+                .zip(&gphi[g * k..(g + 1) * k])
+                .for_each(|(p, prior)| *p += prior);
+        }
     }
     if children.len() > 1 {
         let mut l = vec![0.0; rows * k];
         for c in &children[1..] {
-            score(c, &mut l);
+            score(c, &c.a, &mut l);
             kernels::add_into(phi, &l);
         }
     }
