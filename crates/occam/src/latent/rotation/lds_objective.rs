@@ -7,8 +7,9 @@
 //! dynamics A → R A R⁻¹ (so x_t − A x_{t−1} → R(x_t − A x_{t−1})). With A's rows a_i independent in
 //! q, row i of R A R⁻¹, a_i' = R⁻ᵀ Σ_k R_ik a_k, is kept as its marginal: mean R⁻ᵀ Mᵀ r_i (M = ⟨A⟩,
 //! r_i row i of R) and covariance R⁻ᵀ W_i R⁻¹, W_i = Σ_k R_ik² Σ_k (`Vmp::mix_gaussian_rows`).
-//! BayesPy weights the Σ_k by Σ_k R_ik instead, an approximation; the marginal is exact, and the
-//! bound below is the bound of exactly the q that is applied. The terms that change:
+//! BayesPy scales the covariances by squared column sums of R instead (its `rotate_plates` calls
+//! itself approximate); the marginal is exact, and the bound below is the bound of exactly the q
+//! that is applied. The terms that change:
 //!
 //! * the chain's entropy and x_0's prior: N ln|det R| (N rotated states) and the held Gaussian
 //!   prior of x_0 (`objective::Side` with `Prior::Fixed`);
