@@ -209,7 +209,9 @@ class Model:
         names in update order (default: parents before children). ``rotate=True`` rotates the
         two factors of every ``dot(W, X)`` of latent Gaussian vectors after each sweep to raise
         the bound (parameter expansion: PCA-type models converge in tens of sweeps instead of
-        hundreds); a model without such a product raises :class:`UsageError`. The GIL is
+        hundreds), and the state space of every linear dynamical system ``dot(C, x)`` with ``x``
+        a ``GaussianMarkovChain`` (x, its dynamics and C together); a model with neither raises
+        :class:`UsageError`. The GIL is
         released while fitting; Ctrl-C raises ``KeyboardInterrupt``. ``threads`` is the number
         of threads of the fit (default: all cores); the results do not depend on it."""
         if callback is not None and not callable(callback):

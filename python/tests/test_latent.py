@@ -90,3 +90,16 @@ def test_rotate_without_a_product_is_a_usage_error(tutorial_x):
     model = occam.Model(ROOT / "examples" / "vibes_tutorial" / "mixture.occam")
     with pytest.raises(occam.UsageError, match="no dot"):
         model.fit({"x": tutorial_x}, rotate=True)
+
+
+def test_rotate_a_linear_dynamical_system():
+    # BayesPy's lssm demo data (examples/lds_rotation): the chain, its dynamics and the emission
+    # rotated together; the Rust test counts 1,493 sweeps without rotations and 50 with.
+    lds = ROOT / "examples" / "lds_rotation"
+    model = occam.Model(lds / "lssm.occam")
+    y = load_csv(lds / "y.csv")
+    plain = model.fit({"y": y}, max_iter=20000)
+    rotated = model.fit({"y": y}, max_iter=20000, rotate=True)
+    assert plain.converged and rotated.converged
+    assert rotated.iterations * 5 <= plain.iterations
+    assert rotated.bound >= plain.bound - 1e-6 * abs(plain.bound)

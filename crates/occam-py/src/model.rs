@@ -213,7 +213,7 @@ impl PyModel {
 
     /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
     /// order by node name (default: parents before children); `rotate` rotates the factors of
-    /// PCA-type products after every sweep (`occam::latent::rotation`); `threads` the number of
+    /// PCA-type products and the state spaces of linear dynamical systems after every sweep (`occam::latent::rotation`); `threads` the number of
     /// threads (default: the global pool, all cores).
     #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=false, threads=None))]
     #[allow(clippy::too_many_arguments)]

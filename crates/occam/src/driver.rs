@@ -29,8 +29,10 @@ pub struct Settings {
     pub prune: bool,
     /// A decreasing bound is an error rather than a warning.
     pub strict: bool,
-    /// Rotate the two factors of every `dot(W, X)` of latent Gaussian vectors after each sweep
-    /// (parameter expansion, [`crate::latent::rotation`]); a located error when the model has none.
+    /// Rotate the two factors of every `dot(W, X)` of latent Gaussian vectors, and the state
+    /// space of every linear dynamical system `dot(C, x)` (x a Gaussian Markov chain), after each
+    /// sweep (parameter expansion, [`crate::latent::rotation`]); a located error when the model
+    /// has neither.
     pub rotate: bool,
 }
 

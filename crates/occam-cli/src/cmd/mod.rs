@@ -104,7 +104,9 @@ pub struct RunArgs {
     pub strict: bool,
     /// After every sweep, rotate the two factors of each dot(W, X) of latent Gaussian vectors
     /// jointly to raise the bound (parameter expansion: PCA-type models converge in tens of
-    /// sweeps instead of hundreds). An error for models without such a product.
+    /// sweeps instead of hundreds), and the state space of each linear dynamical system
+    /// dot(C, x) with x a GaussianMarkovChain (x, its dynamics and C together). An error for
+    /// models with neither.
     #[arg(long)]
     pub rotate: bool,
 }

@@ -51,7 +51,8 @@ mod tree;
 mod update;
 
 pub use chain::{
-    chain_family, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN, MARKOV_CHAIN,
+    chain_family, ChainSums, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN,
+    MARKOV_CHAIN,
 };
 pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning};
 use elements::*;

@@ -8,6 +8,13 @@
 //! A(φ) = −¼ φ₁ᵀΦ₂⁻¹φ₁ − ½ ln|−2Φ₂| + (d/2) ln 2π keeps its quadratic form and gains ln|det T|.
 //! Both storage forms are transformed in place, without refactorising: per element, or means
 //! plus one covariance (`linear::shared`).
+//!
+//! Mixing the elements too ([`Vmp::mix_gaussian_rows`], the dynamics matrix of a rotated linear
+//! dynamical system, A → R A R⁻¹ on its rows a_i): a_i' = T Σ_k Q_ik a_k under independent
+//! q(a_k) = N(m_k, Σ_k) is Gaussian with mean T Σ_k Q_ik m_k and covariance T (Σ_k Q_ik² Σ_k) Tᵀ;
+//! the rows' joint law couples them, and the factorised q keeps each row's marginal (the
+//! projection onto the mean-field family, whose entropy is at least the joint's; every other term
+//! of the bound reads one row at a time, so it is the same under the joint and the marginals).
 
 use super::*;
 use crate::linalg::inverse_and_log_det;
@@ -204,6 +211,77 @@ impl Vmp {
             }
         }
         x.a.iter_mut().for_each(|a| *a += log_det);
+        x.lazy = std::sync::OnceLock::new();
+        self.changed(i);
+        self.refresh_dependents(i);
+        Ok(())
+    }
+
+    /// Replaces the elements' q(x_e) of a latent Gaussian vector node with n elements by the
+    /// marginals of x_e' = T Σ_k Q_ek x_k (Q n × n, T d × d, both row-major); see the module doc.
+    /// Other nodes are untouched: their cached products are dropped and the deterministic nodes
+    /// below refreshed.
+    pub fn mix_gaussian_rows(
+        &mut self,
+        node: NodeId,
+        q: &[f64],
+        t: &[f64],
+    ) -> Result<(), RunError> {
+        let i = self.id(node);
+        let d = self
+            .transformable(i)
+            .map_err(|what| RunError::Schedule(format!("`{}` {what}", self.nodes[i].name)))?;
+        let n = self.nodes[i].n;
+        if q.len() != n * n || t.len() != d * d {
+            return Err(RunError::Schedule(format!(
+                "`{}`: a {n}-element mix needs Q of {n} × {n} and T of {d} × {d}",
+                self.nodes[i].name
+            )));
+        }
+        self.unshare(i);
+        let tt = transpose(t, d);
+        let (dd, len) = (d * d, self.nodes[i].len);
+        let dist = self.nodes[i].dist().expect("a stochastic node").clone();
+        let x = &self.nodes[i];
+        // Means and covariances of the rows now.
+        let means: Vec<&[f64]> = x.u.chunks_exact(len).map(|u| &u[..d]).collect();
+        let covs: Vec<Vec<f64>> =
+            x.u.chunks_exact(len)
+                .map(|u| (0..dd).map(|k| u[d + k] - u[k / d] * u[k % d]).collect())
+                .collect();
+        let mut phi = vec![0.0; n * len];
+        for (e, out) in phi.chunks_exact_mut(len).enumerate() {
+            let (mut m, mut w) = (vec![0.0; d], vec![0.0; dd]);
+            for k in 0..n {
+                let c = q[e * n + k];
+                m.iter_mut().zip(means[k]).for_each(|(o, v)| *o += c * v);
+                w.iter_mut()
+                    .zip(&covs[k])
+                    .for_each(|(o, v)| *o += c * c * v);
+            }
+            let m = mul(t, &m, (d, d, 1));
+            let cov = sandwich(t, &w, &tt, d);
+            // φ = [Λm, −½Λ], Λ = Σ⁻¹.
+            let (lam, _) = inverse_and_log_det(&cov, d)
+                .ok_or_else(|| self.numerical(i, e, "the mixed covariance is singular".into()))?;
+            out[..d].copy_from_slice(&mul(&lam, &m, (d, d, 1)));
+            out[d..]
+                .iter_mut()
+                .zip(&lam)
+                .for_each(|(o, l)| *o = -0.5 * l);
+        }
+        let mut u = vec![0.0; n * len];
+        let mut a = vec![0.0; n];
+        for (e, (u, phi)) in u
+            .chunks_exact_mut(len)
+            .zip(phi.chunks_exact(len))
+            .enumerate()
+        {
+            a[e] = super::init::moments(&dist, phi, u)
+                .map_err(|why| self.numerical(i, e, format!("the mixed row: {why}")))?;
+        }
+        let x = &mut self.nodes[i];
+        (x.u, x.phi, x.a) = (u, phi, a);
         x.lazy = std::sync::OnceLock::new();
         self.changed(i);
         self.refresh_dependents(i);

@@ -30,6 +30,7 @@ mod discrete;
 mod forward_backward;
 mod gaussian;
 mod inputs;
+mod rotate;
 mod spec;
 mod start;
 #[cfg(test)]
@@ -40,6 +41,7 @@ use crate::dist::SlotInput;
 use crate::graph::{ParentSpec, PlateId};
 pub use discrete::MarkovChain;
 pub use gaussian::GaussianMarkovChain;
+pub use rotate::ChainSums;
 pub use spec::{chain_family, CHAINS, GAUSSIAN_MARKOV_CHAIN, MARKOV_CHAIN};
 
 pub(crate) use crate::network::{Chain, ChainKind};

@@ -19,7 +19,13 @@
 //! plate used only there has α re-optimised with the rotation (BayesPy's `RotateGaussianARD(C,
 //! alpha)`); any other prior is held at its current expected parameters, which keeps the change
 //! exact. The engine applies the transform (`Vmp::transform_gaussian`) and re-updates α.
+//!
+//! A linear dynamical system, `dot(C, x)` with x a `GaussianMarkovChain`, is rotated as a whole
+//! ([`lds`]): x_t → R x_t, A → R A R⁻¹, C → C R⁻¹, by the same L-BFGS on its own exact objective
+//! ([`lds_objective`]).
 
+pub mod lds;
+pub mod lds_objective;
 pub mod objective;
 
 use occam_core::engine::{Flow, Observer, Progress, Vmp};
@@ -39,16 +45,71 @@ pub const ROTATION_ITERATIONS: usize = 10;
 
 /// One factor of a rotated product.
 #[derive(Clone, Debug)]
-struct Factor {
+pub(super) struct Factor {
     name: String,
     node: NodeId,
     /// Its ARD precision, re-optimised with the rotation.
     ard: Option<NodeId>,
 }
 
+/// A rotation applied after every sweep: of a dot product's two factors (PCA-type) or of a
+/// linear dynamical system's state space ([`lds`]).
+#[derive(Clone, Debug)]
+pub enum Rotation {
+    /// `dot(W, X)` of two latent Gaussian vectors.
+    Product(Product),
+    /// A Gaussian Markov chain with its dynamics and the emission of `dot(C, x)`.
+    Chain(lds::ChainRotation),
+}
+
+impl Rotation {
+    /// Its name: `W·X` for a product, `C·x, A` for a chain.
+    pub fn name(&self) -> String {
+        match self {
+            Rotation::Product(p) => p.name(),
+            Rotation::Chain(c) => c.name(),
+        }
+    }
+
+    /// One rotation step (see [`Product::step`], [`lds::ChainRotation::step`]): the rise of the
+    /// bound its objective predicts, 0 when nothing was changed.
+    pub fn step(&self, vmp: &mut Vmp) -> std::result::Result<f64, RunError> {
+        match self {
+            Rotation::Product(p) => p.step(vmp),
+            Rotation::Chain(c) => c.step(vmp),
+        }
+    }
+}
+
+/// R maximising `objective` by L-BFGS from the identity ([`ROTATION_ITERATIONS`] iterations) and
+/// the rise it gives; `None` when no rotation raises the objective (or it is not finite at I).
+fn best_rotation(
+    q: usize,
+    objective: impl Fn(&[f64]) -> Option<(f64, Vec<f64>)>,
+) -> Option<(Vec<f64>, f64)> {
+    let eye = identity(q);
+    let (start, _) = objective(&eye)?;
+    let best = optim::maximize(
+        |r, g| match objective(r) {
+            Some((v, grad)) => {
+                g.copy_from_slice(&grad);
+                v
+            }
+            None => f64::NEG_INFINITY,
+        },
+        eye,
+        LbfgsOptions {
+            max_iters: ROTATION_ITERATIONS,
+            ..LbfgsOptions::default()
+        },
+    );
+    let gain = best.f - start;
+    (gain.is_finite() && gain > 0.0).then_some((best.x, gain))
+}
+
 /// A dot product whose two factors are rotated together (see the module doc).
 #[derive(Clone, Debug)]
-pub struct Rotation {
+pub struct Product {
     /// Rotated by R (the product's second operand).
     x: Factor,
     /// Rotated by R⁻ᵀ (the first operand).
@@ -77,14 +138,14 @@ fn identity(q: usize) -> Vec<f64> {
         .collect()
 }
 
-impl Rotation {
+impl Product {
     /// The pair's name, `W·X`.
     pub fn name(&self) -> String {
         format!("{}·{}", self.w.name, self.x.name)
     }
 
     /// A side's statistics read from the engine.
-    fn side(vmp: &Vmp, f: &Factor) -> std::result::Result<Side, RunError> {
+    pub(super) fn side(vmp: &Vmp, f: &Factor) -> std::result::Result<Side, RunError> {
         let sums = vmp.gaussian_sums(f.node)?;
         let prior = match f.ard {
             Some(alpha) => {
@@ -117,34 +178,15 @@ impl Rotation {
     /// rotation improves it; then nothing is changed).
     pub fn step(&self, vmp: &mut Vmp) -> std::result::Result<f64, RunError> {
         let (x, w, q) = (Self::side(vmp, &self.x)?, Self::side(vmp, &self.w)?, self.q);
-        let eye = identity(q);
-        let Some((start, _)) = objective::bound(&x, &w, &eye) else {
+        let Some((r, gain)) = best_rotation(q, |r| objective::bound(&x, &w, r)) else {
             return Ok(0.0);
         };
-        let best = optim::maximize(
-            |r, g| match objective::bound(&x, &w, r) {
-                Some((v, grad)) => {
-                    g.copy_from_slice(&grad);
-                    v
-                }
-                None => f64::NEG_INFINITY,
-            },
-            eye,
-            LbfgsOptions {
-                max_iters: ROTATION_ITERATIONS,
-                ..LbfgsOptions::default()
-            },
-        );
-        let gain = best.f - start;
-        if gain.is_nan() || gain <= 0.0 {
-            return Ok(0.0);
-        }
-        let (r_inv, _) = inverse_and_log_det(&best.x, q).ok_or_else(|| RunError::Numerical {
+        let (r_inv, _) = inverse_and_log_det(&r, q).ok_or_else(|| RunError::Numerical {
             node: self.x.name.clone(),
             element: 0,
             what: "the rotation is not invertible".into(),
         })?;
-        vmp.transform_gaussian(self.x.node, &best.x)?;
+        vmp.transform_gaussian(self.x.node, &r)?;
         vmp.transform_gaussian(self.w.node, &transpose(&r_inv, q))?;
         for alpha in [self.x.ard, self.w.ard].into_iter().flatten() {
             vmp.update(alpha)?;
@@ -223,48 +265,58 @@ fn dots<'a>(e: &'a Expr, out: &mut Vec<(&'a Expr, &'a Expr)>) {
     }
 }
 
-/// The rotatable pairs of a model, or a located error saying why there is none.
-pub fn detect(loaded: &Loaded, c: &Compiled) -> Result<Vec<Rotation>> {
-    let m = &loaded.model;
-    let mut uses = vec![0usize; m.variables.len()];
-    let mut products = Vec::new();
-    for (v, var) in m.variables.iter().enumerate() {
-        for e in expressions(&var.node) {
-            let mut vars = Vec::new();
-            e.collect_vars(&mut vars);
-            vars.iter().for_each(|&u| uses[u] += 1);
-            let mut found = Vec::new();
-            dots(e, &mut found);
-            products.extend(found.into_iter().map(|(a, b)| (v, a, b)));
-        }
+/// What detection reads of a model: its variables' uses and the lowered nodes.
+pub(super) struct Scan<'a> {
+    pub(super) loaded: &'a Loaded,
+    pub(super) c: &'a Compiled,
+    /// How many expressions read each variable.
+    pub(super) uses: Vec<usize>,
+}
+
+impl Scan<'_> {
+    /// `name` (file:line:col) of variable v.
+    pub(super) fn place(&self, v: usize) -> String {
+        let var = &self.loaded.model.variables[v];
+        format!("`{}` ({})", var.name, self.loaded.location(v))
     }
-    let factor = |e: &Expr| -> std::result::Result<(usize, usize), String> {
+
+    /// An operand of a product that may be rotated as a latent Gaussian vector, used only there:
+    /// its variable and event plate.
+    pub(super) fn factor(&self, e: &Expr) -> std::result::Result<(usize, usize), String> {
+        let m = &self.loaded.model;
         let ExprOp::Var(r) = &e.op else {
             return Err("an operand is not a variable".into());
         };
         let var = &m.variables[r.var];
         let gaussian = matches!(&var.node, Node::Stochastic { distribution, .. }
             if distribution == "GaussianARD" || distribution == "MvGaussian");
-        let place = || format!("`{}` ({})", var.name, loaded.location(r.var));
         if !gaussian || var.event_plates.len() != 1 {
             return Err(format!(
                 "{} is not a GaussianARD or MvGaussian vector",
-                place()
+                self.place(r.var)
             ));
         }
         if r.is_mixture() || var.observed || var.map {
-            return Err(format!("{} is a mixture, observed or MAP", place()));
+            return Err(format!(
+                "{} is a mixture, observed or MAP",
+                self.place(r.var)
+            ));
         }
-        if uses[r.var] != 1 {
+        if self.uses[r.var] != 1 {
             return Err(format!(
                 "{} is used {} times; a rotation needs it in this product only",
-                place(),
-                uses[r.var]
+                self.place(r.var),
+                self.uses[r.var]
             ));
         }
         Ok((r.var, var.event_plates[0]))
-    };
-    let ard = |v: usize, plate: usize| -> Option<NodeId> {
+    }
+
+    /// The ARD precision of variable v over `plate`, re-optimised with a rotation: v is
+    /// `GaussianARD(mean = 0, precision = alpha)` with `alpha` a latent Gamma over `plate` read only
+    /// there.
+    pub(super) fn ard(&self, v: usize, plate: usize) -> Option<NodeId> {
+        let m = &self.loaded.model;
         let Node::Stochastic { distribution, args } = &m.variables[v].node else {
             return None;
         };
@@ -289,32 +341,55 @@ pub fn detect(loaded: &Loaded, c: &Compiled) -> Result<Vec<Rotation>> {
             && alpha.event_plates.is_empty()
             && !alpha.observed
             && !alpha.map
-            && uses[r.var] == 1)
-            .then(|| c.var_nodes[r.var])
-    };
+            && self.uses[r.var] == 1)
+            .then(|| self.c.var_nodes[r.var])
+    }
+
+    /// Variable v as a rotated factor, with its ARD precision over `plate` if it has one.
+    pub(super) fn make(&self, v: usize, plate: usize) -> Factor {
+        Factor {
+            name: self.loaded.model.variables[v].name.clone(),
+            node: self.c.var_nodes[v],
+            ard: self.ard(v, plate),
+        }
+    }
+}
+
+/// The rotatable products and chains of a model, or a located error saying why there is none.
+pub fn detect(loaded: &Loaded, c: &Compiled) -> Result<Vec<Rotation>> {
+    let m = &loaded.model;
+    let mut uses = vec![0usize; m.variables.len()];
+    let mut products = Vec::new();
+    for (v, var) in m.variables.iter().enumerate() {
+        for e in expressions(&var.node) {
+            let mut vars = Vec::new();
+            e.collect_vars(&mut vars);
+            vars.iter().for_each(|&u| uses[u] += 1);
+            let mut found = Vec::new();
+            dots(e, &mut found);
+            products.extend(found.into_iter().map(|(a, b)| (v, a, b)));
+        }
+    }
+    let scan = Scan { loaded, c, uses };
     let mut found = Vec::new();
     let mut why = Vec::new();
     for (owner, a, b) in products {
-        let pair = factor(a).and_then(|fa| {
-            let fb = factor(b)?;
-            if fa.1 != fb.1 {
-                return Err("its operands have different event plates".into());
-            }
-            Ok((fa, fb))
-        });
-        match pair {
-            Ok(((wv, plate), (xv, _))) => {
-                let make = |v: usize| Factor {
-                    name: m.variables[v].name.clone(),
-                    node: c.var_nodes[v],
-                    ard: ard(v, plate),
-                };
-                found.push(Rotation {
-                    w: make(wv),
-                    x: make(xv),
+        let pair = match lds::chain_operand(&scan, a, b) {
+            Some(chain) => lds::detect(&scan, chain).map(Rotation::Chain),
+            None => scan.factor(a).and_then(|(wv, plate)| {
+                let (xv, other) = scan.factor(b)?;
+                if plate != other {
+                    return Err("its operands have different event plates".into());
+                }
+                Ok(Rotation::Product(Product {
+                    w: scan.make(wv, plate),
+                    x: scan.make(xv, plate),
                     q: m.plates[plate].size as usize,
-                });
-            }
+                }))
+            }),
+        };
+        match pair {
+            Ok(r) => found.push(r),
             Err(e) => why.push(format!(
                 "the product in `{}` ({}): {e}",
                 m.variables[owner].name,
@@ -329,7 +404,9 @@ pub fn detect(loaded: &Loaded, c: &Compiled) -> Result<Vec<Rotation>> {
             why.join("; ")
         };
         return Err(Error::Usage(format!(
-            "cannot rotate: {} has no dot(W, X) of two latent Gaussian vectors to rotate (PCA-type models): {detail}",
+            "cannot rotate: {} has no dot(W, X) of two latent Gaussian vectors (PCA-type models) \
+             nor dot(C, x) of a Gaussian Markov chain x (linear dynamical systems) to rotate: \
+             {detail}",
             loaded.file_name
         )));
     }

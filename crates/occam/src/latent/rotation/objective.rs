@@ -49,7 +49,8 @@ pub struct Side {
     pub prior: Prior,
 }
 
-fn mul(a: &[f64], b: &[f64], q: usize) -> Vec<f64> {
+/// A B for q × q row-major matrices.
+pub(super) fn mul(a: &[f64], b: &[f64], q: usize) -> Vec<f64> {
     let mut c = vec![0.0; q * q];
     for i in 0..q {
         for k in 0..q {
@@ -62,7 +63,8 @@ fn mul(a: &[f64], b: &[f64], q: usize) -> Vec<f64> {
     c
 }
 
-fn transpose(a: &[f64], q: usize) -> Vec<f64> {
+/// Aᵀ of a q × q row-major matrix.
+pub(super) fn transpose(a: &[f64], q: usize) -> Vec<f64> {
     (0..q * q).map(|k| a[(k % q) * q + k / q]).collect()
 }
 
@@ -106,7 +108,8 @@ impl Side {
     }
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+/// Σ a_i b_i.
+pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -116,13 +119,20 @@ pub fn bound(x: &Side, w: &Side, r: &[f64]) -> Option<(f64, Vec<f64>)> {
     let q = (r.len() as f64).sqrt() as usize;
     let (r_inv, log_det) = inverse_and_log_det(r, q)?;
     let (fx, gx) = x.value(r, &r_inv, log_det);
-    let r_inv_t = transpose(&r_inv, q);
+    let (fw, gw) = inverse_side(w, r, &r_inv, log_det);
+    let grad = gx.iter().zip(gw).map(|(a, b)| a + b).collect();
+    let value = fx + fw;
+    (value.is_finite()).then_some((value, grad))
+}
+
+/// ℓ_w(R⁻ᵀ), a side transformed by R⁻ᵀ, and its gradient in R, given R⁻¹ and ln|det R|.
+pub fn inverse_side(w: &Side, r: &[f64], r_inv: &[f64], log_det: f64) -> (f64, Vec<f64>) {
+    let q = (r.len() as f64).sqrt() as usize;
+    let r_inv_t = transpose(r_inv, q);
     let (fw, gw) = w.value(&r_inv_t, &transpose(r, q), -log_det);
     // ∂ℓ_w(R⁻ᵀ)/∂R = −R⁻ᵀ Gᵀ R⁻ᵀ.
     let chain = mul(&mul(&r_inv_t, &transpose(&gw, q), q), &r_inv_t, q);
-    let grad = gx.iter().zip(chain).map(|(a, b)| a - b).collect();
-    let value = fx + fw;
-    (value.is_finite()).then_some((value, grad))
+    (fw, chain.into_iter().map(|v| -v).collect())
 }
 
 #[cfg(test)]

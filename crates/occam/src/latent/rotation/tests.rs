@@ -47,15 +47,23 @@ fn fit(rotate: bool, max_iter: usize) -> Run {
     Run { model, c, outcome }
 }
 
+/// The example's one rotation, of the product C·X.
+fn product(f: &Run) -> Product {
+    match detect(f.model.loaded(), &f.c).unwrap().remove(0) {
+        Rotation::Product(p) => p,
+        Rotation::Chain(c) => panic!("a chain rotation {}", c.name()),
+    }
+}
+
 /// Both factors' sides with their priors held (no ARD re-optimisation).
-fn held(vmp: &Vmp, r: &Rotation) -> (Side, Side) {
+fn held(vmp: &Vmp, r: &Product) -> (Side, Side) {
     let held = |f: &Factor| Factor {
         ard: None,
         ..f.clone()
     };
     (
-        Rotation::side(vmp, &held(&r.x)).unwrap(),
-        Rotation::side(vmp, &held(&r.w)).unwrap(),
+        Product::side(vmp, &held(&r.x)).unwrap(),
+        Product::side(vmp, &held(&r.w)).unwrap(),
     )
 }
 
@@ -64,7 +72,7 @@ fn the_engines_bound_changes_as_the_objective_predicts() {
     // A few sweeps in, then x → R x, w → R⁻ᵀ w for a random invertible R with every other q held:
     // the engine's bound (X in the shared form, C per element) moves by exactly F(R) − F(I).
     let mut f = fit(false, 5);
-    let rot = detect(f.model.loaded(), &f.c).unwrap().remove(0);
+    let rot = product(&f);
     assert_eq!(rot.name(), "C·X");
     assert!(rot.w.ard.is_some() && rot.x.ard.is_none());
     let vmp = &mut f.c.vmp;
@@ -98,7 +106,7 @@ fn the_engines_bound_changes_as_the_objective_predicts() {
 fn a_rotation_step_never_lowers_the_bound() {
     for sweeps in [1, 3, 20] {
         let mut f = fit(false, sweeps);
-        let rot = detect(f.model.loaded(), &f.c).unwrap().remove(0);
+        let rot = product(&f);
         let vmp = &mut f.c.vmp;
         let before = vmp.bound();
         let predicted = rot.step(vmp).unwrap();
