@@ -162,6 +162,17 @@ class Result:
         """Every variable's posterior, by name (computed on access)."""
         return {v: self.posterior(v) for v in self.variables}
 
+    def pca_outputs(self):
+        """The reconstruction and projection of every PCA-type product in the model (an observed
+        Gaussian whose mean is ``dot(W, X)``, possibly plus other terms), the same numbers and
+        figures ``occam fit --out DIR`` writes as ``reconstruction_Y.csv/.svg`` and
+        ``projection_X.csv/.svg``. A dict by file stem (``"reconstruction_Y"``,
+        ``"projection_X"``) of dicts with ``values`` (a NumPy array: ⟨y⟩ shaped as the data, or
+        ⟨x_n⟩ with its coordinates ordered by explained variance), ``columns`` (the CSV header)
+        and ``svg`` (the figure as SVG text; None for a one-dimensional projection). Empty for
+        other models."""
+        return {o["name"]: dict(o) for o in self._fitted.pca_outputs()}
+
     def report(self):
         """The report ``occam fit --json`` prints, as a dict."""
         return _json.loads(self._fitted.report_json())

@@ -103,3 +103,32 @@ def test_rotate_a_linear_dynamical_system():
     assert plain.converged and rotated.converged
     assert rotated.iterations * 5 <= plain.iterations
     assert rotated.bound >= plain.bound - 1e-6 * abs(plain.bound)
+
+
+def test_pca_outputs_equal_the_files_of_fit_out(tmp_path):
+    # The reconstruction and projection of BayesPy's PCA example: Result.pca_outputs() gives the
+    # numbers and figures `occam fit --out` writes (same model, data, seed and rotations).
+    model = occam.Model(PCA / "pca.occam")
+    outputs = model.fit(rotate=True).pca_outputs()
+    cli("fit", str(PCA / "pca.occam"), "--rotate", "--out", str(tmp_path))
+    written = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(("recon", "proj")))
+    expected = sorted(f"{name}.{ext}" for name, o in outputs.items()
+                      for ext in (("csv", "svg") if o["svg"] is not None else ("csv",)))
+    assert written == expected and set(outputs) == {"reconstruction_y", "projection_X"}
+    for name, o in outputs.items():
+        lines = (tmp_path / f"{name}.csv").read_text().splitlines()
+        assert lines[0].split(",") == o["columns"]
+        table = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+        assert o["values"].shape == table.shape
+        # The CSV holds shortest round-trip numbers: equal bits, not just close.
+        np.testing.assert_array_equal(o["values"], table)
+        assert o["svg"] == (tmp_path / f"{name}.svg").read_text()
+    y = np.loadtxt(PCA / "y.csv", delimiter=",", skiprows=1, ndmin=2)
+    recon = outputs["reconstruction_y"]["values"]
+    assert recon.shape == y.shape and np.sqrt(np.mean((recon - y) ** 2)) < np.std(y)
+    assert outputs["projection_X"]["columns"][0].startswith("X[")
+
+
+def test_pca_outputs_are_empty_for_other_models(tutorial_x):
+    model = occam.Model(ROOT / "examples" / "vibes_tutorial" / "mixture.occam")
+    assert model.fit({"x": tutorial_x}).pca_outputs() == {}

@@ -174,6 +174,27 @@ impl PyFitted {
         self.inner.summary()
     }
 
+    /// The reconstruction and projection of every PCA-type product (what `occam fit --out`
+    /// writes as `reconstruction_Y.csv/.svg` and `projection_X.csv/.svg`): a list of
+    /// `{"name", "columns", "values" (rows × columns), "svg" (text or None)}`.
+    fn pca_outputs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let outputs =
+            occam::latent::pca_outputs::outputs(self.inner.loaded(), self.inner.compiled())
+                .py_err(py)?;
+        outputs
+            .into_iter()
+            .map(|o| {
+                let d = PyDict::new(py);
+                d.set_item("name", &o.name)?;
+                let shape = [o.rows, o.columns.len()];
+                d.set_item("values", shaped(py, o.values, &shape)?)?;
+                d.set_item("columns", o.columns)?;
+                d.set_item("svg", o.svg)?;
+                Ok(d)
+            })
+            .collect()
+    }
+
     /// Per-node bound terms `[(node, value)]`.
     #[getter]
     fn node_bounds(&self) -> Vec<(String, f64)> {

@@ -19,9 +19,12 @@ pub struct FitArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Write posterior.json, bound.csv, bound.svg, a table posterior_NAME.csv of every latent
-    /// variable (means, variances, most probable component), Hinton diagrams and, for each
-    /// chain, chain_NAME.csv and chain_NAME.svg (state marginals and the most probable path, or
-    /// smoothed means ± 2 sd) into this directory.
+    /// variable (means, variances, most probable component), Hinton diagrams, for each chain
+    /// chain_NAME.csv and chain_NAME.svg (state marginals and the most probable path, or
+    /// smoothed means ± 2 sd) and, for each PCA-type product y ~ Gaussian(dot(W, X) …),
+    /// reconstruction_y.csv/.svg (⟨y⟩ shaped as the data; data against ⟨y⟩) and
+    /// projection_X.csv/.svg (⟨x_n⟩ by explained variance; the two leading coordinates) into
+    /// this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Keep the observed data's values in posterior.json (left out by default).

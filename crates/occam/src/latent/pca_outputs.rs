@@ -249,76 +249,130 @@ fn csv_line(values: impl Iterator<Item = String>) -> String {
     s
 }
 
-/// The files of every PCA-type product of a fitted model: `reconstruction_Y.csv` (⟨y⟩ shaped as
-/// the data, with its header), `reconstruction_Y.svg` (data against ⟨y⟩), `projection_X.csv`
-/// (⟨x_n⟩, coordinates by explained variance, header `X[k]`) and `projection_X.svg` (the two
-/// leading coordinates). Empty for other models.
-pub fn files(loaded: &Loaded, c: &Compiled) -> Result<Vec<(String, Vec<u8>)>> {
+/// One output of a PCA-type product: a table (row-major, with its column names) and its figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// The file stem: `reconstruction_Y` (⟨y⟩ shaped as the data, the data's header) or
+    /// `projection_X` (⟨x_n⟩, coordinates by explained variance, header `X[k]`).
+    pub name: String,
+    /// Column names.
+    pub columns: Vec<String>,
+    /// Number of rows.
+    pub rows: usize,
+    /// The values, row-major, rows × columns.
+    pub values: Vec<f64>,
+    /// The figure: data against ⟨y⟩, or the two leading coordinates of the projection (none
+    /// when the latent space has one dimension).
+    pub svg: Option<String>,
+}
+
+impl Output {
+    /// The table as CSV text (header line, then one line per row; shortest round-trip numbers).
+    pub fn csv(&self) -> String {
+        let mut csv = csv_line(self.columns.iter().cloned());
+        for row in self.values.chunks_exact(self.columns.len().max(1)) {
+            csv.push_str(&csv_line(row.iter().map(|v| v.to_string())));
+        }
+        csv
+    }
+}
+
+fn reconstruction_output(r: Reconstruction) -> Result<Output> {
+    let points: Vec<(f64, f64)> = r
+        .data
+        .iter()
+        .zip(&r.mean)
+        .zip(&r.present)
+        .filter(|(_, &p)| p)
+        .map(|((&d, &m), _)| (d, m))
+        .collect();
+    let rms = (points.iter().map(|(d, m)| (d - m).powi(2)).sum::<f64>()
+        / points.len().max(1) as f64)
+        .sqrt();
+    let svg = figures::scatter(
+        &format!(
+            "{}: data against the reconstruction ⟨y⟩ (RMS residual {rms:.4})",
+            r.variable
+        ),
+        ("data", "reconstruction"),
+        &points,
+        true,
+    )?;
+    Ok(Output {
+        name: format!("reconstruction_{}", r.variable),
+        columns: r.header,
+        rows: r.rows,
+        values: r.mean,
+        svg: Some(svg),
+    })
+}
+
+fn projection_output(pr: Projection) -> Result<Output> {
+    let svg = if pr.q >= 2 {
+        let (a, b) = (pr.order[0], pr.order[1]);
+        let total: f64 = pr.variance.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+        let points: Vec<(f64, f64)> = pr.means.chunks_exact(pr.q).map(|r| (r[a], r[b])).collect();
+        let label = |k: usize| {
+            format!(
+                "⟨{}[{k}]⟩ ({:.1} % of the variance)",
+                pr.variable,
+                100.0 * pr.variance[k] / total
+            )
+        };
+        Some(figures::scatter(
+            &format!("{}: projection onto the principal subspace", pr.variable),
+            (&label(a), &label(b)),
+            &points,
+            false,
+        )?)
+    } else {
+        None
+    };
+    let values = pr
+        .means
+        .chunks_exact(pr.q)
+        .flat_map(|row| pr.order.iter().map(|&k| row[k]))
+        .collect();
+    Ok(Output {
+        name: format!("projection_{}", pr.variable),
+        columns: pr
+            .order
+            .iter()
+            .map(|k| format!("{}[{k}]", pr.variable))
+            .collect(),
+        rows: pr.n,
+        values,
+        svg,
+    })
+}
+
+/// The reconstruction and projection of every PCA-type product of a fitted model, in the order
+/// `fit --out` writes them. Empty for other models.
+pub fn outputs(loaded: &Loaded, c: &Compiled) -> Result<Vec<Output>> {
     let mut out = Vec::new();
     for p in products(loaded) {
         if let Some(r) = reconstruction(loaded, c, &p) {
-            let mut csv = csv_line(r.header.iter().cloned());
-            for row in r.mean.chunks_exact(r.cols.max(1)) {
-                csv.push_str(&csv_line(row.iter().map(|v| v.to_string())));
-            }
-            out.push((
-                format!("reconstruction_{}.csv", r.variable),
-                csv.into_bytes(),
-            ));
-            let points: Vec<(f64, f64)> = r
-                .data
-                .iter()
-                .zip(&r.mean)
-                .zip(&r.present)
-                .filter(|(_, &p)| p)
-                .map(|((&d, &m), _)| (d, m))
-                .collect();
-            let rms = (points.iter().map(|(d, m)| (d - m).powi(2)).sum::<f64>()
-                / points.len().max(1) as f64)
-                .sqrt();
-            let svg = figures::scatter(
-                &format!(
-                    "{}: data against the reconstruction ⟨y⟩ (RMS residual {rms:.4})",
-                    r.variable
-                ),
-                ("data", "reconstruction"),
-                &points,
-                true,
-            )?;
-            out.push((
-                format!("reconstruction_{}.svg", r.variable),
-                svg.into_bytes(),
-            ));
+            out.push(reconstruction_output(r)?);
         }
         if let Some(pr) = projection(loaded, c, &p) {
-            let mut csv = csv_line(pr.order.iter().map(|k| format!("{}[{k}]", pr.variable)));
-            for row in pr.means.chunks_exact(pr.q) {
-                csv.push_str(&csv_line(pr.order.iter().map(|&k| row[k].to_string())));
-            }
-            out.push((format!("projection_{}.csv", pr.variable), csv.into_bytes()));
-            if pr.q >= 2 {
-                let (a, b) = (pr.order[0], pr.order[1]);
-                let total: f64 = pr.variance.iter().sum::<f64>().max(f64::MIN_POSITIVE);
-                let points: Vec<(f64, f64)> =
-                    pr.means.chunks_exact(pr.q).map(|r| (r[a], r[b])).collect();
-                let label = |k: usize| {
-                    format!(
-                        "⟨{}[{k}]⟩ ({:.1} % of the variance)",
-                        pr.variable,
-                        100.0 * pr.variance[k] / total
-                    )
-                };
-                let svg = figures::scatter(
-                    &format!("{}: projection onto the principal subspace", pr.variable),
-                    (&label(a), &label(b)),
-                    &points,
-                    false,
-                )?;
-                out.push((format!("projection_{}.svg", pr.variable), svg.into_bytes()));
-            }
+            out.push(projection_output(pr)?);
         }
     }
     Ok(out)
+}
+
+/// The files of every PCA-type product of a fitted model (see [`outputs`]):
+/// `reconstruction_Y.csv`/`.svg` and `projection_X.csv`/`.svg` (the figure only when the latent
+/// space has two or more dimensions). Empty for other models.
+pub fn files(loaded: &Loaded, c: &Compiled) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
+    for o in outputs(loaded, c)? {
+        files.push((format!("{}.csv", o.name), o.csv().into_bytes()));
+        if let Some(svg) = o.svg {
+            files.push((format!("{}.svg", o.name), svg.into_bytes()));
+        }
+    }
+    Ok(files)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ pub fn kl_dirichlet(u: &[f64], u0: f64) -> f64 {
 }
 
 impl Mbpca {
-    fn logdet_x(&self) -> Vec<f64> {
+    pub(super) fn logdet_x(&self) -> Vec<f64> {
         let q = self.q;
         (0..self.k)
             .map(|m| logdet(&self.x_cov[m * q * q..(m + 1) * q * q], q))
@@ -38,7 +38,6 @@ impl Mbpca {
 
     /// [`bound`](Self::bound) from the residuals R of (3.27) for the current q.
     pub(super) fn bound_from(&self, res: Vec<f64>) -> f64 {
-        let (d, q, k) = (self.d, self.q, self.k);
         let e: Expect = self.expect();
         let logdet_x = self.logdet_x();
         // Σ_n Σ_m r_nm (ℓ_nm − ln r_nm): data, x_n's prior and entropy, ⟨ln π⟩ and H[q(s_n)].
@@ -49,7 +48,14 @@ impl Mbpca {
                 l += r * (x - r.ln());
             }
         }
-        l -= kl_dirichlet(&self.u, self.priors.u0);
+        l + self.prior_bound()
+    }
+
+    /// The terms of the bound that do not touch the data: −KL of q(π), q(μ_m), q(W_m), q(α),
+    /// q(τ) from their priors.
+    pub(super) fn prior_bound(&self) -> f64 {
+        let (d, q, k) = (self.d, self.q, self.k);
+        let mut l = -kl_dirichlet(&self.u, self.priors.u0);
         // μ_m: −KL(N(m, s² I) ‖ N(0, β⁻¹ I)).
         let beta = self.priors.beta;
         for m in 0..k {

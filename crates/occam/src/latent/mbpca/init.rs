@@ -135,7 +135,6 @@ pub fn initialise(t: &Matrix, k: usize, q: usize, priors: Priors, seed: u64) -> 
         x: vec![0.0; n * k * q],
         x_cov,
         r,
-        scratch: Default::default(),
     };
     model.tau_rate = model.tau_shape * noise;
     model.update_alpha();

@@ -1,12 +1,11 @@
-//! The per-point work of a sweep written as matrix products over all points at once (faer's GEMM,
-//! sequential): the projections (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, the expected squared residuals of (3.27)
-//! and the log-weights ℓ_nm of (3.29)–(3.30). The sums each update needs (Σ_n r_nm m_nm m_nmᵀ,
-//! Σ_n r_nm (t_n − ⟨μ_m⟩) m_nmᵀ, …) are products too.
+//! The per-point quantities of the bound written out term by term as matrix products over all
+//! points (faer's GEMM, sequential): the projections (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, the expected squared
+//! residuals of (3.27) and the log-weights ℓ_nm of (3.29)–(3.30). [`Mbpca::bound`] and the
+//! single updates use them; the sweep ([`super::sweep`]) reaches the same numbers from
+//! responsibility-weighted sums without the residuals.
 //!
 //! Component m's columns of the N × K·q arrays (the projections P, the means m_nm) enter the
-//! products as strided views, never as copies; the few N-long buffers a sweep needs live in
-//! [`Scratch`] and are reused across sweeps. Every sum keeps the order of the plain products, so
-//! the results are the same bits whichever path computes them.
+//! products as strided views, never as copies.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
@@ -15,36 +14,9 @@ use super::{Expect, Mbpca};
 use crate::latent::dense::{mul, mul_nt};
 use crate::latent::synth::Matrix;
 
-/// Buffers a sweep reuses: the N × K·q projections and an N × q work block. Contents are
-/// transient (a clone starts empty; debug output shows only their lengths).
-#[derive(Default)]
-pub(super) struct Scratch {
-    /// P (N × K·q), see [`Mbpca::projections_into`].
-    pub(super) p: Vec<f64>,
-    /// One component's N × q block (r-weighted means, or the means times ⟨WᵀW⟩).
-    pub(super) block: Vec<f64>,
-}
-
-impl Clone for Scratch {
-    fn clone(&self) -> Self {
-        Scratch::default()
-    }
-}
-
-impl std::fmt::Debug for Scratch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Scratch({} + {} values)", self.p.len(), self.block.len())
-    }
-}
-
 /// Component m's columns of a row-major N × (K·w) array as an N × w view (row stride K·w).
 pub(super) fn cols(a: &[f64], n: usize, k: usize, w: usize, m: usize) -> MatRef<'_, f64> {
     MatRef::from_row_major_slice(a, n, k * w).subcols(m * w, w)
-}
-
-/// The same as [`cols`], writable.
-pub(super) fn cols_mut(a: &mut [f64], n: usize, k: usize, w: usize, m: usize) -> MatMut<'_, f64> {
-    MatMut::from_row_major_slice_mut(a, n, k * w).subcols_mut(m * w, w)
 }
 
 /// C = A B, sequential, overwriting C.
@@ -65,8 +37,7 @@ fn row_dot(a: &[f64], b: &[f64], b_stride: usize, k: usize, w: usize, m: usize, 
 }
 
 impl Mbpca {
-    /// P (N × K·q), block m of row n = (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, by one product T [W_1 … W_K], into a
-    /// reused buffer.
+    /// P (N × K·q), block m of row n = (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩, by one product T [W_1 … W_K].
     pub(super) fn projections_into(&self, t: &Matrix, p: &mut Vec<f64>) {
         let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
         let mut wcat = vec![0.0; d * k * q];
@@ -96,14 +67,8 @@ impl Mbpca {
     /// R (N × K): E‖t_n − W_m x_n − μ_m‖² under q(x_n | s_n = m) q(W_m) q(μ_m), the bracket of
     /// (3.27): ‖t_n − ⟨μ_m⟩‖² + d Var μ_m + tr(⟨W_mᵀW_m⟩(Σ_x + m m ᵀ)) − 2 (t_n − ⟨μ_m⟩)ᵀ⟨W_m⟩m_nm.
     pub(super) fn residuals(&self, e: &Expect, t: &Matrix) -> Vec<f64> {
-        let mut s = Scratch::default();
-        self.projections_into(t, &mut s.p);
-        self.residuals_with(e, t, &mut s)
-    }
-
-    /// [`residuals`](Self::residuals) from the projections already in `s.p` (of the current ⟨W⟩
-    /// and ⟨μ⟩).
-    pub(super) fn residuals_with(&self, e: &Expect, t: &Matrix, s: &mut Scratch) -> Vec<f64> {
+        let mut p = Vec::new();
+        self.projections_into(t, &mut p);
         let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
         let tt: Vec<f64> = t
             .values
@@ -112,19 +77,19 @@ impl Mbpca {
             .collect();
         let tm = mul_nt(&t.values, &self.mu, n, d, k);
         let mut out = vec![0.0; n * k];
-        s.block.resize(n * q, 0.0);
+        let mut block = vec![0.0; n * q];
         for m in 0..k {
             let wtw = &e.wtw[m * q * q..(m + 1) * q * q];
             let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
             let fixed = e.mu2[m] + (0..q * q).map(|i| wtw[i] * sx[i]).sum::<f64>();
             gemm(
-                MatMut::from_row_major_slice_mut(&mut s.block, n, q),
+                MatMut::from_row_major_slice_mut(&mut block, n, q),
                 cols(&self.x, n, k, q, m),
                 MatRef::from_row_major_slice(wtw, q, q),
             );
             for i in 0..n {
-                let quad = row_dot(&self.x, &s.block, q, k, q, m, i);
-                let cross = row_dot(&s.p, &self.x, k * q, k, q, m, i);
+                let quad = row_dot(&self.x, &block, q, k, q, m, i);
+                let cross = row_dot(&p, &self.x, k * q, k, q, m, i);
                 out[i * k + m] = tt[i] - 2.0 * tm[i * k + m] + fixed + quad - 2.0 * cross;
             }
         }
@@ -155,42 +120,5 @@ impl Mbpca {
             }
         }
         out
-    }
-
-    /// The responsibility-weighted sums of component m: N_m = Σ_n r_nm, Σ_n r_nm m_nm (q),
-    /// Σ_n r_nm m_nm m_nmᵀ (q × q) and Σ_n r_nm t_n m_nmᵀ (d × q); `rx` is an N × q work block.
-    pub(super) fn weighted(
-        &self,
-        t: &Matrix,
-        m: usize,
-        rx: &mut Vec<f64>,
-    ) -> (f64, Vec<f64>, Vec<f64>, Vec<f64>) {
-        let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
-        rx.resize(n * q, 0.0);
-        let mut nm = 0.0;
-        let mut sx = vec![0.0; q];
-        for (i, row) in rx.chunks_exact_mut(q).enumerate() {
-            let r = self.r[i * k + m];
-            nm += r;
-            let x = &self.x[(i * k + m) * q..(i * k + m + 1) * q];
-            for ((s, v), xv) in sx.iter_mut().zip(row.iter_mut()).zip(x) {
-                *v = xv * r;
-                *s += *v;
-            }
-        }
-        let rx = MatRef::from_row_major_slice(rx, n, q);
-        let mut xx = vec![0.0; q * q];
-        gemm(
-            MatMut::from_row_major_slice_mut(&mut xx, q, q),
-            rx.transpose(),
-            cols(&self.x, n, k, q, m),
-        );
-        let mut tx = vec![0.0; d * q];
-        gemm(
-            MatMut::from_row_major_slice_mut(&mut tx, d, q),
-            MatRef::from_row_major_slice(&t.values, n, d).transpose(),
-            rx,
-        );
-        (nm, sx, xx, tx)
     }
 }

@@ -23,13 +23,12 @@ mod init;
 mod kernels;
 mod predict;
 pub mod search;
+mod sweep;
 #[cfg(test)]
 mod tests;
 
 use occam_core::linalg::Cholesky;
 use occam_core::special::digamma;
-
-use faer::MatRef;
 
 use super::dense::{mul, mul_tn};
 use super::synth::Matrix;
@@ -100,8 +99,6 @@ pub struct Mbpca {
     pub x_cov: Vec<f64>,
     /// Responsibilities r_nm = q(s_n = m), N × K (3.29)–(3.30).
     pub r: Vec<f64>,
-    /// Work buffers reused across sweeps (no part of q).
-    scratch: kernels::Scratch,
 }
 
 /// Per-component expectations used by several updates.
@@ -120,15 +117,12 @@ struct Expect {
 impl Mbpca {
     fn expect(&self) -> Expect {
         let (d, q, k) = (self.d, self.q, self.k);
-        let mut wtw = vec![0.0; k * q * q];
+        let mut wtw = Vec::with_capacity(k * q * q);
         for m in 0..k {
             let wm = &self.w[m * d * q..(m + 1) * d * q];
-            for i in 0..q {
-                for j in 0..q {
-                    let s: f64 = (0..d).map(|r| wm[r * q + i] * wm[r * q + j]).sum();
-                    wtw[m * q * q + i * q + j] = s + d as f64 * self.w_cov[m * q * q + i * q + j];
-                }
-            }
+            let cov = &self.w_cov[m * q * q..(m + 1) * q * q];
+            let ww = mul_tn(wm, wm, d, q, q);
+            wtw.extend(ww.iter().zip(cov).map(|(v, c)| v + d as f64 * c));
         }
         let mu2 = (0..k)
             .map(|m| {
@@ -154,75 +148,24 @@ impl Mbpca {
         }
     }
 
-    /// Updates q(x_n, s_n) jointly for every n: Σ_x^(m) (3.21), m_nm (3.20), then r_nm by
-    /// (3.29)–(3.30).
-    pub fn update_xs(&mut self, t: &Matrix) -> Result<()> {
-        let mut s = std::mem::take(&mut self.scratch);
-        let out = self.update_xs_with(t, &mut s);
-        self.scratch = s;
-        out
-    }
-
-    fn update_xs_with(&mut self, t: &Matrix, s: &mut kernels::Scratch) -> Result<()> {
-        let (n, q, k) = (t.rows, self.q, self.k);
-        let e = self.expect();
-        let mut logdet = vec![0.0; k];
-        for (m, ld) in logdet.iter_mut().enumerate() {
-            let mut a: Vec<f64> = e.wtw[m * q * q..(m + 1) * q * q]
-                .iter()
-                .map(|v| e.tau * v)
-                .collect();
-            for i in 0..q {
-                a[i * q + i] += 1.0;
-            }
-            let c = chol(&a, q, "Σ_x")?;
-            c.inverse_into(&mut self.x_cov[m * q * q..(m + 1) * q * q]);
-            *ld = -c.log_det();
-        }
-        // m_nm = ⟨τ⟩ Σ_x^(m) ⟨W_m⟩ᵀ (t_n − ⟨μ_m⟩): the projections times ⟨τ⟩Σ_x (symmetric).
-        // W and μ do not change in this update, so the same projections serve the ℓ_nm below.
-        self.projections_into(t, &mut s.p);
-        for m in 0..k {
-            let sx: Vec<f64> = self.x_cov[m * q * q..(m + 1) * q * q]
-                .iter()
-                .map(|v| e.tau * v)
-                .collect();
-            kernels::gemm(
-                kernels::cols_mut(&mut self.x, n, k, q, m),
-                kernels::cols(&s.p, n, k, q, m),
-                MatRef::from_row_major_slice(&sx, q, q),
-            );
-        }
-        let res = self.residuals_with(&e, t, s);
-        let ell = self.ells_from(&e, res, &logdet);
-        for (r, l) in self.r.chunks_exact_mut(k).zip(ell.chunks_exact(k)) {
-            let lse = occam_core::special::log_sum_exp(l);
-            for (ri, li) in r.iter_mut().zip(l) {
-                *ri = (li - lse).exp();
-            }
-        }
-        Ok(())
-    }
-
     /// q(μ_m) (3.23)–(3.24; the printed ⟨μ_k⟩ there means ⟨μ_mk⟩): variance
     /// (β + ⟨τ⟩ N_m)⁻¹, mean variance · ⟨τ⟩ Σ_n r_nm (t_n − ⟨W_m⟩ m_nm).
     pub fn update_mu(&mut self, t: &Matrix) {
-        let (n, d, q, k) = (t.rows, self.d, self.q, self.k);
+        let sums = self.sums(t);
+        self.update_mu_from(&sums);
+    }
+
+    /// [`update_mu`](Self::update_mu) from the sums of the current q(x, s).
+    fn update_mu_from(&mut self, sums: &sweep::Sums) {
+        let (d, q, k) = (self.d, self.q, self.k);
         let tau = self.tau_shape / self.tau_rate;
-        let tr = mul_tn(&t.values, &self.r, n, d, k);
         for m in 0..k {
-            let (mut nm, mut sx) = (0.0, vec![0.0; q]);
-            for (r, x) in self.r.chunks_exact(k).zip(self.x.chunks_exact(k * q)) {
-                nm += r[m];
-                for (s, v) in sx.iter_mut().zip(&x[m * q..(m + 1) * q]) {
-                    *s += r[m] * v;
-                }
-            }
-            let var = 1.0 / (self.priors.beta + tau * nm);
+            let sx = &sums.sx[m * q..(m + 1) * q];
+            let var = 1.0 / (self.priors.beta + tau * sums.nm[m]);
             self.mu_var[m] = var;
             for j in 0..d {
                 let wx: f64 = (0..q).map(|i| self.w[(m * d + j) * q + i] * sx[i]).sum();
-                self.mu[m * d + j] = var * tau * (tr[j * k + m] - wx);
+                self.mu[m * d + j] = var * tau * (sums.tr[j * k + m] - wx);
             }
         }
     }
@@ -230,20 +173,24 @@ impl Mbpca {
     /// q(w_md) (3.25): Σ_w^(m) = (diag⟨α⟩ + ⟨τ⟩ Σ_n r_nm ⟨x_n x_nᵀ | m⟩)⁻¹ and
     /// mean Σ_w^(m) ⟨τ⟩ Σ_n r_nm m_nm (t_nd − ⟨μ_md⟩).
     pub fn update_w(&mut self, t: &Matrix) -> Result<()> {
+        let sums = self.sums(t);
+        self.update_w_from(&sums)
+    }
+
+    /// [`update_w`](Self::update_w) from the sums of the current q(x, s).
+    fn update_w_from(&mut self, sums: &sweep::Sums) -> Result<()> {
         let (d, q) = (self.d, self.q);
         let tau = self.tau_shape / self.tau_rate;
-        let mut rx = std::mem::take(&mut self.scratch.block);
         for m in 0..self.k {
-            let (nm, sx_sum, xx, tx) = self.weighted(t, m, &mut rx);
+            let (nm, sx_sum) = (sums.nm[m], &sums.sx[m * q..(m + 1) * q]);
+            let xx = &sums.xx[m * q * q..(m + 1) * q * q];
+            let tx = &sums.tx[m * d * q..(m + 1) * d * q];
             let sx = &self.x_cov[m * q * q..(m + 1) * q * q];
             let mut a: Vec<f64> = xx.iter().zip(sx).map(|(v, s)| tau * (v + nm * s)).collect();
             for i in 0..q {
                 a[i * q + i] += self.alpha_shape[i] / self.alpha_rate[i];
             }
-            let Some(c) = Cholesky::new(&a, q) else {
-                self.scratch.block = rx;
-                return Err(chol_error("Σ_w"));
-            };
+            let c = chol(&a, q, "Σ_w")?;
             let cov = &mut self.w_cov[m * q * q..(m + 1) * q * q];
             c.inverse_into(cov);
             // b_r = Σ_n r_nm (t_nr − ⟨μ_mr⟩) m_nm.
@@ -255,7 +202,6 @@ impl Mbpca {
                 *o = tau * v;
             }
         }
-        self.scratch.block = rx;
         Ok(())
     }
 
@@ -301,28 +247,20 @@ impl Mbpca {
     /// One sweep: q(x, s), q(μ), q(W), q(α), q(τ), q(π); returns the bound after it.
     ///
     /// The same numbers as calling the updates and [`bound`](Self::bound) one by one, with less
-    /// work: the projections are computed once for q(x, s) and once after q(μ), q(W) change,
-    /// and the residuals R of (3.27) serve both q(τ) and the bound (q(α), q(τ), q(π) do not
-    /// enter them).
+    /// work: q(x, s) is the only pass that projects the data; the weighted sums of q(x, s) are
+    /// formed once and serve q(μ), q(W), q(τ) and the bound (see `sweep.rs`).
     pub fn sweep(&mut self, t: &Matrix) -> Result<f64> {
-        let mut s = std::mem::take(&mut self.scratch);
-        let out = self.sweep_with(t, &mut s);
-        self.scratch = s;
-        out
-    }
-
-    fn sweep_with(&mut self, t: &Matrix, s: &mut kernels::Scratch) -> Result<f64> {
-        self.update_xs_with(t, s)?;
-        self.update_mu(t);
-        self.scratch.block = std::mem::take(&mut s.block);
-        self.update_w(t)?;
-        s.block = std::mem::take(&mut self.scratch.block);
+        self.update_xs(t)?;
+        let sums = self.sums(t);
+        self.update_mu_from(&sums);
+        self.update_w_from(&sums)?;
         self.update_alpha();
-        self.projections_into(t, &mut s.p);
-        let res = self.residuals_with(&self.expect(), t, s);
-        self.update_tau_from(t, &res);
+        let sr = self.weighted_residuals(t, &self.expect(), &sums);
+        self.tau_shape = self.priors.a_tau + 0.5 * (t.rows * self.d) as f64;
+        self.tau_rate = self.priors.b_tau + 0.5 * sr.iter().sum::<f64>();
         self.update_pi();
-        Ok(self.bound_from(res))
+        let e = self.expect();
+        Ok(self.data_bound_from_sums(&e, &sums, &sr) + self.prior_bound())
     }
 
     /// Sweeps until the bound changes by less than `tol`·|L| or `max_iter` sweeps; returns the
