@@ -139,6 +139,28 @@ impl IndexRule {
         })
     }
 
+    /// If the element this rule reads is a function of the one `key` reads (over the same `len`
+    /// extended elements), that function: entry r is what is read where `key` reads r, for every
+    /// r < `keys` (`u32::MAX` where `key` reads no r). From the strides when both rules are over
+    /// the same extended plates; element by element otherwise.
+    pub(crate) fn function_of(&self, key: &IndexRule, keys: usize, len: usize) -> Option<Vec<u32>> {
+        if let (IndexRule::Strided(v), IndexRule::Strided(k)) = (self, key) {
+            if let Some(of) = v.function_of(k, keys) {
+                return of;
+            }
+        }
+        let mut of = vec![u32::MAX; keys];
+        for e in 0..len {
+            let (r, t) = (key.at(e), self.at(e) as u32);
+            if of[r] == u32::MAX {
+                of[r] = t;
+            } else if of[r] != t {
+                return None;
+            }
+        }
+        Some(of)
+    }
+
     /// The length of the first run of extended elements reading element `at(0)`; every later run of
     /// that length also reads one element (a rule is constant on such runs).
     pub(crate) fn first_run(&self) -> Option<usize> {
@@ -261,6 +283,48 @@ impl Strided {
         }
     }
 
+    /// `function_of` from the strides: `None` when they do not decide it (other plates, or a key
+    /// whose moving axes read one element twice), else the answer.
+    fn function_of(&self, key: &Strided, keys: usize) -> Option<Option<Vec<u32>>> {
+        let same = self.raw.len() == key.raw.len()
+            && self.raw.iter().zip(&key.raw).all(|(x, y)| x.0 == y.0);
+        if !same || self.len == 0 {
+            return None;
+        }
+        let pairs: Vec<(usize, usize, usize)> = self
+            .raw
+            .iter()
+            .zip(&key.raw)
+            .filter(|(x, _)| x.0 > 1)
+            .map(|(&(n, t), &(_, u))| (n, t, u))
+            .collect();
+        // An axis that moves the value but not the key: two elements with one key, two values.
+        if pairs.iter().any(|&(_, t, u)| t != 0 && u == 0) {
+            return Some(None);
+        }
+        // The key's moving axes, with the value's strides along them (the value moves along no
+        // other); each key read once per combination of their digits.
+        let moving: Vec<(usize, usize, usize)> =
+            pairs.into_iter().filter(|&(_, _, u)| u != 0).collect();
+        let cells: usize = moving.iter().map(|&(n, _, _)| n).product();
+        let raw: Vec<(usize, usize)> = moving.iter().map(|&(n, _, u)| (n, u)).collect();
+        if !Strided::normalised(&raw, cells).injective() {
+            return None;
+        }
+        let mut of = vec![u32::MAX; keys];
+        for c in 0..cells {
+            let (mut rem, mut r, mut t) = (c, 0, 0);
+            for &(n, tv, u) in moving.iter().rev() {
+                let digit = rem % n;
+                rem /= n;
+                r += digit * u;
+                t += digit * tv;
+            }
+            of[r] = t as u32;
+        }
+        Some(Some(of))
+    }
+
     fn first_run(&self) -> usize {
         let places = self.places();
         (0..self.axes.len())
@@ -377,6 +441,29 @@ mod tests {
                     .combine(scale, &IndexRule::strided(&child, &other, None))
                     .expect("same plates");
                 check(&both, &cells, &format!("{what} with {other:?}"));
+                // Whether what one parent reads is a function of what the other reads.
+                let other_rule = IndexRule::strided(&child, &other, None);
+                for (value, key, vmap, kmap) in [
+                    (&rule, &other_rule, &map, &other_map),
+                    (&other_rule, &rule, &other_map, &map),
+                ] {
+                    let keys = kmap.iter().max().map_or(0, |&m| m as usize + 1);
+                    let mut want = Some(vec![u32::MAX; keys]);
+                    for (&r, &t) in kmap.iter().zip(vmap.iter()) {
+                        let of = want.as_mut().expect("still a function");
+                        if of[r as usize] == u32::MAX {
+                            of[r as usize] = t;
+                        } else if of[r as usize] != t {
+                            want = None;
+                            break;
+                        }
+                    }
+                    assert_eq!(
+                        value.function_of(key, keys, kmap.len()),
+                        want,
+                        "{what}: function of {other:?}"
+                    );
+                }
                 let with_broadcast = rule
                     .combine(scale, &IndexRule::Broadcast)
                     .expect("broadcast");
@@ -390,6 +477,9 @@ mod tests {
         }
     }
 
+    /// A named layout: child axes, parent axes, stacked axis.
+    type Layout<'a> = (&'a str, &'a [Axis], &'a [Axis], Option<Axis>);
+
     /// The layouts of the models the compiler must handle at 10⁶ elements, whole.
     #[test]
     fn named_layouts() {
@@ -399,7 +489,7 @@ mod tests {
             Axis { id: 2, size: 4 },
             Axis { id: 3, size: 2 },
         );
-        let cases: [(&str, &[Axis], &[Axis], Option<Axis>); 8] = [
+        let cases: [Layout; 8] = [
             ("x[N] reads mu[K] through z[N]", &[n, k], &[k], None),
             ("z[N] selects x[N]", &[n], &[n], None),
             ("x[N, D] reads mu[K, D]", &[n, d, k], &[k, d], None),

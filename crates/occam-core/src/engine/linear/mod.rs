@@ -190,16 +190,8 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         if prec.rule.is_broadcast() {
             return Some(Vec::new());
         }
-        let mut of = vec![u32::MAX; sizes[s]];
-        for e in 0..yn.n {
-            let (r, t) = (at(fnode, s, e), prec.at(e) as u32);
-            if of[r] == u32::MAX {
-                of[r] = t;
-            } else if of[r] != t {
-                return None;
-            }
-        }
-        Some(of)
+        prec.rule
+            .function_of(&fnode.parents[s].rule, sizes[s], yn.n)
     };
     let constant = |s: usize| sides[s].is_some_and(|p| matches!(nodes[p].body, Body::Constant));
     // Constant rows: units (precision group k of the rows, column j) with τ through the rows in a
