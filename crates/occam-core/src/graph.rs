@@ -7,7 +7,7 @@ use crate::error::BuildError;
 use crate::factor::Factor;
 use crate::moments::MomentKind;
 use crate::network::{Body, Edge, Init, ModelNode, Role, Selector, Source};
-use crate::plate::{count, index_map, Axis};
+use crate::plate::{count, Axis, IndexRule};
 
 /// Maximum number of parent slots of one node.
 pub const MAX_SLOTS: usize = 16;
@@ -290,7 +290,7 @@ impl Graph {
             sel.push(Selector {
                 node: index.0,
                 k,
-                map: index_map(&axes, &inode.axes, None),
+                rule: IndexRule::strided(&axes, &inode.axes, None),
             });
             ext.push(Axis {
                 id: plate.0,
@@ -332,7 +332,7 @@ impl Graph {
                     }
                     Edge {
                         source: Source::Const(m),
-                        map: Vec::new(),
+                        rule: IndexRule::Broadcast,
                         stack: input.stack,
                         plen: input.kind.len(),
                     }
@@ -365,15 +365,15 @@ impl Graph {
                         None
                     };
                     self.check_plates(name, &parent.name, &parent.axes, &ext, stack_axis)?;
-                    // A parent without plates read unstacked: the broadcast rule, no map.
-                    let map = if parent.axes.is_empty() && stack_axis.is_none() {
-                        Vec::new()
+                    // A parent without plates read unstacked: the broadcast rule.
+                    let rule = if parent.axes.is_empty() && stack_axis.is_none() {
+                        IndexRule::Broadcast
                     } else {
-                        index_map(&ext, &parent.axes, stack_axis)
+                        IndexRule::strided(&ext, &parent.axes, stack_axis)
                     };
                     Edge {
                         source: Source::Node(pid.0),
-                        map,
+                        rule,
                         stack: input.stack,
                         plen: input.kind.len(),
                     }

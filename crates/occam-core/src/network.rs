@@ -8,7 +8,7 @@ use crate::dist::{Dist, DistVisitor, ExpFamily};
 use crate::error::BuildError;
 use crate::factor::Factor;
 use crate::moments::MomentKind;
-use crate::plate::{count, Axis};
+use crate::plate::{count, Axis, IndexRule};
 
 /// What a node computes.
 #[derive(Clone, Debug)]
@@ -30,20 +30,21 @@ pub(crate) enum Source {
 }
 
 /// A parent slot: for every extended child element (element × selector configuration) and stacked
-/// index, the parent element it reads. A parent without plates read unstacked has no map (the
-/// broadcast rule: every element reads element 0; `Edge::at`).
+/// index, the parent element it reads, by an index rule (plate strides, or the broadcast rule for a
+/// parent without plates read unstacked; `plate::IndexRule`), never a per-element map.
 #[derive(Clone, Debug)]
 pub(crate) struct Edge {
     pub source: Source,
-    pub map: Vec<u32>,
+    pub rule: IndexRule,
     pub stack: usize,
     pub plen: usize,
 }
 
 impl Edge {
     /// The parent element read by extended child element `ext` (unstacked).
+    #[inline]
     pub(crate) fn at(&self, ext: usize) -> usize {
-        self.map.get(ext).map_or(0, |&m| m as usize)
+        self.rule.at(ext)
     }
 
     /// Adds a message for extended child element `ext` (`stack` parent messages back to back) into
@@ -60,12 +61,21 @@ impl Edge {
     }
 }
 
-/// A Categorical index of a mixture node: `map[e]` is the index node's element for child element e.
+/// A Categorical index of a mixture node: `rule.at(e)` is the index node's element for child
+/// element e.
 #[derive(Clone, Debug)]
 pub(crate) struct Selector {
     pub node: usize,
     pub k: usize,
-    pub map: Vec<u32>,
+    pub rule: IndexRule,
+}
+
+impl Selector {
+    /// The index node's element selecting for child element `e`.
+    #[inline]
+    pub(crate) fn at(&self, e: usize) -> usize {
+        self.rule.at(e)
+    }
 }
 
 /// How a child is attached to a parent.

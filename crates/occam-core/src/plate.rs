@@ -1,6 +1,10 @@
 //! Plate arithmetic: mapping elements of a child's (extended) plates to its parents' elements by
 //! plate *name*, never by position. A parent outside a plate is shared across it (stride 0).
 
+mod rule;
+
+pub(crate) use rule::IndexRule;
+
 /// A plate's identity and size, as used in layout computations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Axis {
@@ -14,11 +18,14 @@ pub(crate) fn count(axes: &[Axis]) -> usize {
 }
 
 /// For each element of `child` (row-major, last axis fastest) and each index `s` along `stack`
-/// (if any), the index of the corresponding element of `parent` (row-major over its own axes).
+/// (if any), the index of the corresponding element of `parent` (row-major over its own axes):
+/// the explicit map that [`IndexRule`] computes element by element (kept as the reference its
+/// tests compare with).
 /// Every parent axis must be a child axis or the stacked axis; the caller checks this first.
 /// A stacked plate that is also a child plate is gathered whole for every child element (the
 /// child's own coordinate there does not select the parent's): `A[L] over L` with a precision
 /// `alpha[L]` stacked along the event plate has one precision per column, shared by the rows.
+#[cfg(test)]
 pub(crate) fn index_map(child: &[Axis], parent: &[Axis], stack: Option<Axis>) -> Vec<u32> {
     let parent_strides: Vec<usize> = {
         let mut s = vec![0; parent.len()];

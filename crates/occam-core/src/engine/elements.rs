@@ -48,7 +48,7 @@ pub(super) fn config_weight(nodes: &[Node], node: &Node, e: usize, mut q: usize)
     for sel in node.selectors.iter().rev() {
         let k = q % sel.k;
         q /= sel.k;
-        let ie = sel.map[e] as usize;
+        let ie = sel.at(e);
         w *= nodes[sel.node].u[ie * sel.k + k];
     }
     w
@@ -100,22 +100,16 @@ pub(super) fn mixture_period(node: &Node) -> Option<usize> {
     }
     let periodic = |p: usize| {
         node.parents.iter().all(|edge| {
-            let block = p * q * edge.stack;
-            matches!(edge.source, Source::Const(_))
-                || edge
-                    .map
-                    .chunks_exact(block)
-                    .all(|c| c == &edge.map[..block])
+            matches!(edge.source, Source::Const(_)) || edge.rule.periodic(p * q * edge.stack)
         })
     };
     if periodic(1) {
         return Some(1);
     }
-    let map = &node.selectors[0].map;
-    let p = map.iter().take_while(|&&m| m == map[0]).count();
-    let runs_read_one =
-        node.n % p == 0 && map.chunks_exact(p).all(|r| r.iter().all(|&m| m == r[0]));
-    (runs_read_one && (0..node.n).all(|e| node.participates(e)) && periodic(p)).then_some(p)
+    // The first run of elements reading the selector's first element; a rule reads one selector
+    // element in every later run of that length too.
+    let p = node.selectors[0].rule.first_run()?;
+    (p > 0 && (0..node.n).all(|e| node.participates(e)) && periodic(p)).then_some(p)
 }
 
 /// Groups of elements with identical parent elements in every slot (see `Node::groups`), if there
@@ -126,15 +120,7 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
     }
     // A parent read by no two elements (e.g. a dot product per element) leaves singletons only:
     // decided in one pass, without hashing every element's tuple.
-    let injective = |edge: &Edge| {
-        let mut seen = vec![false; edge.map.iter().max().map_or(0, |&m| m as usize + 1)];
-        edge.stack == 1
-            && !edge.map.is_empty()
-            && edge
-                .map
-                .iter()
-                .all(|&m| !std::mem::replace(&mut seen[m as usize], true))
-    };
+    let injective = |edge: &Edge| edge.stack == 1 && edge.rule.injective();
     if node
         .parents
         .iter()
@@ -143,10 +129,7 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
         return None;
     }
     // Every element reads the same parent elements (e.g. z[N] with shared weights): one group.
-    let shared = |edge: &Edge| {
-        let first = &edge.map[..edge.stack.min(edge.map.len())];
-        edge.map.chunks_exact(edge.stack).all(|c| c == first)
-    };
+    let shared = |edge: &Edge| edge.rule.periodic(edge.stack);
     if node
         .parents
         .iter()
@@ -161,12 +144,8 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
         let key: Vec<u32> = node
             .parents
             .iter()
-            .filter(|edge| matches!(edge.source, Source::Node(_)) && !edge.map.is_empty())
-            .flat_map(|edge| {
-                edge.map[e * edge.stack..(e + 1) * edge.stack]
-                    .iter()
-                    .copied()
-            })
+            .filter(|edge| matches!(edge.source, Source::Node(_)) && !edge.rule.is_broadcast())
+            .flat_map(|edge| (e * edge.stack..(e + 1) * edge.stack).map(|x| edge.at(x) as u32))
             .collect();
         let next = ids.len() as u32;
         let g = *ids.entry(key).or_insert_with(|| {
@@ -233,14 +212,14 @@ pub(super) fn mixture_weights<'a>(nodes: &'a [Node], c: &Node) -> std::borrow::C
     let sel = &c.selectors[0];
     let z = &nodes[sel.node].u;
     let runs = c.n / c.period;
-    let identity = (0..runs).all(|r| sel.map[r * c.period] as usize == r);
+    let identity = sel.rule.strided_identity(c.period, runs);
     if identity && z.len() == runs * sel.k && (0..c.n).all(|e| c.participates(e)) {
         return std::borrow::Cow::Borrowed(z);
     }
     let mut w = vec![0.0; runs * sel.k];
     w.par_chunks_mut(sel.k).enumerate().for_each(|(r, row)| {
         if c.participates(r * c.period) {
-            let ie = sel.map[r * c.period] as usize;
+            let ie = sel.at(r * c.period);
             row.copy_from_slice(&z[ie * sel.k..(ie + 1) * sel.k]);
         }
     });

@@ -48,7 +48,7 @@ pub(super) fn fusable(nodes: &[Node], i: usize) -> bool {
             role == Role::Selector(0)
                 && x.config_only
                 && x.n == z.n * x.period
-                && (0..z.n).all(|r| x.selectors[0].map[r * x.period] as usize == r)
+                && x.selectors[0].rule.strided_identity(x.period, z.n)
         })
 }
 

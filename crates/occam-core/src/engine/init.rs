@@ -307,28 +307,28 @@ impl Vmp {
         })?;
         let child = &self.nodes[c];
         let vlen = child.data.len() / child.n;
-        let map = &child.selectors[m].map;
+        let rule = &child.selectors[m].rule;
         // Features of index element j: the values of the child elements it selects, in order, as
         // row j of one contiguous n × width array (the child's data itself when the map is the
         // identity, as for x[N] selected by z[N]).
         let mut counts = vec![0usize; index.n];
-        for &j in map {
-            counts[j as usize] += 1;
+        for e in 0..child.n {
+            counts[rule.at(e)] += 1;
         }
         let per = counts[0];
         if per == 0 || counts.iter().any(|&c| c != per) {
             return None;
         }
         let width = per * vlen;
-        let identity = child.n == index.n && map.iter().enumerate().all(|(e, &j)| j as usize == e);
+        let identity = child.n == index.n && rule.is_identity(child.n);
         let gathered;
         let features: &[f64] = if identity {
             &child.data
         } else {
             let mut f = vec![0.0; index.n * width];
             let mut fill = vec![0usize; index.n];
-            for (e, &j) in map.iter().enumerate() {
-                let j = j as usize;
+            for e in 0..child.n {
+                let j = rule.at(e);
                 let at = j * width + fill[j] * vlen;
                 f[at..at + vlen].copy_from_slice(&child.data[e * vlen..(e + 1) * vlen]);
                 fill[j] += 1;

@@ -115,7 +115,7 @@ impl DistVisitor for SelectorMessages<'_> {
         if c.config_only {
             let l = cached_scores(d, self.cache, nodes, self.id);
             for r in (0..c.n / c.period).filter(|&r| c.participates(r * c.period)) {
-                let ie = sel.map[r * c.period] as usize;
+                let ie = sel.at(r * c.period);
                 kernels::add_into(
                     &mut self.out[ie * sel.k..(ie + 1) * sel.k],
                     &l[r * sel.k..(r + 1) * sel.k],
@@ -130,7 +130,7 @@ impl DistVisitor for SelectorMessages<'_> {
                 continue;
             }
             let u = &c.u[e * c.len..(e + 1) * c.len];
-            let ie = sel.map[e] as usize;
+            let ie = sel.at(e);
             for q in 0..c.configs {
                 // Weight of the other selectors' digits.
                 let mut w = 1.0;
@@ -139,7 +139,7 @@ impl DistVisitor for SelectorMessages<'_> {
                     let k = rest % s.k;
                     rest /= s.k;
                     if m != self.selector {
-                        w *= nodes[s.node].u[s.map[e] as usize * s.k + k];
+                        w *= nodes[s.node].u[s.at(e) * s.k + k];
                     }
                 }
                 if w == 0.0 {

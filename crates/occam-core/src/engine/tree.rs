@@ -194,7 +194,7 @@ pub(super) fn build(nodes: &[Node]) -> Result<Vec<Block>, BuildError> {
                 let mut scope: Vec<usize> = node
                     .selectors
                     .iter()
-                    .map(|s| var[pos(s.node)][s.map[e] as usize] as usize)
+                    .map(|s| var[pos(s.node)][s.at(e)] as usize)
                     .collect();
                 scope.push(var[m][e] as usize);
                 let mut sorted = scope.clone();

@@ -154,22 +154,22 @@ pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
             let child = &nodes[c];
             // The child element → chain element map (skipped for stacked or mixture slot edges and
             // deterministic children, whose own children are checked against their values).
-            let map = match role {
-                Role::Selector(m) => &child.selectors[m].map,
+            let rule = match role {
+                Role::Selector(m) => &child.selectors[m].rule,
                 Role::Slot(s)
                     if matches!(child.body, Body::Stochastic(_))
                         && child.configs == 1
                         && child.parents[s].stack == 1 =>
                 {
-                    &child.parents[s].map
+                    &child.parents[s].rule
                 }
                 Role::Slot(_) => continue,
             };
             if let Some(e) = (0..child.n).find(|&e| {
-                let ze = map[e] as usize;
+                let ze = rule.at(e);
                 ze % ch.steps >= ch.lengths[ze / ch.steps] && child.participates(e)
             }) {
-                let ze = map[e] as usize;
+                let ze = rule.at(e);
                 return Err(BuildError::Shape {
                     node: child.name.clone(),
                     what: format!(
@@ -392,7 +392,7 @@ impl Vmp {
         for s in (0..ch.lengths.len()).filter(|&s| ch.lengths[s] > 0) {
             let rec = &z.a[s * stride..(s + 1) * stride];
             let u = &z.u[s * ch.steps * row..(s * ch.steps + ch.lengths[s]) * row];
-            let ie = selector.map[s] as usize;
+            let ie = selector.at(s);
             for q in 0..z.configs {
                 let mut w = 1.0;
                 let mut rest = q;
@@ -400,7 +400,7 @@ impl Vmp {
                     let digit = rest % other.k;
                     rest /= other.k;
                     if m != sel {
-                        w *= self.nodes[other.node].u[other.map[s] as usize * other.k + digit];
+                        w *= self.nodes[other.node].u[other.at(s) * other.k + digit];
                     }
                 }
                 if w == 0.0 {

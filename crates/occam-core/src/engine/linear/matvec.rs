@@ -65,7 +65,7 @@ struct VecData {
 
 /// Whether edge `e` reads parent element k for extended element k (n elements).
 fn identity(edge: &Edge, n: usize) -> bool {
-    (0..n).all(|k| edge.at(k) == k)
+    edge.rule.is_identity(n)
 }
 
 /// The matrix–vector structure of deterministic node `f`, if it has one (see the module doc).
@@ -112,7 +112,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
     let w_node = match w.source {
         Source::Const(_) => None,
         Source::Node(p) => {
-            if nodes[p].n != d || !(0..n * d).all(|k| w.at(k) == k % d) {
+            if nodes[p].n != d || !(w.rule.periodic(d) && w.rule.is_identity(d)) {
                 return None;
             }
             Some(p)
@@ -133,7 +133,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         Source::Node(p) => Some(p),
     };
     if let Some(p) = lam_node {
-        if !lam.map.is_empty() || nodes[p].n != 1 || p == xp || Some(p) == w_node {
+        if !lam.rule.is_broadcast() || nodes[p].n != 1 || p == xp || Some(p) == w_node {
             return None;
         }
     }

@@ -121,7 +121,6 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
     let [(m, Role::Slot(fslot))] = fnode.children[..] else {
         return None;
     };
-    let identity = |map: &[u32]| map.iter().enumerate().all(|(e, &v)| v as usize == e);
     // y's mean: F itself, or a sum of F and offsets (module `offsets`).
     let (y, sum) = match &nodes[m].body {
         Body::Deterministic(Factor::Sum(s)) if s.d == 1 => {
@@ -129,7 +128,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
                 return None;
             };
             let sn = &nodes[m];
-            if sn.n != fnode.n || sn.configs != 1 || !identity(&sn.parents[fslot].map) {
+            if sn.n != fnode.n || sn.configs != 1 || !sn.parents[fslot].rule.is_identity(sn.n) {
                 return None;
             }
             (y, Some(m))
@@ -150,7 +149,9 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         return None;
     }
     let mean = &yn.parents[0];
-    if !matches!(mean.source, Source::Node(p) if p == sum.unwrap_or(f)) || !identity(&mean.map) {
+    if !matches!(mean.source, Source::Node(p) if p == sum.unwrap_or(f))
+        || !mean.rule.is_identity(yn.n)
+    {
         return None;
     }
     let side = |s: usize| match fnode.parents[s].source {
@@ -161,13 +162,23 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
     if (sides[0].is_some() && sides[0] == sides[1]) || sizes[0] * sizes[1] != yn.n {
         return None;
     }
-    // Crossed: every (a, b) pair is read by exactly one element of y.
-    let mut seen = vec![false; yn.n];
-    for e in 0..yn.n {
-        let cell = at(fnode, 0, e) * sizes[1] + at(fnode, 1, e);
-        if std::mem::replace(&mut seen[cell], true) {
-            return None;
+    // Crossed: every (a, b) pair is read by exactly one element of y (the cell rule a·|b| + b is
+    // injective; its n elements then fill the |a|·|b| = n cells).
+    let cells = fnode.parents[0]
+        .rule
+        .combine(sizes[1], &fnode.parents[1].rule);
+    let crossed = match cells {
+        Some(cells) => yn.n <= 1 || cells.injective(),
+        None => {
+            let mut seen = vec![false; yn.n];
+            (0..yn.n).all(|e| {
+                let cell = at(fnode, 0, e) * sizes[1] + at(fnode, 1, e);
+                !std::mem::replace(&mut seen[cell], true)
+            })
         }
+    };
+    if !crossed {
+        return None;
     }
     let prec = &yn.parents[1];
     let tau_n = match prec.source {
@@ -176,19 +187,11 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
     };
     // The precision element of each row of slot s, if τ factorises through that parent.
     let through = |s: usize| -> Option<Vec<u32>> {
-        if prec.map.is_empty() {
+        if prec.rule.is_broadcast() {
             return Some(Vec::new());
         }
-        let mut of = vec![u32::MAX; sizes[s]];
-        for e in 0..yn.n {
-            let (r, t) = (at(fnode, s, e), prec.map[e]);
-            if of[r] == u32::MAX {
-                of[r] = t;
-            } else if of[r] != t {
-                return None;
-            }
-        }
-        Some(of)
+        prec.rule
+            .function_of(&fnode.parents[s].rule, sizes[s], yn.n)
     };
     let constant = |s: usize| sides[s].is_some_and(|p| matches!(nodes[p].body, Body::Constant));
     // Constant rows: units (precision group k of the rows, column j) with τ through the rows in a

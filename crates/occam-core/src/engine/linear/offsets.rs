@@ -71,16 +71,8 @@ pub(super) fn detect(
         }
         // The term's element as a function of the row (or column) index, if it is one.
         let along = |side: usize| -> Option<Vec<u32>> {
-            let mut of = vec![u32::MAX; sizes[side]];
-            for e in 0..s.n {
-                let (r, t) = (at(fnode, side, e), edge.at(e) as u32);
-                if of[r] == u32::MAX {
-                    of[r] = t;
-                } else if of[r] != t {
-                    return None;
-                }
-            }
-            Some(of)
+            edge.rule
+                .function_of(&fnode.parents[side].rule, sizes[side], s.n)
         };
         let (by_rows, of) = match along(row_slot) {
             Some(of) => (true, of),

@@ -362,7 +362,7 @@ fn regression_kernel_equals_the_generic_path() {
         // The data keep no u(y), f(y); a precision without plates is read by the broadcast rule.
         let y = &vmp.nodes[vmp.node("y").unwrap().index()];
         assert!(y.u.is_empty() && y.a.is_empty());
-        assert_eq!(y.parents[1].map.is_empty(), !grouped);
+        assert_eq!(y.parents[1].rule.is_broadcast(), !grouped);
         assert_eq!(vmp.mean(x).unwrap().len(), 3 * 6 * 4);
         // Its moments are still available on request, equal to the generic path's.
         let generic = build().compile_generic().unwrap();
