@@ -32,6 +32,10 @@ pub struct Settings {
     /// Rotate the two factors of every `dot(W, X)` of latent Gaussian vectors after each sweep
     /// (parameter expansion, [`crate::latent::rotation`]); a located error when the model has none.
     pub rotate: bool,
+    /// Settle the first sweep: repeat the updates before the first informatively started node
+    /// (a mixture index's k-means start) until their change of the bound is within `tol`
+    /// ([`occam_core::engine::RunOptions::settle`]).
+    pub settle: bool,
 }
 
 impl Default for Settings {
@@ -45,6 +49,7 @@ impl Default for Settings {
             prune: true,
             strict: false,
             rotate: false,
+            settle: false,
         }
     }
 }
@@ -180,6 +185,7 @@ pub fn fit(
         decrease_is_error: s.strict,
         check_every_update: false,
         prune_components: s.prune,
+        settle: s.settle,
     };
     let rotations = if s.rotate {
         Some(crate::latent::rotation::detect(loaded, c)?)
