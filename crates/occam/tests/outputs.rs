@@ -223,7 +223,14 @@ y[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
     let mut missing = DataSet::new();
     missing.insert_array("y", 20, 1, y, None).unwrap();
     for (src, data) in [(GMM1D, two_clusters()), (GMM2D, two_d), (GMM1D, missing)] {
-        let fitted = fit(src, &data);
+        let fitted = if src.contains("tau") {
+            fit(src, &data)
+        } else {
+            Model::from_source("m.occam", src, &data)
+                .unwrap()
+                .fit(&Settings::default())
+                .unwrap()
+        };
         let report = fitted.report_json();
         for v in fitted
             .loaded()
