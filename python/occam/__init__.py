@@ -210,7 +210,7 @@ class Model:
         return self._model.name
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
-            strict=False, callback=None, order=None, rotate=False, threads=None):
+            strict=False, callback=None, order=None, rotate=False, threads=None, settle=False):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. A fit has converged when the bound's change over a sweep, divided by the number
@@ -224,7 +224,11 @@ class Model:
         a ``GaussianMarkovChain`` (x, its dynamics and C together); a model with neither raises
         :class:`UsageError`. The GIL is
         released while fitting; Ctrl-C raises ``KeyboardInterrupt``. ``threads`` is the number
-        of threads of the fit (default: all cores); the results do not depend on it."""
+        of threads of the fit (default: all cores); the results do not depend on it.
+        ``settle=True`` settles the first sweep: the updates before the first node with an
+        informative start (a mixture index's k-means start) are repeated until their change of
+        the bound is within ``tol``, so a mean-field mixture's parameters agree with each other
+        before the index is first updated (fewer sweeps from a k-means start)."""
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(iteration, bound, elapsed)")
         if order is not None:
@@ -235,7 +239,7 @@ class Model:
         if threads is not None:
             threads = _check_int("threads", threads, 1)
         return Result(self._model.fit(_as_data(data), callback=callback, order=order,
-                                      rotate=bool(rotate), threads=threads, **s))
+                                      rotate=bool(rotate), threads=threads, settle=bool(settle), **s))
 
     def sample(self, plates=None, seed=0, data=None):
         """Draws the observed variables from the generative model (ancestral sampling):

@@ -31,6 +31,14 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
 
 /// Greedy k-means++ seeding of `k ≤ n` centres: the centres (k rows of `width`) and each point's
 /// nearest seed.
+///
+/// Each new seed is the best, by the resulting potential Σ min d², of a few candidates drawn with
+/// probability ∝ d² to the seeds so far. One candidate costs one pass over the points
+/// ([`Potential::try_centre`]): distances, minimum and potential per block of [`BLOCK`] points,
+/// on a transposed copy of the data (contiguous along the points, so every step vectorises). A
+/// candidate is drawn by walking the block sums, then the points of one block. The sums are added
+/// in a fixed order (four lanes within a block, then the blocks in order), whatever the number of
+/// threads: the seeds depend on the generator's state alone.
 fn seeds(
     x: &[f64],
     n: usize,
@@ -39,9 +47,6 @@ fn seeds(
     rng: &mut crate::Rng,
 ) -> (Vec<f64>, Vec<usize>) {
     let row = |j: usize| &x[j * width..(j + 1) * width];
-    // Greedy k-means++: each new seed is the best, by the resulting potential Σ min d², of a few
-    // candidates drawn with probability ∝ d² to the seeds so far. Distances to one candidate are
-    // accumulated over a transposed copy of the data (width × n), contiguous along the points.
     let trials = 2 + (k as f64).ln().floor() as usize;
     let mut xt = vec![0.0; width * n];
     for j in 0..n {
@@ -49,61 +54,132 @@ fn seeds(
             xt[w * n + j] = v;
         }
     }
-    let distances = |c: usize, out: &mut [f64]| {
-        out.iter_mut().for_each(|o| *o = 0.0);
-        for (w, &cv) in row(c).iter().enumerate() {
-            for (o, &xv) in out.iter_mut().zip(&xt[w * n..(w + 1) * n]) {
-                let d = xv - cv;
-                *o += d * d;
-            }
-        }
-    };
     let first = rng.random_range(0..n);
     let mut centres: Vec<f64> = row(first).to_vec();
-    let mut nearest = vec![0.0; n];
-    distances(first, &mut nearest);
+    let mut nearest = Potential::new(n);
+    nearest.d2.iter_mut().for_each(|d| *d = f64::INFINITY);
+    let mut trial = Potential::new(n);
+    let mut best_trial = Potential::new(n);
+    trial.try_centre(&xt, n, row(first), &nearest.d2);
+    std::mem::swap(&mut nearest, &mut trial);
     let mut label = vec![0usize; n];
-    let mut trial = vec![0.0; n];
-    let mut best_trial = vec![0.0; n];
     for s in 1..k {
-        let total: f64 = nearest.iter().sum();
         let mut best: Option<(f64, usize)> = None;
         for _ in 0..trials {
-            let c = if total > 0.0 {
-                let mut r = rng.random::<f64>() * total;
-                nearest
-                    .iter()
-                    .position(|&d| {
-                        r -= d;
-                        r <= 0.0
-                    })
-                    .unwrap_or(n - 1)
+            let c = if nearest.total > 0.0 {
+                nearest.draw(rng.random::<f64>() * nearest.total)
             } else {
                 rng.random_range(0..n)
             };
-            distances(c, &mut trial);
-            let mut potential = 0.0;
-            for (t, &d) in trial.iter_mut().zip(&nearest) {
-                if d < *t {
-                    *t = d;
-                }
-                potential += *t;
-            }
-            if best.is_none_or(|b| potential < b.0) {
-                best = Some((potential, c));
+            trial.try_centre(&xt, n, row(c), &nearest.d2);
+            if best.is_none_or(|b| trial.total < b.0) {
+                best = Some((trial.total, c));
                 std::mem::swap(&mut trial, &mut best_trial);
             }
         }
         let (_, c) = best.expect("at least two trials");
-        for (l, (old, new)) in label.iter_mut().zip(nearest.iter().zip(&best_trial)) {
-            if new < old {
-                *l = s;
-            }
+        // A select rather than a branch: the loop vectorises.
+        for (l, (old, new)) in label.iter_mut().zip(nearest.d2.iter().zip(&best_trial.d2)) {
+            *l = if new < old { s } else { *l };
         }
         std::mem::swap(&mut nearest, &mut best_trial);
         centres.extend_from_slice(row(c));
     }
     (centres, label)
+}
+
+/// Points per block of the seeding's partial sums.
+const BLOCK: usize = 256;
+
+/// Points × width above which a seeding pass runs on the thread pool.
+const PARALLEL_SEEDING: usize = 1 << 16;
+
+/// Every point's squared distance to its nearest seed (with a candidate included, during a
+/// trial), the sums of those distances per block of [`BLOCK`] points, and their total.
+struct Potential {
+    d2: Vec<f64>,
+    blocks: Vec<f64>,
+    total: f64,
+}
+
+impl Potential {
+    fn new(n: usize) -> Potential {
+        Potential {
+            d2: vec![0.0; n],
+            blocks: vec![0.0; n.div_ceil(BLOCK)],
+            total: 0.0,
+        }
+    }
+
+    /// `d2[j] = min(nearest[j], |x_j − centre|²)` for every point of `xt` (width × n), with the
+    /// block sums and the total.
+    fn try_centre(&mut self, xt: &[f64], n: usize, centre: &[f64], nearest: &[f64]) {
+        let pass = |(b, (d2, sum)): (usize, (&mut [f64], &mut f64))| {
+            let j0 = b * BLOCK;
+            let m = d2.len();
+            d2.iter_mut().for_each(|d| *d = 0.0);
+            for (w, &cv) in centre.iter().enumerate() {
+                for (d, &xv) in d2.iter_mut().zip(&xt[w * n + j0..w * n + j0 + m]) {
+                    let e = xv - cv;
+                    *d += e * e;
+                }
+            }
+            let mut lanes = [0.0f64; 4];
+            let mut chunks = d2.chunks_exact_mut(4);
+            let mut near = nearest[j0..j0 + m].chunks_exact(4);
+            for (d, o) in (&mut chunks).zip(&mut near) {
+                for ((l, d), &o) in lanes.iter_mut().zip(d).zip(o) {
+                    *d = if *d < o { *d } else { o };
+                    *l += *d;
+                }
+            }
+            for ((l, d), &o) in lanes
+                .iter_mut()
+                .zip(chunks.into_remainder())
+                .zip(near.remainder())
+            {
+                *d = if *d < o { *d } else { o };
+                *l += *d;
+            }
+            *sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+        };
+        if n * centre.len() >= PARALLEL_SEEDING {
+            self.d2
+                .par_chunks_mut(BLOCK)
+                .zip(self.blocks.par_iter_mut())
+                .enumerate()
+                .for_each(pass);
+        } else {
+            self.d2
+                .chunks_mut(BLOCK)
+                .zip(self.blocks.iter_mut())
+                .enumerate()
+                .for_each(pass);
+        }
+        self.total = self.blocks.iter().sum();
+    }
+
+    /// The point where the running sum of `d2` reaches `r` (0 ≤ r ≤ total): the block first,
+    /// then the point within it. Should rounding leave `r` unreached, the last point with a
+    /// positive distance.
+    fn draw(&self, mut r: f64) -> usize {
+        for (b, &s) in self.blocks.iter().enumerate() {
+            if r > s {
+                r -= s;
+                continue;
+            }
+            let j0 = b * BLOCK;
+            let block = &self.d2[j0..(j0 + BLOCK).min(self.d2.len())];
+            if let Some(i) = block.iter().position(|&d| {
+                r -= d;
+                r <= 0.0
+            }) {
+                return j0 + i;
+            }
+            break;
+        }
+        self.d2.iter().rposition(|&d| d > 0.0).unwrap_or(0)
+    }
 }
 
 /// Lloyd iterations from the seeds' `centres` (k rows of `width`) and `label`: centres to the
@@ -398,6 +474,68 @@ mod tests {
                 plain_lloyd(&x, width, k, &centres, &mut slow);
                 assert_eq!(fast, slow, "case {case}, seed {seed}");
             }
+        }
+    }
+
+    /// A candidate is drawn where the running sum of the distances reaches `r`, across block
+    /// boundaries: on integer distances (exact sums) every `r` gives the first point whose
+    /// cumulative distance is ≥ r, as the point-by-point walk does.
+    #[test]
+    fn draws_follow_the_running_sum() {
+        let n = 3 * BLOCK + 17;
+        let mut p = Potential::new(n);
+        for (j, d) in p.d2.iter_mut().enumerate() {
+            // Zeros (points that are seeds already) among positive distances.
+            *d = ((j * 7) % 5) as f64;
+        }
+        for (b, s) in p.blocks.iter_mut().enumerate() {
+            *s = p.d2[b * BLOCK..((b + 1) * BLOCK).min(n)].iter().sum();
+        }
+        p.total = p.blocks.iter().sum();
+        let mut cumulative = 0.0;
+        for (j, &d) in p.d2.iter().enumerate() {
+            let before = cumulative;
+            cumulative += d;
+            if d > 0.0 {
+                assert_eq!(p.draw(before + 0.5), j);
+                assert_eq!(p.draw(cumulative), j);
+            }
+        }
+        assert!(p.d2[p.draw(p.total)] > 0.0);
+    }
+
+    /// The seeds and the labels are the same bits on 1, 2 and 3 threads, for a problem large
+    /// enough that the seeding and the Lloyd steps run on the pool.
+    #[test]
+    fn the_same_clusters_on_any_number_of_threads() {
+        use rand::Rng as _;
+        let (n, width, k) = (40_000, 2, 12);
+        let mut rng = crate::Rng::seed_from_u64(3);
+        let x: Vec<f64> = (0..n * width)
+            .map(|v| ((v / width) % k) as f64 * 3.0 + rng.random::<f64>())
+            .collect();
+        assert!(n * width >= PARALLEL_SEEDING && n * k * width >= PARALLEL_WORK);
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut rng = crate::Rng::seed_from_u64(11);
+                let (centres, seeded) = seeds(&x, n, width, k, &mut rng);
+                let mut rng = crate::Rng::seed_from_u64(11);
+                (centres, seeded, kmeans(&x, n, width, k, &mut rng))
+            })
+        };
+        let one = run(1);
+        for threads in [2, 3] {
+            let other = run(threads);
+            assert_eq!(
+                one.0.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                other.0.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+            assert_eq!(one.1, other.1);
+            assert_eq!(one.2, other.2);
         }
     }
 

@@ -172,6 +172,7 @@ fn settings(
         prune,
         strict,
         rotate,
+        settle: false,
     }
 }
 
@@ -213,9 +214,10 @@ impl PyModel {
 
     /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
     /// order by node name (default: parents before children); `rotate` rotates the factors of
-    /// PCA-type products and the state spaces of linear dynamical systems after every sweep (`occam::latent::rotation`); `threads` the number of
-    /// threads (default: the global pool, all cores).
-    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=false, threads=None))]
+    /// PCA-type products and the state spaces of linear dynamical systems after every sweep
+    /// (`occam::latent::rotation`); `threads` the number of threads (default: the global pool, all
+    /// cores); `settle` settles the first sweep (`occam::Settings::settle`).
+    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=false, threads=None, settle=false))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         &self,
@@ -231,9 +233,13 @@ impl PyModel {
         order: Option<Vec<String>>,
         rotate: bool,
         threads: Option<usize>,
+        settle: bool,
     ) -> PyResult<PyFitted> {
         let model = self.model_with_data(py, data)?;
-        let s = settings(seed, restarts, max_iter, tol, prune, strict, order, rotate);
+        let s = Settings {
+            settle,
+            ..settings(seed, restarts, max_iter, tol, prune, strict, order, rotate)
+        };
         fit_released(py, &model, &s, callback, threads)
     }
 

@@ -34,6 +34,10 @@ pub struct Settings {
     /// sweep (parameter expansion, [`crate::latent::rotation`]); a located error when the model
     /// has neither.
     pub rotate: bool,
+    /// Settle the first sweep: repeat the updates before the first informatively started node
+    /// (a mixture index's k-means start) until their change of the bound is within `tol`
+    /// ([`occam_core::engine::RunOptions::settle`]).
+    pub settle: bool,
 }
 
 impl Default for Settings {
@@ -47,6 +51,7 @@ impl Default for Settings {
             prune: true,
             strict: false,
             rotate: false,
+            settle: false,
         }
     }
 }
@@ -182,6 +187,7 @@ pub fn fit(
         decrease_is_error: s.strict,
         check_every_update: false,
         prune_components: s.prune,
+        settle: s.settle,
     };
     let rotations = if s.rotate {
         Some(crate::latent::rotation::detect(loaded, c)?)

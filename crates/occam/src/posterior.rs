@@ -2,7 +2,8 @@
 //! concentration, probabilities, ...) as values shaped by the variable's plates followed by the
 //! parameter's own dimensions, row-major, the way NumPy lays them out.
 
-use serde_json::Value;
+use occam_core::prelude::*;
+use occam_core::spec::Param as SpecParam;
 
 use crate::lower::Compiled;
 use crate::model::Loaded;
@@ -42,63 +43,129 @@ impl Posterior {
     }
 }
 
-/// Flattens one element's JSON value (number, list, list of lists) into `out`; returns its shape.
-fn flatten(v: &Value, out: &mut Vec<f64>) -> Option<Vec<usize>> {
-    match v {
-        Value::Number(n) => {
-            out.push(n.as_f64().unwrap_or(f64::NAN));
-            Some(Vec::new())
+/// One parameter under construction: its per-element shape and values, element after element.
+struct Column {
+    name: String,
+    item: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl Column {
+    fn new(name: &str, item: Vec<usize>, n: usize) -> Column {
+        let len = item.iter().product::<usize>();
+        Column {
+            name: name.to_string(),
+            item,
+            values: Vec::with_capacity(n * len),
         }
-        Value::Array(items) => {
-            let mut inner = None;
-            for it in items {
-                let s = flatten(it, out)?;
-                if inner.as_ref().is_some_and(|i| *i != s) {
-                    return None;
+    }
+
+    /// A column with one value per element.
+    fn per_element(
+        name: &str,
+        item: Vec<usize>,
+        u: &[f64],
+        len: usize,
+        f: impl Fn(&[f64], &mut Vec<f64>),
+    ) -> Column {
+        let mut c = Column::new(name, item, u.len() / len.max(1));
+        for ue in u.chunks(len.max(1)) {
+            f(ue, &mut c.values);
+        }
+        c
+    }
+}
+
+/// Summaries of the moments by moment kind (the `parameters` of `occam fit --json` that come
+/// from ⟨u⟩: mean, variance or covariance, mean log, probabilities), computed from the moments
+/// straight into arrays.
+fn summaries(c: &Compiled, node: NodeId, kind: MomentKind, u: &[f64], n: usize) -> Vec<Column> {
+    let len = kind.len();
+    match kind {
+        MomentKind::Gaussian { d: 1 } => vec![
+            Column::per_element("mean", vec![], u, len, |u, out| out.push(u[0])),
+            Column::per_element("variance", vec![], u, len, |u, out| {
+                out.push((u[1] - u[0] * u[0]).max(0.0))
+            }),
+        ],
+        MomentKind::Gaussian { d } => vec![
+            Column::per_element("mean", vec![d], u, len, |u, out| {
+                out.extend_from_slice(&u[..d])
+            }),
+            Column::per_element("covariance", vec![d, d], u, len, |u, out| {
+                for i in 0..d {
+                    out.extend((0..d).map(|j| u[d + i * d + j] - u[i] * u[j]));
                 }
-                inner = Some(s);
+            }),
+        ],
+        MomentKind::Gamma => vec![
+            Column::per_element("mean", vec![], u, len, |u, out| out.push(u[0])),
+            Column::per_element("mean_log", vec![], u, len, |u, out| out.push(u[1])),
+        ],
+        MomentKind::Wishart { d } => {
+            vec![Column::per_element("mean", vec![d, d], u, len, |u, out| {
+                out.extend_from_slice(&u[..d * d])
+            })]
+        }
+        MomentKind::Dirichlet { .. } => match c.vmp.mean(node) {
+            Some(m) if n > 0 => {
+                let k = m.len() / n;
+                let mut col = Column::new("mean", vec![k], n);
+                col.values = m;
+                vec![col]
             }
-            let mut shape = vec![items.len()];
-            shape.extend(inner.unwrap_or_default());
-            Some(shape)
-        }
-        _ => None,
+            _ => Vec::new(),
+        },
+        MomentKind::Categorical { .. } => vec![Column::per_element(
+            "probabilities",
+            vec![len],
+            u,
+            len,
+            |u, out| out.extend_from_slice(u),
+        )],
+        MomentKind::Scalar => vec![Column::per_element("mean", vec![], u, len, |u, out| {
+            out.push(u[0])
+        })],
     }
 }
 
-/// Per-element JSON values → one array: plate dimensions (if they account for every element)
-/// followed by the element's own; elements given as `null` become NaN.
-fn param(name: &str, per_element: &[Value], plates: &[usize]) -> Option<Param> {
-    let item = per_element
-        .iter()
-        .find(|v| !v.is_null())
-        .and_then(|v| flatten(v, &mut Vec::new()))?;
-    let len: usize = item.iter().product();
-    let mut values = Vec::with_capacity(per_element.len() * len);
-    for v in per_element {
-        if v.is_null() {
-            values.extend(std::iter::repeat_n(f64::NAN, len));
-        } else if flatten(v, &mut values)? != item {
-            return None;
-        }
-    }
-    let n = per_element.len();
-    let mut shape = if plates.iter().product::<usize>() == n {
-        plates.to_vec()
-    } else {
-        vec![n]
+/// The family's usual parameters of every element (a latent stochastic node's), from its
+/// natural parameters (declared in the family's file: `usual_params`).
+fn usual(c: &Compiled, node: NodeId, n: usize) -> Vec<Column> {
+    let Some(dist) = c.vmp.distribution(node) else {
+        return Vec::new();
     };
-    shape.extend(item);
-    Some(Param {
-        name: name.to_string(),
-        shape,
-        values,
-    })
+    let len = c.vmp.kind(node).len();
+    let phi = c.vmp.natural(node);
+    let mut cols: Vec<Option<Column>> = dist.spec().params.iter().map(|_| None).collect();
+    let names = dist.spec().params;
+    for e in 0..n {
+        for (name, p) in dist.usual_params(&phi[e * len..(e + 1) * len]) {
+            let Some(at) = names.iter().position(|&q| q == name) else {
+                continue;
+            };
+            let item = match &p {
+                SpecParam::Scalar(_) => vec![],
+                SpecParam::Vector(v) => vec![v.len()],
+                SpecParam::Matrix(m) => vec![m.len(), m.first().map_or(0, Vec::len)],
+            };
+            let col = cols[at].get_or_insert_with(|| Column::new(name, item, n));
+            match p {
+                SpecParam::Scalar(x) => col.values.push(x),
+                SpecParam::Vector(v) => col.values.extend(v),
+                SpecParam::Matrix(m) => m.iter().for_each(|r| col.values.extend(r)),
+            }
+        }
+    }
+    cols.into_iter().flatten().collect()
 }
 
-/// The posterior of variable `v` of a fitted model.
+/// The posterior of variable `v` of a fitted model, straight from the engine's arrays: the
+/// moment summaries, the family's usual parameters (replacing a summary of the same name) and
+/// the moments, each shaped by the variable's plates (when they account for every element) and
+/// the parameter's own dimensions; NaN for elements that are integrated out. The same values
+/// as the JSON report's `parameters` and `moments`.
 pub fn of(loaded: &Loaded, c: &Compiled, v: usize) -> Posterior {
-    let report = json::variable(loaded, c, v);
     let var = &loaded.model.variables[v];
     let plates: Vec<(String, usize)> = var
         .plates
@@ -109,28 +176,53 @@ pub fn of(loaded: &Loaded, c: &Compiled, v: usize) -> Posterior {
         })
         .collect();
     let sizes: Vec<usize> = plates.iter().map(|p| p.1).collect();
-    let mut params = Vec::new();
-    if let Some(Value::Object(map)) = report.get("parameters") {
-        for (name, list) in map {
-            if let Value::Array(items) = list {
-                params.extend(param(name, items, &sizes));
-            }
+    let role = json::role(loaded, v, c);
+    let node = c.var_nodes[v];
+    let kind = c.vmp.kind(node);
+    let len = kind.len();
+    let u = c.vmp.moments(node);
+    let n = c.vmp.elements(node);
+    let mut cols = summaries(c, node, kind, u, n);
+    if matches!(role, "latent" | "partly observed") {
+        for col in usual(c, node, n) {
+            cols.retain(|c| c.name != col.name);
+            cols.push(col);
         }
     }
-    if let Some(Value::Array(items)) = report.get("moments") {
-        params.extend(param("moments", items, &sizes));
-    }
-    let text = |k: &str| {
-        report
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
+    cols.sort_by(|a, b| a.name.cmp(&b.name));
+    cols.push(Column {
+        name: "moments".into(),
+        item: vec![len],
+        values: u.to_vec(),
+    });
+    let gone = json::integrated_out(loaded, v, c);
+    let params = cols
+        .into_iter()
+        .filter(|col| col.values.len() == n * col.item.iter().product::<usize>() && n > 0)
+        .map(|mut col| {
+            let per = col.item.iter().product::<usize>();
+            if let Some(g) = &gone {
+                for (e, _) in g.iter().enumerate().filter(|(_, &x)| x) {
+                    col.values[e * per..(e + 1) * per].fill(f64::NAN);
+                }
+            }
+            let mut shape = if sizes.iter().product::<usize>() == n {
+                sizes.clone()
+            } else {
+                vec![n]
+            };
+            shape.extend(col.item);
+            Param {
+                name: col.name,
+                shape,
+                values: col.values,
+            }
+        })
+        .collect();
     Posterior {
         name: var.name.clone(),
-        distribution: text("distribution"),
-        role: text("role"),
+        distribution: json::distribution(loaded, v),
+        role: role.to_string(),
         plates,
         params,
     }

@@ -182,3 +182,109 @@ fn the_outcome_says_why_the_run_stopped() {
         short.summary()
     );
 }
+
+/// `Fitted::posterior` (arrays straight from the engine) holds exactly the values of the JSON
+/// report's `parameters` and `moments` for every variable: scalar and vector Gaussians, Gamma,
+/// Wishart, Dirichlet, Categorical, observed data, and a partly observed variable whose missing
+/// entries are integrated out (NaN in the arrays, null in the report).
+#[test]
+fn posterior_arrays_equal_the_json_report() {
+    const GMM2D: &str = "\
+plate K = 2
+plates N, D from data y
+pi ~ Dirichlet(0.5) over K
+z[N] ~ Categorical(pi)
+mu[K] over D ~ MvGaussian(mean = 0, precision = identity * 0.01)
+Lambda[K] over D ~ Wishart(dof = 2, rate = identity * 1)
+y[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
+";
+    let flat = |v: &serde_json::Value, out: &mut Vec<f64>| {
+        fn walk(v: &serde_json::Value, out: &mut Vec<f64>) {
+            match v {
+                serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+                serde_json::Value::Number(x) => out.push(x.as_f64().unwrap()),
+                _ => out.push(f64::NAN),
+            }
+        }
+        walk(v, out)
+    };
+    let y2: Vec<f64> = (0..24)
+        .flat_map(|i| {
+            let s = if i % 2 == 0 { -4.0 } else { 4.0 };
+            [s + (i as f64).sin(), s + (i as f64 * 1.7).cos()]
+        })
+        .collect();
+    let mut two_d = DataSet::new();
+    two_d.insert_array("y", 24, 2, y2, None).unwrap();
+    let mut y: Vec<f64> = (0..20)
+        .map(|i| if i < 10 { -5.0 } else { 5.0 } + (i as f64 * 0.7).sin() * 0.3)
+        .collect();
+    y[3] = f64::NAN;
+    let mut missing = DataSet::new();
+    missing.insert_array("y", 20, 1, y, None).unwrap();
+    for (src, data) in [(GMM1D, two_clusters()), (GMM2D, two_d), (GMM1D, missing)] {
+        let fitted = if src.contains("tau") {
+            fit(src, &data)
+        } else {
+            Model::from_source("m.occam", src, &data)
+                .unwrap()
+                .fit(&Settings::default())
+                .unwrap()
+        };
+        let report = fitted.report_json();
+        for v in fitted
+            .loaded()
+            .model
+            .variables
+            .iter()
+            .map(|v| v.name.clone())
+        {
+            let p = fitted.posterior(&v).unwrap();
+            let json = &report["variables"][&v];
+            let mut names: Vec<String> = json["parameters"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            names.push("moments".into());
+            let ours: Vec<&str> = p.params.iter().map(|q| q.name.as_str()).collect();
+            assert_eq!(ours, names, "{v}");
+            for q in &p.params {
+                let list = if q.name == "moments" {
+                    &json["moments"]
+                } else {
+                    &json["parameters"][&q.name]
+                };
+                let mut want = Vec::new();
+                let items = list.as_array().unwrap();
+                let per = q.values.len() / items.len();
+                for item in items {
+                    if item.is_null() {
+                        want.extend(std::iter::repeat_n(f64::NAN, per));
+                    } else {
+                        flat(item, &mut want);
+                    }
+                }
+                assert_eq!(q.values.len(), want.len(), "{v}.{}", q.name);
+                for (a, b) in q.values.iter().zip(&want) {
+                    assert!(
+                        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                        "{v}.{}: {a} vs {b}",
+                        q.name
+                    );
+                }
+            }
+            if p.role == "partly observed" {
+                for q in &p.params {
+                    let per = q.values.len() / 20;
+                    assert!(
+                        q.values[3 * per..4 * per].iter().all(|x| x.is_nan()),
+                        "{}",
+                        q.name
+                    );
+                }
+            }
+        }
+    }
+}

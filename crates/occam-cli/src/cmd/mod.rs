@@ -123,6 +123,7 @@ impl RunArgs {
             prune: !self.no_prune,
             strict: self.strict,
             rotate: self.rotate,
+            settle: false,
         };
         // One check of every domain, in the library; its messages name the field, here the flag.
         settings.validate().map_err(|e| match e {

@@ -32,7 +32,20 @@ impl Vmp {
                 }
                 Body::Stochastic(d) => d.clone(),
             };
-            let init = match self.start(i) {
+            let start = self.start(i);
+            if matches!(start, Init::Prior)
+                && !node.has_latent()
+                && node.block.is_none()
+                && !linear::shared::is_shared(node)
+            {
+                // Nothing to start (every element observed, or not taking part): the prior
+                // update below would visit each element only to skip it, and allocate n × len
+                // zero messages for it.
+                self.changed(i);
+                self.share_if_possible(i);
+                continue;
+            }
+            let init = match start {
                 Init::KMeansPlusPlus => match self.kmeans_assignment(i, &mut rng) {
                     Some(moments) => Init::Moments(moments),
                     None => Init::Random,
