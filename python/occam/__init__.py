@@ -173,6 +173,14 @@ class Result:
         other models."""
         return {o["name"]: dict(o) for o in self._fitted.pca_outputs()}
 
+    def write(self, out_dir, include_data=False):
+        """Writes what ``occam fit --out DIR`` writes into ``out_dir`` (created if needed; each
+        file written atomically): ``posterior.json``, ``bound.csv``/``.svg``, the
+        ``posterior_NAME.csv`` tables, Hinton diagrams of matrix means (``hinton_W.svg``) and of
+        ARD relevances 1/⟨α⟩ (``hinton_W_relevance.svg``), chain tables and figures, and the PCA
+        reconstructions and projections. ``include_data`` adds the observed values' tables."""
+        self._fitted.write(_os.fspath(out_dir), include_data=bool(include_data))
+
     def report(self):
         """The report ``occam fit --json`` prints, as a dict."""
         return _json.loads(self._fitted.report_json())

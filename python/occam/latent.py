@@ -9,12 +9,14 @@ component and deletions, each kept only when the bound rises) — the same libra
 >>> fit.components, fit.component_dimensions, fit.bound                     # doctest: +SKIP
 """
 
+import os as _os
+
 import numpy as _np
 
 from . import _occam
 from ._errors import DataShapeError, DataTypeError, UsageError
 
-__all__ = ["mbpca", "Mbpca"]
+__all__ = ["mbpca", "Mbpca", "digits"]
 
 Mbpca = _occam.Mbpca
 
@@ -62,3 +64,20 @@ def mbpca(x, q=None, max_k=30, start_k=1, seed=0, max_iter=None, tol=None):
             raise UsageError(f"tol must be ≥ 0, got {tol}")
     return _occam.mbpca_fit(x, q=q, max_k=max_k, start_k=start_k, seed=_count("seed", seed, 0),
                             max_iter=max_iter, tol=tol)
+
+
+def digits(path="examples/digits/digits.npz", subset=None, q=None, max_k=8):
+    """The digits study of ``occam latent digits`` (Winn §3.3 on scikit-learn's 8×8 digits): one
+    mixture of Bayesian PCA per digit, and the maximum-likelihood PPCA baseline, on the file's fixed
+    split (or the first ``subset = (train, test)`` images of each digit). Returns a list of two
+    dicts (mixture of BPCA, then ML PPCA) with ``method``, ``error`` (fraction of test images),
+    ``predictions``, ``confusion`` (10 × 10 counts, rows the true digit, columns the prediction),
+    ``components`` and ``dimensions`` per digit."""
+    if subset is not None:
+        if len(subset) != 2:
+            raise UsageError(f"subset must be (train, test), got {subset!r}")
+        subset = (_count("subset[0]", subset[0], 1), _count("subset[1]", subset[1], 1))
+    if q is not None:
+        q = _count("q", q, 1)
+    return _occam.digits_study(_os.fspath(path), subset=subset, q=q,
+                               max_k=_count("max_k", max_k, 1))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import occam
+from occam.latent import digits as mbpca_digits
 from occam.latent import mbpca
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -132,3 +133,39 @@ def test_pca_outputs_equal_the_files_of_fit_out(tmp_path):
 def test_pca_outputs_are_empty_for_other_models(tutorial_x):
     model = occam.Model(ROOT / "examples" / "vibes_tutorial" / "mixture.occam")
     assert model.fit({"x": tutorial_x}).pca_outputs() == {}
+
+
+def test_write_gives_the_files_of_fit_out(tmp_path):
+    # Result.write(dir) writes what `occam fit --out dir` writes, Hinton diagrams of ⟨W⟩ and of
+    # the ARD relevances 1/⟨α⟩ included, with the same contents.
+    model = occam.Model(PCA / "pca.occam")
+    py_dir, cli_dir = tmp_path / "py", tmp_path / "cli"
+    model.fit(rotate=True).write(py_dir)
+    cli("fit", str(PCA / "pca.occam"), "--rotate", "--out", str(cli_dir))
+    names = sorted(p.name for p in py_dir.iterdir())
+    assert names == sorted(p.name for p in cli_dir.iterdir())
+    assert any(n.startswith("hinton_") and n.endswith("_relevance.svg") for n in names), names
+    assert sum(n.startswith("hinton_") for n in names) >= 2, names
+    for n in names:
+        if n.endswith((".csv", ".svg")):
+            assert (py_dir / n).read_bytes() == (cli_dir / n).read_bytes(), n
+    with pytest.raises(occam.OccamError):
+        model.fit(rotate=True).write(py_dir / "bound.csv")
+
+
+def test_digits_study_gives_the_clis_confusion_matrices(tmp_path):
+    # A small subset of the digits study (10 training and 15 test images per digit, q = 3): the
+    # confusion matrices equal the CSVs `occam latent digits --out` writes (both misclassify some).
+    path = ROOT / "examples" / "digits" / "digits.npz"
+    bayes, ml = mbpca_digits(path, subset=(10, 15), q=3, max_k=2)
+    cli("latent", "digits", str(path), "--subset", "10", "15", "--q", "3", "--max-k", "2",
+        "--out", str(tmp_path))
+    for result, name in ((bayes, "mbpca"), (ml, "mppca")):
+        c = result["confusion"]
+        assert c.shape == (10, 10) and c.sum() == 150 and np.trace(c) < 150
+        assert result["error"] == pytest.approx(1 - np.trace(c) / 150)
+        lines = (tmp_path / f"confusion_{name}.csv").read_text().splitlines()
+        table = np.array([[int(v) for v in line.split(",")[1:]] for line in lines[1:]])
+        np.testing.assert_array_equal(c, table)
+    with pytest.raises(occam.UsageError):
+        mbpca_digits(path, subset=(1,))

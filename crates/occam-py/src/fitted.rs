@@ -195,6 +195,20 @@ impl PyFitted {
             .collect()
     }
 
+    /// Writes what `occam fit --out DIR` writes into `out_dir` (atomically, file by file): the
+    /// posterior tables, bound trace and figure, Hinton diagrams of matrix means and ARD
+    /// relevances, chain tables and figures, PCA reconstructions and projections.
+    #[pyo3(signature = (out_dir, include_data=false))]
+    fn write(
+        &self,
+        py: Python<'_>,
+        out_dir: std::path::PathBuf,
+        include_data: bool,
+    ) -> PyResult<()> {
+        occam::atomic::check_dir(&out_dir).py_err(py)?;
+        occam::report::outputs::write_outputs(&out_dir, &self.inner, include_data).py_err(py)
+    }
+
     /// Per-node bound terms `[(node, value)]`.
     #[getter]
     fn node_bounds(&self) -> Vec<(String, f64)> {

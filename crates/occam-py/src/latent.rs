@@ -2,7 +2,9 @@
 //! order search of `occam latent mbpca` (GIL released), then the fitted mixture's parameters,
 //! responsibilities and predictive log-densities as NumPy arrays.
 
-use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    PyArray1, PyArray2, PyArray3, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -222,4 +224,43 @@ impl PyMbpca {
             })
             .collect()
     }
+}
+
+/// The digits study of `occam latent digits` (Winn §3.3 on scikit-learn's 8×8 digits): one
+/// mixture of Bayesian PCA per digit and the ML PPCA baseline on the file's fixed split (or its
+/// first `subset = (train, test)` images of each digit). Returns one dict per method: `method`,
+/// `error`, `predictions`, `confusion` (10 × 10, `[true, predicted]`), `components`, `dimensions`.
+#[pyfunction]
+#[pyo3(signature = (path, subset=None, q=None, max_k=8))]
+pub fn digits_study<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    subset: Option<(usize, usize)>,
+    q: Option<usize>,
+    max_k: usize,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    use occam::latent::digits::{self, Digits};
+    let run = || -> occam::Result<_> {
+        let mut data = Digits::read(&path)?;
+        if let Some((train, test)) = subset {
+            data = data.subset(train, test);
+        }
+        digits::study(&data, q, max_k)
+    };
+    let (bayes, ml) = py.allow_threads(run).py_err(py)?;
+    [bayes, ml]
+        .into_iter()
+        .map(|o| {
+            let d = PyDict::new(py);
+            d.set_item("method", &o.method)?;
+            d.set_item("error", o.error)?;
+            d.set_item("predictions", PyArray1::from_vec(py, o.predictions))?;
+            let n = o.confusion.len();
+            let flat: Vec<usize> = o.confusion.into_iter().flatten().collect();
+            d.set_item("confusion", PyArray1::from_vec(py, flat).reshape([n, n])?)?;
+            d.set_item("components", o.components)?;
+            d.set_item("dimensions", o.dimensions)?;
+            Ok(d)
+        })
+        .collect()
 }

@@ -27,5 +27,6 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(nn::nn_fit, m)?)?;
     m.add_class::<latent::PyMbpca>()?;
     m.add_function(wrap_pyfunction!(latent::mbpca_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(latent::digits_study, m)?)?;
     Ok(())
 }

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use occam::latent::digits::{self, Digits};
 use occam::latent::mbpca::search::{search, SearchOptions};
-use occam::latent::mppca::EmOptions;
 use occam::latent::synth::Matrix;
 use occam::latent::{figures, ica};
 
@@ -176,11 +175,7 @@ pub fn run(c: &LatentCommand) -> Result<()> {
             if let Some(s) = &a.subset {
                 data = data.subset(s[0], s[1]);
             }
-            let mut o = SearchOptions::new(a.q.unwrap_or(data.train.cols - 1));
-            o.max_k = a.max_k;
-            o.tol = 1e-6;
-            let bayes = digits::mixture_of_bpca(&data, &o)?;
-            let ml = digits::mixture_of_ppca(&data, &EmOptions::new(1, a.q.unwrap_or(10)))?;
+            let (bayes, ml) = digits::study(&data, a.q, a.max_k)?;
             for r in [&bayes, &ml] {
                 outln!(
                     "{}: test error {:.2} % ({} test images); components {:?}, dimensions {:?}",

@@ -193,6 +193,18 @@ fn outcome(
     }
 }
 
+/// The study `occam latent digits` runs (and `occam.latent.digits` in Python): mixtures of
+/// Bayesian PCA with latent dimension `q` (default d − 1) and at most `max_k` components per digit
+/// (tolerance 1e-6), then ML PPCA with one component and `q` (default 10) dimensions.
+pub fn study(d: &Digits, q: Option<usize>, max_k: usize) -> Result<(Outcome, Outcome)> {
+    let mut o = SearchOptions::new(q.unwrap_or(d.train.cols.saturating_sub(1)));
+    o.max_k = max_k;
+    o.tol = 1e-6;
+    let bayes = mixture_of_bpca(d, &o)?;
+    let ml = mixture_of_ppca(d, &EmOptions::new(1, q.unwrap_or(10)))?;
+    Ok((bayes, ml))
+}
+
 /// One mixture of Bayesian PCA per digit, its order found by the bound-driven search (`o`), each
 /// test image classified by the largest predictive density.
 pub fn mixture_of_bpca(d: &Digits, o: &SearchOptions) -> Result<Outcome> {
