@@ -491,26 +491,16 @@ pub(crate) fn optimise_part(
 ) -> Vec<f64> {
     let prec = prior.weight_precisions(&hyper.alpha);
     let beta = hyper.beta.mean();
-    let whole = part == (0..theta.len());
     let mut th = theta.clone();
-    let mut full = if whole {
-        Vec::new()
-    } else {
-        vec![0.0; theta.len()]
-    };
+    let mut full = vec![0.0; theta.len()];
     let res = minimize(
         |x, g| {
-            g.iter_mut().for_each(|v| *v = 0.0);
-            let v = if whole {
-                weight_objective(p, x, lay, q, &prec, beta, Some(g)).0
-            } else {
-                th[part.clone()].copy_from_slice(x);
-                full.iter_mut().for_each(|v| *v = 0.0);
-                let v = weight_objective(p, &th, lay, q, &prec, beta, Some(&mut full)).0;
-                g.copy_from_slice(&full[part.clone()]);
-                v
-            };
-            g.iter_mut().for_each(|v| *v = -*v);
+            th[part.clone()].copy_from_slice(x);
+            full.iter_mut().for_each(|v| *v = 0.0);
+            let v = weight_objective(p, &th, lay, q, &prec, beta, Some(&mut full)).0;
+            for (gi, fi) in g.iter_mut().zip(&full[part.clone()]) {
+                *gi = -fi;
+            }
             -v
         },
         theta[part.clone()].to_vec(),
