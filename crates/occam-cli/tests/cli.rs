@@ -708,3 +708,48 @@ fn fit_quickstart(data: &Path) -> serde_json::Value {
     );
     json(&out)
 }
+
+#[test]
+fn fit_out_names_every_file_it_wrote() {
+    // Bayesian PCA writes more than the generic tables (reconstruction and projection files);
+    // the closing line must list exactly the directory's contents.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fit");
+    let o = succeeded(
+        occam()
+            .args([
+                "fit",
+                "examples/bpca/bpca.occam",
+                "--max-iter",
+                "5",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("wrote "))
+        .unwrap_or_else(|| panic!("no `wrote` line in:\n{text}"));
+    let (head, names) = line.split_once(": ").unwrap();
+    let mut listed: Vec<&str> = names.split(", ").collect();
+    let mut present: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        head.starts_with(&format!("wrote {} files to ", present.len())),
+        "{line}"
+    );
+    listed.sort_unstable();
+    present.sort_unstable();
+    assert_eq!(listed, present);
+    assert!(
+        listed.iter().any(|n| n.starts_with("reconstruction_")),
+        "{line}"
+    );
+    assert!(
+        listed.iter().any(|n| n.starts_with("projection_")),
+        "{line}"
+    );
+}

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use occam::report::outputs::write_outputs;
+use occam::report::outputs::write_outputs_listed;
 use occam::{DataSet, Model};
 
 use super::{model_path, DataArgs, RunArgs};
@@ -54,9 +54,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
         None => super::progress::Bar::new("fit"),
     };
     let fitted = model.fit_observed(&settings, &mut bar)?;
-    if let Some(dir) = &a.out {
-        write_outputs(dir, &fitted, a.include_data)?;
-    }
+    let written = match &a.out {
+        Some(dir) => write_outputs_listed(dir, &fitted, a.include_data)?,
+        None => Vec::new(),
+    };
     if a.json {
         let text = serde_json::to_string(&fitted.report_json())
             .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
@@ -65,8 +66,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
         out!("{}", fitted.summary());
         if let Some(dir) = &a.out {
             outln!(
-                "\nwrote posterior.json, bound.csv, bound.svg, posterior_NAME.csv tables and Hinton diagrams to {}",
-                dir.display()
+                "\nwrote {} files to {}: {}",
+                written.len(),
+                dir.display(),
+                written.join(", ")
             );
         }
     }

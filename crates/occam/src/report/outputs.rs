@@ -44,12 +44,41 @@ fn matrix_of(loaded: &Loaded, c: &Compiled, v: usize) -> Option<(usize, usize, V
 /// Writes the files of a fit into `dir`; `include_data` keeps the observed data's values in
 /// `posterior.json` (by default each observed variable is a stub naming its data file).
 pub fn write_outputs(dir: &Path, fitted: &Fitted, include_data: bool) -> Result<()> {
+    write_outputs_listed(dir, fitted, include_data).map(|_| ())
+}
+
+/// [`write_outputs`], returning the names of the files written, in the order written.
+pub fn write_outputs_listed(
+    dir: &Path,
+    fitted: &Fitted,
+    include_data: bool,
+) -> Result<Vec<String>> {
     let (loaded, c, o) = (fitted.loaded(), fitted.compiled(), fitted.outcome());
     let mut report = fitted.report_json();
     if !include_data {
         leave_out_data(loaded, c, &mut report);
     }
-    write_files(dir, loaded, c, o, &report)
+    let mut out = Files {
+        dir,
+        names: Vec::new(),
+    };
+    write_files(&mut out, loaded, c, o, &report)?;
+    Ok(out.names)
+}
+
+/// The output directory, and the names written into it so far.
+struct Files<'a> {
+    dir: &'a Path,
+    names: Vec<String>,
+}
+
+impl Files<'_> {
+    /// Writes `name` atomically and records it.
+    fn write(&mut self, name: String, bytes: &[u8]) -> Result<()> {
+        atomic::write(&self.dir.join(&name), bytes)?;
+        self.names.push(name);
+        Ok(())
+    }
 }
 
 /// Replaces every fully observed variable and data input in a report by a stub: its role and
@@ -79,21 +108,21 @@ fn leave_out_data(loaded: &Loaded, c: &Compiled, report: &mut serde_json::Value)
 }
 
 fn write_files(
-    dir: &Path,
+    out: &mut Files<'_>,
     loaded: &Loaded,
     c: &Compiled,
     o: &Outcome,
     report: &serde_json::Value,
 ) -> Result<()> {
-    atomic::ensure_dir(dir)?;
+    atomic::ensure_dir(out.dir)?;
     let pretty = serde_json::to_string_pretty(report)
         .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
-    atomic::write(&dir.join("posterior.json"), pretty.as_bytes())?;
+    out.write("posterior.json".into(), pretty.as_bytes())?;
     let mut csv = String::from("iteration,bound\n");
     for (i, b) in o.bound_trace.iter().enumerate() {
         csv.push_str(&format!("{},{b}\n", i + 1));
     }
-    atomic::write(&dir.join("bound.csv"), csv.as_bytes())?;
+    out.write("bound.csv".into(), csv.as_bytes())?;
     let title = format!(
         "{}: L = {:.4}",
         loaded
@@ -104,8 +133,8 @@ fn write_files(
                 .into_owned()),
         o.bound
     );
-    atomic::write(
-        &dir.join("bound.svg"),
+    out.write(
+        "bound.svg".into(),
         svg::bound_plot(&title, &o.bound_trace)?.as_bytes(),
     )?;
     for (v, var) in loaded.model.variables.iter().enumerate() {
@@ -114,10 +143,7 @@ fn write_files(
         }
         let latent = json::role(loaded, v, c) == "latent";
         if let Some(text) = table::variable_csv(loaded, c, v, latent) {
-            atomic::write(
-                &dir.join(format!("posterior_{}.csv", var.name)),
-                text.as_bytes(),
-            )?;
+            out.write(format!("posterior_{}.csv", var.name), text.as_bytes())?;
         }
         if let Some((rows, cols, values)) = matrix_of(loaded, c, v) {
             let title = format!(
@@ -125,25 +151,22 @@ fn write_files(
                 summary::signature(loaded, v)
             );
             let s = hinton::hinton(&title, rows, cols, &values)?;
-            atomic::write(&dir.join(format!("hinton_{}.svg", var.name)), s.as_bytes())?;
+            out.write(format!("hinton_{}.svg", var.name), s.as_bytes())?;
         }
     }
     for ch in crate::report::chains::chains(loaded, c) {
         let name = &ch.variable;
-        atomic::write(
-            &dir.join(format!("chain_{name}.csv")),
-            ch.to_csv().as_bytes(),
-        )?;
+        out.write(format!("chain_{name}.csv"), ch.to_csv().as_bytes())?;
         let s = crate::report::chain_figure::chain_plot(&ch)?;
-        atomic::write(&dir.join(format!("chain_{name}.svg")), s.as_bytes())?;
+        out.write(format!("chain_{name}.svg"), s.as_bytes())?;
     }
     for a in crate::latent::ard::ard(loaded, c) {
         let s = crate::latent::ard::relevance_hinton(&a)?;
         let name = format!("hinton_{}_relevance.svg", a.variable);
-        atomic::write(&dir.join(name), s.as_bytes())?;
+        out.write(name, s.as_bytes())?;
     }
     for (name, bytes) in crate::latent::pca_outputs::files(loaded, c)? {
-        atomic::write(&dir.join(name), &bytes)?;
+        out.write(name, &bytes)?;
     }
     Ok(())
 }
