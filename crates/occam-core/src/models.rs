@@ -3,7 +3,7 @@
 use crate::dist::{Categorical, Dirichlet, Gamma, Gaussian, GaussianArd, MvGaussian, Wishart};
 use crate::error::BuildError;
 use crate::factor::Dot;
-use crate::graph::{c as p_const, cv, p, Graph, NodeId};
+use crate::graph::{c as p_const, cv, p, Graph, NodeId, Values};
 use crate::moments::MomentKind;
 
 /// Bayesian Gaussian mixture with full precisions (BayesPy's `gmm` example; Winn §2.4 with
@@ -163,15 +163,16 @@ impl LinearRegression {
 
     /// Adds the model to `g` with plate `N` (rows of `x`, `c` covariates each, row-major; taken
     /// by value, see [`Graph::constant_values`]) and observes `y` (with `mask[n] == false` for a
-    /// missing observation).
+    /// missing observation; `y` taken over as the model's data when given by value).
     pub fn add(
         &self,
         g: &mut Graph,
         x: impl Into<Vec<f64>>,
         c: usize,
-        y: &[f64],
+        y: impl Values,
         mask: Option<&[bool]>,
     ) -> Result<LinearRegressionNodes, BuildError> {
+        let y = y.into_values();
         let n = g.try_plate("N", y.len())?;
         let xs = g.constant_values("X", MomentKind::Gaussian { d: c }, &[n], x.into())?;
         let prior = [p_const(0.0), p_const(self.coefficient_precision)];
@@ -238,14 +239,16 @@ impl Pca {
     }
 
     /// Adds the model to `g` with plates `D` (`d` rows of `y`), `N` (its columns) and `Q`, and
-    /// observes `y` (row-major D × N; `mask` false where missing).
+    /// observes `y` (row-major D × N; `mask` false where missing; taken over as the model's data
+    /// when given by value, see [`Graph::observe`]).
     pub fn add(
         &self,
         g: &mut Graph,
-        y: &[f64],
+        y: impl Values,
         d: usize,
         mask: Option<&[bool]>,
     ) -> Result<PcaNodes, BuildError> {
+        let y = y.into_values();
         let dp = g.try_plate("D", d)?;
         let np = g.try_plate("N", y.len() / d.max(1))?;
         let qp = g.try_plate("Q", self.q)?;
