@@ -80,7 +80,7 @@ fn pca_mean(
     let f = g.deterministic("F", Dot { d: q }, &[dp, np], [p(w), p(x)])?;
     let s = g.deterministic("S", Sum { n: 2, d: 1 }, &[dp, np], [p(f), p(mu)])?;
     let y_node = g.add("y", Gaussian, &[dp, np], [p(s), p(tau)])?;
-    g.observe_masked(y_node, y, None)?;
+    g.observe_values(y_node, y, None)?;
     let nodes = occam_core::models::PcaNodes {
         alpha,
         w,
@@ -125,7 +125,7 @@ fn main() -> Result<(), String> {
             let start = Instant::now();
             let mut g = Graph::new();
             let m = LinearRegression::new()
-                .add(&mut g, x, c, y, None)
+                .add(&mut g, x, c, &y, None)
                 .map_err(err)?;
             (start, g, vec![m.b, m.tau], format!("regression_n{n}_c{c}"))
         }
@@ -149,7 +149,10 @@ fn main() -> Result<(), String> {
             let start = Instant::now();
             let mut g = Graph::new();
             let (m, mu) = if model == "pca" {
-                (Pca::new(q).add(&mut g, y, d, None).map_err(err)?, None)
+                (
+                    Pca::new(q).add_values(&mut g, y, d, None).map_err(err)?,
+                    None,
+                )
             } else {
                 let (m, mu) = pca_mean(&mut g, y, d, q).map_err(err)?;
                 (m, Some(mu))

@@ -572,24 +572,33 @@ impl Graph {
     }
 
     /// Observes a node: `values` holds one value per plate element (row-major over the node's plates,
-    /// last plate fastest), each `value_len` numbers long. A `Vec` is taken over as the model's
-    /// data (no copy: the data are held once); a slice is copied.
-    pub fn observe(&mut self, node: NodeId, values: impl Values) -> Result<(), BuildError> {
-        self.observe_masked(node, values, None)
+    /// last plate fastest), each `value_len` numbers long.
+    pub fn observe(&mut self, node: NodeId, values: &[f64]) -> Result<(), BuildError> {
+        self.observe_values(node, values.to_vec(), None)
     }
 
     /// Observes a node with missing entries: `mask[e] == false` marks element e as missing. A
     /// missing element of a node without children is integrated out exactly (it contributes
-    /// nothing); one with children becomes a latent element updated by VMP. `values` as for
-    /// [`Graph::observe`]; a mask without a missing entry is not kept.
+    /// nothing); one with children becomes a latent element updated by VMP. A mask without a
+    /// missing entry is not kept.
     pub fn observe_masked(
         &mut self,
         node: NodeId,
-        values: impl Values,
+        values: &[f64],
         mask: Option<&[bool]>,
     ) -> Result<(), BuildError> {
-        let n = &mut self.nodes[node.0];
-        n.set_data(values.into_values(), mask)
+        self.observe_values(node, values.to_vec(), mask)
+    }
+
+    /// [`Graph::observe_masked`] taking the values over as the model's data (held once, not
+    /// copied: for large data the caller hands its array over).
+    pub fn observe_values(
+        &mut self,
+        node: NodeId,
+        values: Vec<f64>,
+        mask: Option<&[bool]>,
+    ) -> Result<(), BuildError> {
+        self.nodes[node.0].set_data(values, mask)
     }
 
     /// Makes a node a MAP (point-estimate) factor — Winn §2.6.1.
@@ -605,37 +614,6 @@ impl Graph {
     /// Number of elements of a node.
     pub fn elements(&self, node: NodeId) -> usize {
         count(&self.nodes[node.0].axes)
-    }
-}
-
-/// Observed values handed to [`Graph::observe`]: a `Vec` is taken over as the model's data (held
-/// once, not copied); a slice, a `&Vec` or an array is copied.
-pub trait Values {
-    /// The values as the model's own vector.
-    fn into_values(self) -> Vec<f64>;
-}
-
-impl Values for Vec<f64> {
-    fn into_values(self) -> Vec<f64> {
-        self
-    }
-}
-
-impl Values for &[f64] {
-    fn into_values(self) -> Vec<f64> {
-        self.to_vec()
-    }
-}
-
-impl Values for &Vec<f64> {
-    fn into_values(self) -> Vec<f64> {
-        self.clone()
-    }
-}
-
-impl<const N: usize> Values for &[f64; N] {
-    fn into_values(self) -> Vec<f64> {
-        self.to_vec()
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::dist::{Categorical, Dirichlet, Gamma, Gaussian, GaussianArd, MvGaussian, Wishart};
 use crate::error::BuildError;
 use crate::factor::Dot;
-use crate::graph::{c as p_const, cv, p, Graph, NodeId, Values};
+use crate::graph::{c as p_const, cv, p, Graph, NodeId};
 use crate::moments::MomentKind;
 
 /// Bayesian Gaussian mixture with full precisions (BayesPy's `gmm` example; Winn §2.4 with
@@ -163,16 +163,15 @@ impl LinearRegression {
 
     /// Adds the model to `g` with plate `N` (rows of `x`, `c` covariates each, row-major; taken
     /// by value, see [`Graph::constant_values`]) and observes `y` (with `mask[n] == false` for a
-    /// missing observation; `y` taken over as the model's data when given by value).
+    /// missing observation).
     pub fn add(
         &self,
         g: &mut Graph,
         x: impl Into<Vec<f64>>,
         c: usize,
-        y: impl Values,
+        y: &[f64],
         mask: Option<&[bool]>,
     ) -> Result<LinearRegressionNodes, BuildError> {
-        let y = y.into_values();
         let n = g.try_plate("N", y.len())?;
         let xs = g.constant_values("X", MomentKind::Gaussian { d: c }, &[n], x.into())?;
         let prior = [p_const(0.0), p_const(self.coefficient_precision)];
@@ -239,16 +238,25 @@ impl Pca {
     }
 
     /// Adds the model to `g` with plates `D` (`d` rows of `y`), `N` (its columns) and `Q`, and
-    /// observes `y` (row-major D × N; `mask` false where missing; taken over as the model's data
-    /// when given by value, see [`Graph::observe`]).
+    /// observes `y` (row-major D × N; `mask` false where missing).
     pub fn add(
         &self,
         g: &mut Graph,
-        y: impl Values,
+        y: &[f64],
         d: usize,
         mask: Option<&[bool]>,
     ) -> Result<PcaNodes, BuildError> {
-        let y = y.into_values();
+        self.add_values(g, y.to_vec(), d, mask)
+    }
+
+    /// [`Pca::add`] taking `y` over as the model's data (no copy, see [`Graph::observe_values`]).
+    pub fn add_values(
+        &self,
+        g: &mut Graph,
+        y: Vec<f64>,
+        d: usize,
+        mask: Option<&[bool]>,
+    ) -> Result<PcaNodes, BuildError> {
         let dp = g.try_plate("D", d)?;
         let np = g.try_plate("N", y.len() / d.max(1))?;
         let qp = g.try_plate("Q", self.q)?;
@@ -260,7 +268,7 @@ impl Pca {
         let tau = g.add("tau", Gamma { shape }, &[], [p_const(rate)])?;
         let f = g.deterministic("F", Dot { d: self.q }, &[dp, np], [p(w), p(x)])?;
         let y_node = g.add("y", Gaussian, &[dp, np], [p(f), p(tau)])?;
-        g.observe_masked(y_node, y, mask)?;
+        g.observe_values(y_node, y, mask)?;
         Ok(PcaNodes {
             alpha,
             w,

@@ -210,7 +210,7 @@ fn build_errors_name_the_node_slot_and_plate() {
 
 /// Observed values are checked in blocks: the first invalid one (±∞ or NaN, in any block, with or
 /// without a mask) is the one named, with its element; a mask that marks an invalid value missing
-/// skips it; a value handed over by `Vec` or by slice is checked alike.
+/// skips it.
 #[test]
 fn the_first_invalid_observed_value_is_named_wherever_it_is() {
     let n = 1000;
@@ -218,7 +218,7 @@ fn the_first_invalid_observed_value_is_named_wherever_it_is() {
         let mut g = Graph::new();
         let np = g.plate("N", n);
         let x = g.add("x", Gaussian, &[np], [c(0.0), c(1.0)]).unwrap();
-        g.observe_masked(x, values, mask).map_err(|e| e.to_string())
+        g.observe_values(x, values, mask).map_err(|e| e.to_string())
     };
     let base: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
     assert!(observe(base.clone(), None).is_ok());

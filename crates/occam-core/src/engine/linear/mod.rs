@@ -318,7 +318,7 @@ impl Linear {
                 let cu = self.side(nodes, 1 - self.row_slot);
                 let (means, view) = cu.means(q);
                 let eff = self.effective(nodes, cache);
-                let ym = eff.as_ref().map_or(&ym[..], |e| &e.ym[..]);
+                let ym = eff.as_ref().map_or(ym, |e| &e.ym[..]);
                 let yc = grid::times(ym, self.cols, means, view);
                 let mc2 = match mask {
                     Some(m) => grid::times(m, self.cols, &cu.dense(q), (q, q * q, l)),
@@ -437,7 +437,7 @@ impl Linear {
             am.extend(a.mean(q, i).iter().map(|v| ti * v));
         }
         let eff = self.effective(nodes, cache);
-        let ym = eff.as_ref().map_or(&ym[..], |e| &e.ym[..]);
+        let ym = eff.as_ref().map_or(ym, |e| &e.ym[..]);
         let first = grid::transpose_times(ym, self.cols, &am, q);
         let (second, shared) = match mask {
             Some(m) => {
