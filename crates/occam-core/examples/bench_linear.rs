@@ -1,6 +1,10 @@
 //! Occam's side of `bench/peers/compare_linear.py`: BayesPy's regression and PCA example models on
 //! data written by the script (raw little-endian f64), timed per full VMP iteration (sweep + bound),
-//! one JSON line out. Set-up (graph building and compilation) is timed separately.
+//! one JSON line out. Set-up (graph building and compilation) is timed separately, and the
+//! process's peak resident memory (VmHWM) is reported after building, compiling, initialising and
+//! iterating. The data are handed over to the model (`Vec`, no second copy); PCA's initial moments
+//! from x0 (the peer's start, N·(Q + Q²) values) are the caller's input and are formed before the
+//! set-up clock starts.
 //!
 //! Usage:
 //!   bench_linear --model regression --dir DIR --n N --c C --iters I [--threads T] [--generic]
@@ -44,11 +48,23 @@ fn read_f64(path: &str, len: usize) -> Result<Vec<f64>, String> {
     Ok(values)
 }
 
+/// The process's peak resident memory so far in MB (`VmHWM`; NaN where /proc is not there).
+fn peak_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+            let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kb / 1024.0)
+        })
+        .unwrap_or(f64::NAN)
+}
+
 /// BayesPy's PCA example model with a mean per row, μ_d ~ N(0, 10³) (as `Pca`, with y's mean
 /// dot(W[D], X[N]) + μ[D]); returns the nodes and μ.
 fn pca_mean(
     g: &mut Graph,
-    y: &[f64],
+    y: Vec<f64>,
     d: usize,
     q: usize,
 ) -> Result<(occam_core::models::PcaNodes, NodeId), BuildError> {
@@ -64,7 +80,7 @@ fn pca_mean(
     let f = g.deterministic("F", Dot { d: q }, &[dp, np], [p(w), p(x)])?;
     let s = g.deterministic("S", Sum { n: 2, d: 1 }, &[dp, np], [p(f), p(mu)])?;
     let y_node = g.add("y", Gaussian, &[dp, np], [p(s), p(tau)])?;
-    g.observe_masked(y_node, y, None)?;
+    g.observe_values(y_node, y, None)?;
     let nodes = occam_core::models::PcaNodes {
         alpha,
         w,
@@ -117,28 +133,34 @@ fn main() -> Result<(), String> {
             let (d, q) = (num("--d", None)?, num("--q", None)?);
             let y = read_f64(&format!("{dir}/y.f64"), d * n)?;
             let random = arg("--init").is_some_and(|v| v == "random");
-            let x0 = if random {
+            // The start the peer is given, as Occam's initial moments [x, x xᵀ] per row: the
+            // caller's input, formed before the set-up clock starts.
+            let u0 = if random {
                 Vec::new()
             } else {
-                read_f64(&format!("{dir}/x0.f64"), n * q)?
-            };
-            let start = Instant::now();
-            let mut g = Graph::new();
-            let (m, mu) = if model == "pca" {
-                (Pca::new(q).add(&mut g, &y, d, None).map_err(err)?, None)
-            } else {
-                let (m, mu) = pca_mean(&mut g, &y, d, q).map_err(err)?;
-                (m, Some(mu))
-            };
-            if random {
-                g.initialize(m.x, Init::Random);
-            } else {
+                let x0 = read_f64(&format!("{dir}/x0.f64"), n * q)?;
                 let mut u = Vec::with_capacity(n * (q + q * q));
                 for x in x0.chunks_exact(q) {
                     u.extend_from_slice(x);
                     u.extend((0..q * q).map(|ab| x[ab / q] * x[ab % q]));
                 }
-                g.initialize(m.x, Init::Moments(u));
+                u
+            };
+            let start = Instant::now();
+            let mut g = Graph::new();
+            let (m, mu) = if model == "pca" {
+                (
+                    Pca::new(q).add_values(&mut g, y, d, None).map_err(err)?,
+                    None,
+                )
+            } else {
+                let (m, mu) = pca_mean(&mut g, y, d, q).map_err(err)?;
+                (m, Some(mu))
+            };
+            if random {
+                g.initialize(m.x, Init::Random);
+            } else {
+                g.initialize(m.x, Init::Moments(u0));
             }
             let order = [Some(m.w), Some(m.x), mu, Some(m.alpha), Some(m.tau)];
             (
@@ -151,6 +173,7 @@ fn main() -> Result<(), String> {
         other => return Err(format!("unknown model `{other}`")),
     };
     let built = start.elapsed();
+    let mut peaks = vec![peak_mb()];
     let mut vmp = if generic {
         g.compile_generic()
     } else {
@@ -158,8 +181,10 @@ fn main() -> Result<(), String> {
     }
     .map_err(err)?;
     let compiled = start.elapsed();
+    peaks.push(peak_mb());
     vmp.initialize(0).map_err(|e| e.to_string())?;
     let setup_ms = start.elapsed().as_secs_f64() * 1e3;
+    peaks.push(peak_mb());
     // Set-up in parts: building the graph (with observing the data), compiling, initialising.
     let parts = [
         built.as_secs_f64() * 1e3,
@@ -181,15 +206,20 @@ fn main() -> Result<(), String> {
         bound = vmp.run(&sweep).map_err(|e| e.to_string())?.bound;
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
+    peaks.push(peak_mb());
     let mean = times.iter().sum::<f64>() / iters.max(1) as f64;
     times.sort_by(f64::total_cmp);
     let median = times.get(iters / 2).copied().unwrap_or(f64::NAN);
     println!(
-        "{{\"peer\": \"occam{}\", \"case\": \"{case}\", \"ms_per_iter\": {mean:.4}, \"ms_per_iter_median\": {median:.4}, \"setup_ms\": {setup_ms:.2}, \"setup_parts_ms\": [{:.2}, {:.2}, {:.2}], \"iterations\": {}, \"bound\": {bound}}}",
+        "{{\"peer\": \"occam{}\", \"case\": \"{case}\", \"ms_per_iter\": {mean:.4}, \"ms_per_iter_median\": {median:.4}, \"setup_ms\": {setup_ms:.2}, \"setup_parts_ms\": [{:.2}, {:.2}, {:.2}], \"peak_mb_after_build_compile_init_run\": [{:.1}, {:.1}, {:.1}, {:.1}], \"iterations\": {}, \"bound\": {bound}}}",
         if generic { "-generic" } else { "" },
         parts[0],
         parts[1],
         parts[2],
+        peaks[0],
+        peaks[1],
+        peaks[2],
+        peaks[3],
         iters + 1
     );
     Ok(())

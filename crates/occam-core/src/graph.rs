@@ -574,20 +574,31 @@ impl Graph {
     /// Observes a node: `values` holds one value per plate element (row-major over the node's plates,
     /// last plate fastest), each `value_len` numbers long.
     pub fn observe(&mut self, node: NodeId, values: &[f64]) -> Result<(), BuildError> {
-        self.observe_masked(node, values, None)
+        self.observe_values(node, values.to_vec(), None)
     }
 
     /// Observes a node with missing entries: `mask[e] == false` marks element e as missing. A
     /// missing element of a node without children is integrated out exactly (it contributes
-    /// nothing); one with children becomes a latent element updated by VMP.
+    /// nothing); one with children becomes a latent element updated by VMP. A mask without a
+    /// missing entry is not kept.
     pub fn observe_masked(
         &mut self,
         node: NodeId,
         values: &[f64],
         mask: Option<&[bool]>,
     ) -> Result<(), BuildError> {
-        let n = &mut self.nodes[node.0];
-        n.set_data(values, mask)
+        self.observe_values(node, values.to_vec(), mask)
+    }
+
+    /// [`Graph::observe_masked`] taking the values over as the model's data (held once, not
+    /// copied: for large data the caller hands its array over).
+    pub fn observe_values(
+        &mut self,
+        node: NodeId,
+        values: Vec<f64>,
+        mask: Option<&[bool]>,
+    ) -> Result<(), BuildError> {
+        self.nodes[node.0].set_data(values, mask)
     }
 
     /// Makes a node a MAP (point-estimate) factor — Winn §2.6.1.

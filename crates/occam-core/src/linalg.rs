@@ -106,6 +106,37 @@ impl Cholesky {
             out[i] = (0..=i).map(|k| self.l[i * d + k] * z[k]).sum();
         }
     }
+
+    /// [`Cholesky::lower_times`] of every row of `z` (rows × d, row-major) into `out`, with the
+    /// same bits: each entry is the same sum in the same order (from −0.0, as `Sum` starts, over k
+    /// ascending), formed for a block of rows at once (rows as vector lanes).
+    pub fn lower_times_rows(&self, z: &[f64], out: &mut [f64]) {
+        const BLOCK: usize = 64;
+        let d = self.d;
+        let (mut zt, mut acc) = (vec![0.0; d * BLOCK], vec![0.0; BLOCK]);
+        for (zb, ob) in z.chunks(d * BLOCK).zip(out.chunks_mut(d * BLOCK)) {
+            let rows = zb.len() / d.max(1);
+            for (r, row) in zb.chunks_exact(d).enumerate() {
+                for (k, &v) in row.iter().enumerate() {
+                    zt[k * BLOCK + r] = v;
+                }
+            }
+            for i in 0..d {
+                acc[..rows].iter_mut().for_each(|a| *a = -0.0);
+                for k in 0..=i {
+                    let lik = self.l[i * d + k];
+                    let col = &zt[k * BLOCK..k * BLOCK + rows];
+                    acc[..rows]
+                        .iter_mut()
+                        .zip(col)
+                        .for_each(|(a, &v)| *a += lik * v);
+                }
+                for (r, &a) in acc[..rows].iter().enumerate() {
+                    ob[r * d + i] = a;
+                }
+            }
+        }
+    }
 }
 
 /// tr(A B) for row-major d×d matrices (A B symmetric or not).
@@ -197,6 +228,28 @@ mod tests {
         let det = 4.0 * (3.0 * 2.0 - 0.04) - 1.0 * (2.0 - 0.1) + 0.5 * (0.2 - 1.5);
         assert!((c.log_det() - f64::ln(det)).abs() < 1e-12);
         assert!(Cholesky::new(&[1.0, 2.0, 2.0, 1.0], 2).is_none());
+    }
+
+    #[test]
+    fn lower_times_rows_has_the_bits_of_lower_times_row_by_row() {
+        use rand::{Rng as _, SeedableRng as _};
+        let mut rng = crate::Rng::seed_from_u64(7);
+        for d in [1, 2, 5, 40] {
+            let a = random_spd(&mut rng, d);
+            let c = Cholesky::new(&a, d).unwrap();
+            // 150 rows: two full blocks and a partial one; signed zeros and tiny values included.
+            let mut z: Vec<f64> = (0..150 * d).map(|_| rng.random::<f64>() - 0.5).collect();
+            z[0] = -0.0;
+            z[d] = 1e-300;
+            let mut rows = vec![f64::NAN; z.len()];
+            c.lower_times_rows(&z, &mut rows);
+            let mut one = vec![0.0; d];
+            for (zr, rr) in z.chunks_exact(d).zip(rows.chunks_exact(d)) {
+                c.lower_times(zr, &mut one);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&one), bits(rr));
+            }
+        }
     }
 
     #[test]

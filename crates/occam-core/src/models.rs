@@ -246,6 +246,17 @@ impl Pca {
         d: usize,
         mask: Option<&[bool]>,
     ) -> Result<PcaNodes, BuildError> {
+        self.add_values(g, y.to_vec(), d, mask)
+    }
+
+    /// [`Pca::add`] taking `y` over as the model's data (no copy, see [`Graph::observe_values`]).
+    pub fn add_values(
+        &self,
+        g: &mut Graph,
+        y: Vec<f64>,
+        d: usize,
+        mask: Option<&[bool]>,
+    ) -> Result<PcaNodes, BuildError> {
         let dp = g.try_plate("D", d)?;
         let np = g.try_plate("N", y.len() / d.max(1))?;
         let qp = g.try_plate("Q", self.q)?;
@@ -257,7 +268,7 @@ impl Pca {
         let tau = g.add("tau", Gamma { shape }, &[], [p_const(rate)])?;
         let f = g.deterministic("F", Dot { d: self.q }, &[dp, np], [p(w), p(x)])?;
         let y_node = g.add("y", Gaussian, &[dp, np], [p(f), p(tau)])?;
-        g.observe_masked(y_node, y, mask)?;
+        g.observe_values(y_node, y, mask)?;
         Ok(PcaNodes {
             alpha,
             w,

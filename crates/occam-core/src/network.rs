@@ -138,8 +138,8 @@ pub(crate) struct ModelNode {
     pub selectors: Vec<Selector>,
     pub configs: usize,
     pub children: Vec<(usize, Role)>,
-    /// `observed[e]`: element e is data (empty: no element is).
-    pub observed: Vec<bool>,
+    /// Which elements are data.
+    pub observed: Observed,
     /// Observed values (row-major, `value_len` per element).
     pub data: Vec<f64>,
     pub map: bool,
@@ -173,7 +173,7 @@ impl ModelNode {
             selectors,
             configs,
             children: Vec::new(),
-            observed: Vec::new(),
+            observed: Observed::None,
             data: Vec::new(),
             map: false,
             init: None,
@@ -181,9 +181,11 @@ impl ModelNode {
         }
     }
 
+    /// Takes `values` (one copy of the data in the whole program: the caller hands its array
+    /// over) and checks them; `mask[e] == false` marks element e as missing.
     pub(crate) fn set_data(
         &mut self,
-        values: &[f64],
+        values: Vec<f64>,
         mask: Option<&[bool]>,
     ) -> Result<(), BuildError> {
         let dist = match &self.body {
@@ -215,10 +217,10 @@ impl ModelNode {
                 });
             }
         }
-        let observed = mask.map_or_else(|| vec![true; self.n], |m| m.to_vec());
+        let observed = Observed::from_mask(mask);
         // Checked here; u(x) and f(x) are formed at compilation, for the nodes that keep them
         // (`observed_state`: the data of a linear-Gaussian structure keeps its values only).
-        observe_each(&dist, self.len, values, &observed, |_, _, _| {}).map_err(|(e, why)| {
+        check_values(&dist, self.len, &values, &observed).map_err(|(e, why)| {
             BuildError::Value {
                 node: self.name.clone(),
                 element: e,
@@ -226,7 +228,7 @@ impl ModelNode {
             }
         })?;
         self.observed = observed;
-        self.data = values.to_vec();
+        self.data = values;
         Ok(())
     }
 }
@@ -242,22 +244,23 @@ pub(crate) fn value_len(d: &Dist) -> usize {
     d.visit(V)
 }
 
-/// u(x) and f(x) of every observed element e of `values` (`observed[e]`), one dispatch on the
+/// u(x) and f(x) of every observed element e of `values` (`observed.get(e)`), one dispatch on the
 /// family for all of them: `each(e, u, f)`; stops at the first invalid value.
 pub(crate) fn observe_each(
     d: &Dist,
     len: usize,
     values: &[f64],
-    observed: &[bool],
+    observed: &Observed,
     each: impl FnMut(usize, &[f64], f64),
 ) -> Result<(), (usize, String)> {
-    struct O<'a, F>(&'a [f64], &'a [bool], usize, F);
+    struct O<'a, F>(&'a [f64], &'a Observed, usize, F);
     impl<F: FnMut(usize, &[f64], f64)> DistVisitor for O<'_, F> {
         type Output = Result<(), (usize, String)>;
         fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
             let O(values, observed, len, mut each) = self;
             let (vlen, mut u) = (d.value_len(), vec![0.0; len]);
-            for (e, _) in observed.iter().enumerate().filter(|(_, &o)| o) {
+            let n = values.len() / vlen.max(1);
+            for e in (0..n).filter(|&e| observed.get(e)) {
                 let f = d.observe(&values[e * vlen..(e + 1) * vlen], &mut u);
                 each(e, &u, f.map_err(|why| (e, why))?);
             }
@@ -265,4 +268,91 @@ pub(crate) fn observe_each(
         }
     }
     d.visit(O(values, observed, len, each))
+}
+
+/// Checks every observed element of `values`: the first invalid one and why. A scalar Gaussian's
+/// values need only be finite, checked in blocks without forming u(x) (the same verdict, and the
+/// same message through the family's own check, as [`observe_each`]).
+fn check_values(
+    d: &Dist,
+    len: usize,
+    values: &[f64],
+    observed: &Observed,
+) -> Result<(), (usize, String)> {
+    if matches!(d, Dist::Gaussian(_)) && matches!(observed, Observed::All) {
+        const BLOCK: usize = 256;
+        // Any NaN or ±∞ makes the block's sum of 0·x NaN.
+        let bad = values
+            .chunks(BLOCK)
+            .position(|b| b.iter().fold(0.0, |s, &x| s + 0.0 * x).is_nan());
+        let Some(block) = bad else {
+            return Ok(());
+        };
+        let rest = &values[block * BLOCK..];
+        let sub = Observed::All;
+        return observe_each(d, len, rest, &sub, |_, _, _| {})
+            .map_err(|(e, why)| (block * BLOCK + e, why));
+    }
+    observe_each(d, len, values, observed, |_, _, _| {})
+}
+
+/// Which elements of a node are data. Complete data cost no per-element flags: the mask is kept
+/// only when the caller marks an element missing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Observed {
+    /// No element (a latent node).
+    #[default]
+    None,
+    /// Every element.
+    All,
+    /// Element e is data where `mask[e]` (at least one is not).
+    Mask(Vec<bool>),
+}
+
+impl Observed {
+    /// Every element observed unless `mask` marks one missing.
+    pub(crate) fn from_mask(mask: Option<&[bool]>) -> Self {
+        match mask {
+            Some(m) if !m.iter().all(|&o| o) => Observed::Mask(m.to_vec()),
+            _ => Observed::All,
+        }
+    }
+
+    /// Whether no element is data.
+    pub(crate) fn is_none(&self) -> bool {
+        matches!(self, Observed::None)
+    }
+
+    /// Whether every element is data.
+    pub(crate) fn is_all(&self) -> bool {
+        matches!(self, Observed::All)
+    }
+
+    /// Whether element e is data.
+    #[inline]
+    pub(crate) fn get(&self, e: usize) -> bool {
+        match self {
+            Observed::None => false,
+            Observed::All => true,
+            Observed::Mask(m) => m[e],
+        }
+    }
+
+    /// How many of the first `n` elements are data.
+    pub(crate) fn count(&self, n: usize) -> usize {
+        match self {
+            Observed::None => 0,
+            Observed::All => n,
+            Observed::Mask(m) => m[..n].iter().filter(|&&o| o).count(),
+        }
+    }
+
+    /// Whether no element in `range` is data.
+    pub(crate) fn none_in(&self, range: std::ops::Range<usize>) -> bool {
+        match self {
+            Observed::None => true,
+            Observed::All => range.is_empty(),
+            Observed::Mask(m) => m[range].iter().all(|&o| !o),
+        }
+    }
 }

@@ -208,6 +208,44 @@ fn build_errors_name_the_node_slot_and_plate() {
     assert!(err.to_string().contains("must be a constant"), "{err}");
 }
 
+/// Observed values are checked in blocks: the first invalid one (±∞ or NaN, in any block, with or
+/// without a mask) is the one named, with its element; a mask that marks an invalid value missing
+/// skips it.
+#[test]
+fn the_first_invalid_observed_value_is_named_wherever_it_is() {
+    let n = 1000;
+    let observe = |values: Vec<f64>, mask: Option<&[bool]>| {
+        let mut g = Graph::new();
+        let np = g.plate("N", n);
+        let x = g.add("x", Gaussian, &[np], [c(0.0), c(1.0)]).unwrap();
+        g.observe_values(x, values, mask).map_err(|e| e.to_string())
+    };
+    let base: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+    assert!(observe(base.clone(), None).is_ok());
+    for (at, bad) in [
+        (0, f64::NAN),
+        (255, f64::INFINITY),
+        (256, f64::NAN),
+        (999, -f64::INFINITY),
+    ] {
+        let mut v = base.clone();
+        v[at] = bad;
+        v[(at + 300).min(n - 1).max(at)] = bad; // a later invalid value is not the one named
+        let want = format!("node `x`, element {at}: {bad} is not a finite real number");
+        assert_eq!(observe(v.clone(), None).unwrap_err(), want);
+        let all = vec![true; n];
+        assert_eq!(observe(v.clone(), Some(&all)).unwrap_err(), want);
+        // Missing: skipped, so the next invalid value (if any) is named.
+        let mut mask = vec![true; n];
+        mask[at] = false;
+        let later = (at + 300).min(n - 1).max(at);
+        match observe(v, Some(&mask)) {
+            Ok(()) => assert_eq!(later, at),
+            Err(e) => assert!(e.contains(&format!("element {later}:")), "{e}"),
+        }
+    }
+}
+
 #[test]
 fn run_errors_are_reported() {
     let mut g = Graph::new();

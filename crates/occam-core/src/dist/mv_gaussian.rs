@@ -107,10 +107,16 @@ pub(crate) fn gaussian_vector_sample_rows(phi: &[f64], d: usize, rng: &mut Rng, 
         .map(|ij| second[ij] - mean[ij / d] * mean[ij % d])
         .collect();
     let chol = Cholesky::new(&cov, d).expect("covariance is positive definite");
-    for x in xs.chunks_exact_mut(d) {
-        let z: Vec<f64> = (0..d).map(|_| rng.sample(StandardNormal)).collect();
-        chol.lower_times(&z, x);
-        x.iter_mut().zip(mean).for_each(|(xi, m)| *xi += m);
+    // The standard normals in the order of the one-row path (row by row), then L z for a block
+    // of rows at once.
+    let mut z = Vec::new();
+    for block in xs.chunks_mut(256 * d.max(1)) {
+        z.clear();
+        z.extend((0..block.len()).map(|_| rng.sample::<f64, _>(StandardNormal)));
+        chol.lower_times_rows(&z, block);
+        for x in block.chunks_exact_mut(d) {
+            x.iter_mut().zip(mean).for_each(|(xi, m)| *xi += m);
+        }
     }
 }
 

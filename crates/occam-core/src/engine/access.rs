@@ -17,7 +17,7 @@ impl Vmp {
             .collect();
         let (from_start, rest): (Vec<usize>, Vec<usize>) = latent
             .into_iter()
-            .partition(|&i| !matches!(self.start(i), Init::Prior));
+            .partition(|&i| !matches!(*self.start(i), Init::Prior));
         rest.into_iter().chain(from_start).map(NodeId).collect()
     }
 
@@ -157,7 +157,7 @@ impl Vmp {
 
     /// Whether a node has observed elements.
     pub fn is_observed(&self, node: NodeId) -> bool {
-        !self.nodes[node.0].observed.is_empty()
+        !self.nodes[node.0].observed.is_none()
     }
 
     /// The node's plate names.

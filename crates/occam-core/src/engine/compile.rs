@@ -37,7 +37,7 @@ impl Vmp {
             }
         }
         for n in &nodes {
-            if n.map && !n.observed.is_empty() && n.observed.iter().all(|&o| o) {
+            if n.map && n.observed.is_all() {
                 return Err(BuildError::Shape {
                     node: n.name.clone(),
                     what: "an observed node cannot be MAP".into(),
@@ -74,7 +74,7 @@ impl Vmp {
             .collect();
         let linear = linear_structures(&mut nodes, linear_kernels);
         for (i, node) in nodes.iter_mut().enumerate() {
-            if !node.observed.is_empty() && linear[i].as_ref().is_none_or(|l| l.y != i) {
+            if !node.observed.is_none() && linear[i].as_ref().is_none_or(|l| l.y != i) {
                 node.observed_state();
             }
         }

@@ -425,7 +425,7 @@ impl Vmp {
     pub fn observed_values(&self) -> usize {
         self.nodes
             .iter()
-            .map(|n| n.observed.iter().filter(|&&o| o).count() * n.kind.value_len())
+            .map(|n| n.observed.count(n.n) * n.kind.value_len())
             .sum()
     }
 
@@ -517,7 +517,7 @@ impl Vmp {
     fn uninformed_prefix(&self, order: &[NodeId]) -> usize {
         order
             .iter()
-            .position(|id| !matches!(self.start(id.0), super::Init::Prior))
+            .position(|id| !matches!(*self.start(id.0), super::Init::Prior))
             .unwrap_or(0)
     }
 

@@ -273,7 +273,7 @@ fn fast_block<D: ExpFamily>(
     let (Some((gphi, _)), Some((group, _))) = (priors, &z.groups) else {
         return Ok(false);
     };
-    let latent = z.observed.is_empty() || z.observed[start..start + rows].iter().all(|&o| !o);
+    let latent = z.observed.none_in(start..start + rows);
     if z.map || !latent || children.is_empty() || !children.iter().all(|c| c.all) {
         return Ok(false);
     }

@@ -32,110 +32,137 @@ impl Vmp {
                 }
                 Body::Stochastic(d) => d.clone(),
             };
-            let start = self.start(i);
-            if matches!(start, Init::Prior)
-                && !node.has_latent()
-                && node.block.is_none()
-                && !linear::shared::is_shared(node)
-            {
-                // Nothing to start (every element observed, or not taking part): the prior
-                // update below would visit each element only to skip it, and allocate n × len
-                // zero messages for it.
-                self.changed(i);
-                self.share_if_possible(i);
-                continue;
-            }
-            let init = match start {
-                Init::KMeansPlusPlus => match self.kmeans_assignment(i, &mut rng) {
-                    Some(moments) => Init::Moments(moments),
-                    None => Init::Random,
-                },
-                other => other,
+            // The node's own start is read in place (a given moment array may be N·(Q + Q²)
+            // values: not copied), taken out of the node meanwhile and put back.
+            let given = self.nodes[i].init.take();
+            let started = match &given {
+                Some(init) => self.start_node(i, &dist, init, &mut rng),
+                None => {
+                    let init = self.start(i).into_owned();
+                    self.start_node(i, &dist, &init, &mut rng)
+                }
             };
-            if self.init_shared(i, &init, &mut rng)? {
-                continue;
-            }
-            if self.start_categorical_from_moments(i, &init)? {
-                continue;
-            }
-            let node = &self.nodes[i];
-            let zeros = vec![0.0; node.n * node.len];
-            let (mut phi, mut u, mut a) = self.run_update(i, &dist, &zeros)?;
-            let node = &self.nodes[i];
-            let len = node.len;
-            match init {
-                Init::Prior | Init::KMeansPlusPlus => {}
-                Init::Random => {
-                    // Winn §2.5.1's random start is the point mass at a draw from the prior
-                    // (BayesPy's `initialize_from_random` too); its entropy is −∞, so the
-                    // starting state has no bound. Where the family can, the q is instead centred
-                    // on the draw with the prior's spread shrunk by `RANDOM_START_SHARPNESS`: a
-                    // distribution (consistent φ and u, a finite bound) whose moments differ
-                    // from the point mass's by 10⁻⁶ of the prior's variance, so the updates that
-                    // follow are those of the point-mass start.
-                    let mut x = vec![0.0; value_len(&dist)];
-                    let mut centred = vec![0.0; len];
-                    let mut sharp = vec![0.0; len];
-                    for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
-                        let r = e * len..(e + 1) * len;
-                        sample(&dist, &phi[r.clone()], &mut rng, &mut x);
-                        sharp
-                            .iter_mut()
-                            .zip(&phi[r.clone()])
-                            .for_each(|(s, p)| *s = RANDOM_START_SHARPNESS * p);
-                        if centred_at(&dist, &sharp, &x, &mut centred) {
-                            phi[r.clone()].copy_from_slice(&centred);
-                            a[e] = moments(&dist, &phi[r.clone()], &mut u[r])
-                                .map_err(|w| self.numerical(i, e, w))?;
-                        } else {
-                            observe(&dist, &x, &mut u[r]).map_err(|w| self.numerical(i, e, w))?;
-                        }
-                    }
-                }
-                Init::Moments(values) => {
-                    if values.len() != node.n * len {
-                        return Err(self.numerical(
-                            i,
-                            0,
-                            format!(
-                                "initial moments need {} values, got {}",
-                                node.n * len,
-                                values.len()
-                            ),
-                        ));
-                    }
-                    for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
-                        u[e * len..(e + 1) * len].copy_from_slice(&values[e * len..(e + 1) * len]);
-                    }
-                }
-                Init::Natural(values) => {
-                    if values.len() != node.n * len {
-                        return Err(self.numerical(
-                            i,
-                            0,
-                            format!(
-                                "initial parameters need {} values, got {}",
-                                node.n * len,
-                                values.len()
-                            ),
-                        ));
-                    }
-                    for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
-                        let r = e * len..(e + 1) * len;
-                        phi[r.clone()].copy_from_slice(&values[r.clone()]);
-                        a[e] = moments(&dist, &phi[r.clone()], &mut u[r])
-                            .map_err(|w| self.numerical(i, e, w))?;
-                    }
-                }
-            }
-            let node = &mut self.nodes[i];
-            node.phi = phi;
-            node.u = u;
-            node.a = a;
-            self.changed(i);
-            self.share_if_possible(i);
+            self.nodes[i].init = given;
+            started?;
         }
         self.initialized = true;
+        Ok(())
+    }
+
+    /// Starts latent node `i` (family `dist`) from `start`: its q, moments and log-partitions.
+    fn start_node(
+        &mut self,
+        i: usize,
+        dist: &Dist,
+        start: &Init,
+        rng: &mut Rng,
+    ) -> Result<(), RunError> {
+        let node = &self.nodes[i];
+        if matches!(start, Init::Prior)
+            && !node.has_latent()
+            && node.block.is_none()
+            && !linear::shared::is_shared(node)
+        {
+            // Nothing to start (every element observed, or not taking part): the prior
+            // update below would visit each element only to skip it, and allocate n × len
+            // zero messages for it.
+            self.changed(i);
+            self.share_if_possible(i);
+            return Ok(());
+        }
+        let assigned;
+        let init = match start {
+            Init::KMeansPlusPlus => {
+                assigned = match self.kmeans_assignment(i, rng) {
+                    Some(moments) => Init::Moments(moments),
+                    None => Init::Random,
+                };
+                &assigned
+            }
+            other => other,
+        };
+        if self.init_shared(i, init, rng)? {
+            return Ok(());
+        }
+        if self.start_categorical_from_moments(i, init)? {
+            return Ok(());
+        }
+        let node = &self.nodes[i];
+        let zeros = vec![0.0; node.n * node.len];
+        let (mut phi, mut u, mut a) = self.run_update(i, dist, &zeros)?;
+        let node = &self.nodes[i];
+        let len = node.len;
+        match init {
+            Init::Prior | Init::KMeansPlusPlus => {}
+            Init::Random => {
+                // Winn §2.5.1's random start is the point mass at a draw from the prior
+                // (BayesPy's `initialize_from_random` too); its entropy is −∞, so the
+                // starting state has no bound. Where the family can, the q is instead centred
+                // on the draw with the prior's spread shrunk by `RANDOM_START_SHARPNESS`: a
+                // distribution (consistent φ and u, a finite bound) whose moments differ
+                // from the point mass's by 10⁻⁶ of the prior's variance, so the updates that
+                // follow are those of the point-mass start.
+                let mut x = vec![0.0; value_len(dist)];
+                let mut centred = vec![0.0; len];
+                let mut sharp = vec![0.0; len];
+                for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
+                    let r = e * len..(e + 1) * len;
+                    sample(dist, &phi[r.clone()], rng, &mut x);
+                    sharp
+                        .iter_mut()
+                        .zip(&phi[r.clone()])
+                        .for_each(|(s, p)| *s = RANDOM_START_SHARPNESS * p);
+                    if centred_at(dist, &sharp, &x, &mut centred) {
+                        phi[r.clone()].copy_from_slice(&centred);
+                        a[e] = moments(dist, &phi[r.clone()], &mut u[r])
+                            .map_err(|w| self.numerical(i, e, w))?;
+                    } else {
+                        observe(dist, &x, &mut u[r]).map_err(|w| self.numerical(i, e, w))?;
+                    }
+                }
+            }
+            Init::Moments(values) => {
+                if values.len() != node.n * len {
+                    return Err(self.numerical(
+                        i,
+                        0,
+                        format!(
+                            "initial moments need {} values, got {}",
+                            node.n * len,
+                            values.len()
+                        ),
+                    ));
+                }
+                for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
+                    u[e * len..(e + 1) * len].copy_from_slice(&values[e * len..(e + 1) * len]);
+                }
+            }
+            Init::Natural(values) => {
+                if values.len() != node.n * len {
+                    return Err(self.numerical(
+                        i,
+                        0,
+                        format!(
+                            "initial parameters need {} values, got {}",
+                            node.n * len,
+                            values.len()
+                        ),
+                    ));
+                }
+                for e in (0..node.n).filter(|&e| !node.is_observed(e)) {
+                    let r = e * len..(e + 1) * len;
+                    phi[r.clone()].copy_from_slice(&values[r.clone()]);
+                    a[e] = moments(dist, &phi[r.clone()], &mut u[r])
+                        .map_err(|w| self.numerical(i, e, w))?;
+                }
+            }
+        }
+        let node = &mut self.nodes[i];
+        node.phi = phi;
+        node.u = u;
+        node.a = a;
+        self.changed(i);
+        self.share_if_possible(i);
         Ok(())
     }
 
@@ -209,17 +236,18 @@ impl Vmp {
     /// random factor suffices to break the symmetry, and the other factors' first updates then
     /// read it (see [`Vmp::default_order`]). Nothing is drawn when a factor already starts away
     /// from zero by the user's `init`.
-    pub(super) fn start(&self, i: usize) -> Init {
+    pub(super) fn start(&self, i: usize) -> std::borrow::Cow<'_, Init> {
+        use std::borrow::Cow;
         let node = &self.nodes[i];
         if let Some(init) = &node.init {
-            return init.clone();
+            return Cow::Borrowed(init);
         }
         if node
             .children
             .iter()
             .any(|(_, r)| matches!(r, Role::Selector(_)))
         {
-            return Init::KMeansPlusPlus;
+            return Cow::Owned(Init::KMeansPlusPlus);
         }
         let latent = |p: usize| self.nodes[p].has_latent();
         let drawn = node.children.iter().any(|&(c, _)| {
@@ -252,11 +280,7 @@ impl Vmp {
                 .max_by_key(|&p| (self.nodes[p].n, p));
             factors.len() >= 2 && !broken && chosen == Some(i)
         });
-        if drawn {
-            Init::Random
-        } else {
-            Init::Prior
-        }
+        Cow::Owned(if drawn { Init::Random } else { Init::Prior })
     }
 
     /// Products of latent factors that are identically zero: for every deterministic node whose
@@ -310,12 +334,7 @@ impl Vmp {
             return None;
         };
         let (c, m) = index.children.iter().find_map(|&(c, role)| match role {
-            Role::Selector(m)
-                if !self.nodes[c].observed.is_empty()
-                    && self.nodes[c].observed.iter().all(|&o| o) =>
-            {
-                Some((c, m))
-            }
+            Role::Selector(m) if self.nodes[c].observed.is_all() => Some((c, m)),
             _ => None,
         })?;
         let child = &self.nodes[c];

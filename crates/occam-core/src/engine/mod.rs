@@ -61,7 +61,7 @@ pub use transform::GaussianSums;
 
 pub use crate::network::Init;
 pub(crate) use crate::network::{
-    observe_each, value_len, Body, Edge, ModelNode, Role, Selector, Source,
+    observe_each, value_len, Body, Edge, ModelNode, Observed, Role, Selector, Source,
 };
 
 /// Products over a node's elements, reused until an input changes (entries are dropped by

@@ -24,8 +24,8 @@ pub(crate) struct Node {
     pub u: Vec<f64>,
     /// A(φ) of latent elements; f(x) of observed and MAP elements.
     pub a: Vec<f64>,
-    /// `observed[e]`: element e is data (empty: no element is).
-    pub observed: Vec<bool>,
+    /// Which elements are data.
+    pub observed: Observed,
     /// Observed values (row-major, `value_len` per element).
     pub data: Vec<f64>,
     pub map: bool,
@@ -115,18 +115,19 @@ impl Node {
     }
 
     pub(super) fn is_observed(&self, e: usize) -> bool {
-        !self.observed.is_empty() && self.observed[e]
+        self.observed.get(e)
     }
 
     /// Whether element e takes part in messages and the bound: a missing element of a leaf is
     /// integrated out exactly and does not.
     pub(super) fn participates(&self, e: usize) -> bool {
-        self.is_observed(e) || self.observed.is_empty() || !self.children.is_empty()
+        self.is_observed(e) || self.observed.is_none() || !self.children.is_empty()
     }
 
     pub(super) fn has_latent(&self) -> bool {
         matches!(self.body, Body::Chain(_))
             || matches!(self.body, Body::Stochastic(_))
+                && !self.observed.is_all()
                 && (0..self.n).any(|e| !self.is_observed(e) && self.participates(e))
     }
 

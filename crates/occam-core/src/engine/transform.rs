@@ -80,7 +80,7 @@ impl Vmp {
         else {
             return Err("is not a Gaussian vector (GaussianARD or MvGaussian)".into());
         };
-        if !n.observed.is_empty() {
+        if !n.observed.is_none() {
             return Err("has observed elements".into());
         }
         if n.map || !n.selectors.is_empty() || n.block.is_some() {

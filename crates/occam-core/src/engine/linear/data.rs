@@ -6,9 +6,10 @@ use super::*;
 /// What the data contribute, summed once.
 #[derive(Debug)]
 pub(super) enum Data {
-    /// Y (rows × cols, 0 where missing), M (`None`: nothing missing), Σ_j m y² and Σ_j m per row.
+    /// Y (rows × cols, 0 where missing; `None`: y's own data, complete and laid out as the grid,
+    /// see `Linear::ym`), M (`None`: nothing missing), Σ_j m y² and Σ_j m per row.
     Grid {
-        ym: Vec<f64>,
+        ym: Option<Vec<f64>>,
         mask: Option<Vec<f64>>,
         y2: Vec<f64>,
         count: Vec<f64>,
@@ -26,12 +27,30 @@ impl Linear {
     pub(super) fn grid(&self, nodes: &[Node]) -> Data {
         let (y, f) = (&nodes[self.y], &nodes[self.f]);
         let (r, c) = (self.row_slot, 1 - self.row_slot);
+        let (mut y2, mut count) = (vec![0.0; self.rows], vec![0.0; self.rows]);
+        // Complete data whose element e is cell e (row i = e / cols, as y[D, N] with rows W[D]) are
+        // the grid already: no copy.
+        let in_place = y.observed.is_all()
+            && f.parents[r]
+                .rule
+                .combine(self.cols, &f.parents[c].rule)
+                .is_some_and(|cells| cells.is_identity(y.n));
+        if in_place {
+            let rows = y
+                .data
+                .par_chunks(self.cols)
+                .map(|row| (row.iter().map(|v| v * v).sum::<f64>(), row.len() as f64));
+            (y2, count) = rows.unzip();
+            return Data::Grid {
+                ym: None,
+                mask: None,
+                y2,
+                count,
+            };
+        }
         let mut ym = vec![0.0; self.rows * self.cols];
         // The mask only when an entry is missing (complete data: no second grid).
-        let mut mask = (0..y.n)
-            .any(|e| !y.is_observed(e))
-            .then(|| vec![0.0; self.rows * self.cols]);
-        let (mut y2, mut count) = (vec![0.0; self.rows], vec![0.0; self.rows]);
+        let mut mask = (!y.observed.is_all()).then(|| vec![0.0; self.rows * self.cols]);
         for e in (0..y.n).filter(|&e| y.is_observed(e)) {
             let i = at(f, r, e);
             let cell = i * self.cols + at(f, c, e);
@@ -43,7 +62,7 @@ impl Linear {
             count[i] += 1.0;
         }
         Data::Grid {
-            ym,
+            ym: Some(ym),
             mask,
             y2,
             count,
@@ -65,6 +84,7 @@ impl Linear {
         else {
             unreachable!("grid() gives a grid")
         };
+        let ym = ym.as_deref().unwrap_or(&nodes[self.y].data);
         let units = self.unit_tau.len();
         let by_group = units > cols;
         let (mut xy, mut gram) = (vec![0.0; units * q], vec![0.0; units * q * q]);

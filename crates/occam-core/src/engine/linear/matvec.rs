@@ -100,7 +100,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         || fnode.configs != 1
         || yn.map
         || !yn.children.is_empty()
-        || yn.observed.is_empty()
+        || yn.observed.is_none()
         || yn.n != n
         || !matches!(yn.parents[0].source, Source::Node(p) if p == sum.unwrap_or(f))
         || !identity(&yn.parents[0], n)
@@ -184,7 +184,7 @@ impl MatVecForm {
     fn data<'a>(&'a self, lin: &Linear, nodes: &[Node]) -> &'a VecData {
         self.data.get_or_init(|| {
             let (d, y) = (self.d, &nodes[lin.y]);
-            let complete = (0..y.n).all(|e| y.is_observed(e));
+            let complete = y.observed.is_all();
             let (ym, mask) = if complete {
                 (None, None)
             } else {

@@ -143,7 +143,7 @@ pub(super) fn detect(nodes: &[Node], f: usize) -> Option<Linear> {
         || yn.configs != 1
         || yn.map
         || !yn.children.is_empty()
-        || yn.observed.is_empty()
+        || yn.observed.is_none()
         || yn.n != fnode.n
     {
         return None;
@@ -282,7 +282,7 @@ impl Linear {
 
     /// Whether every entry of y is data (no mask).
     pub(super) fn complete(&self, nodes: &[Node]) -> bool {
-        nodes[self.y].observed.iter().all(|&o| o)
+        nodes[self.y].observed.is_all()
     }
 
     fn data(&self, nodes: &[Node]) -> &Data {
@@ -295,11 +295,20 @@ impl Linear {
         })
     }
 
+    /// The data grid Y (see `Data::Grid`): the grid's own copy, or y's data laid out as the grid.
+    fn ym<'a>(&'a self, nodes: &'a [Node]) -> &'a [f64] {
+        let Data::Grid { ym, .. } = self.data(nodes) else {
+            unreachable!("the grid of a grid structure")
+        };
+        ym.as_deref().unwrap_or(&nodes[self.y].data)
+    }
+
     /// Y B̄ and M B₂ from the column parent's moments, cached under F until the column parent changes.
     fn column_products(&self, nodes: &[Node], cache: &Cache) -> Arc<ColumnProducts> {
-        let Data::Grid { ym, mask, .. } = self.data(nodes) else {
+        let Data::Grid { mask, .. } = self.data(nodes) else {
             unreachable!("column products are for grids")
         };
+        let ym = self.ym(nodes);
         cached(
             cache,
             self.f,
@@ -309,7 +318,7 @@ impl Linear {
                 let cu = self.side(nodes, 1 - self.row_slot);
                 let (means, view) = cu.means(q);
                 let eff = self.effective(nodes, cache);
-                let ym = eff.as_ref().map_or(&ym[..], |e| &e.ym[..]);
+                let ym = eff.as_ref().map_or(ym, |e| &e.ym[..]);
                 let yc = grid::times(ym, self.cols, means, view);
                 let mc2 = match mask {
                     Some(m) => grid::times(m, self.cols, &cu.dense(q), (q, q * q, l)),
@@ -383,9 +392,10 @@ impl Linear {
         }
         let (q, l) = (self.q, self.len());
         let qq = q * q;
-        let Data::Grid { ym, mask, .. } = self.data(nodes) else {
+        let Data::Grid { mask, .. } = self.data(nodes) else {
             unreachable!("grid messages are for grids")
         };
+        let ym = self.ym(nodes);
         if slot == self.row_slot {
             let cp = self.column_products(nodes, cache);
             let t = |i: usize| self.tau(nodes, self.tau_index(i)).0;
@@ -427,7 +437,7 @@ impl Linear {
             am.extend(a.mean(q, i).iter().map(|v| ti * v));
         }
         let eff = self.effective(nodes, cache);
-        let ym = eff.as_ref().map_or(&ym[..], |e| &e.ym[..]);
+        let ym = eff.as_ref().map_or(ym, |e| &e.ym[..]);
         let first = grid::transpose_times(ym, self.cols, &am, q);
         let (second, shared) = match mask {
             Some(m) => {

@@ -122,9 +122,10 @@ impl Linear {
             s,
             |e| &mut e.offsets,
             || {
-                let Data::Grid { ym, mask, .. } = self.data(nodes) else {
+                let Data::Grid { mask, .. } = self.data(nodes) else {
                     unreachable!("offsets are on grids")
                 };
+                let ym = self.ym(nodes);
                 let [rt, rv, ct, cv] = self.offset_moments(nodes);
                 let cols = self.cols;
                 let mut out = vec![0.0; ym.len()];

@@ -62,7 +62,7 @@ pub(in crate::engine) fn designate(
                 && uniform_tau
                 && x.n >= 2
                 && !x.map
-                && x.observed.is_empty()
+                && x.observed.is_none()
                 && x.selectors.is_empty()
                 && x.children == [(f, Role::Slot(s))]
                 && x.parents
@@ -121,9 +121,33 @@ pub(in crate::engine) fn dense_state(node: &Node) -> (Vec<f64>, Vec<f64>) {
 /// ⟨x xᵀ⟩ − m mᵀ.
 fn compress_moments(u: &[f64], n: usize, q: usize) -> Option<Vec<f64>> {
     let l = q + q * q;
-    let residual = |e: usize, ab: usize| u[e * l + q + ab] - u[e * l + ab / q] * u[e * l + ab % q];
-    let cov: Vec<f64> = (0..q * q).map(|ab| residual(0, ab)).collect();
-    if !(0..n).all(|e| (0..q * q).all(|ab| residual(e, ab) == cov[ab])) {
+    if u.len() != n * l || n == 0 {
+        return None;
+    }
+    // ⟨x xᵀ⟩ − m mᵀ of one element, row a against the first element's (no division per entry).
+    let same_residual = |row: &[f64], cov: &mut [f64], first: bool| {
+        let (m, second) = row.split_at(q);
+        (0..q).all(|a| {
+            let (s, c) = (&second[a * q..(a + 1) * q], &mut cov[a * q..(a + 1) * q]);
+            let ma = m[a];
+            if first {
+                c.iter_mut()
+                    .zip(s.iter().zip(m))
+                    .for_each(|(c, (s, mb))| *c = s - ma * mb);
+                true
+            } else {
+                c.iter()
+                    .zip(s.iter().zip(m))
+                    .all(|(c, (s, mb))| s - ma * mb == *c)
+            }
+        })
+    };
+    let mut cov = vec![0.0; q * q];
+    same_residual(&u[..l], &mut cov, true);
+    if !u
+        .chunks_exact(l)
+        .all(|row| same_residual(row, &mut cov, false))
+    {
         return None;
     }
     let mut su: Vec<f64> = u.chunks_exact(l).flat_map(|r| &r[..q]).copied().collect();
@@ -152,24 +176,64 @@ pub(super) fn shared_moments(
     phi2: &[f64],
     q: usize,
 ) -> Result<State, (usize, String)> {
+    let mut u = Vec::new();
+    let a = shared_moments_into(dist, &phi1, phi2, q, &mut u)?;
+    let mut phi = phi1;
+    phi.extend_from_slice(phi2);
+    Ok((phi, u, a))
+}
+
+/// [`shared_moments`] writing u = [m, Σ] into `u` (its buffer reused when it has the shared form's
+/// length: no second n × q array of means while the new ones are formed) and returning A. On
+/// failure `u` holds the new Σ's product only in its means part: see `Vmp::update_shared`.
+fn shared_moments_into(
+    dist: &Dist,
+    phi1: &[f64],
+    phi2: &[f64],
+    q: usize,
+    u: &mut Vec<f64>,
+) -> Result<Vec<f64>, (usize, String)> {
     let mut centred = vec![0.0; q];
     centred.extend_from_slice(phi2);
     let mut u0 = vec![0.0; q + q * q];
     let a0 = moments(dist, &centred, &mut u0).map_err(|w| (0, w))?;
     let cov = &u0[q..];
-    let mut u = kernels::product_strided(&phi1, q, cov, (0, q, q));
+    let nq = phi1.len();
+    if u.len() != nq + q * q {
+        *u = vec![0.0; nq + q * q];
+    }
+    means_into(phi1, q, cov, &mut u[..nq]);
     let a: Vec<f64> = phi1
         .par_chunks(q)
-        .zip(u.par_chunks(q))
+        .zip(u[..nq].par_chunks(q))
         .map(|(p, m)| a0 + 0.5 * dot(p, m))
         .collect();
     if let Some(e) = a.iter().position(|v| !v.is_finite()) {
         return Err((e, "non-finite log-partition".into()));
     }
-    let mut phi = phi1;
-    phi.extend_from_slice(phi2);
-    u.extend_from_slice(cov);
-    Ok((phi, u, a))
+    u[nq..].copy_from_slice(cov);
+    Ok(a)
+}
+
+/// m = Φ₁ Σ into `out` (elements × q): the blocks and GEMM calls of `kernels::product_strided`, so
+/// the same bits, without allocating.
+fn means_into(phi1: &[f64], q: usize, cov: &[f64], out: &mut [f64]) {
+    use faer::linalg::matmul::matmul;
+    use faer::{Accum, MatMut, MatRef, Par};
+    let cov = MatRef::from_row_major_slice(cov, q, q);
+    out.par_chunks_mut(kernels::CHUNK * q)
+        .zip(phi1.par_chunks(kernels::CHUNK * q))
+        .for_each(|(o, p)| {
+            let r = p.len() / q;
+            matmul(
+                MatMut::from_row_major_slice_mut(o, r, q),
+                Accum::Replace,
+                MatRef::from_row_major_slice(p, r, q),
+                cov,
+                1.0,
+                Par::Seq,
+            );
+        });
 }
 
 impl Vmp {
@@ -191,10 +255,32 @@ impl Vmp {
             .for_each(|row| kernels::add_into(row, &prior[..q]));
         let mut phi2 = prior[q..].to_vec();
         kernels::add_into(&mut phi2, &msg.second);
-        let (phi, u, a) =
-            shared_moments(dist, phi1, &phi2, q).map_err(|(e, w)| self.numerical(i, e, w))?;
+        // The new means are written over the old ones (O(n·q) memory: the node's state once, the
+        // new φ₁ beside it). Should the new q fail, the old means are formed again from the old
+        // φ₁ and Σ, which are kept until then (the moments of the node's q).
+        let dist = dist.clone();
+        let reuse = is_shared(&self.nodes[i]);
+        let mut u = if reuse {
+            std::mem::take(&mut self.nodes[i].u)
+        } else {
+            Vec::new()
+        };
+        let a = match shared_moments_into(&dist, &phi1, &phi2, q, &mut u) {
+            Ok(a) => a,
+            Err((e, w)) => {
+                if reuse {
+                    let node = &mut self.nodes[i];
+                    let nq = node.n * q;
+                    let (old_m, old_cov) = u.split_at_mut(nq);
+                    means_into(&node.phi[..nq], q, old_cov, old_m);
+                    node.u = u;
+                }
+                return Err(self.numerical(i, e, w));
+            }
+        };
+        phi1.extend_from_slice(&phi2);
         let node = &mut self.nodes[i];
-        (node.phi, node.u, node.a) = (phi, u, a);
+        (node.phi, node.u, node.a) = (phi1, u, a);
         node.lazy = std::sync::OnceLock::new();
         self.changed(i);
         self.refresh_dependents(i);
@@ -236,31 +322,36 @@ impl Vmp {
         let n = x.n;
         let dist = x.dist().expect("a stochastic node");
         let (prior, _) = constant_prior(x, &self.nodes);
-        let (mut phi, mut u, mut a) = shared_moments(dist, prior[..q].repeat(n), &prior[q..], q)
-            .map_err(|(e, w)| self.numerical(i, e, w))?;
-        match init {
-            Init::Prior => {}
+        let of_prior = || shared_moments(dist, prior[..q].repeat(n), &prior[q..], q);
+        let (phi, u, a) = match init {
+            Init::Prior => of_prior().map_err(|(e, w)| self.numerical(i, e, w))?,
             Init::Random => {
                 // The designated families draw with `gaussian_vector_sample`: one factorisation.
                 // Each row's q is centred on its draw with the prior's precision sharpened (as
                 // the element path's random start, `engine/init.rs`): φ₁ₙ = κΛ xₙ, Σ shared.
+                // The prior must be proper to be drawn from (checked as its q would be, once).
+                let mut centred = vec![0.0; q];
+                centred.extend_from_slice(&prior[q..]);
+                moments(dist, &centred, &mut vec![0.0; x.len])
+                    .map_err(|w| self.numerical(i, 0, w))?;
                 let mut draws = vec![0.0; n * q];
                 gaussian_vector_sample_rows(&prior, q, rng, &mut draws);
                 let kappa = super::super::init::RANDOM_START_SHARPNESS;
                 let phi2: Vec<f64> = prior[q..].iter().map(|v| kappa * v).collect();
                 let lam: Vec<f64> = phi2.iter().map(|v| -2.0 * v).collect();
                 let phi1 = kernels::product_strided(&draws, q, &lam, (0, q, q));
-                (phi, u, a) = shared_moments(dist, phi1, &phi2, q)
-                    .map_err(|(e, w)| self.numerical(i, e, w))?;
+                drop(draws);
+                shared_moments(dist, phi1, &phi2, q).map_err(|(e, w)| self.numerical(i, e, w))?
             }
             Init::Moments(values) if values.len() == n * x.len => {
-                match compress_moments(values, n, q) {
-                    Some(shared) => u = shared,
-                    None => return Ok(false),
-                }
+                let Some(u) = compress_moments(values, n, q) else {
+                    return Ok(false);
+                };
+                let (phi, _, a) = of_prior().map_err(|(e, w)| self.numerical(i, e, w))?;
+                (phi, u, a)
             }
             _ => return Ok(false),
-        }
+        };
         let node = &mut self.nodes[i];
         (node.phi, node.u, node.a) = (phi, u, a);
         node.lazy = std::sync::OnceLock::new();
