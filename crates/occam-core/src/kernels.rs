@@ -1,6 +1,8 @@
-//! Dense kernels over all plate elements of a mixture node, with faer's GEMM: the sufficient
-//! statistics of every component, S = Wᵀ U, and the expected log-densities of every element under
-//! every component, L = U Θᵀ (Winn (2.52–2.53) written as matrix products).
+//! Dense kernels over all plate elements of a mixture node: the sufficient statistics of every
+//! component, S = Wᵀ U, and the expected log-densities of every element under every component,
+//! L = U Θᵀ (Winn (2.52–2.53) written as matrix products). Up to 16 components over runs of up to
+//! 16 moments (the common mixture) row by row, with the component count a compile-time constant;
+//! larger shapes with faer's GEMM, whose packing and tiling do not pay for such short products.
 //!
 //! Rows are split into fixed chunks of `CHUNK` elements processed in parallel; partial sums are added
 //! in chunk order, so results do not depend on the number of threads.
@@ -40,19 +42,6 @@ pub(crate) fn weighted_sums(w: &[f64], q: usize, u: &[f64], len: usize) -> (Vec<
         add_into(&mut totals, &pt);
     }
     (s, totals)
-}
-
-/// s (q × len) = Wᵀ U for one block of rows, on the calling thread (overwrites s).
-pub(crate) fn weighted_sums_block(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
-    let rows = w.len() / q;
-    matmul(
-        MatMut::from_row_major_slice_mut(s, q, len),
-        Accum::Replace,
-        MatRef::from_row_major_slice(w, rows, q).transpose(),
-        MatRef::from_row_major_slice(u, rows, len),
-        1.0,
-        Par::Seq,
-    );
 }
 
 /// S (k × width) = Wᵀ V for row-major W (n × k) and V the columns `offset..offset + width` of the
@@ -161,9 +150,17 @@ pub(crate) fn scores(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut 
         .for_each(|(o, uc)| scores_block(uc, len, theta, a, o));
 }
 
-/// `scores` for one block of rows, on the calling thread.
+/// `scores` for one block of rows, on the calling thread. Few components over short runs (the
+/// common mixture: a handful of components, a scalar or a small vector per element) go through
+/// [`scores_rows`]; larger shapes through faer's GEMM.
 pub(crate) fn scores_block(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut [f64]) {
-    let (q, rows) = (a.len(), u.len() / len);
+    let q = a.len();
+    if q <= 16 && len <= 16 {
+        // Θᵀ (len × q), so that each moment of a row scales one contiguous q-vector.
+        let theta_t: Vec<f64> = (0..len * q).map(|i| theta[(i % q) * len + i / q]).collect();
+        return scores_rows(u, len, &theta_t, a, out);
+    }
+    let rows = u.len() / len;
     matmul(
         MatMut::from_row_major_slice_mut(&mut *out, rows, q),
         Accum::Replace,
@@ -183,6 +180,159 @@ pub(crate) fn scores_block(u: &[f64], len: usize, theta: &[f64], a: &[f64], out:
     }
 }
 
+/// out (rows × q) = U Θᵀ − 1 aᵀ row by row from Θᵀ (len × q): each row's q scores as
+/// Σ_j u_j Θᵀ_j (in order j = 0, 1, …) then − a, with plain mul/add (the same bits on every
+/// target). For a GEMM the inner dimension (a run's few moments) is too short to pay for packing
+/// and tiling; here each row is one pass of q-vector operations, with q a compile-time constant up
+/// to 16 (vectorised, and compiled for AVX-512 and AVX2 too, chosen at run time).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+fn scores_rows(u: &[f64], len: usize, theta_t: &[f64], a: &[f64], out: &mut [f64]) {
+    crate::special::with_row_length!(a.len(), scores_fixed(u, len, theta_t, a, out))
+}
+
+/// [`scores_rows`] with Q components (Q = 0: a.len(), read at run time). With Q known, a row's
+/// scores are summed in registers.
+#[inline(always)]
+fn scores_fixed<const Q: usize>(
+    u: &[f64],
+    len: usize,
+    theta_t: &[f64],
+    a: &[f64],
+    out: &mut [f64],
+) {
+    if Q == 0 {
+        let q = a.len();
+        for (o, ur) in out.chunks_exact_mut(q).zip(u.chunks_exact(len)) {
+            let (first, rest) = theta_t.split_at(q);
+            o.iter_mut().zip(first).for_each(|(o, t)| *o = ur[0] * t);
+            for (uj, tj) in ur[1..].iter().zip(rest.chunks_exact(q)) {
+                o.iter_mut().zip(tj).for_each(|(o, t)| *o += uj * t);
+            }
+            o.iter_mut().zip(a).for_each(|(o, ak)| *o -= ak);
+        }
+        return;
+    }
+    let a: &[f64; Q] = a.try_into().expect("Q components");
+    let (first, rest) = theta_t.split_at(Q);
+    let first: &[f64; Q] = first.try_into().expect("Q components");
+    // Four rows at a time: four independent chains of additions, one pass over Θᵀ.
+    let rows4 = out.len() / Q / 4 * 4;
+    let (out4, or) = out.split_at_mut(rows4 * Q);
+    let (u4, ur) = u.split_at(rows4 * len);
+    for (o, u) in out4.chunks_exact_mut(4 * Q).zip(u4.chunks_exact(4 * len)) {
+        let mut acc: [[f64; Q]; 4] =
+            std::array::from_fn(|t| std::array::from_fn(|i| u[t * len] * first[i]));
+        for (j, tj) in rest.chunks_exact(Q).enumerate() {
+            for (t, at) in acc.iter_mut().enumerate() {
+                let uj = u[t * len + j + 1];
+                for i in 0..Q {
+                    at[i] += uj * tj[i];
+                }
+            }
+        }
+        for (ot, at) in o.chunks_exact_mut(Q).zip(&acc) {
+            for i in 0..Q {
+                ot[i] = at[i] - a[i];
+            }
+        }
+    }
+    for (o, ur) in or.chunks_exact_mut(Q).zip(ur.chunks_exact(len)) {
+        let mut acc: [f64; Q] = std::array::from_fn(|i| ur[0] * first[i]);
+        for (uj, tj) in ur[1..].iter().zip(rest.chunks_exact(Q)) {
+            for i in 0..Q {
+                acc[i] += uj * tj[i];
+            }
+        }
+        for i in 0..Q {
+            o[i] = acc[i] - a[i];
+        }
+    }
+}
+
+/// s (q × len) = Wᵀ U for one block of rows, on the calling thread (overwrites s). Few
+/// components over short runs go through [`weighted_sums_rows`], larger shapes through faer's GEMM.
+pub(crate) fn weighted_sums_block(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
+    if q <= 16 && len <= 16 {
+        return weighted_sums_rows(w, q, u, len, s);
+    }
+    let rows = w.len() / q;
+    matmul(
+        MatMut::from_row_major_slice_mut(s, q, len),
+        Accum::Replace,
+        MatRef::from_row_major_slice(w, rows, q).transpose(),
+        MatRef::from_row_major_slice(u, rows, len),
+        1.0,
+        Par::Seq,
+    );
+}
+
+/// s (q × len) = Wᵀ U: for each moment j, Σ_r u_rj w_r (a q-vector) in four running sums (rows
+/// r mod 4, so that the additions overlap in the pipeline), added as (0 + 1) + (2 + 3) at the end;
+/// plain mul/add (the same bits on every target). q is a compile-time constant up to 16
+/// (vectorised, and compiled for AVX-512 and AVX2 too, chosen at run time).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+fn weighted_sums_rows(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
+    crate::special::with_row_length!(q, weighted_sums_fixed(w, q, u, len, s))
+}
+
+/// [`weighted_sums_rows`] with Q components (Q = 0: q, read at run time). With Q known, the
+/// running sums stay in registers.
+#[inline(always)]
+fn weighted_sums_fixed<const Q: usize>(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
+    if Q == 0 {
+        return weighted_sums_any(w, q, u, len, s);
+    }
+    for j in 0..len {
+        let mut acc = [[0.0; Q]; 4];
+        let (w4, u4) = (w.chunks_exact(4 * Q), u.chunks_exact(4 * len));
+        let (wr, ur) = (w4.remainder(), u4.remainder());
+        for (w4, u4) in w4.zip(u4) {
+            for (t, at) in acc.iter_mut().enumerate() {
+                let uj = u4[t * len + j];
+                for i in 0..Q {
+                    at[i] += uj * w4[t * Q + i];
+                }
+            }
+        }
+        for (wrow, urow) in wr.chunks_exact(Q).zip(ur.chunks_exact(len)) {
+            for i in 0..Q {
+                acc[0][i] += urow[j] * wrow[i];
+            }
+        }
+        for i in 0..Q {
+            s[i * len + j] = (acc[0][i] + acc[1][i]) + (acc[2][i] + acc[3][i]);
+        }
+    }
+}
+
+/// [`weighted_sums_fixed`] for any q (the same sums in the same order).
+#[inline(always)]
+fn weighted_sums_any(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
+    let mut acc = vec![0.0; 4 * q];
+    for j in 0..len {
+        acc.iter_mut().for_each(|v| *v = 0.0);
+        let (w4, u4) = (w.chunks_exact(4 * q), u.chunks_exact(4 * len));
+        let (wr, ur) = (w4.remainder(), u4.remainder());
+        for (w4, u4) in w4.zip(u4) {
+            for (t, at) in acc.chunks_exact_mut(q).enumerate() {
+                let uj = u4[t * len + j];
+                at.iter_mut()
+                    .zip(&w4[t * q..(t + 1) * q])
+                    .for_each(|(a, wv)| *a += uj * wv);
+            }
+        }
+        for (wrow, urow) in wr.chunks_exact(q).zip(ur.chunks_exact(len)) {
+            acc[..q]
+                .iter_mut()
+                .zip(wrow)
+                .for_each(|(a, wv)| *a += urow[j] * wv);
+        }
+        for i in 0..q {
+            s[i * len + j] = (acc[i] + acc[q + i]) + (acc[2 * q + i] + acc[3 * q + i]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +345,11 @@ mod tests {
         // Rows that do not fill a block of eight (the kernels' leftover loops), one component.
         check(5003, 3, 4);
         check(13, 1, 2);
+        // Row by row (up to 16 components over runs up to 16) and by GEMM (longer runs, more
+        // components).
+        check(777, 10, 6);
+        check(301, 17, 3);
+        check(301, 4, 20);
     }
 
     fn check(n: usize, q: usize, len: usize) {
@@ -214,7 +369,7 @@ mod tests {
             }
         }
         let theta: Vec<f64> = (0..q * len).map(|i| i as f64 * 0.1 - 0.5).collect();
-        let a = [0.5, -1.0, 2.0][..q].to_vec();
+        let a: Vec<f64> = (0..q).map(|k| [0.5, -1.0, 2.0][k % 3] + k as f64).collect();
         let mut l = vec![0.0; n * q];
         scores(&u, len, &theta, &a, &mut l);
         for e in (0..n).step_by(97) {

@@ -41,57 +41,106 @@ pub fn erfcx(z: f64) -> f64 {
 }
 
 /// e^x for x ≤ 0, branch-free so loops over it vectorise (softmax of responsibilities is the
-/// hottest loop of a mixture). Cody–Waite reduction x = n ln 2 + r, |r| ≤ ln 2 / 2, and the degree-13
-/// Taylor polynomial of e^r (truncation error < 2e-17 relative); inputs below −700 give 0 (where
-/// `f64::exp` gives at most 1e−304). Within 2 ulp of `f64::exp` elsewhere.
+/// hottest loop of a mixture). Table-driven reduction x = (64m + j) ln2/64 + r with j in 0..64 and
+/// |r| ≤ ln2/128 (the ln2/64 split in two so that the product with the integer is exact), then
+/// e^x = 2^m · 2^{j/64} · e^r, 2^{j/64} read from a table of correctly rounded values and e^r − 1
+/// from its degree-5 Taylor polynomial (truncation error below 4e−17 relative), added to the table
+/// value as T + T·(e^r − 1) so that only T and the last addition round at full size. Inputs below
+/// −700 give 0 (where `f64::exp` gives at most 1e−304). Plain mul/add (no fused multiply-add), so
+/// every target gives the same bits; within 1 ulp of `f64::exp` (tested over [−700, 0]).
 #[inline]
 pub fn exp_nonpositive(x: f64) -> f64 {
-    const LN2_HI: f64 = 6.931_471_803_691_238e-1;
-    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+    // ln2/64 in two parts: the high part has 32 significant bits, so its product with the integer
+    // 64m + j (|64m + j| < 2¹⁷ here) is exact.
+    const LN2_64_HI: f64 = 0.010_830_424_693_267_56;
+    const LN2_64_LO: f64 = 2.981_585_826_985_293_3e-12;
+    const INV_LN2_64: f64 = 92.332_482_616_893_66;
     let underflow = if x < -700.0 { 0.0 } else { 1.0 };
     let x = x.max(-700.0);
     // Round to nearest by the 1.5·2⁵² shift (no libm call without SSE4.1); the low bits of `t` then
-    // hold n in two's complement, so 2ⁿ is built with integer ops only (no float → int conversion).
+    // hold i = 64m + j in two's complement, and the shift's own low 18 bits are 0: j is the low 6
+    // bits of t, and bits 6..17 of t are m's, which shifted to the exponent field give 2ᵐ with
+    // integer ops only (no float → int conversion).
     const SHIFT: f64 = 6_755_399_441_055_744.0;
-    let t = x * std::f64::consts::LOG2_E + SHIFT;
-    let n = t - SHIFT;
-    let r = (x - n * LN2_HI) - n * LN2_LO;
-    // Taylor coefficients 1/i! by Estrin's scheme: the same work as Horner but a dependency chain of
-    // 4 multiply-adds instead of 13, so the exps of a row overlap in the pipeline.
-    const C: [f64; 14] = [
-        1.0,
-        1.0,
-        0.5,
-        1.0 / 6.0,
-        1.0 / 24.0,
-        1.0 / 120.0,
-        1.0 / 720.0,
-        1.0 / 5_040.0,
-        1.0 / 40_320.0,
-        1.0 / 362_880.0,
-        1.0 / 3_628_800.0,
-        1.0 / 39_916_800.0,
-        1.0 / 479_001_600.0,
-        1.0 / 6_227_020_800.0,
-    ];
+    let t = x * INV_LN2_64 + SHIFT;
+    let i = t - SHIFT;
+    let r = (x - i * LN2_64_HI) - i * LN2_64_LO;
+    let bits = t.to_bits();
+    let table = EXP2_64[(bits & 63) as usize];
+    // e^r − 1 = r + r²/2 + r³/6 + r⁴/24 + r⁵/120.
     let r2 = r * r;
-    let r4 = r2 * r2;
-    let r8 = r4 * r4;
-    let q0 = C[0] + C[1] * r;
-    let q1 = C[2] + C[3] * r;
-    let q2 = C[4] + C[5] * r;
-    let q3 = C[6] + C[7] * r;
-    let q4 = C[8] + C[9] * r;
-    let q5 = C[10] + C[11] * r;
-    let q6 = C[12] + C[13] * r;
-    let s0 = q0 + q1 * r2;
-    let s1 = q2 + q3 * r2;
-    let s2 = q4 + q5 * r2;
-    let t0 = s0 + s1 * r4;
-    let t1 = s2 + q6 * r4;
-    let p = t0 + t1 * r8;
-    underflow * p * f64::from_bits(t.to_bits().wrapping_add(1023) << 52)
+    let q = r + r2 * ((0.5 + r * (1.0 / 6.0)) + r2 * (1.0 / 24.0 + r * (1.0 / 120.0)));
+    let scaled = table + table * q;
+    underflow * f64::from_bits(scaled.to_bits().wrapping_add((bits >> 6) << 52))
 }
+
+/// 2^{j/64}, j = 0..64, each correctly rounded (computed at 60 digits).
+const EXP2_64: [f64; 64] = [
+    1.0,
+    1.0108892860517005,
+    1.0218971486541166,
+    1.0330248790212284,
+    1.0442737824274138,
+    1.0556451783605572,
+    1.0671404006768237,
+    1.0787607977571199,
+    1.0905077326652577,
+    1.102382583307841,
+    1.1143867425958924,
+    1.1265216186082418,
+    1.1387886347566916,
+    1.1511892299529827,
+    1.1637248587775775,
+    1.1763969916502812,
+    1.189207115002721,
+    1.202156731452703,
+    1.215247359980469,
+    1.22848053610687,
+    1.241857812073484,
+    1.255380757024691,
+    1.2690509571917332,
+    1.2828700160787783,
+    1.2968395546510096,
+    1.3109612115247644,
+    1.3252366431597413,
+    1.339667524053303,
+    1.3542555469368927,
+    1.3690024229745905,
+    1.383909881963832,
+    1.3989796725383112,
+    std::f64::consts::SQRT_2,
+    1.42961333839197,
+    1.4451808069770467,
+    1.460917794180647,
+    1.4768261459394993,
+    1.4929077282912648,
+    1.5091644275934228,
+    1.5255981507445384,
+    1.5422108254079407,
+    1.559004400237837,
+    1.5759808451078865,
+    1.593142151342267,
+    1.6104903319492543,
+    1.6280274218573478,
+    1.645755478153965,
+    1.6636765803267364,
+    1.681792830507429,
+    1.7001063537185235,
+    1.718619298122478,
+    1.7373338352737062,
+    1.7562521603732995,
+    1.7753764925265212,
+    1.7947090750031072,
+    1.8142521755003989,
+    1.8340080864093424,
+    1.8539791250833855,
+    1.8741676341103,
+    1.8945759815869656,
+    1.9152065613971474,
+    1.9360617934922943,
+    1.9571441241754002,
+    1.978456026387951,
+];
 
 /// ln x for positive, finite, normal x (no subnormals, zeros, infinities or NaN: the caller's domain,
 /// e.g. a softmax's sum in [1, K]), branch-free so loops over it vectorise like [`exp_nonpositive`].
@@ -138,6 +187,34 @@ pub fn ln_positive(x: f64) -> f64 {
     e * LN2_HI - ((hfsq - (s * (hfsq + r) + e * LN2_LO)) - f)
 }
 
+/// Calls `$f::<K>(args)` with the row length K = k as a compile-time constant for k in 1..=16, so
+/// that the per-row loops of a block unroll (no loop overhead per row of a few values), and with
+/// K = 0 (the row length read at run time) for longer rows.
+macro_rules! with_row_length {
+    ($k:expr, $f:ident($($arg:expr),*)) => {
+        match $k {
+            1 => $f::<1>($($arg),*),
+            2 => $f::<2>($($arg),*),
+            3 => $f::<3>($($arg),*),
+            4 => $f::<4>($($arg),*),
+            5 => $f::<5>($($arg),*),
+            6 => $f::<6>($($arg),*),
+            7 => $f::<7>($($arg),*),
+            8 => $f::<8>($($arg),*),
+            9 => $f::<9>($($arg),*),
+            10 => $f::<10>($($arg),*),
+            11 => $f::<11>($($arg),*),
+            12 => $f::<12>($($arg),*),
+            13 => $f::<13>($($arg),*),
+            14 => $f::<14>($($arg),*),
+            15 => $f::<15>($($arg),*),
+            16 => $f::<16>($($arg),*),
+            _ => $f::<0>($($arg),*),
+        }
+    };
+}
+pub(crate) use with_row_length;
+
 /// Row-wise softmax of row-major φ (rows × k): u = e^{φ−m}/s and a = m + ln s per row, with m the
 /// row maximum — the moments of `rows` Categoricals at once. The exps of the whole block run in one
 /// loop (vectorised, and compiled for AVX-512 and AVX2 too, chosen at run time); no fused multiply-add
@@ -145,13 +222,36 @@ pub fn ln_positive(x: f64) -> f64 {
 /// −∞ entries.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
 pub fn softmax_rows(phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> Result<(), usize> {
-    exp_minus_row_max(phi, k, u, a)?;
+    with_row_length!(k, softmax_fixed(phi, k, u, a))
+}
+
+/// [`softmax_rows`] with rows of K values (K = 0: k, read at run time).
+#[inline(always)]
+fn softmax_fixed<const K: usize>(
+    phi: &[f64],
+    k: usize,
+    u: &mut [f64],
+    a: &mut [f64],
+) -> Result<(), usize> {
+    let k = if K == 0 { k } else { K };
+    exp_minus_max_fixed::<K>(phi, k, u, a)?;
     // Rows in groups of 64: the sums s (each in [1, k]: the row's largest term is e⁰) of a group
     // first, then their ln in one vectorised loop ([`ln_positive`] instead of a libm call per row).
     let mut sums = [0.0; 64];
-    for (us, as_) in u.chunks_mut(64 * k).zip(a.chunks_mut(64)) {
-        for ((out, s), _) in us.chunks_exact_mut(k).zip(sums.iter_mut()).zip(as_.iter()) {
+    for (g, (us, as_)) in u.chunks_mut(64 * k).zip(a.chunks_mut(64)).enumerate() {
+        for (i, ((out, s), _)) in us
+            .chunks_exact_mut(k)
+            .zip(sums.iter_mut())
+            .zip(as_.iter())
+            .enumerate()
+        {
+            // Added left to right (the same bits for every K).
             *s = out.iter().sum();
+            // s ≥ 1 (the largest term is e⁰); the exit, never taken, keeps the compiler from
+            // vectorising this loop across rows with strided gathers and scatters.
+            if !(*s >= 1.0) {
+                return Err(64 * g + i);
+            }
             let inv = 1.0 / *s;
             out.iter_mut().for_each(|v| *v *= inv);
         }
@@ -172,6 +272,18 @@ pub fn exp_minus_row_max(
     out: &mut [f64],
     maxes: &mut [f64],
 ) -> Result<(), usize> {
+    with_row_length!(k, exp_minus_max_fixed(phi, k, out, maxes))
+}
+
+/// [`exp_minus_row_max`] with rows of K values (K = 0: k, read at run time).
+#[inline(always)]
+fn exp_minus_max_fixed<const K: usize>(
+    phi: &[f64],
+    k: usize,
+    out: &mut [f64],
+    maxes: &mut [f64],
+) -> Result<(), usize> {
+    let k = if K == 0 { k } else { K };
     // p · 0 is NaN exactly when p is NaN or ±∞: one vectorised pass over the block, and the rows
     // are checked one by one only when it finds one (a −∞ entry is allowed).
     let mut probe = [0.0; 8];
@@ -195,14 +307,27 @@ pub fn exp_minus_row_max(
             }
         }
     }
-    for ((row, o), mr) in phi
+    for (r, ((row, o), mr)) in phi
         .chunks_exact(k)
         .zip(out.chunks_exact_mut(k))
         .zip(maxes.iter_mut())
+        .enumerate()
     {
-        let m = row
-            .iter()
-            .fold(f64::NEG_INFINITY, |m, &p| if p > m { p } else { m });
+        // The maximum is exact in any order (no NaN here): even and odd entries in two running
+        // maxima, so the chain is half as long.
+        let max = |m: f64, p: f64| if p > m { p } else { m };
+        let pairs = row.chunks_exact(2);
+        let last = pairs.remainder().first().copied();
+        let (mut m0, mut m1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for p in pairs {
+            (m0, m1) = (max(m0, p[0]), max(m1, p[1]));
+        }
+        let m = max(max(m0, last.unwrap_or(f64::NEG_INFINITY)), m1);
+        // (Found by the probe already; the exit also keeps the compiler from vectorising this
+        // loop across rows with strided gathers and scatters, slower than one row's vector ops.)
+        if m == f64::NEG_INFINITY {
+            return Err(r);
+        }
         *mr = m;
         o.iter_mut().zip(row).for_each(|(o, p)| *o = p - m);
     }
@@ -249,129 +374,4 @@ pub fn ln_binomial(n: f64, k: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn erfcx_is_continuous_and_matches_erfc() {
-        for &z in &[-2.0f64, -0.3, 0.0, 1.0, 2.9] {
-            let e = (z * z).exp() * statrs::function::erf::erfc(z);
-            assert!((erfcx(z) - e).abs() < 1e-9 * e.max(1.0));
-        }
-        // Reference values from mpmath at 30 digits.
-        for &(z, v) in &[
-            (2.9, 0.184_601_825_955_590_82),
-            (3.0, 0.179_001_151_181_389_95),
-            (5.0, 0.110_704_637_733_068_63),
-            (-0.3, 1.453_749_232_842_765_6),
-        ] {
-            assert!(
-                (erfcx(z) - v).abs() < 1e-14 * v,
-                "erfcx({z}) = {} vs {v}",
-                erfcx(z)
-            );
-        }
-        let below = erfcx(5.0 - 1e-12);
-        let above = erfcx(5.0);
-        assert!((below - above).abs() < 1e-13);
-        // Asymptotic series 1/(z√π) (1 − 1/(2z²) + 3/(4z⁴) − 15/(8z⁶) + 105/(16z⁸)), error ~1e-16 at z = 50.
-        let z = 50.0f64;
-        let asym = 1.0 / (z * std::f64::consts::PI.sqrt())
-            * (1.0 - 0.5 / (z * z) + 0.75 / z.powi(4) - 15.0 / (8.0 * z.powi(6))
-                + 105.0 / (16.0 * z.powi(8)));
-        assert!((erfcx(z) - asym).abs() < 1e-12 * asym);
-    }
-
-    #[test]
-    fn fast_exp_is_within_two_ulp() {
-        assert_eq!(exp_nonpositive(-800.0), 0.0);
-        assert_eq!(exp_nonpositive(f64::NEG_INFINITY), 0.0);
-        let mut x = -700.0;
-        while x <= 0.0 {
-            let (f, e) = (exp_nonpositive(x), x.exp());
-            assert!((f - e).abs() <= 4.5e-16 * e, "exp({x}): {f} vs {e}");
-            x += 0.013_7;
-        }
-        assert_eq!(exp_nonpositive(0.0), 1.0);
-    }
-
-    /// Distance in units in the last place between two positive finite doubles.
-    fn ulps(a: f64, b: f64) -> u64 {
-        a.to_bits().abs_diff(b.to_bits())
-    }
-
-    #[test]
-    fn fast_ln_is_within_two_ulp() {
-        // Every binade from 2⁻¹⁰²² to 2¹⁰²³ at 97 points, plus a fine grid around 1 (where ln x → 0
-        // and the relative error is hardest to keep) and the values a softmax sum takes, [1, 64].
-        let mut worst = 0;
-        let mut check = |x: f64| {
-            let (f, e) = (ln_positive(x), x.ln());
-            let d = if e == 0.0 {
-                u64::from(f != 0.0)
-            } else if (f > 0.0) == (e > 0.0) {
-                ulps(f.abs(), e.abs())
-            } else {
-                u64::MAX
-            };
-            assert!(d <= 2, "ln({x:e}): {f:e} vs {e:e}, {d} ulp");
-            worst = worst.max(d);
-        };
-        for b in -1022..1024 {
-            for i in 0..97 {
-                check(2f64.powi(b) * (1.0 + i as f64 / 97.0));
-            }
-        }
-        for i in 1..20_000 {
-            check(1.0 + (i as f64 - 10_000.0) * 1.3e-5);
-            check(1.0 + i as f64 * 3.15e-3);
-        }
-        for x in [
-            f64::MIN_POSITIVE,
-            f64::MAX,
-            1.0,
-            2.0,
-            0.5,
-            std::f64::consts::SQRT_2,
-        ] {
-            check(x);
-        }
-        assert_eq!(ln_positive(1.0), 0.0);
-        eprintln!("ln_positive: at most {worst} ulp from f64::ln");
-    }
-
-    #[test]
-    fn softmax_rows_matches_one_row_at_a_time() {
-        let k = 7;
-        let mut phi: Vec<f64> = (0..k * 40)
-            .map(|i| ((i * 7919) % 1000) as f64 * 0.9 - 450.0)
-            .collect();
-        phi[3] = f64::NEG_INFINITY;
-        let mut u = vec![0.0; phi.len()];
-        let mut a = vec![0.0; 40];
-        softmax_rows(&phi, k, &mut u, &mut a).unwrap();
-        for (r, row) in phi.chunks(k).enumerate() {
-            let lse = log_sum_exp(row);
-            assert!((a[r] - lse).abs() <= 1e-14 * lse.abs().max(1.0));
-            for (j, p) in row.iter().enumerate() {
-                let want = (p - lse).exp();
-                assert!((u[r * k + j] - want).abs() <= 1e-14 * want.max(1e-300));
-            }
-        }
-        phi[k * 5 + 2] = f64::NAN;
-        assert_eq!(softmax_rows(&phi, k, &mut u, &mut a), Err(5));
-        let all_minus_inf = vec![f64::NEG_INFINITY; k];
-        assert_eq!(
-            softmax_rows(&all_minus_inf, k, &mut u[..k], &mut a[..1]),
-            Err(0)
-        );
-    }
-
-    #[test]
-    fn multigamma_reduces_to_gamma() {
-        assert!((ln_multigamma(3.7, 1) - ln_gamma(3.7)).abs() < 1e-14);
-        let h = 1e-6;
-        let fd = (ln_multigamma(4.0 + h, 3) - ln_multigamma(4.0 - h, 3)) / (2.0 * h);
-        assert!((fd - multi_digamma(4.0, 3)).abs() < 1e-7);
-    }
-}
+mod tests;

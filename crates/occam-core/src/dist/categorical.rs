@@ -71,6 +71,16 @@ impl ExpFamily for Categorical {
     ) -> Result<(), (usize, OutOfDomain)> {
         softmax_rows(phi, self.k, u, a).map_err(|r| (r, OutOfDomain(DOMAIN)))
     }
+    /// A − φ·u = −Σ_i u_i ln u_i, with the terms of a category of probability 0 counted as 0:
+    /// under a constant prior that excludes category i, φ_i = −∞ and u_i = 0 (0 ln 0 = 0), where
+    /// the plain product is NaN.
+    fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
+        a - phi
+            .iter()
+            .zip(u)
+            .map(|(&p, &v)| if v == 0.0 { 0.0 } else { p * v })
+            .sum::<f64>()
+    }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         let c = x[0];
         if !(c >= 0.0) || c.fract() != 0.0 || c >= self.k as f64 {

@@ -47,7 +47,7 @@ impl DistVisitor for BoundTerm<'_> {
                     total += if sizes {
                         dot_abs(&phi, u) + ap.abs()
                     } else {
-                        dot(&phi, u) - ap
+                        natural_dot(&phi, u) - ap
                     };
                 }
                 total
@@ -71,14 +71,18 @@ fn prior_part(phi: &[f64], a: &[f64], sums: &[f64], counts: &[f64], sizes: bool)
             if sizes {
                 dot_abs(p, s) + (a[g] * counts[g]).abs()
             } else {
-                dot(p, s) - a[g] * counts[g]
+                natural_dot(p, s) - a[g] * counts[g]
             }
         })
         .sum()
 }
 
+/// Σ_i |a_i b_i|, a term with b_i = 0 counted as 0 (see [`natural_dot`]).
 fn dot_abs(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x * y).abs()).sum()
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| if *y == 0.0 { 0.0 } else { (x * y).abs() })
+        .sum()
 }
 
 impl Vmp {

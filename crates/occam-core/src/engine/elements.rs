@@ -377,7 +377,7 @@ pub(super) fn own_of(point: bool, phi: &[f64], u: &[f64], a: f64) -> f64 {
     if point {
         a
     } else {
-        a - dot(phi, u)
+        a - natural_dot(phi, u)
     }
 }
 
@@ -406,4 +406,14 @@ pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
 
 pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// φ·u with a term whose statistic u_i is 0 counted as 0 whatever φ_i: under a constant prior
+/// that gives a category probability 0, φ_i = ⟨ln p_i⟩ = −∞ while every u_i = ⟨[x = i]⟩ is 0, and
+/// the term is 0 (0 ln 0 = 0), where the plain product is NaN.
+pub(super) fn natural_dot(phi: &[f64], u: &[f64]) -> f64 {
+    phi.iter()
+        .zip(u)
+        .map(|(&p, &v)| if v == 0.0 { 0.0 } else { p * v })
+        .sum()
 }

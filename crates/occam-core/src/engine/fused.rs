@@ -5,7 +5,7 @@
 //! L_n = Θ u_n − A of x's scores (Winn (2.53)), u_n the run's moments back to back. The generic update would
 //! materialise L (n × K), the summed messages, the priors and, later, S = Wᵀ U and the bound terms,
 //! each a pass over n × K values. Here one parallel pass over blocks of elements computes a block of
-//! L (a small GEMM), the new q(z_e) (Winn (2.19)), and from the new moments everything the rest of
+//! L (a small matrix product), the new q(z_e) (Winn (2.19)), and from the new moments everything the rest of
 //! the sweep reads from z: each child's S and totals, z's group sums (its message to its parents)
 //! and its own bound part. Those are put in the node cache, so the other updates and the bound cost
 //! O(K) instead of O(n K), and no n × K temporary is allocated.
@@ -180,17 +180,22 @@ fn block<D: ExpFamily>(
     if !fast {
         slow_block(d, nodes, z, children, priors, start, phi, u, a)?;
     }
+    // The column sums of the block's q(z) (the totals of every child whose elements all take
+    // part), computed once.
+    let mut cols = vec![0.0; k];
     match (&mut sums.groups, &z.groups) {
         // Every element latent and taking part, one group: the sums of the block as a whole.
         (Some((gsum, count)), Some((_, reps))) if fast && reps.len() == 1 => {
-            kernels::column_sums(u, gsum);
+            kernels::column_sums(u, &mut cols);
+            kernels::add_into(gsum, &cols);
             count[0] += rows as f64;
-            sums.own += a.iter().sum::<f64>() - wide_dot(phi, u);
-            return stats(children, start, rows, k, u, sums);
+            sums.own += a.iter().sum::<f64>() - block_natural_dot(phi, u);
+            return stats(children, start, rows, k, u, &cols, sums);
         }
         (None, _) if fast => {
-            sums.own += a.iter().sum::<f64>() - wide_dot(phi, u);
-            return stats(children, start, rows, k, u, sums);
+            kernels::column_sums(u, &mut cols);
+            sums.own += a.iter().sum::<f64>() - block_natural_dot(phi, u);
+            return stats(children, start, rows, k, u, &cols, sums);
         }
         _ => {}
     }
@@ -204,49 +209,57 @@ fn block<D: ExpFamily>(
             kernels::add_into(&mut gsum[g * k..(g + 1) * k], ue);
         }
     }
-    stats(children, start, rows, k, u, sums)
+    if children.iter().any(|c| c.all) {
+        kernels::column_sums(u, &mut cols);
+    }
+    stats(children, start, rows, k, u, &cols, sums)
 }
 
-/// Σ_i a_i b_i with eight running sums, so that the loop vectorises (the own part of a block's
-/// bound: Σ_e A_e − φ_e·u_e, Winn (2.34)).
-fn wide_dot(a: &[f64], b: &[f64]) -> f64 {
+/// φ·u = Σ_i φ_i u_i over a block with eight running sums, so that the loop vectorises (the own
+/// part of a block's bound: Σ_e A_e − φ_e·u_e, Winn (2.34)). A term whose statistic u_i is 0 counts
+/// as 0 whatever φ_i: a component of probability 0 under a constant prior has φ_i = −∞ and
+/// u_i = 0, and contributes nothing to the bound (0 ln 0 = 0), where the plain product is NaN.
+fn block_natural_dot(phi: &[f64], u: &[f64]) -> f64 {
+    let term = |p: f64, v: f64| if v == 0.0 { 0.0 } else { p * v };
     let mut acc = [0.0; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ca, cb) = (phi.chunks_exact(8), u.chunks_exact(8));
     let tail: f64 = ca
         .remainder()
         .iter()
         .zip(cb.remainder())
-        .map(|(x, y)| x * y)
+        .map(|(&p, &v)| term(p, v))
         .sum();
     for (x, y) in ca.zip(cb) {
         for i in 0..8 {
-            acc[i] += x[i] * y[i];
+            acc[i] += term(x[i], y[i]);
         }
     }
     acc.iter().sum::<f64>() + tail
 }
 
-/// Each child's S and totals over a block, from the block's new q(z).
+/// Each child's S and totals over a block, from the block's new q(z) (`cols`: its column sums, the
+/// totals of a child whose elements all take part).
 fn stats(
     children: &[Child],
     start: usize,
     rows: usize,
     k: usize,
     u: &[f64],
+    cols: &[f64],
     sums: &mut Sums,
 ) -> Result<(), (usize, String)> {
     for (c, (s, t)) in children.iter().zip(&mut sums.stats) {
         let len = c.len;
         let uc = &c.node.u[start * len..(start + rows) * len];
-        let w: std::borrow::Cow<[f64]> = if c.all {
-            std::borrow::Cow::Borrowed(u)
-        } else {
-            let mut w = u.to_vec();
-            for r in (0..rows).filter(|&r| !c.node.participates(start + r)) {
-                w[r * k..(r + 1) * k].iter_mut().for_each(|v| *v = 0.0);
-            }
-            std::borrow::Cow::Owned(w)
-        };
+        if c.all {
+            kernels::weighted_sums_block(u, k, uc, len, s);
+            kernels::add_into(t, cols);
+            continue;
+        }
+        let mut w = u.to_vec();
+        for r in (0..rows).filter(|&r| !c.node.participates(start + r)) {
+            w[r * k..(r + 1) * k].iter_mut().for_each(|v| *v = 0.0);
+        }
         kernels::weighted_sums_block(&w, k, uc, len, s);
         kernels::column_sums(&w, t);
     }
@@ -378,7 +391,10 @@ impl Vmp {
                     len: node.period * node.len,
                     theta,
                     a,
-                    all: (0..node.n).all(|e| node.participates(e)),
+                    // `participates` for every element, as one vectorised pass over the flags.
+                    all: node.observed.is_empty()
+                        || !node.children.is_empty()
+                        || node.observed.iter().all(|&o| o),
                 }
             })
             .collect();
@@ -409,136 +425,4 @@ impl Vmp {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::prelude::*;
-
-    /// z[G, M] with weights per group G (three element groups), some labels observed, and three
-    /// mixture children: a Gaussian with missing entries, a Poisson, and w[G, M, D] with means
-    /// nu[K, D] (runs of D elements per z element). `complete`: no missing entry, no observed
-    /// label and one weight vector for every element (the whole-block path, `fast_block`).
-    fn model(complete: bool) -> (Vmp, NodeId) {
-        let (groups, per, k) = (3, 40, 4);
-        let n = groups * per;
-        let noise = |i: usize, salt: usize| ((i * 7919 + salt * 104_729) % 1000) as f64 / 1000.0;
-        let mut g = Graph::new();
-        let gp = g.plate("G", groups);
-        let mp = g.plate("M", per);
-        let kp = g.plate("K", k);
-        let dp = g.plate("D", 2);
-        let alpha_plates: &[PlateId] = if complete { &[] } else { &[gp] };
-        let alpha = g
-            .add(
-                "alpha",
-                Dirichlet {
-                    concentration: vec![1.5, 1.0, 2.0, 0.5],
-                },
-                alpha_plates,
-                [],
-            )
-            .unwrap();
-        let z = g
-            .add("z", Categorical { k }, &[gp, mp], [p(alpha)])
-            .unwrap();
-        let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.01)]).unwrap();
-        let tau = g.add("tau", Gamma { shape: 1.0 }, &[kp], [c(1.0)]).unwrap();
-        let rate = g
-            .add("rate", Gamma { shape: 2.0 }, &[kp], [c(0.5)])
-            .unwrap();
-        let x = g
-            .add_mixture("x", Gaussian, &[gp, mp], &[(z, kp)], [p(mu), p(tau)])
-            .unwrap();
-        let y = g
-            .add_mixture("y", Poisson, &[gp, mp], &[(z, kp)], [p(rate)])
-            .unwrap();
-        let nu = g.add("nu", Gaussian, &[kp, dp], [c(0.0), c(0.1)]).unwrap();
-        let w = g
-            .add_mixture("w", Gaussian, &[gp, mp, dp], &[(z, kp)], [p(nu), c(2.0)])
-            .unwrap();
-        let truth: Vec<usize> = (0..n).map(|i| (noise(i, 1) * k as f64) as usize).collect();
-        let xs: Vec<f64> = (0..n)
-            .map(|i| 4.0 * truth[i] as f64 + noise(i, 2) - 0.5)
-            .collect();
-        let ys: Vec<f64> = (0..n)
-            .map(|i| (truth[i] as f64 * 3.0 + 4.0 * noise(i, 3)).floor())
-            .collect();
-        let x_seen: Vec<bool> = (0..n).map(|i| complete || i % 7 != 3).collect();
-        let labels: Vec<f64> = truth.iter().map(|&t| t as f64).collect();
-        let label_seen: Vec<bool> = (0..n).map(|i| i % 11 == 5).collect();
-        g.observe_masked(x, &xs, Some(&x_seen)).unwrap();
-        g.observe(y, &ys).unwrap();
-        let ws: Vec<f64> = (0..2 * n)
-            .map(|i| (truth[i / 2] as f64 - 1.5) * (1.0 + (i % 2) as f64) + noise(i, 4))
-            .collect();
-        g.observe(w, &ws).unwrap();
-        if !complete {
-            g.observe_masked(z, &labels, Some(&label_seen)).unwrap();
-        }
-        (g.compile().unwrap(), z)
-    }
-
-    /// The fused index update, with matrix products over runs, gives the element-by-element
-    /// update's q(z), bound terms and every later update, sweep after sweep (to rounding: sums are
-    /// added in another order), with missing entries and observed labels and without.
-    #[test]
-    fn fused_update_equals_the_generic_update() {
-        for complete in [false, true] {
-            fused_equals_generic(complete);
-        }
-    }
-
-    fn fused_equals_generic(complete: bool) {
-        let (mut fused, z) = model(complete);
-        let (mut generic, _) = model(complete);
-        assert!(fused.fused[z.index()], "z should take the fused path");
-        let w = fused.node("w").unwrap().index();
-        assert!(fused.nodes[w].config_only && fused.nodes[w].period == 2);
-        generic.fused.iter_mut().for_each(|f| *f = false);
-        for node in generic.nodes.iter_mut() {
-            node.config_only = false;
-            node.period = 1;
-        }
-        fused.initialize(7).unwrap();
-        generic.initialize(7).unwrap();
-        let order = fused.default_order();
-        let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
-        for sweep in 0..15 {
-            for &id in &order {
-                fused.update(id).unwrap();
-                generic.update(id).unwrap();
-                for (name, (a, b)) in fused
-                    .names()
-                    .iter()
-                    .zip(fused.node_bounds().into_iter().zip(generic.node_bounds()))
-                {
-                    assert!(
-                        close(a, b),
-                        "sweep {sweep}, bound term of {name}: {a} vs {b}"
-                    );
-                }
-            }
-            for node in 0..fused.nodes.len() {
-                let (a, b) = (&fused.nodes[node], &generic.nodes[node]);
-                for (u, v) in a.u.iter().zip(&b.u).chain(a.phi.iter().zip(&b.phi)) {
-                    assert!(close(*u, *v), "sweep {sweep}, {}: {u} vs {v}", a.name);
-                }
-            }
-        }
-        assert!(close(fused.bound(), fused.fresh_bound()));
-    }
-
-    /// A non-finite message stops the fused update with the node and element named.
-    #[test]
-    fn fused_update_reports_the_broken_element() {
-        let (mut vmp, z) = model(true);
-        vmp.initialize(3).unwrap();
-        let x = vmp.node("x").unwrap();
-        vmp.nodes[x.index()].u[2 * 21] = f64::NAN;
-        vmp.changed(x.index());
-        match vmp.update(z) {
-            Err(RunError::Numerical { node, element, .. }) => {
-                assert_eq!((node.as_str(), element), ("z", 21));
-            }
-            other => panic!("expected a numerical error, got {other:?}"),
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,198 @@
+use crate::network::Source;
+use crate::prelude::*;
+
+/// z[G, M] with weights per group G (three element groups), some labels observed, and three
+/// mixture children: a Gaussian with missing entries, a Poisson, and w[G, M, D] with means
+/// nu[K, D] (runs of D elements per z element). `complete`: no missing entry, no observed
+/// label and one weight vector for every element (the whole-block path, `fast_block`).
+fn model(complete: bool) -> (Vmp, NodeId) {
+    let (groups, per, k) = (3, 40, 4);
+    let n = groups * per;
+    let noise = |i: usize, salt: usize| ((i * 7919 + salt * 104_729) % 1000) as f64 / 1000.0;
+    let mut g = Graph::new();
+    let gp = g.plate("G", groups);
+    let mp = g.plate("M", per);
+    let kp = g.plate("K", k);
+    let dp = g.plate("D", 2);
+    let alpha_plates: &[PlateId] = if complete { &[] } else { &[gp] };
+    let alpha = g
+        .add(
+            "alpha",
+            Dirichlet {
+                concentration: vec![1.5, 1.0, 2.0, 0.5],
+            },
+            alpha_plates,
+            [],
+        )
+        .unwrap();
+    let z = g
+        .add("z", Categorical { k }, &[gp, mp], [p(alpha)])
+        .unwrap();
+    let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.01)]).unwrap();
+    let tau = g.add("tau", Gamma { shape: 1.0 }, &[kp], [c(1.0)]).unwrap();
+    let rate = g
+        .add("rate", Gamma { shape: 2.0 }, &[kp], [c(0.5)])
+        .unwrap();
+    let x = g
+        .add_mixture("x", Gaussian, &[gp, mp], &[(z, kp)], [p(mu), p(tau)])
+        .unwrap();
+    let y = g
+        .add_mixture("y", Poisson, &[gp, mp], &[(z, kp)], [p(rate)])
+        .unwrap();
+    let nu = g.add("nu", Gaussian, &[kp, dp], [c(0.0), c(0.1)]).unwrap();
+    let w = g
+        .add_mixture("w", Gaussian, &[gp, mp, dp], &[(z, kp)], [p(nu), c(2.0)])
+        .unwrap();
+    let truth: Vec<usize> = (0..n).map(|i| (noise(i, 1) * k as f64) as usize).collect();
+    let xs: Vec<f64> = (0..n)
+        .map(|i| 4.0 * truth[i] as f64 + noise(i, 2) - 0.5)
+        .collect();
+    let ys: Vec<f64> = (0..n)
+        .map(|i| (truth[i] as f64 * 3.0 + 4.0 * noise(i, 3)).floor())
+        .collect();
+    let x_seen: Vec<bool> = (0..n).map(|i| complete || i % 7 != 3).collect();
+    let labels: Vec<f64> = truth.iter().map(|&t| t as f64).collect();
+    let label_seen: Vec<bool> = (0..n).map(|i| i % 11 == 5).collect();
+    g.observe_masked(x, &xs, Some(&x_seen)).unwrap();
+    g.observe(y, &ys).unwrap();
+    let ws: Vec<f64> = (0..2 * n)
+        .map(|i| (truth[i / 2] as f64 - 1.5) * (1.0 + (i % 2) as f64) + noise(i, 4))
+        .collect();
+    g.observe(w, &ws).unwrap();
+    if !complete {
+        g.observe_masked(z, &labels, Some(&label_seen)).unwrap();
+    }
+    (g.compile().unwrap(), z)
+}
+
+/// The fused index update, with matrix products over runs, gives the element-by-element
+/// update's q(z), bound terms and every later update, sweep after sweep (to rounding: sums are
+/// added in another order), with missing entries and observed labels and without.
+#[test]
+fn fused_update_equals_the_generic_update() {
+    for complete in [false, true] {
+        fused_equals_generic(complete);
+    }
+}
+
+fn fused_equals_generic(complete: bool) {
+    let (mut fused, z) = model(complete);
+    let (mut generic, _) = model(complete);
+    assert!(fused.fused[z.index()], "z should take the fused path");
+    let w = fused.node("w").unwrap().index();
+    assert!(fused.nodes[w].config_only && fused.nodes[w].period == 2);
+    generic.fused.iter_mut().for_each(|f| *f = false);
+    for node in generic.nodes.iter_mut() {
+        node.config_only = false;
+        node.period = 1;
+    }
+    fused.initialize(7).unwrap();
+    generic.initialize(7).unwrap();
+    let order = fused.default_order();
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    for sweep in 0..15 {
+        for &id in &order {
+            fused.update(id).unwrap();
+            generic.update(id).unwrap();
+            for (name, (a, b)) in fused
+                .names()
+                .iter()
+                .zip(fused.node_bounds().into_iter().zip(generic.node_bounds()))
+            {
+                assert!(
+                    close(a, b),
+                    "sweep {sweep}, bound term of {name}: {a} vs {b}"
+                );
+            }
+        }
+        for node in 0..fused.nodes.len() {
+            let (a, b) = (&fused.nodes[node], &generic.nodes[node]);
+            for (u, v) in a.u.iter().zip(&b.u).chain(a.phi.iter().zip(&b.phi)) {
+                assert!(close(*u, *v), "sweep {sweep}, {}: {u} vs {v}", a.name);
+            }
+        }
+    }
+    assert!(close(fused.bound(), fused.fresh_bound()));
+}
+
+/// y[N] ~ mixture of Gaussian(mu[K], tau[K]) over z[N] ~ Categorical(p) with the constant
+/// weights p (one per component; a 0 is set in the compiled constant's ⟨ln p⟩ = −∞, since a
+/// constant given through the graph must be positive), from deterministic starts; 40 sweeps z,
+/// mu, tau. Returns the bound and q(z).
+fn constant_weights_fit(weights: &[f64], generic: bool) -> (f64, Vec<f64>) {
+    let (n, k) = (300, weights.len());
+    let given: Vec<f64> = weights.iter().map(|&w| w.max(1e-3)).collect();
+    let total: f64 = given.iter().sum();
+    let given: Vec<f64> = given.iter().map(|w| w / total).collect();
+    let mut g = Graph::new();
+    let np = g.plate("N", n);
+    let kp = g.plate("K", k);
+    let z = g
+        .add("z", Categorical { k }, &[np], [cv(given.clone())])
+        .unwrap();
+    let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.01)]).unwrap();
+    let tau = g.add("tau", Gamma { shape: 1.0 }, &[kp], [c(1.0)]).unwrap();
+    let y = g
+        .add_mixture("y", Gaussian, &[np], &[(z, kp)], [p(mu), p(tau)])
+        .unwrap();
+    let ys: Vec<f64> = (0..n)
+        .map(|i| if i % 2 == 0 { -3.0 } else { 3.0 } + ((i * 7919) % 1000) as f64 / 1000.0 - 0.5)
+        .collect();
+    g.observe(y, &ys).unwrap();
+    let means = [-3.0, 3.0, 0.5];
+    let mu0: Vec<f64> = means[..k].iter().flat_map(|m| [*m, m * m + 1.0]).collect();
+    g.initialize(mu, Init::Moments(mu0));
+    g.initialize(tau, Init::Moments([1.0, -0.5].repeat(k)));
+    let mut vmp = g.compile().unwrap();
+    if weights.contains(&0.0) {
+        let ln_p: Vec<f64> = weights.iter().map(|w| w.ln()).collect();
+        vmp.nodes[z.index()].parents[0].source = Source::Const(ln_p);
+    }
+    vmp.changed_all();
+    assert!(vmp.fused[z.index()]);
+    if generic {
+        vmp.fused.iter_mut().for_each(|f| *f = false);
+    }
+    let fit = vmp
+        .run(&RunOptions {
+            max_iter: 40,
+            tol: -1.0,
+            order: Some(vec![z, mu, tau]),
+            ..Default::default()
+        })
+        .unwrap();
+    (fit.bound, vmp.moments(z).to_vec())
+}
+
+/// A constant weight prior that gives a component probability 0 (φ = ln 0 = −∞ for it, and
+/// q(z = it) = 0) leaves a finite bound equal to that of the mixture without the component:
+/// 0 · (−∞) counts as 0 in the index's own and prior terms, on the fused and generic paths.
+#[test]
+fn a_component_of_probability_zero_contributes_nothing() {
+    let (two, _) = constant_weights_fit(&[0.5, 0.5], false);
+    assert!(two.is_finite());
+    for generic in [false, true] {
+        let (three, q) = constant_weights_fit(&[0.5, 0.5, 0.0], generic);
+        assert!(q.chunks(3).all(|r| r[2] == 0.0));
+        assert!(
+            (three - two).abs() <= 1e-9 * two.abs(),
+            "generic {generic}: {three} vs {two}"
+        );
+    }
+}
+
+/// A non-finite message stops the fused update with the node and element named.
+#[test]
+fn fused_update_reports_the_broken_element() {
+    let (mut vmp, z) = model(true);
+    vmp.initialize(3).unwrap();
+    let x = vmp.node("x").unwrap();
+    vmp.nodes[x.index()].u[2 * 21] = f64::NAN;
+    vmp.changed(x.index());
+    match vmp.update(z) {
+        Err(RunError::Numerical { node, element, .. }) => {
+            assert_eq!((node.as_str(), element), ("z", 21));
+        }
+        other => panic!("expected a numerical error, got {other:?}"),
+    }
+}
