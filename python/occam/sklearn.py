@@ -10,6 +10,12 @@ Same constructor arguments (those meaningful for VB), same methods (``fit``, ``f
 ``converged_``, ``n_iter_``, ``lower_bound_``, ``weight_concentration_``,
 ``degrees_of_freedom_`` ...). Differences, all deliberate:
 
+* ``n_jobs`` (not in scikit-learn's class) is the number of threads of a fit: ``None`` (default)
+  runs small problems on one thread and large ones (``n_samples · n_components · moment length``
+  above ``2**22`` values per sweep) on every core, ``-1`` always on every core, ``k ≥ 1`` on ``k``
+  threads. The fitted values do not depend on it: the engine sums in a fixed order, whatever the
+  number of threads.
+
 * ``weight_concentration_prior_type`` defaults to, and only accepts, ``"dirichlet_distribution"``:
   the model language has no stick-breaking (Dirichlet process) prior.
 * ``covariance_type`` is ``"full"`` or ``"diag"``.
@@ -47,8 +53,10 @@ from ._gmm_model import model_text, whitening
 
 __all__ = ["BayesianGaussianMixture"]
 
-# Values per sweep (n · K · moment length) up to which a fit runs on one thread (`_threads`).
-_ONE_THREAD_WORK = 1 << 24
+# Values per sweep (n · K · moment length) up to which a fit runs on one thread when
+# ``n_jobs=None`` (`_threads`): issue 2's N=2k D=10 K=40 (8.8e6) and N=1e5 D=2 K=10 (6e6) mixtures
+# are above it, N=1e4 D=2 K=10 (6e5) below.
+_ONE_THREAD_WORK = 1 << 22
 
 
 def _number(name, value, low, strict=True):
@@ -94,6 +102,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         degrees_of_freedom_prior=None,
         covariance_prior=None,
         random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -107,6 +116,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         self.degrees_of_freedom_prior = degrees_of_freedom_prior
         self.covariance_prior = covariance_prior
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # ----------------------------------------------------------------------------- priors
     def _check_params(self, X):
@@ -126,6 +136,8 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         _number("tol", self.tol, 0.0, strict=False)
         _integer("max_iter", self.max_iter, 1)
         _integer("n_init", self.n_init, 1)
+        if self.n_jobs is not None and self.n_jobs != -1:
+            _integer("n_jobs", self.n_jobs, 1)
         if n < k:
             raise ValueError(f"Expected n_samples >= n_components but got n_components = {k}, n_samples = {n}")
         alpha0 = (1.0 / k if self.weight_concentration_prior is None
@@ -227,10 +239,15 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         return X
 
     def _threads(self, n, k, d):
-        """One thread for small problems, all cores otherwise (``None``). A sweep's arithmetic
-        is about n · K · (moment length) values; below ``_ONE_THREAD_WORK`` (a few milliseconds
-        on one core) the pool's fork/join and idle spinning cost more CPU than they save in
-        wall time (measured: bench/peers/sklearn_estimator.py). Results do not depend on it."""
+        """The fit's ``threads`` from ``n_jobs``: ``k`` threads, every core (``None``, for
+        ``-1``) or, by default, one thread for small problems and every core otherwise. A sweep's
+        arithmetic is about n · K · (moment length) values; below ``_ONE_THREAD_WORK`` (about a
+        millisecond on one core) the pool's fork/join and idle spinning cost more than they save
+        (measured: bench/peers/sklearn_estimator.py). Results do not depend on it."""
+        if self.n_jobs == -1:
+            return None
+        if self.n_jobs is not None:
+            return int(self.n_jobs)
         width = d + d * d if self.covariance_type == "full" else 2 * d
         return 1 if n * k * width <= _ONE_THREAD_WORK else None
 

@@ -124,11 +124,25 @@ def test_same_random_state_same_fit():
     assert a.lower_bound_ == b.lower_bound_ and np.array_equal(a.means_, b.means_)
 
 
+@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+def test_fit_does_not_depend_on_n_jobs(covariance_type):
+    # 6000 points: 12 of the engine's blocks, shared out differently on 1, 2 and 3 threads.
+    X = blobs(6000, 3, 4, seed=8)
+    fits = [BayesianGaussianMixture(n_components=5, covariance_type=covariance_type, random_state=3,
+                                    n_jobs=j).fit(X) for j in (1, 2, 3, -1, None)]
+    for f in fits[1:]:
+        assert f.n_iter_ == fits[0].n_iter_
+        np.testing.assert_array_equal(f.lower_bounds_, fits[0].lower_bounds_)
+        for name in ("weights_", "means_", "covariances_"):
+            np.testing.assert_array_equal(getattr(f, name), getattr(fits[0], name))
+
+
 def test_bad_parameters_raise_value_error():
     X = blobs(50, 2, 2, seed=6)
     for kw in ({"covariance_type": "tied"}, {"weight_concentration_prior_type": "dirichlet_process"},
                {"n_components": 0}, {"n_components": 60}, {"degrees_of_freedom_prior": 0.5},
-               {"weight_concentration_prior": -1.0}, {"max_iter": 0}, {"mean_prior": [0.0]}):
+               {"weight_concentration_prior": -1.0}, {"max_iter": 0}, {"mean_prior": [0.0]},
+               {"n_jobs": 0}, {"n_jobs": 1.5}, {"n_jobs": -2}):
         with pytest.raises(ValueError):
             BayesianGaussianMixture(**kw).fit(X)
     with pytest.raises(ValueError):
