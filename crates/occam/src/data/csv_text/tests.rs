@@ -123,10 +123,11 @@ fn text() -> impl Strategy<Value = String> {
         })
 }
 
+/// A reading's table with its values as bits, or its error's text.
+type Outcome = std::result::Result<(Vec<String>, usize, Vec<u64>, Vec<bool>), String>;
+
 /// The parsed table with its values as bits (so that −0 and 0 differ), or the error's text.
-fn outcome(
-    r: Result<Parsed>,
-) -> std::result::Result<(Vec<String>, usize, Vec<u64>, Vec<bool>), String> {
+fn outcome(r: Result<Parsed>) -> Outcome {
     r.map(|(h, n, v, p)| (h, n, v.iter().map(|x| x.to_bits()).collect(), p))
         .map_err(|e| e.to_string())
 }
