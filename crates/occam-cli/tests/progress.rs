@@ -16,8 +16,18 @@ fn progress_lines_every_n_iterations_without_nan() {
         "2",
     ]));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().collect();
+    // The set-up and the end are timed from the command's start, around the iterations.
+    let all: Vec<&str> = stderr.lines().collect();
+    assert!(all[0].starts_with("fit: read the data ("), "{stderr}");
+    assert!(all[1].starts_with("fit: loaded the model ("), "{stderr}");
+    assert!(all[all.len() - 1].starts_with("fit: fitted ("), "{stderr}");
+    let lines: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("fit: iteration"))
+        .collect();
     assert!(lines.len() >= 2, "{stderr}");
+    assert!(lines[0].ends_with(" s since the start)"), "{stderr}");
     assert!(
         lines[0].starts_with("fit: iteration 1/1000 bound -"),
         "{stderr}"

@@ -33,9 +33,13 @@ pub fn kmeans(x: &[f64], n: usize, width: usize, k: usize, rng: &mut crate::Rng)
 /// nearest seed.
 ///
 /// Each new seed is the best, by the resulting potential Σ min d², of a few candidates drawn with
-/// probability ∝ d² to the seeds so far. One candidate costs one pass over the points
-/// ([`Potential::try_centre`]): distances, minimum and potential per block of [`BLOCK`] points,
-/// on a transposed copy of the data (contiguous along the points, so every step vectorises). A
+/// probability ∝ d² to the seeds so far. The candidates of one seed are drawn first (a draw
+/// depends on the seeds so far, not on another candidate's trial, so the generator is used as if
+/// each were drawn before its trial); one pass over the points then gives every candidate's
+/// potential ([`Potential::trials`]), and a second the chosen one's distances
+/// ([`Potential::try_centre`]). Both work per block of [`BLOCK`] points on a transposed copy of
+/// the data (contiguous along the points, so every step vectorises) with the same arithmetic
+/// ([`block_potential`]): the chosen candidate's potential is the same number in both. A
 /// candidate is drawn by walking the block sums, then the points of one block. The sums are added
 /// in a fixed order (four lanes within a block, then the blocks in order), whatever the number of
 /// threads: the seeds depend on the generator's state alone.
@@ -58,31 +62,39 @@ fn seeds(
     let mut centres: Vec<f64> = row(first).to_vec();
     let mut nearest = Potential::new(n);
     nearest.d2.iter_mut().for_each(|d| *d = f64::INFINITY);
-    let mut trial = Potential::new(n);
-    let mut best_trial = Potential::new(n);
-    trial.try_centre(&xt, n, row(first), &nearest.d2);
-    std::mem::swap(&mut nearest, &mut trial);
+    let mut next = Potential::new(n);
+    next.try_centre(&xt, n, row(first), &nearest.d2);
+    std::mem::swap(&mut nearest, &mut next);
     let mut label = vec![0usize; n];
+    let mut candidates = Vec::with_capacity(trials);
+    let mut rows = Vec::with_capacity(trials * width);
     for s in 1..k {
-        let mut best: Option<(f64, usize)> = None;
+        candidates.clear();
+        rows.clear();
         for _ in 0..trials {
             let c = if nearest.total > 0.0 {
                 nearest.draw(rng.random::<f64>() * nearest.total)
             } else {
                 rng.random_range(0..n)
             };
-            trial.try_centre(&xt, n, row(c), &nearest.d2);
-            if best.is_none_or(|b| trial.total < b.0) {
-                best = Some((trial.total, c));
-                std::mem::swap(&mut trial, &mut best_trial);
+            candidates.push(c);
+            rows.extend_from_slice(row(c));
+        }
+        let totals = nearest.trials(&xt, n, &rows, trials);
+        // The first candidate with the smallest potential.
+        let mut best = 0;
+        for (t, total) in totals.iter().enumerate().skip(1) {
+            if *total < totals[best] {
+                best = t;
             }
         }
-        let (_, c) = best.expect("at least two trials");
+        let c = candidates[best];
+        next.try_centre(&xt, n, row(c), &nearest.d2);
         // A select rather than a branch: the loop vectorises.
-        for (l, (old, new)) in label.iter_mut().zip(nearest.d2.iter().zip(&best_trial.d2)) {
+        for (l, (old, new)) in label.iter_mut().zip(nearest.d2.iter().zip(&next.d2)) {
             *l = if new < old { s } else { *l };
         }
-        std::mem::swap(&mut nearest, &mut best_trial);
+        std::mem::swap(&mut nearest, &mut next);
         centres.extend_from_slice(row(c));
     }
     (centres, label)
@@ -93,6 +105,45 @@ const BLOCK: usize = 256;
 
 /// Points × width above which a seeding pass runs on the thread pool.
 const PARALLEL_SEEDING: usize = 1 << 16;
+
+/// The potential of the block of points starting at `j0` (`d2.len()` of them; `xt` is width × n)
+/// with `centre` added to the seeds whose distances are `nearest` (the block's): each point's
+/// `d2 = min(nearest, |x − centre|²)`, summed in four lanes.
+fn block_potential(
+    xt: &[f64],
+    n: usize,
+    j0: usize,
+    centre: &[f64],
+    nearest: &[f64],
+    d2: &mut [f64],
+) -> f64 {
+    let m = d2.len();
+    d2.iter_mut().for_each(|d| *d = 0.0);
+    for (w, &cv) in centre.iter().enumerate() {
+        for (d, &xv) in d2.iter_mut().zip(&xt[w * n + j0..w * n + j0 + m]) {
+            let e = xv - cv;
+            *d += e * e;
+        }
+    }
+    let mut lanes = [0.0f64; 4];
+    let mut chunks = d2.chunks_exact_mut(4);
+    let mut near = nearest.chunks_exact(4);
+    for (d, o) in (&mut chunks).zip(&mut near) {
+        for ((l, d), &o) in lanes.iter_mut().zip(d).zip(o) {
+            *d = if *d < o { *d } else { o };
+            *l += *d;
+        }
+    }
+    for ((l, d), &o) in lanes
+        .iter_mut()
+        .zip(chunks.into_remainder())
+        .zip(near.remainder())
+    {
+        *d = if *d < o { *d } else { o };
+        *l += *d;
+    }
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+}
 
 /// Every point's squared distance to its nearest seed (with a candidate included, during a
 /// trial), the sums of those distances per block of [`BLOCK`] points, and their total.
@@ -116,32 +167,7 @@ impl Potential {
     fn try_centre(&mut self, xt: &[f64], n: usize, centre: &[f64], nearest: &[f64]) {
         let pass = |(b, (d2, sum)): (usize, (&mut [f64], &mut f64))| {
             let j0 = b * BLOCK;
-            let m = d2.len();
-            d2.iter_mut().for_each(|d| *d = 0.0);
-            for (w, &cv) in centre.iter().enumerate() {
-                for (d, &xv) in d2.iter_mut().zip(&xt[w * n + j0..w * n + j0 + m]) {
-                    let e = xv - cv;
-                    *d += e * e;
-                }
-            }
-            let mut lanes = [0.0f64; 4];
-            let mut chunks = d2.chunks_exact_mut(4);
-            let mut near = nearest[j0..j0 + m].chunks_exact(4);
-            for (d, o) in (&mut chunks).zip(&mut near) {
-                for ((l, d), &o) in lanes.iter_mut().zip(d).zip(o) {
-                    *d = if *d < o { *d } else { o };
-                    *l += *d;
-                }
-            }
-            for ((l, d), &o) in lanes
-                .iter_mut()
-                .zip(chunks.into_remainder())
-                .zip(near.remainder())
-            {
-                *d = if *d < o { *d } else { o };
-                *l += *d;
-            }
-            *sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+            *sum = block_potential(xt, n, j0, centre, &nearest[j0..j0 + d2.len()], d2);
         };
         if n * centre.len() >= PARALLEL_SEEDING {
             self.d2
@@ -157,6 +183,31 @@ impl Potential {
                 .for_each(pass);
         }
         self.total = self.blocks.iter().sum();
+    }
+
+    /// The total [`Potential::try_centre`] would give for each of the `count` centres (rows of
+    /// `centres`) added to these distances, in one pass over the points of `xt` (width × n) and
+    /// without writing any distance: the same block sums, added in the same order.
+    fn trials(&self, xt: &[f64], n: usize, centres: &[f64], count: usize) -> Vec<f64> {
+        let width = centres.len() / count;
+        let centre = |c: usize| &centres[c * width..(c + 1) * width];
+        let mut sums = vec![0.0; self.blocks.len() * count];
+        let pass = |(b, sums): (usize, &mut [f64])| {
+            let j0 = b * BLOCK;
+            let m = BLOCK.min(n - j0);
+            let mut d2 = [0.0f64; BLOCK];
+            for (c, sum) in sums.iter_mut().enumerate() {
+                *sum = block_potential(xt, n, j0, centre(c), &self.d2[j0..j0 + m], &mut d2[..m]);
+            }
+        };
+        if n * width >= PARALLEL_SEEDING {
+            sums.par_chunks_mut(count).enumerate().for_each(pass);
+        } else {
+            sums.chunks_mut(count).enumerate().for_each(pass);
+        }
+        (0..count)
+            .map(|c| sums.iter().skip(c).step_by(count).sum())
+            .collect()
     }
 
     /// The point where the running sum of `d2` reaches `r` (0 ≤ r ≤ total): the block first,
@@ -473,6 +524,97 @@ mod tests {
                 lloyd(&x, n, width, k, &centres, &mut fast);
                 plain_lloyd(&x, width, k, &centres, &mut slow);
                 assert_eq!(fast, slow, "case {case}, seed {seed}");
+            }
+        }
+    }
+
+    /// The seeding as first written, each candidate drawn and tried in turn: the reference the
+    /// one-pass trials must reproduce bit for bit.
+    fn seeds_one_by_one(
+        x: &[f64],
+        n: usize,
+        width: usize,
+        k: usize,
+        rng: &mut crate::Rng,
+    ) -> (Vec<f64>, Vec<usize>) {
+        let row = |j: usize| &x[j * width..(j + 1) * width];
+        let trials = 2 + (k as f64).ln().floor() as usize;
+        let mut xt = vec![0.0; width * n];
+        for j in 0..n {
+            for (w, &v) in row(j).iter().enumerate() {
+                xt[w * n + j] = v;
+            }
+        }
+        let first = rng.random_range(0..n);
+        let mut centres: Vec<f64> = row(first).to_vec();
+        let mut nearest = Potential::new(n);
+        nearest.d2.iter_mut().for_each(|d| *d = f64::INFINITY);
+        let mut trial = Potential::new(n);
+        let mut best_trial = Potential::new(n);
+        trial.try_centre(&xt, n, row(first), &nearest.d2);
+        std::mem::swap(&mut nearest, &mut trial);
+        let mut label = vec![0usize; n];
+        for s in 1..k {
+            let mut best: Option<(f64, usize)> = None;
+            for _ in 0..trials {
+                let c = if nearest.total > 0.0 {
+                    nearest.draw(rng.random::<f64>() * nearest.total)
+                } else {
+                    rng.random_range(0..n)
+                };
+                trial.try_centre(&xt, n, row(c), &nearest.d2);
+                if best.is_none_or(|b| trial.total < b.0) {
+                    best = Some((trial.total, c));
+                    std::mem::swap(&mut trial, &mut best_trial);
+                }
+            }
+            let (_, c) = best.unwrap();
+            for (l, (old, new)) in label.iter_mut().zip(nearest.d2.iter().zip(&best_trial.d2)) {
+                if new < old {
+                    *l = s;
+                }
+            }
+            std::mem::swap(&mut nearest, &mut best_trial);
+            centres.extend_from_slice(row(c));
+        }
+        (centres, label)
+    }
+
+    /// The one-pass trials choose the seeds and labels of the one-by-one seeding, bit for bit,
+    /// and leave the generator in the same state: clustered data, an integer grid (ties between
+    /// candidates' potentials), all points equal (zero potential: uniform draws), one and four
+    /// dimensions, block remainders, and sizes that run on the thread pool.
+    #[test]
+    fn one_pass_trials_equal_the_one_by_one_seeding() {
+        use rand::Rng as _;
+        for (case, &(n, width, k, shape)) in [
+            (300, 2, 5, 0),
+            (257, 1, 12, 1),
+            (100, 3, 8, 2),
+            (1000, 4, 30, 0),
+            (40_000, 2, 10, 0),
+            (70_000, 1, 6, 1),
+        ]
+        .iter()
+        .enumerate()
+        {
+            for seed in 0..4u64 {
+                let mut rng = crate::Rng::seed_from_u64(77 * case as u64 + seed);
+                let x: Vec<f64> = (0..n * width)
+                    .map(|v| match shape {
+                        1 => ((v * 7919) % 13) as f64,
+                        2 => 1.5,
+                        _ => ((v / width) % 9) as f64 * 4.0 + rng.random::<f64>(),
+                    })
+                    .collect();
+                let mut a = crate::Rng::seed_from_u64(seed);
+                let mut b = a.clone();
+                let fast = seeds(&x, n, width, k, &mut a);
+                let slow = seeds_one_by_one(&x, n, width, k, &mut b);
+                let bits = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&fast.0), bits(&slow.0), "case {case}, seed {seed}");
+                assert_eq!(fast.1, slow.1, "case {case}, seed {seed}");
+                assert_eq!(a.random::<u64>(), b.random::<u64>());
             }
         }
     }

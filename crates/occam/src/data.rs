@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+mod csv_text;
+pub use csv_text::parse_csv;
+
 /// A numeric table read from a data file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
@@ -59,12 +62,6 @@ impl Table {
             message,
         }
     }
-}
-
-/// Whether a CSV cell means "missing".
-fn is_missing(cell: &str) -> bool {
-    let t = cell.trim();
-    t.is_empty() || t.eq_ignore_ascii_case("na") || t.eq_ignore_ascii_case("nan")
 }
 
 /// Reads `--data NAME=FILE` (by extension: `.npy`, `.npz`, anything else is CSV).
@@ -261,134 +258,6 @@ fn data_file(path: &Path, message: String) -> Error {
     Error::DataFile {
         file: path.display().to_string(),
         message,
-    }
-}
-
-/// Parses CSV text with a header row.
-pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(false)
-        .trim(csv::Trim::All)
-        .comment(Some(b'#'))
-        .from_reader(text.as_bytes());
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| csv_error(file, &e))?
-        .iter()
-        .map(String::from)
-        .collect();
-    if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
-        return Err(Error::DataFile {
-            file: file.into(),
-            message: "empty file: expected a header row naming the columns".into(),
-        });
-    }
-    for (c, h) in header.iter().enumerate() {
-        if let Some(first) = header[..c].iter().position(|g| g == h) {
-            return Err(Error::Data {
-                file: file.into(),
-                row: 1,
-                column: c + 1,
-                message: format!(
-                    "column name `{h}` is used twice (columns {} and {})",
-                    first + 1,
-                    c + 1
-                ),
-            });
-        }
-    }
-    if let Some(c) = header.iter().position(|h| h.parse::<f64>().is_ok()) {
-        return Err(Error::Data {
-            file: file.into(),
-            row: 1,
-            column: c + 1,
-            message: format!(
-                "the first line must be a header naming the columns; `{}` is a number",
-                header[c]
-            ),
-        });
-    }
-    let cols = header.len();
-    let mut values = Vec::new();
-    let mut present = Vec::new();
-    let mut rows = 0;
-    // One record reused for every row (no allocation per row).
-    let mut record = csv::StringRecord::new();
-    while reader
-        .read_record(&mut record)
-        .map_err(|e| csv_error(file, &e))?
-    {
-        let line = record.position().map_or(rows + 2, |p| p.line() as usize);
-        for (c, cell) in record.iter().enumerate() {
-            if is_missing(cell) {
-                values.push(0.0);
-                present.push(false);
-                continue;
-            }
-            let v: f64 = cell.parse().map_err(|_| Error::Data {
-                file: file.into(),
-                row: line,
-                column: c + 1,
-                message: format!("column `{}`: `{cell}` is not a number", header[c]),
-            })?;
-            if !v.is_finite() {
-                return Err(Error::Data {
-                    file: file.into(),
-                    row: line,
-                    column: c + 1,
-                    message: format!(
-                        "column `{}`: `{cell}` is not finite (write NA for a missing value)",
-                        header[c]
-                    ),
-                });
-            }
-            values.push(v);
-            present.push(true);
-        }
-        rows += 1;
-    }
-    if rows == 0 {
-        return Err(Error::DataFile {
-            file: file.into(),
-            message: "no data rows after the header".into(),
-        });
-    }
-    Ok(Table {
-        name: name.into(),
-        file: file.into(),
-        rows,
-        cols,
-        values,
-        present,
-        header: Some(header),
-        csv: true,
-    })
-}
-
-fn csv_error(file: &str, e: &csv::Error) -> Error {
-    match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            pos,
-            expected_len,
-            len,
-        } => Error::Data {
-            file: file.into(),
-            row: pos.as_ref().map_or(0, |p| p.line() as usize),
-            column: (*len as usize).min(*expected_len as usize) + 1,
-            message: format!("this row has {len} fields but the header has {expected_len}"),
-        },
-        csv::ErrorKind::Utf8 { pos, .. } => Error::Data {
-            file: file.into(),
-            row: pos.as_ref().map_or(0, |p| p.line() as usize),
-            column: 1,
-            message: "invalid UTF-8".into(),
-        },
-        _ => Error::DataFile {
-            file: file.into(),
-            message: e.to_string(),
-        },
     }
 }
 
@@ -682,20 +551,6 @@ mod tests {
     }
 
     #[test]
-    fn csv_header_names_are_unique_and_a_byte_order_mark_is_skipped() {
-        let e = parse_csv("x", "x.csv", "a,b,a\n1,2,3\n")
-            .err()
-            .unwrap()
-            .to_string();
-        assert_eq!(
-            e,
-            "x.csv:1:3: column name `a` is used twice (columns 1 and 3)"
-        );
-        let t = parse_csv("x", "x.csv", "\u{feff}a,b\n1,2\n").unwrap();
-        assert_eq!(t.header.unwrap(), vec!["a".to_string(), "b".to_string()]);
-    }
-
-    #[test]
     fn invalid_utf8_names_line_column_and_byte() {
         let e = utf8(Path::new("x.csv"), b"a,b\n1,2\n3,\xff\n")
             .err()
@@ -705,29 +560,6 @@ mod tests {
             e,
             "x.csv:3:3: invalid UTF-8 at byte 10 (save the file as UTF-8 text)"
         );
-    }
-
-    #[test]
-    fn csv_with_missing_cells() {
-        let t = parse_csv("x", "x.csv", "a,b\n1,2\n,NA\nnan,4.5\n").unwrap();
-        assert_eq!((t.rows, t.cols), (3, 2));
-        assert_eq!(t.present, vec![true, true, false, false, false, true]);
-        assert_eq!(t.values[5], 4.5);
-    }
-
-    #[test]
-    fn csv_errors_name_line_and_column() {
-        let e = parse_csv("x", "x.csv", "a,b\n1,2\n3,abc\n").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "x.csv:3:2: column `b`: `abc` is not a number"
-        );
-        let e = parse_csv("x", "x.csv", "a,b\n1,inf\n").unwrap_err();
-        assert!(e.to_string().starts_with("x.csv:2:2:"), "{e}");
-        let e = parse_csv("x", "x.csv", "a,b\n1,2\n3\n").unwrap_err();
-        assert!(e.to_string().starts_with("x.csv:3:"), "{e}");
-        let e = parse_csv("x", "x.csv", "1,2\n3,4\n").unwrap_err();
-        assert!(e.to_string().starts_with("x.csv:1:1:"), "{e}");
     }
 
     #[test]

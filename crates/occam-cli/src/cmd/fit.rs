@@ -1,6 +1,7 @@
 //! `occam fit MODEL`: run VMP and report the posterior (text, `--json`, `--out DIR`).
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use clap::Args;
 use occam::report::outputs::write_outputs_listed;
@@ -34,26 +35,40 @@ pub struct FitArgs {
     #[arg(long)]
     pub json: bool,
     /// Print a progress line on stderr every N iterations (default 10) instead of the bar that
-    /// is shown only on a terminal.
+    /// is shown only on a terminal. Lines with the time since the command's start also mark
+    /// the set-up (data read, model loaded) and the end of the fit; each iteration's line gives
+    /// the time since the run loop's start (the model is compiled before it; initialising q,
+    /// e.g. a k-means start, is within it) and since the command's start.
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10", allow_negative_numbers = true)]
     pub progress: Option<usize>,
 }
 
 /// Runs `occam fit`.
 pub fn run(a: &FitArgs) -> Result<()> {
+    let start = Instant::now();
     model_path(&a.model)?;
     let settings = a.run.settings()?;
+    if a.progress == Some(0) {
+        return Err(Error::Usage("--progress 0: give N ≥ 1 iterations".into()));
+    }
+    let timed = |what: &str| {
+        if a.progress.is_some() {
+            eprintln!("fit: {what} ({:.3} s)", start.elapsed().as_secs_f64());
+        }
+    };
     if let Some(dir) = &a.out {
         occam::atomic::check_dir(dir)?;
     }
     let given = DataSet::from_args(&a.data.data)?;
+    timed("read the data");
     let model = Model::from_file(&a.model, &given)?;
+    timed("loaded the model");
     let mut bar = match a.progress {
-        Some(0) => return Err(Error::Usage("--progress 0: give N ≥ 1 iterations".into())),
-        Some(n) => super::progress::Bar::lines("fit", n),
+        Some(n) => super::progress::Bar::lines("fit", n, start),
         None => super::progress::Bar::new("fit"),
     };
     let fitted = model.fit_observed(&settings, &mut bar)?;
+    timed("fitted");
     let written = match &a.out {
         Some(dir) => write_outputs_listed(dir, &fitted, a.include_data)?,
         None => Vec::new(),

@@ -3,6 +3,7 @@
 //! and pipes; also on a terminal). Both are observers of the library's run loop.
 
 use std::io::IsTerminal;
+use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use occam::{Flow, Observer, Progress, Stage};
@@ -13,6 +14,8 @@ pub struct Bar {
     enabled: bool,
     /// Print a line every this many sweeps instead of drawing a bar.
     every: Option<usize>,
+    /// The command's start, for the lines' time since it (`None`: not shown).
+    since: Option<Instant>,
     bar: Option<(usize, ProgressBar)>,
 }
 
@@ -23,17 +26,21 @@ impl Bar {
             label: label.to_string(),
             enabled: std::io::stderr().is_terminal(),
             every: None,
+            since: None,
             bar: None,
         }
     }
 
     /// One line on stderr every `every` sweeps (and at each restart's first sweep), instead of a
     /// bar, whether or not stderr is a terminal.
-    pub fn lines(label: &str, every: usize) -> Bar {
+    /// Each line also shows the time since `since` (the command's start), so that a log tells
+    /// the set-up before the first sweep from the sweeps.
+    pub fn lines(label: &str, every: usize, since: Instant) -> Bar {
         Bar {
             label: label.to_string(),
             enabled: true,
             every: Some(every.max(1)),
+            since: Some(since),
             bar: None,
         }
     }
@@ -47,14 +54,20 @@ impl Bar {
         if p.stage == Stage::Pruning {
             s += " (pruning)";
         }
+        // The bound in full (the shortest text that reads back as the same number), so that
+        // logs of two builds tell whether they computed the same bits.
         s += &format!(
-            ": iteration {}/{} bound {:.6}",
+            ": iteration {}/{} bound {}",
             p.iteration, p.max_iter, p.bound
         );
         if let Some(c) = p.change {
             s += &format!(" change {c:.3e}");
         }
-        s += &format!(" ({:.1} s)", p.elapsed.as_secs_f64());
+        s += &format!(" ({:.3} s", p.elapsed.as_secs_f64());
+        if let Some(t) = self.since {
+            s += &format!(", {:.3} s since the start", t.elapsed().as_secs_f64());
+        }
+        s.push(')');
         s
     }
 

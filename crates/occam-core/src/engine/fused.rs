@@ -391,10 +391,10 @@ impl Vmp {
                     len: node.period * node.len,
                     theta,
                     a,
-                    // `participates` for every element, as one vectorised pass over the flags.
-                    all: node.observed.is_empty()
+                    // `participates` for every element: latent, a parent, or every element data.
+                    all: node.observed.is_none()
                         || !node.children.is_empty()
-                        || node.observed.iter().all(|&o| o),
+                        || node.observed.is_all(),
                 }
             })
             .collect();

@@ -1,0 +1,55 @@
+//! k-means start of a mixture index (k-means++ seeding and Lloyd steps) on the GMM benchmark's
+//! shapes: N = 10⁴ (the estimator's case a) and N = 10⁶ (`compare_gmm_process.py`), K = 10,
+//! D = 2, on one thread and on the default pool. Run before and after a change, interleaved (see
+//! `bench/README.md`); the labels' checksum printed first tells whether two builds agree.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use occam_core::kmeans::kmeans;
+use rand::{Rng as _, SeedableRng};
+use rand_distr::{Distribution, Normal};
+
+/// N points from 10 unit-variance clusters with centres uniform on [−20, 20]², as the process
+/// benchmark's data.
+fn data(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = occam_core::Rng::seed_from_u64(seed);
+    let centres: Vec<f64> = (0..20).map(|_| rng.random_range(-20.0..20.0)).collect();
+    let noise = Normal::new(0.0, 1.0).unwrap();
+    (0..n)
+        .flat_map(|_| {
+            let c = rng.random_range(0..10);
+            [
+                centres[2 * c] + noise.sample(&mut rng),
+                centres[2 * c + 1] + noise.sample(&mut rng),
+            ]
+        })
+        .collect()
+}
+
+fn run(x: &[f64], n: usize) -> Vec<usize> {
+    let mut rng = occam_core::Rng::seed_from_u64(1);
+    kmeans(x, n, 2, 10, &mut rng)
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("kmeans");
+    group.sample_size(10);
+    for n in [10_000, 1_000_000] {
+        let x = data(n, 5);
+        let sum: usize = run(&x, n).iter().enumerate().map(|(i, l)| i * l).sum();
+        eprintln!("kmeans n={n}: labels checksum {sum}");
+        for threads in [1, 0] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let name = if threads == 1 { "1 thread" } else { "pool" };
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, &n| {
+                b.iter(|| pool.install(|| run(&x, n)))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
