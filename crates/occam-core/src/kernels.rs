@@ -91,10 +91,22 @@ pub(crate) fn product_strided(
     a: &[f64],
     k: usize,
     v: &[f64],
-    (offset, width, stride): (usize, usize, usize),
+    layout: (usize, usize, usize),
 ) -> Vec<f64> {
-    let rows = a.len() / k;
-    let mut out = vec![0.0; rows * width];
+    let mut out = vec![0.0; a.len() / k * layout.1];
+    product_strided_into(a, k, v, layout, &mut out);
+    out
+}
+
+/// [`product_strided`] into `out` (rows × width), without allocating: the same blocks, the same
+/// bits.
+pub(crate) fn product_strided_into(
+    a: &[f64],
+    k: usize,
+    v: &[f64],
+    (offset, width, stride): (usize, usize, usize),
+    out: &mut [f64],
+) {
     let vv = MatRef::from_row_major_slice_with_stride(
         &v[offset..(k - 1) * stride + offset + width],
         k,
@@ -114,7 +126,6 @@ pub(crate) fn product_strided(
                 Par::Seq,
             );
         });
-    out
 }
 
 /// totals += the column sums of row-major W (rows × totals.len()). Eight rows at a time into
@@ -190,8 +201,8 @@ fn scores_rows(u: &[f64], len: usize, theta_t: &[f64], a: &[f64], out: &mut [f64
     crate::special::with_row_length!(a.len(), scores_fixed(u, len, theta_t, a, out))
 }
 
-/// [`scores_rows`] with Q components (Q = 0: a.len(), read at run time). With Q known, a row's
-/// scores are summed in registers.
+/// [`scores_rows`] with Q = q components (1 ≤ q ≤ 16), so that a row's scores are summed in
+/// registers.
 #[inline(always)]
 fn scores_fixed<const Q: usize>(
     u: &[f64],
@@ -201,15 +212,8 @@ fn scores_fixed<const Q: usize>(
     out: &mut [f64],
 ) {
     if Q == 0 {
-        let q = a.len();
-        for (o, ur) in out.chunks_exact_mut(q).zip(u.chunks_exact(len)) {
-            let (first, rest) = theta_t.split_at(q);
-            o.iter_mut().zip(first).for_each(|(o, t)| *o = ur[0] * t);
-            for (uj, tj) in ur[1..].iter().zip(rest.chunks_exact(q)) {
-                o.iter_mut().zip(tj).for_each(|(o, t)| *o += uj * t);
-            }
-            o.iter_mut().zip(a).for_each(|(o, ak)| *o -= ak);
-        }
+        // Only q = 0 (nothing to score) gets here: `scores_block` sends q ≤ 16 alone.
+        debug_assert!(a.is_empty());
         return;
     }
     let a: &[f64; Q] = a.try_into().expect("Q components");
@@ -275,12 +279,14 @@ fn weighted_sums_rows(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64])
     crate::special::with_row_length!(q, weighted_sums_fixed(w, q, u, len, s))
 }
 
-/// [`weighted_sums_rows`] with Q components (Q = 0: q, read at run time). With Q known, the
-/// running sums stay in registers.
+/// [`weighted_sums_rows`] with Q = q components (1 ≤ q ≤ 16), so that the running sums stay in
+/// registers.
 #[inline(always)]
 fn weighted_sums_fixed<const Q: usize>(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
     if Q == 0 {
-        return weighted_sums_any(w, q, u, len, s);
+        // Only q = 0 (no sums) gets here: `weighted_sums_block` sends q ≤ 16 alone.
+        debug_assert_eq!(q, 0);
+        return;
     }
     for j in 0..len {
         let mut acc = [[0.0; Q]; 4];
@@ -301,34 +307,6 @@ fn weighted_sums_fixed<const Q: usize>(w: &[f64], q: usize, u: &[f64], len: usiz
         }
         for i in 0..Q {
             s[i * len + j] = (acc[0][i] + acc[1][i]) + (acc[2][i] + acc[3][i]);
-        }
-    }
-}
-
-/// [`weighted_sums_fixed`] for any q (the same sums in the same order).
-#[inline(always)]
-fn weighted_sums_any(w: &[f64], q: usize, u: &[f64], len: usize, s: &mut [f64]) {
-    let mut acc = vec![0.0; 4 * q];
-    for j in 0..len {
-        acc.iter_mut().for_each(|v| *v = 0.0);
-        let (w4, u4) = (w.chunks_exact(4 * q), u.chunks_exact(4 * len));
-        let (wr, ur) = (w4.remainder(), u4.remainder());
-        for (w4, u4) in w4.zip(u4) {
-            for (t, at) in acc.chunks_exact_mut(q).enumerate() {
-                let uj = u4[t * len + j];
-                at.iter_mut()
-                    .zip(&w4[t * q..(t + 1) * q])
-                    .for_each(|(a, wv)| *a += uj * wv);
-            }
-        }
-        for (wrow, urow) in wr.chunks_exact(q).zip(ur.chunks_exact(len)) {
-            acc[..q]
-                .iter_mut()
-                .zip(wrow)
-                .for_each(|(a, wv)| *a += urow[j] * wv);
-        }
-        for i in 0..q {
-            s[i * len + j] = (acc[i] + acc[q + i]) + (acc[2 * q + i] + acc[3 * q + i]);
         }
     }
 }

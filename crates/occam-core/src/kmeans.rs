@@ -52,19 +52,8 @@ fn seeds(
 ) -> (Vec<f64>, Vec<usize>) {
     let row = |j: usize| &x[j * width..(j + 1) * width];
     let trials = 2 + (k as f64).ln().floor() as usize;
-    let mut xt = vec![0.0; width * n];
-    for j in 0..n {
-        for (w, &v) in row(j).iter().enumerate() {
-            xt[w * n + j] = v;
-        }
-    }
-    let first = rng.random_range(0..n);
-    let mut centres: Vec<f64> = row(first).to_vec();
-    let mut nearest = Potential::new(n);
-    nearest.d2.iter_mut().for_each(|d| *d = f64::INFINITY);
+    let (xt, mut centres, mut nearest) = first_seed(x, n, width, rng);
     let mut next = Potential::new(n);
-    next.try_centre(&xt, n, row(first), &nearest.d2);
-    std::mem::swap(&mut nearest, &mut next);
     let mut label = vec![0usize; n];
     let mut candidates = Vec::with_capacity(trials);
     let mut rows = Vec::with_capacity(trials * width);
@@ -98,6 +87,28 @@ fn seeds(
         centres.extend_from_slice(row(c));
     }
     (centres, label)
+}
+
+/// The seeding's start: the points transposed (width × n, contiguous along the points), the
+/// first seed drawn uniformly, and every point's potential with that one seed.
+fn first_seed(
+    x: &[f64],
+    n: usize,
+    width: usize,
+    rng: &mut crate::Rng,
+) -> (Vec<f64>, Vec<f64>, Potential) {
+    let row = |j: usize| &x[j * width..(j + 1) * width];
+    let mut xt = vec![0.0; width * n];
+    for j in 0..n {
+        for (w, &v) in row(j).iter().enumerate() {
+            xt[w * n + j] = v;
+        }
+    }
+    let first = rng.random_range(0..n);
+    let none = vec![f64::INFINITY; n];
+    let mut nearest = Potential::new(n);
+    nearest.try_centre(&xt, n, row(first), &none);
+    (xt, row(first).to_vec(), nearest)
 }
 
 /// Points per block of the seeding's partial sums.
@@ -539,20 +550,9 @@ mod tests {
     ) -> (Vec<f64>, Vec<usize>) {
         let row = |j: usize| &x[j * width..(j + 1) * width];
         let trials = 2 + (k as f64).ln().floor() as usize;
-        let mut xt = vec![0.0; width * n];
-        for j in 0..n {
-            for (w, &v) in row(j).iter().enumerate() {
-                xt[w * n + j] = v;
-            }
-        }
-        let first = rng.random_range(0..n);
-        let mut centres: Vec<f64> = row(first).to_vec();
-        let mut nearest = Potential::new(n);
-        nearest.d2.iter_mut().for_each(|d| *d = f64::INFINITY);
+        let (xt, mut centres, mut nearest) = first_seed(x, n, width, rng);
         let mut trial = Potential::new(n);
         let mut best_trial = Potential::new(n);
-        trial.try_centre(&xt, n, row(first), &nearest.d2);
-        std::mem::swap(&mut nearest, &mut trial);
         let mut label = vec![0usize; n];
         for s in 1..k {
             let mut best: Option<(f64, usize)> = None;

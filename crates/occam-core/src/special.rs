@@ -10,16 +10,37 @@ pub const LN_2PI: f64 = 1.837_877_066_409_345_5;
 
 /// Multivariate log-gamma ln Γ_d(a) = d(d−1)/4 ln π + Σ_{i=1}^{d} ln Γ(a + (1−i)/2).
 pub fn ln_multigamma(a: f64, d: usize) -> f64 {
-    let mut s = (d * (d.saturating_sub(1))) as f64 / 4.0 * std::f64::consts::PI.ln();
-    for i in 1..=d {
-        s += ln_gamma(a + (1.0 - i as f64) / 2.0);
-    }
-    s
+    ln_multigamma_and_digamma(a, d).0
 }
 
 /// Σ_{i=1}^{d} ψ(a + (1−i)/2), the derivative of ln Γ_d.
 pub fn multi_digamma(a: f64, d: usize) -> f64 {
-    (1..=d).map(|i| digamma(a + (1.0 - i as f64) / 2.0)).sum()
+    ln_multigamma_and_digamma(a, d).1
+}
+
+/// ([`ln_multigamma`], [`multi_digamma`]) together. The arguments a + (1−i)/2 fall in two chains
+/// of unit steps (a, a−1, … and a−½, a−3/2, …), so only the first of each chain is evaluated by
+/// series; the rest follow from Γ(x+1) = x Γ(x) and ψ(x+1) = ψ(x) + 1/x (d − 2 logarithms and
+/// divisions instead of d − 2 further Lanczos and digamma series: the Wishart moments need both
+/// for every component at every sweep).
+pub fn ln_multigamma_and_digamma(a: f64, d: usize) -> (f64, f64) {
+    let mut ln_g = (d * d.saturating_sub(1)) as f64 / 4.0 * std::f64::consts::PI.ln();
+    let mut psi = 0.0;
+    // (ln Γ, ψ) at the last argument of each chain.
+    let mut last = [(0.0, 0.0); 2];
+    for i in 0..d {
+        let x = a - 0.5 * i as f64;
+        let (g, p) = if i < 2 {
+            (ln_gamma(x), digamma(x))
+        } else {
+            let (g1, p1) = last[i % 2];
+            (g1 - x.ln(), p1 - 1.0 / x)
+        };
+        last[i % 2] = (g, p);
+        ln_g += g;
+        psi += p;
+    }
+    (ln_g, psi)
 }
 
 /// Scaled complementary error function erfcx(z) = e^{z²} erfc(z), accurate for all real z.

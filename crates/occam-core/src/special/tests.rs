@@ -191,3 +191,29 @@ fn multigamma_reduces_to_gamma() {
     let fd = (ln_multigamma(4.0 + h, 3) - ln_multigamma(4.0 - h, 3)) / (2.0 * h);
     assert!((fd - multi_digamma(4.0, 3)).abs() < 1e-7);
 }
+
+/// The chained ln Γ_d and Σψ equal the term-by-term sums (every term evaluated by series), from
+/// just above the domain's edge (a = (d − 1)/2 + 1e-3, where the smallest argument is 1e-3 and its
+/// terms are largest) to far above it, for every d up to 12.
+#[test]
+fn multigamma_chain_equals_term_by_term_sums() {
+    for d in 1..=12 {
+        for extra in [1e-3, 0.01, 0.3, 0.5, 1.0, 2.75, 10.0, 137.5, 1e4, 1e7] {
+            let a = (d as f64 - 1.0) / 2.0 + extra;
+            let (g, p) = ln_multigamma_and_digamma(a, d);
+            let args = (1..=d).map(|i| a + (1.0 - i as f64) / 2.0);
+            let g0 = (d * (d - 1)) as f64 / 4.0 * std::f64::consts::PI.ln()
+                + args.clone().map(ln_gamma).sum::<f64>();
+            let p0: f64 = args.map(digamma).sum();
+            let scale = |x: f64| x.abs().max(1.0);
+            assert!(
+                (g - g0).abs() <= 1e-13 * scale(g0),
+                "ln Γ_{d}({a}): {g} vs {g0}"
+            );
+            assert!(
+                (p - p0).abs() <= 1e-13 * scale(p0),
+                "Σψ_{d}({a}): {p} vs {p0}"
+            );
+        }
+    }
+}

@@ -202,7 +202,7 @@ fn shared_moments_into(
     if u.len() != nq + q * q {
         *u = vec![0.0; nq + q * q];
     }
-    means_into(phi1, q, cov, &mut u[..nq]);
+    kernels::product_strided_into(phi1, q, cov, (0, q, q), &mut u[..nq]);
     let a: Vec<f64> = phi1
         .par_chunks(q)
         .zip(u[..nq].par_chunks(q))
@@ -213,27 +213,6 @@ fn shared_moments_into(
     }
     u[nq..].copy_from_slice(cov);
     Ok(a)
-}
-
-/// m = Φ₁ Σ into `out` (elements × q): the blocks and GEMM calls of `kernels::product_strided`, so
-/// the same bits, without allocating.
-fn means_into(phi1: &[f64], q: usize, cov: &[f64], out: &mut [f64]) {
-    use faer::linalg::matmul::matmul;
-    use faer::{Accum, MatMut, MatRef, Par};
-    let cov = MatRef::from_row_major_slice(cov, q, q);
-    out.par_chunks_mut(kernels::CHUNK * q)
-        .zip(phi1.par_chunks(kernels::CHUNK * q))
-        .for_each(|(o, p)| {
-            let r = p.len() / q;
-            matmul(
-                MatMut::from_row_major_slice_mut(o, r, q),
-                Accum::Replace,
-                MatRef::from_row_major_slice(p, r, q),
-                cov,
-                1.0,
-                Par::Seq,
-            );
-        });
 }
 
 impl Vmp {
@@ -272,7 +251,7 @@ impl Vmp {
                     let node = &mut self.nodes[i];
                     let nq = node.n * q;
                     let (old_m, old_cov) = u.split_at_mut(nq);
-                    means_into(&node.phi[..nq], q, old_cov, old_m);
+                    kernels::product_strided_into(&node.phi[..nq], q, old_cov, (0, q, q), old_m);
                     node.u = u;
                 }
                 return Err(self.numerical(i, e, w));
