@@ -176,6 +176,24 @@ fn negative_count() {
     );
 }
 
+/// A value refused by the model (not by the reader) is placed at its line in the file, past
+/// comment and empty lines, with the direct reader and with the `csv` crate's (a quoted cell).
+#[test]
+fn refused_value_after_comment_lines_names_its_own_line() {
+    let model = "plate N from data y\nlam ~ Gamma(1, 1)\ny[N] ~ Poisson(lam)\n";
+    for y in [
+        "# counts\ny\n1\n\n# second batch\n3\n-2\n",
+        "# counts\ny\n\"1\"\n\n# second batch\n3\n-2\n",
+    ] {
+        expect(
+            &[("m.occam", model), ("y.csv", y)],
+            &["fit", "m.occam"],
+            2,
+            &["y.csv:7:1", "-2 is not a non-negative count"],
+        );
+    }
+}
+
 #[test]
 fn category_out_of_range() {
     expect(

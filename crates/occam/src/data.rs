@@ -1,6 +1,7 @@
 //! Data files: CSV with a header row, `.npy` and `.npz`. A table is rows × columns of numbers with
 //! a mask of missing cells (empty, `NA` or `NaN` in a CSV; NaN in an array). Every error names the
-//! place: `file:line:column` for CSV (the header is line 1), `file:row:column` (1-based) for arrays.
+//! place: `file:line:column` for CSV (the file's own lines, past empty and comment lines),
+//! `file:row:column` (1-based) for arrays.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,11 @@ pub struct Table {
     pub header: Option<Vec<String>>,
     /// Whether `row` positions are file lines (CSV: header is line 1) or array rows.
     pub csv: bool,
+    /// For a CSV whose data rows do not all follow a header on line 1 line after line (empty or
+    /// comment lines, lines before the header, line ends inside quotes): `(r, s)` pairs, increasing
+    /// in r, saying that data row r (0-based), and the rows after it up to the next pair, sit s
+    /// lines further down the file than line r + 2. Empty when there is no such line.
+    pub line_shifts: Vec<(usize, usize)>,
 }
 
 impl Table {
@@ -41,7 +47,11 @@ impl Table {
     /// row is the file line, so data row 1 is line 2).
     pub fn position(&self, i: usize) -> (usize, usize) {
         let (r, c) = (i / self.cols.max(1), i % self.cols.max(1));
-        (r + 1 + usize::from(self.csv), c + 1)
+        let shift = match self.line_shifts.partition_point(|&(row, _)| row <= r) {
+            0 => 0,
+            k => self.line_shifts[k - 1].1,
+        };
+        (r + 1 + usize::from(self.csv) + shift, c + 1)
     }
 
     /// A data error at flat cell `i`.
@@ -340,6 +350,7 @@ fn from_npy<R: std::io::Read>(name: &str, path: &Path, npy: npyz::NpyFile<R>) ->
         present,
         header: None,
         csv: false,
+        line_shifts: Vec::new(),
     })
 }
 
@@ -422,6 +433,7 @@ impl DataSet {
             present,
             header,
             csv: false,
+            line_shifts: Vec::new(),
         };
         if let Some(i) = values.iter().position(|v| v.is_infinite()) {
             return Err(table.error_at(i, format!("{} is not a finite number", values[i])));

@@ -22,7 +22,7 @@ fn is_missing(cell: &str) -> bool {
 /// Parses CSV text with a header row.
 pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let (header, rows, values, present) = if plain(text.as_bytes()) {
+    let (header, rows, values, present, line_shifts) = if plain(text.as_bytes()) {
         direct(file, text, BLOCK_BYTES)?
     } else {
         general(file, text)?
@@ -36,11 +36,78 @@ pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
         present,
         header: Some(header),
         csv: true,
+        line_shifts,
     })
 }
 
-/// The header, the number of rows, the values (row-major, 0 where missing) and the mask.
-type Parsed = (Vec<String>, usize, Vec<f64>, Vec<bool>);
+/// The header, the number of rows, the values (row-major, 0 where missing), the mask and the
+/// rows' line shifts ([`Table::line_shifts`]).
+type Parsed = (Vec<String>, usize, Vec<f64>, Vec<bool>, Vec<(usize, usize)>);
+
+/// Builds [`Table::line_shifts`] row by row: `at(r, line)` says that data row r is on `line`.
+#[derive(Default)]
+struct Shifts {
+    list: Vec<(usize, usize)>,
+}
+
+impl Shifts {
+    fn at(&mut self, row: usize, line: usize) {
+        let shift = line.saturating_sub(row + 2);
+        if shift != self.list.last().map_or(0, |l| l.1) {
+            self.list.push((row, shift));
+        }
+    }
+}
+
+/// The file's line numbers for the `csv` crate's records. The crate's own positions lag behind
+/// the file after empty and comment lines and on `\r\n` line ends: a record's reported byte is
+/// where the previous record ended. From there this skips what the crate skips (line ends, and
+/// comment lines at a record's start) and counts the lines on the way (`\n`, `\r\n` and a lone
+/// `\r` each end one, as in the crate), once over the whole text.
+struct Lines<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    line: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines {
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
+        }
+    }
+
+    /// Counts the line ends in `bytes[at..to]` and moves there.
+    fn advance(&mut self, to: usize) {
+        let to = to.min(self.bytes.len());
+        while self.at < to {
+            match self.bytes[self.at] {
+                b'\n' => self.line += 1,
+                b'\r' if self.bytes.get(self.at + 1) != Some(&b'\n') => self.line += 1,
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// The line of the record the crate reports at byte `reported`.
+    fn record(&mut self, reported: u64) -> usize {
+        self.advance(reported as usize);
+        loop {
+            match self.bytes.get(self.at) {
+                Some(b'\n' | b'\r') => self.advance(self.at + 1),
+                Some(b'#') => {
+                    let end = memchr::memchr2(b'\n', b'\r', &self.bytes[self.at..])
+                        .map_or(self.bytes.len(), |i| self.at + i);
+                    self.advance(end);
+                }
+                _ => return self.line,
+            }
+        }
+    }
+}
 
 /// Whether the direct reader reads `bytes` exactly as the `csv` crate does: ASCII without a
 /// quote character, and every `\r` the first half of a `\r\n` line end.
@@ -153,13 +220,16 @@ fn general(file: &str, text: &str) -> Result<Parsed> {
         .trim(csv::Trim::All)
         .comment(Some(b'#'))
         .from_reader(text.as_bytes());
+    let mut lines = Lines::new(text);
     let header: Vec<String> = reader
         .headers()
-        .map_err(|e| csv_error(file, &e))?
+        .map_err(|e| csv_error(file, &e, &mut lines))?
         .iter()
         .map(String::from)
         .collect();
     check_header(file, &header)?;
+    let header_line = lines.record(0);
+    let mut shifts = Shifts::default();
     let mut values = Vec::new();
     let mut present = Vec::new();
     let mut rows = 0;
@@ -167,9 +237,12 @@ fn general(file: &str, text: &str) -> Result<Parsed> {
     let mut record = csv::StringRecord::new();
     while reader
         .read_record(&mut record)
-        .map_err(|e| csv_error(file, &e))?
+        .map_err(|e| csv_error(file, &e, &mut lines))?
     {
-        let line = record.position().map_or(rows + 2, |p| p.line() as usize);
+        let line = record
+            .position()
+            .map_or(rows + 1 + header_line, |p| lines.record(p.byte()));
+        shifts.at(rows, line);
         for (c, cell) in record.iter().enumerate() {
             let v =
                 cell_value(cell).map_err(|e| cell_error(file, &header, line, c + 1, cell, e))?;
@@ -181,24 +254,20 @@ fn general(file: &str, text: &str) -> Result<Parsed> {
     if rows == 0 {
         return Err(no_rows(file));
     }
-    Ok((header, rows, values, present))
+    Ok((header, rows, values, present, shifts.list))
 }
 
-fn csv_error(file: &str, e: &csv::Error) -> Error {
+fn csv_error(file: &str, e: &csv::Error, lines: &mut Lines) -> Error {
+    let mut line = |pos: &Option<csv::Position>| pos.as_ref().map_or(0, |p| lines.record(p.byte()));
     match e.kind() {
         csv::ErrorKind::UnequalLengths {
             pos,
             expected_len,
             len,
-        } => length_error(
-            file,
-            pos.as_ref().map_or(0, |p| p.line() as usize),
-            *len as usize,
-            *expected_len as usize,
-        ),
+        } => length_error(file, line(pos), *len as usize, *expected_len as usize),
         csv::ErrorKind::Utf8 { pos, .. } => Error::Data {
             file: file.into(),
-            row: pos.as_ref().map_or(0, |p| p.line() as usize),
+            row: line(pos),
             column: 1,
             message: "invalid UTF-8".into(),
         },
@@ -230,6 +299,8 @@ struct Block {
     rows: usize,
     values: Vec<f64>,
     present: Vec<bool>,
+    /// (row, line) of the block's first row and of every row after a skipped line.
+    lines: Vec<(usize, usize)>,
     problem: Option<(usize, Problem)>,
 }
 
@@ -276,6 +347,7 @@ fn direct(file: &str, text: &str, block_bytes: usize) -> Result<Parsed> {
     let rows = blocks.iter().map(|b| b.1.rows).sum();
     let mut values = Vec::with_capacity(rows * cols);
     let mut present = Vec::with_capacity(rows * cols);
+    let (mut shifts, mut before) = (Shifts::default(), 0);
     for (lines, b) in blocks {
         if let Some((l, p)) = b.problem {
             let l = line + l;
@@ -286,12 +358,16 @@ fn direct(file: &str, text: &str, block_bytes: usize) -> Result<Parsed> {
         }
         values.extend_from_slice(&b.values);
         present.extend_from_slice(&b.present);
+        for &(r, l) in &b.lines {
+            shifts.at(before + r, line + l);
+        }
+        before += b.rows;
         line += lines;
     }
     if rows == 0 {
         return Err(no_rows(file));
     }
-    Ok((header, rows, values, present))
+    Ok((header, rows, values, present, shifts.list))
 }
 
 /// Parses the whole lines of `part` as rows of `cols` cells.
@@ -300,12 +376,19 @@ fn block(part: &str, cols: usize) -> Block {
         rows: 0,
         values: Vec::with_capacity(part.len() / 8),
         present: Vec::with_capacity(part.len() / 8),
+        lines: Vec::new(),
         problem: None,
     };
     let (mut at, mut line) = (0, 0);
+    let mut after_skipped = true;
     while at < part.len() {
         let (text, next) = line_at(part, at);
+        after_skipped |= skipped(text);
         if !skipped(text) {
+            if after_skipped {
+                b.lines.push((b.rows, line));
+                after_skipped = false;
+            }
             let mut fields = 0;
             for (c, cell) in text.split(',').enumerate() {
                 fields += 1;
