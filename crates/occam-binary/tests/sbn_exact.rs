@@ -64,11 +64,7 @@ fn sbn_result_is_independent_of_thread_count() {
     // 16 hidden units = 16 chunks of 2^12 states
     let (sbn, ev) = random_sbn(9, 18, 2, 0.3, 1.0);
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| exact::exact(&sbn, &ev).unwrap())
+        occam_core::threads::on_threads(threads, || exact::exact(&sbn, &ev).unwrap()).unwrap()
     };
     let a = run(1);
     let b = run(3);

@@ -46,11 +46,7 @@ fn sbn_learning_is_identical_for_any_thread_count() {
         ..LearnOptions::default()
     };
     let run = |t: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
-            .unwrap()
-            .install(|| learn::learn(&init, &data, &o).unwrap())
+        occam_core::threads::on_threads(t, || learn::learn(&init, &data, &o).unwrap()).unwrap()
     };
     let (a, b) = (run(1), run(2));
     assert_eq!(a.sbn, b.sbn);

@@ -46,6 +46,7 @@ pub mod optim;
 mod plate;
 pub mod spec;
 pub mod special;
+pub mod threads;
 pub mod tridiag;
 
 /// The random number generator used everywhere (seeded explicitly).

@@ -13,11 +13,7 @@ fn uniform(len: usize, seed: u64) -> Vec<f64> {
 
 /// Bound trace and final moments of every stochastic node, on a pool of `threads` threads.
 fn fit_with(threads: usize, build: &(dyn Fn() -> (Graph, Vec<NodeId>) + Sync)) -> Vec<Vec<f64>> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| {
+    occam_core::threads::on_threads(threads, || {
         let (g, nodes) = build();
         let mut vmp = g.compile().unwrap();
         let fit = vmp
@@ -32,6 +28,7 @@ fn fit_with(threads: usize, build: &(dyn Fn() -> (Graph, Vec<NodeId>) + Sync)) -
         out.extend(nodes.iter().map(|&n| vmp.moments(n).to_vec()));
         out
     })
+    .unwrap()
 }
 
 #[test]

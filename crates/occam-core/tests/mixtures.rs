@@ -74,11 +74,7 @@ fn twenty_components_on_nine_clusters_keep_nine() {
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let fit_with = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        occam_core::threads::on_threads(threads, || {
             let x: Vec<f64> = (0..6).flat_map(|_| grid_data(5)).collect();
             let (k, d) = (6, 2);
             let mut g = Graph::new();
@@ -101,6 +97,7 @@ fn results_do_not_depend_on_the_thread_count() {
                 .unwrap();
             (fit.bound_trace, vmp.moments(mu).to_vec())
         })
+        .unwrap()
     };
     let one = fit_with(1);
     assert!(one.0.len() == 30);

@@ -30,11 +30,8 @@ fn restarts_give_the_same_bits_on_one_and_two_threads() {
         ..toy_options(2)
     };
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+        occam_core::threads::on_threads(threads, || fit_vb_restarts(&data, &opts, 3).unwrap())
             .unwrap()
-            .install(|| fit_vb_restarts(&data, &opts, 3).unwrap())
     };
     let (a, b) = (run(1), run(2));
     assert_eq!(a.len(), 3);
@@ -61,11 +58,10 @@ fn hmc_chains_pool_the_single_chains_and_give_the_same_bits_on_any_thread_count(
     let k = 3 * (data.d + 1) + 4;
     let w0: Vec<f64> = (0..k).map(|i| 0.1 * ((i % 5) as f64 - 2.0)).collect();
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| hmc_chains(&data, &opts, 2, &w0, &[1.0], 100.0).unwrap())
+        occam_core::threads::on_threads(threads, || {
+            hmc_chains(&data, &opts, 2, &w0, &[1.0], 100.0).unwrap()
+        })
+        .unwrap()
     };
     let (a, b) = (run(1), run(2));
     assert_eq!(a, b);

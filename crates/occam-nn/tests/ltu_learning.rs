@@ -145,11 +145,10 @@ fn grid_results_do_not_depend_on_the_thread_count() {
     let mut opts = TrainOptions::thesis(5, 10.0);
     opts.rounds = 2;
     let run = |threads| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| run_grid(&split, &[1.0, 10.0], &[3, 5], 2, &opts, 11).unwrap())
+        occam_core::threads::on_threads(threads, || {
+            run_grid(&split, &[1.0, 10.0], &[3, 5], 2, &opts, 11).unwrap()
+        })
+        .unwrap()
     };
     let (one, two) = (run(1), run(2));
     assert_eq!(one, two);

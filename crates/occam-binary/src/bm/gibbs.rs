@@ -272,11 +272,7 @@ mod tests {
             assert!(z.abs() < 4.5, "pair {i},{j}: z = {z}");
         }
         // determinism regardless of thread count
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        let g1 = one.install(|| gibbs(&bm, &o).unwrap());
+        let g1 = occam_core::threads::on_threads(1, || gibbs(&bm, &o).unwrap()).unwrap();
         assert_eq!(g1.means, g.means);
         assert_eq!(g1.correlations_se, g.correlations_se);
     }

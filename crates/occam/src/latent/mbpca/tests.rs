@@ -208,15 +208,12 @@ fn responsibilities_equal_the_residual_form() {
 fn the_same_bits_on_one_thread_and_two() {
     let t = synth::sphere(150, 0.05, 9);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        occam_core::threads::on_threads(threads, || {
             let mut m = initialise(&t, 5, 2, Priors::default(), 4).unwrap();
             let trace = m.run(&t, 6, 0.0).unwrap();
             (trace, m.r, m.x, m.w, m.tau_rate)
         })
+        .unwrap()
     };
     let (one, two) = (run(1), run(2));
     assert_eq!(one.0, two.0);
