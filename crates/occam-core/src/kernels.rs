@@ -353,26 +353,46 @@ fn weighted_sums_fixed<const Q: usize>(w: &[f64], q: usize, u: &[f64], len: usiz
         debug_assert_eq!(q, 0);
         return;
     }
-    for j in 0..len {
-        let mut acc = [[0.0; Q]; 4];
+    // Two moments per pass over the rows (one when one is left): each row's weights are read once
+    // for both, which halves the passes over the block (it does not stay in L1).
+    let mut j = 0;
+    while j < len {
+        let two = j + 1 < len;
+        let mut acc = [[[0.0; Q]; 4]; 2];
         let (w4, u4) = (w.chunks_exact(4 * Q), u.chunks_exact(4 * len));
         let (wr, ur) = (w4.remainder(), u4.remainder());
         for (w4, u4) in w4.zip(u4) {
-            for (t, at) in acc.iter_mut().enumerate() {
+            for t in 0..4 {
+                let wt: &[f64; Q] = w4[t * Q..(t + 1) * Q].try_into().expect("Q components");
                 let uj = u4[t * len + j];
                 for i in 0..Q {
-                    at[i] += uj * w4[t * Q + i];
+                    acc[0][t][i] += uj * wt[i];
+                }
+                if two {
+                    let uj = u4[t * len + j + 1];
+                    for i in 0..Q {
+                        acc[1][t][i] += uj * wt[i];
+                    }
                 }
             }
         }
         for (wrow, urow) in wr.chunks_exact(Q).zip(ur.chunks_exact(len)) {
+            let wrow: &[f64; Q] = wrow.try_into().expect("Q components");
             for i in 0..Q {
-                acc[0][i] += urow[j] * wrow[i];
+                acc[0][0][i] += urow[j] * wrow[i];
+            }
+            if two {
+                for i in 0..Q {
+                    acc[1][0][i] += urow[j + 1] * wrow[i];
+                }
             }
         }
-        for i in 0..Q {
-            s[i * len + j] = (acc[0][i] + acc[1][i]) + (acc[2][i] + acc[3][i]);
+        for (h, ah) in acc.iter().enumerate().take(if two { 2 } else { 1 }) {
+            for i in 0..Q {
+                s[i * len + j + h] = (ah[0][i] + ah[1][i]) + (ah[2][i] + ah[3][i]);
+            }
         }
+        j += if two { 2 } else { 1 };
     }
 }
 
