@@ -156,6 +156,12 @@ pub(crate) fn column_sums(w: &[f64], totals: &mut [f64]) {
 /// bound (0 ln 0 = 0), where the plain product is NaN.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
 pub(crate) fn column_sums_and_natural_dot(phi: &[f64], u: &[f64], totals: &mut [f64]) -> f64 {
+    sums_and_dot(phi, u, totals)
+}
+
+/// [`column_sums_and_natural_dot`] (inlined into each of its target versions).
+#[inline(always)]
+fn sums_and_dot(phi: &[f64], u: &[f64], totals: &mut [f64]) -> f64 {
     let q = totals.len();
     let term = |p: f64, v: f64| if v != 0.0 { p * v } else { 0.0 };
     let mut acc = vec![0.0; 8 * q];
@@ -443,6 +449,42 @@ mod tests {
                 (dot - plain).abs() <= 1e-12 * plain.abs().max(1.0),
                 "{dot} vs {plain}"
             );
+        }
+    }
+
+    /// The dispatched row kernels (AVX-512 or AVX2 where the machine has them) give the bits of
+    /// the same code compiled for the baseline target (this test's own copy, inlined here): plain
+    /// mul/add in the same order on every target. (It tests vector code in an optimised build,
+    /// `cargo test --release`; unoptimised, neither copy is vectorised. Both pass.)
+    #[test]
+    fn every_target_gives_the_same_bits() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (rows, q, len) in [
+            (512, 10, 6),
+            (301, 3, 5),
+            (77, 16, 16),
+            (9, 1, 1),
+            (130, 7, 2),
+        ] {
+            let noise =
+                |i: usize, salt: usize| ((i * 7919 + salt * 104_729) % 1000) as f64 / 1000.0 - 0.5;
+            let u: Vec<f64> = (0..rows * len).map(|i| 3.0 * noise(i, 1)).collect();
+            let w: Vec<f64> = (0..rows * q).map(|i| noise(i, 2) + 0.5).collect();
+            let phi: Vec<f64> = (0..rows * q).map(|i| 40.0 * noise(i, 3)).collect();
+            let theta_t: Vec<f64> = (0..len * q).map(|i| 2.0 * noise(i, 4)).collect();
+            let a: Vec<f64> = (0..q).map(|i| noise(i, 5)).collect();
+            let (mut l1, mut l2) = (vec![0.0; rows * q], vec![0.0; rows * q]);
+            scores_rows(&u, len, &theta_t, &a, &mut l1);
+            crate::special::with_row_length!(q, scores_fixed(&u, len, &theta_t, &a, &mut l2));
+            assert_eq!(bits(&l1), bits(&l2), "scores, q {q} len {len}");
+            let (mut s1, mut s2) = (vec![0.0; q * len], vec![0.0; q * len]);
+            weighted_sums_rows(&w, q, &u, len, &mut s1);
+            crate::special::with_row_length!(q, weighted_sums_fixed(&w, q, &u, len, &mut s2));
+            assert_eq!(bits(&s1), bits(&s2), "S, q {q} len {len}");
+            let (mut t1, mut t2) = (vec![0.0; q], vec![0.0; q]);
+            let d1 = column_sums_and_natural_dot(&phi, &w, &mut t1);
+            let d2 = sums_and_dot(&phi, &w, &mut t2);
+            assert_eq!((bits(&t1), d1.to_bits()), (bits(&t2), d2.to_bits()));
         }
     }
 
