@@ -147,7 +147,65 @@ pub(crate) fn column_sums(w: &[f64], totals: &mut [f64]) {
     }
 }
 
+/// [`column_sums`] of row-major U (rows × totals.len()) into `totals` and φ·u = Σ_i φ_i u_i over
+/// the block (a mixture index's own bound part, Σ_e A_e − φ_e·u_e, Winn (2.34)), in one pass over
+/// φ and U eight rows at a time: the same sums in the same order as `column_sums` and a dot
+/// product in eight running sums (lane i mod 8 of the flat arrays, the leftover < 8 values apart),
+/// compiled for AVX-512 and AVX2 too. A term whose u_i is 0 counts as 0 whatever φ_i: a component
+/// of probability 0 under a constant prior has φ_i = −∞ and u_i = 0, and contributes nothing to the
+/// bound (0 ln 0 = 0), where the plain product is NaN.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+pub(crate) fn column_sums_and_natural_dot(phi: &[f64], u: &[f64], totals: &mut [f64]) -> f64 {
+    sums_and_dot(phi, u, totals)
+}
+
+/// [`column_sums_and_natural_dot`] (inlined into each of its target versions).
+#[inline(always)]
+fn sums_and_dot(phi: &[f64], u: &[f64], totals: &mut [f64]) -> f64 {
+    let q = totals.len();
+    let term = |p: f64, v: f64| if v != 0.0 { p * v } else { 0.0 };
+    let mut acc = vec![0.0; 8 * q];
+    let mut dot = [0.0; 8];
+    let mut blocks = u.chunks_exact(8 * q).zip(phi.chunks_exact(8 * q));
+    for (b, p) in &mut blocks {
+        for (a, v) in acc.iter_mut().zip(b) {
+            *a += v;
+        }
+        for (v8, p8) in b.chunks_exact(8).zip(p.chunks_exact(8)) {
+            for i in 0..8 {
+                dot[i] += term(p8[i], v8[i]);
+            }
+        }
+    }
+    for part in acc.chunks_exact(q) {
+        for (t, v) in totals.iter_mut().zip(part) {
+            *t += v;
+        }
+    }
+    let done = u.len() / (8 * q) * 8 * q;
+    let (ur, pr) = (&u[done..], &phi[done..]);
+    for row in ur.chunks_exact(q) {
+        for (t, v) in totals.iter_mut().zip(row) {
+            *t += v;
+        }
+    }
+    let (u8s, p8s) = (ur.chunks_exact(8), pr.chunks_exact(8));
+    let tail: f64 = u8s
+        .remainder()
+        .iter()
+        .zip(p8s.remainder())
+        .map(|(&v, &p)| term(p, v))
+        .sum();
+    for (v8, p8) in u8s.zip(p8s) {
+        for i in 0..8 {
+            dot[i] += term(p8[i], v8[i]);
+        }
+    }
+    dot.iter().sum::<f64>() + tail
+}
+
 /// a += b, elementwise.
+#[inline]
 pub(crate) fn add_into(a: &mut [f64], b: &[f64]) {
     a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
 }
@@ -223,10 +281,18 @@ fn scores_fixed<const Q: usize>(
     let rows4 = out.len() / Q / 4 * 4;
     let (out4, or) = out.split_at_mut(rows4 * Q);
     let (u4, ur) = u.split_at(rows4 * len);
+    // (Plain loops, not `std::array::from_fn`: a generic helper that is not inlined would be
+    // compiled for the baseline target and called per row group from the AVX versions.)
     for (o, u) in out4.chunks_exact_mut(4 * Q).zip(u4.chunks_exact(4 * len)) {
-        let mut acc: [[f64; Q]; 4] =
-            std::array::from_fn(|t| std::array::from_fn(|i| u[t * len] * first[i]));
+        let mut acc = [[0.0; Q]; 4];
+        for (t, at) in acc.iter_mut().enumerate() {
+            let u0 = u[t * len];
+            for i in 0..Q {
+                at[i] = u0 * first[i];
+            }
+        }
         for (j, tj) in rest.chunks_exact(Q).enumerate() {
+            let tj: &[f64; Q] = tj.try_into().expect("Q components");
             for (t, at) in acc.iter_mut().enumerate() {
                 let uj = u[t * len + j + 1];
                 for i in 0..Q {
@@ -235,14 +301,19 @@ fn scores_fixed<const Q: usize>(
             }
         }
         for (ot, at) in o.chunks_exact_mut(Q).zip(&acc) {
+            let ot: &mut [f64; Q] = ot.try_into().expect("Q components");
             for i in 0..Q {
                 ot[i] = at[i] - a[i];
             }
         }
     }
     for (o, ur) in or.chunks_exact_mut(Q).zip(ur.chunks_exact(len)) {
-        let mut acc: [f64; Q] = std::array::from_fn(|i| ur[0] * first[i]);
+        let mut acc = [0.0; Q];
+        for i in 0..Q {
+            acc[i] = ur[0] * first[i];
+        }
         for (uj, tj) in ur[1..].iter().zip(rest.chunks_exact(Q)) {
+            let tj: &[f64; Q] = tj.try_into().expect("Q components");
             for i in 0..Q {
                 acc[i] += uj * tj[i];
             }
@@ -288,26 +359,46 @@ fn weighted_sums_fixed<const Q: usize>(w: &[f64], q: usize, u: &[f64], len: usiz
         debug_assert_eq!(q, 0);
         return;
     }
-    for j in 0..len {
-        let mut acc = [[0.0; Q]; 4];
+    // Two moments per pass over the rows (one when one is left): each row's weights are read once
+    // for both, which halves the passes over the block (it does not stay in L1).
+    let mut j = 0;
+    while j < len {
+        let two = j + 1 < len;
+        let mut acc = [[[0.0; Q]; 4]; 2];
         let (w4, u4) = (w.chunks_exact(4 * Q), u.chunks_exact(4 * len));
         let (wr, ur) = (w4.remainder(), u4.remainder());
         for (w4, u4) in w4.zip(u4) {
-            for (t, at) in acc.iter_mut().enumerate() {
+            for t in 0..4 {
+                let wt: &[f64; Q] = w4[t * Q..(t + 1) * Q].try_into().expect("Q components");
                 let uj = u4[t * len + j];
                 for i in 0..Q {
-                    at[i] += uj * w4[t * Q + i];
+                    acc[0][t][i] += uj * wt[i];
+                }
+                if two {
+                    let uj = u4[t * len + j + 1];
+                    for i in 0..Q {
+                        acc[1][t][i] += uj * wt[i];
+                    }
                 }
             }
         }
         for (wrow, urow) in wr.chunks_exact(Q).zip(ur.chunks_exact(len)) {
+            let wrow: &[f64; Q] = wrow.try_into().expect("Q components");
             for i in 0..Q {
-                acc[0][i] += urow[j] * wrow[i];
+                acc[0][0][i] += urow[j] * wrow[i];
+            }
+            if two {
+                for i in 0..Q {
+                    acc[1][0][i] += urow[j + 1] * wrow[i];
+                }
             }
         }
-        for i in 0..Q {
-            s[i * len + j] = (acc[0][i] + acc[1][i]) + (acc[2][i] + acc[3][i]);
+        for (h, ah) in acc.iter().enumerate().take(if two { 2 } else { 1 }) {
+            for i in 0..Q {
+                s[i * len + j + h] = (ah[0][i] + ah[1][i]) + (ah[2][i] + ah[3][i]);
+            }
         }
+        j += if two { 2 } else { 1 };
     }
 }
 
@@ -328,6 +419,73 @@ mod tests {
         check(777, 10, 6);
         check(301, 17, 3);
         check(301, 4, 20);
+    }
+
+    /// The one-pass column sums and φ·u give `column_sums`' bits and the eight-lane dot's value,
+    /// with leftover rows and values, and a −∞ φ under a 0 u counted as 0.
+    #[test]
+    fn column_sums_and_natural_dot_match_the_separate_sums() {
+        for (rows, q) in [(512, 10), (515, 3), (7, 4), (1, 1), (203, 16), (77, 25)] {
+            let u: Vec<f64> = (0..rows * q)
+                .map(|i| ((i * 7919) % 13) as f64 / 13.0)
+                .collect();
+            let mut phi: Vec<f64> = (0..rows * q)
+                .map(|i| ((i * 104_729) % 17) as f64 - 8.0)
+                .collect();
+            let mut u = u;
+            u[q / 2] = 0.0;
+            phi[q / 2] = f64::NEG_INFINITY;
+            let mut want = vec![0.0; q];
+            column_sums(&u, &mut want);
+            let mut got = vec![0.0; q];
+            let dot = column_sums_and_natural_dot(&phi, &u, &mut got);
+            assert_eq!(got, want, "rows {rows} q {q}");
+            let plain: f64 = phi
+                .iter()
+                .zip(&u)
+                .map(|(&p, &v)| if v == 0.0 { 0.0 } else { p * v })
+                .sum();
+            assert!(
+                (dot - plain).abs() <= 1e-12 * plain.abs().max(1.0),
+                "{dot} vs {plain}"
+            );
+        }
+    }
+
+    /// The dispatched row kernels (AVX-512 or AVX2 where the machine has them) give the bits of
+    /// the same code compiled for the baseline target (this test's own copy, inlined here): plain
+    /// mul/add in the same order on every target. (It tests vector code in an optimised build,
+    /// `cargo test --release`; unoptimised, neither copy is vectorised. Both pass.)
+    #[test]
+    fn every_target_gives_the_same_bits() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for (rows, q, len) in [
+            (512, 10, 6),
+            (301, 3, 5),
+            (77, 16, 16),
+            (9, 1, 1),
+            (130, 7, 2),
+        ] {
+            let noise =
+                |i: usize, salt: usize| ((i * 7919 + salt * 104_729) % 1000) as f64 / 1000.0 - 0.5;
+            let u: Vec<f64> = (0..rows * len).map(|i| 3.0 * noise(i, 1)).collect();
+            let w: Vec<f64> = (0..rows * q).map(|i| noise(i, 2) + 0.5).collect();
+            let phi: Vec<f64> = (0..rows * q).map(|i| 40.0 * noise(i, 3)).collect();
+            let theta_t: Vec<f64> = (0..len * q).map(|i| 2.0 * noise(i, 4)).collect();
+            let a: Vec<f64> = (0..q).map(|i| noise(i, 5)).collect();
+            let (mut l1, mut l2) = (vec![0.0; rows * q], vec![0.0; rows * q]);
+            scores_rows(&u, len, &theta_t, &a, &mut l1);
+            crate::special::with_row_length!(q, scores_fixed(&u, len, &theta_t, &a, &mut l2));
+            assert_eq!(bits(&l1), bits(&l2), "scores, q {q} len {len}");
+            let (mut s1, mut s2) = (vec![0.0; q * len], vec![0.0; q * len]);
+            weighted_sums_rows(&w, q, &u, len, &mut s1);
+            crate::special::with_row_length!(q, weighted_sums_fixed(&w, q, &u, len, &mut s2));
+            assert_eq!(bits(&s1), bits(&s2), "S, q {q} len {len}");
+            let (mut t1, mut t2) = (vec![0.0; q], vec![0.0; q]);
+            let d1 = column_sums_and_natural_dot(&phi, &w, &mut t1);
+            let d2 = sums_and_dot(&phi, &w, &mut t2);
+            assert_eq!((bits(&t1), d1.to_bits()), (bits(&t2), d2.to_bits()));
+        }
     }
 
     fn check(n: usize, q: usize, len: usize) {

@@ -67,8 +67,12 @@ pub fn erfcx(z: f64) -> f64 {
 /// e^x = 2^m · 2^{j/64} · e^r, 2^{j/64} read from a table of correctly rounded values and e^r − 1
 /// from its degree-5 Taylor polynomial (truncation error below 4e−17 relative), added to the table
 /// value as T + T·(e^r − 1) so that only T and the last addition round at full size. Inputs below
-/// −700 give 0 (where `f64::exp` gives at most 1e−304). Plain mul/add (no fused multiply-add), so
-/// every target gives the same bits; within 1 ulp of `f64::exp` (tested over [−700, 0]).
+/// −700 give 0 (where `f64::exp` gives at most 1e−304); a NaN gives an unspecified value (callers
+/// check for NaN first, as [`softmax_rows`] does). Plain mul/add (no fused multiply-add), so every
+/// target gives the same bits; within 1 ulp of `f64::exp` (tested over [−700, 0]). The table read
+/// is a gather in vector form, which is cheap on current x86: a table-free version (range ±ln2/2,
+/// degree-13 polynomial) measured 1.7–2× slower per value
+/// (`bench/results/gmm_kernel_2026-11-26_2335utc.txt`).
 #[inline]
 pub fn exp_nonpositive(x: f64) -> f64 {
     // ln2/64 in two parts: the high part has 32 significant bits, so its product with the integer
@@ -76,8 +80,10 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     const LN2_64_HI: f64 = 0.010_830_424_693_267_56;
     const LN2_64_LO: f64 = 2.981_585_826_985_293_3e-12;
     const INV_LN2_64: f64 = 92.332_482_616_893_66;
-    let underflow = if x < -700.0 { 0.0 } else { 1.0 };
-    let x = x.max(-700.0);
+    // Below −700: evaluated at −700 and replaced by 0 (compare and select, one vector instruction
+    // each, where `f64::max` and a multiplication by 0 or 1 took four).
+    let under = x < -700.0;
+    let x = if under { -700.0 } else { x };
     // Round to nearest by the 1.5·2⁵² shift (no libm call without SSE4.1); the low bits of `t` then
     // hold i = 64m + j in two's complement, and the shift's own low 18 bits are 0: j is the low 6
     // bits of t, and bits 6..17 of t are m's, which shifted to the exponent field give 2ᵐ with
@@ -92,7 +98,12 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     let r2 = r * r;
     let q = r + r2 * ((0.5 + r * (1.0 / 6.0)) + r2 * (1.0 / 24.0 + r * (1.0 / 120.0)));
     let scaled = table + table * q;
-    underflow * f64::from_bits(scaled.to_bits().wrapping_add((bits >> 6) << 52))
+    let y = f64::from_bits(scaled.to_bits().wrapping_add((bits >> 6) << 52));
+    if under {
+        0.0
+    } else {
+        y
+    }
 }
 
 /// 2^{j/64}, j = 0..64, each correctly rounded (computed at 60 digits).

@@ -186,15 +186,15 @@ fn block<D: ExpFamily>(
     match (&mut sums.groups, &z.groups) {
         // Every element latent and taking part, one group: the sums of the block as a whole.
         (Some((gsum, count)), Some((_, reps))) if fast && reps.len() == 1 => {
-            kernels::column_sums(u, &mut cols);
+            let dot = kernels::column_sums_and_natural_dot(phi, u, &mut cols);
             kernels::add_into(gsum, &cols);
             count[0] += rows as f64;
-            sums.own += a.iter().sum::<f64>() - block_natural_dot(phi, u);
+            sums.own += a.iter().sum::<f64>() - dot;
             return stats(children, start, rows, k, u, &cols, sums);
         }
         (None, _) if fast => {
-            kernels::column_sums(u, &mut cols);
-            sums.own += a.iter().sum::<f64>() - block_natural_dot(phi, u);
+            let dot = kernels::column_sums_and_natural_dot(phi, u, &mut cols);
+            sums.own += a.iter().sum::<f64>() - dot;
             return stats(children, start, rows, k, u, &cols, sums);
         }
         _ => {}
@@ -213,28 +213,6 @@ fn block<D: ExpFamily>(
         kernels::column_sums(u, &mut cols);
     }
     stats(children, start, rows, k, u, &cols, sums)
-}
-
-/// φ·u = Σ_i φ_i u_i over a block with eight running sums, so that the loop vectorises (the own
-/// part of a block's bound: Σ_e A_e − φ_e·u_e, Winn (2.34)). A term whose statistic u_i is 0 counts
-/// as 0 whatever φ_i: a component of probability 0 under a constant prior has φ_i = −∞ and
-/// u_i = 0, and contributes nothing to the bound (0 ln 0 = 0), where the plain product is NaN.
-fn block_natural_dot(phi: &[f64], u: &[f64]) -> f64 {
-    let term = |p: f64, v: f64| if v == 0.0 { 0.0 } else { p * v };
-    let mut acc = [0.0; 8];
-    let (ca, cb) = (phi.chunks_exact(8), u.chunks_exact(8));
-    let tail: f64 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(&p, &v)| term(p, v))
-        .sum();
-    for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
-            acc[i] += term(x[i], y[i]);
-        }
-    }
-    acc.iter().sum::<f64>() + tail
 }
 
 /// Each child's S and totals over a block, from the block's new q(z) (`cols`: its column sums, the

@@ -184,6 +184,28 @@ fn softmax_rows_of_length(k: usize, rows: usize) {
     );
 }
 
+/// The dispatched softmax (AVX-512 or AVX2 where the machine has them) gives the bits of the same
+/// code compiled for the baseline target (this test's own copy, inlined here). (It tests vector code
+/// in an optimised build, `cargo test --release`; unoptimised, neither copy is vectorised.)
+#[test]
+fn softmax_gives_the_same_bits_on_every_target() {
+    for (k, rows) in [(10, 512), (2, 130), (16, 77), (25, 40), (1, 9)] {
+        let mut phi: Vec<f64> = (0..k * rows)
+            .map(|i| ((i * 7919) % 1000) as f64 * 0.9 - 450.0)
+            .collect();
+        if k > 1 {
+            phi[k + 1] = f64::NEG_INFINITY;
+        }
+        let (mut u1, mut u2) = (vec![0.0; k * rows], vec![0.0; k * rows]);
+        let (mut a1, mut a2) = (vec![0.0; rows], vec![0.0; rows]);
+        softmax_rows(&phi, k, &mut u1, &mut a1).unwrap();
+        with_row_length!(k, softmax_fixed(&phi, k, &mut u2, &mut a2)).unwrap();
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&u1), bits(&u2), "k {k}");
+        assert_eq!(bits(&a1), bits(&a2), "k {k}");
+    }
+}
+
 #[test]
 fn multigamma_reduces_to_gamma() {
     assert!((ln_multigamma(3.7, 1) - ln_gamma(3.7)).abs() < 1e-14);
