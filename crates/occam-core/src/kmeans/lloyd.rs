@@ -1,0 +1,184 @@
+//! Lloyd iterations with Hamerly's bounds, the same labels as the plain algorithm.
+
+use super::MAX_LLOYD;
+use rayon::prelude::*;
+
+/// Points × centres × width above which an assignment step runs on the thread pool.
+pub(super) const PARALLEL_WORK: usize = 1 << 18;
+
+/// Lloyd iterations from the seeds' `centres` (k rows of `width`) and `label`: centres to the
+/// means of their points (an emptied cluster keeps its centre), points to their nearest centre
+/// (ties to the lower label), until no label changes or [`MAX_LLOYD`] steps.
+///
+/// Hamerly's bounds (Hamerly 2010, "Making k-means even faster") skip most distance computations
+/// once the clusters settle, without changing a single label: each point keeps an upper bound on
+/// its distance to its own centre and a lower bound on its distance to every other one, moved by
+/// the centres' shifts (triangle inequality). A point is only skipped when its own centre is
+/// nearer than every other by more than `margin`, far above the rounding of any distance here, so
+/// the full scan, which decides every other point exactly as the plain algorithm does, would have
+/// kept its label. Each point's label depends on that point alone: the same labels on any number
+/// of threads.
+pub(super) fn lloyd(
+    x: &[f64],
+    n: usize,
+    width: usize,
+    k: usize,
+    centres: &[f64],
+    label: &mut [usize],
+    seeded: &[f64],
+) {
+    let row = |j: usize| &x[j * width..(j + 1) * width];
+    let margin = 1e-9 * diameter(x, width);
+    let mut sums = vec![0.0; k * width];
+    let mut counts = vec![0usize; k];
+    // Centres transposed (width × k): a point's distances to all k centres form one contiguous,
+    // vectorisable accumulation.
+    let mut ct = vec![0.0; width * k];
+    for (c, centre) in centres.chunks(width).enumerate() {
+        for (w, &v) in centre.iter().enumerate() {
+            ct[w * k + c] = v;
+        }
+    }
+    let mut old = ct.clone();
+    let mut shift = vec![0.0; k];
+    let mut half = vec![0.0; k];
+    // The seeding's distances bound the first step too: |x − seed| bounds the distance to the
+    // point's own centre (before that centre moves), and 0 is a lower bound on every other, so
+    // the first step skips every point nearer its centre than half the distance from that
+    // centre to any other (a full scan of n × k distances before).
+    let mut upper: Vec<f64> = seeded.iter().map(|d| d.sqrt()).collect();
+    let mut lower = vec![0.0; n];
+    for _ in 0..MAX_LLOYD {
+        sums.iter_mut().for_each(|v| *v = 0.0);
+        counts.iter_mut().for_each(|v| *v = 0);
+        for (j, &l) in label.iter().enumerate() {
+            counts[l] += 1;
+            sums[l * width..(l + 1) * width]
+                .iter_mut()
+                .zip(row(j))
+                .for_each(|(s, v)| *s += v);
+        }
+        old.copy_from_slice(&ct);
+        for (c, &m) in counts.iter().enumerate() {
+            if m > 0 {
+                for w in 0..width {
+                    ct[w * k + c] = sums[c * width + w] / m as f64;
+                }
+            }
+        }
+        // The largest shift and the largest among the other centres', for the lower bounds.
+        let (mut top, mut top_at, mut second) = (0.0f64, usize::MAX, 0.0f64);
+        for (c, s) in shift.iter_mut().enumerate() {
+            *s = (0..width)
+                .map(|w| (ct[w * k + c] - old[w * k + c]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            if *s > top {
+                (second, top, top_at) = (top, *s, c);
+            } else if *s > second {
+                second = *s;
+            }
+        }
+        for (c, h) in half.iter_mut().enumerate() {
+            let nearest = (0..k)
+                .filter(|&o| o != c)
+                .map(|o| {
+                    (0..width)
+                        .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min);
+            *h = 0.5 * nearest.sqrt();
+        }
+        let ct = &ct;
+        let (shift, half) = (&shift, &half);
+        let assign = |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut f64)))| {
+            let a = *l;
+            *up += shift[a];
+            *lo -= if a == top_at { second } else { top };
+            let m = half[a].max(*lo);
+            if *up + margin < m {
+                return false;
+            }
+            *up = row(j)
+                .iter()
+                .enumerate()
+                .map(|(w, &xv)| (xv - ct[w * k + a]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            if *up + margin < m {
+                return false;
+            }
+            let (best, near, next) = nearest(row(j), ct, k);
+            (*up, *lo) = (near.sqrt(), next.sqrt());
+            *l = best;
+            best != a
+        };
+        let changed = if n * k * width >= PARALLEL_WORK {
+            label
+                .par_iter_mut()
+                .zip(upper.par_iter_mut().zip(lower.par_iter_mut()))
+                .enumerate()
+                .map(assign)
+                .reduce(|| false, |a, b| a | b)
+        } else {
+            label
+                .iter_mut()
+                .zip(upper.iter_mut().zip(lower.iter_mut()))
+                .enumerate()
+                .map(assign)
+                .fold(false, |a, b| a | b)
+        };
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// Centres per block of [`nearest`]'s distances.
+const NEAREST_BLOCK: usize = 16;
+
+/// The nearest of the `k` centres `ct` (transposed, width × k) to point `p`: its label (the lower
+/// one on a tie), its squared distance and the squared distance to the next nearest (∞ if k = 1).
+fn nearest(p: &[f64], ct: &[f64], k: usize) -> (usize, f64, f64) {
+    let (mut best, mut near, mut next) = (0, f64::INFINITY, f64::INFINITY);
+    // Blocks of up to 16 centres: the accumulator fits in vector registers (a larger array
+    // was zeroed in memory for every point).
+    for c0 in (0..k).step_by(NEAREST_BLOCK) {
+        let m = (k - c0).min(NEAREST_BLOCK);
+        let mut acc = [0.0f64; NEAREST_BLOCK];
+        let acc = &mut acc[..m];
+        for (w, &xv) in p.iter().enumerate() {
+            for (a, &cv) in acc.iter_mut().zip(&ct[w * k + c0..w * k + c0 + m]) {
+                let d = xv - cv;
+                *a += d * d;
+            }
+        }
+        for (c, &d) in acc.iter().enumerate() {
+            if d < near {
+                (next, near, best) = (near, d, c0 + c);
+            } else if d < next {
+                next = d;
+            }
+        }
+    }
+    (best, near, next)
+}
+
+/// The diagonal of the points' bounding box: no distance between points or centres (means of
+/// points) exceeds it.
+fn diameter(x: &[f64], width: usize) -> f64 {
+    (0..width)
+        .map(|w| {
+            let (lo, hi) = x
+                .iter()
+                .skip(w)
+                .step_by(width)
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(v), hi.max(v))
+                });
+            (hi - lo).powi(2)
+        })
+        .sum::<f64>()
+        .sqrt()
+}
