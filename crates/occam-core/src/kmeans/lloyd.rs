@@ -1,4 +1,4 @@
-//! Lloyd iterations with Hamerly's bounds, the same labels as the plain algorithm.
+//! Lloyd iterations with Hamerly's or Elkan's bounds, the same labels as the plain algorithm.
 
 use super::MAX_LLOYD;
 use rayon::prelude::*;
@@ -47,7 +47,11 @@ pub(super) fn lloyd(
     // the first step skips every point nearer its centre than half the distance from that
     // centre to any other (a full scan of n × k distances before).
     let mut upper: Vec<f64> = seeded.iter().map(|d| d.sqrt()).collect();
-    let mut lower = vec![0.0; n];
+    // Elkan's bounds (one per point and centre) where one lower bound per point is weak: with
+    // many centres the second nearest is rarely far, and Hamerly's test fails for most points.
+    let per_centre = k > ELKAN_FROM;
+    let mut lower = vec![0.0; if per_centre { n * k } else { n }];
+    let mut between = vec![0.0; if per_centre { k * k } else { 0 }];
     for _ in 0..MAX_LLOYD {
         sums.iter_mut().for_each(|v| *v = 0.0);
         counts.iter_mut().for_each(|v| *v = 0);
@@ -89,6 +93,50 @@ pub(super) fn lloyd(
                 })
                 .fold(f64::INFINITY, f64::min);
             *h = 0.5 * nearest.sqrt();
+        }
+        if per_centre {
+            // Half the distance between every two centres.
+            for (c, row) in between.chunks_exact_mut(k).enumerate() {
+                for (o, b) in row.iter_mut().enumerate() {
+                    *b = 0.5
+                        * (0..width)
+                            .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
+                            .sum::<f64>()
+                            .sqrt();
+                }
+            }
+            let step = Step {
+                x,
+                width,
+                k,
+                ct: &ct,
+                shift: &shift,
+                half: &half,
+                between: &between,
+                margin,
+            };
+            let assign = |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut [f64])))| {
+                step.elkan(j, l, up, lo)
+            };
+            let changed = if n * k * width >= PARALLEL_WORK {
+                label
+                    .par_iter_mut()
+                    .zip(upper.par_iter_mut().zip(lower.par_chunks_mut(k)))
+                    .enumerate()
+                    .map(assign)
+                    .reduce(|| false, |a, b| a | b)
+            } else {
+                label
+                    .iter_mut()
+                    .zip(upper.iter_mut().zip(lower.chunks_mut(k)))
+                    .enumerate()
+                    .map(assign)
+                    .fold(false, |a, b| a | b)
+            };
+            if !changed {
+                break;
+            }
+            continue;
         }
         let ct = &ct;
         let (shift, half) = (&shift, &half);
@@ -132,6 +180,80 @@ pub(super) fn lloyd(
         if !changed {
             break;
         }
+    }
+}
+
+/// More centres than this take Elkan's bounds, fewer Hamerly's (see [`lloyd`]).
+const ELKAN_FROM: usize = 16;
+
+/// One assignment step's centres and bounds, for [`Step::elkan`].
+struct Step<'a> {
+    x: &'a [f64],
+    width: usize,
+    k: usize,
+    /// The centres, transposed (width × k).
+    ct: &'a [f64],
+    /// How far each centre moved in this step.
+    shift: &'a [f64],
+    /// Half the distance from each centre to the nearest other.
+    half: &'a [f64],
+    /// Half the distance between every two centres (k × k).
+    between: &'a [f64],
+    margin: f64,
+}
+
+impl Step<'_> {
+    /// |x_j − centre c|², summed over the values in order as the plain algorithm does.
+    fn distance2(&self, j: usize, c: usize) -> f64 {
+        let (width, k) = (self.width, self.k);
+        self.x[j * width..(j + 1) * width]
+            .iter()
+            .enumerate()
+            .map(|(w, &xv)| (xv - self.ct[w * k + c]).powi(2))
+            .sum::<f64>()
+    }
+
+    /// Point `j`'s nearest centre by Elkan's bounds (Elkan 2003, "Using the triangle inequality
+    /// to accelerate k-means"): `up` bounds its distance to its centre `l` from above, `lo[c]`
+    /// its distance to centre c from below; both are moved by the centres' shifts. A centre is
+    /// passed over only when one of them proves it farther, by more than the margin, than the
+    /// best centre so far; every other is measured exactly and compared as the plain algorithm
+    /// compares (a tie goes to the lower label). Returns whether the label changed.
+    fn elkan(&self, j: usize, l: &mut usize, up: &mut f64, lo: &mut [f64]) -> bool {
+        let a = *l;
+        *up += self.shift[a];
+        for (b, s) in lo.iter_mut().zip(self.shift) {
+            *b -= s;
+        }
+        if *up + self.margin < self.half[a] {
+            return false;
+        }
+        let (mut best, mut best_d2, mut tight) = (a, f64::NAN, false);
+        for c in 0..self.k {
+            if c == best {
+                continue;
+            }
+            let bound = lo[c].max(self.between[best * self.k + c]);
+            if *up + self.margin < bound {
+                continue;
+            }
+            if !tight {
+                best_d2 = self.distance2(j, best);
+                *up = best_d2.sqrt();
+                lo[best] = *up;
+                tight = true;
+                if *up + self.margin < bound {
+                    continue;
+                }
+            }
+            let d2 = self.distance2(j, c);
+            lo[c] = d2.sqrt();
+            if d2 < best_d2 || (d2 == best_d2 && c < best) {
+                (best, best_d2, *up) = (c, d2, lo[c]);
+            }
+        }
+        *l = best;
+        best != a
     }
 }
 

@@ -149,9 +149,10 @@ fn squared_distances<const W: usize>(
     d2: &mut [f64],
 ) {
     let m = d2.len();
-    let cols: [&[f64]; W] = std::array::from_fn(|w| &xt[w * n + j0..w * n + j0 + m]);
+    let cols: [&[f64]; W] = std::array::from_fn(|w| &xt[w * n + j0..][..m]);
     let c: [f64; W] = std::array::from_fn(|w| centre[w]);
-    for (j, d) in d2.iter_mut().enumerate() {
+    // Every column is m long, as is d2: the indexing below needs no checks and vectorises.
+    for (j, d) in d2[..m].iter_mut().enumerate() {
         let mut s = 0.0;
         for w in 0..W {
             let e = cols[w][j] - c[w];
