@@ -270,25 +270,31 @@ pub(crate) fn observe_each(
     d.visit(O(values, observed, len, each))
 }
 
-/// Checks every observed element of `values`: the first invalid one and why. A scalar Gaussian's
-/// values need only be finite, checked in blocks without forming u(x) (the same verdict, and the
-/// same message through the family's own check, as [`observe_each`]).
+/// Checks every observed element of `values`: the first invalid one and why. A Gaussian's values
+/// (scalar or vector) need only be finite, checked in blocks without forming u(x) (the same
+/// verdict, and the same message through the family's own check, as [`observe_each`]).
 fn check_values(
     d: &Dist,
     len: usize,
     values: &[f64],
     observed: &Observed,
 ) -> Result<(), (usize, String)> {
-    if matches!(d, Dist::Gaussian(_)) && matches!(observed, Observed::All) {
+    let vlen = match d {
+        Dist::Gaussian(_) => 1,
+        Dist::MvGaussian(m) => m.d,
+        _ => 0,
+    };
+    if vlen > 0 && matches!(observed, Observed::All) {
+        // Elements per block.
         const BLOCK: usize = 256;
         // Any NaN or ±∞ makes the block's sum of 0·x NaN.
         let bad = values
-            .chunks(BLOCK)
+            .chunks(BLOCK * vlen)
             .position(|b| b.iter().fold(0.0, |s, &x| s + 0.0 * x).is_nan());
         let Some(block) = bad else {
             return Ok(());
         };
-        let rest = &values[block * BLOCK..];
+        let rest = &values[block * BLOCK * vlen..];
         let sub = Observed::All;
         return observe_each(d, len, rest, &sub, |_, _, _| {})
             .map_err(|(e, why)| (block * BLOCK + e, why));

@@ -277,3 +277,42 @@ fn run_errors_are_reported() {
         "{err}"
     );
 }
+
+/// The same for vector Gaussians, checked in blocks of 256 elements of d values each: the
+/// element named is the one holding the first invalid value, wherever it sits in its vector.
+#[test]
+fn the_first_invalid_observed_vector_is_named_wherever_it_is() {
+    let (n, d) = (600, 3);
+    let identity: Vec<f64> = (0..d * d)
+        .map(|i| if i % (d + 1) == 0 { 1.0 } else { 0.0 })
+        .collect();
+    let observe = |values: Vec<f64>| {
+        let mut g = Graph::new();
+        let np = g.plate("N", n);
+        let x = g
+            .add(
+                "x",
+                MvGaussian { d },
+                &[np],
+                [cv(vec![0.0; d]), cv(identity.clone())],
+            )
+            .unwrap();
+        g.observe_values(x, values, None).map_err(|e| e.to_string())
+    };
+    let base: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin()).collect();
+    assert!(observe(base.clone()).is_ok());
+    for (at, w, bad) in [
+        (0, 0, f64::NAN),
+        (255, 2, f64::INFINITY),
+        (256, 1, f64::NAN),
+        (599, 2, -f64::INFINITY),
+    ] {
+        let mut v = base.clone();
+        v[at * d + w] = bad;
+        // A later invalid value is not the one named.
+        let later = (at * d + w + 400).min(n * d - 1);
+        v[later] = bad;
+        let want = format!("node `x`, element {at}: {bad} is not a finite real number");
+        assert_eq!(observe(v).unwrap_err(), want);
+    }
+}

@@ -14,6 +14,7 @@ use crate::errors::{raise, to_py, IntoPy};
 use crate::fitted::PyFitted;
 use crate::observe::{PyObserver, SIGNAL_EVERY};
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 /// Where the model text comes from.
 #[derive(Clone)]
@@ -78,9 +79,25 @@ impl PyModel {
 /// The largest `threads` accepted (as the CLI's `--threads`).
 const MAX_THREADS: usize = 1024;
 
+/// The pool of `n` threads, built on first use and kept for the process: building one (spawning
+/// its threads) for every fit cost a measurable share of a small fit's time (the estimator fits
+/// small problems on one thread). Fits may share a pool: results do not depend on scheduling.
+fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(m, _)| *m == n) {
+        return Ok(p.clone());
+    }
+    let p = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(n).build()?);
+    pools.push((n, p.clone()));
+    Ok(p)
+}
+
 /// Runs one fit with the GIL released; a Python error raised in the observer wins. `threads`:
-/// `None` runs on the global pool (all cores), `Some(n)` on a pool of its own with n threads,
-/// driven from a helper thread while this (main) thread waits and looks for Ctrl-C, which Python
+/// `None` runs on the global pool (all cores), `Some(n)` on a pool of n threads ([`pool`]),
+/// as a job of that pool while this (main) thread waits and looks for Ctrl-C, which Python
 /// delivers to the main thread only. Results do not depend on the number of threads.
 pub fn fit_released(
     py: Python<'_>,
@@ -93,18 +110,17 @@ pub fn fit_released(
     let result = match threads {
         None => py.allow_threads(|| model.fit_observed(settings, &mut obs)),
         Some(n) if (1..=MAX_THREADS).contains(&n) => {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
+            let pool = pool(n)
                 .map_err(|e| raise(py, "UsageError", format!("threads: no thread pool ({e})")))?;
             let interrupt = obs.interrupt.clone();
             let (result, signal) = py.allow_threads(|| {
-                std::thread::scope(|s| {
+                // The fit runs as a job of the pool (on one of its threads, so its parallel
+                // loops use that pool) while this thread waits.
+                pool.in_place_scope(|s| {
                     let (done, wait) = std::sync::mpsc::channel();
                     let obs = &mut obs;
-                    s.spawn(move || {
-                        let r = pool.install(|| model.fit_observed(settings, obs));
-                        let _ = done.send(r);
+                    s.spawn(move |_| {
+                        let _ = done.send(model.fit_observed(settings, obs));
                     });
                     let mut signal = None;
                     loop {

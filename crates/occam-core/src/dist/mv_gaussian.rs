@@ -6,7 +6,10 @@
 //! (Wishart d×d). Messages: to μ [⟨Λ⟩⟨x⟩, −½ col⟨Λ⟩]; to Λ [−½ col⟨(x−μ)(x−μ)ᵀ⟩, ½].
 
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
-use crate::linalg::{mat_vec, trace_of_product, Cholesky};
+use crate::linalg::{
+    chol_inverse_into, chol_log_det, chol_solve_in_place, cholesky_into, mat_vec, trace_of_product,
+    with_scratch, Cholesky,
+};
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
@@ -29,47 +32,43 @@ pub(crate) fn gaussian_vector_moments(
     d: usize,
     u: &mut [f64],
 ) -> Result<f64, OutOfDomain> {
-    let (chol, inv) = precision_factor(phi, d)?;
-    Ok(moments_from_factor(phi, d, &chol, &inv, u))
+    let mut a = 0.0;
+    gaussian_vector_moments_rows(phi, d, u, std::slice::from_mut(&mut a)).map_err(|(_, e)| e)?;
+    Ok(a)
 }
 
 /// A(φ) − φ·u of a d-dimensional Gaussian without cancellation: A holds ½ φ₁·μ and so does
 /// φ·u = ½ φ₁·μ − d/2, so the difference is ½(d − ln|Λ| + d ln 2π), the entropy. Falls back
 /// to the subtraction when Λ = −2φ₂ has no Cholesky factor (never for a valid φ).
 pub(crate) fn own_vector(phi: &[f64], d: usize, u: &[f64], a: f64) -> f64 {
-    let lam: Vec<f64> = phi[d..d + d * d].iter().map(|v| -2.0 * v).collect();
-    match Cholesky::new(&lam, d) {
-        Some(chol) => 0.5 * (d as f64 * (1.0 + LN_2PI) - chol.log_det()),
-        None => a - phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>(),
-    }
+    with_scratch(d * d, |l| {
+        if cholesky_into(&phi[d..d + d * d], -2.0, d, l) {
+            0.5 * (d as f64 * (1.0 + LN_2PI) - chol_log_det(l, d))
+        } else {
+            a - phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>()
+        }
+    })
 }
 
-fn precision_factor(phi: &[f64], d: usize) -> Result<(Cholesky, Vec<f64>), OutOfDomain> {
-    let lam: Vec<f64> = phi[d..d + d * d].iter().map(|v| -2.0 * v).collect();
-    let chol = Cholesky::new(&lam, d)
-        .ok_or(OutOfDomain("Gaussian precision must be positive definite"))?;
-    let mut inv = vec![0.0; d * d];
-    chol.inverse_into(&mut inv);
-    Ok((chol, inv))
-}
-
-fn moments_from_factor(phi: &[f64], d: usize, chol: &Cholesky, inv: &[f64], u: &mut [f64]) -> f64 {
+/// u and A(φ) of one row from the Cholesky factor `l` of its precision Λ = −2φ₂ and Σ = Λ⁻¹.
+fn moments_from_factor(phi: &[f64], d: usize, l: &[f64], inv: &[f64], u: &mut [f64]) -> f64 {
     let (mean, second) = u.split_at_mut(d);
     mean.copy_from_slice(&phi[..d]);
-    chol.solve_in_place(mean);
+    chol_solve_in_place(l, d, mean);
     second.copy_from_slice(inv);
-    for i in 0..d {
-        for j in 0..d {
-            second[i * d + j] += mean[i] * mean[j];
+    for (row, &mi) in second.chunks_exact_mut(d).zip(mean.iter()) {
+        for (s, &mj) in row.iter_mut().zip(mean.iter()) {
+            *s += mi * mj;
         }
     }
     let quad: f64 = phi[..d].iter().zip(mean.iter()).map(|(a, b)| a * b).sum();
-    0.5 * quad - 0.5 * chol.log_det() + 0.5 * d as f64 * LN_2PI
+    0.5 * quad - 0.5 * chol_log_det(l, d) + 0.5 * d as f64 * LN_2PI
 }
 
 /// `moments_rows` of d-dimensional Gaussians: a row whose precision part φ₂ equals the previous
 /// factorised row's (e.g. every latent vector of PCA without missing data) reuses its Cholesky
-/// factor and inverse; the result is the same as row by row.
+/// factor and inverse; the result is the same as row by row. The factor, the inverse and the
+/// inverse's scratch live in this thread's [`with_scratch`] buffer: nothing is allocated.
 pub(crate) fn gaussian_vector_moments_rows(
     phi: &[f64],
     d: usize,
@@ -77,20 +76,27 @@ pub(crate) fn gaussian_vector_moments_rows(
     a: &mut [f64],
 ) -> Result<(), (usize, OutOfDomain)> {
     let len = d + d * d;
-    let mut last: Option<(usize, Cholesky, Vec<f64>)> = None;
-    for (r, ar) in a.iter_mut().enumerate() {
-        let p = &phi[r * len..(r + 1) * len];
-        let same = last
-            .as_ref()
-            .is_some_and(|(row, ..)| phi[row * len + d..(row + 1) * len] == p[d..]);
-        if !same {
-            let (chol, inv) = precision_factor(p, d).map_err(|e| (r, e))?;
-            last = Some((r, chol, inv));
+    with_scratch(3 * d * d, |buf| {
+        let (l, rest) = buf.split_at_mut(d * d);
+        let (inv, work) = rest.split_at_mut(d * d);
+        let mut last: Option<usize> = None;
+        for (r, ar) in a.iter_mut().enumerate() {
+            let p = &phi[r * len..(r + 1) * len];
+            let same = last.is_some_and(|row| phi[row * len + d..(row + 1) * len] == p[d..]);
+            if !same {
+                if !cholesky_into(&p[d..], -2.0, d, l) {
+                    return Err((
+                        r,
+                        OutOfDomain("Gaussian precision must be positive definite"),
+                    ));
+                }
+                chol_inverse_into(l, d, inv, work);
+                last = Some(r);
+            }
+            *ar = moments_from_factor(p, d, l, inv, &mut u[r * len..(r + 1) * len]);
         }
-        let (_, chol, inv) = last.as_ref().expect("factorised above");
-        *ar = moments_from_factor(p, d, chol, inv, &mut u[r * len..(r + 1) * len]);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 pub(crate) fn gaussian_vector_sample(phi: &[f64], d: usize, rng: &mut Rng, x: &mut [f64]) {
@@ -124,10 +130,11 @@ pub(crate) fn gaussian_vector_observe(x: &[f64], d: usize, u: &mut [f64]) -> Res
     if let Some(v) = x.iter().find(|v| !v.is_finite()) {
         return Err(format!("{v} is not a finite real number"));
     }
-    u[..d].copy_from_slice(x);
-    for i in 0..d {
-        for j in 0..d {
-            u[d + i * d + j] = x[i] * x[j];
+    let (mean, second) = u[..d + d * d].split_at_mut(d);
+    mean.copy_from_slice(&x[..d]);
+    for (row, &xi) in second.chunks_exact_mut(d).zip(mean.iter()) {
+        for (s, &xj) in row.iter_mut().zip(mean.iter()) {
+            *s = xi * xj;
         }
     }
     Ok(0.0)

@@ -8,7 +8,7 @@
 //! [−½ col⟨Λ⟩, ν/2].
 
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
-use crate::linalg::Cholesky;
+use crate::linalg::{chol_inverse_into, chol_log_det, cholesky_into, with_scratch, Cholesky};
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, ArgProblem, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec,
@@ -28,14 +28,22 @@ pub struct Wishart {
     pub dof: f64,
 }
 
-/// (ν, Cholesky of S = R/2) of the member with natural parameters φ.
-fn dof_and_scale(phi: &[f64], d: usize) -> Result<(f64, Cholesky), OutOfDomain> {
+/// ν = 2φ₂ + d + 1 of the member with natural parameters φ.
+fn dof(phi: &[f64], d: usize) -> Result<f64, OutOfDomain> {
     let nu = 2.0 * phi[d * d] + d as f64 + 1.0;
     if !(nu > d as f64 - 1.0) {
         return Err(OutOfDomain("Wishart degrees of freedom must exceed d − 1"));
     }
+    Ok(nu)
+}
+
+const NOT_POSITIVE_DEFINITE: OutOfDomain = OutOfDomain("Wishart rate must be positive definite");
+
+/// (ν, Cholesky of S = R/2) of the member with natural parameters φ.
+fn dof_and_scale(phi: &[f64], d: usize) -> Result<(f64, Cholesky), OutOfDomain> {
+    let nu = dof(phi, d)?;
     let s: Vec<f64> = phi[..d * d].iter().map(|v| -v).collect();
-    let chol = Cholesky::new(&s, d).ok_or(OutOfDomain("Wishart rate must be positive definite"))?;
+    let chol = Cholesky::new(&s, d).ok_or(NOT_POSITIVE_DEFINITE)?;
     Ok((nu, chol))
 }
 
@@ -119,11 +127,19 @@ impl ExpFamily for Wishart {
             - 0.5 * self.dof * (r[d * d] - d as f64 * std::f64::consts::LN_2)
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
+        // The factor of S = −mat(φ₁) and the inverse's scratch in this thread's buffer: one
+        // call per component per update, allocating nothing.
         let d = self.d;
-        let (nu, chol) = dof_and_scale(phi, d)?;
-        chol.inverse_into(&mut u[..d * d]);
+        let nu = dof(phi, d)?;
+        let ln_det_s = with_scratch(2 * d * d, |buf| {
+            let (l, work) = buf.split_at_mut(d * d);
+            if !cholesky_into(&phi[..d * d], -1.0, d, l) {
+                return Err(NOT_POSITIVE_DEFINITE);
+            }
+            chol_inverse_into(l, d, &mut u[..d * d], work);
+            Ok(chol_log_det(l, d))
+        })?;
         u[..d * d].iter_mut().for_each(|v| *v *= nu / 2.0);
-        let ln_det_s = chol.log_det();
         let (ln_g, psi) = ln_multigamma_and_digamma(nu / 2.0, d);
         u[d * d] = psi - ln_det_s;
         Ok(ln_g - nu / 2.0 * ln_det_s)

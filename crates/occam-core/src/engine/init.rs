@@ -1,7 +1,13 @@
-//! Initialisation of every q (prior, random draw, given values, k-means++ for mixture indices) and
-//! ancestral sampling from the prior.
+//! Initialisation of every q (prior, random draw, given values, k-means++ for mixture indices).
 
 use super::*;
+
+/// The start [`Vmp::start_categorical`] writes: labels (one-hot moments) or given moments.
+#[derive(Clone, Copy)]
+enum Given<'a> {
+    Labels(&'a [usize]),
+    Moments(&'a [f64]),
+}
 
 /// How much sharper than the prior a random start's q is (its precision over the prior's): see
 /// the `Init::Random` arm of [`Vmp::initialize`].
@@ -72,20 +78,35 @@ impl Vmp {
         }
         let assigned;
         let init = match start {
-            Init::KMeansPlusPlus => {
-                assigned = match self.kmeans_assignment(i, rng) {
-                    Some(moments) => Init::Moments(moments),
-                    None => Init::Random,
-                };
-                &assigned
-            }
+            Init::KMeansPlusPlus => match self.kmeans_assignment(i, rng) {
+                Some(label) => {
+                    // The assignment's one-hot moments are written straight into the node
+                    // where it can (no n × K array in between), else formed for the general path.
+                    if self.start_categorical(i, Given::Labels(&label))? {
+                        return Ok(());
+                    }
+                    let k = self.nodes[i].len;
+                    let mut u = vec![0.0; label.len() * k];
+                    for (e, &l) in label.iter().enumerate() {
+                        u[e * k + l] = 1.0;
+                    }
+                    assigned = Init::Moments(u);
+                    &assigned
+                }
+                None => {
+                    assigned = Init::Random;
+                    &assigned
+                }
+            },
             other => other,
         };
         if self.init_shared(i, init, rng)? {
             return Ok(());
         }
-        if self.start_categorical_from_moments(i, init)? {
-            return Ok(());
+        if let Init::Moments(values) = init {
+            if self.start_categorical(i, Given::Moments(values))? {
+                return Ok(());
+            }
         }
         let node = &self.nodes[i];
         let zeros = vec![0.0; node.n * node.len];
@@ -167,17 +188,14 @@ impl Vmp {
     }
 
     /// A Categorical whose elements share their parents' elements (`Node::groups`, e.g. z[N] with
-    /// one π), started from given moments (a mixture index's k-means assignment, or the user's
+    /// one π), started from given moments (a mixture index's k-means labels, or the user's
     /// values): φ is the prior's and the moments are the given ones, as after the general path
     /// below, but the prior update is not run element by element. That update — Winn (2.19)
     /// without messages, an n × K softmax — computes moments the start then overwrites; here φ and
     /// A(φ) are formed once per group and copied. Returns whether node `i` was started here.
-    fn start_categorical_from_moments(&mut self, i: usize, init: &Init) -> Result<bool, RunError> {
-        let Init::Moments(values) = init else {
-            return Ok(false);
-        };
+    fn start_categorical(&mut self, i: usize, given: Given<'_>) -> Result<bool, RunError> {
         let node = &self.nodes[i];
-        let (Body::Stochastic(dist), Some((group, _))) = (&node.body, &node.groups) else {
+        let (Body::Stochastic(dist), Some(_)) = (&node.body, &node.groups) else {
             return Ok(false);
         };
         if !matches!(node.kind, MomentKind::Categorical { .. }) || node.block.is_some() || node.map
@@ -185,15 +203,15 @@ impl Vmp {
             return Ok(false);
         }
         let (n, len) = (node.n, node.len);
-        if values.len() != n * len {
+        let given_len = match given {
+            Given::Labels(label) => label.len() * len,
+            Given::Moments(values) => values.len(),
+        };
+        if given_len != n * len {
             return Err(self.numerical(
                 i,
                 0,
-                format!(
-                    "initial moments need {} values, got {}",
-                    n * len,
-                    values.len()
-                ),
+                format!("initial moments need {} values, got {given_len}", n * len),
             ));
         }
         struct Priors<'a>(&'a [Node], &'a Node);
@@ -212,16 +230,28 @@ impl Vmp {
             .map(|phi| moments(dist, phi, &mut tmp))
             .collect::<Result<Vec<f64>, String>>()
             .map_err(|w| self.numerical(i, 0, w))?;
-        let latent: Vec<(usize, usize)> = (0..n)
-            .filter(|&e| !node.is_observed(e))
-            .map(|e| (e, group[e] as usize))
-            .collect();
         let node = &mut self.nodes[i];
-        for (e, g) in latent {
-            let r = e * len..(e + 1) * len;
-            node.u[r.clone()].copy_from_slice(&values[r.clone()]);
-            node.phi[r].copy_from_slice(&gphi[g * len..(g + 1) * len]);
-            node.a[e] = ga[g];
+        let group = &node.groups.as_ref().expect("checked above").0;
+        let rows = node
+            .u
+            .chunks_exact_mut(len)
+            .zip(node.phi.chunks_exact_mut(len))
+            .zip(node.a.iter_mut())
+            .enumerate();
+        for (e, ((u, phi), a)) in rows {
+            if node.observed.get(e) {
+                continue;
+            }
+            let g = group[e] as usize;
+            match given {
+                Given::Labels(label) => {
+                    u.iter_mut().for_each(|v| *v = 0.0);
+                    u[label[e]] = 1.0;
+                }
+                Given::Moments(values) => u.copy_from_slice(&values[e * len..(e + 1) * len]),
+            }
+            phi.copy_from_slice(&gphi[g * len..(g + 1) * len]);
+            *a = ga[g];
         }
         self.changed(i);
         Ok(true)
@@ -326,9 +356,9 @@ impl Vmp {
         out
     }
 
-    /// One-hot moments for index node `i` from k-means++ seeds over its observed mixture child's
-    /// values (see [`Init::KMeansPlusPlus`]); `None` if there is no such child.
-    pub(super) fn kmeans_assignment(&self, i: usize, rng: &mut Rng) -> Option<Vec<f64>> {
+    /// The label of every element of index node `i` from k-means++ seeds over its observed
+    /// mixture child's values (see [`Init::KMeansPlusPlus`]); `None` if there is no such child.
+    pub(super) fn kmeans_assignment(&self, i: usize, rng: &mut Rng) -> Option<Vec<usize>> {
         let index = &self.nodes[i];
         let MomentKind::Categorical { k } = index.kind else {
             return None;
@@ -368,87 +398,7 @@ impl Vmp {
             gathered = f;
             &gathered
         };
-        let label = crate::kmeans::kmeans(features, index.n, width, k, rng);
-        let mut u = vec![0.0; index.n * k];
-        for (e, &l) in label.iter().enumerate() {
-            u[e * k + l] = 1.0;
-        }
-        Some(u)
-    }
-
-    /// Ancestral sampling from the generative model (data are ignored): every stochastic node is drawn
-    /// from its conditional given its parents' drawn values, in topological order; deterministic
-    /// nodes are evaluated on them. Returns the drawn values of every node (empty for deterministic
-    /// and constant nodes), row-major over its plates. Leaves each node's moments at u(draw).
-    pub fn sample_prior(&mut self, seed: u64) -> Result<Vec<Vec<f64>>, RunError> {
-        let mut rng = Rng::seed_from_u64(seed);
-        let mut draws = Vec::with_capacity(self.nodes.len());
-        for i in 0..self.nodes.len() {
-            let dist = match &self.nodes[i].body {
-                Body::Stochastic(d) => d.clone(),
-                Body::Deterministic(_) => {
-                    match self.linear[i].clone().filter(|l| l.f == i) {
-                        // The child's prior needs F's moments here: form them from the draws.
-                        Some(lin) => self.nodes[i].u = lin.f_moments(&self.nodes),
-                        None => self.refresh(i),
-                    }
-                    draws.push(Vec::new());
-                    continue;
-                }
-                Body::Constant => {
-                    draws.push(Vec::new());
-                    continue;
-                }
-                Body::Chain(_) => {
-                    let x = self.sample_chain(i, &mut rng);
-                    draws.push(x);
-                    continue;
-                }
-            };
-            self.unshare(i);
-            let node = &self.nodes[i];
-            let (n, len, vlen) = (node.n, node.len, value_len(&dist));
-            let mut phi = vec![0.0; len];
-            let mut tmp = vec![0.0; len];
-            let mut buf = Vec::new();
-            let mut x = vec![0.0; n * vlen];
-            let mut u = vec![0.0; n * len];
-            struct Prior<'a>(
-                &'a [Node],
-                &'a Node,
-                usize,
-                &'a mut [f64],
-                &'a mut [f64],
-                &'a mut Vec<f64>,
-            );
-            impl DistVisitor for Prior<'_> {
-                type Output = ();
-                fn visit<D: ExpFamily>(self, d: &D) {
-                    prior_of(d, self.0, self.1, self.2, self.3, self.4, self.5);
-                }
-            }
-            for e in 0..n {
-                dist.visit(Prior(&self.nodes, node, e, &mut phi, &mut tmp, &mut buf));
-                if moments(&dist, &phi, &mut tmp).is_err() {
-                    return Err(self.numerical(
-                        i,
-                        e,
-                        "the prior given the drawn parents is improper".into(),
-                    ));
-                }
-                sample(&dist, &phi, &mut rng, &mut x[e * vlen..(e + 1) * vlen]);
-                observe(
-                    &dist,
-                    &x[e * vlen..(e + 1) * vlen],
-                    &mut u[e * len..(e + 1) * len],
-                )
-                .map_err(|w| self.numerical(i, e, w))?;
-            }
-            self.nodes[i].u = u;
-            self.changed(i);
-            draws.push(x);
-        }
-        Ok(draws)
+        Some(crate::kmeans::kmeans(features, index.n, width, k, rng))
     }
 }
 

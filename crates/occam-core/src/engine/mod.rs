@@ -35,6 +35,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 mod access;
+mod ancestral;
 mod bound;
 mod chain;
 mod compile;

@@ -1,0 +1,306 @@
+//! Lloyd iterations with Hamerly's or Elkan's bounds, the same labels as the plain algorithm.
+
+use super::MAX_LLOYD;
+use rayon::prelude::*;
+
+/// Points × centres × width above which an assignment step runs on the thread pool.
+pub(super) const PARALLEL_WORK: usize = 1 << 18;
+
+/// Lloyd iterations from the seeds' `centres` (k rows of `width`) and `label`: centres to the
+/// means of their points (an emptied cluster keeps its centre), points to their nearest centre
+/// (ties to the lower label), until no label changes or [`MAX_LLOYD`] steps.
+///
+/// Hamerly's bounds (Hamerly 2010, "Making k-means even faster") skip most distance computations
+/// once the clusters settle, without changing a single label: each point keeps an upper bound on
+/// its distance to its own centre and a lower bound on its distance to every other one, moved by
+/// the centres' shifts (triangle inequality). A point is only skipped when its own centre is
+/// nearer than every other by more than `margin`, far above the rounding of any distance here, so
+/// the full scan, which decides every other point exactly as the plain algorithm does, would have
+/// kept its label. Each point's label depends on that point alone: the same labels on any number
+/// of threads.
+pub(super) fn lloyd(
+    x: &[f64],
+    n: usize,
+    width: usize,
+    k: usize,
+    centres: &[f64],
+    label: &mut [usize],
+    seeded: &[f64],
+) {
+    let row = |j: usize| &x[j * width..(j + 1) * width];
+    let margin = 1e-9 * diameter(x, width);
+    let mut sums = vec![0.0; k * width];
+    let mut counts = vec![0usize; k];
+    // Centres transposed (width × k): a point's distances to all k centres form one contiguous,
+    // vectorisable accumulation.
+    let mut ct = vec![0.0; width * k];
+    for (c, centre) in centres.chunks(width).enumerate() {
+        for (w, &v) in centre.iter().enumerate() {
+            ct[w * k + c] = v;
+        }
+    }
+    let mut old = ct.clone();
+    let mut shift = vec![0.0; k];
+    let mut half = vec![0.0; k];
+    // The seeding's distances bound the first step too: |x − seed| bounds the distance to the
+    // point's own centre (before that centre moves), and 0 is a lower bound on every other, so
+    // the first step skips every point nearer its centre than half the distance from that
+    // centre to any other (a full scan of n × k distances before).
+    let mut upper: Vec<f64> = seeded.iter().map(|d| d.sqrt()).collect();
+    // Elkan's bounds (one per point and centre) where one lower bound per point is weak: with
+    // many centres the second nearest is rarely far, and Hamerly's test fails for most points.
+    let per_centre = k > ELKAN_FROM;
+    let mut lower = vec![0.0; if per_centre { n * k } else { n }];
+    let mut between = vec![0.0; if per_centre { k * k } else { 0 }];
+    for _ in 0..MAX_LLOYD {
+        sums.iter_mut().for_each(|v| *v = 0.0);
+        counts.iter_mut().for_each(|v| *v = 0);
+        for (j, &l) in label.iter().enumerate() {
+            counts[l] += 1;
+            sums[l * width..(l + 1) * width]
+                .iter_mut()
+                .zip(row(j))
+                .for_each(|(s, v)| *s += v);
+        }
+        old.copy_from_slice(&ct);
+        for (c, &m) in counts.iter().enumerate() {
+            if m > 0 {
+                for w in 0..width {
+                    ct[w * k + c] = sums[c * width + w] / m as f64;
+                }
+            }
+        }
+        // The largest shift and the largest among the other centres', for the lower bounds.
+        let (mut top, mut top_at, mut second) = (0.0f64, usize::MAX, 0.0f64);
+        for (c, s) in shift.iter_mut().enumerate() {
+            *s = (0..width)
+                .map(|w| (ct[w * k + c] - old[w * k + c]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            if *s > top {
+                (second, top, top_at) = (top, *s, c);
+            } else if *s > second {
+                second = *s;
+            }
+        }
+        for (c, h) in half.iter_mut().enumerate() {
+            let nearest = (0..k)
+                .filter(|&o| o != c)
+                .map(|o| {
+                    (0..width)
+                        .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min);
+            *h = 0.5 * nearest.sqrt();
+        }
+        if per_centre {
+            // Half the distance between every two centres.
+            for (c, row) in between.chunks_exact_mut(k).enumerate() {
+                for (o, b) in row.iter_mut().enumerate() {
+                    *b = 0.5
+                        * (0..width)
+                            .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
+                            .sum::<f64>()
+                            .sqrt();
+                }
+            }
+            let step = Step {
+                x,
+                width,
+                k,
+                ct: &ct,
+                shift: &shift,
+                half: &half,
+                between: &between,
+                margin,
+            };
+            let assign = |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut [f64])))| {
+                step.elkan(j, l, up, lo)
+            };
+            let changed = if n * k * width >= PARALLEL_WORK {
+                label
+                    .par_iter_mut()
+                    .zip(upper.par_iter_mut().zip(lower.par_chunks_mut(k)))
+                    .enumerate()
+                    .map(assign)
+                    .reduce(|| false, |a, b| a | b)
+            } else {
+                label
+                    .iter_mut()
+                    .zip(upper.iter_mut().zip(lower.chunks_mut(k)))
+                    .enumerate()
+                    .map(assign)
+                    .fold(false, |a, b| a | b)
+            };
+            if !changed {
+                break;
+            }
+            continue;
+        }
+        let ct = &ct;
+        let (shift, half) = (&shift, &half);
+        let assign = |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut f64)))| {
+            let a = *l;
+            *up += shift[a];
+            *lo -= if a == top_at { second } else { top };
+            let m = half[a].max(*lo);
+            if *up + margin < m {
+                return false;
+            }
+            *up = row(j)
+                .iter()
+                .enumerate()
+                .map(|(w, &xv)| (xv - ct[w * k + a]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            if *up + margin < m {
+                return false;
+            }
+            let (best, near, next) = nearest(row(j), ct, k);
+            (*up, *lo) = (near.sqrt(), next.sqrt());
+            *l = best;
+            best != a
+        };
+        let changed = if n * k * width >= PARALLEL_WORK {
+            label
+                .par_iter_mut()
+                .zip(upper.par_iter_mut().zip(lower.par_iter_mut()))
+                .enumerate()
+                .map(assign)
+                .reduce(|| false, |a, b| a | b)
+        } else {
+            label
+                .iter_mut()
+                .zip(upper.iter_mut().zip(lower.iter_mut()))
+                .enumerate()
+                .map(assign)
+                .fold(false, |a, b| a | b)
+        };
+        if !changed {
+            break;
+        }
+    }
+}
+
+/// More centres than this take Elkan's bounds, fewer Hamerly's (see [`lloyd`]).
+const ELKAN_FROM: usize = 16;
+
+/// One assignment step's centres and bounds, for [`Step::elkan`].
+struct Step<'a> {
+    x: &'a [f64],
+    width: usize,
+    k: usize,
+    /// The centres, transposed (width × k).
+    ct: &'a [f64],
+    /// How far each centre moved in this step.
+    shift: &'a [f64],
+    /// Half the distance from each centre to the nearest other.
+    half: &'a [f64],
+    /// Half the distance between every two centres (k × k).
+    between: &'a [f64],
+    margin: f64,
+}
+
+impl Step<'_> {
+    /// |x_j − centre c|², summed over the values in order as the plain algorithm does.
+    fn distance2(&self, j: usize, c: usize) -> f64 {
+        let (width, k) = (self.width, self.k);
+        self.x[j * width..(j + 1) * width]
+            .iter()
+            .enumerate()
+            .map(|(w, &xv)| (xv - self.ct[w * k + c]).powi(2))
+            .sum::<f64>()
+    }
+
+    /// Point `j`'s nearest centre by Elkan's bounds (Elkan 2003, "Using the triangle inequality
+    /// to accelerate k-means"): `up` bounds its distance to its centre `l` from above, `lo[c]`
+    /// its distance to centre c from below; both are moved by the centres' shifts. A centre is
+    /// passed over only when one of them proves it farther, by more than the margin, than the
+    /// best centre so far; every other is measured exactly and compared as the plain algorithm
+    /// compares (a tie goes to the lower label). Returns whether the label changed.
+    fn elkan(&self, j: usize, l: &mut usize, up: &mut f64, lo: &mut [f64]) -> bool {
+        let a = *l;
+        *up += self.shift[a];
+        for (b, s) in lo.iter_mut().zip(self.shift) {
+            *b -= s;
+        }
+        if *up + self.margin < self.half[a] {
+            return false;
+        }
+        let (mut best, mut best_d2, mut tight) = (a, f64::NAN, false);
+        for c in 0..self.k {
+            if c == best {
+                continue;
+            }
+            let bound = lo[c].max(self.between[best * self.k + c]);
+            if *up + self.margin < bound {
+                continue;
+            }
+            if !tight {
+                best_d2 = self.distance2(j, best);
+                *up = best_d2.sqrt();
+                lo[best] = *up;
+                tight = true;
+                if *up + self.margin < bound {
+                    continue;
+                }
+            }
+            let d2 = self.distance2(j, c);
+            lo[c] = d2.sqrt();
+            if d2 < best_d2 || (d2 == best_d2 && c < best) {
+                (best, best_d2, *up) = (c, d2, lo[c]);
+            }
+        }
+        *l = best;
+        best != a
+    }
+}
+
+/// Centres per block of [`nearest`]'s distances.
+const NEAREST_BLOCK: usize = 16;
+
+/// The nearest of the `k` centres `ct` (transposed, width × k) to point `p`: its label (the lower
+/// one on a tie), its squared distance and the squared distance to the next nearest (∞ if k = 1).
+fn nearest(p: &[f64], ct: &[f64], k: usize) -> (usize, f64, f64) {
+    let (mut best, mut near, mut next) = (0, f64::INFINITY, f64::INFINITY);
+    // Blocks of up to 16 centres: the accumulator fits in vector registers (a larger array
+    // was zeroed in memory for every point).
+    for c0 in (0..k).step_by(NEAREST_BLOCK) {
+        let m = (k - c0).min(NEAREST_BLOCK);
+        let mut acc = [0.0f64; NEAREST_BLOCK];
+        let acc = &mut acc[..m];
+        for (w, &xv) in p.iter().enumerate() {
+            for (a, &cv) in acc.iter_mut().zip(&ct[w * k + c0..w * k + c0 + m]) {
+                let d = xv - cv;
+                *a += d * d;
+            }
+        }
+        for (c, &d) in acc.iter().enumerate() {
+            if d < near {
+                (next, near, best) = (near, d, c0 + c);
+            } else if d < next {
+                next = d;
+            }
+        }
+    }
+    (best, near, next)
+}
+
+/// The diagonal of the points' bounding box: no distance between points or centres (means of
+/// points) exceeds it.
+fn diameter(x: &[f64], width: usize) -> f64 {
+    (0..width)
+        .map(|w| {
+            let (lo, hi) = x
+                .iter()
+                .skip(w)
+                .step_by(width)
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(v), hi.max(v))
+                });
+            (hi - lo).powi(2)
+        })
+        .sum::<f64>()
+        .sqrt()
+}
