@@ -245,16 +245,13 @@ fn the_same_clusters_on_any_number_of_threads() {
         .collect();
     assert!(n * width >= PARALLEL_SEEDING && n * k * width >= PARALLEL_WORK);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        crate::threads::on_threads(threads, || {
             let mut rng = crate::Rng::seed_from_u64(11);
             let (centres, seeded, _) = seeds(&x, n, width, k, &mut rng);
             let mut rng = crate::Rng::seed_from_u64(11);
             (centres, seeded, kmeans(&x, n, width, k, &mut rng))
         })
+        .unwrap()
     };
     let one = run(1);
     for threads in [2, 3] {
