@@ -8,7 +8,7 @@ use crate::moments::MomentKind;
 
 /// Bayesian Gaussian mixture with full precisions (BayesPy's `gmm` example; Winn §2.4 with
 /// Wishart precisions): α ~ Dirichlet(c·1_K), z_n ~ Categorical(α), μ_k ~ N(0, (τ I)⁻¹),
-/// Λ_k ~ Wishart(ν, s I) (E[Λ] = ν (s I)⁻¹), y_n ~ N(μ_{z_n}, Λ_{z_n}⁻¹), with a mean-field q.
+/// Λ_k ~ Wishart(ν, s I) (E\[Λ\] = ν (s I)⁻¹), y_n ~ N(μ_{z_n}, Λ_{z_n}⁻¹), with a mean-field q.
 ///
 /// ```
 /// use occam_core::prelude::*;

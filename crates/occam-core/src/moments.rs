@@ -30,7 +30,7 @@ pub enum MomentKind {
         /// Number of categories.
         k: usize,
     },
-    /// u = [x] for counts and other scalars with no conjugate children (Bernoulli, Binomial,
+    /// u = \[x\] for counts and other scalars with no conjugate children (Bernoulli, Binomial,
     /// Poisson, Exponential).
     Scalar,
 }

@@ -270,21 +270,24 @@ pub(crate) fn observe_each(
     d.visit(O(values, observed, len, each))
 }
 
-/// Checks every observed element of `values`: the first invalid one and why. A Gaussian's values
-/// (scalar or vector) need only be finite, checked in blocks without forming u(x) (the same
-/// verdict, and the same message through the family's own check, as [`observe_each`]).
+/// Checks every observed element of `values`: the first invalid one and why. A family whose finite
+/// values are all valid ([`ExpFamily::finite_values_are_valid`]: the Gaussians) is checked in
+/// blocks for NaN and ±∞ without forming u(x); the first bad block goes through the family's own
+/// check, so the verdict and message are those of [`observe_each`].
 fn check_values(
     d: &Dist,
     len: usize,
     values: &[f64],
     observed: &Observed,
 ) -> Result<(), (usize, String)> {
-    let vlen = match d {
-        Dist::Gaussian(_) => 1,
-        Dist::MvGaussian(m) => m.d,
-        _ => 0,
-    };
-    if vlen > 0 && matches!(observed, Observed::All) {
+    struct Bulk;
+    impl DistVisitor for Bulk {
+        type Output = Option<usize>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Option<usize> {
+            d.finite_values_are_valid().then(|| d.value_len())
+        }
+    }
+    if let (Some(vlen), Observed::All) = (d.visit(Bulk), observed) {
         // Elements per block.
         const BLOCK: usize = 256;
         // Any NaN or ±∞ makes the block's sum of 0·x NaN.

@@ -141,6 +141,9 @@ impl ExpFamily for Gaussian {
     fn own_term(&self, phi: &[f64], _u: &[f64], _a: f64) -> f64 {
         own_scalar(phi)
     }
+    fn finite_values_are_valid(&self) -> bool {
+        true
+    }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         if !x[0].is_finite() {
             return Err(format!("{} is not a finite real number", x[0]));

@@ -251,6 +251,68 @@ fn every_distribution_obeys_the_laws() {
     });
 }
 
+/// Law 6: a family that declares every finite value valid (so that observed data are checked in
+/// bulk for NaN and ±∞ only) accepts finite values of any sign and size, subnormal ones included,
+/// and refuses NaN and ±∞ in any position; a family that does not declare it refuses some finite
+/// value or value length's worth of them (else it should declare it).
+struct CheckFiniteValues(u64);
+impl DistVisitor for CheckFiniteValues {
+    type Output = ();
+    fn visit<D: ExpFamily>(self, dist: &D) {
+        use rand::Rng as _;
+        let mut rng = Rng::seed_from_u64(self.0);
+        let (vlen, len) = (dist.value_len(), dist.kind().len());
+        let mut u = vec![0.0; len];
+        let specials = [
+            0.0, -0.0, 1e300, -1e300, 5e-324, -2.5e-310, -3.5, 0.5, 7.0, 2.0,
+        ];
+        let finite: Vec<Vec<f64>> = (0..40)
+            .map(|t| {
+                (0..vlen)
+                    .map(|i| {
+                        if t < specials.len() {
+                            specials[(t + i) % specials.len()]
+                        } else {
+                            rng.random_range(-1e6..1e6)
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let all_accepted = finite.iter().all(|x| dist.observe(x, &mut u).is_ok());
+        assert_eq!(
+            all_accepted,
+            dist.finite_values_are_valid(),
+            "{}: finite_values_are_valid says {}, observe accepts all finite values: {}",
+            D::NAME,
+            dist.finite_values_are_valid(),
+            all_accepted
+        );
+        if dist.finite_values_are_valid() {
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                for i in 0..vlen {
+                    let mut x = finite[11].clone();
+                    x[i] = bad;
+                    assert!(
+                        dist.observe(&x, &mut u).is_err(),
+                        "{}: {bad} at {i}",
+                        D::NAME
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn families_that_accept_every_finite_value_say_so() {
+    let mut seed = 100;
+    for_each_test_instance(|dist| {
+        seed += 1;
+        dist.visit(CheckFiniteValues(seed));
+    });
+}
+
 /// Law 5, the family's declaration: its usual parameters are the ones its spec names, in order
 /// and finite inside the domain; its slots, parent slots and their inputs agree; names and
 /// aliases are unique (within the family for slots, across the registry for families).

@@ -90,6 +90,12 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn value_len(&self) -> usize {
         self.kind().value_len()
     }
+    /// Whether every finite value is in the support, so that `observe` refuses only NaN and ±∞
+    /// (Gaussians): observed data are then checked in bulk, without forming u(x) element by
+    /// element. A family that says so has its `observe` tested for it by the law tests.
+    fn finite_values_are_valid(&self) -> bool {
+        false
+    }
     /// Writes ⟨φ(pa)⟩ and returns ⟨A(φ(pa))⟩, the expected log-partition of the prior — Winn
     /// (2.14), with ⟨g⟩ = −⟨A⟩ (the expectation, not A(⟨φ⟩): errata E3).
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64;
@@ -115,7 +121,7 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     }
     /// Writes u(x) for a fixed value x and returns f(x); an error if x is outside the support.
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String>;
-    /// Message to slot `slot`: ∂/∂pa[slot] of Σ_i w_i [φ(pa)·u_i − A(φ(pa))], given u = Σ w_i u_i
+    /// Message to slot `slot`: ∂/∂pa\[slot\] of Σ_i w_i [φ(pa)·u_i − A(φ(pa))], given u = Σ w_i u_i
     /// and w = Σ w_i — Winn (2.18).
     fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]);
     /// Draws x from the member with natural parameters φ.

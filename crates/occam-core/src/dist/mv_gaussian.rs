@@ -226,6 +226,9 @@ impl ExpFamily for MvGaussian {
     ) -> Result<(), (usize, OutOfDomain)> {
         gaussian_vector_moments_rows(phi, self.d, u, a)
     }
+    fn finite_values_are_valid(&self) -> bool {
+        true
+    }
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         gaussian_vector_observe(x, self.d, u)
     }

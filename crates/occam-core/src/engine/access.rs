@@ -96,7 +96,7 @@ impl Vmp {
     }
 
     /// Posterior mean of a node, one value vector per element: ⟨x⟩ for Gaussian, Gamma and scalar
-    /// nodes, ⟨Λ⟩ for Wishart, E[p] for Dirichlet/Beta, Q(x = ·) for Categorical.
+    /// nodes, ⟨Λ⟩ for Wishart, E\[p\] for Dirichlet/Beta, Q(x = ·) for Categorical.
     /// `None` for a dot node served by the linear kernel (its moments are not kept).
     pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
         let n = &self.nodes[node.0];

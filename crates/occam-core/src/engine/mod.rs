@@ -55,7 +55,9 @@ pub use chain::{
     chain_family, ChainSums, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN,
     MARKOV_CHAIN,
 };
-pub use driver::{Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning};
+pub use driver::{
+    Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning, SETTLE_ROUNDS,
+};
 use elements::*;
 use node::*;
 pub use transform::GaussianSums;

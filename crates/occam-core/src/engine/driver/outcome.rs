@@ -32,7 +32,7 @@ pub struct RunOptions {
     pub prune_components: bool,
     /// Settle the first sweep: the updates that come before the first node with an informative
     /// start (a mixture index's k-means start, a random draw, given values) are repeated until
-    /// the bound's change over one round of them is within `tol` (at most [`SETTLE_ROUNDS`]
+    /// the bound's change over one round of them is within `tol` (at most [`SETTLE_ROUNDS`](crate::engine::SETTLE_ROUNDS)
     /// rounds), and only then is that node updated. From a k-means start, the parameters of a
     /// mean-field mixture (q(μ_k) q(Λ_k)) otherwise take the first sweeps to find each other:
     /// the first update of μ_k sees Λ_k at its prior. The rounds read the index's cached sums
