@@ -52,8 +52,9 @@ pub struct MixtureState {
 }
 
 impl MixtureState {
-    /// Random start (the thesis states none for Boltzmann machines; this is the one of the
-    /// reference runs): x ~ U(−spread, spread), R = 1, λ = 1, Q(m) = 1/M.
+    /// Random start (the thesis states none for Boltzmann machines; this is the start of the
+    /// independent NumPy runs whose numbers the tests quote): x ~ U(−spread, spread), R = 1, λ = 1,
+    /// Q(m) = 1/M.
     pub fn random(m: usize, n: usize, spread: f64, seed: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let x = (0..m * n)
