@@ -67,7 +67,7 @@ def mbpca(x, q=None, max_k=30, start_k=1, seed=0, max_iter=None, tol=None):
 
 
 def digits(path="examples/digits/digits.npz", subset=None, q=None, max_k=8):
-    """The digits study of ``occam latent digits`` (Winn §3.3 on scikit-learn's 8×8 digits): one
+    """The digits study of ``occam latent digits`` (Winn §3.4.4 on scikit-learn's 8×8 digits): one
     mixture of Bayesian PCA per digit, and the maximum-likelihood PPCA baseline, on the file's fixed
     split (or the first ``subset = (train, test)`` images of each digit). Returns a list of two
     dicts (mixture of BPCA, then ML PPCA) with ``method``, ``error`` (fraction of test images),

@@ -1,13 +1,14 @@
 //! Exact conversions between 0/1 and ±1 codings of binary units (s = 2x − 1).
 //!
 //! Boltzmann machine, 0/1 form: log w(x) = c₀₁ + ½ xᵀ W x + bᵀ x, x ∈ {0,1}ⁿ, zero diagonal.
-//! ±1 form: log w(s) = c + ½ sᵀ Θ s + θᵀ s. Substituting x = (s + 1)/2 [derived]:
+//! ±1 form: log w(s) = c + ½ sᵀ Θ s + θᵀ s. Substituting x = (s + 1)/2 (derived here):
 //!   Θ = W/4,  θ_i = b_i/2 + ¼ Σ_j W_ij,  c = c₀₁ + ⅛ Σ_ij W_ij + ½ Σ_i b_i,
 //! and conversely W = 4Θ, b_i = 2θ_i − 2 Σ_j Θ_ij, c₀₁ = c + ½ Σ_ij Θ_ij − Σ_i θ_i.
 //! The two forms assign the same weight to corresponding states, so log Z agrees exactly.
 //!
-//! Sigmoid belief network (Leisink & Kappen digest §4.2): P(X_i = 1 | pa) = sigmoid(Σ_j J_ij X_j + h_i)
-//! in 0/1 coding equals (26) in ±1 coding with θ^{ij} = J_ij/4 and θ^i = h_i/2 + ¼ Σ_j J_ij.
+//! Sigmoid belief network (Saul et al.'s 0/1 form, used for Leisink & Kappen §5.2's toy; derived
+//! here): P(X_i = 1 | pa) = sigmoid(Σ_j J_ij X_j + h_i) in 0/1 coding equals Leisink & Kappen (26)
+//! in ±1 coding with θ^{ij} = J_ij/4 and θ^i = h_i/2 + ¼ Σ_j J_ij.
 
 // Dense numerical kernels index several arrays with one loop variable; iterator chains would
 // obscure the equations they implement.

@@ -1,6 +1,7 @@
-//! Lawrence §4.4 bimodal toy (Kappen & Rodríguez): data {(1,1),(1,1),(−1,−1)}, lr 0.25,
+//! Lawrence §4.5.2 bimodal toy (Kappen & Rodríguez): data {(1,1),(1,1),(−1,−1)}, lr 0.25,
 //! init N(0, 0.1²), ≤ 20 inference iterations per step. Exact ML drives the biases to
-//! ln 2 / 4 = 0.17329 (digest §4.4). A 2-component mixture Q⁻ follows the exact gradient; a
+//! ln 2 / 4 = 0.17329 (derived here: as w → ∞ only (1,1) and (−1,−1) keep mass, and
+//! P(1,1) = 2/3 gives e^{4b} = 2). A 2-component mixture Q⁻ follows the exact gradient; a
 //! mean-field Q⁻ warm-started from the previous step mode-hops and the biases swing.
 use occam_binary::bm::learn::{toy_run, LearnResult, NegativeInit, Phase};
 

@@ -1,4 +1,4 @@
-//! Markov-chain q (Lawrence §2.4): gradient matches finite differences; the fitted bound lies
+//! Markov-chain q (Lawrence §2.4.3): gradient matches finite differences; the fitted bound lies
 //! between the mean-field bound it starts from and the exact log-likelihood; non-layered nets
 //! are rejected with an error.
 

@@ -1,4 +1,4 @@
-//! Mixtures of mean field (Lawrence §2.3, digest-corrected updates): the bound is below the
+//! Mixtures of mean field (Lawrence §2.4.2, corrected updates): the bound is below the
 //! true ELBO of its own q (hence below ln P(v)), never decreases, never falls below the mean-field
 //! bound it grows from, 𝓘 = 0 for constant R, and Fig. 2.4 reproduces.
 

@@ -144,7 +144,7 @@ fn sbn_first_order_gradient_matches_finite_differences() {
 
 #[test]
 fn sbn_saul_bound_equals_first_order_bound_at_converted_parameters() {
-    // digest §4.1: Saul's bound = (41) + free offsets.
+    // Saul's bound = Leisink & Kappen (41) + a free offset per unit (docs/seed-corrections.md).
     for seed in 0..5 {
         let (sbn, ev) = random_sbn(seed + 50, 8, 3, 0.5, 1.5);
         let fit = mf::fit(&sbn, &ev, &MfOptions::default()).unwrap();

@@ -1,4 +1,4 @@
-//! Moment kinds: the message protocol between nodes (Winn §2.3, footnote 4).
+//! Moment kinds: the message protocol between nodes (Winn §2.1.3, footnote 4).
 //!
 //! A node's moment vector ⟨u⟩ is what its children receive. Its layout is fixed per kind, so no
 //! message ever needs a change of basis. Conjugacy is checked at build time by comparing kinds.
@@ -63,7 +63,7 @@ impl MomentKind {
         }
     }
 
-    /// Moments u(x) of a fixed value x (a constant parent), Winn §2.3 "observed nodes".
+    /// Moments u(x) of a fixed value x (a constant parent), Winn §2.1.2 (an observed node's u(x) is used directly).
     pub fn fixed_moments(self, x: &[f64]) -> Result<Vec<f64>, String> {
         if x.len() != self.value_len() {
             return Err(format!(

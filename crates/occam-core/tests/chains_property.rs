@@ -79,7 +79,7 @@ fn random_hmm(seed: u64) -> Vmp {
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
-    /// Winn §1.7: no update decreases the bound (checked after every update, a decrease fails the
+    /// Winn §1.8.4: no update decreases the bound (checked after every update, a decrease fails the
     /// run), and the cached bound is the bound recomputed from the nodes' arrays.
     #[test]
     fn chain_models_never_decrease_the_bound(seed in proptest::prelude::any::<u64>()) {

@@ -1,5 +1,5 @@
 //! Property: on randomly generated valid models and data, the bound never decreases — checked after
-//! every single node update, over 50 sweeps in a random order (Winn §1.5: each factor update is a
+//! every single node update, over 50 sweeps in a random order (Winn §1.8.4: each factor update is a
 //! coordinate ascent step on L).
 
 use occam_core::prelude::*;

@@ -226,7 +226,7 @@ impl PyMbpca {
     }
 }
 
-/// The digits study of `occam latent digits` (Winn §3.3 on scikit-learn's 8×8 digits): one
+/// The digits study of `occam latent digits` (Winn §3.4.4 on scikit-learn's 8×8 digits): one
 /// mixture of Bayesian PCA per digit and the ML PPCA baseline on the file's fixed split (or its
 /// first `subset = (train, test)` images of each digit). Returns one dict per method: `method`,
 /// `error`, `predictions`, `confusion` (10 × 10, `[true, predicted]`), `components`, `dimensions`.

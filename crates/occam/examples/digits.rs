@@ -1,4 +1,4 @@
-//! Winn §3.3's digits study on scikit-learn's 8×8 digits (`examples/digits/digits.npz`, the
+//! Winn §3.4.4's digits study on scikit-learn's 8×8 digits (`examples/digits/digits.npz`, the
 //! fixed split): one mixture of Bayesian PCA per digit with its order found by the bound, against
 //! ML mixtures of PPCA by EM on the same split. Prints both test errors and writes
 //! `confusion_mbpca.svg`, `confusion_mppca.svg` and `digits.json` into the directory given:

@@ -204,7 +204,7 @@ impl Fitted {
 }
 
 /// Posterior model probabilities: softmax of the bounds plus log prior weights (equal weights
-/// when `priors` is empty) — Winn §1.6, with the bound standing in for the log evidence.
+/// when `priors` is empty) — Winn §1.8.3, (1.45), with the bound standing in for the log evidence.
 pub fn probabilities(bounds: &[f64], priors: &[f64]) -> Vec<f64> {
     let score: Vec<f64> = bounds
         .iter()

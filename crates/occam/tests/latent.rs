@@ -203,7 +203,7 @@ fn ard_regression_switches_off_unused_inputs() {
 
 #[test]
 fn lawrence_ica_toy_prunes_the_surplus_source() {
-    // Lawrence §6.2: 2 sources (each a zero-mean MoG with variances 1 and 50), 3 sensors, 200
+    // Lawrence §6.5.5: 2 sources (each a zero-mean MoG with variances 1 and 50), 3 sensors, 200
     // samples, noise variance 1e-4, fitted with 3 model sources. The thesis: one log10 alpha rises
     // about 3 orders of magnitude above the others, switching that source off.
     let toy = synth::ica_toy(200, 2, 3, 1e-4, 5);

@@ -76,7 +76,7 @@ fn noisy_sinusoid_search_finds_one_dimensional_pieces() {
 
 #[test]
 fn noisy_sphere_search_finds_two_dimensional_pieces() {
-    // Winn §3.3: about 12 components of effective dimension 2. Our data: N = 600 points uniform
+    // Winn §3.4.2: about 12 components of effective dimension 2. Our data: N = 600 points uniform
     // on the unit sphere plus N(0, 0.05² I).
     let t = synth::sphere(600, 0.05, 3);
     let s = search(&t, &fast(2)).unwrap();
@@ -158,7 +158,7 @@ fn digits_file() -> std::path::PathBuf {
 
 #[test]
 fn digits_subset_is_classified_by_predictive_density() {
-    // Winn §3.3's study on a fixed subset of scikit-learn's 8×8 digits (the first 40 training
+    // Winn §3.4.4's study on a fixed subset of scikit-learn's 8×8 digits (the first 40 training
     // and 20 test images of each digit): one mixture of Bayesian PCA per digit (q = 10, at most
     // two components), each test image given to the largest predictive density; and ML mixtures
     // of PPCA on the same subset. Both must stay under 10 % test error (the full study is

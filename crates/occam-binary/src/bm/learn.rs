@@ -1,9 +1,9 @@
-//! Learning Boltzmann machines by gradient ascent on F = L⁺ − L⁻ (Lawrence §1.4, §4.1–4.3).
+//! Learning Boltzmann machines by gradient ascent on F = L⁺ − L⁻ (Lawrence §1.8.2, §4.2–4.4).
 //!
 //! ∂F/∂w_ij = ⟨s_i s_j⟩⁺ − ⟨s_i s_j⟩⁻ and ∂F/∂h_i = ⟨s_i⟩⁺ − ⟨s_i⟩⁻ (4.6), (4.15), (4.25), with
 //! Q⁺ ≈ P(H|V) (visible units clamped to each pattern, averaged over the data) and Q⁻ ≈ P(H,V).
 //! Q⁻ can be exact, mean field or a mixture of mean field; mean-field Q⁻ can be warm-started from
-//! the previous learning step or from each pattern's converged Q⁺ (Lawrence §4.2's fix, akin to
+//! the previous learning step or from each pattern's converged Q⁺ (Lawrence §4.4.1's fix, akin to
 //! one-step contrastive divergence). Units 0..n_visible are visible, the rest hidden.
 
 use rand::SeedableRng;
@@ -40,9 +40,10 @@ pub enum Phase {
 /// Initialisation of a mean-field Q⁻ at each learning step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NegativeInit {
-    /// Continue from the previous step's Q⁻ (Lawrence §4.4 toy and digits).
+    /// Continue from the previous step's Q⁻ (Lawrence §4.5.2 toy and digits).
     Previous,
-    /// Start each pattern's Q⁻ at that pattern's converged Q⁺ (Lawrence §4.2 fix; mean field only).
+    /// Start each pattern's Q⁻ at that pattern's converged Q⁺ (Lawrence §4.4.1 fix; mean field
+    /// only).
     FromPositive,
 }
 
@@ -569,7 +570,8 @@ mod tests {
             "squared parameter error vs exact ML: third order {e_to:.5}, mean field {e_mf:.5}"
         );
         // weak couplings: the third-order statistics (at the optimised μ) track exact learning,
-        // naive mean-field learning (product correlations) runs away (Galland 1993; Lawrence §4.4)
+        // naive mean-field learning (product correlations) runs away (Galland 1993;
+        // Lawrence §4.5.2)
         assert!(e_to < 0.05, "third order {e_to}");
         assert!(
             e_mf > 10.0 * e_to,

@@ -1,7 +1,8 @@
 //! Mean field for Boltzmann machines: damped sequential updates with annealing and restarts.
 //!
 //! Update (Lawrence (4.10)–(4.11)): m_k ← (1 − d) m_k + d · tanh((h_k + Σ_j w_kj m_j)/T).
-//! Bound at the model's own temperature (Lawrence (4.12)–(4.14), pair sum over i<j; digest §4.2):
+//! Bound at the model's own temperature (Lawrence (4.12)–(4.14), corrected: the printed Σ_ij counts
+//! every pair twice, the pair sum over i<j matches (4.10); see docs/seed-corrections.md):
 //!   log Z ≥ L(m) = c + ½ mᵀWm + hᵀm + Σ_i H₂(m_i).
 //! L is concave in each m_k separately, so a damped move toward the coordinate maximiser never
 //! decreases it: the sweeps at T = 1 are monotone for every damping d ∈ (0, 1].

@@ -1,5 +1,6 @@
-//! Mixtures of mean-field distributions for log Z of a Boltzmann machine (Lawrence ch. 4, §4.3,
-//! with the digest-corrected updates of digest §2.3/§4.3 and errata 1–4, 8).
+//! Mixtures of mean-field distributions for log Z of a Boltzmann machine (Lawrence §4.4.2, with the
+//! updates of §2.4.2 and (4.23) in corrected form: see docs/seed-corrections.md, Lawrence (2.31),
+//! (2.34), (2.36), (2.37) and (4.23)).
 //!
 //! Q(s) = Σ_m Q(m) Π_i Q(s_i|m), Q(s_i = ±1|m) = (1 ± x_mi)/2. The bound (4.17)–(4.21), (2.25):
 //!   L = Σ_m Q(m) L_mf(x_m) + 𝓘,
@@ -8,10 +9,12 @@
 //! with smoothing tables R > 0 and λ_m > 0. Every update below is an exact coordinate (or block)
 //! maximiser of L, so a round never decreases L:
 //!   x_mk ← tanh(E'(k,m)),  E' = field_k(x_m)/T + ½ ln(R₊/R₋)(k,m) − ½ Σ_m'' λ_m'' π^{(k)}(m'',m)(R₊ − R₋)(k,m'')
-//!                                                     — Lawrence (4.23), digest-corrected (erratum 8)
+//!       — Lawrence (4.23) corrected: printed without the ½ factors, with + between the R terms
+//!         and only −λ_m (no sum over m'', no π^{(k)}); this form is the exact maximiser
 //!   R(s|j,m) ← Q(m) Q(s_j = s|m) / (λ_m Σ_k Q(k) π^{(j)}(m,k) Q(s_j = s|k))   — (2.36), α_k = Q(k)
-//!   λ_m ← Q(m) / Σ_k Q(k) π(m,k)                                             — (2.37) corrected
-//!   Q(m) ← softmax_m(L_mf(x_m) + ⟨ln R⟩_m − Σ_k λ_k π(k,m) + ln λ_m)           — (2.34) sign corrected
+//!   λ_m ← Q(m) / Σ_k Q(k) π(m,k)                 — (2.37) corrected: the printed sum lacks Q(k)
+//!   Q(m) ← softmax_m(L_mf(x_m) + ⟨ln R⟩_m − Σ_k λ_k π(k,m) + ln λ_m)
+//!                                               — (2.34) corrected: printed with +Σ_k λ_k π(k,m)
 //! Temperature scales only the energy term (the model passed in is already divided by T).
 
 use rand::{Rng, SeedableRng};
@@ -49,7 +52,9 @@ pub struct MixtureState {
 }
 
 impl MixtureState {
-    /// Lawrence's initialisation (digest §9.3): x ~ U(−spread, spread), R = 1, λ = 1, Q(m) = 1/M.
+    /// Random start (the thesis states none for Boltzmann machines; this is the start of the
+    /// independent NumPy runs whose numbers the tests quote): x ~ U(−spread, spread), R = 1, λ = 1,
+    /// Q(m) = 1/M.
     pub fn random(m: usize, n: usize, spread: f64, seed: u64) -> Self {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let x = (0..m * n)
@@ -293,7 +298,8 @@ pub struct MixtureOptions {
 
 impl Default for MixtureOptions {
     fn default() -> Self {
-        // Lawrence §4.4: T annealed geometrically from 60 to 1 in 8 steps (digest §9.3: 30 sweeps each).
+        // Lawrence §4.5.1: T annealed from 60 to 1 in 8 steps (geometric here, and 30 sweeps each:
+        // the thesis gives neither).
         let schedule = (0..7).map(|k| 60f64.powf(1.0 - k as f64 / 7.0)).collect();
         Self {
             components: 2,
@@ -469,8 +475,8 @@ mod tests {
         assert!((st.bound(&bm) - b).abs() < 1e-9);
     }
 
-    /// Digest §9.3: on 10-unit U(−1,1) networks the mean gap ln Z − L falls with M
-    /// (reference 0.701 / 0.390 for M = 1 / 2 over 30 nets).
+    /// On 10-unit U(−1,1) networks (Lawrence §4.5.1) the mean gap ln Z − L falls with M (reference
+    /// 0.701 / 0.390 for M = 1 / 2 over 30 nets, from an independent NumPy implementation).
     #[test]
     fn mixture_narrows_the_gap_on_random_networks() {
         let nets = 8;

@@ -1,7 +1,8 @@
 //! The Boltzmann machine in ±1 coding with an exact log-weight offset.
 //!
 //! log w(s) = c + ½ sᵀ W s + hᵀ s, s ∈ {−1, +1}ⁿ, W symmetric with zero diagonal
-//! (Leisink & Kappen (13); Lawrence (4.1)–(4.3) with the pair convention of digest §4.1).
+//! (Leisink & Kappen (13); Lawrence (4.1)–(4.3) with each pair counted once, ½ sᵀWs: the thesis's
+//! Σ_i E_i counts every pair twice, and the once-per-pair form is the one its (4.10) implies).
 //! The offset c carries the exact constants produced by clamping, temperature and coding changes,
 //! so log Z of every derived model equals log Z of the original.
 

@@ -1,7 +1,7 @@
 //! The Sherrington–Kirkpatrick ensemble and the Leisink–Kappen Fig. 4 reproduction.
 //!
-//! Thresholds θ^i ~ N(0, σ₁²), couplings θ^{ij} ~ N(0, (σ₂/√N)²) (Leisink & Kappen §5.1; digest §6.1:
-//! "weights ~ N(0, σ₂/√N)", the second argument a standard deviation). For each network the three
+//! Thresholds θ^i ~ N(0, σ₁²), couplings θ^{ij} ~ N(0, (σ₂/√N)²) (Leisink & Kappen §5.1: "weights
+//! drawn from N(μ = 0, σ = σ₂/√N)", a standard deviation). For each network the three
 //! bounds B_mf ≤ B_tm ≤ B_to ≤ log Z are computed and the relative improvements (43)
 //!   η_{x→y} = (B_y − B_x)/(log Z − B_x)
 //! averaged per σ₂.
@@ -147,7 +147,7 @@ fn eta(bx: f64, by: f64, lz: f64) -> f64 {
     }
 }
 
-/// Runs the SK reproduction (Leisink & Kappen Fig. 4, digest §6.1).
+/// Runs the SK reproduction (Leisink & Kappen §5.1, Fig. 4).
 pub fn sk_reproduction(o: &SkOptions) -> Result<SkReport> {
     if o.networks == 0 {
         return Err(BmError::InvalidOption {

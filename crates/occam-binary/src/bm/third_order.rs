@@ -1,9 +1,10 @@
-//! The Leisink–Kappen third-order lower bound on log Z (Leisink & Kappen 2000, §3; digest §3).
+//! The Leisink–Kappen third-order lower bound on log Z (Leisink & Kappen 2000, §3 and App. A–B).
 //!
 //! With factorised μ(s) = μ^i s_i + μ^0, λ(s) = λ^0 (λ^i = 0, the paper's choice), m = tanh μ and
 //! v = 1 − m² = sech² μ, the optimal μ^0 and λ^0 (50a) give (22):
 //!   B(μ) = L_mf(m) + ln(1 + e^{λ0} P),  P = ½⟨ΔE²⟩,  λ0 = T/P,  T = −⅙⟨ΔE³⟩,
-//! where L_mf(m) = log Z_μ is the mean-field free energy at m (digest §3.2 [derived]) and, with
+//! where L_mf(m) = log Z_μ is the mean-field free energy at m (derived here: with μ⁰ at (21),
+//! log Z_μ = ⟨−E⟩_μ + Σ_i H₂(m_i); the paper states it at the mean-field μ only, after (24)), and with
 //! α = h + W m − μ (58), u = m∘v, a = α∘v:
 //!   P = ¼ Σ_ij W_ij² v_i v_j + ½ Σ_i α_i² v_i                                        (55)
 //!   T = ⅙ tr((WV)³) + ⅓ Σ_ij W_ij³ u_i u_j − ⅓ Σ_i α_i³ u_i + ½ aᵀWa − Σ_i α_i u_i (W∘W v)_i  (56)–(57)

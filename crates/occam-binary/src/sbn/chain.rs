@@ -1,4 +1,4 @@
-//! Markov-chain q for layered SBNs (Frey, Lawrence & Bishop 1998; Lawrence §2.4, App. B).
+//! Markov-chain q for layered SBNs (Frey, Lawrence & Bishop 1998; Lawrence §2.4.3, App. B).
 //!
 //! The hidden units of each layer (in index order) form a chain:
 //! Q(s_1) = Bern(μ_{1,1}) (the chain starts from the bias state s_0 = 1, A_0 = (0, 1)ᵀ (2.40)),

@@ -1,6 +1,7 @@
 //! Learning SBN parameters by batch gradient ascent on a bound (or the exact likelihood)
-//! of the weighted data log-likelihood Σ_n w_n ln P(v_n) (Lawrence §2.2 "plain gradient ascent
-//! after per-pattern inference"; Leisink & Kappen (45)). Per-pattern variational states are
+//! of the weighted data log-likelihood Σ_n w_n ln P(v_n) (Lawrence §2.4.1: per pattern, inference
+//! then "a simple gradient ascent algorithm"; Leisink & Kappen (45)). Per-pattern variational
+//! states are
 //! warm-started from the previous step. Patterns are processed in parallel (rayon) and the
 //! results are summed in pattern order, so the result does not depend on the thread count.
 

@@ -61,7 +61,7 @@ pub fn clamp_mu(mu: f64) -> f64 {
     mu.clamp(MU_EPS, 1.0 - MU_EPS)
 }
 
-/// Entropy of a ±1 unit with mean m: H₂(m) (digest LK §3.2).
+/// Entropy of a ±1 unit with mean m: H₂(m) = ln 2cosh μ − μ tanh μ at m = tanh μ.
 #[inline]
 pub fn entropy_pm(m: f64) -> f64 {
     entropy01(0.5 * (1.0 + m))

@@ -1,4 +1,4 @@
-//! Mean-field theory for SBNs with Saul's ξ bound (Saul, Jaakkola & Jordan 1996; Lawrence §2.2).
+//! Mean-field theory for SBNs with Saul's ξ bound (Saul, Jaakkola & Jordan 1996; Lawrence §2.4.1).
 //!
 //! q(h) = Π_i μ_i^{h_i}(1−μ_i)^{1−h_i} (Lawrence (2.10)); visible μ are clamped to the data.
 //! ⟨ln(1+e^{z_i})⟩ ≤ ξ_i⟨z_i⟩ + ln(A_i + B_i) (Lawrence (2.12), (A.2)) with
@@ -100,8 +100,8 @@ pub fn bound(sbn: &Sbn, ev: &Evidence, st: &MfState) -> f64 {
     l
 }
 
-/// Minimises the convex f(ξ) = ξ⟨z_i⟩ + ln(A_i(ξ)+B_i(ξ)) (Lawrence §2.2: "there is no fixed
-/// point"; a 1-D minimisation per node) from the default start 0.5.
+/// Minimises the convex f(ξ) = ξ⟨z_i⟩ + ln(A_i(ξ)+B_i(ξ)) (Lawrence §2.4.2: "not possible to
+/// determine a fixed point equation"; a 1-D minimisation per node) from the default start 0.5.
 pub fn optimise_xi(sbn: &Sbn, i: usize, mu: &[f64]) -> f64 {
     optimise_xi_from(sbn, i, mu, 0.5)
 }
@@ -241,7 +241,8 @@ fn field_cached(zk: f64, ch: &[ChildTerm], mk: f64) -> f64 {
 }
 
 /// Mean-field field of hidden unit k (the argument of σ in the μ update), Lawrence (2.16)–(2.18)
-/// in the explicit form of the digest §2.2:
+/// with the App. A term φ_k written out (Saul et al. 1996; the printed (A.3)–(A.4) is garbled, see
+/// docs/seed-corrections.md):
 /// E′_k = z̄_k + Σ_{c∈ch(k)} [w_ck(μ_c − ξ_c) + K_ck],
 /// K_ck = −∂ ln(A_c+B_c)/∂μ_k.
 pub fn field_mf(sbn: &Sbn, k: usize, mu: &[f64], xi: &[f64]) -> f64 {
@@ -336,7 +337,8 @@ pub fn fit(sbn: &Sbn, ev: &Evidence, opts: &MfOptions) -> Result<MfFit> {
     fit_from(sbn, ev, st, opts)
 }
 
-/// Gradient of the bound wrt [weights..., biases...] at fixed (μ, ξ) (digest §2.2, learning):
+/// Gradient of the bound wrt [weights..., biases...] at fixed (μ, ξ) (Lawrence §2.4.1 names it;
+/// derived here from (2.13)–(2.15)):
 /// ∂L/∂w_ij = μ_iμ_j − ξ_iμ_j − (∂A_i/∂w_ij + ∂B_i/∂w_ij)/(A_i+B_i), ∂L/∂b_i = μ_i − B_i/(A_i+B_i).
 /// Adds `scale` × gradient into `g`.
 pub fn grad_params(sbn: &Sbn, st: &MfState, scale: f64, g: &mut [f64]) {

@@ -1,5 +1,6 @@
-//! Mixtures of mean-field distributions with smoothing distributions (Lawrence §2.3,
-//! Jaakkola & Jordan 1998), with the digest-corrected updates (digest §2.3 and errata 1–4).
+//! Mixtures of mean-field distributions with smoothing distributions (Lawrence §2.4.2,
+//! Jaakkola & Jordan 1998), with (2.31), (2.34), (2.36) and (2.37) in corrected form (see
+//! docs/seed-corrections.md).
 //!
 //! q(h) = Σ_m Q(m) Π_i μ_mi^{h_i}(1−μ_mi)^{1−h_i}   (Lawrence (2.19)); each component has its own ξ.
 //! L_λ = Σ_m Q(m) L_mf(μ_m, ξ_m) + 𝓘   (2.25), with the mutual-information lower bound (2.24)–(2.28)
@@ -171,7 +172,8 @@ pub fn bound(sbn: &Sbn, ev: &Evidence, st: &MixState) -> f64 {
     l
 }
 
-/// Sets every λ_m to its optimum Q(m)/Σ_k Q(k)π(m,k) (erratum 4, Lawrence (2.37) corrected).
+/// Sets every λ_m to its optimum Q(m)/Σ_k Q(k)π(m,k) (Lawrence (2.37) corrected: the printed sum
+/// lacks the Q(k)).
 fn update_lambda(st: &mut MixState, hid: &[usize]) {
     for a in 0..st.m {
         let s: f64 = (0..st.m).map(|b| st.q[b] * st.ln_pi(hid, a, b).exp()).sum();
@@ -186,14 +188,15 @@ fn sweep(sbn: &Sbn, ev: &Evidence, st: &mut MixState) {
     let hid = ev.hidden().to_vec();
     let n = st.n;
     let mm = st.m;
-    // ξ_m: 1-D minimisation per unit and component (digest §2.3)
+    // ξ_m: 1-D minimisation per unit and component (Lawrence §2.4.2, after Saul et al.)
     for a in 0..mm {
         for i in 0..n {
             st.xi[a * n + i] =
                 mf::optimise_xi_from(sbn, i, &st.mu[a * n..(a + 1) * n], st.xi[a * n + i]);
         }
     }
-    // μ_mk (erratum 1, Lawrence (2.31) corrected):
+    // μ_mk (Lawrence (2.31) corrected: the printed −λ_m[R(1|m) − R(0|m)] drops the sum over m''
+    // and the π^{(k)} factor):
     // μ_mk ← σ(E'_mk + ln[R(1|m)/R(0|m)] − Σ_{m''} λ_{m''} π^{(k)}(m'',m)[R(1|m'') − R(0|m'')])
     for a in 0..mm {
         for &k in &hid {
@@ -227,7 +230,8 @@ fn sweep(sbn: &Sbn, ev: &Evidence, st: &mut MixState) {
         }
     }
     update_lambda(st, &hid);
-    // Q(m) ← softmax(−E_m), −E_m = L_mf(m) + ⟨ln R⟩_m − Σ_k λ_k π(k,m) + ln λ_m (erratum 2)
+    // Q(m) ← softmax(−E_m), −E_m = L_mf(m) + ⟨ln R⟩_m − Σ_k λ_k π(k,m) + ln λ_m
+    // (Lawrence (2.34) corrected: printed with +Σ_k λ_k π(k,m))
     let neg_e: Vec<f64> = (0..mm)
         .map(|a| {
             let s: f64 = (0..mm)
@@ -410,7 +414,7 @@ pub fn fit(sbn: &Sbn, ev: &Evidence, opts: &MixOptions) -> Result<MixFit> {
 }
 
 /// Gradient of the mixture bound wrt [weights..., biases...]: Σ_m Q(m) ∂L_mf(m)/∂W (𝓘 does not
-/// depend on W; digest §2.3). Adds `scale` × gradient into `g`.
+/// depend on W). Adds `scale` × gradient into `g`.
 pub fn grad_params(sbn: &Sbn, st: &MixState, scale: f64, g: &mut [f64]) {
     for a in 0..st.m {
         mf::grad_params(sbn, &st.component(a), scale * st.q[a], g);

@@ -3,15 +3,15 @@
 //!
 //! Coding: the model is stored in Lawrence's 0/1 coding (P(x_i=1|pa) = σ(b_i + Σ_j w_ij x_j),
 //! Lawrence (2.1)–(2.3)); the third-order bound works internally in Leisink & Kappen's ±1 coding
-//! (θ^{ij} = w_ij/4, θ^i = b_i/2 + ¼Σ_j w_ij; LK digest §4.2).
+//! (θ^{ij} = w_ij/4, θ^i = b_i/2 + ¼Σ_j w_ij; derived in [`crate::coding`]).
 //!
 //! | module | content |
 //! |---|---|
 //! | [`model`], [`io`], [`gen`] | the DAG network, evidence, CSV formats, generators (Saul 2–4–6, LK cascade, bars) |
 //! | [`exact`] | ln P(v), posterior marginals and the exact gradient by enumeration (rayon, fixed chunks) |
-//! | [`mf`] | Saul mean field (Lawrence §2.2) with optimised ξ and learning gradients |
-//! | [`mixture`] | mixtures of mean field with smoothing distributions (Lawrence §2.3, digest-corrected) |
-//! | [`chain`] | Markov-chain q for layered nets (Lawrence §2.4, App. B) |
+//! | [`mf`] | Saul mean field (Lawrence §2.4.1) with optimised ξ and learning gradients |
+//! | [`mixture`] | mixtures of mean field, smoothing distributions (Lawrence §2.4.2, corrected) |
+//! | [`chain`] | Markov-chain q for layered nets (Lawrence §2.4.3, App. B) |
 //! | [`third`], [`third_poly`] | LK first- and third-order bounds; moments by enumeration or in polynomial time |
 //! | [`optim`] | monotone L-BFGS used for ξ and chain parameters |
 //! | [`learn`] | batch gradient ascent on any bound or the exact likelihood |

@@ -1,5 +1,5 @@
 //! Polynomial-time moments of G(s) under the factorised P_μ for the third-order bound
-//! (Leisink & Kappen §4.1; digest, derived: "implementation trick"): every term of G is a
+//! (Leisink & Kappen §4.1 gives the O(N⁴) cost; the method is derived here): every term of G is a
 //! coefficient times a product over hidden units of per-unit factors (1, s_k or e^{b s_k}), so
 //! the expectation of a product of up to three terms factorises over units:
 //! E[g_t g_u g_v] = c_t c_u c_v Π_k [p_k f_t(+)f_u(+)f_v(+) + (1−p_k) f_t(−)f_u(−)f_v(−)],

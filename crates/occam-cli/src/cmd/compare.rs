@@ -1,5 +1,5 @@
 //! `occam compare MODEL...`: fit every model on the same data; bounds, differences to the best
-//! and posterior model probabilities (equal priors: a softmax of the bounds, Winn §1.6).
+//! and posterior model probabilities (equal priors: a softmax of the bounds, Winn §1.8.3, (1.45)).
 
 use std::path::PathBuf;
 

@@ -1,6 +1,6 @@
 //! `occam latent ...`: the latent-variable models that are not model files — mixtures of Bayesian
 //! PCA with the bound-driven order search, Bayesian ICA with sources joint in q, and the digits
-//! study (Winn §3.3) with its ML mixture-of-PPCA baseline.
+//! study (Winn §3.4.4) with its ML mixture-of-PPCA baseline.
 
 use std::path::PathBuf;
 

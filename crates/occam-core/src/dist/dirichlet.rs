@@ -1,5 +1,6 @@
 //! Dirichlet(p | α) with constant concentration α (no conjugate prior exists, Winn Table 2.1) —
-//! Winn (A.19–A.22), with the normaliser's missing ln restored (errata E2).
+//! Winn (A.19–A.22), with the normaliser's missing ln restored: (A.21) prints Σ Γ(uᵢ) for
+//! Σ ln Γ(uᵢ) (see docs/seed-corrections.md).
 //!
 //! u = [ln p₁, …, ln p_K], φ = α − 1, f = 0, A(φ) = Σ ln Γ(φᵢ + 1) − ln Γ(Σ(φᵢ + 1)),
 //! ⟨ln pᵢ⟩ = ψ(αᵢ) − ψ(Σα).

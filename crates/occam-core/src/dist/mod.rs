@@ -56,7 +56,7 @@ pub struct OutOfDomain(pub &'static str);
 ///
 /// `pa[s]` holds the (gathered) moments of the parent in slot `s`; `u` a moment vector of this
 /// variable (for messages: a weighted *sum* of moment vectors, with `w` the sum of weights, which
-/// is exact because every message is multilinear — Winn §2.3).
+/// is exact because every message is multilinear — Winn §2.1.2).
 pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// What the model language and the reports know of the family.
     const SPEC: FamilySpec;
@@ -97,7 +97,8 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
         false
     }
     /// Writes ⟨φ(pa)⟩ and returns ⟨A(φ(pa))⟩, the expected log-partition of the prior — Winn
-    /// (2.14), with ⟨g⟩ = −⟨A⟩ (the expectation, not A(⟨φ⟩): errata E3).
+    /// (2.14), with ⟨g⟩ = −⟨A⟩ (the expectation, not A(⟨φ⟩) as the printed (2.36) has it; see
+    /// docs/seed-corrections.md).
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64;
     /// Writes u = ∂A/∂φ and returns A(φ).
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain>;

@@ -1,5 +1,5 @@
 //! Rectified (truncated at 0) Gaussian N^R(x | μ₀, γ⁻¹) — Winn (A.6–A.10), (2.40), with the second
-//! moment corrected (errata E1).
+//! moment corrected (see docs/seed-corrections.md, Winn (A.10)).
 //!
 //! Same u = [x, x²] and φ = [γμ₀, −γ/2] as the Gaussian; f(x) = 0 for x ≥ 0, −∞ otherwise. With
 //! z = −μ√(γ/2): A(φ) = ½ ln(2π/γ) − ln 2 + ln erfcx(z), and
@@ -101,7 +101,7 @@ impl ExpFamily for RectifiedGaussian {
         let r = erfcx(-mu * (prec / 2.0).sqrt());
         let c = (2.0 / (std::f64::consts::PI * prec)).sqrt() / r;
         u[0] = mu + c;
-        // Winn (A.10), corrected: √(2/(πγ)), not √(1/(πγ)) (errata E1).
+        // Winn (A.10), corrected: √(2/(πγ)), not the printed √(1/(πγ)) (quadrature agrees).
         u[1] = mu * mu + 1.0 / prec + c * mu;
         Ok(log_partition(mu, prec))
     }
@@ -207,7 +207,7 @@ mod tests {
                 "<x²> at ({mu},{prec})"
             );
         }
-        // Errata E1 example: μ = 0.5, γ = 2 → ⟨x²⟩ = 0.89449.
+        // μ = 0.5, γ = 2 → ⟨x²⟩ = 0.89449 by quadrature (the printed (A.10) gives 0.85217).
         let mut u = [0.0; 2];
         RectifiedGaussian::default()
             .moments(&[1.0, -1.0], &mut u)

@@ -4,7 +4,9 @@
 //! Density |Λ|^{(ν−d−1)/2} exp(−½ tr(RΛ)) |R/2|^{ν/2} / Γ_d(ν/2): u = [col(Λ), ln|Λ|],
 //! φ = [−½ col(R), (ν−d−1)/2], f = 0, and with S = −mat(φ₁), ν = 2φ₂ + d + 1:
 //! A(φ) = ln Γ_d(ν/2) − (ν/2) ln|S|; ⟨Λ⟩ = (ν/2) S⁻¹, ⟨ln|Λ|⟩ = Σᵢ ψ((ν+1−i)/2) − ln|S|.
-//! (The digest's (a, B) form is a = ν/2, B = R/2.) The rate may have a Wishart parent: message
+//! (In the shape–rate form |B|^a |Λ|^{a−(d+1)/2} e^{−tr(BΛ)}/Γ_d(a): a = ν/2, B = R/2; Winn names
+//! the Wishart only as the conjugate prior of a precision matrix.) The rate may have a Wishart
+//! parent: message
 //! [−½ col⟨Λ⟩, ν/2].
 
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};

@@ -1,4 +1,5 @@
-//! The lower bound as a sum of per-node terms — Winn (2.31), (2.34–2.36) as corrected in the digest.
+//! The lower bound as a sum of per-node terms — Winn (2.31), (2.34–2.36), with (2.36) corrected
+//! (see docs/seed-corrections.md).
 
 use super::*;
 
@@ -13,9 +14,10 @@ struct BoundTerm<'a> {
 
 impl DistVisitor for BoundTerm<'_> {
     type Output = f64;
-    /// Winn (2.34) for latent elements: (⟨φ_p⟩ − φ_q)·⟨u⟩ − ⟨A_p⟩ + A_q; (2.35–2.36 corrected) for
-    /// observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩. The prior part is multilinear in u, so
-    /// for mixtures and grouped elements it is a product of cached sums with the parents' moments.
+    /// Winn (2.34) for latent elements: (⟨φ_p⟩ − φ_q)·⟨u⟩ − ⟨A_p⟩ + A_q; (2.35–2.36, corrected:
+    /// ⟨g⟩, not g'(⟨φ⟩)) for observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩. The prior part
+    /// is multilinear in u, so for mixtures and grouped elements it is a product of cached sums with
+    /// the parents' moments.
     fn visit<D: ExpFamily>(self, d: &D) -> f64 {
         let (nodes, c) = (self.nodes, self.node);
         let own = cached_own(self.cache, nodes, self.id);

@@ -1,5 +1,6 @@
 //! Messages to a node from its children: to a parent slot (Winn (2.18), mixtures (2.53)), to a
-//! mixture's index (2.53 and the CPT form of the digest), through deterministic children (2.46–2.49).
+//! mixture's index (2.53, and Discrete children of Discrete parents, Winn Table 2.1, written out
+//! here as a CPT), through deterministic children (2.46–2.49).
 
 use super::*;
 
@@ -108,7 +109,8 @@ impl DistVisitor for SelectorMessages<'_> {
     type Output = ();
     /// Message to a mixture index: entry k is ⟨ln p_k(x)⟩ = ⟨φ_k⟩·⟨u⟩ − ⟨A_k⟩ (f is the same for every
     /// k and omitted), summed over the other indices' configurations with their weights — Winn
-    /// (2.53) and the CPT form of the digest.
+    /// (2.53), and for a Discrete child of Discrete parents (Table 2.1) its CPT form (derived
+    /// here).
     fn visit<D: ExpFamily>(self, d: &D) {
         let (nodes, c) = (self.nodes, self.child);
         let sel = &c.selectors[self.selector];

@@ -1,6 +1,7 @@
 //! The VMP engine: storage of every node's natural parameters and moments over its plates (struct of
 //! arrays), the generic update (Winn (2.19)), messages (2.17–2.18, 2.46–2.49, 2.50–2.53) and the
-//! bound as a sum of per-node terms (2.34–2.36, corrected as in the digest's errata E3–E4).
+//! bound as a sum of per-node terms (2.34–2.36, with (2.36) and the worked example (2.38)–(2.39)
+//! corrected: see docs/seed-corrections.md).
 //!
 //! Written once for every family: a node update gathers the messages of its children, adds the
 //! expected prior natural parameters, and maps φ to moments; the per-family formulas live in

@@ -1,4 +1,4 @@
-//! Greedy pruning of surplus mixture components after convergence (Winn §2.5.1 footnote 8,
+//! Greedy pruning of surplus mixture components after convergence (Winn §1.8.7 footnote 8,
 //! §3.3: model order adapted by deleting components, judged by L), part of the run loop in
 //! [`super::driver`].
 

@@ -1,5 +1,5 @@
-//! Concatenation of n scalar Gaussians into an n-vector — Winn §2.2.4 (message derived in the
-//! digest).
+//! Concatenation of n scalar Gaussians into an n-vector — Winn §2.2.4 (the message to a part is
+//! derived here from (2.48)–(2.49)).
 //!
 //! ⟨x⟩ᵢ = ⟨Yᵢ⟩; ⟨xxᵀ⟩ᵢⱼ = ⟨Yᵢ⟩⟨Yⱼ⟩ (i ≠ j), ⟨Yᵢ²⟩ (i = j). From φ = [φ₁, Φ₂], the message to Y_k is
 //! [φ₁ₖ + Σ_{j≠k}(Φ₂ₖⱼ + Φ₂ⱼₖ)⟨Yⱼ⟩, Φ₂ₖₖ].

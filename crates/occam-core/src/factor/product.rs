@@ -1,4 +1,5 @@
-//! Product of scalar Gaussian variables X = ∏ᵢ Yᵢ — Winn §2.2.2 (digest table).
+//! Product of scalar Gaussian variables X = ∏ᵢ Yᵢ — Winn §2.2.2 (moments and messages derived
+//! here from (2.41)–(2.49)).
 //!
 //! ⟨X⟩ = ∏⟨Yᵢ⟩, ⟨X²⟩ = ∏⟨Yᵢ²⟩ (valid because the Yᵢ are independent under Q); the message to Y_k is
 //! [φ₁ ∏_{i≠k}⟨Yᵢ⟩, φ₂ ∏_{i≠k}⟨Yᵢ²⟩]. A constant factor is a constant parent.

@@ -1,4 +1,5 @@
-//! Sum of Gaussian variables X = Σᵢ Yᵢ (scalars or d-vectors) — Winn §2.2.2 (digest table).
+//! Sum of Gaussian variables X = Σᵢ Yᵢ (scalars or d-vectors) — Winn §2.2.2 (moments and
+//! messages derived here from (2.41)–(2.49)).
 //!
 //! ⟨X⟩ = Σ⟨Yᵢ⟩, ⟨XXᵀ⟩ = Σᵢ⟨YᵢYᵢᵀ⟩ + Σ_{i≠j}⟨Yᵢ⟩⟨Yⱼ⟩ᵀ. With S = Σ_{i≠k} Yᵢ, the message to Y_k is
 //! [φ₁ + (Φ₂ + Φ₂ᵀ)⟨S⟩, Φ₂] (scalar: [φ₁ + 2⟨S⟩φ₂, φ₂]).

@@ -1,4 +1,4 @@
-//! MacKay's evidence procedure (committee paper §2.2, (14)–(15); thesis §5.2): MAP weights under
+//! MacKay's evidence procedure (committee paper §2.2, (14)–(15); thesis §5.3.2): MAP weights under
 //! M(w) = β E_D + ½ Σ α_k w_k², a Gaussian (Laplace) approximation with Hessian
 //! A = β ∇∇E_D + diag(α) at the mode, and type-II re-estimation of the hyper-parameters,
 //! γ_j = Σ_{k ∈ j} (1 − α_j (A⁻¹)_kk), α_j ← γ_j / Σ_{k ∈ j} w_k², β ← (N − Σ_j γ_j) / (2 E_D)

@@ -1,4 +1,4 @@
-//! Hybrid Monte Carlo (Neal 1996; committee paper §2.1, thesis §5.2) for the network weights, with
+//! Hybrid Monte Carlo (Neal 1996; committee paper §2.1, thesis §5.3.1) for the network weights, with
 //! Gibbs updates of the Gamma-distributed hyper-parameters between trajectories (Neal's scheme for
 //! grouped/ARD priors).
 //!

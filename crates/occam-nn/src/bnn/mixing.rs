@@ -1,4 +1,4 @@
-//! The fixed-point update of the mixing weights Q(m) (thesis §5.3; the committee paper keeps
+//! The fixed-point update of the mixing weights Q(m) (thesis §5.4.3; the committee paper keeps
 //! Q(m) = 1/M fixed).
 //!
 //! With λ held at its current optimum, the bound is Σ_m Q_m A_m − Σ_m Q_m ln Q_m + const with

@@ -1,4 +1,4 @@
-//! Structure learning with the node relevance determination prior (thesis §6.3): alternate
+//! Structure learning with the node relevance determination prior (thesis §6.5.7–6.5.9): alternate
 //! variational cycles (the "E-step") with an "M-step" that tries removing the hidden node and the
 //! input node with the fewest well-determined parameters, keeping a removal only if the bound rises.
 //!

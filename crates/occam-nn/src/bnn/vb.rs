@@ -293,7 +293,7 @@ pub fn fit_vb(data: &Dataset, opts: &VbOptions) -> Result<VbFit, NetError> {
     run_cycles(&p, opts, theta, q, prior, hyper)
 }
 
-/// A mixture started from a fitted single Gaussian (thesis §5.4): component means w̄ + ε with
+/// A mixture started from a fitted single Gaussian (thesis §5.5): component means w̄ + ε with
 /// ε_k ~ N(0, (jitter·|w̄_k|)²), the diagonal's variances and hyper-posteriors, r̄_m = w̄_m, ρ_m = s_m;
 /// then `opts.cycles` × (optimise, [mixing update], hyper update).
 pub fn mixture_from(

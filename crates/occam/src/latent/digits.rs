@@ -1,4 +1,4 @@
-//! The handwritten-digits study of Winn §3.3: one mixture of Bayesian PCA per digit, each test
+//! The handwritten-digits study of Winn §3.4.4: one mixture of Bayesian PCA per digit, each test
 //! image given to the digit whose model has the largest predictive density, next to maximum-
 //! likelihood mixtures of PPCA (Tipping & Bishop's baseline) on the same split.
 //!

@@ -1,5 +1,5 @@
 //! Latent-variable models: Bayesian PCA with automatic relevance determination, its baselines and
-//! reproductions (Winn ch. 3), and Bayesian ICA (Lawrence §6.2).
+//! reproductions (Winn ch. 3), and Bayesian ICA (Lawrence §6.5.1–6.5.6).
 //!
 //! Bayesian PCA, factor analysis, ARD regression and ICA are ordinary models of the language,
 //! fitted by the one VMP engine; this module adds what those models need around the engine:

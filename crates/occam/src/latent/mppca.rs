@@ -1,4 +1,4 @@
-//! Mixtures of probabilistic PCA by maximum likelihood (EM), the baseline Winn §3.3 compares the
+//! Mixtures of probabilistic PCA by maximum likelihood (EM), the baseline Winn §3.4.4 compares the
 //! mixture of Bayesian PCA against (after Tipping & Bishop 1999, whose updates these are).
 //!
 //! Component m: t ~ N(μ_m, C_m), C_m = W_m W_mᵀ + σ_m² I (Winn (3.2) per component), weight π_m.

@@ -73,7 +73,7 @@ pub struct IcaToy {
     pub mixing: Matrix,
 }
 
-/// Lawrence §6.2's toy: `sources` independent sources, each a two-component mixture of
+/// Lawrence §6.5.5's toy: `sources` independent sources, each a two-component mixture of
 /// zero-mean Gaussians with variances 1 and 50 in equal proportion; mixing entries ~ N(0, 1) into
 /// `sensors` sensors; Gaussian noise of variance `noise_var` (the thesis prints "inverse noise
 /// variance 1e-4"; a noise *variance* of 1e-4 is meant, since a precision of 1e-4 would bury the
@@ -174,7 +174,7 @@ pub fn ard_regression(n: usize, seed: u64) -> (Matrix, Matrix, Vec<f64>) {
     )
 }
 
-/// A noisy sinusoid, a 1-D manifold in 2-D (Winn §3.3, Fig. 3.5; the thesis gives neither N nor
+/// A noisy sinusoid, a 1-D manifold in 2-D (Winn §3.4.1, Fig. 3.5; the thesis gives neither N nor
 /// the noise): x uniform on [0, 2π], t = (x, sin x) + N(0, noise² I).
 pub fn sinusoid(n: usize, noise: f64, seed: u64) -> Matrix {
     let mut rng = Rng::seed_from_u64(seed);
@@ -191,7 +191,7 @@ pub fn sinusoid(n: usize, noise: f64, seed: u64) -> Matrix {
     }
 }
 
-/// A noisy sphere, a 2-D manifold in 3-D (Winn §3.3; N and the noise not given): points uniform
+/// A noisy sphere, a 2-D manifold in 3-D (Winn §3.4.2; N and the noise not given): points uniform
 /// on the unit sphere plus N(0, noise² I).
 pub fn sphere(n: usize, noise: f64, seed: u64) -> Matrix {
     let mut rng = Rng::seed_from_u64(seed);

@@ -1,5 +1,5 @@
 //! The reproducible Boltzmann-machine experiments behind `occam bm reproduce`: Leisink & Kappen
-//! Fig. 4, Lawrence's §4.4 toy and Fig. 4.2, each writing its table as CSV and JSON.
+//! Fig. 4, Lawrence's §4.5.2 toy and Fig. 4.2, each writing its table as CSV and JSON.
 
 use std::path::Path;
 
@@ -19,7 +19,7 @@ use super::write_json;
 pub enum Reproduction {
     /// Leisink & Kappen Fig. 4 (SK, N = 20, σ₁ = 0.1): η_{mf→tm}, η_{tm→to} vs σ₂.
     SkFig4,
-    /// Lawrence §4.4 toy: biases under exact, mean-field and mixture Q⁻.
+    /// Lawrence §4.5.2 toy: biases under exact, mean-field and mixture Q⁻.
     LawrenceToy,
     /// Lawrence Fig. 4.2: random 10-unit BMs, W, b ~ U(−1, 1); correlation error and bound gap vs M.
     LawrenceFig42,
@@ -64,8 +64,9 @@ pub struct MixtureRow {
     pub all_below: bool,
 }
 
-/// Lawrence Fig. 4.2 (digest §4.4, §9.3): `networks` random 10-unit BMs with W_ij, b_i ~ U(−1, 1),
-/// mixtures annealed T = 60 → 1 in 8 geometric steps, for each M in `components`.
+/// Lawrence Fig. 4.2 (§4.5.1): `networks` random 10-unit BMs with W_ij, b_i ~ U(−1, 1),
+/// mixtures annealed T = 60 → 1 in 8 steps (geometric here; the thesis does not give the shape),
+/// for each M in `components`.
 pub fn lawrence_fig42(networks: usize, components: &[usize], seed: u64) -> Result<Vec<MixtureRow>> {
     use rand::{Rng, SeedableRng};
     let n = 10;

@@ -116,7 +116,8 @@ pub fn third_order(
 
 /// Converts a Saul mean-field state (0/1 coding) to (m, ξ) of the first-order LK bound with the
 /// same value: ξ^{pi} = (1 − 2ξ_p^{Saul}) θ^{pi} for hidden parents, ξ^p at its optimum
-/// (digest §4.1: Saul's bound = (41) plus a free offset per unit).
+/// (Saul's bound is Leisink & Kappen (41) plus a free additive offset in ξ^p per unit: the literal
+/// (41) is far looser; see docs/seed-corrections.md).
 pub fn from_saul(sbn: &Sbn, ev: &Evidence, st: &mf::MfState) -> (Vec<f64>, XiParams) {
     let th = PmParams::from_sbn(sbn);
     let m: Vec<f64> = ev
@@ -312,8 +313,8 @@ pub fn fit_first_order(
     })
 }
 
-/// Third-order bound maximised over ξ at fixed m (digest §6.2 "third-full": μ from the
-/// mean-field solution, all ξ re-optimised), starting from `xi0`.
+/// Third-order bound maximised over ξ at fixed m (Leisink & Kappen §5.2, Table 1's third order
+/// with full ξ: μ from the mean-field solution, all ξ re-optimised), starting from `xi0`.
 pub fn fit_third_order(
     sbn: &Sbn,
     ev: &Evidence,

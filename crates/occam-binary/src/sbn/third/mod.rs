@@ -1,21 +1,22 @@
-//! The Leisink–Kappen third-order lower bound on SBN likelihoods (Leisink & Kappen 2000, §4;
-//! digest `tighter_bound.md` §3–4), and the first-order ("mean field, full ξ") bound it upgrades.
+//! The Leisink–Kappen third-order lower bound on SBN likelihoods (Leisink & Kappen 2000, §3–4),
+//! and the first-order ("mean field, full ξ") bound it upgrades.
 //!
-//! ±1 coding: θ^{ij} = w_ij/4, θ^i = b_i/2 + ¼Σ_j w_ij (digest §4.2); z_p = Σ_j θ^{pj}s_j + θ^p.
+//! ±1 coding: θ^{ij} = w_ij/4, θ^i = b_i/2 + ¼Σ_j w_ij ([`crate::coding`]);
+//! z_p = Σ_j θ^{pj}s_j + θ^p.
 //! Local normalisation bound (32)–(38): −ln 2cosh z_p ≥ ξ_p(s) + 1 − e^{ξ_p(s)+z_p} − e^{ξ_p(s)−z_p},
 //! ξ_p(s) = Σ_{i∈H∩pa(p)} ξ^{pi}s_i + ξ^p (ξ^{pi} is kept only for hidden parents: the optimal
-//! ξ^{pi} is 0 where θ^{pi} = 0, digest §4.1). This gives −Ẽ(s) ≤ −E(s).
+//! ξ^{pi} is 0 where θ^{pi} = 0, Leisink & Kappen §4.1). This gives −Ẽ(s) ≤ −E(s).
 //!
 //! Third-order bound (20)–(22), (50a) applied to Ẽ with factorised P_μ (m_i = tanh μ_i):
 //! ln 𝓛 ≥ ⟨−Ẽ⟩_μ + Σ_i H₂(m_i) + ln(1 + ½ e^{λ⁰} κ₂),   λ⁰ = κ₃/(3κ₂),
 //! where κ₂, κ₃ are the 2nd and 3rd central moments of G(s) = −Ẽ(s) − Σ_i μ_i s_i under P_μ
 //! (ΔẼ = ⟨G⟩ − G, so ⟨ΔẼ²⟩ = κ₂ and ⟨ΔẼ³⟩ = −κ₃). The first two terms alone are the
-//! first-order (mean-field) bound on Ẽ (digest §3.2, derived).
+//! first-order (mean-field) bound on Ẽ (derived here: with μ⁰ at (21), log Z_μ = ⟨−Ẽ⟩_μ + Σ H₂).
 //!
 //! G is a sum of "terms": a constant, linear spins, products of two hidden spins and
 //! coefficient × e^{b·s}. Its moments are computed here by enumerating the hidden states of
 //! P_μ (exact, O(2^H · terms)); `third_poly` computes the same moments in polynomial time from
-//! triples of terms (digest §4.1 "implementation trick") and is cross-checked against this.
+//! triples of terms (derived here; see `third_poly`) and is cross-checked against this.
 //!
 //! This file holds the terms of G and their moments; `fit` evaluates and optimises the first- and
 //! third-order bounds over ξ and μ.
@@ -37,7 +38,7 @@ pub struct PmParams {
 }
 
 impl PmParams {
-    /// Converts the 0/1-coded model (digest §4.2).
+    /// Converts the 0/1-coded model ([`crate::coding`]).
     pub fn from_sbn(sbn: &Sbn) -> Self {
         let w = sbn.weights();
         let theta_e: Vec<f64> = w.iter().map(|x| 0.25 * x).collect();

@@ -1,6 +1,6 @@
 //! The one run loop of Occam — Winn Algorithm 1.1: sweeps of node updates until the bound
 //! converges, restarts from seeded initialisations that keep the best state by snapshot, greedy
-//! pruning of surplus mixture components (Winn §2.5.1 footnote 8), detection of a decreasing
+//! pruning of surplus mixture components (Winn §1.8.7 footnote 8), detection of a decreasing
 //! bound (an error in strict mode, a typed warning with its size otherwise), and an [`Observer`]
 //! called after every sweep (iteration, bound, elapsed time) that may stop the run.
 //!

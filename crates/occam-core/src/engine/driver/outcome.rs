@@ -27,7 +27,7 @@ pub struct RunOptions {
     /// Compute the bound after every node update, not only after every sweep (slower; for tests).
     pub check_every_update: bool,
     /// After convergence, try deleting each used mixture component (smallest first) and keep a
-    /// deletion whenever the converged bound increases (Winn §2.5.1 footnote 8, §3.3: model order
+    /// deletion whenever the converged bound increases (Winn §1.8.7 footnote 8, §3.3: model order
     /// adapted by deleting components, judged by L).
     pub prune_components: bool,
     /// Settle the first sweep: the updates that come before the first node with an informative

@@ -1,4 +1,4 @@
-//! Bayesian ICA (Lawrence §6.2, (6.1)–(6.29) as corrected) with **q(x_n) joint over the
+//! Bayesian ICA (Lawrence §6.5.1–6.5.6, (6.1)–(6.29) as corrected) with **q(x_n) joint over the
 //! sources**, by hand-derived variational updates.
 //!
 //! Model: t_n = W x_n + μ + ε, ε ~ N(0, β⁻¹ I_P) (6.2, whose printed exp(+…) is a sign slip);

@@ -8,7 +8,7 @@
 //! update sums over components), μ_m ~ N(0, β⁻¹ I), α_i ~ Γ(a_α, b_α), τ ~ Γ(a_τ, b_τ).
 //!
 //! q keeps x_n joint with s_n: q(x_n, s_n = m) = r_nm N(x_n | m_nm, Σ_m), the "pick" form of
-//! Winn §2.5, which the generic engine's fully factorised q(x)q(s) cannot express — hence this
+//! Winn §2.2.3, which the generic engine's fully factorised q(x)q(s) cannot express — hence this
 //! module rather than a model file. The rest factorises: q(π) Π_m q(μ_m) Π_{m,d} q(w_md)
 //! Π_i q(α_i) q(τ). Every update below is the exact maximiser of the bound over its factor
 //! given the others, so the bound never decreases.

@@ -1,5 +1,5 @@
 //! The predictive density of a fitted mixture of Bayesian PCA, for classification by the largest
-//! density (Winn §3.3's digits study).
+//! density (Winn §3.4.4's digits study).
 //!
 //! The exact predictive p(t | data) = ∫ p(t | θ) q(θ) dθ has no closed form. Each component is
 //! replaced by the Gaussian with the same first two moments under q: given s = m, t = W_m x + μ_m +

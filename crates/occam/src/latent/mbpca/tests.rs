@@ -1,5 +1,6 @@
 //! Checks of the hand-derived updates: each leaves the bound stationary in its own parameters
-//! (a maximiser), the bound never decreases, and shared α sums over components (erratum E7).
+//! (a maximiser), the bound never decreases, and shared α sums over components (Winn (3.16)
+//! indexes α by m against the text's shared α; see docs/seed-corrections.md).
 
 use super::*;
 use crate::latent::synth;
