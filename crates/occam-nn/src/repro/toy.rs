@@ -57,7 +57,7 @@ pub fn sine_toy(opts: &Options) -> Result<Table, ReproError> {
     let cap = -mix.q.iter().map(|q| q * q.ln()).sum::<f64>();
     let mut t = Table::new(
         "sine_toy",
-        "thesis §5.4: 30-point sine, H = 5, grouped prior, M = 5",
+        "thesis §5.5.1: 30-point sine, H = 5, grouped prior, M = 5",
     );
     t.push(Row::new(
         "mutual-information bound I",

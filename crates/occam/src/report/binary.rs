@@ -128,7 +128,7 @@ pub fn bm_figure(dir: &Path, stem: &str, r: &bm::ReproductionReport, seed: u64) 
             write_text(&dir.join(format!("{stem}_trace.csv")), &csv)?;
             let target = rows.first().map_or(2f64.ln() / 4.0, |r| r.target);
             let mut f = figure(
-                "Lawrence §4.4 toy: biases during learning, by negative phase Q⁻",
+                "Lawrence §4.5.2 toy: biases during learning, by negative phase Q⁻",
                 "learning step",
                 "mean bias ½(b₁ + b₂)",
                 series,
