@@ -424,17 +424,7 @@ mod tests {
     use crate::bm::exact::exact;
 
     fn u_net(n: usize, seed: u64) -> BoltzmannMachine {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut w = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..i {
-                let v = rng.random_range(-1.0..1.0);
-                w[i * n + j] = v;
-                w[j * n + i] = v;
-            }
-        }
-        let h = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
-        BoltzmannMachine::new(w, h, 0.0).unwrap()
+        BoltzmannMachine::uniform(n, seed).unwrap()
     }
 
     #[test]

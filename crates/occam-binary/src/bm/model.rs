@@ -22,6 +22,24 @@ pub struct BoltzmannMachine {
 }
 
 impl BoltzmannMachine {
+    /// A random n-unit machine with every weight W_ij = W_ji and threshold h_i drawn from
+    /// U(−1, 1) (Lawrence Fig. 4.2's networks): Xoshiro256++ seeded with `seed`, the pairs i > j
+    /// row by row, then the thresholds; offset 0.
+    pub fn uniform(n: usize, seed: u64) -> Result<Self> {
+        use rand::{Rng as _, SeedableRng as _};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut w = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..i {
+                let v = rng.random_range(-1.0..1.0);
+                w[i * n + j] = v;
+                w[j * n + i] = v;
+            }
+        }
+        let h = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        Self::new(w, h, 0.0)
+    }
+
     /// Builds a model, checking shape, symmetry (to 1e-12 relative), zero diagonal and finiteness.
     pub fn new(w: Vec<f64>, h: Vec<f64>, offset: f64) -> Result<Self> {
         let n = h.len();

@@ -47,13 +47,7 @@ impl Graph {
                 )));
             }
         }
-        let axes: Vec<Axis> = plates
-            .iter()
-            .map(|p| Axis {
-                id: p.0,
-                size: self.plates[p.0].1,
-            })
-            .collect();
+        let axes = self.axes(plates);
         if node_values(&axes, kind.len()).is_none() {
             return Err(self.too_big(name, &axes));
         }

@@ -239,13 +239,7 @@ impl Graph {
                 name: name.into(),
             });
         }
-        let axes: Vec<Axis> = plates
-            .iter()
-            .map(|p| Axis {
-                id: p.0,
-                size: self.plates[p.0].1,
-            })
-            .collect();
+        let axes = self.axes(plates);
         if node_values(&axes, kind.len()).is_none() {
             return Err(BuildError::Shape {
                 node: name.into(),
@@ -333,6 +327,17 @@ impl Graph {
     /// Sets how a node's q is initialised.
     pub fn initialize(&mut self, node: NodeId, init: Init) {
         self.nodes[node.0].init = Some(init);
+    }
+
+    /// The axes of `plates` (each plate with its size), in order.
+    fn axes(&self, plates: &[PlateId]) -> Vec<Axis> {
+        plates
+            .iter()
+            .map(|p| Axis {
+                id: p.0,
+                size: self.plates[p.0].1,
+            })
+            .collect()
     }
 
     /// Number of elements of a node.

@@ -52,6 +52,7 @@ pub(super) fn lloyd(
     let per_centre = k > ELKAN_FROM;
     let mut lower = vec![0.0; if per_centre { n * k } else { n }];
     let mut between = vec![0.0; if per_centre { k * k } else { 0 }];
+    let parallel = n * k * width >= PARALLEL_WORK;
     for _ in 0..MAX_LLOYD {
         sums.iter_mut().for_each(|v| *v = 0.0);
         counts.iter_mut().for_each(|v| *v = 0);
@@ -115,32 +116,16 @@ pub(super) fn lloyd(
                 between: &between,
                 margin,
             };
-            let assign = |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut [f64])))| {
-                step.elkan(j, l, up, lo)
-            };
-            let changed = if n * k * width >= PARALLEL_WORK {
-                label
-                    .par_iter_mut()
-                    .zip(upper.par_iter_mut().zip(lower.par_chunks_mut(k)))
-                    .enumerate()
-                    .map(assign)
-                    .reduce(|| false, |a, b| a | b)
-            } else {
-                label
-                    .iter_mut()
-                    .zip(upper.iter_mut().zip(lower.chunks_mut(k)))
-                    .enumerate()
-                    .map(assign)
-                    .fold(false, |a, b| a | b)
-            };
-            if !changed {
+            let assign = |j, l: &mut usize, up: &mut f64, lo: &mut [f64]| step.elkan(j, l, up, lo);
+            if !assign_all(label, &mut upper, &mut lower, k, parallel, assign) {
                 break;
             }
             continue;
         }
         let ct = &ct;
         let (shift, half) = (&shift, &half);
-        let assign = |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut f64)))| {
+        let assign = |j, l: &mut usize, up: &mut f64, lo: &mut [f64]| {
+            let lo = &mut lo[0];
             let a = *l;
             *up += shift[a];
             *lo -= if a == top_at { second } else { top };
@@ -162,24 +147,40 @@ pub(super) fn lloyd(
             *l = best;
             best != a
         };
-        let changed = if n * k * width >= PARALLEL_WORK {
-            label
-                .par_iter_mut()
-                .zip(upper.par_iter_mut().zip(lower.par_iter_mut()))
-                .enumerate()
-                .map(assign)
-                .reduce(|| false, |a, b| a | b)
-        } else {
-            label
-                .iter_mut()
-                .zip(upper.iter_mut().zip(lower.iter_mut()))
-                .enumerate()
-                .map(assign)
-                .fold(false, |a, b| a | b)
-        };
-        if !changed {
+        if !assign_all(label, &mut upper, &mut lower, 1, parallel, assign) {
             break;
         }
+    }
+}
+
+/// One assignment step: `assign(j, label, upper, lower)` on every point j with its label, its
+/// upper bound and its `per` lower bounds (one per centre for Elkan's bounds, one for Hamerly's),
+/// on the thread pool when `parallel`; whether any label changed. Each point is decided on its
+/// own, so the labels are the same either way.
+fn assign_all(
+    label: &mut [usize],
+    upper: &mut [f64],
+    lower: &mut [f64],
+    per: usize,
+    parallel: bool,
+    assign: impl Fn(usize, &mut usize, &mut f64, &mut [f64]) -> bool + Sync,
+) -> bool {
+    let one =
+        |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut [f64])))| assign(j, l, up, lo);
+    if parallel {
+        label
+            .par_iter_mut()
+            .zip(upper.par_iter_mut().zip(lower.par_chunks_mut(per)))
+            .enumerate()
+            .map(one)
+            .reduce(|| false, |a, b| a | b)
+    } else {
+        label
+            .iter_mut()
+            .zip(upper.iter_mut().zip(lower.chunks_mut(per)))
+            .enumerate()
+            .map(one)
+            .fold(false, |a, b| a | b)
     }
 }
 

@@ -68,7 +68,6 @@ pub struct MixtureRow {
 /// mixtures annealed T = 60 → 1 in 8 steps (geometric here; the thesis does not give the shape),
 /// for each M in `components`.
 pub fn lawrence_fig42(networks: usize, components: &[usize], seed: u64) -> Result<Vec<MixtureRow>> {
-    use rand::{Rng, SeedableRng};
     let n = 10;
     let mut acc: Vec<MixtureRow> = components
         .iter()
@@ -80,17 +79,7 @@ pub fn lawrence_fig42(networks: usize, components: &[usize], seed: u64) -> Resul
         })
         .collect();
     for k in 0..networks {
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed.wrapping_add(k as u64));
-        let mut w = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..i {
-                let v = rng.random_range(-1.0..1.0);
-                w[i * n + j] = v;
-                w[j * n + i] = v;
-            }
-        }
-        let h = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let bm = BoltzmannMachine::new(w, h, 0.0)?;
+        let bm = BoltzmannMachine::uniform(n, seed.wrapping_add(k as u64))?;
         let ex = exact(&bm)?;
         for row in acc.iter_mut() {
             let r = mixture(
