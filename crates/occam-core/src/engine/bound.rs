@@ -143,7 +143,7 @@ impl Vmp {
     /// product exact to a few ulps, so the error of L is a few ulps of the sum of the pieces' sizes
     /// (Σ_i |φ_i u_i| + |A| per element, or per component from the summed moments), not of |L|.
     /// Returned: 8 ulps of that sum. Measured on 81 strict fits of such mixtures
-    /// (`crates/occam/tests/extreme_priors.rs`), the largest apparent decrease was 1.2 ulps of it;
+    /// (`crates/occam/tests/it/extreme_priors.rs`), the largest apparent decrease was 1.2 ulps of it;
     /// on well-conditioned models the value lies far below 10⁻⁹·|L| and changes nothing.
     pub fn bound_roundoff(&self) -> f64 {
         let sizes: f64 = self.node_terms(&self.cache, true).iter().sum();

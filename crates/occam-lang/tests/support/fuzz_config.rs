@@ -1,6 +1,6 @@
 //! The proptest configuration every fuzz harness of the workspace shares (this file is included
-//! by `#[path]` from `occam-lang/tests/fuzz.rs`, `occam/tests/fuzz.rs` and
-//! `occam-cli/tests/fuzz_flags.rs`, so the rule exists once).
+//! by `#[path]` from `occam-lang/tests/it/fuzz.rs`, `occam/tests/it/fuzz.rs` and
+//! `occam-cli/tests/it/fuzz_flags.rs`, so the rule exists once).
 //!
 //! Each harness is bounded by its own default number of cases per property (it runs in seconds in
 //! a debug build, as CI needs); `OCCAM_FUZZ_CASES=N` runs N cases per property for a longer local

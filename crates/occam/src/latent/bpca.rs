@@ -85,7 +85,7 @@ pub struct DimensionPoint {
 /// from seed `seed + s` (the first n points of a common draw, so the curve is paired in N).
 ///
 /// Each fit is the one-component mixture of [`mbpca`], which is this same model with the same
-/// factorisation (its converged bound equals the engine's, `tests/mbpca.rs`), started from the
+/// factorisation (its converged bound equals the engine's, `tests/it/mbpca.rs`), started from the
 /// principal axes rather than at random, so no restarts are needed.
 pub fn dimension_curve(ns: &[usize], sets: usize, seed: u64) -> Result<Vec<DimensionPoint>> {
     let most = ns.iter().copied().max().unwrap_or(0);

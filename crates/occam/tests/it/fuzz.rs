@@ -7,13 +7,13 @@
 //! set `OCCAM_FUZZ_CASES` (cases per property; CI uses the default 48):
 //!
 //! ```text
-//! OCCAM_FUZZ_CASES=20000 cargo test -p occam --test fuzz
+//! OCCAM_FUZZ_CASES=20000 cargo test -p occam --test it fuzz::
 //! ```
 //!
 //! A failure prints the shrunk input; proptest records it under `tests/fuzz.proptest-regressions`
 //! so that it is tried first from then on.
 
-#[path = "../../occam-lang/tests/support/fuzz_config.rs"]
+#[path = "../../../occam-lang/tests/support/fuzz_config.rs"]
 mod fuzz_config;
 
 use std::io::Write as _;
@@ -22,10 +22,10 @@ use occam::{DataSet, Error, Model, Settings};
 use proptest::prelude::*;
 
 const MODELS: &[&str] = &[
-    include_str!("../../../examples/models/quickstart.occam"),
-    include_str!("../../../examples/models/gmm1d.occam"),
-    include_str!("../../../examples/models/regression.occam"),
-    include_str!("../../../examples/vibes_tutorial/mixture.occam"),
+    include_str!("../../../../examples/models/quickstart.occam"),
+    include_str!("../../../../examples/models/gmm1d.occam"),
+    include_str!("../../../../examples/models/regression.occam"),
+    include_str!("../../../../examples/vibes_tutorial/mixture.occam"),
 ];
 
 /// Fragments spliced into model text and data files.

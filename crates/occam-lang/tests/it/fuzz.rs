@@ -1,21 +1,21 @@
 //! Arbitrary input never panics the lexer, parser, resolver or renderers, and every diagnostic
-//! names its place (`f.occam:line:column`). Part of the fuzz harness (see `crates/occam/tests/fuzz.rs`
+//! names its place (`f.occam:line:column`). Part of the fuzz harness (see `crates/occam/tests/it/fuzz.rs`
 //! for the data readers, `.fg` files and settings): `OCCAM_FUZZ_CASES=N` sets the cases per
 //! property for a longer local run (default 256).
 
-#[path = "support/fuzz_config.rs"]
+#[path = "../support/fuzz_config.rs"]
 mod fuzz_config;
 
 use occam_lang::{compile, parse, DataShapes, Diagnostics};
 use proptest::prelude::*;
 
 const MODELS: &[&str] = &[
-    include_str!("../../../examples/vibes_tutorial/mixture.occam"),
-    include_str!("../../../examples/vibes_tutorial/separable.occam"),
-    include_str!("../../../examples/models/bpca.occam"),
-    include_str!("../../../examples/models/hmm.occam"),
-    include_str!("../../../examples/models/regression.occam"),
-    include_str!("../../../examples/models/factor_analysis.occam"),
+    include_str!("../../../../examples/vibes_tutorial/mixture.occam"),
+    include_str!("../../../../examples/vibes_tutorial/separable.occam"),
+    include_str!("../../../../examples/models/bpca.occam"),
+    include_str!("../../../../examples/models/hmm.occam"),
+    include_str!("../../../../examples/models/regression.occam"),
+    include_str!("../../../../examples/models/factor_analysis.occam"),
 ];
 
 const WORDS: &[&str] = &[

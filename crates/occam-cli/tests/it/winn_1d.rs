@@ -2,7 +2,7 @@
 //! runs keep three components, and the bound never decreases (`--strict` makes a decrease an
 //! error).
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -7,10 +7,10 @@ use serde_json::Value;
 
 fn fixture(name: &str) -> Value {
     let text = match name {
-        "examples" => include_str!("fixtures/bayespy_examples.json"),
-        "gmm" => include_str!("fixtures/gmm_fixed_init.json"),
-        "bmm" => include_str!("fixtures/bmm_fixed_init.json"),
-        "gmm1d" => include_str!("fixtures/gaussian_mixture_1d.json"),
+        "examples" => include_str!("../fixtures/bayespy_examples.json"),
+        "gmm" => include_str!("../fixtures/gmm_fixed_init.json"),
+        "bmm" => include_str!("../fixtures/bmm_fixed_init.json"),
+        "gmm1d" => include_str!("../fixtures/gaussian_mixture_1d.json"),
         _ => unreachable!(),
     };
     serde_json::from_str(text).unwrap()

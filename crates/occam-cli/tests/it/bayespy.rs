@@ -2,7 +2,7 @@
 //! equal BayesPy's (the core's fixture) to 1e-8 relative; the mixtures must reach at least
 //! BayesPy's final bound with restarts.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn assert_trace(got: &[f64], want: &[f64]) {

@@ -1,7 +1,7 @@
 //! Malformed inputs: each exits with code 2 and a message naming the place — `file:line:column`
 //! of the model, or `file:row:column` of the data — and no panic reaches the user.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 

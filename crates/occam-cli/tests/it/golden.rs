@@ -7,7 +7,7 @@
 //! are compared to 1e-10 (relative, or absolute near zero) — the tolerance every fast path is held
 //! to against the element-by-element path.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! `fit --out` writing the per-variable tables and leaving observed data out of
 //! `posterior.json` unless `--include-data` is given.
 
-mod common;
+use crate::common;
 
 use common::{occam, succeeded};
 

@@ -1,7 +1,7 @@
 //! Every reproduction of the binary-network studies runs from a seed and writes its tables (CSV,
 //! JSON) and its figure (SVG) into `--out DIR`.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Third-order (Leisink–Kappen) bound: moment engines agree, gradients match finite
 //! differences, the Saul ↔ first-order equivalence holds, and Table 1 / Fig. 8 reproduce.
 
-mod sbn_common;
+use crate::sbn_common;
 use occam_binary::sbn::exact;
 use occam_binary::sbn::mf::{self, MfOptions};
 use occam_binary::sbn::repro::{lk_table_cell, LkTableOptions};

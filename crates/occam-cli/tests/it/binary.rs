@@ -1,6 +1,6 @@
 //! The binary-network tools of occam-binary, wired as `occam bm ...` and `occam sbn ...`.
 
-mod common;
+use crate::common;
 use common::*;
 
 fn log_z(method: &str) -> serde_json::Value {

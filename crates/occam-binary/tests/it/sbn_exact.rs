@@ -1,7 +1,7 @@
 //! Exact enumeration: matches a brute-force sum, marginals match, gradient matches finite
 //! differences, result is identical for any thread count, and bad input is an error.
 
-mod sbn_common;
+use crate::sbn_common;
 use occam_binary::sbn::{exact, Evidence, Sbn, SbnError};
 use sbn_common::random_sbn;
 

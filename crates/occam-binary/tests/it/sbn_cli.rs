@@ -160,8 +160,8 @@ fn sbn_repro_entry_points_run_small() {
 
 #[test]
 fn sbn_shipped_data_files_match_their_generators_and_run_through_loglik() {
-    let net = include_str!("../data/sbn/saul_246_seed0.csv");
-    let bars = include_str!("../data/sbn/bars_4x4.csv");
+    let net = include_str!("../../data/sbn/saul_246_seed0.csv");
+    let bars = include_str!("../../data/sbn/bars_4x4.csv");
     let (sbn, _) = gen::saul_246(1.0, 1.0, 0).unwrap();
     assert_eq!(io::parse_sbn(net, "saul_246_seed0.csv").unwrap(), sbn);
     assert_eq!(

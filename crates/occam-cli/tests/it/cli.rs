@@ -1,7 +1,7 @@
 //! The commands end to end: check, fit (text, JSON, output files), sample, graph, data formats
 //! and missing values.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::Path;

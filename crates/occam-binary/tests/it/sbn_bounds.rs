@@ -3,7 +3,7 @@
 //! mean field always" at the mean-field μ); the mean-field trace never decreases; the MF
 //! gradient matches finite differences.
 
-mod sbn_common;
+use crate::sbn_common;
 use occam_binary::sbn::infer::{approximate, InferMethod};
 use occam_binary::sbn::mf::{self, MfInit, MfOptions};
 use occam_binary::sbn::third::{self, LkOptions};

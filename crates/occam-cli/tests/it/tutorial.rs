@@ -1,7 +1,7 @@
 //! The VIBES tutorial (Winn §2.4): the five models compared on data drawn by `occam sample` from
 //! the generator; their bounds must be ordered as in the thesis.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

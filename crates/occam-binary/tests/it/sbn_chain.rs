@@ -2,7 +2,7 @@
 //! between the mean-field bound it starts from and the exact log-likelihood; non-layered nets
 //! are rejected with an error.
 
-mod sbn_common;
+use crate::sbn_common;
 use occam_binary::sbn::chain::{self, ChainLayout, ChainOptions, ChainParams};
 use occam_binary::sbn::{exact, gen, mf, Evidence, Sbn, SbnError};
 

@@ -2,7 +2,7 @@
 //! true ELBO of its own q (hence below ln P(v)), never decreases, never falls below the mean-field
 //! bound it grows from, 𝓘 = 0 for constant R, and Fig. 2.4 reproduces.
 
-mod sbn_common;
+use crate::sbn_common;
 use occam_binary::sbn::exact;
 use occam_binary::sbn::mf::{self, MfInit, MfOptions};
 use occam_binary::sbn::mixture::{self, MixInit, MixOptions, MixState};

@@ -13,11 +13,13 @@ fn build(src: &str, name: &str, data: &DataShapes) -> Model {
 
 fn tutorial(name: &str) -> Model {
     let src = match name {
-        "single" => include_str!("../../../examples/vibes_tutorial/single.occam"),
-        "mixture" => include_str!("../../../examples/vibes_tutorial/mixture.occam"),
-        "shared_gamma" => include_str!("../../../examples/vibes_tutorial/shared_gamma.occam"),
-        "separable" => include_str!("../../../examples/vibes_tutorial/separable.occam"),
-        "shared_pi_gamma" => include_str!("../../../examples/vibes_tutorial/shared_pi_gamma.occam"),
+        "single" => include_str!("../../../../examples/vibes_tutorial/single.occam"),
+        "mixture" => include_str!("../../../../examples/vibes_tutorial/mixture.occam"),
+        "shared_gamma" => include_str!("../../../../examples/vibes_tutorial/shared_gamma.occam"),
+        "separable" => include_str!("../../../../examples/vibes_tutorial/separable.occam"),
+        "shared_pi_gamma" => {
+            include_str!("../../../../examples/vibes_tutorial/shared_pi_gamma.occam")
+        }
         _ => unreachable!(),
     };
     build(
@@ -182,7 +184,7 @@ fn separable() {
         vec![(s("K"), Some(s("lambda"))), (s("D"), None)]
     );
     // The brief's spelling, with the D index explicit, resolves identically.
-    let src = include_str!("../../../examples/vibes_tutorial/separable.occam")
+    let src = include_str!("../../../../examples/vibes_tutorial/separable.occam")
         .replace("mean = mu[lambda]", "mean = mu[lambda, D]");
     let m2 = build(&src, "b.occam", &DataShapes::new().with("x", 500, 2));
     let (_, a2) = args(&m2, "x");
@@ -205,7 +207,7 @@ fn shared_pi_gamma() {
 
 #[test]
 fn bpca() {
-    let src = include_str!("../../../examples/models/bpca.occam");
+    let src = include_str!("../../../../examples/models/bpca.occam");
     let m = build(src, "bpca.occam", &DataShapes::new().with("y", 100, 10));
     assert_eq!(
         m.plates
@@ -247,7 +249,7 @@ fn bpca() {
 
 #[test]
 fn gmm_1d_with_let_map_and_init() {
-    let src = include_str!("../../../examples/models/gmm1d.occam");
+    let src = include_str!("../../../../examples/models/gmm1d.occam");
     let m = build(src, "gmm1d.occam", &DataShapes::new().with("y", 300, 1));
     assert_eq!(m.constants.len(), 1);
     assert_eq!(m.constants[0].name, "a0");
@@ -270,7 +272,7 @@ fn gmm_1d_with_let_map_and_init() {
 
 #[test]
 fn bernoulli_mixture() {
-    let src = include_str!("../../../examples/models/bernoulli_mixture.occam");
+    let src = include_str!("../../../../examples/models/bernoulli_mixture.occam");
     let m = build(src, "bm.occam", &DataShapes::new().with("x", 50, 8));
     let (dist, a) = args(&m, "P");
     assert_eq!(dist, "Beta");
@@ -289,7 +291,7 @@ fn bernoulli_mixture() {
 
 #[test]
 fn hmm_chain() {
-    let src = include_str!("../../../examples/models/hmm.occam");
+    let src = include_str!("../../../../examples/models/hmm.occam");
     let m = build(src, "hmm.occam", &DataShapes::new());
     assert_eq!(plates(&m, "A"), [s("K")]);
     assert_eq!(events(&m, "A"), [s("K")]);
@@ -309,7 +311,7 @@ fn hmm_chain() {
 
 #[test]
 fn quickstart_positional_arguments() {
-    let src = include_str!("../../../examples/models/quickstart.occam");
+    let src = include_str!("../../../../examples/models/quickstart.occam");
     let m = build(
         src,
         "quickstart.occam",
@@ -332,7 +334,7 @@ fn quickstart_positional_arguments() {
 
 #[test]
 fn regression_with_data_covariates() {
-    let src = include_str!("../../../examples/models/regression.occam");
+    let src = include_str!("../../../../examples/models/regression.occam");
     let m = build(
         src,
         "regression.occam",
@@ -365,7 +367,7 @@ fn regression_with_data_covariates() {
 
 #[test]
 fn factor_analysis_matvec() {
-    let src = include_str!("../../../examples/models/factor_analysis.occam");
+    let src = include_str!("../../../../examples/models/factor_analysis.occam");
     let m = build(src, "fa.occam", &DataShapes::new().with("y", 30, 4));
     let (_, a) = args(&m, "y");
     let mean = a[0].1;
@@ -444,7 +446,7 @@ fn model_round_trips_through_json() {
 
 #[test]
 fn ast_is_available_without_resolution() {
-    let src = include_str!("../../../examples/vibes_tutorial/mixture.occam");
+    let src = include_str!("../../../../examples/vibes_tutorial/mixture.occam");
     let f = occam_lang::parse(src, "mixture.occam").unwrap();
     assert_eq!(f.statements.len(), 7);
     // The AST parses models whose names do not resolve.
@@ -551,7 +553,7 @@ fn parents_are_the_graph_edges() {
 #[test]
 fn chains_resolve_with_the_time_plate_last_and_the_states_as_event() {
     let m = build(
-        include_str!("../../../examples/models/hmm_chain.occam"),
+        include_str!("../../../../examples/models/hmm_chain.occam"),
         "hmm_chain.occam",
         &DataShapes::new().with("y", 3, 60).with("L", 3, 1),
     );
@@ -566,7 +568,7 @@ fn chains_resolve_with_the_time_plate_last_and_the_states_as_event() {
     let (_, y) = args(&m, "y");
     assert_eq!(var_ref(y[0].1).index[0].by.as_ref().unwrap().name, "z");
     let lds = build(
-        include_str!("../../../examples/models/lds.occam"),
+        include_str!("../../../../examples/models/lds.occam"),
         "lds.occam",
         &DataShapes::new().with("y", 80, 4),
     );
@@ -578,7 +580,7 @@ fn chains_resolve_with_the_time_plate_last_and_the_states_as_event() {
     assert_eq!(slots, ["mean0", "precision0", "dynamics", "noise"]);
     // Known probability tables: data inputs used as probabilities are Simplex-valued.
     let known = build(
-        include_str!("../../../examples/bayespy/hmm_known/hmm_known.occam"),
+        include_str!("../../../../examples/bayespy/hmm_known/hmm_known.occam"),
         "hmm_known.occam",
         &DataShapes::new()
             .with("y", 100, 1)
@@ -593,7 +595,7 @@ fn chains_resolve_with_the_time_plate_last_and_the_states_as_event() {
 
 #[test]
 fn asia_resolves_with_two_q_blocks() {
-    let src = include_str!("../../../examples/asia/asia.occam");
+    let src = include_str!("../../../../examples/asia/asia.occam");
     let mut shapes = DataShapes::new().with("xray", 1, 1).with("dysp", 1, 1);
     for (name, rows, cols) in [
         ("p_asia", 1, 2),

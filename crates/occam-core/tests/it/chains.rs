@@ -8,7 +8,8 @@ use rand::{Rng as _, SeedableRng};
 use serde_json::Value;
 
 fn fixture(name: &str) -> Value {
-    let all: Value = serde_json::from_str(include_str!("fixtures/bayespy_examples.json")).unwrap();
+    let all: Value =
+        serde_json::from_str(include_str!("../fixtures/bayespy_examples.json")).unwrap();
     all[name].clone()
 }
 

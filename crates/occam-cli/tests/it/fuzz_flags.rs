@@ -4,9 +4,9 @@
 //! flag; nothing panics, hangs (a run is killed after 60 s) or exits 0 with a non-finite result.
 //!
 //! Bounded by default; for a longer local run set `OCCAM_FUZZ_CASES` (runs per property, default
-//! 24): `OCCAM_FUZZ_CASES=2000 cargo test -p occam-cli --test fuzz_flags`.
+//! 24): `OCCAM_FUZZ_CASES=2000 cargo test -p occam-cli --test it fuzz_flags::`.
 
-#[path = "../../occam-lang/tests/support/fuzz_config.rs"]
+#[path = "../../../occam-lang/tests/support/fuzz_config.rs"]
 mod fuzz_config;
 
 use std::time::Duration;

@@ -1,0 +1,17 @@
+//! occam-cli's integration tests, one module per former test file, linked into one test binary
+//! (`cargo test -p occam-cli --test it [module::]`): one binary per crate instead of one per
+//! file keeps the workspace's test build to a fraction of the link time and disk.
+
+mod bayespy;
+mod binary;
+mod cli;
+mod common;
+mod docs;
+mod errors;
+mod errors_limits;
+mod figures;
+mod fuzz_flags;
+mod golden;
+mod progress;
+mod tutorial;
+mod winn_1d;
