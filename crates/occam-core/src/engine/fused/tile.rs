@@ -112,16 +112,57 @@ pub(super) fn block(
     if !(1..=16).contains(&k) || children.iter().any(|c| !(1..=MAX_LEN).contains(&c.len)) {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    if let Some(l) = lanes::Avx512::detect() {
-        // SAFETY: the token proves the CPU has AVX-512 F and DQ, the features the function enables.
-        return unsafe { block_avx512(l, children, k, phi, u, a) };
+    match avx512(children, k, phi, u, a) {
+        Some(done) => done,
+        None => block_scalar(children, k, phi, u, a),
     }
-    block_scalar(children, k, phi, u, a)
+}
+
+/// [`block`] with AVX-512 vectors where the CPU has them; `None`: it does not.
+#[cfg(target_arch = "x86_64")]
+#[rustversion::since(1.89)]
+#[clippy::msrv = "1.89"]
+fn avx512(
+    children: &[TileChild],
+    k: usize,
+    phi: &mut [f64],
+    u: &mut [f64],
+    a: &mut [f64],
+) -> Option<Option<TileSums>> {
+    let l = lanes::Avx512::detect()?;
+    // SAFETY: the token proves the CPU has AVX-512 F and DQ, the features the function enables.
+    Some(unsafe { block_avx512(l, children, k, phi, u, a) })
+}
+
+/// No AVX-512 build: Rust before 1.89 has not the intrinsics.
+#[cfg(target_arch = "x86_64")]
+#[rustversion::before(1.89)]
+fn avx512(
+    _: &[TileChild],
+    _: usize,
+    _: &mut [f64],
+    _: &mut [f64],
+    _: &mut [f64],
+) -> Option<Option<TileSums>> {
+    None
+}
+
+/// No AVX-512 off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+fn avx512(
+    _: &[TileChild],
+    _: usize,
+    _: &mut [f64],
+    _: &mut [f64],
+    _: &mut [f64],
+) -> Option<Option<TileSums>> {
+    None
 }
 
 /// [`block`] with AVX-512 vectors, K a compile-time constant.
 #[cfg(target_arch = "x86_64")]
+#[rustversion::since(1.89)]
+#[clippy::msrv = "1.89"]
 #[target_feature(enable = "avx512f,avx512dq")]
 fn block_avx512(
     l: lanes::Avx512,
@@ -136,6 +177,8 @@ fn block_avx512(
 
 /// [`tiles`] compiled for AVX-512, one function per K (not all inlined into one frame).
 #[cfg(target_arch = "x86_64")]
+#[rustversion::since(1.89)]
+#[clippy::msrv = "1.89"]
 #[target_feature(enable = "avx512f,avx512dq")]
 fn tiles_avx512<const K: usize>(
     l: lanes::Avx512,
