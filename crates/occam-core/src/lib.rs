@@ -38,6 +38,7 @@ pub mod graph;
 pub mod junction;
 mod kernels;
 pub mod kmeans;
+mod lanes;
 pub mod linalg;
 pub mod models;
 pub mod moments;

@@ -107,7 +107,7 @@ pub fn exp_nonpositive(x: f64) -> f64 {
 }
 
 /// 2^{j/64}, j = 0..64, each correctly rounded (computed at 60 digits).
-const EXP2_64: [f64; 64] = [
+pub(crate) const EXP2_64: [f64; 64] = [
     1.0,
     1.0108892860517005,
     1.0218971486541166,

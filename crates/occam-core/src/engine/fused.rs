@@ -175,6 +175,9 @@ fn block<D: ExpFamily>(
     a: &mut [f64],
     sums: &mut Sums,
 ) -> Result<(), (usize, String)> {
+    if tile::try_block(z, children, priors, start, phi, u, a, sums) {
+        return Ok(());
+    }
     let (k, rows) = (z.len, a.len());
     let fast = fast_block(d, z, children, priors, start, phi, u, a)?;
     if !fast {
@@ -404,3 +407,4 @@ impl Vmp {
 
 #[cfg(test)]
 mod tests;
+mod tile;
