@@ -193,7 +193,6 @@ const SHIFT52: f64 = 4_503_599_627_370_496.0;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 #[cfg(target_arch = "x86_64")]
-#[rustversion::since(1.89)]
 pub(crate) use avx512::Avx512;
 
 /// [`crate::special::exp_nonpositive`] on eight lanes: the same operations in the same order
@@ -326,7 +325,6 @@ mod tests {
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[rustversion::since(1.89)]
     fn avx512_gives_the_same_bits(xs: &[f64], want: &[f64], pos: &[f64], want_ln: &[f64]) {
         if let Some(l) = Avx512::detect() {
             assert_eq!(bits(&per_lanes(l, xs, 0.0, exp_nonpositive)), bits(want));
@@ -334,18 +332,12 @@ mod tests {
         }
     }
 
-    /// (No AVX-512 build before Rust 1.89 or off x86-64.)
-    #[cfg(target_arch = "x86_64")]
-    #[rustversion::before(1.89)]
-    fn avx512_gives_the_same_bits(_: &[f64], _: &[f64], _: &[f64], _: &[f64]) {}
-
     #[cfg(not(target_arch = "x86_64"))]
     fn avx512_gives_the_same_bits(_: &[f64], _: &[f64], _: &[f64], _: &[f64]) {}
 
     /// Transposes, partial loads and stores, selects and masks agree between the two lane types.
     #[test]
     #[cfg(target_arch = "x86_64")]
-    #[rustversion::since(1.89)]
     fn avx512_lanes_match_plain_arrays() {
         if let Some(l) = Avx512::detect() {
             let rows: Vec<[f64; 8]> = (0..8)

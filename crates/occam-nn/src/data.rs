@@ -154,7 +154,7 @@ pub struct ZScore {
 impl ZScore {
     /// Fits the transform to a row-major n × d matrix.
     pub fn fit(x: &[f64], d: usize) -> Result<Self, DataError> {
-        if d == 0 || x.len() % d != 0 {
+        if d == 0 || !x.len().is_multiple_of(d) {
             return Err(DataError::Shape {
                 what: "matrix length divisible by columns",
                 expected: d.max(1) * (x.len() / d.max(1)),
@@ -223,7 +223,7 @@ impl Pca {
     /// Fits the first `k` principal components of a row-major n × d matrix. Each component's sign is
     /// fixed so its largest-magnitude loading is positive (eigenvectors are defined up to sign).
     pub fn fit(x: &[f64], d: usize, k: usize) -> Result<Self, DataError> {
-        if d == 0 || x.len() % d != 0 || k == 0 || k > d {
+        if d == 0 || !x.len().is_multiple_of(d) || k == 0 || k > d {
             return Err(DataError::Shape {
                 what: "PCA: n × d matrix and 1 ≤ k ≤ d",
                 expected: d,

@@ -299,7 +299,7 @@ pub fn fit_network(data: &Dataset, spec: &NetSpec) -> Result<TrainedNet, NetErro
 impl TrainedNet {
     /// Predictions for the rows of `x` (row-major, `inputs` columns, the data's own units).
     pub fn predict(&self, x: &[f64]) -> Result<Predictions, NetError> {
-        if self.inputs == 0 || x.len() % self.inputs != 0 {
+        if self.inputs == 0 || !x.len().is_multiple_of(self.inputs) {
             return Err(NetError::InputDim {
                 expected: self.inputs,
                 got: if self.inputs == 0 {

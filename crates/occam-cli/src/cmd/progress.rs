@@ -91,7 +91,7 @@ impl Observer for Bar {
             return Flow::Continue;
         }
         if let Some(every) = self.every {
-            if p.iteration == 1 || p.iteration % every == 0 {
+            if p.iteration == 1 || p.iteration.is_multiple_of(every) {
                 eprintln!("{}", self.line(p));
             }
             return Flow::Continue;

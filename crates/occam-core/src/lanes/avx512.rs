@@ -1,17 +1,13 @@
-//! [`Lanes`] as AVX-512 vectors (compiled on x86-64 by Rust ≥ 1.89, whose standard library has
-//! the AVX-512 intrinsics; used where the CPU has AVX-512 F and DQ).
+//! [`Lanes`] as AVX-512 vectors (x86-64; the standard library has the AVX-512 intrinsics from Rust
+//! 1.89, the workspace's minimum; used where the CPU has AVX-512 F and DQ).
 
-#[rustversion::since(1.89)]
 use super::{Lanes, MANTISSA, ONE, SHIFT52};
 
 /// AVX-512 (F and DQ) vectors. A value of this type exists only where the CPU has those features
 /// ([`Avx512::detect`]): that is what makes its intrinsic calls sound.
-#[rustversion::since(1.89)]
 #[derive(Clone, Copy)]
 pub(crate) struct Avx512(());
 
-#[rustversion::since(1.89)]
-#[clippy::msrv = "1.89"]
 impl Avx512 {
     /// The token, if this CPU has AVX-512 F and DQ.
     pub(crate) fn detect() -> Option<Avx512> {
@@ -25,7 +21,6 @@ impl Avx512 {
 /// only after `Avx512::detect` found AVX-512 F and DQ on this CPU, which are all the intrinsics
 /// below need; the methods are inlined into the `#[target_feature]` kernels that use them. The
 /// only memory the intrinsics touch is named at each pointer use.
-#[rustversion::since(1.89)]
 macro_rules! avx {
     ($e:expr) => {{
         #[allow(unused_unsafe)]
@@ -36,8 +31,6 @@ macro_rules! avx {
     }};
 }
 
-#[rustversion::since(1.89)]
-#[clippy::msrv = "1.89"]
 impl Lanes for Avx512 {
     type V = std::arch::x86_64::__m512d;
     type M = u8;

@@ -227,7 +227,7 @@ impl Strided {
         let places = self.places();
         (0..self.axes.len()).rev().find(|&i| {
             let (s, v) = (self.axes[i].0, places[i]);
-            block % v == 0 && (block / v) <= s && s % (block / v) == 0
+            block.is_multiple_of(v) && (block / v) <= s && s.is_multiple_of(block / v)
         })
     }
 
@@ -245,9 +245,9 @@ impl Strided {
     }
 
     fn periodic(&self, block: usize) -> bool {
-        debug_assert!(block > 0 && self.len % block == 0);
+        debug_assert!(block > 0 && self.len.is_multiple_of(block));
         let kept: usize = self.axes.iter().map(|&(s, _)| s).product();
-        if block % kept == 0 {
+        if block.is_multiple_of(kept) {
             // The block holds every kept axis whole.
             return true;
         }
@@ -360,7 +360,7 @@ mod tests {
                 );
             }
         }
-        for block in (1..=len).filter(|b| len % b == 0) {
+        for block in (1..=len).filter(|b| len.is_multiple_of(*b)) {
             let want = map.chunks_exact(block).all(|c| c == &map[..block]);
             assert_eq!(rule.periodic(block), want, "{what}: periodic {block}");
         }
@@ -373,7 +373,7 @@ mod tests {
             let p = map.iter().take_while(|&&m| m == map[0]).count();
             assert_eq!(rule.first_run(), Some(p), "{what}: first run");
             assert!(
-                len % p == 0 && map.chunks_exact(p).all(|r| r.iter().all(|&m| m == r[0])),
+                len.is_multiple_of(p) && map.chunks_exact(p).all(|r| r.iter().all(|&m| m == r[0])),
                 "{what}: runs of {p} read one element"
             );
         }

@@ -140,7 +140,7 @@ impl VbFit {
 
     /// Predictive mean and variances for each row of `x` (row-major, I columns).
     pub fn predict(&self, x: &[f64]) -> Result<Vec<Prediction>, NetError> {
-        if x.len() % self.arch.inputs != 0 {
+        if !x.len().is_multiple_of(self.arch.inputs) {
             return Err(NetError::InputDim {
                 expected: self.arch.inputs,
                 got: x.len() % self.arch.inputs,

@@ -200,7 +200,7 @@ impl LtuNetwork {
     /// targets `y` (row-major, `n × outputs`) in any unit.
     pub fn count_errors(&self, x: &[f64], y: &[f64]) -> Result<usize> {
         let (d, k) = (self.n_inputs(), self.n_outputs());
-        if x.len() % d != 0 {
+        if !x.len().is_multiple_of(d) {
             return Err(LtuError::Shape {
                 what: "inputs (multiple of the input size)",
                 expected: d * (x.len() / d + 1),

@@ -115,15 +115,13 @@ pub(super) fn block(
     if !(1..=16).contains(&k) || children.iter().any(|c| !(1..=MAX_LEN).contains(&c.len)) {
         return None;
     }
-    // Without AVX-512 (or before Rust 1.89), `None`: the row-major kernels, vectorised for the
+    // Without AVX-512, `None`: the row-major kernels, vectorised for the
     // machine's own units, are faster there than eight plain lanes.
     avx512(children, k, phi, u, a).flatten()
 }
 
 /// [`block`] with AVX-512 vectors where the CPU has them; `None`: it does not.
 #[cfg(target_arch = "x86_64")]
-#[rustversion::since(1.89)]
-#[clippy::msrv = "1.89"]
 fn avx512(
     children: &[TileChild],
     k: usize,
@@ -134,19 +132,6 @@ fn avx512(
     let l = lanes::Avx512::detect()?;
     // SAFETY: the token proves the CPU has AVX-512 F and DQ, the features the function enables.
     Some(unsafe { block_avx512(l, children, k, phi, u, a) })
-}
-
-/// No AVX-512 build: Rust before 1.89 has not the intrinsics.
-#[cfg(target_arch = "x86_64")]
-#[rustversion::before(1.89)]
-fn avx512(
-    _: &[TileChild],
-    _: usize,
-    _: &mut [f64],
-    _: &mut [f64],
-    _: &mut [f64],
-) -> Option<Option<TileSums>> {
-    None
 }
 
 /// No AVX-512 off x86-64.
@@ -163,8 +148,6 @@ fn avx512(
 
 /// [`block`] with AVX-512 vectors, K a compile-time constant.
 #[cfg(target_arch = "x86_64")]
-#[rustversion::since(1.89)]
-#[clippy::msrv = "1.89"]
 #[target_feature(enable = "avx512f,avx512dq")]
 fn block_avx512(
     l: lanes::Avx512,
@@ -179,8 +162,6 @@ fn block_avx512(
 
 /// [`tiles`] compiled for AVX-512, one function per K (not all inlined into one frame).
 #[cfg(target_arch = "x86_64")]
-#[rustversion::since(1.89)]
-#[clippy::msrv = "1.89"]
 #[target_feature(enable = "avx512f,avx512dq")]
 fn tiles_avx512<const K: usize>(
     l: lanes::Avx512,
