@@ -203,7 +203,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         return self._weighted_log_prob(X).argmax(axis=1)
 
     def _fit(self, X):
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = self._validated(X)
         k, alpha0, beta0, nu0, m0, cov, centred = self._check_params(X)
         L, log_det_a = whitening(self.covariance_type, cov)
         Z = self._whiten(X, L, m0, centred)
@@ -237,6 +237,28 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         self.covariance_prior_ = cov
         self._store(r, L, m0, log_det_a)
         return X
+
+    def _validated(self, X):
+        """``validate_data(self, X, dtype=np.float64, ensure_min_samples=2)``, with a shortcut for
+        the common input, a finite two-dimensional float64 ndarray with at least two rows and one
+        column: that is what ``validate_data`` returns unchanged (no copy), after recording
+        ``n_features_in_`` and dropping ``feature_names_in_`` (a plain array has no column names);
+        the shortcut does the same without scikit-learn's generic input inspection, which costs a
+        measurable share of a small fit. Finiteness is tested as scikit-learn's own first pass
+        does, on the sum; any other input, or a non-finite sum, takes ``validate_data`` (and its
+        messages)."""
+        if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+                and X.shape[0] >= 2 and X.shape[1] >= 1):
+            with np.errstate(over="ignore"):
+                finite = np.isfinite(X.sum())
+        else:
+            finite = False
+        if finite:
+            self.n_features_in_ = X.shape[1]
+            if hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+            return X
+        return validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
 
     def _threads(self, n, k, d):
         """The fit's ``threads`` from ``n_jobs``: ``k`` threads, every core (``None``, for

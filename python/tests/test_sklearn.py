@@ -147,3 +147,36 @@ def test_bad_parameters_raise_value_error():
             BayesianGaussianMixture(**kw).fit(X)
     with pytest.raises(ValueError):
         BayesianGaussianMixture().fit(np.array([[1.0, np.nan], [2.0, 3.0]]))
+
+
+def test_input_shortcut_agrees_with_validate_data():
+    # `fit` takes a finite 2-D float64 ndarray as it is (no copy) and records what
+    # scikit-learn's validate_data records; everything else goes through validate_data.
+    from sklearn.utils.validation import validate_data
+
+    X = blobs(40, 3, 2, seed=9)
+    est = BayesianGaussianMixture(n_components=2, random_state=0)
+    est.feature_names_in_ = np.array(["a", "b", "c"], dtype=object)  # from an earlier fit
+    assert est._validated(X) is X
+    ref = BayesianGaussianMixture(n_components=2, random_state=0)
+    ref.feature_names_in_ = np.array(["a", "b", "c"], dtype=object)
+    assert validate_data(ref, X, dtype=np.float64, ensure_min_samples=2) is X
+    assert est.n_features_in_ == ref.n_features_in_ == 3
+    assert not hasattr(est, "feature_names_in_") and not hasattr(ref, "feature_names_in_")
+    # Fortran order, as validate_data: not copied either.
+    F = np.asfortranarray(X)
+    assert est._validated(F) is F
+    # Lists, other dtypes, NaN, infinity and one row: validate_data's conversions and messages.
+    np.testing.assert_array_equal(est._validated(X.tolist()), X)
+    np.testing.assert_array_equal(est._validated(X.astype(np.float32)), X.astype(np.float32))
+    for bad, message in ((np.array([[1.0, np.nan], [2.0, 3.0]]), "NaN"),
+                         (np.array([[1.0, np.inf], [2.0, 3.0]]), "infinity"),
+                         (np.array([[1.0, 2.0]]), "minimum of 2 is required")):
+        with pytest.raises(ValueError, match=message):
+            est._validated(bad)
+    # Finite values whose sum overflows: validate_data's full check, which accepts them (and
+    # no overflow warning, as in scikit-learn's own first pass).
+    big = np.array([[1e308, 1.0], [1e308, 2.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert est._validated(big) is big
