@@ -1,6 +1,6 @@
 //! # occam-io: the one atomic writer of every Occam output
 //!
-//! [`write`] puts the bytes in a temporary file `.occam-<pid>-<n>.tmp` in the target's directory,
+//! [`write()`] puts the bytes in a temporary file `.occam-<pid>-<n>.tmp` in the target's directory,
 //! flushes it to disk and renames it over the target, so a reader sees the old file or the new
 //! one, never half of one. The new file gets the mode an ordinary `create` would give it (0666
 //! less the umask), or keeps the mode of the file it replaces. A run killed mid-write (SIGKILL)

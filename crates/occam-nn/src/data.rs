@@ -123,7 +123,7 @@ impl Dataset {
     }
 }
 
-/// Lag windows of a series: row n holds (s[n−1], s[n−2], …, s[n−lags]) and its target is s[n], for
+/// Lag windows of a series: row n holds `(s[n−1], s[n−2], …, s[n−lags])` and its target is `s[n]`, for
 /// n = lags … len−1 (the first input column is the most recent lag).
 pub fn lag_windows(series: &[f64], lags: usize) -> Result<Dataset, DataError> {
     if series.len() <= lags || lags == 0 {

@@ -374,7 +374,7 @@ fn widen_smoothing_if_better(theta: &mut [f64], lay: Layout, q: &[f64]) {
     }
 }
 
-/// Continues a fit on the same data for `cycles` more (optimise, [mixing], hyper) cycles.
+/// Continues a fit on the same data for `cycles` more (optimise, mixing if any, hyper) cycles.
 pub fn continue_fit(
     data: &Dataset,
     fit: &VbFit,

@@ -17,7 +17,7 @@ fn style_of(var: &occam_lang::ir::Variable) -> (&'static str, &'static str) {
     }
 }
 
-/// SVG of the network (see [`layout`]). Layout facts are kept in `data-` attributes (node
+/// SVG of the network (see `layout`). Layout facts are kept in `data-` attributes (node
 /// centres and sizes, plate membership, edge routes) so the drawing can be checked.
 pub fn svg(m: &Model, plate_labels: &[String]) -> String {
     let lay = layout(m, plate_labels);
