@@ -279,13 +279,7 @@ fn fast_block<D: ExpFamily>(
     if one_group {
         // One prior for every element: subtracted with ⟨A⟩ in the GEMM's one pass over the rows,
         // Θ u − (⟨A⟩ − φ_prior), instead of a second pass adding it.
-        let a_minus_prior: Vec<f64> = children[0]
-            .a
-            .iter()
-            .zip(&gphi[..k])
-            .map(|(a, p)| a - p)
-            .collect();
-        score(&children[0], &a_minus_prior, phi);
+        score(&children[0], &a_minus_prior(&children[0], &gphi[..k]), phi);
     } else {
         score(&children[0], &children[0].a, phi);
         for (r, row) in phi.chunks_exact_mut(k).enumerate() {
@@ -305,6 +299,12 @@ fn fast_block<D: ExpFamily>(
     d.moments_rows(phi, u, a)
         .map_err(|(r, err)| (start + r, err.0.to_string()))?;
     Ok(true)
+}
+
+/// The first child's ⟨A⟩ with the one prior of every element taken off, so that its scores
+/// Θ u − (⟨A⟩ − φ_prior) include the prior.
+fn a_minus_prior(first: &Child, prior: &[f64]) -> Vec<f64> {
+    first.a.iter().zip(prior).map(|(a, p)| a - p).collect()
 }
 
 /// The new q(z_e) of a block element by element (observed or MAP elements, missing child entries,

@@ -44,12 +44,7 @@ pub(super) fn try_block(
         return false;
     }
     // One prior for every element: subtracted with the first child's ⟨A⟩, Θ u − (⟨A⟩ − φ_prior).
-    let a_minus_prior: Vec<f64> = children[0]
-        .a
-        .iter()
-        .zip(&gphi[..k])
-        .map(|(a, p)| a - p)
-        .collect();
+    let a_minus_prior = super::a_minus_prior(&children[0], &gphi[..k]);
     let tile_children: Vec<TileChild> = children
         .iter()
         .enumerate()
@@ -196,8 +191,8 @@ fn tiles_scalar<const K: usize>(
     tiles::<K, _>(Scalar, children, phi, u, a)
 }
 
-/// [`block`] with K components (1..=16; K = 0, longer rows, is never called) over the tiles of eight rows (the last one, if shorter, through zero-padded
-/// copies).
+/// [`block`] with K components (1..=16; K = 0, longer rows, is never called) over the tiles of
+/// eight rows (the last one, if shorter, through zero-padded copies).
 #[inline(always)]
 fn tiles<const K: usize, L: Lanes>(
     l: L,
