@@ -67,6 +67,10 @@ impl Vmp {
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).1;
         }
+        if n.natural_on_request() {
+            // A fused mixture index keeps q(z) and A only: φ = ln q + A, formed on the first call.
+            return &n.lazy.get_or_init(|| (Vec::new(), n.natural_rows())).1;
+        }
         &n.phi
     }
 

@@ -359,16 +359,19 @@ pub(super) fn cached_group_sums(
 /// `own_term`, which does not cancel for a sharp Gaussian), f(x) if observed or MAP.
 pub(super) fn own_term(c: &Node, e: usize) -> f64 {
     let r = e * c.len..(e + 1) * c.len;
+    let formed;
+    let phi = if c.natural_on_request() {
+        // A fused mixture index keeps q(z) and A only (`Node::natural_row`).
+        let mut row = vec![0.0; c.len];
+        c.natural_row(e, &mut row);
+        formed = row;
+        &formed[..]
+    } else {
+        &c.phi[r.clone()]
+    };
     match &c.body {
-        Body::Stochastic(d) if !(c.is_observed(e) || c.map) => {
-            d.own_term(&c.phi[r.clone()], &c.u[r], c.a[e])
-        }
-        _ => own_of(
-            c.is_observed(e) || c.map,
-            &c.phi[r.clone()],
-            &c.u[r],
-            c.a[e],
-        ),
+        Body::Stochastic(d) if !(c.is_observed(e) || c.map) => d.own_term(phi, &c.u[r], c.a[e]),
+        _ => own_of(c.is_observed(e) || c.map, phi, &c.u[r], c.a[e]),
     }
 }
 

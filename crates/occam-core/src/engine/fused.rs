@@ -131,25 +131,60 @@ impl DistVisitor for FusedUpdate<'_> {
             .as_ref()
             .map(|(_, reps)| reps.len())
             .filter(|g| g * (k + 1) <= MAX_GROUP_VALUES);
+        // The tiled path for every block, set up once: one prior for all elements, subtracted with
+        // the first child's ⟨A⟩, Θ u − (⟨A⟩ − φ_prior). It keeps no φ (`Node::natural_row`).
+        let first_a = one_prior(z, children, &priors)
+            .filter(|_| tile::applies(k, children))
+            .map(|prior| a_minus_prior(&children[0], prior));
+        let tiles: Option<Vec<tile::TileChild>> = first_a.as_ref().map(|first_a| {
+            children
+                .iter()
+                .enumerate()
+                .map(|(i, c)| tile::TileChild {
+                    u: &c.node.u,
+                    len: c.len,
+                    theta: &c.theta,
+                    a: if i == 0 { first_a } else { &c.a },
+                })
+                .collect()
+        });
+        if tiles.is_some() {
+            phi = Vec::new();
+        } else if phi.is_empty() {
+            // Kept from here on (the last update was tiled).
+            phi = z.natural_rows_from(&u, &a);
+        }
+        let tiles = tiles.as_deref();
         let mut total = Sums::zero(k, groups, children);
         let blocks = z.n.div_ceil(BLOCK);
+        let run = |start: usize,
+                   phi: Option<&mut [f64]>,
+                   u: &mut [f64],
+                   a: &mut [f64]|
+         -> Result<Sums, (usize, String)> {
+            let mut sums = Sums::zero(k, groups, children);
+            block(
+                d, nodes, z, children, tiles, &priors, start, phi, u, a, &mut sums,
+            )?;
+            Ok(sums)
+        };
         for round in 0..blocks.div_ceil(ROUND) {
             let (lo, hi) = (
                 round * ROUND * BLOCK,
                 ((round + 1) * ROUND * BLOCK).min(z.n),
             );
-            let partials: Vec<Result<Sums, (usize, String)>> = phi[lo * k..hi * k]
+            let rows = u[lo * k..hi * k]
                 .par_chunks_mut(BLOCK * k)
-                .zip(u[lo * k..hi * k].par_chunks_mut(BLOCK * k))
                 .zip(a[lo..hi].par_chunks_mut(BLOCK))
-                .enumerate()
-                .map(|(b, ((phi, u), a))| {
-                    let start = lo + b * BLOCK;
-                    let mut sums = Sums::zero(k, groups, children);
-                    block(d, nodes, z, children, &priors, start, phi, u, a, &mut sums)?;
-                    Ok(sums)
-                })
-                .collect();
+                .enumerate();
+            let partials: Vec<Result<Sums, (usize, String)>> = if phi.is_empty() {
+                rows.map(|(b, (u, a))| run(lo + b * BLOCK, None, u, a))
+                    .collect()
+            } else {
+                rows.zip(phi[lo * k..hi * k].par_chunks_mut(BLOCK * k))
+                    .map(|((b, (u, a)), phi)| run(lo + b * BLOCK, Some(phi), u, a))
+                    .collect()
+            };
             for p in partials {
                 match p {
                     Ok(s) => total.add(&s),
@@ -168,17 +203,29 @@ fn block<D: ExpFamily>(
     nodes: &[Node],
     z: &Node,
     children: &[Child],
+    tiles: Option<&[tile::TileChild]>,
     priors: &Option<(Vec<f64>, Vec<f64>)>,
     start: usize,
-    phi: &mut [f64],
+    mut phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
     sums: &mut Sums,
 ) -> Result<(), (usize, String)> {
-    if tile::try_block(z, children, priors, start, phi, u, a, sums) {
-        return Ok(());
-    }
     let (k, rows) = (z.len, a.len());
+    if let Some(tiles) = tiles {
+        if tile::try_block(tiles, k, start, phi.as_deref_mut(), u, a, sums) {
+            return Ok(());
+        }
+    }
+    // φ not kept (the tiled path failed on this block: the general path reports why).
+    let mut scratch;
+    let phi = match phi {
+        Some(phi) => phi,
+        None => {
+            scratch = vec![0.0; rows * k];
+            &mut scratch[..]
+        }
+    };
     let fast = fast_block(d, z, children, priors, start, phi, u, a)?;
     if !fast {
         slow_block(d, nodes, z, children, priors, start, phi, u, a)?;
@@ -267,8 +314,7 @@ fn fast_block<D: ExpFamily>(
     let (Some((gphi, _)), Some((group, _))) = (priors, &z.groups) else {
         return Ok(false);
     };
-    let latent = z.observed.none_in(start..start + rows);
-    if z.map || !latent || children.is_empty() || !children.iter().all(|c| c.all) {
+    if !whole_block(z, children, start..start + rows) {
         return Ok(false);
     }
     let score = |c: &Child, a: &[f64], out: &mut [f64]| {
@@ -299,6 +345,25 @@ fn fast_block<D: ExpFamily>(
     d.moments_rows(phi, u, a)
         .map_err(|(r, err)| (start + r, err.0.to_string()))?;
     Ok(true)
+}
+
+/// Whether elements `range` of z are updated as a whole block (given priors per group): z is not
+/// MAP, has children, and every element is latent and takes part in every child.
+fn whole_block(z: &Node, children: &[Child], range: std::ops::Range<usize>) -> bool {
+    !z.map && !children.is_empty() && children.iter().all(|c| c.all) && z.observed.none_in(range)
+}
+
+/// The one prior φ of every element when all of z is updated as whole blocks and its elements
+/// form one group (then the tiled path may take every block).
+fn one_prior<'p>(
+    z: &Node,
+    children: &[Child],
+    priors: &'p Option<(Vec<f64>, Vec<f64>)>,
+) -> Option<&'p [f64]> {
+    let (Some((gphi, _)), Some((_, reps))) = (priors, &z.groups) else {
+        return None;
+    };
+    (reps.len() == 1 && whole_block(z, children, 0..z.n)).then(|| &gphi[..z.len])
 }
 
 /// The first child's ⟨A⟩ with the one prior of every element taken off, so that its scores
@@ -389,6 +454,8 @@ impl Vmp {
         drop(children);
         let z = &mut self.nodes[i];
         (z.phi, z.u, z.a) = state;
+        // φ formed on request (`Vmp::natural`) belongs to the old q.
+        z.lazy = Default::default();
         self.changed(i);
         let sums = result.map_err(|(e, what)| self.numerical(i, e, what))?;
         {

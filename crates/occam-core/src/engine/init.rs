@@ -231,6 +231,8 @@ impl Vmp {
             .collect::<Result<Vec<f64>, String>>()
             .map_err(|w| self.numerical(i, 0, w))?;
         let node = &mut self.nodes[i];
+        // Every latent row's φ is written below.
+        node.keep_natural();
         let group = &node.groups.as_ref().expect("checked above").0;
         let rows = node
             .u

@@ -124,6 +124,48 @@ impl Node {
         self.is_observed(e) || self.observed.is_none() || !self.children.is_empty()
     }
 
+    /// Whether φ is not kept and formed on request from q: a fused mixture index updated by the
+    /// tiled block path keeps u and A only (`phi` empty), since φ_ek = ln u_ek + A_e for a
+    /// Categorical (u = exp(φ − A), Winn (2.19)); see [`Node::natural_row`].
+    pub(super) fn natural_on_request(&self) -> bool {
+        self.phi.is_empty()
+            && !self.u.is_empty()
+            && matches!(self.kind, MomentKind::Categorical { .. })
+            && matches!(self.body, Body::Stochastic(_))
+    }
+
+    /// φ of element e (a Categorical whose φ is not kept) into `out`: ln u + A for a latent
+    /// element (−∞ where u = 0), zero for a data element (as the update leaves it).
+    pub(super) fn natural_row(&self, e: usize, out: &mut [f64]) {
+        let u = &self.u[e * self.len..(e + 1) * self.len];
+        natural_of(self.is_observed(e), u, self.a[e], out);
+    }
+
+    /// Every element's φ of a Categorical whose φ is not kept (see [`Node::natural_row`]).
+    pub(super) fn natural_rows(&self) -> Vec<f64> {
+        self.natural_rows_from(&self.u, &self.a)
+    }
+
+    /// [`Node::natural_rows`] from moved-out q (`u`) and A (`a`).
+    pub(super) fn natural_rows_from(&self, u: &[f64], a: &[f64]) -> Vec<f64> {
+        let mut phi = vec![0.0; u.len()];
+        for (e, (row, q)) in phi
+            .chunks_exact_mut(self.len)
+            .zip(u.chunks_exact(self.len))
+            .enumerate()
+        {
+            natural_of(self.is_observed(e), q, a[e], row);
+        }
+        phi
+    }
+
+    /// Forms and keeps φ if it is not kept (before an update that writes φ element by element).
+    pub(super) fn keep_natural(&mut self) {
+        if self.natural_on_request() {
+            self.phi = self.natural_rows();
+        }
+    }
+
     pub(super) fn has_latent(&self) -> bool {
         matches!(self.body, Body::Chain(_))
             || matches!(self.body, Body::Stochastic(_))
@@ -155,6 +197,16 @@ impl Node {
         })
         .expect("values are checked when observed");
         own
+    }
+}
+
+/// A Categorical element's φ from its q (`u`) and A: ln u + A (−∞ where u = 0), zero for a data
+/// element (as the update leaves it).
+fn natural_of(observed: bool, u: &[f64], a: f64, out: &mut [f64]) {
+    if observed {
+        out.iter_mut().for_each(|p| *p = 0.0);
+    } else {
+        out.iter_mut().zip(u).for_each(|(p, v)| *p = v.ln() + a);
     }
 }
 

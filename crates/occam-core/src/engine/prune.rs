@@ -72,6 +72,8 @@ impl Vmp {
                             });
                         }
                     }
+                    // φ formed on request (`Vmp::natural`) belongs to the old q.
+                    node.lazy = Default::default();
                     self.changed(i);
                     self.refresh_dependents(i);
                     let trial = self.sweeps(opts, order, watch)?;

@@ -95,6 +95,8 @@ impl Vmp {
         messages: &[f64],
     ) -> Result<State, RunError> {
         let n = &mut self.nodes[i];
+        // Element-by-element updates write φ in place.
+        n.keep_natural();
         if n.block.is_some() {
             // From a block's layout back to the ordinary one (initialisation).
             n.a = vec![0.0; n.n];
@@ -231,6 +233,7 @@ impl Vmp {
             }
             let messages = self.child_messages(i);
             let n = &mut self.nodes[i];
+            n.keep_natural();
             let mut state = (
                 std::mem::take(&mut n.phi),
                 std::mem::take(&mut n.u),

@@ -10,52 +10,52 @@
 //! row-major kernels of the caller's general path), and plain arrays in the tests, which give the
 //! vectors' bits (every step is one IEEE operation per lane, no fused multiply-add).
 
-use super::{Child, Node, Sums};
+use super::{Child, Sums};
 use crate::kernels;
 #[cfg(test)]
 use crate::lanes::Scalar;
 use crate::lanes::{self, Lanes};
 
-/// Updates a block through [`block`] when every element is latent and takes part, the priors are
-/// one for all elements and the shapes fit; `false` (nothing usable written) otherwise. On
-/// success, the block's parts of z's own bound term, z's group sums and each child's S and totals
-/// are added to `sums`.
-#[allow(clippy::too_many_arguments)]
+/// Whether the tiled path can take blocks of K = `k` components with these children: K and
+/// every child's run length fit, and the CPU has AVX-512 (elsewhere the row-major kernels of the
+/// general path, vectorised for the machine's own units, are faster than eight plain lanes).
+pub(super) fn applies(k: usize, children: &[Child]) -> bool {
+    fits(k, children.iter().map(|c| c.len)) && has_avx512()
+}
+
+/// K and the run lengths within what the tile kernel handles.
+fn fits(k: usize, mut lens: impl Iterator<Item = usize>) -> bool {
+    (1..=16).contains(&k) && lens.all(|len| (1..=MAX_LEN).contains(&len))
+}
+
+/// Whether the CPU has AVX-512 F and DQ (the tiled path's vectors).
+#[cfg(target_arch = "x86_64")]
+pub(super) fn has_avx512() -> bool {
+    lanes::Avx512::detect().is_some()
+}
+
+/// No AVX-512 off x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+pub(super) fn has_avx512() -> bool {
+    false
+}
+
+/// Updates the block of elements from `start` through [`block`] (the caller has checked that
+/// every element is latent and takes part and the prior is one for all; `children` built once
+/// per update); `false` (nothing usable written) when [`block`] does not handle it. φ is written
+/// only if `phi` is given. On success, the block's parts of z's own bound term, z's group sums
+/// and each child's S and totals are added to `sums`.
 pub(super) fn try_block(
-    z: &Node,
-    children: &[Child],
-    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    children: &[TileChild],
+    k: usize,
     start: usize,
-    phi: &mut [f64],
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
     sums: &mut Sums,
 ) -> bool {
-    let (k, rows) = (z.len, a.len());
-    let (Some((gphi, _)), Some((_, reps))) = (priors, &z.groups) else {
-        return false;
-    };
-    if reps.len() != 1
-        || z.map
-        || children.is_empty()
-        || !children.iter().all(|c| c.all)
-        || !z.observed.none_in(start..start + rows)
-    {
-        return false;
-    }
-    // One prior for every element: subtracted with the first child's ⟨A⟩, Θ u − (⟨A⟩ − φ_prior).
-    let a_minus_prior = super::a_minus_prior(&children[0], &gphi[..k]);
-    let tile_children: Vec<TileChild> = children
-        .iter()
-        .enumerate()
-        .map(|(i, c)| TileChild {
-            u: &c.node.u[start * c.len..(start + rows) * c.len],
-            len: c.len,
-            theta: &c.theta,
-            a: if i == 0 { &a_minus_prior } else { &c.a },
-        })
-        .collect();
-    let Some(t) = block(&tile_children, k, phi, u, a) else {
+    let rows = a.len();
+    let Some(t) = block(children, k, start, phi, u, a) else {
         return false;
     };
     if let Some((gsum, count)) = &mut sums.groups {
@@ -77,8 +77,8 @@ const NARROW: usize = 2;
 /// Longest run of child moments handled here (two transposed groups of eight).
 pub(super) const MAX_LEN: usize = 16;
 
-/// One mixture child over the block: its run moments (rows × len, row-major), Θ (K × len) and the
-/// subtracted ⟨A⟩ (K; for the first child, with the prior already taken off).
+/// One mixture child: its run moments (row-major, `len` per element of z, from element 0), Θ
+/// (K × len) and the subtracted ⟨A⟩ (K; for the first child, with the prior already taken off).
 pub(super) struct TileChild<'a> {
     pub u: &'a [f64],
     pub len: usize,
@@ -95,24 +95,25 @@ pub(super) struct TileSums {
     pub s: Vec<Vec<f64>>,
 }
 
-/// φ (rows × k), q(z) into `u`, ln-normalisers into `a`, and the block's sums, for k ≤ 16
-/// components and runs of at most [`MAX_LEN`] moments. `None`: not handled here (no AVX-512, more
-/// components, a longer run, or a row whose φ is outside the softmax's domain — the caller then
-/// takes the general path, which reports it), with `phi`, `u` and `a` left in an unspecified
-/// state.
+/// For the block of `a.len()` elements from `start`: φ (rows × k, if `phi` is given), q(z) into
+/// `u`, ln-normalisers into `a`, and the block's sums, for k ≤ 16 components and runs of at most
+/// [`MAX_LEN`] moments. `None`: not handled here (no AVX-512, more components, a longer run, or
+/// a row whose φ is outside the softmax's domain — the caller then takes the general path,
+/// which reports it), with `phi`, `u` and `a` left in an unspecified state.
 pub(super) fn block(
     children: &[TileChild],
     k: usize,
-    phi: &mut [f64],
+    start: usize,
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
 ) -> Option<TileSums> {
-    if !(1..=16).contains(&k) || children.iter().any(|c| !(1..=MAX_LEN).contains(&c.len)) {
+    if !fits(k, children.iter().map(|c| c.len)) {
         return None;
     }
     // Without AVX-512, `None`: the row-major kernels, vectorised for the
     // machine's own units, are faster there than eight plain lanes.
-    avx512(children, k, phi, u, a).flatten()
+    avx512(children, k, start, phi, u, a).flatten()
 }
 
 /// [`block`] with AVX-512 vectors where the CPU has them; `None`: it does not.
@@ -120,13 +121,14 @@ pub(super) fn block(
 fn avx512(
     children: &[TileChild],
     k: usize,
-    phi: &mut [f64],
+    start: usize,
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
 ) -> Option<Option<TileSums>> {
     let l = lanes::Avx512::detect()?;
     // SAFETY: the token proves the CPU has AVX-512 F and DQ, the features the function enables.
-    Some(unsafe { block_avx512(l, children, k, phi, u, a) })
+    Some(unsafe { block_avx512(l, children, k, start, phi, u, a) })
 }
 
 /// No AVX-512 off x86-64.
@@ -134,7 +136,8 @@ fn avx512(
 fn avx512(
     _: &[TileChild],
     _: usize,
-    _: &mut [f64],
+    _: usize,
+    _: Option<&mut [f64]>,
     _: &mut [f64],
     _: &mut [f64],
 ) -> Option<Option<TileSums>> {
@@ -148,11 +151,12 @@ fn block_avx512(
     l: lanes::Avx512,
     children: &[TileChild],
     k: usize,
-    phi: &mut [f64],
+    start: usize,
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
 ) -> Option<TileSums> {
-    crate::special::with_row_length!(k, tiles_avx512(l, children, phi, u, a))
+    crate::special::with_row_length!(k, tiles_avx512(l, children, start, phi, u, a))
 }
 
 /// [`tiles`] compiled for AVX-512, one function per K (not all inlined into one frame).
@@ -161,11 +165,12 @@ fn block_avx512(
 fn tiles_avx512<const K: usize>(
     l: lanes::Avx512,
     children: &[TileChild],
-    phi: &mut [f64],
+    start: usize,
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
 ) -> Option<TileSums> {
-    tiles::<K, _>(l, children, phi, u, a)
+    tiles::<K, _>(l, children, start, phi, u, a)
 }
 
 /// [`block`] with plain arrays: the reference for the vector version's bits.
@@ -173,22 +178,24 @@ fn tiles_avx512<const K: usize>(
 fn block_scalar(
     children: &[TileChild],
     k: usize,
-    phi: &mut [f64],
+    start: usize,
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
 ) -> Option<TileSums> {
-    crate::special::with_row_length!(k, tiles_scalar(children, phi, u, a))
+    crate::special::with_row_length!(k, tiles_scalar(children, start, phi, u, a))
 }
 
 /// [`tiles`] with plain arrays, one function per K.
 #[cfg(test)]
 fn tiles_scalar<const K: usize>(
     children: &[TileChild],
-    phi: &mut [f64],
+    start: usize,
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
 ) -> Option<TileSums> {
-    tiles::<K, _>(Scalar, children, phi, u, a)
+    tiles::<K, _>(Scalar, children, start, phi, u, a)
 }
 
 /// [`block`] with K components (1..=16; K = 0, longer rows, is never called) over the tiles of
@@ -197,7 +204,8 @@ fn tiles_scalar<const K: usize>(
 fn tiles<const K: usize, L: Lanes>(
     l: L,
     children: &[TileChild],
-    phi: &mut [f64],
+    start: usize,
+    mut phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
 ) -> Option<TileSums> {
@@ -212,18 +220,35 @@ fn tiles<const K: usize, L: Lanes>(
         a: zero,
         s: children.iter().map(|c| vec![zero; K * c.len]).collect(),
         ut: vec![[zero; MAX_LEN]; children.len()],
+        // Θ as len × K: the loops over components are then over K, a constant, and unrolled.
+        theta: children
+            .iter()
+            .map(|c| {
+                let mut t = vec![0.0; K * c.len];
+                for (kk, row) in c.theta.chunks_exact(c.len).enumerate() {
+                    for (j, v) in row.iter().enumerate() {
+                        t[j * K + kk] = *v;
+                    }
+                }
+                t
+            })
+            .collect(),
     };
     let full = rows / 8 * 8;
     for r0 in (0..full).step_by(8) {
         let inputs = |ci: usize| {
             let c = &children[ci];
-            &c.u[r0 * c.len..(r0 + 8) * c.len]
+            &c.u[(start + r0) * c.len..(start + r0 + 8) * c.len]
+        };
+        let phi = match phi.as_deref_mut() {
+            Some(p) => Some(&mut p[r0 * K..(r0 + 8) * K]),
+            None => None,
         };
         tile::<K, L>(
             l,
             children,
             inputs,
-            &mut phi[r0 * K..(r0 + 8) * K],
+            phi,
             &mut u[r0 * K..(r0 + 8) * K],
             &mut a[r0..r0 + 8],
             8,
@@ -236,7 +261,8 @@ fn tiles<const K: usize, L: Lanes>(
             .iter()
             .map(|c| {
                 let mut p = vec![0.0; 8 * c.len];
-                p[..valid * c.len].copy_from_slice(&c.u[full * c.len..rows * c.len]);
+                p[..valid * c.len]
+                    .copy_from_slice(&c.u[(start + full) * c.len..(start + rows) * c.len]);
                 p
             })
             .collect();
@@ -245,13 +271,15 @@ fn tiles<const K: usize, L: Lanes>(
             l,
             children,
             |ci| &padded[ci][..],
-            &mut pt[..8 * K],
+            Some(&mut pt[..8 * K]),
             &mut ut[..8 * K],
             &mut at,
             valid,
             &mut acc,
         )?;
-        phi[full * K..].copy_from_slice(&pt[..valid * K]);
+        if let Some(phi) = phi {
+            phi[full * K..].copy_from_slice(&pt[..valid * K]);
+        }
         u[full * K..].copy_from_slice(&ut[..valid * K]);
         a[full..].copy_from_slice(&at[..valid]);
     }
@@ -262,10 +290,13 @@ fn tiles<const K: usize, L: Lanes>(
         *c = l.to_array(v).iter().sum();
     }
     let mut s = Vec::with_capacity(children.len());
-    for sc in &acc.s {
+    for (c, sc) in children.iter().zip(&acc.s) {
+        // From len × K back to K × len.
         let mut out = vec![0.0; sc.len()];
-        for (o, v) in out.iter_mut().zip(sc) {
-            *o = l.to_array(*v).iter().sum();
+        for (j, sj) in sc.chunks_exact(K).enumerate() {
+            for (kk, v) in sj.iter().enumerate() {
+                out[kk * c.len + j] = l.to_array(*v).iter().sum();
+            }
         }
         s.push(out);
     }
@@ -277,24 +308,26 @@ fn tiles<const K: usize, L: Lanes>(
     })
 }
 
-/// A block's running sums in lanes, and each child's transposed run moments of the current tile.
+/// A block's running sums in lanes (each child's S as len × K), each child's transposed run
+/// moments of the current tile, and each child's Θ as len × K.
 struct Acc<L: Lanes, const K: usize> {
     cols: [L::V; K],
     dot: L::V,
     a: L::V,
     s: Vec<Vec<L::V>>,
     ut: Vec<[L::V; MAX_LEN]>,
+    theta: Vec<Vec<f64>>,
 }
 
-/// One tile of eight rows (`inputs(c)`: child c's 8 × len run moments; `valid`: the rows that are
-/// real, the others zero padding left out of the sums).
+/// One tile of eight rows (`inputs(c)`: child c's 8 × len run moments; φ written if `phi` is
+/// given; `valid`: the rows that are real, the others zero padding left out of the sums).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn tile<'s, const K: usize, L: Lanes>(
     l: L,
     children: &[TileChild],
     inputs: impl Fn(usize) -> &'s [f64],
-    phi: &mut [f64],
+    phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
     valid: usize,
@@ -302,16 +335,24 @@ fn tile<'s, const K: usize, L: Lanes>(
 ) -> Option<()> {
     let zero = l.splat(0.0);
     // Scores: φ_k = Σ_j u_j Θ_kj − ⟨A_k⟩ (j in order), each further child's added.
+    // The sums over j run outside the loops over the K components (the same operations in the
+    // same order for each component).
     let mut ph = [zero; K];
-    for (ci, (c, ut)) in children.iter().zip(&mut acc.ut).enumerate() {
+    for (ci, ((c, ut), th)) in children.iter().zip(&mut acc.ut).zip(&acc.theta).enumerate() {
         load_transposed(l, inputs(ci), c.len, ut);
-        let ut = &ut[..c.len];
-        for (kk, (th, ak)) in c.theta.chunks_exact(c.len).zip(c.a).enumerate() {
-            let mut s = l.mul(ut[0], l.splat(th[0]));
-            for (uj, tj) in ut[1..].iter().zip(&th[1..]) {
-                s = l.add(s, l.mul(*uj, l.splat(*tj)));
+        let (rows, _) = th.as_chunks::<K>();
+        let mut s = [zero; K];
+        for kk in 0..K {
+            s[kk] = l.mul(ut[0], l.splat(rows[0][kk]));
+        }
+        for (uj, tj) in ut[1..c.len].iter().zip(&rows[1..]) {
+            for kk in 0..K {
+                s[kk] = l.add(s[kk], l.mul(*uj, l.splat(tj[kk])));
             }
-            let score = l.sub(s, l.splat(*ak));
+        }
+        let a = &c.a[..K];
+        for kk in 0..K {
+            let score = l.sub(s[kk], l.splat(a[kk]));
             ph[kk] = if ci == 0 { score } else { l.add(ph[kk], score) };
         }
     }
@@ -336,26 +377,27 @@ fn tile<'s, const K: usize, L: Lanes>(
     let inv = l.div(l.splat(1.0), sum);
     let av = l.add(m, lanes::ln_positive(l, sum));
     let live = l.first(valid);
+    // q(z) with the padding rows of a short tile as 0: the weights of the sums.
+    let mut w = [zero; K];
     for kk in 0..K {
         e[kk] = l.mul(e[kk], inv);
-        let w = if valid == 8 {
+        w[kk] = if valid == 8 {
             e[kk]
         } else {
             l.select(live, e[kk], zero)
         };
-        acc.cols[kk] = l.add(acc.cols[kk], w);
+        acc.cols[kk] = l.add(acc.cols[kk], w[kk]);
         // A component of probability 0 (u = 0, φ may be −∞) contributes 0.
-        acc.dot = l.add(acc.dot, l.select(l.ne(w, zero), l.mul(ph[kk], w), zero));
+        acc.dot = l.add(
+            acc.dot,
+            l.select(l.ne(w[kk], zero), l.mul(ph[kk], w[kk]), zero),
+        );
     }
     for ((c, sc), ut) in children.iter().zip(&mut acc.s).zip(&acc.ut) {
-        for (kk, sk) in sc.chunks_exact_mut(c.len).enumerate() {
-            let w = if valid == 8 {
-                e[kk]
-            } else {
-                l.select(live, e[kk], zero)
-            };
-            for (s, uj) in sk.iter_mut().zip(&ut[..c.len]) {
-                *s = l.add(*s, l.mul(w, *uj));
+        let (sc, _) = sc.as_chunks_mut::<K>();
+        for (sj, uj) in sc.iter_mut().zip(&ut[..c.len]) {
+            for kk in 0..K {
+                sj[kk] = l.add(sj[kk], l.mul(w[kk], *uj));
             }
         }
     }
@@ -367,7 +409,9 @@ fn tile<'s, const K: usize, L: Lanes>(
             l.select(live, av, zero)
         },
     );
-    store_transposed(l, &ph, phi);
+    if let Some(phi) = phi {
+        store_transposed(l, &ph, phi);
+    }
     store_transposed(l, &e, u);
     l.store(a, av);
     Some(())

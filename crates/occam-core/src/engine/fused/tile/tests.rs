@@ -54,21 +54,15 @@ fn run(c: &Case, k: usize, rows: usize, avx: bool) -> Option<Out> {
     let (mut phi, mut u, mut a) = (vec![0.0; rows * k], vec![0.0; rows * k], vec![0.0; rows]);
     let ch = children(c);
     let t = if avx && has_avx512() {
-        block(&ch, k, &mut phi, &mut u, &mut a)?
+        block(&ch, k, 0, Some(&mut phi), &mut u, &mut a)?
     } else {
-        block_scalar(&ch, k, &mut phi, &mut u, &mut a)?
+        block_scalar(&ch, k, 0, Some(&mut phi), &mut u, &mut a)?
     };
     Some((phi, u, a, t))
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
-}
-
-/// Whether this machine and build run the AVX-512 kernel (else the tests compare the plain
-/// arrays with themselves and the row formulas).
-fn has_avx512() -> bool {
-    avx512(&[], 1, &mut [], &mut [], &mut []).is_some()
 }
 
 /// The block equals the row-major formulas (scores, `special::softmax_rows`, the sums as plain
@@ -164,6 +158,41 @@ fn rows_outside_the_domain_are_left_to_the_general_path() {
     for (k, len) in [(17, 2), (3, 17)] {
         let c = case(4, k, &[len]);
         let (mut phi, mut u, mut a) = (vec![0.0; 4 * k], vec![0.0; 4 * k], vec![0.0; 4]);
-        assert!(block(&children(&c), k, &mut phi, &mut u, &mut a).is_none());
+        assert!(block(&children(&c), k, 0, Some(&mut phi), &mut u, &mut a).is_none());
+    }
+}
+
+/// A block that starts at element `start` of the children's moments, with or without φ written,
+/// gives the bits of the same rows run as a block of their own (the fused update's tiled path
+/// keeps no φ, and reads each child's moments from its first element on).
+#[test]
+fn a_block_inside_the_moments_without_phi_gives_the_same_bits() {
+    for avx in [false, true] {
+        let (k, lens, start, rows) = (10, vec![6, 2], 24, 37);
+        let whole = case(start + rows, k, &lens);
+        let mut own = case(rows, k, &lens);
+        for (ci, &len) in lens.iter().enumerate() {
+            own.us[ci] = whole.us[ci][start * len..].to_vec();
+        }
+        own.thetas = whole.thetas.clone();
+        own.as_ = whole.as_.clone();
+        let (_, want_u, want_a, want) = run(&own, k, rows, avx).expect("in the domain");
+        let (mut u, mut a) = (vec![0.0; rows * k], vec![0.0; rows]);
+        let ch = children(&whole);
+        let got = if avx && has_avx512() {
+            block(&ch, k, start, None, &mut u, &mut a)
+        } else {
+            block_scalar(&ch, k, start, None, &mut u, &mut a)
+        }
+        .expect("in the domain");
+        assert_eq!((bits(&u), bits(&a)), (bits(&want_u), bits(&want_a)));
+        assert_eq!(bits(&got.cols), bits(&want.cols));
+        assert_eq!(
+            (got.a.to_bits(), got.dot.to_bits()),
+            (want.a.to_bits(), want.dot.to_bits())
+        );
+        for (s, w) in got.s.iter().zip(&want.s) {
+            assert_eq!(bits(s), bits(w));
+        }
     }
 }
