@@ -83,6 +83,19 @@ impl Sums {
         }
     }
 
+    /// Every sum back to 0.
+    fn clear(&mut self) {
+        self.own = 0.0;
+        if let Some((g, n)) = &mut self.groups {
+            g.fill(0.0);
+            n.fill(0.0);
+        }
+        for (s, t) in &mut self.stats {
+            s.fill(0.0);
+            t.fill(0.0);
+        }
+    }
+
     fn add(&mut self, other: &Sums) {
         self.own += other.own;
         if let (Some(a), Some(b)) = (&mut self.groups, &other.groups) {
@@ -136,14 +149,22 @@ impl DistVisitor for FusedUpdate<'_> {
         let first_a = one_prior(z, children, &priors)
             .filter(|_| tile::applies(k, children))
             .map(|prior| a_minus_prior(&children[0], prior));
+        let thetas: Vec<Vec<f64>> = match first_a {
+            Some(_) => children
+                .iter()
+                .map(|c| tile::transposed(&c.theta, k, c.len))
+                .collect(),
+            None => Vec::new(),
+        };
         let tiles: Option<Vec<tile::TileChild>> = first_a.as_ref().map(|first_a| {
             children
                 .iter()
+                .zip(&thetas)
                 .enumerate()
-                .map(|(i, c)| tile::TileChild {
+                .map(|(i, (c, theta))| tile::TileChild {
                     u: &c.node.u,
                     len: c.len,
-                    theta: &c.theta,
+                    theta,
                     a: if i == 0 { first_a } else { &c.a },
                 })
                 .collect()
@@ -157,16 +178,20 @@ impl DistVisitor for FusedUpdate<'_> {
         let tiles = tiles.as_deref();
         let mut total = Sums::zero(k, groups, children);
         let blocks = z.n.div_ceil(BLOCK);
+        // One round's partial sums, allocated once and cleared for each block.
+        let mut partials: Vec<Sums> = (0..blocks.min(ROUND))
+            .map(|_| Sums::zero(k, groups, children))
+            .collect();
         let run = |start: usize,
                    phi: Option<&mut [f64]>,
                    u: &mut [f64],
-                   a: &mut [f64]|
-         -> Result<Sums, (usize, String)> {
-            let mut sums = Sums::zero(k, groups, children);
+                   a: &mut [f64],
+                   sums: &mut Sums|
+         -> Result<(), (usize, String)> {
+            sums.clear();
             block(
-                d, nodes, z, children, tiles, &priors, start, phi, u, a, &mut sums,
-            )?;
-            Ok(sums)
+                d, nodes, z, children, tiles, &priors, start, phi, u, a, sums,
+            )
         };
         for round in 0..blocks.div_ceil(ROUND) {
             let (lo, hi) = (
@@ -176,18 +201,19 @@ impl DistVisitor for FusedUpdate<'_> {
             let rows = u[lo * k..hi * k]
                 .par_chunks_mut(BLOCK * k)
                 .zip(a[lo..hi].par_chunks_mut(BLOCK))
+                .zip(partials.par_iter_mut())
                 .enumerate();
-            let partials: Vec<Result<Sums, (usize, String)>> = if phi.is_empty() {
-                rows.map(|(b, (u, a))| run(lo + b * BLOCK, None, u, a))
+            let done: Vec<Result<(), (usize, String)>> = if phi.is_empty() {
+                rows.map(|(b, ((u, a), s))| run(lo + b * BLOCK, None, u, a, s))
                     .collect()
             } else {
                 rows.zip(phi[lo * k..hi * k].par_chunks_mut(BLOCK * k))
-                    .map(|((b, (u, a)), phi)| run(lo + b * BLOCK, Some(phi), u, a))
+                    .map(|((b, ((u, a), s)), phi)| run(lo + b * BLOCK, Some(phi), u, a, s))
                     .collect()
             };
-            for p in partials {
-                match p {
-                    Ok(s) => total.add(&s),
+            for (r, s) in done.into_iter().zip(&partials) {
+                match r {
+                    Ok(()) => total.add(s),
                     Err(e) => return ((phi, u, a), Err(e)),
                 }
             }

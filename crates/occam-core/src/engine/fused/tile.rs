@@ -78,12 +78,24 @@ const NARROW: usize = 2;
 pub(super) const MAX_LEN: usize = 16;
 
 /// One mixture child: its run moments (row-major, `len` per element of z, from element 0), Θ
-/// (K × len) and the subtracted ⟨A⟩ (K; for the first child, with the prior already taken off).
+/// as len × K (see [`transposed`]; the loops over components are then over K, a constant, and
+/// unrolled) and the subtracted ⟨A⟩ (K; for the first child, with the prior already taken off).
 pub(super) struct TileChild<'a> {
     pub u: &'a [f64],
     pub len: usize,
     pub theta: &'a [f64],
     pub a: &'a [f64],
+}
+
+/// Θ (K × len, row-major) as len × K.
+pub(super) fn transposed(theta: &[f64], k: usize, len: usize) -> Vec<f64> {
+    let mut t = vec![0.0; k * len];
+    for (kk, row) in theta.chunks_exact(len).enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            t[j * k + kk] = *v;
+        }
+    }
+    t
 }
 
 /// What a block adds up: the column sums of q(z) (K), Σ_e A_e, Σ_e φ_e·u_e (a 0 term wherever
@@ -220,19 +232,6 @@ fn tiles<const K: usize, L: Lanes>(
         a: zero,
         s: children.iter().map(|c| vec![zero; K * c.len]).collect(),
         ut: vec![[zero; MAX_LEN]; children.len()],
-        // Θ as len × K: the loops over components are then over K, a constant, and unrolled.
-        theta: children
-            .iter()
-            .map(|c| {
-                let mut t = vec![0.0; K * c.len];
-                for (kk, row) in c.theta.chunks_exact(c.len).enumerate() {
-                    for (j, v) in row.iter().enumerate() {
-                        t[j * K + kk] = *v;
-                    }
-                }
-                t
-            })
-            .collect(),
     };
     let full = rows / 8 * 8;
     for r0 in (0..full).step_by(8) {
@@ -308,15 +307,14 @@ fn tiles<const K: usize, L: Lanes>(
     })
 }
 
-/// A block's running sums in lanes (each child's S as len × K), each child's transposed run
-/// moments of the current tile, and each child's Θ as len × K.
+/// A block's running sums in lanes (each child's S as len × K) and each child's transposed run
+/// moments of the current tile.
 struct Acc<L: Lanes, const K: usize> {
     cols: [L::V; K],
     dot: L::V,
     a: L::V,
     s: Vec<Vec<L::V>>,
     ut: Vec<[L::V; MAX_LEN]>,
-    theta: Vec<Vec<f64>>,
 }
 
 /// One tile of eight rows (`inputs(c)`: child c's 8 × len run moments; φ written if `phi` is
@@ -338,9 +336,9 @@ fn tile<'s, const K: usize, L: Lanes>(
     // The sums over j run outside the loops over the K components (the same operations in the
     // same order for each component).
     let mut ph = [zero; K];
-    for (ci, ((c, ut), th)) in children.iter().zip(&mut acc.ut).zip(&acc.theta).enumerate() {
+    for (ci, (c, ut)) in children.iter().zip(&mut acc.ut).enumerate() {
         load_transposed(l, inputs(ci), c.len, ut);
-        let (rows, _) = th.as_chunks::<K>();
+        let (rows, _) = c.theta.as_chunks::<K>();
         let mut s = [zero; K];
         for kk in 0..K {
             s[kk] = l.mul(ut[0], l.splat(rows[0][kk]));

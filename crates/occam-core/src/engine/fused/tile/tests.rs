@@ -37,12 +37,20 @@ fn case(rows: usize, k: usize, lens: &[usize]) -> Case {
     }
 }
 
-fn children(c: &Case) -> Vec<TileChild<'_>> {
+/// Each child's Θ as len × K (the case holds K × len).
+fn thetas(c: &Case) -> Vec<Vec<f64>> {
+    let k = c.as_[0].len();
+    (0..c.lens.len())
+        .map(|i| transposed(&c.thetas[i], k, c.lens[i]))
+        .collect()
+}
+
+fn children<'a>(c: &'a Case, thetas: &'a [Vec<f64>]) -> Vec<TileChild<'a>> {
     (0..c.lens.len())
         .map(|i| TileChild {
             u: &c.us[i],
             len: c.lens[i],
-            theta: &c.thetas[i],
+            theta: &thetas[i],
             a: &c.as_[i],
         })
         .collect()
@@ -52,7 +60,8 @@ type Out = (Vec<f64>, Vec<f64>, Vec<f64>, TileSums);
 
 fn run(c: &Case, k: usize, rows: usize, avx: bool) -> Option<Out> {
     let (mut phi, mut u, mut a) = (vec![0.0; rows * k], vec![0.0; rows * k], vec![0.0; rows]);
-    let ch = children(c);
+    let th = thetas(c);
+    let ch = children(c, &th);
     let t = if avx && has_avx512() {
         block(&ch, k, 0, Some(&mut phi), &mut u, &mut a)?
     } else {
@@ -158,7 +167,8 @@ fn rows_outside_the_domain_are_left_to_the_general_path() {
     for (k, len) in [(17, 2), (3, 17)] {
         let c = case(4, k, &[len]);
         let (mut phi, mut u, mut a) = (vec![0.0; 4 * k], vec![0.0; 4 * k], vec![0.0; 4]);
-        assert!(block(&children(&c), k, 0, Some(&mut phi), &mut u, &mut a).is_none());
+        let th = thetas(&c);
+        assert!(block(&children(&c, &th), k, 0, Some(&mut phi), &mut u, &mut a).is_none());
     }
 }
 
@@ -178,7 +188,8 @@ fn a_block_inside_the_moments_without_phi_gives_the_same_bits() {
         own.as_ = whole.as_.clone();
         let (_, want_u, want_a, want) = run(&own, k, rows, avx).expect("in the domain");
         let (mut u, mut a) = (vec![0.0; rows * k], vec![0.0; rows]);
-        let ch = children(&whole);
+        let th = thetas(&whole);
+        let ch = children(&whole, &th);
         let got = if avx && has_avx512() {
             block(&ch, k, start, None, &mut u, &mut a)
         } else {
