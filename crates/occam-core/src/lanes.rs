@@ -2,8 +2,9 @@
 //! as AVX-512 vectors (`Avx512`, where the CPU has it) or as plain arrays (`Scalar`, the
 //! reference the tests compare the vectors with, bit for bit).
 //!
-//! Every operation is one IEEE operation per lane (no fused multiply-add, no reassociation), so
-//! a kernel gives the same bits through either implementation; [`exp_nonpositive`] and
+//! Every operation is one IEEE operation per lane (a fused multiply-add only where a kernel calls
+//! [`Lanes::mul_add`], whose one rounding both implementations give; no reassociation), so a
+//! kernel gives the same bits through either implementation; [`exp_nonpositive`] and
 //! [`ln_positive`] here are [`crate::special`]'s functions of the same names written over lanes,
 //! operation for operation, and give their bits too (tested).
 
@@ -29,6 +30,8 @@ pub(crate) trait Lanes: Copy {
     fn sub(self, a: Self::V, b: Self::V) -> Self::V;
     /// a · b.
     fn mul(self, a: Self::V, b: Self::V) -> Self::V;
+    /// a · b + c, rounded once (IEEE fused multiply-add).
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
     /// a / b.
     fn div(self, a: Self::V, b: Self::V) -> Self::V;
     /// a if a > b, else b (so b when either is NaN: the x86 `max` instruction's rule).
@@ -127,6 +130,14 @@ impl Lanes for Scalar {
     #[inline(always)]
     fn mul(self, a: [f64; 8], b: [f64; 8]) -> [f64; 8] {
         zip(a, b, |x, y| x * y)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: [f64; 8], b: [f64; 8], c: [f64; 8]) -> [f64; 8] {
+        let mut o = [0.0; 8];
+        for i in 0..8 {
+            o[i] = a[i].mul_add(b[i], c[i]);
+        }
+        o
     }
     #[inline(always)]
     fn div(self, a: [f64; 8], b: [f64; 8]) -> [f64; 8] {
@@ -371,6 +382,12 @@ mod tests {
             assert_eq!(l.all(l.ne(lx, ly)), Scalar.all(Scalar.ne(x, y)));
             assert_eq!(l.all(l.ge(lx, ly)), Scalar.all(Scalar.ge(x, y)));
             assert!(l.all(l.ge(l.splat(1.0), l.splat(1.0))));
+            // One rounding: (1 + 2⁻⁵²)(1 − 2⁻⁵²) − 1 = −2⁻¹⁰⁴, where a rounded product gives 0.
+            let e = f64::EPSILON;
+            let (a, b, c) = ([1.0 + e; 8], [1.0 - e; 8], [-1.0; 8]);
+            let fused = l.to_array(l.mul_add(l.load(&a), l.load(&b), l.load(&c)));
+            assert_eq!(bits(&fused), bits(&Scalar.mul_add(a, b, c)));
+            assert_eq!(fused[0], -e * e);
         }
     }
 }

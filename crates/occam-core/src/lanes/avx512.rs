@@ -77,6 +77,10 @@ impl Lanes for Avx512 {
         avx!(std::arch::x86_64::_mm512_mul_pd(a, b))
     }
     #[inline(always)]
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        avx!(std::arch::x86_64::_mm512_fmadd_pd(a, b, c))
+    }
+    #[inline(always)]
     fn div(self, a: Self::V, b: Self::V) -> Self::V {
         avx!(std::arch::x86_64::_mm512_div_pd(a, b))
     }

@@ -8,7 +8,8 @@
 //!
 //! One body, written over [`Lanes`]: AVX-512 vectors where the CPU has them (elsewhere the
 //! row-major kernels of the caller's general path), and plain arrays in the tests, which give the
-//! vectors' bits (every step is one IEEE operation per lane, no fused multiply-add).
+//! vectors' bits (every step is one IEEE operation per lane; the sums of products in the scores
+//! and in S are fused multiply-adds, rounded once in either implementation).
 
 use super::{Child, Sums};
 use crate::kernels;
@@ -232,6 +233,7 @@ fn tiles<const K: usize, L: Lanes>(
         a: zero,
         s: children.iter().map(|c| vec![zero; K * c.len]).collect(),
         ut: vec![[zero; MAX_LEN]; children.len()],
+        sums: Vec::with_capacity(rows.div_ceil(8)),
     };
     let full = rows / 8 * 8;
     for r0 in (0..full).step_by(8) {
@@ -282,6 +284,7 @@ fn tiles<const K: usize, L: Lanes>(
         u[full * K..].copy_from_slice(&ut[..valid * K]);
         a[full..].copy_from_slice(&at[..valid]);
     }
+    finish_normalisers(l, a, &mut acc);
     // Added across the lanes in lane order (no closure: a closure is not compiled with the
     // kernel's target features, and would call the vector store out of line).
     let mut cols = vec![0.0; K];
@@ -307,14 +310,33 @@ fn tiles<const K: usize, L: Lanes>(
     })
 }
 
-/// A block's running sums in lanes (each child's S as len × K) and each child's transposed run
-/// moments of the current tile.
+/// A block's running sums in lanes (each child's S as len × K), each child's transposed run
+/// moments of the current tile, and each tile's softmax sums s (for A = m + ln s).
 struct Acc<L: Lanes, const K: usize> {
     cols: [L::V; K],
     dot: L::V,
     a: L::V,
     s: Vec<Vec<L::V>>,
     ut: Vec<[L::V; MAX_LEN]>,
+    sums: Vec<L::V>,
+}
+
+/// A = m + ln s of every tile (`a` holds the tiles' maxima m, `acc.sums` their sums s), added to
+/// the block's ΣA in tile order (a short last tile's padding left out). Done after the tiles, so
+/// that no tile waits for its logarithm.
+#[inline(always)]
+fn finish_normalisers<L: Lanes, const K: usize>(l: L, a: &mut [f64], acc: &mut Acc<L, K>) {
+    let zero = l.splat(0.0);
+    for (at, s) in a.chunks_mut(8).zip(&acc.sums) {
+        let av = l.add(l.load(at), lanes::ln_positive(l, *s));
+        let w = if at.len() == 8 {
+            av
+        } else {
+            l.select(l.first(at.len()), av, zero)
+        };
+        acc.a = l.add(acc.a, w);
+        l.store(at, av);
+    }
 }
 
 /// One tile of eight rows (`inputs(c)`: child c's 8 × len run moments; φ written if `phi` is
@@ -345,7 +367,7 @@ fn tile<'s, const K: usize, L: Lanes>(
         }
         for (uj, tj) in ut[1..c.len].iter().zip(&rows[1..]) {
             for kk in 0..K {
-                s[kk] = l.add(s[kk], l.mul(*uj, l.splat(tj[kk])));
+                s[kk] = l.mul_add(*uj, l.splat(tj[kk]), s[kk]);
             }
         }
         let a = &c.a[..K];
@@ -356,10 +378,21 @@ fn tile<'s, const K: usize, L: Lanes>(
     }
     // Softmax down the components: m = max φ, e = exp(φ − m), s = Σ e (in order), u = e/s,
     // A = m + ln s.
-    let mut m = ph[0];
-    for kk in 1..K {
-        m = l.max(ph[kk], m);
+    // The maximum by pairs (a shorter chain of dependences than one by one; the same value for
+    // any order, and a row with a NaN is out of the domain below either way).
+    let mut mx = ph;
+    let mut n = K;
+    while n > 1 {
+        let half = n / 2;
+        for i in 0..half {
+            mx[i] = l.max(mx[2 * i + 1], mx[2 * i]);
+        }
+        if n % 2 == 1 {
+            mx[half] = mx[n - 1];
+        }
+        n = half + n % 2;
     }
+    let m = mx[0];
     let mut e = [zero; K];
     for kk in 0..K {
         e[kk] = lanes::exp_nonpositive(l, l.sub(ph[kk], m));
@@ -373,7 +406,6 @@ fn tile<'s, const K: usize, L: Lanes>(
         return None;
     }
     let inv = l.div(l.splat(1.0), sum);
-    let av = l.add(m, lanes::ln_positive(l, sum));
     let live = l.first(valid);
     // q(z) with the padding rows of a short tile as 0: the weights of the sums.
     let mut w = [zero; K];
@@ -395,23 +427,17 @@ fn tile<'s, const K: usize, L: Lanes>(
         let (sc, _) = sc.as_chunks_mut::<K>();
         for (sj, uj) in sc.iter_mut().zip(&ut[..c.len]) {
             for kk in 0..K {
-                sj[kk] = l.add(sj[kk], l.mul(w[kk], *uj));
+                sj[kk] = l.mul_add(w[kk], *uj, sj[kk]);
             }
         }
     }
-    acc.a = l.add(
-        acc.a,
-        if valid == 8 {
-            av
-        } else {
-            l.select(live, av, zero)
-        },
-    );
     if let Some(phi) = phi {
         store_transposed(l, &ph, phi);
     }
     store_transposed(l, &e, u);
-    l.store(a, av);
+    // A = m + ln s is completed by `finish_normalisers`, off this tile's chain of dependences.
+    l.store(a, m);
+    acc.sums.push(sum);
     Some(())
 }
 
