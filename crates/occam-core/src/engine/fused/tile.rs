@@ -241,15 +241,11 @@ fn tiles<const K: usize, L: Lanes>(
             let c = &children[ci];
             &c.u[(start + r0) * c.len..(start + r0 + 8) * c.len]
         };
-        let phi = match phi.as_deref_mut() {
-            Some(p) => Some(&mut p[r0 * K..(r0 + 8) * K]),
-            None => None,
-        };
         tile::<K, L>(
             l,
             children,
             inputs,
-            phi,
+            phi.as_deref_mut().map(|p| &mut p[r0 * K..(r0 + 8) * K]),
             &mut u[r0 * K..(r0 + 8) * K],
             &mut a[r0..r0 + 8],
             8,
