@@ -135,6 +135,45 @@ fn fused_equals_generic(complete: bool) {
     assert!(close(fused.bound(), fused.fresh_bound()));
 }
 
+/// An index whose φ is not kept (the tiled path's) and is then updated element by element (the
+/// fused path switched off) forms φ from q first and goes on as the generic update does: every
+/// moment and bound term after each sweep, and φ kept again.
+#[test]
+fn an_index_without_phi_is_updated_element_by_element_as_before() {
+    let (mut fused, z) = model(true);
+    let (mut generic, _) = model(true);
+    generic.fused.iter_mut().for_each(|f| *f = false);
+    fused.initialize(7).unwrap();
+    generic.initialize(7).unwrap();
+    let order = fused.default_order();
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
+    for sweep in 0..6 {
+        if sweep == 3 {
+            fused.fused.iter_mut().for_each(|f| *f = false);
+        }
+        for &id in &order {
+            fused.update(id).unwrap();
+            generic.update(id).unwrap();
+        }
+        let on_request = fused.nodes[z.index()].natural_on_request();
+        assert_eq!(on_request, sweep < 3 && super::tile::has_avx512());
+        for (a, b) in fused.node_bounds().into_iter().zip(generic.node_bounds()) {
+            assert!(close(a, b), "sweep {sweep}: {a} vs {b}");
+        }
+        for (a, b) in fused.nodes.iter().zip(&generic.nodes) {
+            for (u, v) in a.u.iter().zip(&b.u) {
+                assert!(close(*u, *v), "sweep {sweep}, {}: {u} vs {v}", a.name);
+            }
+        }
+    }
+    let (a, b) = (&fused.nodes[z.index()], &generic.nodes[z.index()]);
+    for (p, q) in a.phi.iter().zip(&b.phi) {
+        assert!(close(*p, *q), "{p} vs {q}");
+    }
+    assert_eq!(a.phi.len(), b.phi.len());
+    assert!(close(fused.bound(), fused.fresh_bound()));
+}
+
 /// y[N] ~ mixture of Gaussian(mu[K], tau[K]) over z[N] ~ Categorical(p) with the constant
 /// weights p (one per component; a 0 is set in the compiled constant's ⟨ln p⟩ = −∞, since a
 /// constant given through the graph must be positive), from deterministic starts; 40 sweeps z,
