@@ -49,7 +49,7 @@ pub(super) fn try_block(
         .iter()
         .enumerate()
         .map(|(i, c)| TileChild {
-            u: &c.node.u[start * c.len..(start + rows) * c.len],
+            u: &c.u[start * c.len..(start + rows) * c.len],
             len: c.len,
             theta: &c.theta,
             a: if i == 0 { &a_minus_prior } else { &c.a },
