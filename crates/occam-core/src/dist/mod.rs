@@ -156,6 +156,14 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
         let dot: f64 = phi.iter().zip(&u).map(|(p, v)| p * v).sum();
         Ok(a - dot - self.expected_base_measure(phi, &u))
     }
+    /// Moments that are equal for every fixed value x, as a shorter layout: for each moment of
+    /// u(x), its position in the packed moments (positions `0..max + 1`, every one used). A
+    /// mixture child whose values are all data then has its scores Θ·u and statistics Wᵀ U formed
+    /// on the packed moments, with the parameters of each packed position summed
+    /// (`engine::packed`). `None` (the default): the layout has no repeated moment worth packing.
+    fn packed_moments(&self) -> Option<Vec<usize>> {
+        None
+    }
     /// Representative instances (dimensions, constants) for the shared law tests.
     fn test_instances() -> Vec<Self>;
     /// A random natural-parameter vector inside the domain, for the law tests.
@@ -324,6 +332,19 @@ impl Dist {
     /// [`ExpFamily::own_term`] of one element.
     pub fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
         self.visit(Own(phi, u, a))
+    }
+    /// [`ExpFamily::packed_moments`].
+    pub fn packed_moments(&self) -> Option<Vec<usize>> {
+        self.visit(PackedMoments)
+    }
+}
+
+struct PackedMoments;
+
+impl DistVisitor for PackedMoments {
+    type Output = Option<Vec<usize>>;
+    fn visit<D: ExpFamily>(self, d: &D) -> Option<Vec<usize>> {
+        d.packed_moments()
     }
 }
 

@@ -99,6 +99,20 @@ pub(crate) fn gaussian_vector_moments_rows(
     })
 }
 
+/// The packing of u = [x, col(xxᵀ)] (see [`ExpFamily::packed_moments`]): x's d values, then
+/// the d(d + 1)/2 distinct entries of the symmetric xxᵀ, row by row over the upper triangle;
+/// (xxᵀ)ᵢⱼ and (xxᵀ)ⱼᵢ share a position (xᵢxⱼ = xⱼxᵢ exactly in floating point). At d = 10, 65
+/// values instead of 110.
+pub(crate) fn symmetric_packing(d: usize) -> Vec<usize> {
+    let upper = |i: usize, j: usize| d + i * d - i * (i + 1) / 2 + j;
+    (0..d)
+        .chain((0..d * d).map(|ij| {
+            let (i, j) = (ij / d, ij % d);
+            upper(i.min(j), i.max(j))
+        }))
+        .collect()
+}
+
 pub(crate) fn gaussian_vector_sample(phi: &[f64], d: usize, rng: &mut Rng, x: &mut [f64]) {
     gaussian_vector_sample_rows(phi, d, rng, x)
 }
@@ -255,6 +269,9 @@ impl ExpFamily for MvGaussian {
     }
     fn mode(&self, phi: &[f64], x: &mut [f64]) {
         gaussian_vector_mode(phi, self.d, x)
+    }
+    fn packed_moments(&self) -> Option<Vec<usize>> {
+        Some(symmetric_packing(self.d))
     }
     fn test_instances() -> Vec<Self> {
         vec![MvGaussian { d: 1 }, MvGaussian { d: 3 }]

@@ -69,13 +69,24 @@ impl Vmp {
             }
             list.sort_unstable();
         }
-        let fused = (0..nodes.len())
+        let fused: Vec<bool> = (0..nodes.len())
             .map(|i| nodes[i].block.is_none() && fused::fusable(&nodes, i))
             .collect();
         let linear = linear_structures(&mut nodes, linear_kernels);
         for (i, node) in nodes.iter_mut().enumerate() {
             if !node.observed.is_none() && linear[i].as_ref().is_none_or(|l| l.y != i) {
                 node.observed_state();
+            }
+        }
+        // The data moments of every fused index's mixture children, packed once for the fit.
+        for i in (0..nodes.len()).filter(|&i| fused[i]) {
+            for c in nodes[i]
+                .children
+                .iter()
+                .map(|&(c, _)| c)
+                .collect::<Vec<_>>()
+            {
+                nodes[c].packed = packed::Packed::of(&nodes[c]);
             }
         }
         let shared = linear::shared::designate(&nodes, &linear);

@@ -19,6 +19,7 @@
 //! number of blocks (bounding the memory of the partials): the result does not depend on the number
 //! of threads.
 
+use super::packed::Packed;
 use super::{group_priors, own_of, Body, Node, Role, State, Vmp};
 use crate::dist::{DistVisitor, ExpFamily};
 use crate::error::RunError;
@@ -52,11 +53,14 @@ pub(super) fn fusable(nodes: &[Node], i: usize) -> bool {
         })
 }
 
-/// A mixture child during the pass: its node, Θ (K × len) and ⟨A⟩ (K) of its components over a run
-/// of `len` moments.
+/// A mixture child during the pass: its node, its runs' moments `u` (runs × len), Θ (K × len) and
+/// ⟨A⟩ (K) of its components over a run of `len` moments. `u` is the node's own moments, or its
+/// data's packed moments (`packed`, module `packed`), with Θ folded onto them.
 struct Child<'a> {
     id: usize,
     node: &'a Node,
+    u: &'a [f64],
+    packed: Option<&'a Packed>,
     len: usize,
     theta: Vec<f64>,
     a: Vec<f64>,
@@ -162,7 +166,7 @@ impl DistVisitor for FusedUpdate<'_> {
                 .zip(&thetas)
                 .enumerate()
                 .map(|(i, (c, theta))| tile::TileChild {
-                    u: &c.node.u,
+                    u: c.u,
                     len: c.len,
                     theta,
                     a: if i == 0 { first_a } else { &c.a },
@@ -304,7 +308,7 @@ fn stats(
 ) -> Result<(), (usize, String)> {
     for (c, (s, t)) in children.iter().zip(&mut sums.stats) {
         let len = c.len;
-        let uc = &c.node.u[start * len..(start + rows) * len];
+        let uc = &c.u[start * len..(start + rows) * len];
         if c.all {
             kernels::weighted_sums_block(u, k, uc, len, s);
             kernels::add_into(t, cols);
@@ -344,10 +348,16 @@ impl Vmp {
                     unreachable!("mixtures are stochastic")
                 };
                 let (theta, a) = cd.visit(ComponentPriors { nodes, node });
+                let (u, len, theta) = match &node.packed {
+                    Some(p) => (&p.u[..], p.len, p.fold(&theta)),
+                    None => (&node.u[..], node.period * node.len, theta),
+                };
                 Child {
                     id: c,
                     node,
-                    len: node.period * node.len,
+                    u,
+                    packed: node.packed.as_ref(),
+                    len,
                     theta,
                     a,
                     // `participates` for every element: latent, a parent, or every element data.
@@ -358,12 +368,20 @@ impl Vmp {
             })
             .collect();
         let ids: Vec<usize> = children.iter().map(|c| c.id).collect();
-        let (state, result) = dist.visit(FusedUpdate {
+        let (state, mut result) = dist.visit(FusedUpdate {
             nodes,
             id: i,
             children: &children,
             state,
         });
+        if let Ok(sums) = &mut result {
+            // S of a packed child back on its node's full layout, what its parents read.
+            for (c, (s, _)) in children.iter().zip(&mut sums.stats) {
+                if let Some(p) = c.packed {
+                    *s = p.unfold(s);
+                }
+            }
+        }
         drop(children);
         let z = &mut self.nodes[i];
         (z.phi, z.u, z.a) = state;

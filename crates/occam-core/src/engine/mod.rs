@@ -47,6 +47,7 @@ mod init;
 mod linear;
 mod messages;
 mod node;
+mod packed;
 mod prune;
 mod transform;
 mod tree;

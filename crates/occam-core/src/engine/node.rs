@@ -47,6 +47,9 @@ pub(crate) struct Node {
     pub lazy: std::sync::OnceLock<(Vec<f64>, Vec<f64>)>,
     /// The tree-structured q-block the node is a member of (module `tree`).
     pub block: Option<usize>,
+    /// An observed mixture child's data moments in its family's packed layout, read by the fused
+    /// index update (module `packed`); set when compiling.
+    pub packed: Option<super::packed::Packed>,
 }
 
 impl Node {
@@ -104,6 +107,7 @@ impl Node {
             groups: None,
             lazy: std::sync::OnceLock::new(),
             block,
+            packed: None,
         }
     }
 

@@ -32,7 +32,7 @@ pub(super) fn fast_block<D: ExpFamily>(
         return Ok(false);
     }
     let score = |c: &Child, a: &[f64], out: &mut [f64]| {
-        let uc = &c.node.u[start * c.len..(start + rows) * c.len];
+        let uc = &c.u[start * c.len..(start + rows) * c.len];
         kernels::scores_block(uc, c.len, &c.theta, a, out);
     };
     let one_group = z.groups.as_ref().is_some_and(|(_, reps)| reps.len() == 1);
@@ -106,7 +106,7 @@ pub(super) fn slow_block<D: ExpFamily>(
         .map(|c| {
             let len = c.len;
             let mut l = vec![0.0; rows * k];
-            let uc = &c.node.u[start * len..(start + rows) * len];
+            let uc = &c.u[start * len..(start + rows) * len];
             kernels::scores_block(uc, len, &c.theta, &c.a, &mut l);
             l
         })
