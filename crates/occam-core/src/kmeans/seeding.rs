@@ -161,19 +161,27 @@ const GROUP: usize = 16;
 /// order, so the same bits.
 fn wide_squared_distances(xt: &[f64], n: usize, j0: usize, centre: &[f64], d2: &mut [f64]) {
     let m = d2.len();
-    let mut g0 = 0;
-    while g0 < m {
-        let g = (m - g0).min(GROUP);
+    let full = m - m % GROUP;
+    for g0 in (0..full).step_by(GROUP) {
+        // A fixed-size group: the sums stay in registers across the values.
         let mut acc = [0.0f64; GROUP];
         for (w, &cv) in centre.iter().enumerate() {
-            let col = &xt[w * n + j0 + g0..][..g];
-            for (a, &xv) in acc[..g].iter_mut().zip(col) {
+            let col: &[f64; GROUP] = xt[w * n + j0 + g0..][..GROUP].try_into().unwrap();
+            for (a, &xv) in acc.iter_mut().zip(col) {
                 let e = xv - cv;
                 *a += e * e;
             }
         }
-        d2[g0..g0 + g].copy_from_slice(&acc[..g]);
-        g0 += g;
+        d2[g0..g0 + GROUP].copy_from_slice(&acc);
+    }
+    // The last few points: a pass per value.
+    let rest = &mut d2[full..];
+    rest.iter_mut().for_each(|d| *d = 0.0);
+    for (w, &cv) in centre.iter().enumerate() {
+        for (d, &xv) in rest.iter_mut().zip(&xt[w * n + j0 + full..w * n + j0 + m]) {
+            let e = xv - cv;
+            *d += e * e;
+        }
     }
 }
 
