@@ -1,6 +1,7 @@
 //! k-means start of a mixture index (k-means++ seeding and Lloyd steps) on the GMM benchmark's
 //! shapes: N = 10⁴ (the estimator's case a) and N = 10⁶ (`compare_gmm_process.py`), K = 10,
-//! D = 2, on one thread and on the default pool. Run before and after a change, interleaved (see
+//! D = 2, and N = 2000, K = 40, D = 10 (the estimator's case b), on one thread and on the default
+//! pool. Run before and after a change, interleaved (see
 //! `bench/README.md`); the labels' checksum printed first tells whether two builds agree.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -21,6 +22,25 @@ fn data(n: usize, seed: u64) -> Vec<f64> {
                 centres[2 * c] + noise.sample(&mut rng),
                 centres[2 * c + 1] + noise.sample(&mut rng),
             ]
+        })
+        .collect()
+}
+
+/// N points in `width` dimensions from `clusters` unit-variance clusters with centres uniform on
+/// [−12, 12]^width (the estimator's case b: 2000 points, 10 dimensions, 10 clusters, as
+/// `bench/peers/gen_data.py` draws them, and 40 centres, so Lloyd splits clusters).
+fn data_wide(n: usize, width: usize, clusters: usize, seed: u64) -> Vec<f64> {
+    let mut rng = occam_core::Rng::seed_from_u64(seed);
+    let centres: Vec<f64> = (0..clusters * width)
+        .map(|_| rng.random_range(-12.0..12.0))
+        .collect();
+    let noise = Normal::new(0.0, 1.0).unwrap();
+    (0..n)
+        .flat_map(|_| {
+            let c = rng.random_range(0..clusters);
+            (0..width)
+                .map(|w| centres[c * width + w] + noise.sample(&mut rng))
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -47,6 +67,24 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| pool.install(|| run(&x, n)))
             });
         }
+    }
+    let (n, width, k) = (2000, 10, 40);
+    let x = data_wide(n, width, 10, 5);
+    let labels = |x: &[f64]| {
+        let mut rng = occam_core::Rng::seed_from_u64(1);
+        kmeans(x, n, width, k, &mut rng)
+    };
+    let sum: usize = labels(&x).iter().enumerate().map(|(i, l)| i * l).sum();
+    eprintln!("kmeans n={n} d={width} k={k}: labels checksum {sum}");
+    for threads in [1, 0] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let name = if threads == 1 { "1 thread" } else { "pool" };
+        group.bench_function(BenchmarkId::new(name, "n2000_d10_k40"), |b| {
+            b.iter(|| pool.install(|| labels(&x)))
+        });
     }
     group.finish();
 }

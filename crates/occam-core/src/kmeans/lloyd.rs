@@ -39,6 +39,9 @@ pub(super) fn lloyd(
             ct[w * k + c] = v;
         }
     }
+    // The centres row-major too (k × width): one centre's values are contiguous for Elkan's
+    // single distances and the distances between centres.
+    let mut cr = centres.to_vec();
     let mut old = ct.clone();
     let mut shift = vec![0.0; k];
     let mut half = vec![0.0; k];
@@ -67,7 +70,9 @@ pub(super) fn lloyd(
         for (c, &m) in counts.iter().enumerate() {
             if m > 0 {
                 for w in 0..width {
-                    ct[w * k + c] = sums[c * width + w] / m as f64;
+                    let v = sums[c * width + w] / m as f64;
+                    ct[w * k + c] = v;
+                    cr[c * width + w] = v;
                 }
             }
         }
@@ -84,33 +89,38 @@ pub(super) fn lloyd(
                 second = *s;
             }
         }
-        for (c, h) in half.iter_mut().enumerate() {
-            let nearest = (0..k)
-                .filter(|&o| o != c)
-                .map(|o| {
-                    (0..width)
-                        .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
-                        .sum::<f64>()
-                })
-                .fold(f64::INFINITY, f64::min);
-            *h = 0.5 * nearest.sqrt();
-        }
         if per_centre {
-            // Half the distance between every two centres.
-            for (c, row) in between.chunks_exact_mut(k).enumerate() {
-                for (o, b) in row.iter_mut().enumerate() {
-                    *b = 0.5
-                        * (0..width)
-                            .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
+            // Half the distance between every two centres (each pair once: the squared
+            // difference is the same either way round), and half the distance from each centre
+            // to its nearest other: the smallest of its row, since the square root is monotone
+            // and halving exact, the same bits as halving the root of the smallest square.
+            for c in 0..k {
+                between[c * k + c] = 0.0;
+                for o in c + 1..k {
+                    let d = 0.5
+                        * cr[c * width..(c + 1) * width]
+                            .iter()
+                            .zip(&cr[o * width..(o + 1) * width])
+                            .map(|(a, b)| (a - b).powi(2))
                             .sum::<f64>()
                             .sqrt();
+                    between[c * k + o] = d;
+                    between[o * k + c] = d;
                 }
+            }
+            for (c, h) in half.iter_mut().enumerate() {
+                *h = between[c * k..(c + 1) * k]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(o, _)| o != c)
+                    .map(|(_, &d)| d)
+                    .fold(f64::INFINITY, f64::min);
             }
             let step = Step {
                 x,
                 width,
                 k,
-                ct: &ct,
+                cr: &cr,
                 shift: &shift,
                 half: &half,
                 between: &between,
@@ -121,6 +131,17 @@ pub(super) fn lloyd(
                 break;
             }
             continue;
+        }
+        for (c, h) in half.iter_mut().enumerate() {
+            let nearest = (0..k)
+                .filter(|&o| o != c)
+                .map(|o| {
+                    (0..width)
+                        .map(|w| (ct[w * k + c] - ct[w * k + o]).powi(2))
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min);
+            *h = 0.5 * nearest.sqrt();
         }
         let ct = &ct;
         let (shift, half) = (&shift, &half);
@@ -192,8 +213,8 @@ struct Step<'a> {
     x: &'a [f64],
     width: usize,
     k: usize,
-    /// The centres, transposed (width × k).
-    ct: &'a [f64],
+    /// The centres, row-major (k × width).
+    cr: &'a [f64],
     /// How far each centre moved in this step.
     shift: &'a [f64],
     /// Half the distance from each centre to the nearest other.
@@ -206,11 +227,11 @@ struct Step<'a> {
 impl Step<'_> {
     /// |x_j − centre c|², summed over the values in order as the plain algorithm does.
     fn distance2(&self, j: usize, c: usize) -> f64 {
-        let (width, k) = (self.width, self.k);
+        let width = self.width;
         self.x[j * width..(j + 1) * width]
             .iter()
-            .enumerate()
-            .map(|(w, &xv)| (xv - self.ct[w * k + c]).powi(2))
+            .zip(&self.cr[c * width..(c + 1) * width])
+            .map(|(&xv, &cv)| (xv - cv).powi(2))
             .sum::<f64>()
     }
 
@@ -220,8 +241,12 @@ impl Step<'_> {
     /// passed over only when one of them proves it farther, by more than the margin, than the
     /// best centre so far; every other is measured exactly and compared as the plain algorithm
     /// compares (a tie goes to the lower label). Returns whether the label changed.
+    ///
+    /// Once the point's own centre is measured, one branch-free pass over the centres keeps those
+    /// that neither bound (their lower bound, half their distance to the point's centre) rules
+    /// out; only they are tested again against the best so far and measured.
     fn elkan(&self, j: usize, l: &mut usize, up: &mut f64, lo: &mut [f64]) -> bool {
-        let a = *l;
+        let (a, k) = (*l, self.k);
         *up += self.shift[a];
         for (b, s) in lo.iter_mut().zip(self.shift) {
             *b -= s;
@@ -229,23 +254,53 @@ impl Step<'_> {
         if *up + self.margin < self.half[a] {
             return false;
         }
-        let (mut best, mut best_d2, mut tight) = (a, f64::NAN, false);
-        for c in 0..self.k {
+        let best_d2 = self.distance2(j, a);
+        *up = best_d2.sqrt();
+        lo[a] = *up;
+        let reach = *up + self.margin;
+        if reach < self.half[a] {
+            return false;
+        }
+        // With at most MAX_KEPT centres, the centres not ruled out by `reach < max(lo[c],
+        // between[a][c])`, gathered without branches (the point's own centre is left out).
+        let best = if k > MAX_KEPT {
+            self.scan(j, a, best_d2, up, lo, 0..k)
+        } else {
+            let mut kept = [0usize; MAX_KEPT];
+            let mut count = 0;
+            for (c, (&b, &h)) in lo.iter().zip(&self.between[a * k..(a + 1) * k]).enumerate() {
+                let bound = if b > h { b } else { h };
+                kept[count] = c;
+                count += usize::from(reach >= bound && c != a);
+            }
+            self.scan(j, a, best_d2, up, lo, kept[..count].iter().copied())
+        };
+        *l = best;
+        best != a
+    }
+
+    /// The nearest of `a` (at squared distance `a_d2`, `up` its root) and the `centres` (in
+    /// increasing order), each passed over when its lower bound or half its distance to the best
+    /// so far puts it beyond `up` by more than the margin, every other measured (its lower bound
+    /// set to its distance); a tie goes to the lower label.
+    fn scan(
+        &self,
+        j: usize,
+        a: usize,
+        a_d2: f64,
+        up: &mut f64,
+        lo: &mut [f64],
+        centres: impl Iterator<Item = usize>,
+    ) -> usize {
+        let k = self.k;
+        let (mut best, mut best_d2) = (a, a_d2);
+        for c in centres {
             if c == best {
                 continue;
             }
-            let bound = lo[c].max(self.between[best * self.k + c]);
+            let bound = lo[c].max(self.between[best * k + c]);
             if *up + self.margin < bound {
                 continue;
-            }
-            if !tight {
-                best_d2 = self.distance2(j, best);
-                *up = best_d2.sqrt();
-                lo[best] = *up;
-                tight = true;
-                if *up + self.margin < bound {
-                    continue;
-                }
             }
             let d2 = self.distance2(j, c);
             lo[c] = d2.sqrt();
@@ -253,10 +308,12 @@ impl Step<'_> {
                 (best, best_d2, *up) = (c, d2, lo[c]);
             }
         }
-        *l = best;
-        best != a
+        best
     }
 }
+
+/// The most centres [`Step::elkan`] gathers in its branch-free pass (more take the plain scan).
+const MAX_KEPT: usize = 64;
 
 /// Centres per block of [`nearest`]'s distances.
 const NEAREST_BLOCK: usize = 16;

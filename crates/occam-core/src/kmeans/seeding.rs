@@ -107,16 +107,7 @@ fn block_potential(
         2 => squared_distances::<2>(xt, n, j0, centre, d2),
         3 => squared_distances::<3>(xt, n, j0, centre, d2),
         4 => squared_distances::<4>(xt, n, j0, centre, d2),
-        _ => {
-            let m = d2.len();
-            d2.iter_mut().for_each(|d| *d = 0.0);
-            for (w, &cv) in centre.iter().enumerate() {
-                for (d, &xv) in d2.iter_mut().zip(&xt[w * n + j0..w * n + j0 + m]) {
-                    let e = xv - cv;
-                    *d += e * e;
-                }
-            }
-        }
+        _ => wide_squared_distances(xt, n, j0, centre, d2),
     }
     let mut lanes = [0.0f64; 4];
     let mut chunks = d2.chunks_exact_mut(4);
@@ -159,6 +150,38 @@ fn squared_distances<const W: usize>(
             s += e * e;
         }
         *d = s;
+    }
+}
+
+/// Points per group of [`wide_squared_distances`]: their sums stay in vector registers.
+const GROUP: usize = 16;
+
+/// [`squared_distances`] for any width: groups of [`GROUP`] points, each point's sum kept in a
+/// register across the values (one pass over `d2`, not one per value), from 0 over the values in
+/// order, so the same bits.
+fn wide_squared_distances(xt: &[f64], n: usize, j0: usize, centre: &[f64], d2: &mut [f64]) {
+    let m = d2.len();
+    let full = m - m % GROUP;
+    for g0 in (0..full).step_by(GROUP) {
+        // A fixed-size group: the sums stay in registers across the values.
+        let mut acc = [0.0f64; GROUP];
+        for (w, &cv) in centre.iter().enumerate() {
+            let col: &[f64; GROUP] = xt[w * n + j0 + g0..][..GROUP].try_into().unwrap();
+            for (a, &xv) in acc.iter_mut().zip(col) {
+                let e = xv - cv;
+                *a += e * e;
+            }
+        }
+        d2[g0..g0 + GROUP].copy_from_slice(&acc);
+    }
+    // The last few points: a pass per value.
+    let rest = &mut d2[full..];
+    rest.iter_mut().for_each(|d| *d = 0.0);
+    for (w, &cv) in centre.iter().enumerate() {
+        for (d, &xv) in rest.iter_mut().zip(&xt[w * n + j0 + full..w * n + j0 + m]) {
+            let e = xv - cv;
+            *d += e * e;
+        }
     }
 }
 

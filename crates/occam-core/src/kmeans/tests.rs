@@ -94,6 +94,9 @@ fn bounded_steps_equal_the_plain_algorithm() {
         (200, 2, 70, 0),
         (250, 4, 9, 3),
         (3000, 3, 30, 0),
+        (600, 10, 40, 0),
+        (400, 10, 40, 1),
+        (300, 5, 80, 0),
     ];
     for (case, &(n, width, k, shape)) in cases.iter().enumerate() {
         for seed in 0..6u64 {
@@ -273,4 +276,33 @@ fn degenerate_inputs() {
     assert_eq!(kmeans(&[3.0; 8], 4, 2, 3, &mut rng), vec![0; 4]);
     assert_eq!(kmeans(&[1.0, 9.0, 4.0], 3, 1, 1, &mut rng), vec![0; 3]);
     assert!(kmeans(&[], 0, 2, 3, &mut rng).is_empty());
+}
+
+/// Wider points (more than four values) take the grouped distance pass: every point's squared
+/// distance is the plain sum from 0 over the values in order, bit for bit, with the seeds so far
+/// kept where nearer, over block and group remainders.
+#[test]
+fn wide_distances_are_the_plain_sums() {
+    let n = 2 * BLOCK + 37;
+    let mut rng = crate::Rng::seed_from_u64(9);
+    for width in [5, 7, 10, 17] {
+        let x: Vec<f64> = (0..n * width)
+            .map(|_| rng.random_range(-5.0..5.0))
+            .collect();
+        let (xt, _, _) = first_seed(&x, n, width, &mut rng);
+        let centre: Vec<f64> = (0..width).map(|_| rng.random_range(-5.0..5.0)).collect();
+        let nearest: Vec<f64> = (0..n)
+            .map(|j| if j % 3 == 0 { 1.0 } else { f64::INFINITY })
+            .collect();
+        let mut p = Potential::new(n);
+        p.try_centre(&xt, n, &centre, &nearest);
+        for (j, (&d, &o)) in p.d2.iter().zip(&nearest).enumerate() {
+            let mut plain = 0.0;
+            for (xv, cv) in x[j * width..(j + 1) * width].iter().zip(&centre) {
+                plain += (xv - cv) * (xv - cv);
+            }
+            let want = if plain < o { plain } else { o };
+            assert_eq!(d.to_bits(), want.to_bits(), "width {width}, point {j}");
+        }
+    }
 }
