@@ -32,6 +32,8 @@ pub(crate) trait Lanes: Copy {
     fn mul(self, a: Self::V, b: Self::V) -> Self::V;
     /// a · b + c, rounded once (IEEE fused multiply-add).
     fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// a · b + c rounded once where m, else c (a masked fused multiply-add).
+    fn mul_add_where(self, m: Self::M, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
     /// a / b.
     fn div(self, a: Self::V, b: Self::V) -> Self::V;
     /// a if a > b, else b (so b when either is NaN: the x86 `max` instruction's rule).
@@ -136,6 +138,16 @@ impl Lanes for Scalar {
         let mut o = [0.0; 8];
         for i in 0..8 {
             o[i] = a[i].mul_add(b[i], c[i]);
+        }
+        o
+    }
+    #[inline(always)]
+    fn mul_add_where(self, m: [bool; 8], a: [f64; 8], b: [f64; 8], c: [f64; 8]) -> [f64; 8] {
+        let mut o = c;
+        for i in 0..8 {
+            if m[i] {
+                o[i] = a[i].mul_add(b[i], c[i]);
+            }
         }
         o
     }
@@ -388,6 +400,16 @@ mod tests {
             let fused = l.to_array(l.mul_add(l.load(&a), l.load(&b), l.load(&c)));
             assert_eq!(bits(&fused), bits(&Scalar.mul_add(a, b, c)));
             assert_eq!(fused[0], -e * e);
+            // Masked: the fused value where the mask is set, c elsewhere (also where a · b is
+            // NaN).
+            let mut a = a;
+            a[5] = f64::NAN;
+            let m = [true, false, true, true, false, false, true, false];
+            let mask = (0..8).filter(|&i| m[i]).fold(0u8, |b, i| b | 1 << i);
+            let got = l.to_array(l.mul_add_where(mask, l.load(&a), l.load(&b), l.load(&c)));
+            let want = Scalar.mul_add_where(m, a, b, c);
+            assert_eq!(bits(&got), bits(&want));
+            assert_eq!((want[0], want[1], want[5]), (-e * e, -1.0, -1.0));
         }
     }
 }

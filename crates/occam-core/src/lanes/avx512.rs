@@ -81,6 +81,10 @@ impl Lanes for Avx512 {
         avx!(std::arch::x86_64::_mm512_fmadd_pd(a, b, c))
     }
     #[inline(always)]
+    fn mul_add_where(self, m: u8, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        avx!(std::arch::x86_64::_mm512_mask3_fmadd_pd(a, b, c, m))
+    }
+    #[inline(always)]
     fn div(self, a: Self::V, b: Self::V) -> Self::V {
         avx!(std::arch::x86_64::_mm512_div_pd(a, b))
     }

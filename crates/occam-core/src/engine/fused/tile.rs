@@ -233,7 +233,9 @@ fn tiles<const K: usize, L: Lanes>(
         a: zero,
         s: children.iter().map(|c| vec![zero; K * c.len]).collect(),
         ut: vec![[zero; MAX_LEN]; children.len()],
-        sums: Vec::with_capacity(rows.div_ceil(8)),
+        sums: [zero; PENDING],
+        pending: 0,
+        done: 0,
     };
     let full = rows / 8 * 8;
     for r0 in (0..full).step_by(8) {
@@ -251,6 +253,9 @@ fn tiles<const K: usize, L: Lanes>(
             8,
             &mut acc,
         )?;
+        if acc.pending == PENDING {
+            finish_normalisers(l, &mut a[..r0 + 8], &mut acc);
+        }
     }
     if full < rows {
         let valid = rows - full;
@@ -306,24 +311,34 @@ fn tiles<const K: usize, L: Lanes>(
     })
 }
 
+/// Tiles whose A = m + ln s waits for [`finish_normalisers`] (a fixed buffer on the stack,
+/// not an allocation per block).
+const PENDING: usize = 32;
+
 /// A block's running sums in lanes (each child's S as len × K), each child's transposed run
-/// moments of the current tile, and each tile's softmax sums s (for A = m + ln s).
+/// moments of the current tile, and the softmax sums s of the `pending` tiles after the first
+/// `done` rows (for A = m + ln s).
 struct Acc<L: Lanes, const K: usize> {
     cols: [L::V; K],
     dot: L::V,
     a: L::V,
     s: Vec<Vec<L::V>>,
     ut: Vec<[L::V; MAX_LEN]>,
-    sums: Vec<L::V>,
+    sums: [L::V; PENDING],
+    pending: usize,
+    done: usize,
 }
 
-/// A = m + ln s of every tile (`a` holds the tiles' maxima m, `acc.sums` their sums s), added to
-/// the block's ΣA in tile order (a short last tile's padding left out). Done after the tiles, so
-/// that no tile waits for its logarithm.
+/// A = m + ln s of the pending tiles (`a[acc.done..]` holds their maxima m, `acc.sums` their
+/// sums s), added to the block's ΣA in tile order (a short last tile's padding left out). Done
+/// after a run of tiles, so that no tile waits for its logarithm.
 #[inline(always)]
 fn finish_normalisers<L: Lanes, const K: usize>(l: L, a: &mut [f64], acc: &mut Acc<L, K>) {
     let zero = l.splat(0.0);
-    for (at, s) in a.chunks_mut(8).zip(&acc.sums) {
+    let a = &mut a[acc.done..];
+    acc.done += a.len();
+    let pending = std::mem::take(&mut acc.pending);
+    for (at, s) in a.chunks_mut(8).zip(&acc.sums[..pending]) {
         let av = l.add(l.load(at), lanes::ln_positive(l, *s));
         let w = if at.len() == 8 {
             av
@@ -413,11 +428,9 @@ fn tile<'s, const K: usize, L: Lanes>(
             l.select(live, e[kk], zero)
         };
         acc.cols[kk] = l.add(acc.cols[kk], w[kk]);
-        // A component of probability 0 (u = 0, φ may be −∞) contributes 0.
-        acc.dot = l.add(
-            acc.dot,
-            l.select(l.ne(w[kk], zero), l.mul(ph[kk], w[kk]), zero),
-        );
+        // A component of probability 0 (u = 0, φ may be −∞) contributes 0: left out by the
+        // mask of one fused multiply-add (one rounding for φ·u + the running sum).
+        acc.dot = l.mul_add_where(l.ne(w[kk], zero), ph[kk], w[kk], acc.dot);
     }
     for ((c, sc), ut) in children.iter().zip(&mut acc.s).zip(&acc.ut) {
         let (sc, _) = sc.as_chunks_mut::<K>();
@@ -433,7 +446,8 @@ fn tile<'s, const K: usize, L: Lanes>(
     store_transposed(l, &e, u);
     // A = m + ln s is completed by `finish_normalisers`, off this tile's chain of dependences.
     l.store(a, m);
-    acc.sums.push(sum);
+    acc.sums[acc.pending] = sum;
+    acc.pending += 1;
     Some(())
 }
 
