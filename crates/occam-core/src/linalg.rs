@@ -5,6 +5,15 @@
 //! a row-major slice is the fastest correct choice here. Large products (sums over plate elements)
 //! use faer's GEMM instead (see `engine`).
 
+/// Aᵀ (cols × rows, row-major) of a row-major rows × cols matrix. Shared by the fused mixture
+/// update (Θ as len × K), the engine's rotations and the facade's latent-variable models.
+pub fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
+    debug_assert_eq!(a.len(), rows * cols);
+    (0..rows * cols)
+        .map(|c| a[(c % rows) * cols + c / rows])
+        .collect()
+}
+
 /// C (n × m) = A B for row-major A (n × k) and B (k × m) on faer's GEMM, sequential (the same bits
 /// on any thread count). Shared by the engine's rotations and the facade's latent-variable models.
 pub fn mat_mul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
@@ -290,6 +299,21 @@ pub(crate) fn random_spd(rng: &mut crate::Rng, d: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transpose_swaps_rows_and_columns() {
+        // 2 × 3 → 3 × 2, and back.
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let t = transpose(&a, 2, 3);
+        assert_eq!(t, vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        assert_eq!(transpose(&t, 3, 2), a.to_vec());
+        // Square: element (i, j) goes to (j, i).
+        let s: Vec<f64> = (0..9).map(f64::from).collect();
+        let st = transpose(&s, 3, 3);
+        for (i, j) in (0..3).flat_map(|i| (0..3).map(move |j| (i, j))) {
+            assert_eq!(st[j * 3 + i], s[i * 3 + j]);
+        }
+    }
 
     #[test]
     fn cholesky_solves_inverts_and_gives_log_det() {

@@ -156,7 +156,7 @@ impl DistVisitor for FusedUpdate<'_> {
         let thetas: Vec<Vec<f64>> = match first_a {
             Some(_) => children
                 .iter()
-                .map(|c| tile::transposed(&c.theta, k, c.len))
+                .map(|c| crate::linalg::transpose(&c.theta, k, c.len))
                 .collect(),
             None => Vec::new(),
         };

@@ -17,7 +17,7 @@
 //! of the bound reads one row at a time, so it is the same under the joint and the marginals).
 
 use super::*;
-use crate::linalg::inverse_and_log_det;
+use crate::linalg::{inverse_and_log_det, transpose};
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 
@@ -46,10 +46,6 @@ fn mul(a: &[f64], b: &[f64], (n, k, m): (usize, usize, usize)) -> Vec<f64> {
 /// L M R for d × d row-major matrices.
 fn sandwich(l: &[f64], m: &[f64], r: &[f64], d: usize) -> Vec<f64> {
     mul(&mul(l, m, (d, d, d)), r, (d, d, d))
-}
-
-fn transpose(a: &[f64], d: usize) -> Vec<f64> {
-    (0..d * d).map(|k| a[(k % d) * d + k / d]).collect()
 }
 
 /// ⟨φ_p⟩ of element e's prior (given its parents' current moments).
@@ -186,7 +182,7 @@ impl Vmp {
         let (t_inv, log_det) = inverse_and_log_det(t, d).ok_or_else(|| {
             self.numerical(i, 0, "the transform is not finite and invertible".into())
         })?;
-        let (tt, t_inv_t) = (transpose(t, d), transpose(&t_inv, d));
+        let (tt, t_inv_t) = (transpose(t, d, d), transpose(&t_inv, d, d));
         let x = &mut self.nodes[i];
         let n = x.n;
         if linear::shared::is_shared(x) {
@@ -239,7 +235,7 @@ impl Vmp {
             )));
         }
         self.unshare(i);
-        let tt = transpose(t, d);
+        let tt = transpose(t, d, d);
         let (dd, len) = (d * d, self.nodes[i].len);
         let dist = self.nodes[i].dist().expect("a stochastic node").clone();
         let x = &self.nodes[i];

@@ -9,7 +9,7 @@
 //! transformed law, η₁ → R⁻ᵀη₁, H₂ → R⁻ᵀH₂R⁻¹ (see `engine::transform`).
 
 use super::*;
-use crate::linalg::{inverse_and_log_det, mat_mul};
+use crate::linalg::{inverse_and_log_det, mat_mul, transpose};
 
 /// A Gaussian chain's sums over all its sequences (d × d matrices row-major), with the parents'
 /// expected parameters it needs, for a rotation x_t → R x_t (see the module doc).
@@ -33,10 +33,6 @@ pub struct ChainSums {
     pub cross: Vec<f64>,
     /// ⟨τ_i⟩, the expected noise precisions (the same for every sequence).
     pub noise: Vec<f64>,
-}
-
-fn transpose(a: &[f64], d: usize) -> Vec<f64> {
-    (0..d * d).map(|k| a[(k % d) * d + k / d]).collect()
 }
 
 /// L M R for d × d row-major matrices.
@@ -132,7 +128,7 @@ impl Vmp {
         let (r_inv, log_det) = inverse_and_log_det(r, d).ok_or_else(|| {
             self.numerical(i, 0, "the transform is not finite and invertible".into())
         })?;
-        let (rt, r_inv_t) = (transpose(r, d), transpose(&r_inv, d));
+        let (rt, r_inv_t) = (transpose(r, d, d), transpose(&r_inv, d, d));
         let dd = d * d;
         let z = &mut self.nodes[i];
         let Body::Chain(ch) = &z.body else {

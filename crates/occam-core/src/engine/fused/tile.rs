@@ -88,17 +88,6 @@ pub(super) struct TileChild<'a> {
     pub a: &'a [f64],
 }
 
-/// Θ (K × len, row-major) as len × K.
-pub(super) fn transposed(theta: &[f64], k: usize, len: usize) -> Vec<f64> {
-    let mut t = vec![0.0; k * len];
-    for (kk, row) in theta.chunks_exact(len).enumerate() {
-        for (j, v) in row.iter().enumerate() {
-            t[j * k + kk] = *v;
-        }
-    }
-    t
-}
-
 /// What a block adds up: the column sums of q(z) (K), Σ_e A_e, Σ_e φ_e·u_e (a 0 term wherever
 /// u = 0) and each child's S (K × len, row-major).
 pub(super) struct TileSums {

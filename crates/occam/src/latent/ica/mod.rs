@@ -31,7 +31,7 @@ mod bound;
 #[cfg(test)]
 mod tests;
 
-use occam_core::linalg::Cholesky;
+use occam_core::linalg::{transpose, Cholesky};
 use occam_core::special::{digamma, log_sum_exp};
 use occam_core::Rng;
 use occam_nn::data::Pca;
@@ -515,12 +515,6 @@ impl Ica {
     pub fn source(&self, s: usize) -> Vec<f64> {
         self.x.iter().skip(s).step_by(self.i).copied().collect()
     }
-}
-
-fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
-    (0..cols * rows)
-        .map(|c| a[(c % rows) * cols + c / rows])
-        .collect()
 }
 
 /// The best of `restarts` seeded fits (seeds `seed`, `seed + 1`, …) by converged bound.

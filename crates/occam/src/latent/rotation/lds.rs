@@ -14,11 +14,11 @@
 use occam_core::engine::Vmp;
 use occam_core::error::RunError;
 use occam_core::graph::NodeId;
-use occam_core::linalg::inverse_and_log_det;
+use occam_core::linalg::{inverse_and_log_det, transpose};
 use occam_lang::ir::{Expr, ExprOp, Node};
 
 use super::lds_objective::{self, Dynamics, Lds, RowPrior};
-use super::{best_rotation, transpose, Factor, Product, Scan};
+use super::{best_rotation, Factor, Product, Scan};
 
 /// A linear dynamical system rotated as a whole (see the module doc).
 #[derive(Clone, Debug)]
@@ -195,7 +195,7 @@ impl ChainRotation {
             element: 0,
             what: "the rotation is not invertible".into(),
         })?;
-        let r_inv_t = transpose(&r_inv, d);
+        let r_inv_t = transpose(&r_inv, d, d);
         vmp.transform_gaussian_chain(self.chain.node, r)?;
         vmp.mix_gaussian_rows(self.dynamics.node, r, &r_inv_t)?;
         vmp.transform_gaussian(self.emission.node, &r_inv_t)

@@ -28,9 +28,9 @@
 //! K, 2 R M N Mᵀ + 2 R_ik tr(N Σ_k), N = Pᵀ G_S P.
 
 use occam_core::engine::ChainSums;
-use occam_core::linalg::inverse_and_log_det;
+use occam_core::linalg::{inverse_and_log_det, transpose};
 
-use super::objective::{dot, inverse_side, mul, transpose, Prior, Side};
+use super::objective::{dot, inverse_side, mul, Prior, Side};
 
 /// The prior of the dynamics' rows, over their columns.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,12 +79,12 @@ fn add(a: &mut [f64], b: &[f64], c: f64) {
 fn transitions(lds: &Lds, r: &[f64], d: usize) -> (f64, Vec<f64>) {
     let (ch, dy) = (&lds.chain, &lds.dynamics);
     let m = &dy.mean;
-    let mt = transpose(m, d);
+    let mt = transpose(m, d, d);
     // E = S₊ − C Mᵀ − M Cᵀ + M S₋ Mᵀ.
     let c_mt = mul(&ch.cross, &mt, d);
     let mut e = ch.cur.clone();
     add(&mut e, &c_mt, -1.0);
-    add(&mut e, &transpose(&c_mt, d), -1.0);
+    add(&mut e, &transpose(&c_mt, d, d), -1.0);
     add(&mut e, &mul(&mul(m, &ch.prev, d), &mt, d), 1.0);
     let v: Vec<f64> = dy.covs.iter().map(|s| dot(s, &ch.prev)).collect();
     let (mut value, mut grad) = (0.0, vec![0.0; d * d]);
@@ -109,7 +109,7 @@ fn dynamics(
     d: usize,
 ) -> Option<(f64, Vec<f64>)> {
     let n = d as f64;
-    let r_inv_t = transpose(r_inv, d);
+    let r_inv_t = transpose(r_inv, d, d);
     let mut value = -n * log_det;
     let mut grad: Vec<f64> = r_inv_t.iter().map(|v| -n * v).collect();
     for i in 0..d {
@@ -124,9 +124,9 @@ fn dynamics(
         }
     }
     // K = Mᵀ RᵀR M + Σ_k c_k Σ_k, S' = P K Pᵀ.
-    let (m, mt) = (&dy.mean, transpose(&dy.mean, d));
+    let (m, mt) = (&dy.mean, transpose(&dy.mean, d, d));
     let rm = mul(r, m, d);
-    let mut k_mat = mul(&transpose(&rm, d), &rm, d);
+    let mut k_mat = mul(&transpose(&rm, d, d), &rm, d);
     for (k, s) in dy.covs.iter().enumerate() {
         let c: f64 = (0..d).map(|i| r[i * d + k] * r[i * d + k]).sum();
         add(&mut k_mat, s, c);
@@ -146,7 +146,7 @@ fn dynamics(
         }
         RowPrior::Held { second } => {
             value += dot(second, &s_new);
-            let st = transpose(second, d);
+            let st = transpose(second, d, d);
             for (o, (a, b)) in g_s.iter_mut().zip(second.iter().zip(&st)) {
                 *o = 0.5 * (a + b);
             }
@@ -154,7 +154,7 @@ fn dynamics(
     }
     // Through P: ∂F/∂P = 2 G_S P K, taken to R as −R⁻ᵀ (∂F/∂P)ᵀ R⁻ᵀ.
     let gp = mul(&mul(&g_s, p, d), &k_mat, d);
-    let through_p = mul(&mul(p, &transpose(&gp, d), d), p, d);
+    let through_p = mul(&mul(p, &transpose(&gp, d, d), d), p, d);
     add(&mut grad, &through_p, -2.0);
     // Through K: 2 R M N Mᵀ + 2 R_ik tr(N Σ_k), N = Pᵀ G_S P.
     let nn = mul(&mul(r_inv, &g_s, d), p, d);

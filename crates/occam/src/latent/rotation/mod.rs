@@ -31,7 +31,7 @@ pub mod objective;
 use occam_core::engine::{Flow, Observer, Progress, Vmp};
 use occam_core::error::RunError;
 use occam_core::graph::NodeId;
-use occam_core::linalg::inverse_and_log_det;
+use occam_core::linalg::{inverse_and_log_det, transpose};
 use occam_core::optim::{self, LbfgsOptions};
 use occam_lang::ir::{ConstValue, Expr, ExprOp, Node};
 
@@ -128,10 +128,6 @@ pub struct Rotated {
     pub gain: f64,
 }
 
-fn transpose(a: &[f64], q: usize) -> Vec<f64> {
-    (0..q * q).map(|k| a[(k % q) * q + k / q]).collect()
-}
-
 fn identity(q: usize) -> Vec<f64> {
     (0..q * q)
         .map(|k| if k % (q + 1) == 0 { 1.0 } else { 0.0 })
@@ -187,7 +183,7 @@ impl Product {
             what: "the rotation is not invertible".into(),
         })?;
         vmp.transform_gaussian(self.x.node, &r)?;
-        vmp.transform_gaussian(self.w.node, &transpose(&r_inv, q))?;
+        vmp.transform_gaussian(self.w.node, &transpose(&r_inv, q, q))?;
         for alpha in [self.x.ard, self.w.ard].into_iter().flatten() {
             vmp.update(alpha)?;
         }

@@ -17,7 +17,7 @@
 //! re-optimised ⟨α_k⟩). The second side's T = R⁻ᵀ: by dR⁻¹ = −R⁻¹ dR R⁻¹ its gradient in R is
 //! −R⁻ᵀ Gᵀ R⁻ᵀ (BayesPy's `RotationOptimizer` derives the same chain rule).
 
-use occam_core::linalg::inverse_and_log_det;
+use occam_core::linalg::{inverse_and_log_det, transpose};
 
 /// How a side's prior enters the bound as a function of its transform.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,11 +63,6 @@ pub(super) fn mul(a: &[f64], b: &[f64], q: usize) -> Vec<f64> {
     c
 }
 
-/// Aᵀ of a q × q row-major matrix.
-pub(super) fn transpose(a: &[f64], q: usize) -> Vec<f64> {
-    (0..q * q).map(|k| a[(k % q) * q + k / q]).collect()
-}
-
 impl Side {
     /// ℓ(T) up to a constant and ∂ℓ/∂T, given T⁻¹ and ln|det T| (see the module doc).
     pub fn value(&self, t: &[f64], t_inv: &[f64], log_det: f64) -> (f64, Vec<f64>) {
@@ -75,15 +70,15 @@ impl Side {
         let n = self.n as f64;
         let ts = mul(t, &self.second, q);
         let mut value = n * log_det;
-        let mut grad: Vec<f64> = transpose(t_inv, q).iter().map(|v| n * v).collect();
+        let mut grad: Vec<f64> = transpose(t_inv, q, q).iter().map(|v| n * v).collect();
         match &self.prior {
             Prior::Fixed { first, second } => {
                 // ⟨C, T⟩ + ⟨Φ₂, T S Tᵀ⟩.
-                let m = mul(&ts, &transpose(t, q), q);
+                let m = mul(&ts, &transpose(t, q, q), q);
                 value += dot(first, t) + dot(second, &m);
                 let sym: Vec<f64> = second
                     .iter()
-                    .zip(transpose(second, q))
+                    .zip(transpose(second, q, q))
                     .map(|(a, b)| a + b)
                     .collect();
                 let g = mul(&sym, &ts, q);
@@ -128,10 +123,10 @@ pub fn bound(x: &Side, w: &Side, r: &[f64]) -> Option<(f64, Vec<f64>)> {
 /// ℓ_w(R⁻ᵀ), a side transformed by R⁻ᵀ, and its gradient in R, given R⁻¹ and ln|det R|.
 pub fn inverse_side(w: &Side, r: &[f64], r_inv: &[f64], log_det: f64) -> (f64, Vec<f64>) {
     let q = (r.len() as f64).sqrt() as usize;
-    let r_inv_t = transpose(r_inv, q);
-    let (fw, gw) = w.value(&r_inv_t, &transpose(r, q), -log_det);
+    let r_inv_t = transpose(r_inv, q, q);
+    let (fw, gw) = w.value(&r_inv_t, &transpose(r, q, q), -log_det);
     // ∂ℓ_w(R⁻ᵀ)/∂R = −R⁻ᵀ Gᵀ R⁻ᵀ.
-    let chain = mul(&mul(&r_inv_t, &transpose(&gw, q), q), &r_inv_t, q);
+    let chain = mul(&mul(&r_inv_t, &transpose(&gw, q, q), q), &r_inv_t, q);
     (fw, chain.into_iter().map(|v| -v).collect())
 }
 

@@ -86,7 +86,7 @@ fn the_engines_bound_changes_as_the_objective_predicts() {
     let before = vmp.bound();
     let (r_inv, _) = inverse_and_log_det(&r, q).unwrap();
     vmp.transform_gaussian(rot.x.node, &r).unwrap();
-    vmp.transform_gaussian(rot.w.node, &transpose(&r_inv, q))
+    vmp.transform_gaussian(rot.w.node, &transpose(&r_inv, q, q))
         .unwrap();
     let after = vmp.bound();
     assert!(

@@ -41,7 +41,7 @@ fn case(rows: usize, k: usize, lens: &[usize]) -> Case {
 fn thetas(c: &Case) -> Vec<Vec<f64>> {
     let k = c.as_[0].len();
     (0..c.lens.len())
-        .map(|i| transposed(&c.thetas[i], k, c.lens[i]))
+        .map(|i| crate::linalg::transpose(&c.thetas[i], k, c.lens[i]))
         .collect()
 }
 
