@@ -311,19 +311,25 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
             lam = r.posterior("Lambda")
             d = m.shape[1]
             dof, rate = lam["dof"].reshape(k), lam["rate"].reshape(k, d, d)
-            prec_z = dof[:, None, None] * np.linalg.inv(rate)
-            _, logdet_rate = np.linalg.slogdet(rate)
+            # One batched Cholesky rate = C Cᵀ gives every other matrix by triangular products:
+            # E[Λ] = dof (C Cᵀ)⁻¹ = F Fᵀ with F = √dof C⁻ᵀ (the factor the predictions use),
+            # ln|rate| = 2 Σ ln diag C; in data space (x = m0 + L z) the covariance is
+            # L rate Lᵀ / dof, whose Cholesky factor is L C / √dof, so scikit-learn's
+            # precisions_cholesky_ (the transposed inverse of that factor) is √dof L⁻ᵀ C⁻ᵀ.
+            chol = np.linalg.cholesky(rate)
+            c_inv_t = np.linalg.inv(chol).transpose(0, 2, 1)
+            root = np.sqrt(dof)[:, None, None]
             i = np.arange(d)
+            logdet_rate = 2.0 * np.log(chol[:, i, i]).sum(axis=1)
             self._elogdet = (digamma((dof[:, None] - i) / 2.0).sum(axis=1) + d * np.log(2.0) - logdet_rate)
-            self._prec_z = prec_z
-            self._prec_chol_z = np.linalg.cholesky(prec_z)
+            self._prec_chol_z = root * c_inv_t
+            self._prec_z = self._prec_chol_z @ self._prec_chol_z.transpose(0, 2, 1)
             self.means_ = m0 + m @ L.T
             self.degrees_of_freedom_ = dof
             self.covariances_ = L @ rate @ L.T / dof[:, None, None]
-            self.precisions_ = np.linalg.inv(self.covariances_)
-            # scikit-learn's precisions_cholesky_: the transposed inverse of each covariance's
-            # Cholesky factor (batched).
-            self.precisions_cholesky_ = np.linalg.inv(np.linalg.cholesky(self.covariances_)).transpose(0, 2, 1)
+            l_inv_t = solve_triangular(L, np.eye(d), lower=True).T
+            self.precisions_cholesky_ = l_inv_t @ self._prec_chol_z
+            self.precisions_ = self.precisions_cholesky_ @ self.precisions_cholesky_.transpose(0, 2, 1)
         else:
             self._mean_var_z = mu["variance"]
             g = r.posterior("gamma")
