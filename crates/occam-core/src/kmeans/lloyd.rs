@@ -10,14 +10,14 @@ pub(super) const PARALLEL_WORK: usize = 1 << 18;
 /// means of their points (an emptied cluster keeps its centre), points to their nearest centre
 /// (ties to the lower label), until no label changes or [`MAX_LLOYD`] steps.
 ///
-/// Hamerly's bounds (Hamerly 2010, "Making k-means even faster") skip most distance computations
-/// once the clusters settle, without changing a single label: each point keeps an upper bound on
-/// its distance to its own centre and a lower bound on its distance to every other one, moved by
-/// the centres' shifts (triangle inequality). A point is only skipped when its own centre is
-/// nearer than every other by more than `margin`, far above the rounding of any distance here, so
-/// the full scan, which decides every other point exactly as the plain algorithm does, would have
-/// kept its label. Each point's label depends on that point alone: the same labels on any number
-/// of threads.
+/// Bounds skip most distance computations once the clusters settle, without changing a single
+/// label: Hamerly's (Hamerly 2010, "Making k-means even faster") for up to [`ELKAN_FROM`]
+/// centres, Elkan's ([`super::elkan`]) for more. Each point keeps an upper bound on its distance
+/// to its own centre and lower bounds on its distances to the others, moved by the centres'
+/// shifts (triangle inequality). A point is only skipped when its own centre is nearer than every
+/// other by more than `margin`, far above the rounding of any distance here, so the full scan,
+/// which decides every other point exactly as the plain algorithm does, would have kept its label.
+/// Each point's label depends on that point alone: the same labels on any number of threads.
 pub(super) fn lloyd(
     x: &[f64],
     n: usize,
@@ -27,110 +27,41 @@ pub(super) fn lloyd(
     label: &mut [usize],
     seeded: &[f64],
 ) {
-    let row = |j: usize| &x[j * width..(j + 1) * width];
     let margin = 1e-9 * diameter(x, width);
-    let mut sums = vec![0.0; k * width];
-    let mut counts = vec![0usize; k];
-    // Centres transposed (width × k): a point's distances to all k centres form one contiguous,
-    // vectorisable accumulation.
-    let mut ct = vec![0.0; width * k];
-    for (c, centre) in centres.chunks(width).enumerate() {
-        for (w, &v) in centre.iter().enumerate() {
-            ct[w * k + c] = v;
-        }
+    let mut means = Means::new(centres, n, k, width);
+    if k > ELKAN_FROM {
+        // Elkan's bounds (one per point and centre) where one lower bound per point is weak: with
+        // many centres the second nearest is rarely far, and Hamerly's test fails for most points.
+        super::elkan::lloyd(x, &mut means, label, margin);
+    } else {
+        hamerly(x, &mut means, label, seeded, margin);
     }
-    // The centres row-major too (k × width): one centre's values are contiguous for Elkan's
-    // single distances and the distances between centres.
-    let mut cr = centres.to_vec();
-    let mut old = ct.clone();
-    let mut shift = vec![0.0; k];
+}
+
+/// Lloyd's steps with Hamerly's bounds: one upper bound per point (its distance to its centre)
+/// and one lower bound (its distance to any other centre).
+fn hamerly(x: &[f64], means: &mut Means, label: &mut [usize], seeded: &[f64], margin: f64) {
+    let (k, width) = (means.k, means.width);
+    let row = |j: usize| &x[j * width..(j + 1) * width];
     let mut half = vec![0.0; k];
     // The seeding's distances bound the first step too: |x − seed| bounds the distance to the
     // point's own centre (before that centre moves), and 0 is a lower bound on every other, so
     // the first step skips every point nearer its centre than half the distance from that
     // centre to any other (a full scan of n × k distances before).
     let mut upper: Vec<f64> = seeded.iter().map(|d| d.sqrt()).collect();
-    // Elkan's bounds (one per point and centre) where one lower bound per point is weak: with
-    // many centres the second nearest is rarely far, and Hamerly's test fails for most points.
-    let per_centre = k > ELKAN_FROM;
-    let mut lower = vec![0.0; if per_centre { n * k } else { n }];
-    let mut between = vec![0.0; if per_centre { k * k } else { 0 }];
-    let parallel = n * k * width >= PARALLEL_WORK;
+    let mut lower = vec![0.0; label.len()];
+    let parallel = label.len() * k * width >= PARALLEL_WORK;
     for _ in 0..MAX_LLOYD {
-        sums.iter_mut().for_each(|v| *v = 0.0);
-        counts.iter_mut().for_each(|v| *v = 0);
-        for (j, &l) in label.iter().enumerate() {
-            counts[l] += 1;
-            sums[l * width..(l + 1) * width]
-                .iter_mut()
-                .zip(row(j))
-                .for_each(|(s, v)| *s += v);
-        }
-        old.copy_from_slice(&ct);
-        for (c, &m) in counts.iter().enumerate() {
-            if m > 0 {
-                for w in 0..width {
-                    let v = sums[c * width + w] / m as f64;
-                    ct[w * k + c] = v;
-                    cr[c * width + w] = v;
-                }
-            }
-        }
+        means.update(x, label);
+        let (ct, shift) = (&means.ct, &means.shift);
         // The largest shift and the largest among the other centres', for the lower bounds.
         let (mut top, mut top_at, mut second) = (0.0f64, usize::MAX, 0.0f64);
-        for (c, s) in shift.iter_mut().enumerate() {
-            *s = (0..width)
-                .map(|w| (ct[w * k + c] - old[w * k + c]).powi(2))
-                .sum::<f64>()
-                .sqrt();
-            if *s > top {
-                (second, top, top_at) = (top, *s, c);
-            } else if *s > second {
-                second = *s;
+        for (c, &s) in shift.iter().enumerate() {
+            if s > top {
+                (second, top, top_at) = (top, s, c);
+            } else if s > second {
+                second = s;
             }
-        }
-        if per_centre {
-            // Half the distance between every two centres (each pair once: the squared
-            // difference is the same either way round), and half the distance from each centre
-            // to its nearest other: the smallest of its row, since the square root is monotone
-            // and halving exact, the same bits as halving the root of the smallest square.
-            for c in 0..k {
-                between[c * k + c] = 0.0;
-                for o in c + 1..k {
-                    let d = 0.5
-                        * cr[c * width..(c + 1) * width]
-                            .iter()
-                            .zip(&cr[o * width..(o + 1) * width])
-                            .map(|(a, b)| (a - b).powi(2))
-                            .sum::<f64>()
-                            .sqrt();
-                    between[c * k + o] = d;
-                    between[o * k + c] = d;
-                }
-            }
-            for (c, h) in half.iter_mut().enumerate() {
-                *h = between[c * k..(c + 1) * k]
-                    .iter()
-                    .enumerate()
-                    .filter(|&(o, _)| o != c)
-                    .map(|(_, &d)| d)
-                    .fold(f64::INFINITY, f64::min);
-            }
-            let step = Step {
-                x,
-                width,
-                k,
-                cr: &cr,
-                shift: &shift,
-                half: &half,
-                between: &between,
-                margin,
-            };
-            let assign = |j, l: &mut usize, up: &mut f64, lo: &mut [f64]| step.elkan(j, l, up, lo);
-            if !assign_all(label, &mut upper, &mut lower, k, parallel, assign) {
-                break;
-            }
-            continue;
         }
         for (c, h) in half.iter_mut().enumerate() {
             let nearest = (0..k)
@@ -143,8 +74,7 @@ pub(super) fn lloyd(
                 .fold(f64::INFINITY, f64::min);
             *h = 0.5 * nearest.sqrt();
         }
-        let ct = &ct;
-        let (shift, half) = (&shift, &half);
+        let half = &half;
         let assign = |j, l: &mut usize, up: &mut f64, lo: &mut [f64]| {
             let lo = &mut lo[0];
             let a = *l;
@@ -174,31 +104,121 @@ pub(super) fn lloyd(
     }
 }
 
-/// One assignment step: `assign(j, label, upper, lower)` on every point j with its label, its
-/// upper bound and its `per` lower bounds (one per centre for Elkan's bounds, one for Hamerly's),
-/// on the thread pool when `parallel`; whether any label changed. Each point is decided on its
-/// own, so the labels are the same either way.
-fn assign_all(
+/// The centres (means of their points) both ways round, with the sums they come from and how far
+/// each moved in the last update.
+pub(super) struct Means {
+    pub(super) k: usize,
+    pub(super) width: usize,
+    /// The centres transposed (width × k): a point's distances to all k centres form one
+    /// contiguous, vectorisable accumulation.
+    pub(super) ct: Vec<f64>,
+    /// The centres row-major (k × width): one centre's values are contiguous.
+    pub(super) cr: Vec<f64>,
+    /// How far each centre moved in the last [`Means::update`].
+    pub(super) shift: Vec<f64>,
+    sums: Vec<f64>,
+    counts: Vec<usize>,
+    /// Whether each cluster gained or lost a point since its mean was last computed.
+    dirty: Vec<bool>,
+    /// The labels the means were last computed from.
+    last: Vec<usize>,
+}
+
+impl Means {
+    /// The seeds as centres; every cluster's mean still to compute.
+    fn new(centres: &[f64], n: usize, k: usize, width: usize) -> Means {
+        let mut ct = vec![0.0; width * k];
+        for (c, centre) in centres.chunks(width).enumerate() {
+            for (w, &v) in centre.iter().enumerate() {
+                ct[w * k + c] = v;
+            }
+        }
+        Means {
+            k,
+            width,
+            ct,
+            cr: centres.to_vec(),
+            shift: vec![0.0; k],
+            sums: vec![0.0; k * width],
+            counts: vec![0; k],
+            dirty: vec![true; k],
+            last: vec![usize::MAX; n],
+        }
+    }
+
+    /// Every centre to the mean of its points (an emptied cluster keeps its centre), with how far
+    /// it moved. Only the clusters that gained or lost a point are summed again: the others have
+    /// the same points in the same order, so their sums, means and centres are the same bits, and
+    /// they move by 0.
+    pub(super) fn update(&mut self, x: &[f64], label: &[usize]) {
+        let width = self.width;
+        for (last, &l) in self.last.iter_mut().zip(label) {
+            if *last != l {
+                if *last != usize::MAX {
+                    self.dirty[*last] = true;
+                }
+                self.dirty[l] = true;
+                *last = l;
+            }
+        }
+        for (c, &d) in self.dirty.iter().enumerate() {
+            if d {
+                self.counts[c] = 0;
+                self.sums[c * width..(c + 1) * width].fill(0.0);
+            }
+        }
+        for (&l, p) in label.iter().zip(x.chunks_exact(width)) {
+            if self.dirty[l] {
+                self.counts[l] += 1;
+                self.sums[l * width..(l + 1) * width]
+                    .iter_mut()
+                    .zip(p)
+                    .for_each(|(s, v)| *s += v);
+            }
+        }
+        let k = self.k;
+        for c in 0..k {
+            self.shift[c] = 0.0;
+            let m = self.counts[c];
+            if !std::mem::take(&mut self.dirty[c]) || m == 0 {
+                continue;
+            }
+            let mut moved = 0.0;
+            for w in 0..width {
+                let v = self.sums[c * width + w] / m as f64;
+                moved += (v - self.ct[w * k + c]).powi(2);
+                self.ct[w * k + c] = v;
+                self.cr[c * width + w] = v;
+            }
+            self.shift[c] = f64::sqrt(moved);
+        }
+    }
+}
+
+/// One assignment step: `assign(j, label, state, lower)` on every point j with its label, its
+/// `state` (its upper bound, and more for Elkan's bounds) and its `per` lower bounds (one per
+/// centre for Elkan's bounds, one for Hamerly's), on the thread pool when `parallel`; whether any
+/// label changed. Each point is decided on its own, so the labels are the same either way.
+pub(super) fn assign_all<T: Send>(
     label: &mut [usize],
-    upper: &mut [f64],
+    state: &mut [T],
     lower: &mut [f64],
     per: usize,
     parallel: bool,
-    assign: impl Fn(usize, &mut usize, &mut f64, &mut [f64]) -> bool + Sync,
+    assign: impl Fn(usize, &mut usize, &mut T, &mut [f64]) -> bool + Sync,
 ) -> bool {
-    let one =
-        |(j, (l, (up, lo))): (usize, (&mut usize, (&mut f64, &mut [f64])))| assign(j, l, up, lo);
+    let one = |(j, (l, (s, lo))): (usize, (&mut usize, (&mut T, &mut [f64])))| assign(j, l, s, lo);
     if parallel {
         label
             .par_iter_mut()
-            .zip(upper.par_iter_mut().zip(lower.par_chunks_mut(per)))
+            .zip(state.par_iter_mut().zip(lower.par_chunks_mut(per)))
             .enumerate()
             .map(one)
             .reduce(|| false, |a, b| a | b)
     } else {
         label
             .iter_mut()
-            .zip(upper.iter_mut().zip(lower.chunks_mut(per)))
+            .zip(state.iter_mut().zip(lower.chunks_mut(per)))
             .enumerate()
             .map(one)
             .fold(false, |a, b| a | b)
@@ -207,113 +227,6 @@ fn assign_all(
 
 /// More centres than this take Elkan's bounds, fewer Hamerly's (see [`lloyd`]).
 const ELKAN_FROM: usize = 16;
-
-/// One assignment step's centres and bounds, for [`Step::elkan`].
-struct Step<'a> {
-    x: &'a [f64],
-    width: usize,
-    k: usize,
-    /// The centres, row-major (k × width).
-    cr: &'a [f64],
-    /// How far each centre moved in this step.
-    shift: &'a [f64],
-    /// Half the distance from each centre to the nearest other.
-    half: &'a [f64],
-    /// Half the distance between every two centres (k × k).
-    between: &'a [f64],
-    margin: f64,
-}
-
-impl Step<'_> {
-    /// |x_j − centre c|², summed over the values in order as the plain algorithm does.
-    fn distance2(&self, j: usize, c: usize) -> f64 {
-        let width = self.width;
-        self.x[j * width..(j + 1) * width]
-            .iter()
-            .zip(&self.cr[c * width..(c + 1) * width])
-            .map(|(&xv, &cv)| (xv - cv).powi(2))
-            .sum::<f64>()
-    }
-
-    /// Point `j`'s nearest centre by Elkan's bounds (Elkan 2003, "Using the triangle inequality
-    /// to accelerate k-means"): `up` bounds its distance to its centre `l` from above, `lo[c]`
-    /// its distance to centre c from below; both are moved by the centres' shifts. A centre is
-    /// passed over only when one of them proves it farther, by more than the margin, than the
-    /// best centre so far; every other is measured exactly and compared as the plain algorithm
-    /// compares (a tie goes to the lower label). Returns whether the label changed.
-    ///
-    /// Once the point's own centre is measured, one branch-free pass over the centres keeps those
-    /// that neither bound (their lower bound, half their distance to the point's centre) rules
-    /// out; only they are tested again against the best so far and measured.
-    fn elkan(&self, j: usize, l: &mut usize, up: &mut f64, lo: &mut [f64]) -> bool {
-        let (a, k) = (*l, self.k);
-        *up += self.shift[a];
-        for (b, s) in lo.iter_mut().zip(self.shift) {
-            *b -= s;
-        }
-        if *up + self.margin < self.half[a] {
-            return false;
-        }
-        let best_d2 = self.distance2(j, a);
-        *up = best_d2.sqrt();
-        lo[a] = *up;
-        let reach = *up + self.margin;
-        if reach < self.half[a] {
-            return false;
-        }
-        // With at most MAX_KEPT centres, the centres not ruled out by `reach < max(lo[c],
-        // between[a][c])`, gathered without branches (the point's own centre is left out).
-        let best = if k > MAX_KEPT {
-            self.scan(j, a, best_d2, up, lo, 0..k)
-        } else {
-            let mut kept = [0usize; MAX_KEPT];
-            let mut count = 0;
-            for (c, (&b, &h)) in lo.iter().zip(&self.between[a * k..(a + 1) * k]).enumerate() {
-                let bound = if b > h { b } else { h };
-                kept[count] = c;
-                count += usize::from(reach >= bound && c != a);
-            }
-            self.scan(j, a, best_d2, up, lo, kept[..count].iter().copied())
-        };
-        *l = best;
-        best != a
-    }
-
-    /// The nearest of `a` (at squared distance `a_d2`, `up` its root) and the `centres` (in
-    /// increasing order), each passed over when its lower bound or half its distance to the best
-    /// so far puts it beyond `up` by more than the margin, every other measured (its lower bound
-    /// set to its distance); a tie goes to the lower label.
-    fn scan(
-        &self,
-        j: usize,
-        a: usize,
-        a_d2: f64,
-        up: &mut f64,
-        lo: &mut [f64],
-        centres: impl Iterator<Item = usize>,
-    ) -> usize {
-        let k = self.k;
-        let (mut best, mut best_d2) = (a, a_d2);
-        for c in centres {
-            if c == best {
-                continue;
-            }
-            let bound = lo[c].max(self.between[best * k + c]);
-            if *up + self.margin < bound {
-                continue;
-            }
-            let d2 = self.distance2(j, c);
-            lo[c] = d2.sqrt();
-            if d2 < best_d2 || (d2 == best_d2 && c < best) {
-                (best, best_d2, *up) = (c, d2, lo[c]);
-            }
-        }
-        best
-    }
-}
-
-/// The most centres [`Step::elkan`] gathers in its branch-free pass (more take the plain scan).
-const MAX_KEPT: usize = 64;
 
 /// Centres per block of [`nearest`]'s distances.
 const NEAREST_BLOCK: usize = 16;

@@ -7,6 +7,7 @@
 //! rarely leaves (and `compare` over K then picks the wrong K). The greedy choice and a few Lloyd
 //! steps remove most of these starts at a cost of O(iterations · n · k · width).
 
+mod elkan;
 mod lloyd;
 mod seeding;
 

@@ -10,11 +10,11 @@ use rayon::prelude::*;
 /// probability ∝ d² to the seeds so far. The candidates of one seed are drawn first (a draw
 /// depends on the seeds so far, not on another candidate's trial, so the generator is used as if
 /// each were drawn before its trial); one pass over the points then gives every candidate's
-/// potential ([`Potential::trials`]), and a second the chosen one's distances
-/// ([`Potential::try_centre`]). Both work per block of [`BLOCK`] points on a transposed copy of
-/// the data (contiguous along the points, so every step vectorises) with the same arithmetic
-/// ([`block_potential`]): the chosen candidate's potential is the same number in both. A
-/// candidate is drawn by walking the block sums, then the points of one block. The sums are added
+/// potential and distances ([`Potential::trials`]), and the chosen one's are kept. The pass works
+/// per block of [`BLOCK`] points on a transposed copy of the data (contiguous along the points,
+/// so every step vectorises) with the arithmetic of [`Potential::try_centre`], which places the
+/// first seed ([`block_potential`]): the numbers of trying each candidate in turn. A candidate
+/// is drawn by walking the block sums, then the points of one block. The sums are added
 /// in a fixed order (four lanes within a block, then the blocks in order), whatever the number of
 /// threads: the seeds depend on the generator's state alone.
 pub(super) fn seeds(
@@ -31,6 +31,7 @@ pub(super) fn seeds(
     let mut label = vec![0usize; n];
     let mut candidates = Vec::with_capacity(trials);
     let mut rows = Vec::with_capacity(trials * width);
+    let mut tried = Tried::default();
     for s in 1..k {
         candidates.clear();
         rows.clear();
@@ -43,7 +44,7 @@ pub(super) fn seeds(
             candidates.push(c);
             rows.extend_from_slice(row(c));
         }
-        let totals = nearest.trials(&xt, n, &rows, trials);
+        let totals = nearest.trials(&xt, n, &rows, trials, &mut tried);
         // The first candidate with the smallest potential.
         let mut best = 0;
         for (t, total) in totals.iter().enumerate().skip(1) {
@@ -52,7 +53,7 @@ pub(super) fn seeds(
             }
         }
         let c = candidates[best];
-        next.try_centre(&xt, n, row(c), &nearest.d2);
+        tried.take(best, totals[best], &mut next);
         // A select rather than a branch: the loop vectorises.
         for (l, (old, new)) in label.iter_mut().zip(nearest.d2.iter().zip(&next.d2)) {
             *l = if new < old { s } else { *l };
@@ -93,7 +94,10 @@ pub(super) const PARALLEL_SEEDING: usize = 1 << 16;
 
 /// The potential of the block of points starting at `j0` (`d2.len()` of them; `xt` is width × n)
 /// with `centre` added to the seeds whose distances are `nearest` (the block's): each point's
-/// `d2 = min(nearest, |x − centre|²)`, summed in four lanes.
+/// `d2 = min(nearest, |x − centre|²)`, summed in four lanes. Compiled for AVX-512 and AVX2 too:
+/// no fused multiply-add, each point's sum and the four lanes in the same order, so the same bits
+/// on every target.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
 fn block_potential(
     xt: &[f64],
     n: usize,
@@ -103,63 +107,80 @@ fn block_potential(
     d2: &mut [f64],
 ) -> f64 {
     match centre.len() {
-        1 => squared_distances::<1>(xt, n, j0, centre, d2),
-        2 => squared_distances::<2>(xt, n, j0, centre, d2),
-        3 => squared_distances::<3>(xt, n, j0, centre, d2),
-        4 => squared_distances::<4>(xt, n, j0, centre, d2),
-        _ => wide_squared_distances(xt, n, j0, centre, d2),
+        1 => squared_distances::<1>(xt, n, j0, centre, nearest, d2),
+        2 => squared_distances::<2>(xt, n, j0, centre, nearest, d2),
+        3 => squared_distances::<3>(xt, n, j0, centre, nearest, d2),
+        4 => squared_distances::<4>(xt, n, j0, centre, nearest, d2),
+        _ => wide_squared_distances(xt, n, j0, centre, nearest, d2),
     }
     let mut lanes = [0.0f64; 4];
-    let mut chunks = d2.chunks_exact_mut(4);
-    let mut near = nearest.chunks_exact(4);
-    for (d, o) in (&mut chunks).zip(&mut near) {
-        for ((l, d), &o) in lanes.iter_mut().zip(d).zip(o) {
-            *d = if *d < o { *d } else { o };
-            *l += *d;
+    let mut chunks = d2.chunks_exact(4);
+    for d in &mut chunks {
+        for (l, &d) in lanes.iter_mut().zip(d) {
+            *l += d;
         }
     }
-    for ((l, d), &o) in lanes
-        .iter_mut()
-        .zip(chunks.into_remainder())
-        .zip(near.remainder())
-    {
-        *d = if *d < o { *d } else { o };
-        *l += *d;
+    for (l, &d) in lanes.iter_mut().zip(chunks.remainder()) {
+        *l += d;
     }
     (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
 }
 
-/// `d2[j] = |x_{j0+j} − centre|²` for the block's points of `xt` (width × n) with `W` values per
-/// point, in one pass (the general path makes a pass per value): the same sum, from 0 over the
-/// values in order, so the same bits.
+/// The nearer of a point's squared distance `d` to a candidate and `o` to the seeds so far.
+#[inline(always)]
+fn nearer(d: f64, o: f64) -> f64 {
+    if d < o {
+        d
+    } else {
+        o
+    }
+}
+
+/// `d2[j] = min(nearest[j], |x_{j0+j} − centre|²)` for the block's points of `xt` (width × n)
+/// with `W` values per point, in one pass (the general path makes a pass per value): the same
+/// sum, from 0 over the values in order, so the same bits. Each value is written once (a
+/// conditional write after the sum was a masked store that stalled the next read).
+#[inline(always)]
 fn squared_distances<const W: usize>(
     xt: &[f64],
     n: usize,
     j0: usize,
     centre: &[f64],
+    nearest: &[f64],
     d2: &mut [f64],
 ) {
     let m = d2.len();
     let cols: [&[f64]; W] = std::array::from_fn(|w| &xt[w * n + j0..][..m]);
     let c: [f64; W] = std::array::from_fn(|w| centre[w]);
-    // Every column is m long, as is d2: the indexing below needs no checks and vectorises.
+    let nearest = &nearest[..m];
+    // Every column is m long, as are d2 and nearest: the indexing below needs no checks and
+    // vectorises.
     for (j, d) in d2[..m].iter_mut().enumerate() {
         let mut s = 0.0;
         for w in 0..W {
             let e = cols[w][j] - c[w];
             s += e * e;
         }
-        *d = s;
+        *d = nearer(s, nearest[j]);
     }
 }
 
-/// Points per group of [`wide_squared_distances`]: their sums stay in vector registers.
-const GROUP: usize = 16;
+/// Points per group of [`wide_squared_distances`]: their sums stay in vector registers (four
+/// AVX-512 registers, so four independent chains of additions).
+const GROUP: usize = 32;
 
 /// [`squared_distances`] for any width: groups of [`GROUP`] points, each point's sum kept in a
 /// register across the values (one pass over `d2`, not one per value), from 0 over the values in
-/// order, so the same bits.
-fn wide_squared_distances(xt: &[f64], n: usize, j0: usize, centre: &[f64], d2: &mut [f64]) {
+/// order, so the same bits; the nearer of it and `nearest` written.
+#[inline(always)]
+fn wide_squared_distances(
+    xt: &[f64],
+    n: usize,
+    j0: usize,
+    centre: &[f64],
+    nearest: &[f64],
+    d2: &mut [f64],
+) {
     let m = d2.len();
     let full = m - m % GROUP;
     for g0 in (0..full).step_by(GROUP) {
@@ -172,7 +193,11 @@ fn wide_squared_distances(xt: &[f64], n: usize, j0: usize, centre: &[f64], d2: &
                 *a += e * e;
             }
         }
-        d2[g0..g0 + GROUP].copy_from_slice(&acc);
+        let near: &[f64; GROUP] = nearest[g0..g0 + GROUP].try_into().unwrap();
+        let out: &mut [f64; GROUP] = (&mut d2[g0..g0 + GROUP]).try_into().unwrap();
+        for i in 0..GROUP {
+            out[i] = nearer(acc[i], near[i]);
+        }
     }
     // The last few points: a pass per value.
     let rest = &mut d2[full..];
@@ -182,6 +207,9 @@ fn wide_squared_distances(xt: &[f64], n: usize, j0: usize, centre: &[f64], d2: &
             let e = xv - cv;
             *d += e * e;
         }
+    }
+    for (d, &o) in rest.iter_mut().zip(&nearest[full..m]) {
+        *d = nearer(*d, o);
     }
 }
 
@@ -225,28 +253,46 @@ impl Potential {
         self.total = self.blocks.iter().sum();
     }
 
-    /// The total [`Potential::try_centre`] would give for each of the `count` centres (rows of
-    /// `centres`) added to these distances, in one pass over the points of `xt` (width × n) and
-    /// without writing any distance: the same block sums, added in the same order.
-    pub(super) fn trials(&self, xt: &[f64], n: usize, centres: &[f64], count: usize) -> Vec<f64> {
+    /// What [`Potential::try_centre`] would give for each of the `count` centres (rows of
+    /// `centres`) added to these distances, in one pass over the points of `xt` (width × n):
+    /// every total, and in `tried` each candidate's distances and block sums, for [`Tried::take`].
+    pub(super) fn trials(
+        &self,
+        xt: &[f64],
+        n: usize,
+        centres: &[f64],
+        count: usize,
+        tried: &mut Tried,
+    ) -> Vec<f64> {
         let width = centres.len() / count;
         let centre = |c: usize| &centres[c * width..(c + 1) * width];
-        let mut sums = vec![0.0; self.blocks.len() * count];
-        let pass = |(b, sums): (usize, &mut [f64])| {
+        tried.count = count;
+        tried.sums.clear();
+        tried.sums.resize(self.blocks.len() * count, 0.0);
+        tried.d2.resize(n * count, 0.0);
+        // Block b holds each candidate's distances in turn: count × (its points).
+        let pass = |(b, (sums, d2)): (usize, (&mut [f64], &mut [f64]))| {
             let j0 = b * BLOCK;
             let m = BLOCK.min(n - j0);
-            let mut d2 = [0.0f64; BLOCK];
-            for (c, sum) in sums.iter_mut().enumerate() {
-                *sum = block_potential(xt, n, j0, centre(c), &self.d2[j0..j0 + m], &mut d2[..m]);
+            for (c, (sum, d2)) in sums.iter_mut().zip(d2.chunks_mut(m)).enumerate() {
+                *sum = block_potential(xt, n, j0, centre(c), &self.d2[j0..j0 + m], d2);
             }
         };
+        let blocks = tried
+            .sums
+            .chunks_mut(count)
+            .zip(tried.d2.chunks_mut(count * BLOCK));
         if n * width >= PARALLEL_SEEDING {
-            sums.par_chunks_mut(count).enumerate().for_each(pass);
+            let blocks = tried
+                .sums
+                .par_chunks_mut(count)
+                .zip(tried.d2.par_chunks_mut(count * BLOCK));
+            blocks.enumerate().for_each(pass);
         } else {
-            sums.chunks_mut(count).enumerate().for_each(pass);
+            blocks.enumerate().for_each(pass);
         }
         (0..count)
-            .map(|c| sums.iter().skip(c).step_by(count).sum())
+            .map(|c| tried.sums.iter().skip(c).step_by(count).sum())
             .collect()
     }
 
@@ -270,5 +316,30 @@ impl Potential {
             break;
         }
         self.d2.iter().rposition(|&d| d > 0.0).unwrap_or(0)
+    }
+}
+
+/// The candidates' distances and block sums from [`Potential::trials`].
+#[derive(Default)]
+pub(super) struct Tried {
+    count: usize,
+    /// Per block of [`BLOCK`] points, each candidate's distances in turn.
+    d2: Vec<f64>,
+    /// Per block, each candidate's sum.
+    sums: Vec<f64>,
+}
+
+impl Tried {
+    /// Candidate `c`'s distances, block sums and `total` into `into`: what
+    /// [`Potential::try_centre`] computes for it (the same function on the same numbers).
+    pub(super) fn take(&self, c: usize, total: f64, into: &mut Potential) {
+        let n = into.d2.len();
+        for (b, (d2, sum)) in into.d2.chunks_mut(BLOCK).zip(&mut into.blocks).enumerate() {
+            let m = d2.len();
+            d2.copy_from_slice(&self.d2[b * BLOCK * self.count + c * m..][..m]);
+            *sum = self.sums[b * self.count + c];
+        }
+        debug_assert_eq!(n.div_ceil(BLOCK), into.blocks.len());
+        into.total = total;
     }
 }

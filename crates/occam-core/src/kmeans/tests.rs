@@ -1,5 +1,6 @@
 //! Tests of k-means: bounded steps and one-pass trials against their plain references.
 
+use super::elkan::PARALLEL_POINTS;
 use super::lloyd::{lloyd, PARALLEL_WORK};
 use super::seeding::{first_seed, seeds, Potential, BLOCK, PARALLEL_SEEDING};
 use super::*;
@@ -83,8 +84,9 @@ fn plain_lloyd(x: &[f64], width: usize, k: usize, centres: &[f64], label: &mut [
 
 /// Hamerly's bounds (up to 16 centres) and Elkan's (more) change no label: clustered data, data
 /// on an integer grid (exact ties between centres), duplicate points, more than 64 centres (five
-/// accumulator blocks), large offsets, and a problem large enough to run on the thread pool,
-/// each against the plain algorithm from the same seeds.
+/// accumulator blocks), large offsets, near-ties (differences far below the bounds' margin), case
+/// b's shape, and a problem large enough to run on the thread pool, each against the plain
+/// algorithm from the same seeds.
 #[test]
 fn bounded_steps_equal_the_plain_algorithm() {
     let cases = [
@@ -97,6 +99,11 @@ fn bounded_steps_equal_the_plain_algorithm() {
         (600, 10, 40, 0),
         (400, 10, 40, 1),
         (300, 5, 80, 0),
+        // Case b's shape (some 30 steps: bounds carried across many steps).
+        (2000, 10, 40, 0),
+        (500, 3, 24, 4),
+        (800, 2, 20, 4),
+        (600, 10, 40, 4),
     ];
     for (case, &(n, width, k, shape)) in cases.iter().enumerate() {
         for seed in 0..6u64 {
@@ -118,6 +125,13 @@ fn bounded_steps_equal_the_plain_algorithm() {
                         }
                         // A large offset: distances cancel the offset exactly or not at all.
                         3 => 1e7 + a + rng.random::<f64>(),
+                        // Near-ties: a coarse grid moved by far less than the bounds' margin,
+                        // so that centres and distances differ in the last bits only.
+                        4 => {
+                            (a / 3.0).round()
+                                + rng.random_range(0..2) as f64
+                                + 1e-13 * rng.random::<f64>()
+                        }
                         _ => a + 2.0 * rng.random::<f64>(),
                     }
                 })
@@ -265,6 +279,36 @@ fn the_same_clusters_on_any_number_of_threads() {
         );
         assert_eq!(one.1, other.1);
         assert_eq!(one.2, other.2);
+    }
+}
+
+/// Elkan's steps (more than 16 centres) give the same labels on 1, 2 and 3 threads, with enough
+/// points that the first step and the later ones run on the pool, and the same labels as the
+/// plain algorithm.
+#[test]
+fn many_centres_the_same_on_any_number_of_threads() {
+    let (n, width, k) = (20_000, 2, 20);
+    let mut rng = crate::Rng::seed_from_u64(5);
+    let x: Vec<f64> = (0..n * width)
+        .map(|v| ((v / width) % 7) as f64 * 2.0 + rng.random::<f64>())
+        .collect();
+    assert!(n * k * width >= PARALLEL_WORK && n >= PARALLEL_POINTS);
+    let run = |threads: usize| {
+        crate::threads::on_threads(threads, || {
+            let mut rng = crate::Rng::seed_from_u64(2);
+            let (centres, seeded, d2) = seeds(&x, n, width, k, &mut rng);
+            let mut label = seeded.clone();
+            lloyd(&x, n, width, k, &centres, &mut label, &d2);
+            (centres, seeded, label)
+        })
+        .unwrap()
+    };
+    let (centres, seeded, one) = run(1);
+    let mut plain = seeded;
+    plain_lloyd(&x, width, k, &centres, &mut plain);
+    assert_eq!(one, plain);
+    for threads in [2, 3] {
+        assert_eq!(run(threads).2, one, "{threads} threads");
     }
 }
 
