@@ -250,10 +250,29 @@ pub(crate) use with_row_length;
 /// Row-wise softmax of row-major φ (rows × k): u = e^{φ−m}/s and a = m + ln s per row, with m the
 /// row maximum — the moments of `rows` Categoricals at once. The exps of the whole block run in one
 /// loop (vectorised, and compiled for AVX-512 and AVX2 too, chosen at run time); no fused multiply-add
-/// is used, so every target gives the same bits. Returns the first row that has a NaN, a +∞ or only
-/// −∞ entries.
-#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+/// is used, so every target gives the same bits. Rows of 17 to 64 values go eight at a time through
+/// AVX-512 lanes where the CPU has them (`lanes::softmax`: the same operations in the same order, so
+/// the same bits, without a chain of k dependent additions per row). Returns the first row that has
+/// a NaN, a +∞ or only −∞ entries.
 pub fn softmax_rows(phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> Result<(), usize> {
+    use crate::lanes::softmax;
+    let tiled = if softmax::applies(k) && phi.len() == k * a.len() && u.len() == phi.len() {
+        a.len() / 8 * 8
+    } else {
+        0
+    };
+    if tiled > 0
+        && softmax::softmax_tiles(&phi[..tiled * k], k, &mut u[..tiled * k], &mut a[..tiled])
+    {
+        return softmax_row_major(&phi[tiled * k..], k, &mut u[tiled * k..], &mut a[tiled..])
+            .map_err(|r| tiled + r);
+    }
+    softmax_row_major(phi, k, u, a)
+}
+
+/// [`softmax_rows`] row by row (see there).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+fn softmax_row_major(phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> Result<(), usize> {
     with_row_length!(k, softmax_fixed(phi, k, u, a))
 }
 
