@@ -70,6 +70,10 @@ pub(super) fn prior_of<D: ExpFamily>(
     tmp: &mut [f64],
     buf: &mut Vec<f64>,
 ) -> f64 {
+    if let Some((fixed, a)) = &node.fixed_prior {
+        phi.copy_from_slice(fixed);
+        return *a;
+    }
     if node.configs == 1 {
         let pa = gather(nodes, node, e, buf);
         return d.prior(&pa[..node.parents.len()], phi);
@@ -88,6 +92,39 @@ pub(super) fn prior_of<D: ExpFamily>(
             .for_each(|(p, t)| *p += w * t);
     }
     a
+}
+
+/// The prior (⟨φ⟩, ⟨A⟩) of every element of `node` if it is the same fixed one for all: a
+/// stochastic node without selectors whose every parent is an inline constant (`Node::fixed_prior`).
+pub(super) fn fixed_prior(node: &Node) -> Option<(Vec<f64>, f64)> {
+    struct Prior<'a>(&'a Node);
+    impl DistVisitor for Prior<'_> {
+        type Output = (Vec<f64>, f64);
+        fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+            let node = self.0;
+            let pa: Vec<&[f64]> = node
+                .parents
+                .iter()
+                .map(|edge| match &edge.source {
+                    Source::Const(m) => &m[..],
+                    Source::Node(_) => unreachable!("checked: every parent is constant"),
+                })
+                .collect();
+            let mut phi = vec![0.0; node.len];
+            let a = d.prior(&pa, &mut phi);
+            (phi, a)
+        }
+    }
+    let Body::Stochastic(d) = &node.body else {
+        return None;
+    };
+    let fixed = node.configs == 1
+        && node.selectors.is_empty()
+        && node
+            .parents
+            .iter()
+            .all(|edge| matches!(edge.source, Source::Const(_)));
+    fixed.then(|| d.visit(Prior(node)))
 }
 
 /// For a single-selector mixture whose parents depend only on the component and on the position
@@ -420,3 +457,6 @@ pub(super) fn natural_dot(phi: &[f64], u: &[f64]) -> f64 {
         .map(|(&p, &v)| if v == 0.0 { 0.0 } else { p * v })
         .sum()
 }
+
+#[cfg(test)]
+mod tests;
