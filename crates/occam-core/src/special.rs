@@ -18,28 +18,56 @@ pub fn multi_digamma(a: f64, d: usize) -> f64 {
     ln_multigamma_and_digamma(a, d).1
 }
 
-/// ([`ln_multigamma`], [`multi_digamma`]) together. The arguments a + (1−i)/2 fall in two chains
-/// of unit steps (a, a−1, … and a−½, a−3/2, …), so only the first of each chain is evaluated by
-/// series; the rest follow from Γ(x+1) = x Γ(x) and ψ(x+1) = ψ(x) + 1/x (d − 2 logarithms and
-/// divisions instead of d − 2 further Lanczos and digamma series: the Wishart moments need both
-/// for every component at every sweep).
+/// ([`ln_multigamma`], [`multi_digamma`]) together. The arguments x_i = a − i/2 (i = 0..d) fall in
+/// two chains of unit steps (a, a−1, … and a−½, a−3/2, …), so only the first of each chain is
+/// evaluated by series; the rest follow from Γ(x+1) = x Γ(x) and ψ(x+1) = ψ(x) + 1/x: ln Γ(x_i) =
+/// ln Γ(x_c) − ln q_i and ψ(x_i) = ψ(x_c) − Σ 1/x_j, with c = i mod 2 the chain's first argument
+/// and q_i the product of the chain's arguments x_{c+2}, …, x_i. The d − 2 logarithms of the ln Γ
+/// sum are then one, ln Π_i q_i, when that product cannot overflow or underflow (e.g. d = 10 and any
+/// a up to 10⁶⁰: twenty factors); else one per step. The Wishart moments need both for every
+/// component at every sweep.
 pub fn ln_multigamma_and_digamma(a: f64, d: usize) -> (f64, f64) {
     let mut ln_g = (d * d.saturating_sub(1)) as f64 / 4.0 * std::f64::consts::PI.ln();
     let mut psi = 0.0;
-    // (ln Γ, ψ) at the last argument of each chain.
-    let mut last = [(0.0, 0.0); 2];
-    for i in 0..d {
-        let x = a - 0.5 * i as f64;
-        let (g, p) = if i < 2 {
+    // (ln Γ, ψ) at the first argument of each chain.
+    let first: Vec<(f64, f64)> = (0..d.min(2))
+        .map(|i| {
+            let x = a - 0.5 * i as f64;
             (ln_gamma(x), digamma(x))
-        } else {
-            let (g1, p1) = last[i % 2];
-            (g1 - x.ln(), p1 - 1.0 / x)
-        };
-        last[i % 2] = (g, p);
-        ln_g += g;
-        psi += p;
+        })
+        .collect();
+    for (i, (g, p)) in first.iter().enumerate() {
+        // The chain of x_i holds the (d − i).div_ceil(2) arguments x_i, x_{i+2}, ….
+        let m = (d - i).div_ceil(2) as f64;
+        ln_g += m * g;
+        psi += m * p;
     }
+    if d <= 2 {
+        return (ln_g, psi);
+    }
+    // Σ_i ln q_i = Σ_{i ≥ 2} w_i ln x_i, w_i the number of later arguments of x_i's chain, itself
+    // included; W = Σ w_i. One product when every factor's power W stays within f64's range.
+    let weight: usize = (2..d).map(|i| (d - i).div_ceil(2)).sum();
+    let (lo, hi) = (a - 0.5 * (d - 1) as f64, a - 1.0);
+    let one_product = weight as f64 * hi.ln().max(-lo.ln()) < 600.0;
+    let mut q = [1.0; 2];
+    let mut product = 1.0;
+    let mut logs = 0.0;
+    // Σψ: the reciprocal sums of each chain, added at each step.
+    let mut recip = [0.0; 2];
+    for i in 2..d {
+        let x = a - 0.5 * i as f64;
+        let c = i % 2;
+        recip[c] += 1.0 / x;
+        psi -= recip[c];
+        if one_product {
+            q[c] *= x;
+            product *= q[c];
+        } else {
+            logs += (d - i).div_ceil(2) as f64 * x.ln();
+        }
+    }
+    ln_g -= if one_product { product.ln() } else { logs };
     (ln_g, psi)
 }
 
