@@ -35,26 +35,23 @@ impl DistVisitor for BoundTerm<'_> {
             return prior_part(&phi, &a, &sums.0, &sums.1, sizes) + own;
         }
         let chunks = c.n.div_ceil(kernels::CHUNK);
-        let sums: Vec<f64> = (0..chunks)
-            .into_par_iter()
-            .map(|ch| {
-                let mut phi = vec![0.0; c.len];
-                let mut tmp = vec![0.0; c.len];
-                let mut buf = Vec::new();
-                let mut total = 0.0;
-                let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
-                for e in range.filter(|&e| c.participates(e)) {
-                    let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
-                    let u = &c.u[e * c.len..(e + 1) * c.len];
-                    total += if sizes {
-                        dot_abs(&phi, u) + ap.abs()
-                    } else {
-                        natural_dot(&phi, u) - ap
-                    };
-                }
-                total
-            })
-            .collect();
+        let sums: Vec<f64> = map_chunks(chunks, |ch| {
+            let mut phi = vec![0.0; c.len];
+            let mut tmp = vec![0.0; c.len];
+            let mut buf = Vec::new();
+            let mut total = 0.0;
+            let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
+            for e in range.filter(|&e| c.participates(e)) {
+                let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
+                let u = &c.u[e * c.len..(e + 1) * c.len];
+                total += if sizes {
+                    dot_abs(&phi, u) + ap.abs()
+                } else {
+                    natural_dot(&phi, u) - ap
+                };
+            }
+            total
+        });
         sums.iter().sum::<f64>() + own
     }
 }

@@ -364,23 +364,20 @@ pub(super) fn cached_group_sums(
             } else {
                 c.n.max(1)
             };
-            let partials: Vec<(Vec<f64>, Vec<f64>)> = (0..c.n.div_ceil(chunk))
-                .into_par_iter()
-                .map(|ch| {
-                    let mut sums = vec![0.0; reps.len() * c.len];
-                    let mut counts = vec![0.0; reps.len()];
-                    let range = ch * chunk..((ch + 1) * chunk).min(c.n);
-                    for e in range.filter(|&e| c.participates(e)) {
-                        let g = group[e] as usize;
-                        counts[g] += 1.0;
-                        kernels::add_into(
-                            &mut sums[g * c.len..(g + 1) * c.len],
-                            &c.u[e * c.len..(e + 1) * c.len],
-                        );
-                    }
-                    (sums, counts)
-                })
-                .collect();
+            let partials: Vec<(Vec<f64>, Vec<f64>)> = map_chunks(c.n.div_ceil(chunk), |ch| {
+                let mut sums = vec![0.0; reps.len() * c.len];
+                let mut counts = vec![0.0; reps.len()];
+                let range = ch * chunk..((ch + 1) * chunk).min(c.n);
+                for e in range.filter(|&e| c.participates(e)) {
+                    let g = group[e] as usize;
+                    counts[g] += 1.0;
+                    kernels::add_into(
+                        &mut sums[g * c.len..(g + 1) * c.len],
+                        &c.u[e * c.len..(e + 1) * c.len],
+                    );
+                }
+                (sums, counts)
+            });
             let mut sums = vec![0.0; reps.len() * c.len];
             let mut counts = vec![0.0; reps.len()];
             for (s, n) in partials {
@@ -421,6 +418,17 @@ pub(super) fn own_of(point: bool, phi: &[f64], u: &[f64], a: f64) -> f64 {
     }
 }
 
+/// `f` of each chunk 0..`chunks`, in order: in parallel, or on this thread when there is only one
+/// (handing a single task to the pool and waiting for it costs more than the work of a small node,
+/// e.g. forty Wisharts' moments, and gains nothing). The same results either way.
+pub(super) fn map_chunks<T: Send>(chunks: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    if chunks <= 1 {
+        (0..chunks).map(f).collect()
+    } else {
+        (0..chunks).into_par_iter().map(f).collect()
+    }
+}
+
 /// Σ of `own_term` over node `id`'s participating elements (chunks in parallel, summed in order).
 pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
     cached(
@@ -430,15 +438,12 @@ pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
         || {
             let c = &nodes[id];
             let chunk = kernels::elements_per_chunk(c.len);
-            let sums: Vec<f64> = (0..c.n.div_ceil(chunk))
-                .into_par_iter()
-                .map(|ch| {
-                    (ch * chunk..((ch + 1) * chunk).min(c.n))
-                        .filter(|&e| c.participates(e))
-                        .map(|e| own_term(c, e))
-                        .sum::<f64>()
-                })
-                .collect();
+            let sums: Vec<f64> = map_chunks(c.n.div_ceil(chunk), |ch| {
+                (ch * chunk..((ch + 1) * chunk).min(c.n))
+                    .filter(|&e| c.participates(e))
+                    .map(|e| own_term(c, e))
+                    .sum::<f64>()
+            });
             sums.iter().sum()
         },
     )

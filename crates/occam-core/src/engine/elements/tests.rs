@@ -53,3 +53,15 @@ fn fixed_priors_change_no_bits() {
     // The fit moved (the comparison is not of untouched states).
     assert!(b1[5] > b1[0]);
 }
+
+/// One chunk runs on the calling thread (no hand-off to the pool, which a test thread is not part
+/// of); several run as pool tasks, their results in chunk order.
+#[test]
+fn one_chunk_stays_on_the_calling_thread() {
+    assert_eq!(
+        super::map_chunks(1, |_| rayon::current_thread_index()),
+        [None]
+    );
+    assert_eq!(super::map_chunks(4, |ch| ch * 2), [0, 2, 4, 6]);
+    assert!(super::map_chunks(0, |ch| ch).is_empty());
+}
