@@ -56,7 +56,8 @@ fn tiles_avx512(l: super::Avx512, phi: &[f64], k: usize, u: &mut [f64], a: &mut 
 /// [`softmax_tiles`] over lanes `l` (the plain arrays in the tests).
 #[inline(always)]
 pub(crate) fn tiles<L: Lanes>(l: L, phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> bool {
-    if !applies(k) || phi.len() != k * a.len() || u.len() != phi.len() || a.len() % 8 != 0 {
+    if !applies(k) || phi.len() != k * a.len() || u.len() != phi.len() || !a.len().is_multiple_of(8)
+    {
         return false;
     }
     let (zero, one) = (l.splat(0.0), l.splat(1.0));
