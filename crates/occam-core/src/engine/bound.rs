@@ -25,9 +25,9 @@ impl DistVisitor for BoundTerm<'_> {
         let own = if sizes { own.abs() } else { own };
         if c.config_only {
             // Σ_e Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (⟨φ_k⟩·S_k − ⟨A_k⟩ T_k), S = Wᵀ U.
-            let (theta, a) = component_priors(d, nodes, c);
+            let priors = cached_component_priors(d, self.cache, nodes, self.id);
             let stats = cached_stats(self.cache, nodes, self.id);
-            return prior_part(&theta, &a, &stats.0, &stats.1, sizes) + own;
+            return prior_part(&priors.0, &priors.1, &stats.0, &stats.1, sizes) + own;
         }
         if c.groups.is_some() {
             let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");

@@ -284,6 +284,21 @@ pub(super) fn component_priors<D: ExpFamily>(
     (theta, a)
 }
 
+/// [`component_priors`] of `config_only` mixture node `id`, from the cache when valid.
+pub(super) fn cached_component_priors<D: ExpFamily>(
+    d: &D,
+    cache: &Cache,
+    nodes: &[Node],
+    id: usize,
+) -> Arc<(Vec<f64>, Vec<f64>)> {
+    cached(
+        cache,
+        id,
+        |e| &mut e.priors,
+        || Arc::new(component_priors(d, nodes, &nodes[id])),
+    )
+}
+
 /// L (runs × K): ⟨ln p_k(x_run)⟩ without f, for a `config_only` mixture.
 pub(super) fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
     let (theta, a) = component_priors(d, nodes, c);

@@ -65,3 +65,44 @@ fn one_chunk_stays_on_the_calling_thread() {
     assert_eq!(super::map_chunks(4, |ch| ch * 2), [0, 2, 4, 6]);
     assert!(super::map_chunks(0, |ch| ch).is_empty());
 }
+
+/// The component priors kept in the cache (formed by the fused index update, read by the bound)
+/// are those of the current parents: after each update of a few sweeps, the bound equals the one
+/// formed with every cached product dropped (to what round-off can move either: the statistics
+/// are then summed in another order), while a stale Θ after an update of the means would move it
+/// by far more.
+#[test]
+fn cached_component_priors_follow_their_parents() {
+    let (n, d, k) = (150, 2, 3);
+    let y: Vec<f64> = (0..n * d)
+        .map(|i| ((i * 7919) % 1000) as f64 / 200.0 + if i % 6 < 2 { 9.0 } else { 0.0 })
+        .collect();
+    let mut g = Graph::new();
+    let m = GaussianMixture::new(k).add(&mut g, &y, d).unwrap();
+    let mut vmp = g.compile().unwrap();
+    vmp.run(&RunOptions {
+        max_iter: 1,
+        tol: 0.0,
+        order: Some(vec![m.mu, m.lambda, m.z, m.alpha]),
+        ..Default::default()
+    })
+    .unwrap();
+    let mut moved = 0.0_f64;
+    for _ in 0..3 {
+        for id in [m.mu, m.lambda, m.z, m.alpha] {
+            let before = vmp.bound();
+            vmp.update(id).unwrap();
+            let cached = vmp.bound();
+            vmp.changed_all();
+            let fresh = vmp.bound();
+            // What round-off can move each of the two (`Vmp::bound_roundoff`).
+            let roundoff = vmp.bound_roundoff();
+            assert!(
+                (cached - fresh).abs() <= 2.0 * roundoff,
+                "after updating {id:?}: {cached} cached, {fresh} fresh, round-off {roundoff}"
+            );
+            moved = moved.max((cached - before).abs());
+        }
+    }
+    assert!(moved > 1e-3, "the updates moved the bound ({moved})");
+}
