@@ -215,6 +215,7 @@ const SHIFT52: f64 = 4_503_599_627_370_496.0;
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub(crate) mod softmax;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use avx512::Avx512;
 

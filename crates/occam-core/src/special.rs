@@ -18,28 +18,56 @@ pub fn multi_digamma(a: f64, d: usize) -> f64 {
     ln_multigamma_and_digamma(a, d).1
 }
 
-/// ([`ln_multigamma`], [`multi_digamma`]) together. The arguments a + (1−i)/2 fall in two chains
-/// of unit steps (a, a−1, … and a−½, a−3/2, …), so only the first of each chain is evaluated by
-/// series; the rest follow from Γ(x+1) = x Γ(x) and ψ(x+1) = ψ(x) + 1/x (d − 2 logarithms and
-/// divisions instead of d − 2 further Lanczos and digamma series: the Wishart moments need both
-/// for every component at every sweep).
+/// ([`ln_multigamma`], [`multi_digamma`]) together. The arguments x_i = a − i/2 (i = 0..d) fall in
+/// two chains of unit steps (a, a−1, … and a−½, a−3/2, …), so only the first of each chain is
+/// evaluated by series; the rest follow from Γ(x+1) = x Γ(x) and ψ(x+1) = ψ(x) + 1/x: ln Γ(x_i) =
+/// ln Γ(x_c) − ln q_i and ψ(x_i) = ψ(x_c) − Σ 1/x_j, with c = i mod 2 the chain's first argument
+/// and q_i the product of the chain's arguments x_{c+2}, …, x_i. The d − 2 logarithms of the ln Γ
+/// sum are then one, ln Π_i q_i, when that product cannot overflow or underflow (e.g. d = 10 and any
+/// a up to 10⁶⁰: twenty factors); else one per step. The Wishart moments need both for every
+/// component at every sweep.
 pub fn ln_multigamma_and_digamma(a: f64, d: usize) -> (f64, f64) {
     let mut ln_g = (d * d.saturating_sub(1)) as f64 / 4.0 * std::f64::consts::PI.ln();
     let mut psi = 0.0;
-    // (ln Γ, ψ) at the last argument of each chain.
-    let mut last = [(0.0, 0.0); 2];
-    for i in 0..d {
-        let x = a - 0.5 * i as f64;
-        let (g, p) = if i < 2 {
+    // (ln Γ, ψ) at the first argument of each chain.
+    let first: Vec<(f64, f64)> = (0..d.min(2))
+        .map(|i| {
+            let x = a - 0.5 * i as f64;
             (ln_gamma(x), digamma(x))
-        } else {
-            let (g1, p1) = last[i % 2];
-            (g1 - x.ln(), p1 - 1.0 / x)
-        };
-        last[i % 2] = (g, p);
-        ln_g += g;
-        psi += p;
+        })
+        .collect();
+    for (i, (g, p)) in first.iter().enumerate() {
+        // The chain of x_i holds the (d − i).div_ceil(2) arguments x_i, x_{i+2}, ….
+        let m = (d - i).div_ceil(2) as f64;
+        ln_g += m * g;
+        psi += m * p;
     }
+    if d <= 2 {
+        return (ln_g, psi);
+    }
+    // Σ_i ln q_i = Σ_{i ≥ 2} w_i ln x_i, w_i the number of later arguments of x_i's chain, itself
+    // included; W = Σ w_i. One product when every factor's power W stays within f64's range.
+    let weight: usize = (2..d).map(|i| (d - i).div_ceil(2)).sum();
+    let (lo, hi) = (a - 0.5 * (d - 1) as f64, a - 1.0);
+    let one_product = weight as f64 * hi.ln().max(-lo.ln()) < 600.0;
+    let mut q = [1.0; 2];
+    let mut product = 1.0;
+    let mut logs = 0.0;
+    // Σψ: the reciprocal sums of each chain, added at each step.
+    let mut recip = [0.0; 2];
+    for i in 2..d {
+        let x = a - 0.5 * i as f64;
+        let c = i % 2;
+        recip[c] += 1.0 / x;
+        psi -= recip[c];
+        if one_product {
+            q[c] *= x;
+            product *= q[c];
+        } else {
+            logs += (d - i).div_ceil(2) as f64 * x.ln();
+        }
+    }
+    ln_g -= if one_product { product.ln() } else { logs };
     (ln_g, psi)
 }
 
@@ -250,10 +278,29 @@ pub(crate) use with_row_length;
 /// Row-wise softmax of row-major φ (rows × k): u = e^{φ−m}/s and a = m + ln s per row, with m the
 /// row maximum — the moments of `rows` Categoricals at once. The exps of the whole block run in one
 /// loop (vectorised, and compiled for AVX-512 and AVX2 too, chosen at run time); no fused multiply-add
-/// is used, so every target gives the same bits. Returns the first row that has a NaN, a +∞ or only
-/// −∞ entries.
-#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+/// is used, so every target gives the same bits. Rows of 17 to 64 values go eight at a time through
+/// AVX-512 lanes where the CPU has them (`lanes::softmax`: the same operations in the same order, so
+/// the same bits, without a chain of k dependent additions per row). Returns the first row that has
+/// a NaN, a +∞ or only −∞ entries.
 pub fn softmax_rows(phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> Result<(), usize> {
+    use crate::lanes::softmax;
+    let tiled = if softmax::applies(k) && phi.len() == k * a.len() && u.len() == phi.len() {
+        a.len() / 8 * 8
+    } else {
+        0
+    };
+    if tiled > 0
+        && softmax::softmax_tiles(&phi[..tiled * k], k, &mut u[..tiled * k], &mut a[..tiled])
+    {
+        return softmax_row_major(&phi[tiled * k..], k, &mut u[tiled * k..], &mut a[tiled..])
+            .map_err(|r| tiled + r);
+    }
+    softmax_row_major(phi, k, u, a)
+}
+
+/// [`softmax_rows`] row by row (see there).
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512dq", "x86_64+avx2"))]
+fn softmax_row_major(phi: &[f64], k: usize, u: &mut [f64], a: &mut [f64]) -> Result<(), usize> {
     with_row_length!(k, softmax_fixed(phi, k, u, a))
 }
 

@@ -25,9 +25,9 @@ impl DistVisitor for BoundTerm<'_> {
         let own = if sizes { own.abs() } else { own };
         if c.config_only {
             // Σ_e Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (⟨φ_k⟩·S_k − ⟨A_k⟩ T_k), S = Wᵀ U.
-            let (theta, a) = component_priors(d, nodes, c);
+            let priors = cached_component_priors(d, self.cache, nodes, self.id);
             let stats = cached_stats(self.cache, nodes, self.id);
-            return prior_part(&theta, &a, &stats.0, &stats.1, sizes) + own;
+            return prior_part(&priors.0, &priors.1, &stats.0, &stats.1, sizes) + own;
         }
         if c.groups.is_some() {
             let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");
@@ -35,26 +35,23 @@ impl DistVisitor for BoundTerm<'_> {
             return prior_part(&phi, &a, &sums.0, &sums.1, sizes) + own;
         }
         let chunks = c.n.div_ceil(kernels::CHUNK);
-        let sums: Vec<f64> = (0..chunks)
-            .into_par_iter()
-            .map(|ch| {
-                let mut phi = vec![0.0; c.len];
-                let mut tmp = vec![0.0; c.len];
-                let mut buf = Vec::new();
-                let mut total = 0.0;
-                let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
-                for e in range.filter(|&e| c.participates(e)) {
-                    let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
-                    let u = &c.u[e * c.len..(e + 1) * c.len];
-                    total += if sizes {
-                        dot_abs(&phi, u) + ap.abs()
-                    } else {
-                        natural_dot(&phi, u) - ap
-                    };
-                }
-                total
-            })
-            .collect();
+        let sums: Vec<f64> = map_chunks(chunks, |ch| {
+            let mut phi = vec![0.0; c.len];
+            let mut tmp = vec![0.0; c.len];
+            let mut buf = Vec::new();
+            let mut total = 0.0;
+            let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
+            for e in range.filter(|&e| c.participates(e)) {
+                let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
+                let u = &c.u[e * c.len..(e + 1) * c.len];
+                total += if sizes {
+                    dot_abs(&phi, u) + ap.abs()
+                } else {
+                    natural_dot(&phi, u) - ap
+                };
+            }
+            total
+        });
         sums.iter().sum::<f64>() + own
     }
 }
@@ -100,6 +97,8 @@ impl Vmp {
     /// Each node's bound term, or with `sizes` the sizes of the pieces the term adds where it is
     /// a sum of products of moments (the fused, mixture and grouped terms); |term| elsewhere.
     fn node_terms(&self, cache: &Cache, sizes: bool) -> Vec<f64> {
+        // Scalar terms with libm calls follow: from a clean vector state (module `vector_state`).
+        vector_state::clean();
         let size = |t: f64| if sizes { t.abs() } else { t };
         self.nodes
             .iter()

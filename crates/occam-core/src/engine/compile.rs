@@ -27,6 +27,7 @@ impl Vmp {
         let mut nodes: Vec<Node> = nodes.into_iter().map(Node::from_model).collect();
         for node in nodes.iter_mut() {
             node.groups = element_groups(node);
+            node.fixed_prior = fixed_prior(node);
             // A member's messages and bound read its family's joint q, not products of marginals.
             if node.block.is_some() {
                 continue;

@@ -70,6 +70,10 @@ pub(super) fn prior_of<D: ExpFamily>(
     tmp: &mut [f64],
     buf: &mut Vec<f64>,
 ) -> f64 {
+    if let Some((fixed, a)) = &node.fixed_prior {
+        phi.copy_from_slice(fixed);
+        return *a;
+    }
     if node.configs == 1 {
         let pa = gather(nodes, node, e, buf);
         return d.prior(&pa[..node.parents.len()], phi);
@@ -88,6 +92,39 @@ pub(super) fn prior_of<D: ExpFamily>(
             .for_each(|(p, t)| *p += w * t);
     }
     a
+}
+
+/// The prior (⟨φ⟩, ⟨A⟩) of every element of `node` if it is the same fixed one for all: a
+/// stochastic node without selectors whose every parent is an inline constant (`Node::fixed_prior`).
+pub(super) fn fixed_prior(node: &Node) -> Option<(Vec<f64>, f64)> {
+    struct Prior<'a>(&'a Node);
+    impl DistVisitor for Prior<'_> {
+        type Output = (Vec<f64>, f64);
+        fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+            let node = self.0;
+            let pa: Vec<&[f64]> = node
+                .parents
+                .iter()
+                .map(|edge| match &edge.source {
+                    Source::Const(m) => &m[..],
+                    Source::Node(_) => unreachable!("checked: every parent is constant"),
+                })
+                .collect();
+            let mut phi = vec![0.0; node.len];
+            let a = d.prior(&pa, &mut phi);
+            (phi, a)
+        }
+    }
+    let Body::Stochastic(d) = &node.body else {
+        return None;
+    };
+    let fixed = node.configs == 1
+        && node.selectors.is_empty()
+        && node
+            .parents
+            .iter()
+            .all(|edge| matches!(edge.source, Source::Const(_)));
+    fixed.then(|| d.visit(Prior(node)))
 }
 
 /// For a single-selector mixture whose parents depend only on the component and on the position
@@ -247,6 +284,21 @@ pub(super) fn component_priors<D: ExpFamily>(
     (theta, a)
 }
 
+/// [`component_priors`] of `config_only` mixture node `id`, from the cache when valid.
+pub(super) fn cached_component_priors<D: ExpFamily>(
+    d: &D,
+    cache: &Cache,
+    nodes: &[Node],
+    id: usize,
+) -> Arc<(Vec<f64>, Vec<f64>)> {
+    cached(
+        cache,
+        id,
+        |e| &mut e.priors,
+        || Arc::new(component_priors(d, nodes, &nodes[id])),
+    )
+}
+
 /// L (runs × K): ⟨ln p_k(x_run)⟩ without f, for a `config_only` mixture.
 pub(super) fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
     let (theta, a) = component_priors(d, nodes, c);
@@ -327,23 +379,20 @@ pub(super) fn cached_group_sums(
             } else {
                 c.n.max(1)
             };
-            let partials: Vec<(Vec<f64>, Vec<f64>)> = (0..c.n.div_ceil(chunk))
-                .into_par_iter()
-                .map(|ch| {
-                    let mut sums = vec![0.0; reps.len() * c.len];
-                    let mut counts = vec![0.0; reps.len()];
-                    let range = ch * chunk..((ch + 1) * chunk).min(c.n);
-                    for e in range.filter(|&e| c.participates(e)) {
-                        let g = group[e] as usize;
-                        counts[g] += 1.0;
-                        kernels::add_into(
-                            &mut sums[g * c.len..(g + 1) * c.len],
-                            &c.u[e * c.len..(e + 1) * c.len],
-                        );
-                    }
-                    (sums, counts)
-                })
-                .collect();
+            let partials: Vec<(Vec<f64>, Vec<f64>)> = map_chunks(c.n.div_ceil(chunk), |ch| {
+                let mut sums = vec![0.0; reps.len() * c.len];
+                let mut counts = vec![0.0; reps.len()];
+                let range = ch * chunk..((ch + 1) * chunk).min(c.n);
+                for e in range.filter(|&e| c.participates(e)) {
+                    let g = group[e] as usize;
+                    counts[g] += 1.0;
+                    kernels::add_into(
+                        &mut sums[g * c.len..(g + 1) * c.len],
+                        &c.u[e * c.len..(e + 1) * c.len],
+                    );
+                }
+                (sums, counts)
+            });
             let mut sums = vec![0.0; reps.len() * c.len];
             let mut counts = vec![0.0; reps.len()];
             for (s, n) in partials {
@@ -384,6 +433,17 @@ pub(super) fn own_of(point: bool, phi: &[f64], u: &[f64], a: f64) -> f64 {
     }
 }
 
+/// `f` of each chunk 0..`chunks`, in order: in parallel, or on this thread when there is only one
+/// (handing a single task to the pool and waiting for it costs more than the work of a small node,
+/// e.g. forty Wisharts' moments, and gains nothing). The same results either way.
+pub(super) fn map_chunks<T: Send>(chunks: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    if chunks <= 1 {
+        (0..chunks).map(f).collect()
+    } else {
+        (0..chunks).into_par_iter().map(f).collect()
+    }
+}
+
 /// Σ of `own_term` over node `id`'s participating elements (chunks in parallel, summed in order).
 pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
     cached(
@@ -393,15 +453,12 @@ pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
         || {
             let c = &nodes[id];
             let chunk = kernels::elements_per_chunk(c.len);
-            let sums: Vec<f64> = (0..c.n.div_ceil(chunk))
-                .into_par_iter()
-                .map(|ch| {
-                    (ch * chunk..((ch + 1) * chunk).min(c.n))
-                        .filter(|&e| c.participates(e))
-                        .map(|e| own_term(c, e))
-                        .sum::<f64>()
-                })
-                .collect();
+            let sums: Vec<f64> = map_chunks(c.n.div_ceil(chunk), |ch| {
+                (ch * chunk..((ch + 1) * chunk).min(c.n))
+                    .filter(|&e| c.participates(e))
+                    .map(|e| own_term(c, e))
+                    .sum::<f64>()
+            });
             sums.iter().sum()
         },
     )
@@ -420,3 +477,6 @@ pub(super) fn natural_dot(phi: &[f64], u: &[f64]) -> f64 {
         .map(|(&p, &v)| if v == 0.0 { 0.0 } else { p * v })
         .sum()
 }
+
+#[cfg(test)]
+mod tests;

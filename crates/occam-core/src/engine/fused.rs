@@ -113,16 +113,18 @@ impl Sums {
     }
 }
 
-/// Θ and ⟨A⟩ of every component of a `config_only` mixture node.
+/// Θ and ⟨A⟩ of every component of `config_only` mixture node `id` (kept in the cache for the
+/// bound).
 struct ComponentPriors<'a> {
+    cache: &'a super::Cache,
     nodes: &'a [Node],
-    node: &'a Node,
+    id: usize,
 }
 
 impl DistVisitor for ComponentPriors<'_> {
-    type Output = (Vec<f64>, Vec<f64>);
+    type Output = Arc<(Vec<f64>, Vec<f64>)>;
     fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
-        super::component_priors(d, self.nodes, self.node)
+        super::cached_component_priors(d, self.cache, self.nodes, self.id)
     }
 }
 
@@ -236,6 +238,28 @@ fn block<D: ExpFamily>(
     tiles: Option<&[tile::TileChild]>,
     priors: &Option<(Vec<f64>, Vec<f64>)>,
     start: usize,
+    phi: Option<&mut [f64]>,
+    u: &mut [f64],
+    a: &mut [f64],
+    sums: &mut Sums,
+) -> Result<(), (usize, String)> {
+    // The block's GEMMs leave the vector state dirty: cleaned for the scalar code that follows
+    // on this thread.
+    let done = block_vectors(d, nodes, z, children, tiles, priors, start, phi, u, a, sums);
+    super::vector_state::clean();
+    done
+}
+
+/// [`block`] before the vector state is cleaned.
+#[allow(clippy::too_many_arguments)]
+fn block_vectors<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    z: &Node,
+    children: &[Child],
+    tiles: Option<&[tile::TileChild]>,
+    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    start: usize,
     mut phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],
@@ -338,7 +362,7 @@ impl Vmp {
             std::mem::take(&mut z.u),
             std::mem::take(&mut z.a),
         );
-        let nodes = &self.nodes;
+        let (nodes, cache) = (&self.nodes, &self.cache);
         let children: Vec<Child> = nodes[i]
             .children
             .iter()
@@ -347,10 +371,15 @@ impl Vmp {
                 let Body::Stochastic(cd) = &node.body else {
                     unreachable!("mixtures are stochastic")
                 };
-                let (theta, a) = cd.visit(ComponentPriors { nodes, node });
+                let priors = cd.visit(ComponentPriors {
+                    cache,
+                    nodes,
+                    id: c,
+                });
+                let (theta, a) = (&priors.0, priors.1.clone());
                 let (u, len, theta) = match &node.packed {
-                    Some(p) => (&p.u[..], p.len, p.fold(&theta)),
-                    None => (&node.u[..], node.period * node.len, theta),
+                    Some(p) => (&p.u[..], p.len, p.fold(theta)),
+                    None => (&node.u[..], node.period * node.len, theta.clone()),
                 };
                 Child {
                     id: c,

@@ -52,6 +52,7 @@ mod prune;
 mod transform;
 mod tree;
 mod update;
+mod vector_state;
 
 pub use chain::{
     chain_family, ChainSums, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN,
@@ -78,6 +79,9 @@ struct NodeCache {
     stats: Option<Arc<(Vec<f64>, Vec<f64>)>>,
     /// `config_only` mixture: L = U Θᵀ − A (inputs: the node and its parents).
     scores: Option<Arc<Vec<f64>>>,
+    /// `config_only` mixture: Θ and ⟨A⟩ of every component (input: its parents), formed by the
+    /// fused index update and read again by the bound.
+    priors: Option<Arc<(Vec<f64>, Vec<f64>)>>,
     /// Node with element groups: Σ u of each group's participating elements and their number
     /// (input: the node).
     group_sums: Option<Arc<(Vec<f64>, Vec<f64>)>>,
@@ -145,6 +149,7 @@ impl Vmp {
                     // Scores read the parents' moments; statistics read the selector's.
                     Role::Slot(s) => {
                         entry.scores = None;
+                        entry.priors = None;
                         if self.linear[c].as_ref().is_some_and(|l| l.row_slot != s) {
                             entry.linear = None;
                         }

@@ -50,6 +50,10 @@ pub(crate) struct Node {
     /// An observed mixture child's data moments in its family's packed layout, read by the fused
     /// index update (module `packed`); set when compiling.
     pub packed: Option<super::packed::Packed>,
+    /// The prior ⟨φ⟩ and ⟨A⟩ shared by every element of a stochastic node without selectors whose
+    /// every parent is an inline constant (e.g. a Dirichlet's or a Wishart's fixed
+    /// hyperparameters), computed once when compiling instead of at each update and bound.
+    pub fixed_prior: Option<(Vec<f64>, f64)>,
 }
 
 impl Node {
@@ -108,6 +112,7 @@ impl Node {
             lazy: std::sync::OnceLock::new(),
             block,
             packed: None,
+            fixed_prior: None,
         }
     }
 

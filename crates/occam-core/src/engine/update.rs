@@ -23,18 +23,23 @@ impl DistVisitor for Update<'_> {
         let (mut phi, mut u, mut a) = self.state;
         let chunk = kernels::elements_per_chunk(len);
         let cache = group_priors(d, nodes, c);
-        let errors: Vec<(usize, String)> = phi
-            .par_chunks_mut(chunk * len)
-            .zip(u.par_chunks_mut(chunk * len))
-            .zip(a.par_chunks_mut(chunk))
-            .enumerate()
-            .filter_map(|(ch, ((phi, u), a))| {
-                let messages = |e: usize, _: usize, pe: &mut [f64]| {
-                    kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
-                };
-                update_rows(d, nodes, c, &cache, ch * chunk, phi, u, a, messages).err()
-            })
-            .collect();
+        let rows = |ch: usize, phi: &mut [f64], u: &mut [f64], a: &mut [f64]| {
+            let messages = |e: usize, _: usize, pe: &mut [f64]| {
+                kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
+            };
+            update_rows(d, nodes, c, &cache, ch * chunk, phi, u, a, messages).err()
+        };
+        let errors: Vec<(usize, String)> = if a.len() <= chunk {
+            // One chunk: on this thread (see `map_chunks`).
+            rows(0, &mut phi, &mut u, &mut a).into_iter().collect()
+        } else {
+            phi.par_chunks_mut(chunk * len)
+                .zip(u.par_chunks_mut(chunk * len))
+                .zip(a.par_chunks_mut(chunk))
+                .enumerate()
+                .filter_map(|(ch, ((phi, u), a))| rows(ch, phi, u, a))
+                .collect()
+        };
         let first = errors.into_iter().min_by_key(|(e, _)| *e);
         ((phi, u, a), first)
     }
@@ -56,6 +61,9 @@ pub(super) fn update_rows<D: ExpFamily>(
     a: &mut [f64],
     mut add_messages: impl FnMut(usize, usize, &mut [f64]),
 ) -> Result<(), (usize, String)> {
+    // Scalar per-element work follows (e.g. Wishart moments with their libm calls): from a clean
+    // vector state, whatever wide-vector code this thread ran last.
+    super::vector_state::clean();
     let (len, rows) = (c.len, a.len());
     let latent = |e: usize| !c.is_observed(e) && c.participates(e);
     let (mut tmp, mut buf) = (vec![0.0; len], Vec::new());

@@ -206,6 +206,8 @@ fn constant_weights_fit(weights: &[f64], generic: bool) -> (f64, Vec<f64>) {
     if weights.contains(&0.0) {
         let ln_p: Vec<f64> = weights.iter().map(|w| w.ln()).collect();
         vmp.nodes[z.index()].parents[0].source = Source::Const(ln_p);
+        // The prior fixed when compiling, formed anew from the new constant.
+        vmp.nodes[z.index()].fixed_prior = super::super::fixed_prior(&vmp.nodes[z.index()]);
     }
     vmp.changed_all();
     assert!(vmp.fused[z.index()]);
