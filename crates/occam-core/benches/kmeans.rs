@@ -4,6 +4,10 @@
 //! pool. Run before and after a change, interleaved (see
 //! `bench/README.md`); the labels' checksum printed first tells whether two builds agree.
 
+#[path = "../examples/common/mod.rs"]
+mod common;
+
+use common::clustered;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use occam_core::kmeans::kmeans;
 use rand::{Rng as _, SeedableRng};
@@ -22,25 +26,6 @@ fn data(n: usize, seed: u64) -> Vec<f64> {
                 centres[2 * c] + noise.sample(&mut rng),
                 centres[2 * c + 1] + noise.sample(&mut rng),
             ]
-        })
-        .collect()
-}
-
-/// N points in `width` dimensions from `clusters` unit-variance clusters with centres uniform on
-/// [−12, 12]^width (the estimator's case b: 2000 points, 10 dimensions, 10 clusters, as
-/// `bench/peers/gen_data.py` draws them, and 40 centres, so Lloyd splits clusters).
-fn data_wide(n: usize, width: usize, clusters: usize, seed: u64) -> Vec<f64> {
-    let mut rng = occam_core::Rng::seed_from_u64(seed);
-    let centres: Vec<f64> = (0..clusters * width)
-        .map(|_| rng.random_range(-12.0..12.0))
-        .collect();
-    let noise = Normal::new(0.0, 1.0).unwrap();
-    (0..n)
-        .flat_map(|_| {
-            let c = rng.random_range(0..clusters);
-            (0..width)
-                .map(|w| centres[c * width + w] + noise.sample(&mut rng))
-                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -69,7 +54,7 @@ fn bench(c: &mut Criterion) {
         }
     }
     let (n, width, k) = (2000, 10, 40);
-    let x = data_wide(n, width, 10, 5);
+    let x = clustered(n, width, 10, 5);
     let labels = |x: &[f64]| {
         let mut rng = occam_core::Rng::seed_from_u64(1);
         kmeans(x, n, width, k, &mut rng)

@@ -3,41 +3,12 @@
 //!
 //! Usage: bench_gmm --data FILE.csv --k K --iters I [--init LABELS.csv] [--threads T]
 
+mod common;
+
+use common::{cpu_seconds, read_csv};
 use occam_core::models::{GaussianMixture, GaussianMixtureNodes};
 use occam_core::prelude::*;
 use std::time::Instant;
-
-fn read_csv(path: &str) -> Result<(Vec<f64>, usize), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let mut lines = text.lines();
-    let width = lines
-        .next()
-        .ok_or(format!("{path}: empty file"))?
-        .split(',')
-        .count();
-    let mut values = Vec::new();
-    for (row, line) in lines.enumerate() {
-        for (col, cell) in line.split(',').enumerate() {
-            values.push(
-                cell.trim()
-                    .parse::<f64>()
-                    .map_err(|e| format!("{path}:{}:{}: {e}", row + 2, col + 1))?,
-            );
-        }
-    }
-    Ok((values, width))
-}
-
-/// User + system CPU time of this process (Linux `/proc/self/stat`, 100 ticks per second), so that
-/// timings on a loaded machine can be compared; `None` elsewhere.
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // The fields after the command name (which is in parentheses and may hold spaces).
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split(' ').collect();
-    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();

@@ -10,53 +10,12 @@
 //! the Cholesky factor of the sample covariance, as `occam.sklearn.BayesianGaussianMixture`
 //! does before it fits (so the k-means of a case-b fit sees data like this).
 
+mod common;
+
+use common::{clustered, cpu_seconds, read_csv};
 use occam_core::kmeans::kmeans;
-use rand::{Rng as _, SeedableRng};
-use rand_distr::{Distribution, Normal};
+use rand::SeedableRng;
 use std::time::Instant;
-
-fn read_csv(path: &str) -> Result<(Vec<f64>, usize), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let mut lines = text.lines();
-    let width = lines
-        .next()
-        .ok_or(format!("{path}: empty file"))?
-        .split(',')
-        .count();
-    let mut values = Vec::new();
-    for (row, line) in lines.enumerate() {
-        let before = values.len();
-        for (col, cell) in line.split(',').enumerate() {
-            values.push(
-                cell.trim()
-                    .parse::<f64>()
-                    .map_err(|e| format!("{path}:{}:{}: {e}", row + 2, col + 1))?,
-            );
-        }
-        if values.len() - before != width {
-            return Err(format!("{path}:{}: expected {width} values", row + 2));
-        }
-    }
-    Ok((values, width))
-}
-
-/// Case b's shape: `n` points in `width` dimensions from `clusters` unit-variance clusters with
-/// centres uniform on [−12, 12]^width.
-fn synthetic(n: usize, width: usize, clusters: usize, seed: u64) -> Vec<f64> {
-    let mut rng = occam_core::Rng::seed_from_u64(seed);
-    let centres: Vec<f64> = (0..clusters * width)
-        .map(|_| rng.random_range(-12.0..12.0))
-        .collect();
-    let noise = Normal::new(0.0, 1.0).unwrap();
-    (0..n)
-        .flat_map(|_| {
-            let c = rng.random_range(0..clusters);
-            (0..width)
-                .map(|w| centres[c * width + w] + noise.sample(&mut rng))
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
 
 /// Every row to `L⁻¹ (x − x̄)`, `L L' ` the sample covariance (divisor n − 1).
 fn whiten(x: &mut [f64], n: usize, width: usize) -> Result<(), String> {
@@ -102,15 +61,6 @@ fn whiten(x: &mut [f64], n: usize, width: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// User + system CPU time of this process (Linux `/proc/self/stat`, 100 ticks per second).
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split(' ').collect();
-    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();
     let arg = |name: &str| {
@@ -128,7 +78,7 @@ fn main() -> Result<(), String> {
     let seed = number("--seed", 1)? as u64;
     let (mut x, width) = match arg("--data") {
         Some(path) => read_csv(path)?,
-        None => (synthetic(2000, 10, 10, 5), 10),
+        None => (clustered(2000, 10, 10, 5), 10),
     };
     let n = x.len() / width;
     if args.iter().any(|a| a == "--whiten") {
