@@ -250,6 +250,9 @@ impl Pca {
         let eig = cov
             .self_adjoint_eigen(Side::Lower)
             .map_err(|_| DataError::Singular { what: "PCA eigen" })?;
+        // faer's kernels leave the vector registers' upper halves dirty: clean them for the scalar
+        // code that follows on this thread.
+        occam_core::linalg::clean_vector_state();
         let u = eig.U();
         let s = eig.S();
         let mut components = Vec::with_capacity(k * d);
@@ -350,6 +353,7 @@ pub fn linear_regression(data: &Dataset) -> Result<(f64, Vec<f64>), DataError> {
         what: "least squares normal equations",
     })?;
     let beta = llt.solve(&atb);
+    occam_core::linalg::clean_vector_state();
     Ok((beta[(0, 0)], (1..d).map(|j| beta[(j, 0)]).collect()))
 }
 

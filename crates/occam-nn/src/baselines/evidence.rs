@@ -101,6 +101,7 @@ pub fn reestimate(
     let eig = hm
         .self_adjoint_eigen(Side::Lower)
         .map_err(|_| NetError::Numerical("Hessian eigen".into()))?;
+    occam_core::linalg::clean_vector_state();
     let (u, s) = (eig.U(), eig.S());
     let ak: Vec<f64> = prior.links.iter().map(|l| alpha[l[0]]).collect();
     // A = β V max(e, 0) Vᵀ + diag(α).
@@ -114,6 +115,9 @@ pub fn reestimate(
     let ea = a
         .self_adjoint_eigen(Side::Lower)
         .map_err(|_| NetError::Numerical("A eigen".into()))?;
+    // faer's kernels leave the vector registers' upper halves dirty: clean them for the scalar
+    // code (logarithms) that follows on this thread.
+    occam_core::linalg::clean_vector_state();
     let (ua, sa) = (ea.U(), ea.S());
     let mut log_det = 0.0;
     for c in 0..k {
