@@ -11,6 +11,15 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;
 
+/// C = A B (`Accum::Replace`) or C += A B (`Accum::Add`) on faer's GEMM, sequential (the same bits
+/// on any thread count), then a clean vector state on this thread for the scalar code that
+/// follows ([`crate::linalg::clean_vector_state`]). Every faer product of the crate goes through
+/// here.
+pub(crate) fn gemm(c: MatMut<'_, f64>, accum: Accum, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
+    matmul(c, accum, a, b, 1.0, Par::Seq);
+    crate::linalg::clean_vector_state();
+}
+
 /// Rows per parallel chunk.
 pub(crate) const CHUNK: usize = 2048;
 
@@ -67,13 +76,11 @@ pub(crate) fn weighted_sums_strided(
         .map(|c| {
             let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
             let mut s = vec![0.0; k * width];
-            matmul(
+            gemm(
                 MatMut::from_row_major_slice_mut(&mut s, k, width),
                 Accum::Replace,
                 MatRef::from_row_major_slice(&w[lo * k..hi * k], hi - lo, k).transpose(),
                 view(lo, hi),
-                1.0,
-                Par::Seq,
             );
             s
         })
@@ -117,13 +124,11 @@ pub(crate) fn product_strided_into(
         .zip(a.par_chunks(CHUNK * k))
         .for_each(|(o, ab)| {
             let r = ab.len() / k;
-            matmul(
+            gemm(
                 MatMut::from_row_major_slice_mut(o, r, width),
                 Accum::Replace,
                 MatRef::from_row_major_slice(ab, r, k),
                 vv,
-                1.0,
-                Par::Seq,
             );
         });
 }
@@ -230,13 +235,11 @@ pub(crate) fn scores_block(u: &[f64], len: usize, theta: &[f64], a: &[f64], out:
         return scores_rows(u, len, &theta_t, a, out);
     }
     let rows = u.len() / len;
-    matmul(
+    gemm(
         MatMut::from_row_major_slice_mut(&mut *out, rows, q),
         Accum::Replace,
         MatRef::from_row_major_slice(u, rows, len),
         MatRef::from_row_major_slice(theta, q, len).transpose(),
-        1.0,
-        Par::Seq,
     );
     // a repeated for eight rows, so the subtraction is one contiguous loop over 8 q values.
     let a8: Vec<f64> = a.iter().cycle().take(8 * q).copied().collect();
@@ -331,13 +334,11 @@ pub(crate) fn weighted_sums_block(w: &[f64], q: usize, u: &[f64], len: usize, s:
         return weighted_sums_rows(w, q, u, len, s);
     }
     let rows = w.len() / q;
-    matmul(
+    gemm(
         MatMut::from_row_major_slice_mut(s, q, len),
         Accum::Replace,
         MatRef::from_row_major_slice(w, rows, q).transpose(),
         MatRef::from_row_major_slice(u, rows, len),
-        1.0,
-        Par::Seq,
     );
 }
 

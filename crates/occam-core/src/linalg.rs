@@ -15,18 +15,43 @@ pub fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
 }
 
 /// C (n × m) = A B for row-major A (n × k) and B (k × m) on faer's GEMM, sequential (the same bits
-/// on any thread count). Shared by the engine's rotations and the facade's latent-variable models.
+/// on any thread count), leaving a clean vector state ([`clean_vector_state`]). Shared by the
+/// engine's rotations and the facade's latent-variable models.
 pub fn mat_mul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
     let mut c = vec![0.0; n * m];
-    faer::linalg::matmul::matmul(
+    crate::kernels::gemm(
         faer::MatMut::from_row_major_slice_mut(&mut c, n, m),
         faer::Accum::Replace,
         faer::MatRef::from_row_major_slice(a, n, k),
         faer::MatRef::from_row_major_slice(b, k, m),
-        1.0,
-        faer::Par::Seq,
     );
     c
+}
+
+/// Puts the upper halves of the x86 vector registers back in their clean state (`vzeroupper`)
+/// on the calling thread where the CPU has AVX; does nothing elsewhere. Call it right after a
+/// faer product or decomposition, on the thread that ran it; no value changes.
+///
+/// faer's GEMM microkernels (hand-written AVX-512) return without `vzeroupper` and leave the upper
+/// bits of the vector registers "dirty". While they are, every instruction of code compiled for
+/// the baseline target (SSE encoding: the per-element updates, ln Γ and ψ, the bound terms) pays
+/// a state transition, and each call into libm's `log` more: measured on this project's AVX-512
+/// machine, a libm `log` took 230 ns with dirty upper halves against 7 ns clean. The crate's own
+/// GEMM wrappers ([`mat_mul`], the engine's kernels) and [`inverse_and_log_det`] call it, so
+/// their callers need nothing; code that calls faer directly calls it after.
+pub fn clean_vector_state() {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, the one feature `zero_upper` enables.
+        unsafe { zero_upper() }
+    }
+}
+
+/// `vzeroupper`, compiled with AVX enabled.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn zero_upper() {
+    std::arch::x86_64::_mm256_zeroupper();
 }
 
 /// Cholesky factor L (row-major, lower triangular) of a symmetric positive-definite matrix.
@@ -259,6 +284,7 @@ pub fn quad_form(x: &[f64], a: &[f64], y: &[f64]) -> f64 {
 
 /// A⁻¹ and ln|det A| of a general (not necessarily symmetric) row-major d×d matrix, by faer's
 /// LU with partial pivoting; `None` if A is not finite or is singular to working precision.
+/// Leaves a clean vector state ([`clean_vector_state`]).
 pub fn inverse_and_log_det(a: &[f64], d: usize) -> Option<(Vec<f64>, f64)> {
     use faer::linalg::solvers::DenseSolveCore;
     if a.len() != d * d || a.iter().any(|v| !v.is_finite()) {
@@ -266,6 +292,8 @@ pub fn inverse_and_log_det(a: &[f64], d: usize) -> Option<(Vec<f64>, f64)> {
     }
     let m = faer::MatRef::from_row_major_slice(a, d, d);
     let lu = m.partial_piv_lu();
+    // The logarithms below and the caller's scalar code: from a clean vector state.
+    clean_vector_state();
     let u = lu.U();
     let scale = a.iter().fold(0.0f64, |s, v| s.max(v.abs()));
     let mut log_det = 0.0;
@@ -277,6 +305,7 @@ pub fn inverse_and_log_det(a: &[f64], d: usize) -> Option<(Vec<f64>, f64)> {
         log_det += p.ln();
     }
     let inv = lu.inverse();
+    clean_vector_state();
     let out: Vec<f64> = (0..d * d).map(|k| inv[(k / d, k % d)]).collect();
     out.iter().all(|v| v.is_finite()).then_some((out, log_det))
 }
@@ -299,6 +328,23 @@ pub(crate) fn random_spd(rng: &mut crate::Rng, d: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Callable anywhere (a no-op without AVX), from any thread, and the values held across it
+    /// are unchanged; a product after it gives the same bits as before it.
+    #[test]
+    fn clean_vector_state_keeps_values() {
+        let v: Vec<f64> = (0..64).map(|i| f64::from(i) * 0.25).collect();
+        let w = v.clone();
+        let before = mat_mul(&v, &w, 8, 8, 8);
+        clean_vector_state();
+        assert_eq!(v, w);
+        assert_eq!(mat_mul(&v, &w, 8, 8, 8), before);
+        std::thread::spawn(clean_vector_state).join().unwrap();
+        let logs: Vec<f64> = v.iter().map(|x| (x + 1.0).ln()).collect();
+        clean_vector_state();
+        let again: Vec<f64> = v.iter().map(|x| (x + 1.0).ln()).collect();
+        assert_eq!(logs, again);
+    }
 
     #[test]
     fn transpose_swaps_rows_and_columns() {

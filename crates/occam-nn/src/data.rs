@@ -247,9 +247,11 @@ impl Pca {
         }
         let xc = Mat::<f64>::from_fn(n, d, |i, j| x[i * d + j] - mean[j]);
         let cov = xc.transpose() * &xc * faer::Scale(1.0 / n as f64);
-        let eig = cov
-            .self_adjoint_eigen(Side::Lower)
-            .map_err(|_| DataError::Singular { what: "PCA eigen" })?;
+        let eig = cov.self_adjoint_eigen(Side::Lower);
+        // faer's kernels leave the vector registers' upper halves dirty: clean them for the scalar
+        // code that follows on this thread (the caller's too, on the error path).
+        occam_core::linalg::clean_vector_state();
+        let eig = eig.map_err(|_| DataError::Singular { what: "PCA eigen" })?;
         let u = eig.U();
         let s = eig.S();
         let mut components = Vec::with_capacity(k * d);
@@ -346,10 +348,13 @@ pub fn linear_regression(data: &Dataset) -> Result<(f64, Vec<f64>), DataError> {
     });
     let ata = a.transpose() * &a;
     let atb = a.transpose() * Mat::<f64>::from_fn(data.n(), 1, |i, _| data.t[i]);
-    let llt = ata.llt(Side::Lower).map_err(|_| DataError::Singular {
+    let llt = ata.llt(Side::Lower);
+    occam_core::linalg::clean_vector_state();
+    let llt = llt.map_err(|_| DataError::Singular {
         what: "least squares normal equations",
     })?;
     let beta = llt.solve(&atb);
+    occam_core::linalg::clean_vector_state();
     Ok((beta[(0, 0)], (1..d).map(|j| beta[(j, 0)]).collect()))
 }
 

@@ -97,8 +97,6 @@ impl Vmp {
     /// Each node's bound term, or with `sizes` the sizes of the pieces the term adds where it is
     /// a sum of products of moments (the fused, mixture and grouped terms); |term| elsewhere.
     fn node_terms(&self, cache: &Cache, sizes: bool) -> Vec<f64> {
-        // Scalar terms with libm calls follow: from a clean vector state (module `vector_state`).
-        vector_state::clean();
         let size = |t: f64| if sizes { t.abs() } else { t };
         self.nodes
             .iter()

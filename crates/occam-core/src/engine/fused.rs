@@ -238,28 +238,6 @@ fn block<D: ExpFamily>(
     tiles: Option<&[tile::TileChild]>,
     priors: &Option<(Vec<f64>, Vec<f64>)>,
     start: usize,
-    phi: Option<&mut [f64]>,
-    u: &mut [f64],
-    a: &mut [f64],
-    sums: &mut Sums,
-) -> Result<(), (usize, String)> {
-    // The block's GEMMs leave the vector state dirty: cleaned for the scalar code that follows
-    // on this thread.
-    let done = block_vectors(d, nodes, z, children, tiles, priors, start, phi, u, a, sums);
-    super::vector_state::clean();
-    done
-}
-
-/// [`block`] before the vector state is cleaned.
-#[allow(clippy::too_many_arguments)]
-fn block_vectors<D: ExpFamily>(
-    d: &D,
-    nodes: &[Node],
-    z: &Node,
-    children: &[Child],
-    tiles: Option<&[tile::TileChild]>,
-    priors: &Option<(Vec<f64>, Vec<f64>)>,
-    start: usize,
     mut phi: Option<&mut [f64]>,
     u: &mut [f64],
     a: &mut [f64],

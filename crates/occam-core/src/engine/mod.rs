@@ -52,7 +52,6 @@ mod prune;
 mod transform;
 mod tree;
 mod update;
-mod vector_state;
 
 pub use chain::{
     chain_family, ChainSums, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN,

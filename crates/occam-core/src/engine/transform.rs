@@ -18,8 +18,7 @@
 
 use super::*;
 use crate::linalg::{inverse_and_log_det, transpose};
-use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, MatMut, MatRef};
 
 /// Sums over the elements of a latent Gaussian vector node (all d × d, row-major).
 #[derive(Clone, Debug, PartialEq)]
@@ -101,13 +100,11 @@ impl Vmp {
         if shared {
             // Σ (m mᵀ + Σ) = MᵀM + n Σ.
             let m = &x.u[..n * d];
-            matmul(
+            kernels::gemm(
                 MatMut::from_row_major_slice_mut(&mut second, d, d),
                 Accum::Replace,
                 MatRef::from_row_major_slice(m, n, d).transpose(),
                 MatRef::from_row_major_slice(m, n, d),
-                1.0,
-                Par::Seq,
             );
             second
                 .iter_mut()

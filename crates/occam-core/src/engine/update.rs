@@ -61,9 +61,6 @@ pub(super) fn update_rows<D: ExpFamily>(
     a: &mut [f64],
     mut add_messages: impl FnMut(usize, usize, &mut [f64]),
 ) -> Result<(), (usize, String)> {
-    // Scalar per-element work follows (e.g. Wishart moments with their libm calls): from a clean
-    // vector state, whatever wide-vector code this thread ran last.
-    super::vector_state::clean();
     let (len, rows) = (c.len, a.len());
     let latent = |e: usize| !c.is_observed(e) && c.participates(e);
     let (mut tmp, mut buf) = (vec![0.0; len], Vec::new());

@@ -98,9 +98,11 @@ pub fn reestimate(
     let k = w.len();
     let hd = p.hessian_error(w);
     let hm = Mat::<f64>::from_fn(k, k, |i, j| hd[i * k + j]);
-    let eig = hm
-        .self_adjoint_eigen(Side::Lower)
-        .map_err(|_| NetError::Numerical("Hessian eigen".into()))?;
+    // faer's kernels leave the vector registers' upper halves dirty: clean them for the scalar
+    // code (logarithms) that follows on this thread, on the error paths too.
+    let eig = hm.self_adjoint_eigen(Side::Lower);
+    occam_core::linalg::clean_vector_state();
+    let eig = eig.map_err(|_| NetError::Numerical("Hessian eigen".into()))?;
     let (u, s) = (eig.U(), eig.S());
     let ak: Vec<f64> = prior.links.iter().map(|l| alpha[l[0]]).collect();
     // A = β V max(e, 0) Vᵀ + diag(α).
@@ -111,9 +113,9 @@ pub fn reestimate(
         }
         beta * v + if i == j { ak[i] } else { 0.0 }
     });
-    let ea = a
-        .self_adjoint_eigen(Side::Lower)
-        .map_err(|_| NetError::Numerical("A eigen".into()))?;
+    let ea = a.self_adjoint_eigen(Side::Lower);
+    occam_core::linalg::clean_vector_state();
+    let ea = ea.map_err(|_| NetError::Numerical("A eigen".into()))?;
     let (ua, sa) = (ea.U(), ea.S());
     let mut log_det = 0.0;
     for c in 0..k {

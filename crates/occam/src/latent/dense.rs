@@ -1,5 +1,8 @@
 //! The few dense matrix products the latent-variable models need, on faer's GEMM (row-major
-//! slices in and out; sequential, so results are the same on any thread count).
+//! slices in and out; sequential, so results are the same on any thread count). Every product
+//! here, and [`gemm`] for the models' own views, leaves the vector state clean
+//! ([`occam_core::linalg::clean_vector_state`]): the per-point scalar code that follows a product
+//! pays no AVX-to-SSE transitions.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
@@ -7,16 +10,21 @@ use faer::{Accum, MatMut, MatRef, Par};
 /// C (n × m) = A B for row-major A (n × k) and B (k × m).
 pub use occam_core::linalg::mat_mul as mul;
 
+/// C = A B (`Accum::Replace`) or C += A B (`Accum::Add`), sequential, then a clean vector state on
+/// this thread.
+pub fn gemm(c: MatMut<'_, f64>, accum: Accum, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
+    matmul(c, accum, a, b, 1.0, Par::Seq);
+    occam_core::linalg::clean_vector_state();
+}
+
 /// C (k × m) = Aᵀ B for row-major A (n × k) and B (n × m).
 pub fn mul_tn(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
     let mut c = vec![0.0; k * m];
-    matmul(
+    gemm(
         MatMut::from_row_major_slice_mut(&mut c, k, m),
         Accum::Replace,
         MatRef::from_row_major_slice(a, n, k).transpose(),
         MatRef::from_row_major_slice(b, n, m),
-        1.0,
-        Par::Seq,
     );
     c
 }
@@ -24,13 +32,11 @@ pub fn mul_tn(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
 /// C (n × m) = A Bᵀ for row-major A (n × k) and B (m × k).
 pub fn mul_nt(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
     let mut c = vec![0.0; n * m];
-    matmul(
+    gemm(
         MatMut::from_row_major_slice_mut(&mut c, n, m),
         Accum::Replace,
         MatRef::from_row_major_slice(a, n, k),
         MatRef::from_row_major_slice(b, m, k).transpose(),
-        1.0,
-        Par::Seq,
     );
     c
 }

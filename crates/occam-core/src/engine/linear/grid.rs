@@ -2,8 +2,8 @@
 //! fixed blocks of columns so that both cores share them and the result does not depend on the
 //! number of threads.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use crate::kernels::gemm;
+use faer::{Accum, MatMut, MatRef};
 use rayon::prelude::*;
 
 /// Columns of the grid per parallel block.
@@ -39,13 +39,11 @@ pub(super) fn times(y: &[f64], cols: usize, v: &[f64], view: (usize, usize, usiz
         .map(|b| {
             let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(cols));
             let mut out = vec![0.0; rows * width];
-            matmul(
+            gemm(
                 MatMut::from_row_major_slice_mut(&mut out, rows, width),
                 Accum::Replace,
                 columns(y, cols, lo, hi),
                 rows_of(v, view, lo, hi),
-                1.0,
-                Par::Seq,
             );
             out
         })
@@ -67,13 +65,11 @@ pub(super) fn transpose_times(y: &[f64], cols: usize, a: &[f64], width: usize) -
         .for_each(|(b, o)| {
             let lo = b * BLOCK;
             let hi = lo + o.len() / width;
-            matmul(
+            gemm(
                 MatMut::from_row_major_slice_mut(o, hi - lo, width),
                 Accum::Replace,
                 columns(y, cols, lo, hi).transpose(),
                 MatRef::from_row_major_slice(a, rows, width),
-                1.0,
-                Par::Seq,
             );
         });
     out

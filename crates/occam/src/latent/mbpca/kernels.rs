@@ -7,8 +7,7 @@
 //! Component m's columns of the N × K·q arrays (the projections P, the means m_nm) enter the
 //! products as strided views, never as copies.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, MatMut, MatRef};
 
 use super::{Expect, Mbpca};
 use crate::latent::dense::{mul, mul_nt};
@@ -19,9 +18,9 @@ pub(super) fn cols(a: &[f64], n: usize, k: usize, w: usize, m: usize) -> MatRef<
     MatRef::from_row_major_slice(a, n, k * w).subcols(m * w, w)
 }
 
-/// C = A B, sequential, overwriting C.
+/// C = A B, sequential, overwriting C (and leaving the vector state clean).
 pub(super) fn gemm(c: MatMut<'_, f64>, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
-    matmul(c, Accum::Replace, a, b, 1.0, Par::Seq);
+    crate::latent::dense::gemm(c, Accum::Replace, a, b);
 }
 
 /// Σ_i a_ni b_ni over component m's w columns of two row-major N × (K·w) arrays `a` and `b`,

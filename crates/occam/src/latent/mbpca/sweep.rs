@@ -17,9 +17,8 @@
 //! Each pass goes over the points in blocks of [`BLOCK`] rows, so that a block's projections and
 //! means are still in cache for the per-point sums that follow the products.
 
-use faer::linalg::matmul::matmul;
 use faer::prelude::{Reborrow, ReborrowMut};
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, MatMut, MatRef};
 use rayon::prelude::*;
 
 use super::kernels::gemm;
@@ -49,9 +48,9 @@ type Part = (f64, Vec<f64>, Vec<f64>, Vec<f64>);
 /// means (3 × 256 × ~50 values) stay in cache between the products and the per-point sums.
 const BLOCK: usize = 256;
 
-/// C += A B, sequential.
+/// C += A B, sequential (and leaving the vector state clean).
 fn gemm_add(c: MatMut<'_, f64>, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
-    matmul(c, Accum::Add, a, b, 1.0, Par::Seq);
+    crate::latent::dense::gemm(c, Accum::Add, a, b);
 }
 
 /// The columns of a row-major N × (K·w) array as K disjoint N × w views.
