@@ -31,7 +31,12 @@ pub(super) fn seeds(
     let mut label = vec![0usize; n];
     let mut candidates = Vec::with_capacity(trials);
     let mut rows = Vec::with_capacity(trials * width);
-    let mut tried = Tried::default();
+    // Narrow points are cheaper to measure again than to store and load back (the chosen
+    // candidate's distances are recomputed); wide ones keep every candidate's distances.
+    let mut tried = Tried {
+        keep: width > NARROW,
+        ..Tried::default()
+    };
     for s in 1..k {
         candidates.clear();
         rows.clear();
@@ -53,7 +58,12 @@ pub(super) fn seeds(
             }
         }
         let c = candidates[best];
-        tried.take(best, totals[best], &mut next);
+        if tried.keep {
+            tried.take(best, totals[best], &mut next);
+        } else {
+            // The same function on the same numbers: the same distances, block sums and total.
+            next.try_centre(&xt, n, row(c), &nearest.d2);
+        }
         // A select rather than a branch: the loop vectorises.
         for (l, (old, new)) in label.iter_mut().zip(nearest.d2.iter().zip(&next.d2)) {
             *l = if new < old { s } else { *l };
@@ -88,6 +98,9 @@ pub(super) fn first_seed(
 
 /// Points per block of the seeding's partial sums.
 pub(super) const BLOCK: usize = 256;
+
+/// The widest points with their own distance kernel (`squared_distances::<1..=4>`).
+const NARROW: usize = 4;
 
 /// Points × width above which a seeding pass runs on the thread pool.
 pub(super) const PARALLEL_SEEDING: usize = 1 << 16;
@@ -255,7 +268,8 @@ impl Potential {
 
     /// What [`Potential::try_centre`] would give for each of the `count` centres (rows of
     /// `centres`) added to these distances, in one pass over the points of `xt` (width × n):
-    /// every total, and in `tried` each candidate's distances and block sums, for [`Tried::take`].
+    /// every total, and in `tried` each candidate's block sums and, if it keeps them, distances,
+    /// for [`Tried::take`].
     pub(super) fn trials(
         &self,
         xt: &[f64],
@@ -269,27 +283,43 @@ impl Potential {
         tried.count = count;
         tried.sums.clear();
         tried.sums.resize(self.blocks.len() * count, 0.0);
-        tried.d2.resize(n * count, 0.0);
-        // Block b holds each candidate's distances in turn: count × (its points).
-        let pass = |(b, (sums, d2)): (usize, (&mut [f64], &mut [f64]))| {
+        if tried.keep {
+            tried.d2.resize(n * count, 0.0);
+        }
+        // Block b's sums, and, when kept, its candidates' distances in turn: count × (its
+        // points).
+        let block = |b: usize, sums: &mut [f64], mut kept: Option<&mut [f64]>| {
             let j0 = b * BLOCK;
             let m = BLOCK.min(n - j0);
-            for (c, (sum, d2)) in sums.iter_mut().zip(d2.chunks_mut(m)).enumerate() {
+            let mut scratch = [0.0; BLOCK];
+            for (c, sum) in sums.iter_mut().enumerate() {
+                let d2 = match kept.as_deref_mut() {
+                    Some(d2) => &mut d2[c * m..(c + 1) * m],
+                    None => &mut scratch[..m],
+                };
                 *sum = block_potential(xt, n, j0, centre(c), &self.d2[j0..j0 + m], d2);
             }
         };
-        let blocks = tried
-            .sums
-            .chunks_mut(count)
-            .zip(tried.d2.chunks_mut(count * BLOCK));
-        if n * width >= PARALLEL_SEEDING {
-            let blocks = tried
-                .sums
+        let (sums, d2) = (&mut tried.sums, &mut tried.d2);
+        match (tried.keep, n * width >= PARALLEL_SEEDING) {
+            (true, true) => sums
                 .par_chunks_mut(count)
-                .zip(tried.d2.par_chunks_mut(count * BLOCK));
-            blocks.enumerate().for_each(pass);
-        } else {
-            blocks.enumerate().for_each(pass);
+                .zip(d2.par_chunks_mut(count * BLOCK))
+                .enumerate()
+                .for_each(|(b, (s, d))| block(b, s, Some(d))),
+            (true, false) => sums
+                .chunks_mut(count)
+                .zip(d2.chunks_mut(count * BLOCK))
+                .enumerate()
+                .for_each(|(b, (s, d))| block(b, s, Some(d))),
+            (false, true) => sums
+                .par_chunks_mut(count)
+                .enumerate()
+                .for_each(|(b, s)| block(b, s, None)),
+            (false, false) => sums
+                .chunks_mut(count)
+                .enumerate()
+                .for_each(|(b, s)| block(b, s, None)),
         }
         (0..count)
             .map(|c| tried.sums.iter().skip(c).step_by(count).sum())
@@ -322,6 +352,8 @@ impl Potential {
 /// The candidates' distances and block sums from [`Potential::trials`].
 #[derive(Default)]
 pub(super) struct Tried {
+    /// Whether each candidate's distances are kept (for [`Tried::take`]) or only its sums.
+    keep: bool,
     count: usize,
     /// Per block of [`BLOCK`] points, each candidate's distances in turn.
     d2: Vec<f64>,

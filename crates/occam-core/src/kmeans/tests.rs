@@ -199,6 +199,10 @@ fn one_pass_trials_equal_the_one_by_one_seeding() {
         (1000, 4, 30, 0),
         (40_000, 2, 10, 0),
         (70_000, 1, 6, 1),
+        // Wide points keep every candidate's distances: serial and on the pool.
+        (2000, 10, 40, 0),
+        (300, 5, 7, 1),
+        (20_000, 6, 8, 0),
     ]
     .iter()
     .enumerate()
