@@ -19,6 +19,9 @@
 //! `--seqs S` splits the T steps into S sequences of T/S steps (a plate of sequences).
 //! Update order: Z, then the emission parameters, A, a0.
 
+mod common;
+
+use common::Args;
 use occam_core::prelude::*;
 use std::time::Instant;
 
@@ -38,36 +41,21 @@ fn read_f64(path: &str, len: usize) -> Result<Vec<f64>, String> {
 }
 
 fn main() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let num = |name: &str, default: Option<usize>| -> Result<usize, String> {
-        match arg(name) {
-            Some(v) => v.parse().map_err(|e| format!("{name}: {e}")),
-            None => default.ok_or(format!("{name} is required")),
-        }
-    };
-    let model = arg("--model").ok_or("--model gauss|cat is required")?;
-    let dir = arg("--dir").ok_or("--dir DIR is required")?;
-    let (steps, kk) = (num("--t", None)?, num("--k", None)?);
-    let (iters, seqs) = (num("--iters", Some(20))?, num("--seqs", Some(1))?);
+    let args = Args::from_env();
+    let model = args.get("--model").ok_or("--model gauss|cat is required")?;
+    let dir = args.get("--dir").ok_or("--dir DIR is required")?;
+    let (steps, kk) = (args.number("--t", None)?, args.number("--k", None)?);
+    let (iters, seqs) = (
+        args.number("--iters", Some(20))?,
+        args.number("--seqs", Some(1))?,
+    );
     if seqs == 0 || steps % seqs != 0 {
         return Err(format!("--seqs {seqs} must divide --t {steps}"));
     }
-    if let Some(t) = arg("--threads") {
-        let t: usize = t.parse().map_err(|e| format!("--threads: {e}"))?;
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .map_err(|e| e.to_string())?;
-    }
+    args.threads()?;
     let err = |e: BuildError| e.to_string();
     if model == "lds" {
-        let (d, m) = (kk, num("--m", None)?);
+        let (d, m) = (kk, args.number("--m", None)?);
         let y = read_f64(&format!("{dir}/y.f64"), steps * m)?;
         let c0 = read_f64(&format!("{dir}/c0.f64"), m * d)?;
         let start = Instant::now();
@@ -109,7 +97,7 @@ fn main() -> Result<(), String> {
         .map_err(err)?;
     let (emission, case) = match model.as_str() {
         "gauss" => {
-            let d = num("--d", None)?;
+            let d = args.number("--d", None)?;
             let y = read_f64(&format!("{dir}/y.f64"), steps * d)?;
             let mu0 = read_f64(&format!("{dir}/mu0.f64"), kk * d)?;
             let dp = g.plate("D", d);
@@ -127,7 +115,7 @@ fn main() -> Result<(), String> {
             (mu, format!("hmm_gauss_t{steps}_k{kk}_d{d}_s{seqs}"))
         }
         "cat" => {
-            let m = num("--m", None)?;
+            let m = args.number("--m", None)?;
             let y = read_f64(&format!("{dir}/y.f64"), steps)?;
             let b0 = read_f64(&format!("{dir}/b0.f64"), kk * m)?;
             let b = g

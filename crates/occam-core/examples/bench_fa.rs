@@ -6,6 +6,9 @@
 //!
 //! Usage: bench_fa [--n N] [--d D] [--q Q] [--iters I] [--offset]
 
+mod common;
+
+use common::Args;
 use occam_core::prelude::*;
 use rand::{Rng as _, SeedableRng};
 use std::time::Instant;
@@ -73,24 +76,15 @@ fn build(n: usize, d: usize, q: usize, offset: bool) -> Graph {
 }
 
 fn main() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str, default: usize| -> Result<usize, String> {
-        match args.iter().position(|a| a == name) {
-            Some(i) => args
-                .get(i + 1)
-                .ok_or(format!("{name} needs a value"))?
-                .parse()
-                .map_err(|e| format!("{name}: {e}")),
-            None => Ok(default),
-        }
-    };
+    let args = Args::from_env();
+    let arg = |name: &str, default: usize| args.number(name, Some(default));
     let (n, d, q, iters) = (
         arg("--n", 2000)?,
         arg("--d", 20)?,
         arg("--q", 5)?,
         arg("--iters", 5)?,
     );
-    let offset = args.iter().any(|a| a == "--offset");
+    let offset = args.flag("--offset");
     for generic in [false, true] {
         let g = build(n, d, q, offset);
         let mut vmp = if generic {

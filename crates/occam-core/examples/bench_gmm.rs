@@ -5,35 +5,17 @@
 
 mod common;
 
-use common::{cpu_seconds, read_csv};
+use common::{cpu_seconds, read_csv, Args};
 use occam_core::models::{GaussianMixture, GaussianMixtureNodes};
 use occam_core::prelude::*;
 use std::time::Instant;
 
 fn main() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let data = arg("--data").ok_or("--data FILE is required")?;
-    let k: usize = arg("--k")
-        .ok_or("--k is required")?
-        .parse()
-        .map_err(|e| format!("--k: {e}"))?;
-    let iters: usize = arg("--iters")
-        .unwrap_or_else(|| "50".into())
-        .parse()
-        .map_err(|e| format!("--iters: {e}"))?;
-    if let Some(t) = arg("--threads") {
-        let t: usize = t.parse().map_err(|e| format!("--threads: {e}"))?;
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .map_err(|e| e.to_string())?;
-    }
+    let args = Args::from_env();
+    let data = args.get("--data").ok_or("--data FILE is required")?;
+    let k = args.number("--k", None)?;
+    let iters = args.number("--iters", Some(50))?;
+    args.threads()?;
     let (y, d) = read_csv(&data)?;
     let n = y.len() / d;
 
@@ -47,7 +29,7 @@ fn main() -> Result<(), String> {
     } = GaussianMixture::new(k)
         .add(&mut g, &y, d)
         .map_err(|e| e.to_string())?;
-    if let Some(init) = arg("--init") {
+    if let Some(init) = args.get("--init") {
         let (labels, _) = read_csv(&init)?;
         let mut r = vec![0.0; n * k];
         labels

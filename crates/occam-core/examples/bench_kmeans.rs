@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{clustered, cpu_seconds, read_csv};
+use common::{clustered, cpu_seconds, read_csv, Args};
 use occam_core::kmeans::kmeans;
 use rand::SeedableRng;
 use std::time::Instant;
@@ -62,26 +62,17 @@ fn whiten(x: &mut [f64], n: usize, width: usize) -> Result<(), String> {
 }
 
 fn main() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let number = |name: &str, default: usize| -> Result<usize, String> {
-        arg(name).map_or(Ok(default), |v| {
-            v.parse().map_err(|e| format!("{name} {v}: {e}"))
-        })
-    };
+    let args = Args::from_env();
+    let number = |name: &str, default: usize| args.number(name, Some(default));
     let k = number("--k", 40)?;
     let reps = number("--reps", 200)?;
     let seed = number("--seed", 1)? as u64;
-    let (mut x, width) = match arg("--data") {
-        Some(path) => read_csv(path)?,
+    let (mut x, width) = match args.get("--data") {
+        Some(path) => read_csv(&path)?,
         None => (clustered(2000, 10, 10, 5), 10),
     };
     let n = x.len() / width;
-    if args.iter().any(|a| a == "--whiten") {
+    if args.flag("--whiten") {
         whiten(&mut x, n, width)?;
     }
     let run = || kmeans(&x, n, width, k, &mut occam_core::Rng::seed_from_u64(seed));

@@ -16,6 +16,9 @@
 //! its prior instead, without x0 and without the N·(Q + Q²) initial moments x0 needs). `--generic`
 //! compiles without the linear-Gaussian kernel (the element-by-element reference path).
 
+mod common;
+
+use common::Args;
 use occam_core::models::{LinearRegression, Pca};
 use occam_core::prelude::*;
 use std::time::Instant;
@@ -92,34 +95,18 @@ fn pca_mean(
 }
 
 fn main() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().collect();
-    let arg = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
-    };
-    let num = |name: &str, default: Option<usize>| -> Result<usize, String> {
-        match arg(name) {
-            Some(v) => v.parse().map_err(|e| format!("{name}: {e}")),
-            None => default.ok_or(format!("{name} is required")),
-        }
-    };
-    let model = arg("--model").ok_or("--model regression|pca is required")?;
-    let dir = arg("--dir").ok_or("--dir DIR is required")?;
-    let (n, iters) = (num("--n", None)?, num("--iters", Some(20))?);
-    let generic = args.iter().any(|a| a == "--generic");
-    if let Some(t) = arg("--threads") {
-        let t: usize = t.parse().map_err(|e| format!("--threads: {e}"))?;
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .map_err(|e| e.to_string())?;
-    }
+    let args = Args::from_env();
+    let model = args
+        .get("--model")
+        .ok_or("--model regression|pca is required")?;
+    let dir = args.get("--dir").ok_or("--dir DIR is required")?;
+    let (n, iters) = (args.number("--n", None)?, args.number("--iters", Some(20))?);
+    let generic = args.flag("--generic");
+    args.threads()?;
     let err = |e: BuildError| e.to_string();
     let (start, g, order, case) = match model.as_str() {
         "regression" => {
-            let c = num("--c", None)?;
+            let c = args.number("--c", None)?;
             let x = read_f64(&format!("{dir}/x.f64"), n * c)?;
             let y = read_f64(&format!("{dir}/y.f64"), n)?;
             let start = Instant::now();
@@ -130,9 +117,9 @@ fn main() -> Result<(), String> {
             (start, g, vec![m.b, m.tau], format!("regression_n{n}_c{c}"))
         }
         "pca" | "pca_mean" => {
-            let (d, q) = (num("--d", None)?, num("--q", None)?);
+            let (d, q) = (args.number("--d", None)?, args.number("--q", None)?);
             let y = read_f64(&format!("{dir}/y.f64"), d * n)?;
-            let random = arg("--init").is_some_and(|v| v == "random");
+            let random = args.get("--init").is_some_and(|v| v == "random");
             // The start the peer is given, as Occam's initial moments [x, x xᵀ] per row: the
             // caller's input, formed before the set-up clock starts.
             let u0 = if random {

@@ -1,10 +1,53 @@
-//! Helpers shared by the timing examples (`bench_gmm`, `bench_kmeans`) and the k-means benchmark
-//! (`benches/kmeans.rs`, through `#[path]`): reading a data CSV, process CPU time, synthetic
-//! clustered data. Each user takes what it needs.
+//! Helpers shared by the timing examples (`bench_chain`, `bench_gmm`, `bench_kmeans`, `bench_linear`)
+//! and the k-means benchmark (`benches/kmeans.rs`, through `#[path]`): command-line flags, reading
+//! a data CSV, process CPU time, synthetic clustered data. Each user takes what it needs.
 #![allow(dead_code)]
 
 use rand::{Rng as _, SeedableRng};
 use rand_distr::{Distribution, Normal};
+
+/// The command line as `--name value` flags.
+pub struct Args(Vec<String>);
+
+impl Args {
+    /// This process's arguments.
+    pub fn from_env() -> Args {
+        Args(std::env::args().collect())
+    }
+
+    /// The value after `name`, if given.
+    pub fn get(&self, name: &str) -> Option<String> {
+        let i = self.0.iter().position(|a| a == name)?;
+        self.0.get(i + 1).cloned()
+    }
+
+    /// Whether `name` is given (a flag without a value).
+    pub fn flag(&self, name: &str) -> bool {
+        self.0.iter().any(|a| a == name)
+    }
+
+    /// The whole number after `name`, or `default`; an error names the flag when it has no value,
+    /// is missing without a default or is not a number.
+    pub fn number(&self, name: &str, default: Option<usize>) -> Result<usize, String> {
+        match self.get(name) {
+            Some(v) => v.parse().map_err(|e| format!("{name} {v}: {e}")),
+            None if self.flag(name) => Err(format!("{name} needs a value")),
+            None => default.ok_or(format!("{name} is required")),
+        }
+    }
+
+    /// The global thread pool sized by `--threads`, if given (else rayon's default).
+    pub fn threads(&self) -> Result<(), String> {
+        if self.get("--threads").is_some() {
+            let t = self.number("--threads", None)?;
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build_global()
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}
 
 /// The rows of a CSV with a header row (`bench/peers/gen_data.py`'s files), row-major, and the
 /// number of columns; a cell that is not a number or a short row is an error naming its place.
