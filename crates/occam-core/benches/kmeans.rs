@@ -35,19 +35,29 @@ fn run(x: &[f64], n: usize) -> Vec<usize> {
     kmeans(x, n, 2, 10, &mut rng)
 }
 
+/// One thread and the default pool, each with its benchmark name.
+fn pools() -> [(&'static str, rayon::ThreadPool); 2] {
+    let pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    };
+    [("1 thread", pool(1)), ("pool", pool(0))]
+}
+
+/// `i · label` summed over the points: two builds that agree print the same.
+fn checksum(labels: &[usize]) -> usize {
+    labels.iter().enumerate().map(|(i, l)| i * l).sum()
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("kmeans");
     group.sample_size(10);
     for n in [10_000, 1_000_000] {
         let x = data(n, 5);
-        let sum: usize = run(&x, n).iter().enumerate().map(|(i, l)| i * l).sum();
-        eprintln!("kmeans n={n}: labels checksum {sum}");
-        for threads in [1, 0] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let name = if threads == 1 { "1 thread" } else { "pool" };
+        eprintln!("kmeans n={n}: labels checksum {}", checksum(&run(&x, n)));
+        for (name, pool) in pools() {
             group.bench_with_input(BenchmarkId::new(name, n), &n, |b, &n| {
                 b.iter(|| pool.install(|| run(&x, n)))
             });
@@ -59,14 +69,11 @@ fn bench(c: &mut Criterion) {
         let mut rng = occam_core::Rng::seed_from_u64(1);
         kmeans(x, n, width, k, &mut rng)
     };
-    let sum: usize = labels(&x).iter().enumerate().map(|(i, l)| i * l).sum();
-    eprintln!("kmeans n={n} d={width} k={k}: labels checksum {sum}");
-    for threads in [1, 0] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let name = if threads == 1 { "1 thread" } else { "pool" };
+    eprintln!(
+        "kmeans n={n} d={width} k={k}: labels checksum {}",
+        checksum(&labels(&x))
+    );
+    for (name, pool) in pools() {
         group.bench_function(BenchmarkId::new(name, "n2000_d10_k40"), |b| {
             b.iter(|| pool.install(|| labels(&x)))
         });
