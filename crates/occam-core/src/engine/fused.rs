@@ -412,5 +412,5 @@ impl Vmp {
 
 mod rows;
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 mod tile;

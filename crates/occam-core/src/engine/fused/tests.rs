@@ -81,16 +81,41 @@ fn fused_equals_generic(complete: bool) {
     assert!(fused.fused[z.index()], "z should take the fused path");
     let w = fused.node("w").unwrap().index();
     assert!(fused.nodes[w].config_only && fused.nodes[w].period == 2);
-    generic.fused.iter_mut().for_each(|f| *f = false);
-    for node in generic.nodes.iter_mut() {
+    unfused(&mut generic);
+    // The tiled path (AVX-512, every element latent, one prior) keeps no φ for z.
+    let tiled = complete && super::tile::has_avx512();
+    track_generic(&mut fused, &mut generic, 15, "", |fused, _| {
+        assert_eq!(fused.nodes[z.index()].natural_on_request(), tiled);
+    });
+}
+
+/// `vmp` with every fused path switched off: indices updated element by element and mixture
+/// children read per element, the reference the fused update is tested against.
+pub(crate) fn unfused(vmp: &mut Vmp) {
+    vmp.fused.iter_mut().for_each(|f| *f = false);
+    for node in vmp.nodes.iter_mut() {
         node.config_only = false;
         node.period = 1;
     }
+}
+
+/// `fused` and its [`unfused`] twin `generic`, both initialised with seed 7, updated side by side
+/// for `sweeps` sweeps: every node's bound term agrees after each update, and after each sweep
+/// (once `check` has run) every node's moments and its φ through `natural` — where the tiled path
+/// keeps no φ and q(z_e = k) is 0, the formed φ is −∞ and the generic one is below A − 700 —
+/// all to 1e-10 relative; then the cached bound is the fresh one. `tag` starts every message.
+pub(crate) fn track_generic(
+    fused: &mut Vmp,
+    generic: &mut Vmp,
+    sweeps: usize,
+    tag: &str,
+    check: impl Fn(&Vmp, usize),
+) {
     fused.initialize(7).unwrap();
     generic.initialize(7).unwrap();
     let order = fused.default_order();
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
-    for sweep in 0..15 {
+    for sweep in 0..sweeps {
         for &id in &order {
             fused.update(id).unwrap();
             generic.update(id).unwrap();
@@ -101,21 +126,16 @@ fn fused_equals_generic(complete: bool) {
             {
                 assert!(
                     close(a, b),
-                    "sweep {sweep}, bound term of {name}: {a} vs {b}"
+                    "{tag}sweep {sweep}, bound term of {name}: {a} vs {b}"
                 );
             }
         }
-        // The tiled path (AVX-512, every element latent, one prior) keeps no φ for z.
-        let tiled = complete && super::tile::has_avx512();
-        assert_eq!(fused.nodes[z.index()].natural_on_request(), tiled);
+        check(fused, sweep);
         for node in 0..fused.nodes.len() {
             let (a, b) = (&fused.nodes[node], &generic.nodes[node]);
             for (u, v) in a.u.iter().zip(&b.u) {
-                assert!(close(*u, *v), "sweep {sweep}, {}: {u} vs {v}", a.name);
+                assert!(close(*u, *v), "{tag}sweep {sweep}, {}: {u} vs {v}", a.name);
             }
-            // φ through `natural`: the tiled path keeps none for z and forms it from q on request,
-            // ln q + A. Where q(z_e = k) is 0 (exp(φ − A) below e^−700 is 0 on both paths) that
-            // is −∞, the φ of the q both paths hold.
             let (pa, pb) = (fused.natural(NodeId(node)), generic.natural(NodeId(node)));
             assert_eq!((a.u.len(), pa.len()), (b.u.len(), pb.len()), "{}", a.name);
             for (i, (p, q)) in pa.iter().zip(pb).enumerate() {
@@ -123,11 +143,11 @@ fn fused_equals_generic(complete: bool) {
                     let below = *q - b.a[i / b.len] <= -700.0;
                     assert!(
                         b.u[i] == 0.0 && below,
-                        "sweep {sweep}, {}: {p} vs {q}",
+                        "{tag}sweep {sweep}, {}: {p} vs {q}",
                         a.name
                     );
                 } else {
-                    assert!(close(*p, *q), "sweep {sweep}, {}: {p} vs {q}", a.name);
+                    assert!(close(*p, *q), "{tag}sweep {sweep}, {}: {p} vs {q}", a.name);
                 }
             }
         }

@@ -1,3 +1,4 @@
+use super::super::fused::tests::{track_generic, unfused};
 use super::Packed;
 use crate::prelude::*;
 
@@ -106,38 +107,8 @@ fn the_fused_update_on_packed_moments_equals_the_generic_update() {
         let per = d + d * (d + 1) / 2;
         assert_eq!(packed.len, runs * per);
         assert_eq!(fused.nodes[x.index()].period, runs);
-        generic.fused.iter_mut().for_each(|f| *f = false);
-        for node in generic.nodes.iter_mut() {
-            node.config_only = false;
-            node.period = 1;
-        }
-        fused.initialize(7).unwrap();
-        generic.initialize(7).unwrap();
-        let order = fused.default_order();
-        let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
-        for sweep in 0..10 {
-            for &id in &order {
-                fused.update(id).unwrap();
-                generic.update(id).unwrap();
-                for (name, (a, b)) in fused
-                    .names()
-                    .iter()
-                    .zip(fused.node_bounds().into_iter().zip(generic.node_bounds()))
-                {
-                    assert!(close(a, b), "d {d}, sweep {sweep}, {name}: {a} vs {b}");
-                }
-            }
-            for (a, b) in fused.nodes.iter().zip(&generic.nodes) {
-                for (u, v) in a.u.iter().zip(&b.u).chain(a.phi.iter().zip(&b.phi)) {
-                    assert!(
-                        close(*u, *v),
-                        "d {d}, sweep {sweep}, {}: {u} vs {v}",
-                        a.name
-                    );
-                }
-            }
-        }
-        assert!(close(fused.bound(), fused.fresh_bound()));
+        unfused(&mut generic);
+        track_generic(&mut fused, &mut generic, 10, &format!("d {d}, "), |_, _| {});
     }
 }
 
