@@ -211,6 +211,13 @@ pub fn fit(
         .collect();
     warnings.extend(zero_products(loaded, c));
     warnings.extend(uneven_restarts(&f.restart_components, s.seed));
+    warnings.extend(identical_components(loaded, c));
+    if f.restart_bounds.len() > 1 && !c.vmp.start_is_random() {
+        warnings.push(Warning::RestartsIdentical {
+            restarts: f.restart_bounds.len(),
+            bound: f.bound,
+        });
+    }
     let names = c.vmp.names();
     let components = c
         .vmp
@@ -282,4 +289,99 @@ fn uneven_restarts(components: &[usize], seed: u64) -> Option<Warning> {
         components: components.to_vec(),
         seed,
     })
+}
+
+/// A warning for every mixture index or discrete chain whose selected variables ended with all
+/// components identical (see [`Warning::IdenticalComponents`]): for each reference `v[z]` in the
+/// model, the posterior moments of `v` along the plate `z` selects agree to 1e-9 (relative) in
+/// every component.
+fn identical_components(loaded: &Loaded, c: &Compiled) -> Vec<Warning> {
+    use occam_lang::ir::{Expr, ExprOp, Node};
+    let model = &loaded.model;
+    // (index variable, selected variables, components)
+    let mut found: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+    let mut visit = |e: &Expr| {
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            match &e.op {
+                ExprOp::Var(r) => {
+                    for (axis, ix) in r.index.iter().enumerate() {
+                        let Some(by) = &ix.by else { continue };
+                        let Some(k) = selected_identical(loaded, c, r.var, axis) else {
+                            continue;
+                        };
+                        match found.iter_mut().find(|(z, _, _)| *z == by.var) {
+                            Some((_, vs, _)) if !vs.contains(&r.var) => vs.push(r.var),
+                            Some(_) => {}
+                            None => found.push((by.var, vec![r.var], k)),
+                        }
+                    }
+                }
+                ExprOp::Const(_) => {}
+                ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => stack.extend(xs),
+                ExprOp::Dot(a, b)
+                | ExprOp::MatVec {
+                    matrix: a,
+                    vector: b,
+                } => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+            }
+        }
+    };
+    for v in &model.variables {
+        match &v.node {
+            Node::Stochastic { args, .. } => args.iter().for_each(|a| visit(&a.value)),
+            Node::Deterministic { expr } => visit(expr),
+            Node::Data => {}
+        }
+    }
+    found
+        .into_iter()
+        .map(|(z, vs, k)| Warning::IdenticalComponents {
+            index: model.variables[z].name.clone(),
+            selected: vs
+                .iter()
+                .map(|&v| model.variables[v].name.clone())
+                .collect(),
+            components: k,
+        })
+        .collect()
+}
+
+/// `Some(K)` when latent variable `v`'s posterior moments are the same (to 1e-9 relative) in all
+/// K ≥ 2 elements of its plate number `axis`, for every position on its other plates.
+fn selected_identical(loaded: &Loaded, c: &Compiled, v: usize, axis: usize) -> Option<usize> {
+    let var = &loaded.model.variables[v];
+    if var.observed || !matches!(var.node, occam_lang::ir::Node::Stochastic { .. }) {
+        return None;
+    }
+    let node = *c.var_nodes.get(v)?;
+    let sizes: Vec<usize> = var
+        .plates
+        .iter()
+        .map(|&p| usize::try_from(loaded.model.plates[p].size).ok())
+        .collect::<Option<_>>()?;
+    let k = *sizes.get(axis)?;
+    let n: usize = sizes.iter().product();
+    let u = c.vmp.moments(node);
+    if k < 2 || n == 0 || u.is_empty() || u.len() % n != 0 {
+        return None;
+    }
+    let len = u.len() / n;
+    // Row-major over the plates: `outer` positions before the axis, `inner` values after it.
+    let inner = sizes[axis + 1..].iter().product::<usize>() * len;
+    let outer = n / (k * (inner / len));
+    let same = (0..outer).all(|o| {
+        let base = o * k * inner;
+        let first = &u[base..base + inner];
+        (1..k).all(|j| {
+            u[base + j * inner..base + (j + 1) * inner]
+                .iter()
+                .zip(first)
+                .all(|(a, b)| (a - b).abs() <= 1e-9 * (1.0 + b.abs()))
+        })
+    });
+    same.then_some(k)
 }

@@ -198,6 +198,21 @@ fn data_warnings(loaded: &Loaded, dir: Option<&Path>) -> Vec<Warning> {
             });
         }
     }
+    for var in loaded.model.variables.iter().filter(|v| v.observed) {
+        let Some(t) = loaded.data.tables.get(&var.name) else {
+            continue;
+        };
+        if !t.values.is_empty() && t.present.iter().all(|p| !p) {
+            out.push(Warning::AllMissing {
+                variable: var.name.clone(),
+                file: t.file.clone(),
+                values: t.values.len(),
+            });
+        }
+        if let Some(w) = index_column(&var.name, t) {
+            out.push(w);
+        }
+    }
     let observes = loaded
         .model
         .variables
@@ -209,4 +224,45 @@ fn data_warnings(loaded: &Loaded, dir: Option<&Path>) -> Vec<Warning> {
         });
     }
     out
+}
+
+/// Headers that R (`write.csv`: `""`, `rownames` from Rdatasets), pandas (`Unnamed: 0`, `index`)
+/// and other exports give a column of row names.
+const INDEX_HEADERS: &[&str] = &[
+    "",
+    "rownames",
+    "row.names",
+    "row_names",
+    "unnamed: 0",
+    "index",
+];
+
+/// A warning when the first of several columns of `t` looks like a row index: its header is one of
+/// [`INDEX_HEADERS`], or it holds exactly 1..N or 0..N−1 (N ≥ 3 rows, every cell present).
+fn index_column(variable: &str, t: &crate::data::Table) -> Option<Warning> {
+    if t.cols < 2 || t.rows == 0 {
+        return None;
+    }
+    let column = |r: usize| t.values[r * t.cols];
+    let header = t
+        .header
+        .as_ref()
+        .and_then(|h| h.first())
+        .map(|h| h.trim().to_string());
+    let named = header
+        .as_deref()
+        .is_some_and(|h| INDEX_HEADERS.contains(&h.to_ascii_lowercase().as_str()));
+    let counts = t.rows >= 3
+        && (0..t.rows).all(|r| t.present[r * t.cols])
+        && [0.0, 1.0]
+            .iter()
+            .any(|&base| (0..t.rows).all(|r| column(r) == base + r as f64));
+    (named || counts).then(|| Warning::IndexColumn {
+        variable: variable.to_string(),
+        file: t.file.clone(),
+        header: header.unwrap_or_default(),
+        first: column(0),
+        last: column(t.rows - 1),
+        columns: t.cols,
+    })
 }

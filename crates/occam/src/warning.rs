@@ -43,6 +43,49 @@ pub enum Warning {
         /// The model file.
         model: String,
     },
+    /// The first column of a data file looks like a row index (an R or pandas export: an empty,
+    /// `rownames`-like header, or the values 1..N or 0..N−1), yet it is read as data.
+    IndexColumn {
+        /// The variable the data are attached to.
+        variable: String,
+        /// The data file.
+        file: String,
+        /// The column's header (empty when unnamed or when the file has no header).
+        header: String,
+        /// Its first and last values.
+        first: f64,
+        /// Its last value.
+        last: f64,
+        /// Columns of the file, the index included.
+        columns: usize,
+    },
+    /// Every value of an observed variable is missing: the data inform nothing.
+    AllMissing {
+        /// The variable.
+        variable: String,
+        /// The data file.
+        file: String,
+        /// Number of values, all missing.
+        values: usize,
+    },
+    /// Components (or states) selected by a mixture index or a discrete chain ended identical:
+    /// the fit never broke the symmetry between them, so it describes one component K times.
+    IdenticalComponents {
+        /// The index (mixture index or chain).
+        index: String,
+        /// The variables whose components are identical.
+        selected: Vec<String>,
+        /// Number of components.
+        components: usize,
+    },
+    /// Restarts were asked for, but nothing in the model's start depends on the seed (no random
+    /// draw, no k-means start), so every restart repeats one fit.
+    RestartsIdentical {
+        /// Number of restarts.
+        restarts: usize,
+        /// The bound of that fit.
+        bound: f64,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -80,6 +123,46 @@ impl std::fmt::Display for Warning {
             Warning::NothingObserved { model } => write!(
                 f,
                 "{model} observes nothing (no `observe`, no `from data`): the posterior is the prior"
+            ),
+            Warning::IndexColumn {
+                variable,
+                file,
+                header,
+                first,
+                last,
+                columns,
+            } => {
+                let name = if header.is_empty() {
+                    "unnamed".to_string()
+                } else {
+                    format!("`{header}`")
+                };
+                write!(
+                    f,
+                    "the first column of {file} ({name}, {first} to {last}) looks like a row index, yet it is read as data of `{variable}` (one of its {columns} columns); remove it from the file (or write it without row names: R `row.names = FALSE`, pandas `index=False`) if it is not a measurement"
+                )
+            }
+            Warning::AllMissing {
+                variable,
+                file,
+                values,
+            } => write!(
+                f,
+                "every one of the {values} values of `{variable}` in {file} is missing: the fit observes none of them, so they inform nothing"
+            ),
+            Warning::IdenticalComponents {
+                index,
+                selected,
+                components,
+            } => write!(
+                f,
+                "the {components} components of {} selected by `{index}` ended identical: the fit never broke the symmetry between them and describes one component {components} times; start them apart (`init {} = random`) or try other seeds (--restarts)",
+                selected.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", "),
+                selected.first().map_or("mu", String::as_str)
+            ),
+            Warning::RestartsIdentical { restarts, bound } => write!(
+                f,
+                "the {restarts} restarts cannot differ: nothing in the model's start depends on the seed, so each repeats one fit (L = {bound}); give a variable a random start (`init NAME = random`) for restarts to explore"
             ),
         }
     }

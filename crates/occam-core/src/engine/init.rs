@@ -30,8 +30,15 @@ impl Vmp {
                 // path (`chain/start.rs`).
                 Body::Chain(_) => {
                     let random = matches!(node.init, Some(Init::Random));
+                    let default = node.init.is_none() && self.chain_is_symmetric(i);
                     self.update_chain(i, vec![0.0; node.n * node.len])?;
-                    if random {
+                    if default {
+                        // As a mixture index's k-means++ (`start`): every state would otherwise
+                        // start alike and stay alike (the symmetric saddle).
+                        if !self.kmeans_chain_start(i, &mut rng)? {
+                            self.random_chain_start(i, &mut rng)?;
+                        }
+                    } else if random {
                         self.random_chain_start(i, &mut rng)?;
                     }
                     continue;
@@ -313,6 +320,25 @@ impl Vmp {
             factors.len() >= 2 && !broken && chosen == Some(i)
         });
         Cow::Owned(if drawn { Init::Random } else { Init::Prior })
+    }
+
+    /// Whether any latent q's start depends on the seed: a random draw (`init x = random`, or the
+    /// default draw of one factor of a product), a mixture index's k-means++ seeds, or a discrete
+    /// chain's default k-means or random-path start. When none does, restarts repeat one fit.
+    pub fn start_is_random(&self) -> bool {
+        (0..self.nodes.len()).any(|i| {
+            let node = &self.nodes[i];
+            match &node.body {
+                Body::Chain(_) => {
+                    matches!(node.init, Some(Init::Random))
+                        || node.init.is_none() && self.chain_is_symmetric(i)
+                }
+                Body::Stochastic(_) if node.has_latent() => {
+                    matches!(&*self.start(i), Init::Random | Init::KMeansPlusPlus)
+                }
+                _ => false,
+            }
+        })
     }
 
     /// Products of latent factors that are identically zero: for every deterministic node whose

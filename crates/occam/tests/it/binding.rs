@@ -73,3 +73,74 @@ fn a_model_that_uses_its_data_has_no_binding_warning() {
         fitted.outcome().warnings
     );
 }
+
+const GMM: &str = "plate K = 2\nplates N, D from data x\nmu[K, D] ~ Gaussian(0, 1e-2)\ngamma[K, D] ~ Gamma(1e-3, 1e-3)\npi ~ Dirichlet(1) over K\nz[N] ~ Categorical(pi)\nx[N, D] ~ Gaussian(mu[z], gamma[z])\n";
+
+/// An R export's row names (the `rownames` column of every file in R's datasets, `""` from
+/// `write.csv`) read as a data dimension: the fit runs, and says which column looks like an index.
+#[test]
+fn an_index_like_first_column_is_a_warning_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("m.occam");
+    std::fs::write(&model, GMM).unwrap();
+    let index_warning = |csv: &str| {
+        std::fs::write(dir.path().join("x.csv"), csv).unwrap();
+        let fitted = Model::from_file(&model, &DataSet::new())
+            .unwrap()
+            .fit(&Settings::default())
+            .unwrap();
+        fitted
+            .outcome()
+            .warnings
+            .iter()
+            .find(|w| matches!(w, Warning::IndexColumn { .. }))
+            .map(|w| w.to_string())
+    };
+    let rows: String = (1..=6)
+        .map(|r| format!("{r},{}.5,{}\n", r % 3, 10 - r))
+        .collect();
+    let named = index_warning(&format!("rownames,eruptions,waiting\n{rows}")).expect("rownames");
+    assert!(
+        named.contains("x.csv (`rownames`, 1 to 6) looks like a row index")
+            && named.contains("one of its 3 columns"),
+        "{named}"
+    );
+    let unnamed = index_warning(&format!("\"\",eruptions,waiting\n{rows}")).expect("unnamed");
+    assert!(unnamed.contains("(unnamed, 1 to 6)"), "{unnamed}");
+    // A column holding exactly 0..N−1 under an ordinary name is an index too.
+    let zero: String = (0..6)
+        .map(|r| format!("{r},{}.5,{}\n", r % 3, 10 - r))
+        .collect();
+    let counted = index_warning(&format!("t,a,b\n{zero}")).expect("0..N-1");
+    assert!(counted.contains("(`t`, 0 to 5)"), "{counted}");
+    // Measurements in the first column: no warning.
+    let data: String = (1..=6)
+        .map(|r| format!("{}.25,{}.5,{}\n", r * r, r % 3, 10 - r))
+        .collect();
+    assert_eq!(index_warning(&format!("a,b,c\n{data}")), None);
+}
+
+/// Data that are all missing fit (the posterior is the prior's), with a warning that nothing of
+/// them is observed.
+#[test]
+fn all_missing_data_is_a_warning() {
+    let mut d = DataSet::new();
+    d.insert_array("y", 3, 1, vec![f64::NAN; 3], None).unwrap();
+    let fitted = Model::from_source("m.occam", OBSERVED, &d)
+        .unwrap()
+        .fit(&Settings::default())
+        .unwrap();
+    let w: Vec<String> = fitted
+        .outcome()
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, Warning::AllMissing { .. }))
+        .map(|w| w.to_string())
+        .collect();
+    assert_eq!(w.len(), 1, "{:?}", fitted.outcome().warnings);
+    assert!(
+        w[0].contains("every one of the 3 values of `y`") && w[0].contains("inform nothing"),
+        "{}",
+        w[0]
+    );
+}

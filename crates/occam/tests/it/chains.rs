@@ -430,9 +430,11 @@ fn lds_example_recovers_the_rotation_eigenvalues() {
 }
 
 /// `init z = random` on a chain starts q at a path drawn from the chain's prior, which breaks the
-/// symmetry between the states as `init mu = random` does: the ragged HMM example reaches its
-/// optimum from either, and collapses without any (every state's parameters then get the same
-/// updates).
+/// symmetry between the states as `init mu = random` does; with no start given the chain starts
+/// from k-means over the emissions (as a mixture index does), so the HMM written from the
+/// distribution reference reaches the same optimum. A chain held at the symmetric prior start
+/// (`init z = prior`, nothing else random) collapses — every state's parameters get the same
+/// updates — and the fit says so.
 #[test]
 fn init_random_on_a_chain_breaks_the_symmetry_between_the_states() {
     let dir = root().join("examples/models");
@@ -448,17 +450,33 @@ fn init_random_on_a_chain_breaks_the_symmetry_between_the_states() {
         ..Settings::default()
     };
     let best = -222.29606;
+    let identical = |f: &occam::Fitted| {
+        f.outcome()
+            .warnings
+            .iter()
+            .any(|w| matches!(w, occam::Warning::IdenticalComponents { .. }))
+    };
     for init in [
         "init z = random",
         "init mu = random",
         "init z = random(seed = 4)",
+        "",
     ] {
-        let bound = fit(&with(init), &d, &settings).bound();
-        assert!((bound - best).abs() < 1e-4, "{init}: {bound}");
+        let f = fit(&with(init), &d, &settings);
+        assert!((f.bound() - best).abs() < 1e-4, "{init:?}: {}", f.bound());
+        assert!(!identical(&f), "{init:?}: {:?}", f.outcome().warnings);
     }
-    let collapsed = fit(&with(""), &d, &settings).bound();
-    assert!(collapsed < best - 50.0, "no start given: {collapsed}");
-    // `prior` is the chain's default start, accepted explicitly.
-    let prior = fit(&with("init mu = random\ninit z = prior"), &d, &settings).bound();
-    assert!(prior.is_finite());
+    let collapsed = fit(&with("init z = prior"), &d, &settings);
+    assert!(collapsed.bound() < best - 50.0, "{}", collapsed.bound());
+    assert!(identical(&collapsed), "{:?}", collapsed.outcome().warnings);
+    // Nothing in that start depends on the seed: the three restarts are one fit, and it says so.
+    assert!(
+        collapsed
+            .outcome()
+            .warnings
+            .iter()
+            .any(|w| matches!(w, occam::Warning::RestartsIdentical { restarts: 3, .. })),
+        "{:?}",
+        collapsed.outcome().warnings
+    );
 }

@@ -25,8 +25,104 @@ impl Vmp {
         i: usize,
         rng: &mut Rng,
     ) -> Result<(), RunError> {
-        let prior = self.nodes[i].u.clone();
         let x = self.sample_chain(i, rng);
+        self.pin_chain(i, &x, |_| true)
+    }
+
+    /// Whether discrete chain `i`, left at its default start (its prior), would start every state
+    /// alike: it selects the components of a mixture child (`y ~ Gaussian(mu[z], tau[z])`), and
+    /// none of that child's latent parents starts away from its prior by the model's own `init`
+    /// (`init mu = random` breaks the symmetry itself, and is kept as the model states it).
+    pub(in crate::engine) fn chain_is_symmetric(&self, i: usize) -> bool {
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            return false;
+        };
+        if !matches!(ch.kind, ChainKind::Discrete { .. }) {
+            return false;
+        }
+        let mut selects = false;
+        for &(c, role) in &z.children {
+            if !matches!(role, Role::Selector(_)) {
+                continue;
+            }
+            selects = true;
+            let started = self.nodes[c].parents.iter().any(|e| match e.source {
+                Source::Node(p) => matches!(
+                    self.nodes[p].init,
+                    Some(Init::Random | Init::Moments(_) | Init::Natural(_))
+                ),
+                _ => false,
+            });
+            if started {
+                return false;
+            }
+        }
+        selects
+    }
+
+    /// The default start of a discrete chain that selects the components of an observed mixture
+    /// child read step by step (`y[S, T] ~ Gaussian(mu[z], ...)`): k-means over the child's observed
+    /// values ([`crate::kmeans`], seeded by `rng`, as a mixture index's k-means++ start) and q
+    /// pinned to the labels at those steps (steps whose value is missing are left free). Returns
+    /// whether there was such a child.
+    pub(in crate::engine) fn kmeans_chain_start(
+        &mut self,
+        i: usize,
+        rng: &mut Rng,
+    ) -> Result<bool, RunError> {
+        let z = &self.nodes[i];
+        let Body::Chain(ch) = &z.body else {
+            return Ok(false);
+        };
+        let ChainKind::Discrete { k } = ch.kind else {
+            return Ok(false);
+        };
+        let found = z.children.iter().find_map(|&(c, role)| match role {
+            Role::Selector(m)
+                if self.nodes[c].n == z.n
+                    && self.nodes[c].selectors[m].rule.is_identity(z.n)
+                    && !self.nodes[c].data.is_empty() =>
+            {
+                Some(c)
+            }
+            _ => None,
+        });
+        let Some(c) = found else {
+            return Ok(false);
+        };
+        let child = &self.nodes[c];
+        let vlen = child.data.len() / child.n;
+        let steps: Vec<usize> = (0..child.n).filter(|&e| child.is_observed(e)).collect();
+        if steps.is_empty() {
+            return Ok(false);
+        }
+        let mut features = Vec::with_capacity(steps.len() * vlen);
+        for &e in &steps {
+            features.extend_from_slice(&child.data[e * vlen..(e + 1) * vlen]);
+        }
+        let labels = crate::kmeans::kmeans(&features, steps.len(), vlen, k, rng);
+        let mut path = vec![0u32; z.n];
+        let mut pinned = vec![false; z.n];
+        for (&e, &l) in steps.iter().zip(&labels) {
+            path[e] = l as u32;
+            pinned[e] = true;
+        }
+        let x: Vec<f64> = path.iter().map(|&l| f64::from(l)).collect();
+        self.pin_chain(i, &x, |e| pinned[e])?;
+        Ok(true)
+    }
+
+    /// Chain node i's q given its parents' current moments with each step `e` for which `pin(e)`
+    /// holds pinned to `x` (a state for a discrete chain, a vector for a Gaussian one) by a
+    /// pseudo-message (module docs); φ is zero afterwards.
+    fn pin_chain(
+        &mut self,
+        i: usize,
+        x: &[f64],
+        pin: impl Fn(usize) -> bool,
+    ) -> Result<(), RunError> {
+        let prior = self.nodes[i].u.clone();
         let z = &self.nodes[i];
         let Body::Chain(ch) = &z.body else {
             unreachable!("random_chain_start on a chain node")
@@ -34,7 +130,7 @@ impl Vmp {
         let (row, steps) = (z.len, ch.steps);
         let mut eta = vec![0.0; z.n * row];
         for (s, &len) in ch.lengths.iter().enumerate() {
-            for e in s * steps..s * steps + len {
+            for e in (s * steps..s * steps + len).filter(|&e| pin(e)) {
                 let m = &mut eta[e * row..(e + 1) * row];
                 match ch.kind {
                     ChainKind::Discrete { .. } => m[x[e] as usize] = PIN,
