@@ -25,8 +25,10 @@ impl Vmp {
         i: usize,
         rng: &mut Rng,
     ) -> Result<(), RunError> {
+        // The prior's moments are read before drawing (the draw works in the node's arrays).
+        let prior = self.nodes[i].u.clone();
         let x = self.sample_chain(i, rng);
-        self.pin_chain(i, &x, |_| true)
+        self.pin_chain(i, &x, |_| true, &prior)
     }
 
     /// Whether discrete chain `i`, left at its default start (its prior), would start every state
@@ -109,20 +111,21 @@ impl Vmp {
             pinned[e] = true;
         }
         let x: Vec<f64> = path.iter().map(|&l| f64::from(l)).collect();
-        self.pin_chain(i, &x, |e| pinned[e])?;
+        let prior = self.nodes[i].u.clone();
+        self.pin_chain(i, &x, |e| pinned[e], &prior)?;
         Ok(true)
     }
 
     /// Chain node i's q given its parents' current moments with each step `e` for which `pin(e)`
     /// holds pinned to `x` (a state for a discrete chain, a vector for a Gaussian one) by a
-    /// pseudo-message (module docs); φ is zero afterwards.
+    /// pseudo-message (module docs), `prior` its moments at the prior start; φ is zero afterwards.
     fn pin_chain(
         &mut self,
         i: usize,
         x: &[f64],
         pin: impl Fn(usize) -> bool,
+        prior: &[f64],
     ) -> Result<(), RunError> {
-        let prior = self.nodes[i].u.clone();
         let z = &self.nodes[i];
         let Body::Chain(ch) = &z.body else {
             unreachable!("random_chain_start on a chain node")
