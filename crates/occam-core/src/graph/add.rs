@@ -145,7 +145,17 @@ impl Graph {
                             got: parent.kind,
                         });
                     }
-                    let stack_axis = if input.stack > 1 || explicit.is_some() {
+                    // A slot that gathers one element (a state plate of size 1, e.g. a 1-D
+                    // chain's `dynamics = A[D] over D` with D = 1) reads it along the parent's
+                    // one plate of size 1 that the child is not in, as it would along a larger one.
+                    let gathers_one = input.stack == 1 && {
+                        let mut extra = parent
+                            .axes
+                            .iter()
+                            .filter(|a| !ext.iter().any(|e| e.id == a.id));
+                        matches!((extra.next(), extra.next()), (Some(a), None) if a.size == 1)
+                    };
+                    let stack_axis = if input.stack > 1 || explicit.is_some() || gathers_one {
                         Some(self.stack_axis(name, slot, parent, &ext, input.stack, explicit)?)
                     } else {
                         None

@@ -33,6 +33,13 @@ pub struct Ard {
     pub effective: Vec<bool>,
     /// The number of effective columns.
     pub effective_dimension: usize,
+    /// For regression weights (a vector `w` over the plate, multiplied by data covariates,
+    /// `dot(X, w)`): |⟨w_c⟩| / sd(w_c) for each input c, how many posterior standard deviations
+    /// its coefficient lies from zero. Scale-free, unlike 1/⟨α⟩, which carries the input's own
+    /// units; the effective dimension's quarter-of-the-largest rule is meant for the columns of a
+    /// loading matrix on one scale (BPCA), so it is not printed for regression.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<f64>>,
 }
 
 /// Which relevances count as effective: those above [`EFFECTIVE_FRACTION`] of the largest
@@ -88,7 +95,12 @@ pub fn ard(loaded: &Loaded, c: &Compiled) -> Vec<Ard> {
         };
         let relevance: Vec<f64> = mean.iter().map(|a| 1.0 / a).collect();
         let effective = effective(&relevance);
+        let inputs = match weights.as_slice() {
+            [w] => regression_inputs(loaded, c, w),
+            _ => None,
+        };
         out.push(Ard {
+            inputs,
             variable: var.name.clone(),
             plate: m.plates[plate].name.clone(),
             weights,
@@ -100,9 +112,80 @@ pub fn ard(loaded: &Loaded, c: &Compiled) -> Vec<Ard> {
     out
 }
 
+/// |⟨w_c⟩| / sd(w_c) for each input of the weight vector named `w`, when `w` is a plate-free
+/// vector multiplied by a data covariate in some `dot` or `@` (regression); `None` otherwise.
+fn regression_inputs(loaded: &Loaded, c: &Compiled, w: &str) -> Option<Vec<f64>> {
+    let m = &loaded.model;
+    let wv = m.variables.iter().position(|v| v.name == w)?;
+    if !m.variables[wv].plates.is_empty() {
+        return None;
+    }
+    let is_data = |e: &occam_lang::ir::Expr| matches!(&e.op, ExprOp::Var(r) if matches!(m.variables[r.var].node, Node::Data));
+    let is_w = |e: &occam_lang::ir::Expr| matches!(&e.op, ExprOp::Var(r) if r.var == wv);
+    let mut regression = false;
+    let mut stack: Vec<&occam_lang::ir::Expr> = Vec::new();
+    for v in &m.variables {
+        match &v.node {
+            Node::Stochastic { args, .. } => stack.extend(args.iter().map(|a| &a.value)),
+            Node::Deterministic { expr } => stack.push(expr),
+            Node::Data => {}
+        }
+    }
+    while let Some(e) = stack.pop() {
+        match &e.op {
+            ExprOp::Dot(a, b)
+            | ExprOp::MatVec {
+                matrix: a,
+                vector: b,
+            } => {
+                regression |= (is_w(a) && is_data(b)) || (is_w(b) && is_data(a));
+                stack.push(a);
+                stack.push(b);
+            }
+            ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => stack.extend(xs),
+            ExprOp::Var(_) | ExprOp::Const(_) => {}
+        }
+    }
+    if !regression {
+        return None;
+    }
+    let node = c.var_nodes[wv];
+    let occam_core::prelude::MomentKind::Gaussian { d } = c.vmp.kind(node) else {
+        return None;
+    };
+    let u = c.vmp.moments(node);
+    if u.len() != d + d * d {
+        return None;
+    }
+    Some(
+        (0..d)
+            .map(|j| {
+                let sd = (u[d + j * d + j] - u[j] * u[j]).max(0.0).sqrt();
+                u[j].abs() / sd
+            })
+            .collect(),
+    )
+}
+
 /// The summary line of an ARD variable, e.g.
 /// `effective dimension 3 of 9 (alpha[Q] of W: 1/⟨alpha⟩ above a quarter of the largest: 0, 2, 6)`.
+///
+/// For regression weights ([`Ard::inputs`]): `ARD on the inputs of w (alpha[C]): |posterior
+/// mean| / sd per input: 0: 12.3, 1: 0.41, …`.
 pub fn summary_line(a: &Ard) -> String {
+    if let Some(z) = &a.inputs {
+        return format!(
+            "ARD on the inputs of {} ({}[{}]): |posterior mean| / sd of each coefficient: {} (inputs on their own scales: no effective dimension)",
+            a.weights.join(", "),
+            a.variable,
+            a.plate,
+            z.iter()
+                .enumerate()
+                .map(|(i, z)| format!("{i}: {z:.3}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let on: Vec<String> = a
         .effective
         .iter()

@@ -15,3 +15,4 @@ mod outputs;
 mod parity;
 mod square_ard;
 mod trees;
+mod unit_plates;
