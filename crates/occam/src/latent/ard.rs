@@ -175,7 +175,7 @@ fn regression_inputs(loaded: &Loaded, c: &Compiled, w: &str) -> Option<Vec<f64>>
 pub fn summary_line(a: &Ard) -> String {
     if let Some(z) = &a.inputs {
         return format!(
-            "ARD on the inputs of {} ({}[{}]): |posterior mean| / sd of each coefficient: {} (inputs on their own scales: no effective dimension)",
+            "ARD on the inputs of {} ({}[{}]): |posterior mean| / sd of each coefficient: {} (each input on its own scale: 1/⟨{}⟩ is not compared across inputs)",
             a.weights.join(", "),
             a.variable,
             a.plate,
@@ -183,7 +183,8 @@ pub fn summary_line(a: &Ard) -> String {
                 .enumerate()
                 .map(|(i, z)| format!("{i}: {z:.3}"))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            a.variable
         );
     }
     let on: Vec<String> = a

@@ -299,3 +299,57 @@ fn factor_analysis_with_a_mean_takes_the_matvec_kernel() {
         assert!(vmp.moments(id).is_empty(), "{}", vmp.family(id));
     }
 }
+
+/// ARD regression on unscaled covariates: 1/⟨α⟩ carries each input's units (a coefficient of an
+/// input measured in hundreds is small), so the quarter-of-the-largest rule would call most
+/// inputs irrelevant. The report gives each coefficient's |posterior mean| / sd instead, and
+/// no effective dimension.
+#[test]
+fn ard_regression_on_unscaled_inputs_reports_each_coefficient_scale_free() {
+    use rand::{Rng as _, SeedableRng as _};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+    let (n, scales) = (200, [1.0, 100.0, 0.01, 10.0, 1.0]);
+    // The third input is irrelevant; the others move y by about one unit per input sd.
+    let w = [1.0, 0.01, 0.0, 0.1, -1.0];
+    let mut x = Vec::with_capacity(n * 5);
+    let mut y = Vec::with_capacity(n);
+    for _ in 0..n {
+        let row: Vec<f64> = scales
+            .iter()
+            .map(|s| s * (rng.random::<f64>() * 2.0 - 1.0) * 1.7)
+            .collect();
+        let mean: f64 = row.iter().zip(&w).map(|(a, b)| a * b).sum();
+        let noise: f64 = (0..12).map(|_| rng.random::<f64>()).sum::<f64>() - 6.0;
+        y.push(mean + 0.5 * noise);
+        x.extend(row);
+    }
+    let mut d = DataSet::new();
+    d.insert_array("X", n, 5, x, None).unwrap();
+    d.insert_array("y", n, 1, y, None).unwrap();
+    let f = Model::from_file(example("ard_regression/regression.occam"), &d)
+        .unwrap()
+        .fit(&Settings::default())
+        .unwrap();
+    let a = &ard::ard(f.loaded(), f.compiled())[0];
+    let z = a.inputs.as_ref().expect("regression weights");
+    // The relevance rule alone keeps only the input whose coefficient is largest in its units.
+    assert!(a.effective_dimension <= 2, "{:?}", a.relevance);
+    for (c, z) in z.iter().enumerate() {
+        if c == 2 {
+            assert!(*z < 2.0, "irrelevant input {c}: {z}");
+        } else {
+            assert!(*z > 10.0, "input {c}: {z}");
+        }
+    }
+    let line = ard::summary_line(a);
+    assert!(
+        line.starts_with("ARD on the inputs of w (alpha[C]): |posterior mean| / sd")
+            && !line.contains("effective dimension"),
+        "{line}"
+    );
+    assert!(
+        !f.summary().contains("effective dimension"),
+        "{}",
+        f.summary()
+    );
+}
