@@ -218,19 +218,20 @@ class Model:
         return self._model.name
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
-            strict=False, callback=None, order=None, rotate=False, threads=None, settle=False):
+            strict=False, callback=None, order=None, rotate=None, threads=None, settle=False):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. A fit has converged when the bound's change over a sweep, divided by the number
         of observed values, is at most ``tol`` (nats per observed value); ``Result.converged``
         says whether it did. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
         returning ``False`` stops the fit (raising :class:`Interrupted`). ``order`` lists node
-        names in update order (default: parents before children). ``rotate=True`` rotates the
-        two factors of every ``dot(W, X)`` of latent Gaussian vectors after each sweep to raise
-        the bound (parameter expansion: PCA-type models converge in tens of sweeps instead of
-        hundreds), and the state space of every linear dynamical system ``dot(C, x)`` with ``x``
-        a ``GaussianMarkovChain`` (x, its dynamics and C together); a model with neither raises
-        :class:`UsageError`. The GIL is
+        names in update order (default: parents before children). Rotations (parameter
+        expansion) turn the two factors of every ``dot(W, X)`` of latent Gaussian vectors after
+        each sweep to raise the bound (PCA-type models converge in tens of sweeps instead of
+        thousands), and the state space of every linear dynamical system ``dot(C, x)`` with ``x``
+        a ``GaussianMarkovChain`` (x, its dynamics and C together). ``rotate=None`` (default)
+        rotates wherever the model has such a product; ``rotate=True`` requires it (a model
+        with neither raises :class:`UsageError`); ``rotate=False`` never rotates. The GIL is
         released while fitting; Ctrl-C raises ``KeyboardInterrupt``. ``threads`` is the number
         of threads of the fit (default: all cores); the results do not depend on it.
         ``settle=True`` settles the first sweep: the updates before the first node with an
@@ -247,7 +248,7 @@ class Model:
         if threads is not None:
             threads = _check_int("threads", threads, 1)
         return Result(self._model.fit(_as_data(data), callback=callback, order=order,
-                                      rotate=bool(rotate), threads=threads, settle=bool(settle), **s))
+                                      rotate=None if rotate is None else bool(rotate), threads=threads, settle=bool(settle), **s))
 
     def sample(self, plates=None, seed=0, data=None):
         """Draws the observed variables from the generative model (ancestral sampling):

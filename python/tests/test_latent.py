@@ -79,12 +79,15 @@ def test_mbpca_bad_input_is_a_clear_error():
 
 def test_rotations_cut_the_sweeps_of_bayespys_pca_example():
     # BayesPy 0.6.6, same data: 1,896 sweeps without rotations, 22 with.
+    # Rotations are the default wherever they apply; rotate=False turns them off.
     model = occam.Model(PCA / "pca.occam")
-    plain = model.fit(max_iter=5000)
+    plain = model.fit(max_iter=5000, rotate=False)
     rotated = model.fit(max_iter=5000, rotate=True)
+    default = model.fit(max_iter=5000)
     assert plain.converged and rotated.converged
     assert rotated.iterations * 5 <= plain.iterations
     assert rotated.bound >= plain.bound - 1e-6 * abs(plain.bound)
+    assert default.bound == rotated.bound and default.iterations == rotated.iterations
 
 
 def test_rotate_without_a_product_is_a_usage_error(tutorial_x):
@@ -99,7 +102,7 @@ def test_rotate_a_linear_dynamical_system():
     lds = ROOT / "examples" / "lds_rotation"
     model = occam.Model(lds / "lssm.occam")
     y = load_csv(lds / "y.csv")
-    plain = model.fit({"y": y}, max_iter=20000)
+    plain = model.fit({"y": y}, max_iter=20000, rotate=False)
     rotated = model.fit({"y": y}, max_iter=20000, rotate=True)
     assert plain.converged and rotated.converged
     assert rotated.iterations * 5 <= plain.iterations

@@ -177,7 +177,7 @@ fn settings(
     prune: bool,
     strict: bool,
     order: Option<Vec<String>>,
-    rotate: bool,
+    rotate: Option<bool>,
 ) -> Settings {
     Settings {
         seed,
@@ -233,7 +233,7 @@ impl PyModel {
     /// PCA-type products and the state spaces of linear dynamical systems after every sweep
     /// (`occam::latent::rotation`); `threads` the number of threads (default: the global pool, all
     /// cores); `settle` settles the first sweep (`occam::Settings::settle`).
-    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=false, threads=None, settle=false))]
+    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=None, threads=None, settle=false))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         &self,
@@ -247,7 +247,7 @@ impl PyModel {
         strict: bool,
         callback: Option<PyObject>,
         order: Option<Vec<String>>,
-        rotate: bool,
+        rotate: Option<bool>,
         threads: Option<usize>,
         settle: bool,
     ) -> PyResult<PyFitted> {

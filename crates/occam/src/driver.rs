@@ -31,9 +31,11 @@ pub struct Settings {
     pub strict: bool,
     /// Rotate the two factors of every `dot(W, X)` of latent Gaussian vectors, and the state
     /// space of every linear dynamical system `dot(C, x)` (x a Gaussian Markov chain), after each
-    /// sweep (parameter expansion, [`crate::latent::rotation`]); a located error when the model
-    /// has neither.
-    pub rotate: bool,
+    /// sweep (parameter expansion, [`crate::latent::rotation`]). `None` (the default): wherever
+    /// the model has such a product — without them ARD's columns crawl for hundreds or thousands
+    /// of sweeps and the run may stop on the crawl, at a lower bound with surplus columns on;
+    /// `Some(true)`: required, a located error when the model has neither; `Some(false)`: never.
+    pub rotate: Option<bool>,
     /// Settle the first sweep: repeat the updates before the first informatively started node
     /// (a mixture index's k-means start) until their change of the bound is within `tol`
     /// ([`occam_core::engine::RunOptions::settle`]).
@@ -50,7 +52,7 @@ impl Default for Settings {
             order: None,
             prune: true,
             strict: false,
-            rotate: false,
+            rotate: None,
             settle: false,
         }
     }
@@ -189,10 +191,10 @@ pub fn fit(
         prune_components: s.prune,
         settle: s.settle,
     };
-    let rotations = if s.rotate {
-        Some(crate::latent::rotation::detect(loaded, c)?)
-    } else {
-        None
+    let rotations = match s.rotate {
+        Some(true) => Some(crate::latent::rotation::detect(loaded, c)?),
+        None => crate::latent::rotation::detect(loaded, c).ok(),
+        Some(false) => None,
     };
     let (run, rotated) = match rotations {
         Some(r) => {
@@ -212,6 +214,8 @@ pub fn fit(
     warnings.extend(zero_products(loaded, c));
     warnings.extend(uneven_restarts(&f.restart_components, s.seed));
     warnings.extend(identical_components(loaded, c));
+    warnings.extend(still_rising(&f.bound_trace[f.prune_start.unwrap_or(0)..]));
+    non_finite_posterior(loaded, c)?;
     if f.restart_bounds.len() > 1 && !c.vmp.start_is_random() {
         warnings.push(Warning::RestartsIdentical {
             restarts: f.restart_bounds.len(),
@@ -384,4 +388,65 @@ fn selected_identical(loaded: &Loaded, c: &Compiled, v: usize, axis: usize) -> O
         })
     });
     same.then_some(k)
+}
+
+/// Sweeps whose changes [`still_rising`] reads.
+const CREEP_WINDOW: usize = 20;
+/// The projected gain (nats) above which a stopped run is said to be still rising.
+const CREEP_NATS: f64 = 0.1;
+
+/// A warning when the bound's last [`CREEP_WINDOW`] changes are all positive and shrink so
+/// slowly (median ratio of successive changes) that their geometric continuation would add more
+/// than [`CREEP_NATS`]: the tolerance stopped the run on a crawl, not at an optimum.
+fn still_rising(trace: &[f64]) -> Option<Warning> {
+    if trace.len() < CREEP_WINDOW + 1 {
+        return None;
+    }
+    let tail = &trace[trace.len() - CREEP_WINDOW - 1..];
+    let changes: Vec<f64> = tail.windows(2).map(|w| w[1] - w[0]).collect();
+    if changes.iter().any(|&d| !(d > 0.0)) {
+        return None;
+    }
+    let mut ratios: Vec<f64> = changes.windows(2).map(|w| w[1] / w[0]).collect();
+    ratios.sort_by(f64::total_cmp);
+    let ratio = ratios[ratios.len() / 2];
+    let last_change = changes[changes.len() - 1];
+    let projected = if ratio < 1.0 {
+        last_change * ratio / (1.0 - ratio)
+    } else {
+        f64::INFINITY
+    };
+    (projected > CREEP_NATS).then_some(Warning::StillRising {
+        last_change,
+        ratio,
+        projected,
+    })
+}
+
+/// An error when a latent variable's posterior has a non-finite moment (an infinite mean or
+/// variance): a prior parameter so extreme that q overflows (e.g. a Gamma rate of 1e-310, whose
+/// mean shape/rate is infinite) must not be reported as a result.
+fn non_finite_posterior(loaded: &Loaded, c: &Compiled) -> Result<()> {
+    for (v, var) in loaded.model.variables.iter().enumerate() {
+        // Observed values may have infinite statistics of their own (ln 0 of a known table).
+        if var.observed || !matches!(var.node, occam_lang::ir::Node::Stochastic { .. }) {
+            continue;
+        }
+        let Some(&node) = c.var_nodes.get(v) else {
+            continue;
+        };
+        let u = c.vmp.moments(node);
+        if let Some(e) = u.iter().position(|x| !x.is_finite()) {
+            let len = (u.len() / c.vmp.elements(node).max(1)).max(1);
+            return Err(Error::Run(format!(
+                "the posterior of `{}` ({}) has a non-finite moment ({} in element {} of {}): a prior parameter is too extreme for double precision (e.g. a rate near 1e-308, whose mean shape/rate overflows); rescale it",
+                var.name,
+                loaded.location(v),
+                u[e],
+                e / len,
+                c.vmp.elements(node)
+            )));
+        }
+    }
+    Ok(())
 }

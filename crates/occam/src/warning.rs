@@ -78,6 +78,19 @@ pub enum Warning {
         /// Number of components.
         components: usize,
     },
+    /// The run stopped (converged by the tolerance, or at the iteration limit) while the bound was
+    /// still rising at a steady pace: the changes of its last sweeps shrink so slowly that, were
+    /// they to go on shrinking at that rate, the bound would still gain `projected` nats (ARD's
+    /// slow crawl, a mixture component slowly emptying).
+    StillRising {
+        /// The bound's change over the last sweep (nats).
+        last_change: f64,
+        /// The median ratio of successive changes over the last sweeps.
+        ratio: f64,
+        /// The gain still to come if the changes keep shrinking by `ratio` per sweep
+        /// (last_change · ratio / (1 − ratio); infinite for a ratio of 1 or more).
+        projected: f64,
+    },
     /// Restarts were asked for, but nothing in the model's start depends on the seed (no random
     /// draw, no k-means start), so every restart repeats one fit.
     RestartsIdentical {
@@ -160,6 +173,21 @@ impl std::fmt::Display for Warning {
                 selected.iter().map(|x| format!("`{x}`")).collect::<Vec<_>>().join(", "),
                 selected.first().map_or("mu", String::as_str)
             ),
+            Warning::StillRising {
+                last_change,
+                ratio,
+                projected,
+            } => {
+                let gain = if projected.is_finite() {
+                    format!("about {projected:.3} nats more")
+                } else {
+                    "without limit".to_string()
+                };
+                write!(
+                    f,
+                    "the run stopped while the bound was still rising steadily (last sweep +{last_change:.3e}, each change {ratio:.4} of the one before: {gain} if that goes on); the result may sit on a slow crawl rather than at an optimum: lower --tol, raise --max-iter, or rotate the factors of a product (on by default where they apply)"
+                )
+            }
             Warning::RestartsIdentical { restarts, bound } => write!(
                 f,
                 "the {restarts} restarts cannot differ: nothing in the model's start depends on the seed, so each repeats one fit (L = {bound}); give a variable a random start (`init NAME = random`) for restarts to explore"

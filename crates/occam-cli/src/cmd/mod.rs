@@ -102,13 +102,17 @@ pub struct RunArgs {
     /// Treat a decreasing bound as an error (exit 1).
     #[arg(long)]
     pub strict: bool,
-    /// After every sweep, rotate the two factors of each dot(W, X) of latent Gaussian vectors
-    /// jointly to raise the bound (parameter expansion: PCA-type models converge in tens of
-    /// sweeps instead of hundreds), and the state space of each linear dynamical system
-    /// dot(C, x) with x a GaussianMarkovChain (x, its dynamics and C together). An error for
-    /// models with neither.
-    #[arg(long)]
+    /// Require rotations: after every sweep, rotate the two factors of each dot(W, X) of latent
+    /// Gaussian vectors jointly to raise the bound (parameter expansion: PCA-type models converge
+    /// in tens of sweeps instead of thousands), and the state space of each linear dynamical
+    /// system dot(C, x) with x a GaussianMarkovChain (x, its dynamics and C together). Rotations
+    /// are on by default wherever the model has such a product; with --rotate a model with
+    /// neither is an error.
+    #[arg(long, conflicts_with = "no_rotate")]
     pub rotate: bool,
+    /// Never rotate (the plain VMP updates, e.g. to reproduce a run without parameter expansion).
+    #[arg(long = "no-rotate")]
+    pub no_rotate: bool,
 }
 
 impl RunArgs {
@@ -122,7 +126,13 @@ impl RunArgs {
             order: self.order.clone(),
             prune: !self.no_prune,
             strict: self.strict,
-            rotate: self.rotate,
+            rotate: if self.rotate {
+                Some(true)
+            } else if self.no_rotate {
+                Some(false)
+            } else {
+                None
+            },
             settle: false,
         };
         // One check of every domain, in the library; its messages name the field, here the flag.

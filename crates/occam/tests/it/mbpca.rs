@@ -29,7 +29,7 @@ fn one_component_matches_the_engines_bayesian_pca() {
             // stops, sweeps no longer raise it either, so it is a fixed point of the same VMP
             // updates the mixture's are compared with. Without them each restart crawled along
             // the rotation direction towards the 5,000-sweep limit (≈ 134 s CPU in debug).
-            rotate: true,
+            rotate: Some(true),
             ..Settings::default()
         },
     )

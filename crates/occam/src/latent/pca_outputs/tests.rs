@@ -18,7 +18,7 @@ fn fitted() -> crate::Fitted {
     Model::from_source("pca.occam", MODEL, &d)
         .unwrap()
         .fit(&Settings {
-            rotate: true,
+            rotate: Some(true),
             ..Settings::default()
         })
         .unwrap()

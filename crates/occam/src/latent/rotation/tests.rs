@@ -38,7 +38,7 @@ fn fit(rotate: bool, max_iter: usize) -> Run {
     let loaded = model.loaded();
     let mut c = loaded.compile(true).unwrap();
     let settings = Settings {
-        rotate,
+        rotate: Some(rotate),
         max_iter,
         strict: true,
         ..Settings::default()
@@ -167,7 +167,7 @@ fn models_without_a_rotatable_product_are_located_errors() {
     let m = Model::from_source("plain.occam", no_dot, &d).unwrap();
     let e = m
         .fit(&Settings {
-            rotate: true,
+            rotate: Some(true),
             ..Settings::default()
         })
         .err()
@@ -184,7 +184,7 @@ fn models_without_a_rotatable_product_are_located_errors() {
     );
     let e = model(&twice)
         .fit(&Settings {
-            rotate: true,
+            rotate: Some(true),
             ..Settings::default()
         })
         .err()

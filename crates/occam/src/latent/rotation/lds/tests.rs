@@ -39,7 +39,7 @@ fn fit_model(source: &str, csv: &str, rotate: bool, max_iter: usize) -> Run {
     let loaded = model.loaded();
     let mut c = loaded.compile(true).unwrap();
     let settings = Settings {
-        rotate,
+        rotate: Some(rotate),
         max_iter,
         strict: true,
         ..Settings::default()
@@ -201,7 +201,7 @@ fn chains_that_cannot_be_rotated_are_located_errors() {
         Model::from_source("lssm.occam", source, &data(DATA))
             .unwrap()
             .fit(&Settings {
-                rotate: true,
+                rotate: Some(true),
                 ..Settings::default()
             })
             .err()
