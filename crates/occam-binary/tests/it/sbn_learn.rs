@@ -98,13 +98,77 @@ fn sbn_lk_cascade_learning_third_order_recovers_weights_better_than_mean_field()
         init_at_generator: true,
     })
     .unwrap();
-    assert!(r.third_better >= 4, "{r:?}");
-    assert!(r.mean_error_third < r.mean_error_mf, "{r:?}");
-    // "for σ₂ ≤ 1 the relative error for the approximation versus the exact method is usually
-    // smaller than 0.1%"
-    for run in &r.runs {
+    // Measured (deterministic, seeds 0..4): weight error (46) against the exactly trained net,
+    // mean field / third order per run, and the exact objective (45) of the exactly, mean-field
+    // and third-order trained nets. Paper (L = 5, 20 runs, 300 steps): MF 0.566, third 0.073,
+    // third better in all 20 runs. Here (L = 4, 5 runs, 60 steps) the means are 1.6184 / 1.3375:
+    // the paper's ordering reproduces in every run, its factor of 8 does not at this size.
+    let measured = [
+        (
+            0.8497567522154396,
+            0.8209039270978342,
+            -2.7499136159532687,
+            -2.7499764401964533,
+            -2.7499763368306445,
+        ),
+        (
+            2.3373511007538665,
+            2.101030083028422,
+            -2.758462243964826,
+            -2.758657630502528,
+            -2.758530624264809,
+        ),
+        (
+            0.897497175950973,
+            0.8350313848922779,
+            -2.720621660617587,
+            -2.720868776526122,
+            -2.72085993575887,
+        ),
+        (
+            2.5327775855595305,
+            1.7059754641944116,
+            -2.7534379266705793,
+            -2.7534840075311044,
+            -2.753443694285673,
+        ),
+        (
+            1.4747311177000944,
+            1.224738427752367,
+            -2.7658716082116377,
+            -2.766094958142514,
+            -2.7660016630945274,
+        ),
+    ];
+    let close = |got: f64, want: f64| (got / want - 1.0).abs() < 1e-9;
+    assert_eq!(r.runs.len(), measured.len());
+    for (run, m) in r.runs.iter().zip(measured) {
+        let got = (
+            run.error_mf,
+            run.error_third,
+            run.loglik_exact,
+            run.loglik_mf,
+            run.loglik_third,
+        );
+        assert!(
+            close(got.0, m.0)
+                && close(got.1, m.1)
+                && close(got.2, m.2)
+                && close(got.3, m.3)
+                && close(got.4, m.4),
+            "{run:?}, recorded {m:?}"
+        );
+        assert!(run.error_third < run.error_mf, "{run:?}");
+        // Both approximate learners end within 9.1e-5 (relative) of the exact objective
+        // (largest 9.08e-5: run 2's mean field); the paper: "usually smaller than 0.1 %" for σ₂ ≤ 1.
         for l in [run.loglik_mf, run.loglik_third] {
-            assert!((l / run.loglik_exact - 1.0).abs() < 1e-3, "{run:?}");
+            assert!(
+                l < run.loglik_exact && (l / run.loglik_exact - 1.0).abs() < 9.1e-5,
+                "{run:?}"
+            );
         }
     }
+    assert_eq!(r.third_better, 5, "{r:?}");
+    assert!(close(r.mean_error_mf, 1.6184227464359808), "{r:?}");
+    assert!(close(r.mean_error_third, 1.3375358573930627), "{r:?}");
 }

@@ -122,12 +122,28 @@ fn sbn_lawrence_fig_2_4_relative_error_falls_with_components() {
     let e = &r.mean_relative_error;
     assert_eq!(r.bound_violations, 0);
     assert_eq!(r.non_monotone, 0);
-    assert!(
-        (0.010..=0.022).contains(&e[0]),
-        "mean-field relative error {e:?}"
-    );
+    // Measured (30 nets, seed 11, deterministic): mean |L − 𝓛|/|L| for M = 1..5 is
+    // 0.015488, 0.0071321, 0.0036259, 0.0022801, 0.0015173 — M = 5 is 90.2 % below mean field.
+    // The thesis (5000 nets; Fig. 2.4's histogram means are not in the text) states "a 27 %
+    // decrease in the error" for five components at span 1. Its claim that the error falls with
+    // every added component reproduces; the size of the fall does not (90 % here, on 30 nets),
+    // so the measured values are asserted.
+    let measured = [
+        0.015487695436617576,
+        0.007132145613307255,
+        0.003625949012183096,
+        0.002280098104115555,
+        0.0015173291846080704,
+    ];
+    for (got, want) in e.iter().zip(measured) {
+        assert!(
+            (got / want - 1.0).abs() < 1e-9,
+            "relative errors {e:?}, recorded {measured:?}"
+        );
+    }
     for w in e.windows(2) {
         assert!(w[1] < w[0], "not falling with M: {e:?}");
     }
-    assert!(e[4] <= 0.8 * e[0], "M=5 not 20% below mean field: {e:?}");
+    let drop = 1.0 - e[4] / e[0];
+    assert!((drop - 0.9020).abs() < 1e-4, "M = 5 vs mean field: {drop}");
 }

@@ -294,7 +294,8 @@ pub fn fit_vb(data: &Dataset, opts: &VbOptions) -> Result<VbFit, NetError> {
 }
 
 /// A mixture started from a fitted single Gaussian (thesis §5.5): component means w̄ + ε with
-/// ε_k ~ N(0, (jitter·|w̄_k|)²), the diagonal's variances and hyper-posteriors, r̄_m = w̄_m, ρ_m = s_m;
+/// ε_k ~ N(0, (jitter·|w̄_k|)²), the diagonal's variances and hyper-posteriors, r̄_m = w̄_m,
+/// ρ_m = 100 s_m (see `init_smoothing`);
 /// then `opts.cycles` × (optimise, [mixing update], hyper update).
 pub fn mixture_from(
     data: &Dataset,
@@ -335,6 +336,94 @@ pub fn mixture_from(
     }
     let q = vec![1.0 / lay.m as f64; lay.m];
     run_cycles(&p, opts, theta, q, diag.prior.clone(), diag.hyper.clone())
+}
+
+/// `diag` as an M-component mixture that is the same distribution: every component at `diag`'s
+/// posterior, Q(m) = 1/M, its hyper-posteriors, and smoothing kernels r̄_m = w̄, ρ_m = 10¹² s. Then
+/// q(w) is `diag`'s, I(m; w) = 0, and 𝓘 = (K/2)[ln(1 + 10⁻¹²) − 10⁻¹²] vanishes to rounding, so
+/// the bound is `diag`'s up to rounding (~1e-13 relative: the components' ⟨E_D⟩ are summed with
+/// weights 1/M). The point from which a mixture cannot do worse than its single Gaussian.
+pub fn degenerate_mixture(
+    data: &Dataset,
+    diag: &VbFit,
+    components: usize,
+) -> Result<VbFit, NetError> {
+    if diag.components != 1 || components < 2 || data.d != diag.arch.inputs {
+        return Err(NetError::Setting {
+            name: "diag",
+            why: "needs a single-Gaussian fit of the same network and M ≥ 2".into(),
+        });
+    }
+    let k = diag.arch.n_weights();
+    let lay = Layout { m: components, k };
+    let mut theta = vec![0.0; lay.len()];
+    for m in 0..components {
+        theta[lay.mean(m)..lay.mean(m) + 2 * k].copy_from_slice(&diag.theta[..2 * k]);
+        for i in 0..k {
+            theta[lay.r_mean(m) + i] = diag.theta[i];
+            theta[lay.r_log_var(m) + i] = diag.theta[k + i] + 1e12f64.ln();
+        }
+    }
+    let p = Problem {
+        arch: diag.arch,
+        x: &data.x,
+        t: &data.t,
+        form: diag.form,
+    };
+    let q = vec![1.0 / components as f64; components];
+    let b = bound(
+        &p,
+        &theta,
+        lay,
+        &q,
+        &diag.prior,
+        &diag.hyper,
+        &diag.beta_prior,
+    );
+    Ok(VbFit {
+        components,
+        q,
+        theta,
+        bound: b,
+        ..diag.clone()
+    })
+}
+
+/// A committee of `opts.components` Gaussians whose best bound cannot end below the best of the
+/// single-Gaussian fits `singles`, under any schedule. The candidates are the committee paper's
+/// `restarts` random starts ([`fit_vb_restarts`]: each component pre-trained alone, then trained
+/// jointly), followed by one mixture grown from the best single fit (thesis §5.5,
+/// [`mixture_from`] with `jitter`, seed `opts.seed + restarts`, `opts.cycles` cycles). Should the
+/// grown mixture end below its start, the start itself ([`degenerate_mixture`], the single
+/// Gaussian as a mixture: the same bound up to rounding) takes its place. Pick among the returned
+/// candidates with [`best_by_bound`]; the grown one is last.
+pub fn fit_committee(
+    data: &Dataset,
+    opts: &VbOptions,
+    restarts: usize,
+    singles: &[VbFit],
+    jitter: f64,
+) -> Result<Vec<VbFit>, NetError> {
+    if singles.is_empty() || opts.components < 2 {
+        return Err(NetError::Setting {
+            name: "singles",
+            why: "a committee (M ≥ 2) grows from at least one single-Gaussian fit".into(),
+        });
+    }
+    let mut all = fit_vb_restarts(data, opts, restarts)?;
+    let best = &singles[best_by_bound(singles)];
+    let start = degenerate_mixture(data, best, opts.components)?;
+    let o = VbOptions {
+        seed: opts.seed.wrapping_add(restarts as u64),
+        ..opts.clone()
+    };
+    let grown = mixture_from(data, best, &o, jitter)?;
+    all.push(if grown.bound.total >= start.bound.total {
+        grown
+    } else {
+        start
+    });
+    Ok(all)
 }
 
 /// Smoothing kernel m starts centred on component m and 100 times wider (ρ = 100 s): with r = q

@@ -24,6 +24,9 @@ pub struct PaperBaselines {
     pub early: Option<f64>,
 }
 
+/// A metric of standardised test predictions.
+pub type Score<'a> = &'a dyn Fn(&[f64]) -> Result<f64, ReproError>;
+
 /// Runs the baselines with `hidden` units and `prior`, scoring test predictions with `score`
 /// (standardised predictions in, metric out).
 pub fn baseline_rows(
@@ -32,8 +35,27 @@ pub fn baseline_rows(
     prior: PriorKind,
     opts: &Options,
     paper: &PaperBaselines,
-    score: &dyn Fn(&[f64]) -> Result<f64, ReproError>,
+    score: Score<'_>,
 ) -> Result<Vec<Row>, ReproError> {
+    baseline_rows_scored(s, hidden, prior, opts, paper, &[("", score)])
+}
+
+/// [`baseline_rows`] with several metrics: each method's row appears once per `(suffix, score)`,
+/// labelled with the suffix appended; every row carries the paper's value.
+pub fn baseline_rows_scored(
+    s: &Split,
+    hidden: usize,
+    prior: PriorKind,
+    opts: &Options,
+    paper: &PaperBaselines,
+    scores: &[(&str, Score<'_>)],
+) -> Result<Vec<Row>, ReproError> {
+    let scored = |rows: &mut Vec<Row>, label: &str, pred: &[f64], p: Option<f64>| {
+        for (suffix, score) in scores {
+            rows.push(Row::new(&format!("{label}{suffix}"), score(pred)?, p));
+        }
+        Ok::<(), ReproError>(())
+    };
     let mut rows = Vec::new();
     let restarts = opts.scale(10, 3);
     let ev_opts = EvidenceOptions {
@@ -44,22 +66,25 @@ pub fn baseline_rows(
         ..EvidenceOptions::paper(hidden)
     };
     let ev = fit_evidence_restarts(&s.train, &ev_opts, restarts)?;
-    rows.push(Row::new(
+    scored(
+        &mut rows,
         "evidence (best by evidence)",
-        score(&ev[0].predict(&s.test.x))?,
+        &ev[0].predict(&s.test.x),
         paper.evidence,
-    ));
-    rows.push(Row::new(
+    )?;
+    scored(
+        &mut rows,
         "evidence committee (3 best)",
-        score(&committee_predict(&ev, 3, &s.test.x))?,
+        &committee_predict(&ev, 3, &s.test.x),
         paper.committee3,
-    ));
+    )?;
     if opts.full {
-        rows.push(Row::new(
+        scored(
+            &mut rows,
             "evidence committee (10)",
-            score(&committee_predict(&ev, 10, &s.test.x))?,
+            &committee_predict(&ev, 10, &s.test.x),
             paper.committee10,
-        ));
+        )?;
     }
     let h_opts = HmcOptions {
         prior,
@@ -73,11 +98,12 @@ pub fn baseline_rows(
         ..HmcOptions::paper(hidden)
     };
     let run = hmc(&s.train, &h_opts, &ev[0].w, &ev[0].alpha, ev[0].beta)?;
-    rows.push(Row::new(
+    scored(
+        &mut rows,
         "hybrid Monte Carlo",
-        score(&run.predict(&s.test.x))?,
+        &run.predict(&s.test.x),
         paper.hmc,
-    ));
+    )?;
     rows.push(Row::new(
         "hybrid Monte Carlo acceptance rate",
         run.acceptance,
@@ -94,10 +120,11 @@ pub fn baseline_rows(
             seed: opts.seed,
         },
     )?;
-    rows.push(Row::new(
+    scored(
+        &mut rows,
         "early stopping (best of networks by validation)",
-        score(&es.predict(&s.test.x))?,
+        &es.predict(&s.test.x),
         paper.early,
-    ));
+    )?;
     Ok(rows)
 }

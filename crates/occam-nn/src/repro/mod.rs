@@ -14,10 +14,10 @@ mod tecator;
 mod thesis;
 mod toy;
 
-pub use baselines::{baseline_rows, PaperBaselines};
+pub use baselines::{baseline_rows, baseline_rows_scored, PaperBaselines, Score};
 pub use figure::Figure;
 pub use sunspot_study::{sunspot_protocol_part, sunspot_protocols, STUDY_SCALINGS};
-pub use sunspots::{sunspot_vb_options, sunspots};
+pub use sunspots::{sunspot_vb_options, sunspots, REPRODUCED_YEARS};
 pub use tecator::tecator;
 pub use thesis::{thesis_table5, thesis_table6, ThesisData};
 pub use toy::{sine_data, sine_toy};
