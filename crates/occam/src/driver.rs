@@ -394,10 +394,15 @@ fn selected_identical(loaded: &Loaded, c: &Compiled, v: usize, axis: usize) -> O
 const CREEP_WINDOW: usize = 20;
 /// The projected gain (nats) above which a stopped run is said to be still rising.
 const CREEP_NATS: f64 = 0.1;
+/// The ratio of successive changes from which they shrink too slowly to call the run settled: at
+/// 0.99 what is left is 99 times the last change (a run converging geometrically at a healthy
+/// rate has ratios well below; ARD's crawl shrinks like 1/t, ratios 1 − 1/t).
+const CREEP_RATIO: f64 = 0.99;
 
 /// A warning when the bound's last [`CREEP_WINDOW`] changes are all positive and shrink so
-/// slowly (median ratio of successive changes) that their geometric continuation would add more
-/// than [`CREEP_NATS`]: the tolerance stopped the run on a crawl, not at an optimum.
+/// slowly (median ratio of successive changes at least [`CREEP_RATIO`]) that their geometric
+/// continuation would add more than [`CREEP_NATS`]: the tolerance stopped the run on a crawl,
+/// not at an optimum.
 fn still_rising(trace: &[f64]) -> Option<Warning> {
     if trace.len() < CREEP_WINDOW + 1 {
         return None;
@@ -416,7 +421,7 @@ fn still_rising(trace: &[f64]) -> Option<Warning> {
     } else {
         f64::INFINITY
     };
-    (projected > CREEP_NATS).then_some(Warning::StillRising {
+    (ratio >= CREEP_RATIO && projected > CREEP_NATS).then_some(Warning::StillRising {
         last_change,
         ratio,
         projected,

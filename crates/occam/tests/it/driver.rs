@@ -210,3 +210,69 @@ fn arrays_bind_like_files_and_nan_is_missing() {
         .unwrap();
     assert!(e.to_string().contains("do not fill"), "{e}");
 }
+
+/// BayesPy's PCA example without rotations crawls: after 1,000 sweeps the bound still rises by a
+/// steady amount per sweep and is far below the optimum the rotations reach (650.03 in 27 sweeps).
+/// The run says so; the rotated fit, at its optimum, does not.
+#[test]
+fn a_run_stopped_on_a_crawl_says_the_bound_is_still_rising() {
+    let model = Model::from_file(
+        root().join("examples/pca_rotation/pca.occam"),
+        &DataSet::new(),
+    )
+    .unwrap();
+    let rising = |f: &occam::Fitted| {
+        f.outcome()
+            .warnings
+            .iter()
+            .find(|w| matches!(w, occam::Warning::StillRising { .. }))
+            .cloned()
+    };
+    let plain = model
+        .fit(&Settings {
+            rotate: Some(false),
+            ..Settings::default()
+        })
+        .unwrap();
+    let w = rising(&plain).expect("no warning on the crawl");
+    let occam::Warning::StillRising { projected, .. } = w else {
+        unreachable!()
+    };
+    assert!(plain.bound() < 640.0, "{}", plain.bound());
+    // The projection is what is left to gain at the crawl's own pace: at least a nat here.
+    assert!(projected > 1.0, "{projected}");
+    assert!(w.to_string().contains("still rising steadily"), "{w}");
+    let rotated = model.fit(&Settings::default()).unwrap();
+    assert!(
+        (rotated.bound() - 650.0265).abs() < 1e-3,
+        "{}",
+        rotated.bound()
+    );
+    assert_eq!(rising(&rotated), None);
+    // Nor on a mixture fitted to convergence.
+    assert_eq!(
+        rising(&tutorial("mixture.occam").fit(&Settings::default()).unwrap()),
+        None
+    );
+}
+
+/// A prior parameter beyond double precision (a precision of 1e-310: its variance 1/1e-310
+/// overflows, so its term of the bound is −∞) is an error naming the variable and its place, not
+/// `(bound)` — nor `inf` in a report with exit 0.
+#[test]
+fn a_prior_beyond_double_precision_is_a_located_error() {
+    let text = "plate N from data y\nmu ~ Gaussian(0, 1e-310)\nz ~ Gaussian(0, 1e-310)\ny[N] ~ Gaussian(mu, 1)\n";
+    let mut d = DataSet::new();
+    d.insert_array("y", 3, 1, vec![0.5, 1.0, 1.5], None)
+        .unwrap();
+    let e = Model::from_source("m.occam", text, &d)
+        .unwrap()
+        .fit(&Settings::default())
+        .err()
+        .expect("fitted a prior beyond double precision");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("(variable `z` at m.occam:3:1)") && msg.contains("term of the bound is"),
+        "{msg}"
+    );
+}

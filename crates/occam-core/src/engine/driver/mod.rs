@@ -231,10 +231,23 @@ impl Vmp {
             watch.observer.after_updates(self)?;
             let l = self.bound();
             if !l.is_finite() {
+                // Name the node whose term is not finite (a prior so vague its ln p overflows,
+                // e.g. a precision of 1e-310), so the error points at a variable of the model.
+                let terms = self.node_bounds();
+                let (node, what) = match terms.iter().position(|t| !t.is_finite()) {
+                    Some(i) => (
+                        self.nodes[i].name.clone(),
+                        format!(
+                            "its term of the bound is {} (the bound is {l}): a parameter too extreme for double precision?",
+                            terms[i]
+                        ),
+                    ),
+                    None => ("(bound)".into(), format!("bound is {l}")),
+                };
                 return Err(RunError::Numerical {
-                    node: "(bound)".into(),
+                    node,
                     element: 0,
-                    what: format!("bound is {l}"),
+                    what,
                 });
             }
             let prev = trace.last().copied();
