@@ -17,14 +17,26 @@
 //! A generated model the resolver rejects must be one with a repeated latent parent, rejected
 //! with the located `RepeatedParent` error; the generator knows which ones it writes.
 
-#[path = "../../../occam-lang/tests/support/fuzz_config.rs"]
-mod fuzz_config;
-
 use std::f64::consts::PI;
 
 use occam::{DataSet, Model, Settings};
 use occam_lang::Code;
 use proptest::prelude::*;
+
+/// 40 cases per family (`OCCAM_FUZZ_CASES` for more, as in the fuzz harnesses); failures are
+/// recorded beside this file and tried first from then on.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("OCCAM_FUZZ_CASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(40),
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    }
+}
 
 const LN_2PI: f64 = 1.837_877_066_409_345_5;
 
@@ -687,7 +699,7 @@ fn run_prec(case: &Prec) {
 }
 
 proptest! {
-    #![proptest_config(fuzz_config::config(40))]
+    #![proptest_config(config())]
 
     #[test]
     fn linear_gaussian_bound_below_evidence(case in linear()) {
