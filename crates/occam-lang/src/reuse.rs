@@ -242,13 +242,22 @@ fn report(model: &Model, entries: &[Entry<'_>], place: &str, out: &mut Vec<Diagn
                     "the two references to `{name}` can be the same element; select both with one Categorical, or give the second use a variable of its own"
                 ),
             ),
-            (_, _, Some(d)) => (
-                format!("`{name}` again{}", through(second)),
-                format!(
-                    "`{}` already contains `{name}`: write the expression with `{name}` once (a linear chain can be expanded by hand, `{name} + ({name} + 1)` is `2 * {name} + 1`), or introduce a separate variable for one of the uses",
-                    model.variables[d].name
-                ),
-            ),
+            (_, _, Some(d)) => {
+                let v = &model.variables[first.var];
+                let scalar = v.kind == crate::catalog::ValueKind::Real && v.event_plates.is_empty();
+                let example = if scalar {
+                    format!(" (a linear chain can be expanded by hand, `{name} + ({name} + 1)` is `2 * {name} + 1`)")
+                } else {
+                    String::new()
+                };
+                (
+                    format!("`{name}` again{}", through(second)),
+                    format!(
+                        "`{}` already contains `{name}`: write the expression with `{name}` once{example}, or introduce a separate variable for one of the uses",
+                        model.variables[d].name
+                    ),
+                )
+            }
             _ => (
                 format!("`{name}` again"),
                 format!(

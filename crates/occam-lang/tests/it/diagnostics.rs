@@ -687,7 +687,7 @@ fn repeated_in_dot_matvec_concat() {
     // `W @ (W @ x)`: one matrix on both sides, the second through `v`.
     assert_eq!(
         repeated("plate D = 2\nW[D] over D ~ GaussianARD(0, 1)\nx over D ~ GaussianARD(0, 1)\nv over D = W @ x\ny over D ~ MvGaussian(W @ v, identity)\n"),
-        format!("error: `W` enters the mean of `y` twice; {RULE}\n --> m.occam:5:27\n  |\n5 | y over D ~ MvGaussian(W @ v, identity)\n  |                           ^ `W` again, through deterministic `v`\n  |\n5 | y over D ~ MvGaussian(W @ v, identity)\n  |                       - first use of `W`\n  = hint: `v` already contains `W`: write the expression with `W` once (a linear chain can be expanded by hand, `W + (W + 1)` is `2 * W + 1`), or introduce a separate variable for one of the uses\n"),
+        format!("error: `W` enters the mean of `y` twice; {RULE}\n --> m.occam:5:27\n  |\n5 | y over D ~ MvGaussian(W @ v, identity)\n  |                           ^ `W` again, through deterministic `v`\n  |\n5 | y over D ~ MvGaussian(W @ v, identity)\n  |                       - first use of `W`\n  = hint: `v` already contains `W`: write the expression with `W` once, or introduce a separate variable for one of the uses\n"),
     );
     assert_eq!(
         repeated("plate C = 2\na ~ Gaussian(0, 1)\nv over C = concat(a, a)\ny over C ~ MvGaussian(v, identity)\n"),
