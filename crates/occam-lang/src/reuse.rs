@@ -33,6 +33,11 @@ fn linear_term(e: &Expr) -> Option<(&VarRef, f64)> {
     match &e.op {
         ExprOp::Var(r) => Some((r, 1.0)),
         ExprOp::Product(parts) => match parts.as_slice() {
+            // `1 * a`: the factor 1 is folded away.
+            [x] => match &x.op {
+                ExprOp::Var(r) => Some((r, 1.0)),
+                _ => None,
+            },
             [x, c] => match (&x.op, &c.op) {
                 (ExprOp::Var(r), ExprOp::Const(ConstValue::Scalar(c))) => Some((r, *c)),
                 _ => None,

@@ -666,6 +666,9 @@ mod repeats {
         assert_eq!(term(&parts[0].op), ("a".to_string(), 3.0));
         assert_eq!(term(&parts[1].op), ("b".to_string(), 1.0));
         assert!(matches!(parts[2].op, ExprOp::Const(ConstValue::Scalar(c)) if c == 1.0));
+        // `1 * a` is `a`.
+        let m = ok("a ~ Gaussian(0, 1)\ny ~ Gaussian(a + 1 * a, 1)\n", &none);
+        assert_eq!(term(&mean(&m, "y")), ("a".to_string(), 2.0));
         // `a + -1*a`: the coefficient may be 0 (kept as `0 * a`).
         let m = ok(
             "a ~ Gaussian(0, 1)\ny ~ Gaussian(a + -1 * a + 2, 1)\n",

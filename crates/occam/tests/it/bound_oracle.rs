@@ -287,6 +287,7 @@ fn terms(m: usize, with_d: bool) -> impl Strategy<Value = Vec<Term>> {
             0..refs,
             prop_oneof![
                 Just(None),
+                Just(Some(1.0)),
                 Just(Some(2.0)),
                 Just(Some(-1.0)),
                 Just(Some(0.5))
