@@ -47,6 +47,9 @@ pub enum Code {
     DataShape,
     /// A construct used where it has no meaning (a plate as a value, ...).
     Misuse,
+    /// A latent variable that enters one node's expression twice (`a * a`, `dot(x, x)`, or
+    /// again through a deterministic variable): not multilinear, Winn (2.41).
+    RepeatedParent,
 }
 
 /// A secondary location with a short message, e.g. "K declared here".

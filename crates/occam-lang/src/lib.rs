@@ -39,6 +39,7 @@ pub mod ir;
 pub mod lex;
 pub mod parse;
 mod resolve;
+pub mod reuse;
 pub mod span;
 
 pub use diag::{Code, Diagnostic, Diagnostics};

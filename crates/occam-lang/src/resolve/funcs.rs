@@ -205,9 +205,15 @@ impl Resolver<'_, '_> {
             );
             return None;
         }
+        let mut randoms = crate::reuse::collect_terms(randoms);
         let plates = Self::union_plates(&randoms, ctx);
         if let Some(c) = folded.filter(|c| *c != ConstValue::Scalar(0.0)) {
             randoms.push(constant(c, span));
+        }
+        if let [only] = randoms.as_mut_slice() {
+            // `a + a` collected to `2 * a`: the sum is that one term.
+            only.span = span;
+            return randoms.pop();
         }
         Some(Expr {
             op: ExprOp::Sum(randoms),

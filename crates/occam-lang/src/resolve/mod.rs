@@ -135,6 +135,7 @@ pub fn resolve(
         return Err(d);
     }
     let lines = LineIndex::new(source);
+    let latent: Vec<bool> = r.vars.iter().map(|v| !v.observed).collect();
     let variables = r
         .vars
         .into_iter()
@@ -151,13 +152,20 @@ pub fn resolve(
             span: v.span,
         })
         .collect();
-    Ok(ir::Model {
+    let model = ir::Model {
         plates: r.plates,
         constants: r.consts,
         variables,
         topological_order: order,
         q_blocks,
-    })
+    };
+    // Winn (2.41): each latent parent enters a node's expression once. Observed variables are
+    // constants here; the lowering repeats the check for those with missing cells.
+    let repeats = crate::reuse::repeated_parents(&model, &|v| latent[v]);
+    if !repeats.is_empty() {
+        return Err(repeats);
+    }
+    Ok(model)
 }
 
 impl Resolver<'_, '_> {

@@ -640,3 +640,86 @@ fn q_block_syntax() {
         "error: expected `)`, found `b`\n --> m.occam:7:11\n  |\n7 | q joint(a b)\n  |           ^ expected `)`\n  |\n7 | q joint(a b)\n  |        - `(` opened here\n  = hint: separate the names with `,` and close with `)`\n",
     );
 }
+
+/// The plain rendering of a model rejected by the check of Winn (2.41), asserting its code.
+fn repeated(src: &str) -> String {
+    let err = compile(src, "m.occam", &DataShapes::new()).expect_err("the model must be rejected");
+    assert!(
+        err.items.iter().all(|d| d.code == Code::RepeatedParent),
+        "{}",
+        err.render_plain()
+    );
+    err.render_plain()
+}
+
+const RULE: &str = "Winn (2.41): VMP needs each parent to enter a node's expression once (multilinearly), or q treats the uses as independent and the bound can exceed the evidence";
+const SELF_HINT: &str = "but a product, dot(), `@` or concat() of";
+
+#[test]
+fn repeated_in_a_product() {
+    assert_eq!(
+        repeated("a ~ Gaussian(0, 1)\nb = a * a\ny ~ Gaussian(b, 1)\n"),
+        format!("error: `a` enters the expression of `b` twice; {RULE}\n --> m.occam:2:9\n  |\n2 | b = a * a\n  |         ^ `a` again\n  |\n2 | b = a * a\n  |     - first use of `a`\n  = hint: `a + a` is collected to `2 * a`, {SELF_HINT} `a` with itself is not multilinear: introduce a separate variable for one of the uses\n"),
+    );
+}
+
+#[test]
+fn repeated_through_a_deterministic_chain() {
+    assert_eq!(
+        repeated("a ~ Gaussian(0, 1)\nc = a + 1\nd = a * c\ny ~ Gaussian(d, 1)\n"),
+        format!("error: `a` enters the expression of `d` twice; {RULE}\n --> m.occam:3:9\n  |\n3 | d = a * c\n  |         ^ `a` again, through deterministic `c`\n  |\n3 | d = a * c\n  |     - first use of `a`\n  = hint: `c` already contains `a`: write the expression with `a` once (a linear chain can be expanded by hand, `a + (a + 1)` is `2 * a + 1`), or introduce a separate variable for one of the uses\n"),
+    );
+    // A sum through a chain is not collected either: the sum node would treat `a` and `c` as
+    // independent parents.
+    let text = repeated("a ~ Gaussian(0, 1)\nc = a + 1\ny ~ Gaussian(a + c, 1)\n");
+    assert!(
+        text.contains("`a` enters the mean of `y` twice") && text.contains("3:18"),
+        "{text}"
+    );
+}
+
+#[test]
+fn repeated_in_dot_matvec_concat() {
+    assert_eq!(
+        repeated("plate Q = 3\nx over Q ~ GaussianARD(0, 1)\ny ~ Gaussian(dot(x, x), 1)\n"),
+        format!("error: `x` enters the mean of `y` twice; {RULE}\n --> m.occam:3:21\n  |\n3 | y ~ Gaussian(dot(x, x), 1)\n  |                     ^ `x` again\n  |\n3 | y ~ Gaussian(dot(x, x), 1)\n  |                  - first use of `x`\n  = hint: `x + x` is collected to `2 * x`, {SELF_HINT} `x` with itself is not multilinear: introduce a separate variable for one of the uses\n"),
+    );
+    // `W @ (W @ x)`: one matrix on both sides, the second through `v`.
+    assert_eq!(
+        repeated("plate D = 2\nW[D] over D ~ GaussianARD(0, 1)\nx over D ~ GaussianARD(0, 1)\nv over D = W @ x\ny over D ~ MvGaussian(W @ v, identity)\n"),
+        format!("error: `W` enters the mean of `y` twice; {RULE}\n --> m.occam:5:27\n  |\n5 | y over D ~ MvGaussian(W @ v, identity)\n  |                           ^ `W` again, through deterministic `v`\n  |\n5 | y over D ~ MvGaussian(W @ v, identity)\n  |                       - first use of `W`\n  = hint: `v` already contains `W`: write the expression with `W` once, or introduce a separate variable for one of the uses\n"),
+    );
+    assert_eq!(
+        repeated("plate C = 2\na ~ Gaussian(0, 1)\nv over C = concat(a, a)\ny over C ~ MvGaussian(v, identity)\n"),
+        format!("error: `a` enters the expression of `v` twice; {RULE}\n --> m.occam:3:22\n  |\n3 | v over C = concat(a, a)\n  |                      ^ `a` again\n  |\n3 | v over C = concat(a, a)\n  |                   - first use of `a`\n  = hint: `a + a` is collected to `2 * a`, {SELF_HINT} `a` with itself is not multilinear: introduce a separate variable for one of the uses\n"),
+    );
+}
+
+#[test]
+fn repeated_gamma_in_a_precision() {
+    let text = repeated("t ~ Gamma(1, 1)\ny ~ Gaussian(0, t * t)\n");
+    assert!(
+        text.contains("`t` enters the precision of `y` twice") && text.contains("m.occam:2:21"),
+        "{text}"
+    );
+}
+
+#[test]
+fn repeated_by_two_selectors() {
+    assert_eq!(
+        repeated("plate K = 3\npi ~ Dirichlet(1) over K\nmu[K] ~ Gaussian(0, 1)\nz ~ Categorical(pi)\nw ~ Categorical(pi)\ny ~ Gaussian(mu[z] + mu[w], 1)\n"),
+        format!("error: `mu` enters the mean of `y` twice; {RULE}\n --> m.occam:6:22\n  |\n6 | y ~ Gaussian(mu[z] + mu[w], 1)\n  |                      ^^^^^ `mu` again, with other selectors: they can pick the element used before\n  |\n6 | y ~ Gaussian(mu[z] + mu[w], 1)\n  |              ----- first use of `mu`\n  = hint: the two references to `mu` can be the same element; select both with one Categorical, or give the second use a variable of its own\n"),
+    );
+}
+
+#[test]
+fn repeated_twice_through_one_deterministic_is_one_error_per_pair() {
+    // `b * b` with `b = a * c` reaches `a` and `c` twice through the same two references.
+    let src = "a ~ Gaussian(0, 1)\nc ~ Gaussian(0, 1)\nb = a * c\ny ~ Gaussian(b * b, 1)\n";
+    let err = compile(src, "m.occam", &DataShapes::new()).expect_err("accepted b * b");
+    assert_eq!(err.items.len(), 1, "{}", err.render_plain());
+    assert_eq!(err.items[0].code, Code::RepeatedParent);
+    assert!(err.items[0]
+        .message
+        .contains("`a` enters the mean of `y` twice"));
+}

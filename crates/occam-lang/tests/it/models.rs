@@ -618,3 +618,79 @@ fn asia_resolves_with_two_q_blocks() {
     // `dysp` reads `bronc` but only one member of that block: no evidence joins.
     assert!(m.q_blocks.iter().all(|b| b.evidence.is_empty()));
 }
+
+mod repeats {
+    //! What the check of Winn (2.41) accepts: collected sums, selectors, data and observed values.
+
+    use occam_lang::ir::{ConstValue, ExprOp, Node};
+    use occam_lang::{compile, DataShapes};
+
+    fn ok(src: &str, shapes: &DataShapes) -> occam_lang::Model {
+        compile(src, "m.occam", shapes).unwrap_or_else(|e| panic!("{}", e.render_plain()))
+    }
+
+    /// The mean of `y` (its first argument).
+    fn mean(m: &occam_lang::Model, name: &str) -> ExprOp {
+        match &m.variable(name).unwrap().node {
+            Node::Stochastic { args, .. } => args[0].value.op.clone(),
+            Node::Deterministic { expr } => expr.op.clone(),
+            Node::Data => panic!("data"),
+        }
+    }
+
+    /// `[var name, coefficient]` of a collected term `r * c`.
+    fn term(op: &ExprOp) -> (String, f64) {
+        match op {
+            ExprOp::Product(p) => match (&p[0].op, &p[1].op) {
+                (ExprOp::Var(r), ExprOp::Const(ConstValue::Scalar(c))) => (r.name.clone(), *c),
+                other => panic!("{other:?}"),
+            },
+            ExprOp::Var(r) => (r.name.clone(), 1.0),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn repeated_terms_of_a_sum_are_collected() {
+        let none = DataShapes::new();
+        let m = ok("a ~ Gaussian(0, 1)\nb = a + a\ny ~ Gaussian(b, 1)\n", &none);
+        assert_eq!(term(&mean(&m, "b")), ("a".to_string(), 2.0));
+        let m = ok(
+            "a ~ Gaussian(0, 1)\nb ~ Gaussian(0, 1)\ny ~ Gaussian(2*a + b + a + 1, 1)\n",
+            &none,
+        );
+        let ExprOp::Sum(parts) = mean(&m, "y") else {
+            panic!("not a sum")
+        };
+        assert_eq!(parts.len(), 3);
+        assert_eq!(term(&parts[0].op), ("a".to_string(), 3.0));
+        assert_eq!(term(&parts[1].op), ("b".to_string(), 1.0));
+        assert!(matches!(parts[2].op, ExprOp::Const(ConstValue::Scalar(c)) if c == 1.0));
+        // `1 * a` is `a`.
+        let m = ok("a ~ Gaussian(0, 1)\ny ~ Gaussian(a + 1 * a, 1)\n", &none);
+        assert_eq!(term(&mean(&m, "y")), ("a".to_string(), 2.0));
+        // `a + -1*a`: the coefficient may be 0 (kept as `0 * a`).
+        let m = ok(
+            "a ~ Gaussian(0, 1)\ny ~ Gaussian(a + -1 * a + 2, 1)\n",
+            &none,
+        );
+        let ExprOp::Sum(parts) = mean(&m, "y") else {
+            panic!("not a sum")
+        };
+        assert_eq!(term(&parts[0].op), ("a".to_string(), 0.0));
+    }
+
+    #[test]
+    fn selectors_data_and_observed_values_are_not_repeats() {
+        let none = DataShapes::new();
+        // One selector gating two slots, and twice in one slot (`mu[z] + mu[z]` = `2 * mu[z]`).
+        ok("plate K = 3\nplate N = 4\npi ~ Dirichlet(1) over K\nmu[K] ~ Gaussian(0, 1)\ntau[K] ~ Gamma(1, 1)\nz[N] ~ Categorical(pi)\ny[N] ~ Gaussian(mu[z] + mu[z], tau[z])\nx[N] ~ Gaussian(mu[z], tau[z])\n", &none);
+        // Polynomial features of a data input and of an observed variable.
+        let shapes = DataShapes::new().with("y", 4, 1).with("x", 4, 1);
+        ok("plate N from data y\ndata x[N]\nw1 ~ Gaussian(0, 1)\nw2 ~ Gaussian(0, 1)\ny[N] ~ Gaussian(w1*x + w2*x*x, 1)\n", &shapes);
+        ok("plate N from data y\nx[N] ~ Gaussian(0, 1)\nw1 ~ Gaussian(0, 1)\nw2 ~ Gaussian(0, 1)\ny[N] ~ Gaussian(w1*x + w2*x*x, 1)\n", &shapes);
+        // A parent shared by many children, and by two slots of one child through different
+        // deterministic variables, is no repeat within one expression.
+        ok("plate N = 3\na ~ Gaussian(0, 1)\nt ~ Gamma(1, 1)\nm = a * 2\ny[N] ~ Gaussian(m, t)\nz[N] ~ Gaussian(a, t)\n", &none);
+    }
+}

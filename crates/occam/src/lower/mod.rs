@@ -172,6 +172,9 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
         })?;
         l.plates.push(id);
     }
+    if observe {
+        repeated_missing(model, src, data)?;
+    }
     for &v in &model.topological_order {
         l.variable(v, data, observe)?;
     }
@@ -204,6 +207,32 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
         owner: l.owner,
         has_mixture: l.has_mixture,
     })
+}
+
+/// Winn (2.41) again, now that the data is known: the resolver treats an observed variable as a
+/// constant, but a missing cell of it is latent, so `x * x` with `x` observed is rejected here
+/// when some cell of `x` is missing (a located error naming both uses).
+fn repeated_missing(model: &Model, src: SourceRef<'_>, data: &DataSet) -> Result<()> {
+    let latent: Vec<bool> = model
+        .variables
+        .iter()
+        .map(|v| !v.observed || data.tables.get(&v.name).is_some_and(|t| t.has_missing()))
+        .collect();
+    let with_missing = model
+        .variables
+        .iter()
+        .zip(&latent)
+        .any(|(v, &l)| v.observed && l);
+    if !with_missing {
+        return Ok(());
+    }
+    let found = occam_lang::reuse::repeated_parents(model, &|v| latent[v]);
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Model(Box::new(Diagnostics::new(
+        src.file, src.text, found,
+    ))))
 }
 
 /// Where an expression is used: the slot it fills and how constants convert.

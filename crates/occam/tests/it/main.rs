@@ -3,6 +3,7 @@
 //! file keeps the workspace's test build to a fraction of the link time and disk.
 
 mod binding;
+mod bound_oracle;
 mod chain_inputs;
 mod chains;
 mod defaults;
