@@ -257,15 +257,23 @@ impl std::error::Error for Diagnostics {}
 
 /// Levenshtein distance between two strings, in characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    // Optimal string alignment: Levenshtein plus the swap of two adjacent characters as one edit
+    // (`tua` for `tau` is one typo, not two).
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for (i, &ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        for (j, &cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            let mut d = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && ca == b[j - 1] && a[i - 1] == cb {
+                d = d.min(before[j - 1] + 1);
+            }
+            cur[j + 1] = d;
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -310,6 +318,18 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(edit_distance("", "abc"), 3);
         assert_eq!(edit_distance("mu", "mu"), 0);
+        // A swap of neighbours is one edit.
+        assert_eq!(edit_distance("tua", "tau"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("abc", "ca"), 3);
+    }
+
+    #[test]
+    fn a_transposed_variable_name_gets_a_suggestion() {
+        assert_eq!(
+            did_you_mean("tua", ["mu", "tau", "y"]),
+            Some("did you mean `tau`?".to_string())
+        );
     }
 
     #[test]

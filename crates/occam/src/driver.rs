@@ -370,7 +370,7 @@ fn selected_identical(loaded: &Loaded, c: &Compiled, v: usize, axis: usize) -> O
     let k = *sizes.get(axis)?;
     let n: usize = sizes.iter().product();
     let u = c.vmp.moments(node);
-    if k < 2 || n == 0 || u.is_empty() || u.len() % n != 0 {
+    if k < 2 || n == 0 || u.is_empty() || !u.len().is_multiple_of(n) {
         return None;
     }
     let len = u.len() / n;
@@ -390,8 +390,10 @@ fn selected_identical(loaded: &Loaded, c: &Compiled, v: usize, axis: usize) -> O
     same.then_some(k)
 }
 
-/// Sweeps whose changes [`still_rising`] reads.
+/// Sweeps whose changes [`still_rising`] reads: all must be rises.
 const CREEP_WINDOW: usize = 20;
+/// The last ratios of successive changes whose median is the pace at the end.
+const CREEP_RATIOS: usize = 5;
 /// The projected gain (nats) above which a stopped run is said to be still rising.
 const CREEP_NATS: f64 = 0.1;
 /// The ratio of successive changes from which they shrink too slowly to call the run settled: at
@@ -400,7 +402,8 @@ const CREEP_NATS: f64 = 0.1;
 const CREEP_RATIO: f64 = 0.99;
 
 /// A warning when the bound's last [`CREEP_WINDOW`] changes are all positive and shrink so
-/// slowly (median ratio of successive changes at least [`CREEP_RATIO`]) that their geometric
+/// slowly (median of the last [`CREEP_RATIOS`] ratios of successive changes at least
+/// [`CREEP_RATIO`]) that their geometric
 /// continuation would add more than [`CREEP_NATS`]: the tolerance stopped the run on a crawl,
 /// not at an optimum.
 fn still_rising(trace: &[f64]) -> Option<Warning> {
@@ -409,10 +412,15 @@ fn still_rising(trace: &[f64]) -> Option<Warning> {
     }
     let tail = &trace[trace.len() - CREEP_WINDOW - 1..];
     let changes: Vec<f64> = tail.windows(2).map(|w| w[1] - w[0]).collect();
-    if changes.iter().any(|&d| !(d > 0.0)) {
+    if !changes.iter().all(|&d| d > 0.0) {
         return None;
     }
-    let mut ratios: Vec<f64> = changes.windows(2).map(|w| w[1] / w[0]).collect();
+    // The pace at the end: the median of the last few ratios (earlier ones may belong to a climb
+    // that accelerated before it settled).
+    let mut ratios: Vec<f64> = changes[changes.len() - CREEP_RATIOS - 1..]
+        .windows(2)
+        .map(|w| w[1] / w[0])
+        .collect();
     ratios.sort_by(f64::total_cmp);
     let ratio = ratios[ratios.len() / 2];
     let last_change = changes[changes.len() - 1];

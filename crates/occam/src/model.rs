@@ -209,7 +209,10 @@ fn data_warnings(loaded: &Loaded, dir: Option<&Path>) -> Vec<Warning> {
                 values: t.values.len(),
             });
         }
-        if let Some(w) = index_column(&var.name, t) {
+        // A `data` covariate may well be 0..N−1 or 1..N (the x of a regression); the values of a
+        // modelled variable never are by chance, so for those the count rule applies too.
+        let modelled = matches!(var.node, Node::Stochastic { .. });
+        if let Some(w) = index_column(&var.name, t, modelled) {
             out.push(w);
         }
     }
@@ -238,8 +241,9 @@ const INDEX_HEADERS: &[&str] = &[
 ];
 
 /// A warning when the first of several columns of `t` looks like a row index: its header is one of
-/// [`INDEX_HEADERS`], or it holds exactly 1..N or 0..N−1 (N ≥ 3 rows, every cell present).
-fn index_column(variable: &str, t: &crate::data::Table) -> Option<Warning> {
+/// [`INDEX_HEADERS`], or (with `counts`) it holds exactly 1..N or 0..N−1 (N ≥ 3 rows, every cell
+/// present).
+fn index_column(variable: &str, t: &crate::data::Table, counts: bool) -> Option<Warning> {
     if t.cols < 2 || t.rows == 0 {
         return None;
     }
@@ -252,7 +256,8 @@ fn index_column(variable: &str, t: &crate::data::Table) -> Option<Warning> {
     let named = header
         .as_deref()
         .is_some_and(|h| INDEX_HEADERS.contains(&h.to_ascii_lowercase().as_str()));
-    let counts = t.rows >= 3
+    let counts = counts
+        && t.rows >= 3
         && (0..t.rows).all(|r| t.present[r * t.cols])
         && [0.0, 1.0]
             .iter()

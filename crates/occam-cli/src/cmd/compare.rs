@@ -93,6 +93,9 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         outln!("{}", json!({"models": models, "best": best_name}));
         return Ok(());
     }
+    // Best first; ties keep the order the models were given in.
+    let mut ranked: Vec<usize> = (0..rows.len()).collect();
+    ranked.sort_by(|&i, &j| rows[j].1.bound.total_cmp(&rows[i].1.bound));
     let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(5).max(5);
     outln!(
         "{:<width$}  {:>14}  {:>12}  {:>11}  {:>10}  {:>5}",
@@ -103,13 +106,14 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         "components",
         "iter"
     );
-    for ((name, o), p) in rows.iter().zip(&probs) {
+    for &i in &ranked {
+        let ((name, o), p) = (&rows[i], probs[i]);
         outln!(
-            "{:<width$}  {:>14.4}  {:>12.4}  {:>11.4e}  {:>10}  {:>5}{}",
+            "{:<width$}  {:>14.4}  {:>12.4}  {:>11}  {:>10}  {:>5}{}",
             name,
             o.bound,
             o.bound - best,
-            p,
+            probability(p),
             in_use(o),
             o.iterations,
             if o.bound == best { "  best" } else { "" }
@@ -121,6 +125,19 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A posterior model probability as a reader takes it in: three decimals from 0.001 up (`0.961`,
+/// `1.000`), then scientific notation (`2.84e-86`), and `<1e-300` below that (where a double's
+/// exponent runs out).
+fn probability(p: f64) -> String {
+    if p >= 1e-3 {
+        format!("{p:.3}")
+    } else if p >= 1e-300 {
+        format!("{p:.2e}")
+    } else {
+        "<1e-300".to_string()
+    }
 }
 
 /// Mixture components in use over the model's components (`in use/total`, summed over its

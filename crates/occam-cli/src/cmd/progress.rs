@@ -71,10 +71,15 @@ impl Bar {
         s
     }
 
+    /// A bar without a length: a fit stops when it converges, usually long before `--max-iter`,
+    /// so a fraction of that limit would read as "3% done" at the end. It shows what is known
+    /// instead: the time so far, the iterations and their rate, the bound and its last change.
     fn start(&self, p: &Progress) -> ProgressBar {
-        let b = ProgressBar::new(p.max_iter as u64);
-        if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg}") {
-            b.set_style(style.progress_chars("=> "));
+        let b = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} {prefix} {elapsed} iteration {pos} ({per_sec}) {msg}",
+        ) {
+            b.set_style(style);
         }
         b.set_prefix(if p.restarts > 1 {
             format!("{} restart {}/{}", self.label, p.restart + 1, p.restarts)
@@ -104,6 +109,7 @@ impl Observer for Bar {
         }
         if let Some((_, b)) = &self.bar {
             b.set_position(p.iteration as u64);
+            b.tick();
             let stage = match p.stage {
                 Stage::Sweeps => "",
                 Stage::Pruning => " (pruning)",

@@ -84,7 +84,10 @@ impl ExpFamily for Categorical {
     fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
         let c = x[0];
         if !(c >= 0.0) || c.fract() != 0.0 || c >= self.k as f64 {
-            return Err(format!("{c} is not a category in 0..{}", self.k));
+            return Err(format!(
+                "{c} is not a category: the categories are 0 to {}",
+                self.k - 1
+            ));
         }
         u.iter_mut().for_each(|v| *v = 0.0);
         u[c as usize] = 1.0;

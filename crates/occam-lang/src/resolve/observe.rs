@@ -108,6 +108,23 @@ impl Resolver<'_, '_> {
             ),
         };
         let named: Vec<String> = dims.iter().map(|&p| self.plate_desc(p)).collect();
+        // The data's rows and columns swapped (a row vector where a column is expected).
+        let transposed = match sizes.as_slice() {
+            [n, m] => rows as u64 == *m && cols as u64 == *n,
+            [n, rest @ ..] if !rest.is_empty() => {
+                cols as u64 == *n
+                    && rows as u64 == rest.iter().fold(1u64, |a, &b| a.saturating_mul(b))
+            }
+            _ => false,
+        };
+        let hint = if transposed {
+            format!(
+                "the data are {rows} × {cols} and `{}` needs {want}: did you mean to transpose them? (rows are the first plate's elements)",
+                e.name
+            )
+        } else {
+            "check the plates of the variable against the data".to_string()
+        };
         let d = Diagnostic::new(
             Code::DataShape,
             e.name_span,
@@ -122,7 +139,7 @@ impl Resolver<'_, '_> {
         } else {
             format!("over {}", named.join(", "))
         })
-        .hint("check the plates of the variable against the data");
+        .hint(hint);
         self.error(d);
     }
 

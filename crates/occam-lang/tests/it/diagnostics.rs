@@ -113,6 +113,26 @@ fn data_shape() {
 }
 
 #[test]
+fn data_shape_transposed() {
+    check(
+        "plate N = 10\nplate D = 2\nmu ~ Gaussian(0, 1)\ny[N, D] ~ Gaussian(mu, 1)\n",
+        &[("y", 2, 10)],
+        Code::DataShape,
+        "error: data `y` has shape 2 × 10 but `y[N, D]` needs 10 × 2\n --> m.occam:4:1\n  |\n4 | y[N, D] ~ Gaussian(mu, 1)\n  | ^ over N (size 10), D (size 2)\n  = hint: the data are 2 × 10 and `y` needs 10 × 2: did you mean to transpose them? (rows are the first plate's elements)\n",
+    );
+}
+
+#[test]
+fn misspelt_variable_by_a_swap() {
+    check(
+        "mu ~ Gaussian(0, 1)\ntau ~ Gamma(1, 1)\ny ~ Gaussian(mu, tua)\n",
+        &[],
+        Code::UnknownName,
+        "error: unknown variable `tua`\n --> m.occam:3:18\n  |\n3 | y ~ Gaussian(mu, tua)\n  |                  ^^^ not declared\n  = hint: did you mean `tau`?\n",
+    );
+}
+
+#[test]
 fn dirichlet_no_over() {
     check(
         "pi ~ Dirichlet(1)\n",

@@ -113,6 +113,37 @@ fn an_index_like_first_column_is_a_warning_naming_it() {
         .collect();
     let counted = index_warning(&format!("t,a,b\n{zero}")).expect("0..N-1");
     assert!(counted.contains("(`t`, 0 to 5)"), "{counted}");
+    // A `data` covariate holding 0..N−1 is a regressor (examples/bayespy/regression's x), not an
+    // index: no warning for it.
+    let mut d = DataSet::new();
+    let x: Vec<f64> = (0..10).flat_map(|r| [r as f64, 1.0]).collect();
+    d.insert_array("X", 10, 2, x, Some(vec!["x".into(), "bias".into()]))
+        .unwrap();
+    d.insert_array(
+        "y",
+        10,
+        1,
+        (0..10).map(|r| 2.0 * r as f64 + 1.0).collect(),
+        None,
+    )
+    .unwrap();
+    let regression = Model::from_source(
+        "r.occam",
+        "plates N, C from data X\ndata X[N] over C\nB ~ MvGaussian(0, 1e-3 * identity) over C\ntau ~ Gamma(1, 1)\ny[N] ~ Gaussian(dot(X, B), tau)\nobserve y\n",
+        &d,
+    )
+    .unwrap()
+    .fit(&Settings::default())
+    .unwrap();
+    assert!(
+        !regression
+            .outcome()
+            .warnings
+            .iter()
+            .any(|w| matches!(w, Warning::IndexColumn { .. })),
+        "{:?}",
+        regression.outcome().warnings
+    );
     // Measurements in the first column: no warning.
     let data: String = (1..=6)
         .map(|r| format!("{}.25,{}.5,{}\n", r * r, r % 3, 10 - r))
