@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 mod csv_text;
+mod select;
 pub use csv_text::parse_csv;
+pub use select::Selection;
 
 /// A numeric table read from a data file.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +37,9 @@ pub struct Table {
     /// in r, saying that data row r (0-based), and the rows after it up to the next pair, sit s
     /// lines further down the file than line r + 2. Empty when there is no such line.
     pub line_shifts: Vec<(usize, usize)>,
+    /// For a table of chosen columns (`--data x=FILE:COLUMNS`): the file's 0-based column of
+    /// each, so that messages name the file's own column; `None`: the file's columns in order.
+    pub source_columns: Option<Vec<usize>>,
 }
 
 impl Table {
@@ -51,7 +56,10 @@ impl Table {
             0 => 0,
             k => self.line_shifts[k - 1].1,
         };
-        (r + 1 + usize::from(self.csv) + shift, c + 1)
+        (
+            r + 1 + usize::from(self.csv) + shift,
+            self.source_column(c) + 1,
+        )
     }
 
     /// A data error at flat cell `i`.
@@ -351,6 +359,7 @@ fn from_npy<R: std::io::Read>(name: &str, path: &Path, npy: npyz::NpyFile<R>) ->
         header: None,
         csv: false,
         line_shifts: Vec::new(),
+        source_columns: None,
     })
 }
 
@@ -373,14 +382,16 @@ pub struct DataSet {
     pub tables: BTreeMap<String, Table>,
 }
 
-/// Parses one `--data` argument `NAME=FILE`.
-pub fn parse_data_arg(arg: &str) -> Result<(String, PathBuf)> {
+/// Parses one `--data` argument `NAME=FILE`, where FILE may end in a selection of columns and
+/// rows, `FILE:COLUMNS@ROWS` (see [`select`]).
+pub fn parse_data_arg(arg: &str) -> Result<(String, PathBuf, Selection)> {
     match arg.split_once('=') {
         Some((n, f)) if !n.trim().is_empty() && !f.is_empty() => {
-            Ok((n.trim().to_string(), PathBuf::from(f)))
+            let (path, sel) = select::split(f, arg)?;
+            Ok((n.trim().to_string(), path, sel))
         }
         _ => Err(Error::Usage(format!(
-            "bad --data `{arg}`: expected NAME=FILE, e.g. --data x=data.csv"
+            "bad --data `{arg}`: expected NAME=FILE, e.g. --data x=data.csv (or FILE:COLUMNS@ROWS, e.g. x=faithful.csv:eruptions,waiting@1-200)"
         ))),
     }
 }
@@ -434,6 +445,7 @@ impl DataSet {
             header,
             csv: false,
             line_shifts: Vec::new(),
+            source_columns: None,
         };
         if let Some(i) = values.iter().position(|v| v.is_infinite()) {
             return Err(table.error_at(i, format!("{} is not a finite number", values[i])));
@@ -446,8 +458,12 @@ impl DataSet {
     pub fn from_args(args: &[String]) -> Result<DataSet> {
         let mut set = DataSet::default();
         for a in args {
-            let (name, path) = parse_data_arg(a)?;
+            let (name, path, sel) = parse_data_arg(a)?;
             set.insert_file(&name, &path)?;
+            if !sel.is_all() {
+                let t = set.tables[&name].select(&sel)?;
+                set.tables.insert(name, t);
+            }
         }
         Ok(set)
     }

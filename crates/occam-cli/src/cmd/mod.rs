@@ -64,7 +64,9 @@ pub struct HelpArgs {
 #[derive(Args, Debug, Clone, Default)]
 pub struct DataArgs {
     /// Attach data: NAME=FILE (.csv with a header, .npy or .npz). Without it, NAME.csv next to
-    /// the model is used for each observed variable.
+    /// the model is used for each observed variable. FILE:COLUMNS@ROWS chooses columns (header
+    /// names, or 1-based numbers and ranges: x=f.csv:eruptions,waiting, x=f.csv:2-3) and a 1-based
+    /// inclusive range of data rows (@1-200, @201-).
     #[arg(long = "data", value_name = "NAME=FILE")]
     pub data: Vec<String>,
 }

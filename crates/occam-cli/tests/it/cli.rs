@@ -753,3 +753,70 @@ fn fit_out_names_every_file_it_wrote() {
         "{line}"
     );
 }
+
+/// `--data NAME=FILE:COLUMNS@ROWS`: an R export's row names left out by choosing the columns (by
+/// name or number), and a train/test split of one file by rows; errors name the file's own line
+/// and column.
+#[test]
+fn data_columns_and_rows_are_chosen_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("faithful.csv");
+    let mut text = String::from("rownames,eruptions,waiting\n");
+    for r in 1..=30 {
+        text += &format!(
+            "{r},{:.3},{}\n",
+            1.5 + (r % 7) as f64 * 0.5,
+            50 + (r * 13) % 40
+        );
+    }
+    std::fs::write(&csv, &text).unwrap();
+    let model = dir.path().join("m.occam");
+    std::fs::write(
+        &model,
+        "plates N, D from data x\nmu[D] ~ Gaussian(0, 1e-4)\ntau[D] ~ Gamma(1e-3, 1e-3)\nx[N, D] ~ Gaussian(mu, tau)\n",
+    )
+    .unwrap();
+    let fit = |spec: &str| {
+        json(&succeeded(occam().args([
+            "fit",
+            "--json",
+            model.to_str().unwrap(),
+            "--data",
+            &format!("x={}{spec}", csv.display()),
+        ])))
+    };
+    let whole = fit("");
+    let warned = |v: &serde_json::Value| {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("looks like a row index"))
+    };
+    assert!(warned(&whole), "{}", whole["warnings"]);
+    let named = fit(":eruptions,waiting");
+    let numbered = fit(":2-3");
+    assert!(!warned(&named), "{}", named["warnings"]);
+    assert_eq!(named["bound"], numbered["bound"]);
+    assert_eq!(
+        named["variables"]["mu"]["parameters"]["mean"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // Train on rows 1-20: the plate N is 20.
+    let train = fit(":eruptions,waiting@1-20");
+    assert_eq!(train["variables"]["x"]["plates"][0]["size"], 20);
+    let bad = occam()
+        .args(["fit", model.to_str().unwrap(), "--data"])
+        .arg(format!("x={}:wait", csv.display()))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        e.contains("no column `wait` (columns: rownames, eruptions, waiting"),
+        "{e}"
+    );
+}

@@ -37,6 +37,7 @@ pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
         header: Some(header),
         csv: true,
         line_shifts,
+        source_columns: None,
     })
 }
 

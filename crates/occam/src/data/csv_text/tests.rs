@@ -166,6 +166,7 @@ proptest! {
                 header: Some(h),
                 csv: true,
                 line_shifts,
+                source_columns: None,
             };
             // The file's data lines, in order: neither empty nor a comment, after the header.
             let lines: Vec<(usize, &str)> = t
