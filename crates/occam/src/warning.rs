@@ -152,7 +152,7 @@ impl std::fmt::Display for Warning {
                 };
                 write!(
                     f,
-                    "the first column of {file} ({name}, {first} to {last}) looks like a row index, yet it is read as data of `{variable}` (one of its {columns} columns); remove it from the file , choose the other columns (`--data {variable}=FILE:2-{columns}`), or write it without row names (R `row.names = FALSE`, pandas `index=False`) if it is not a measurement"
+                    "the first column of {file} ({name}, {first} to {last}) looks like a row index, yet it is read as data of `{variable}` (one of its {columns} columns); remove it from the file, choose the other columns (`--data {variable}=FILE:2-{columns}`), or write it without row names (R `row.names = FALSE`, pandas `index=False`) if it is not a measurement"
                 )
             }
             Warning::AllMissing {
