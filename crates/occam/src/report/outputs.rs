@@ -20,6 +20,13 @@ use crate::Fitted;
 /// The mean of a variable as a matrix for a Hinton diagram, if it is a vector or matrix.
 fn matrix_of(loaded: &Loaded, c: &Compiled, v: usize) -> Option<(usize, usize, Vec<f64>)> {
     let var = &loaded.model.variables[v];
+    // A chain's marginals (steps × states, thousands of squares) are drawn as `chain_NAME.svg`:
+    // state probabilities over time with the Viterbi path, or smoothed means with bands.
+    if matches!(&var.node, occam_lang::ir::Node::Stochastic { distribution, .. }
+        if distribution == "MarkovChain" || distribution == "GaussianMarkovChain")
+    {
+        return None;
+    }
     let node = c.var_nodes[v];
     let mean = c.vmp.mean(node)?;
     let n = c.vmp.elements(node);

@@ -245,6 +245,8 @@ fn lds_example_reports_smoothed_means_with_bands() {
     assert!(std::fs::read_to_string(dir.join("chain_x.svg"))
         .unwrap()
         .contains("<polygon"));
+    // The chain's figure, not a Hinton diagram of its 80 × 2 marginal means.
+    assert!(!dir.join("hinton_x.svg").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
