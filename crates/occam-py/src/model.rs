@@ -365,7 +365,7 @@ pub fn compare<'py>(
             ),
         ));
     }
-    let s = settings(seed, restarts, max_iter, tol, prune, strict, None, Some(false));
+    let s = settings(seed, restarts, max_iter, tol, prune, strict, None, None);
     let mut fitted = Vec::with_capacity(models.len());
     for m in &models {
         let model = m.model_with_data(py, data)?;
