@@ -1,5 +1,5 @@
 //! The fuzz harness for command-line flags (stable Rust, proptest): every numeric flag of `fit`,
-//! `sample`, `bm` and `sbn` with values at and beyond the edges of its domain (negative, zero,
+//! `sample`, `nn`, `latent`, `bm` and `sbn` with values at and beyond the edges of its domain (negative, zero,
 //! NaN, ±∞, subnormal, 1e308, 2⁶³, 2⁶⁴, text). Each run either succeeds or exits 2 naming the
 //! flag; nothing panics, hangs (a run is killed after 60 s) or exits 0 with a non-finite result.
 //!
@@ -111,6 +111,87 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// Counts that are refused or quick: a count flag whose valid values would run for minutes at
+/// their largest (networks of a reproduction) is fuzzed with these.
+const SMALL_OR_REFUSED: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "abc",
+    "1000000000000",
+    "4294967297",
+    "18446744073709551615",
+    "18446744073709551616",
+];
+
+/// The cases of the newer commands (`nn`, `latent`, the reproductions and the Monte Carlo and
+/// mixture methods of `bm` and `sbn`), whose count flags once panicked on capacity overflow,
+/// aborted allocating, or ran without bound.
+const NEWER: &[Case] = &[
+    Case {
+        args: &["nn", "fit", "r.csv", "--out", "net.json", "--target", "y"],
+        flags: &[
+            ("--hidden", SMALL_OR_REFUSED),
+            ("--restarts", SMALL_OR_REFUSED),
+            ("--components", SMALL_OR_REFUSED),
+        ],
+    },
+    Case {
+        args: &["nn", "fit", "r.csv", "--out", "net.json", "--target", "y"],
+        flags: &[
+            ("--lags", SMALL_OR_REFUSED),
+            ("--structure-cycles", SMALL_OR_REFUSED),
+            ("--seed", COUNTS),
+        ],
+    },
+    Case {
+        args: &["latent", "ica", "t.csv", "--max-iter", "20"],
+        flags: &[
+            ("--components", SMALL_OR_REFUSED),
+            ("--restarts", SMALL_OR_REFUSED),
+            ("--sources", SMALL_OR_REFUSED),
+        ],
+    },
+    Case {
+        args: &["bm", "reproduce", "sk-fig4"],
+        flags: &[(
+            "--networks",
+            &["0", "-1", "abc", "1000000000000", "18446744073709551615"],
+        )],
+    },
+    Case {
+        args: &[
+            "bm",
+            "logz",
+            "--weights",
+            "w.csv",
+            "--thresholds",
+            "h.csv",
+            "--method",
+            "gibbs",
+        ],
+        flags: &[("--samples", SMALL_OR_REFUSED), ("--seed", COUNTS)],
+    },
+    Case {
+        args: &["sbn", "loglik", "n.csv", "d.csv"],
+        flags: &[(
+            "--method",
+            &[
+                "mf",
+                "first",
+                "third",
+                "mixture:2",
+                "mixture:0",
+                "mixture:1000000000000",
+                "mixture:18446744073709551615",
+                "mixture:-1",
+                "gibbs",
+                "nonsense",
+            ],
+        )],
+    },
+];
+
 const FILES: &[(&str, &str)] = &[
     ("m.occam", "plate N from data y\nmu ~ Gaussian(0, 1e-6)\ntau ~ Gamma(1e-6, 1e-6)\ny[N] ~ Gaussian(mu, tau)\n"),
     ("y.csv", "y\n1.5\n2.5\n0.5\n"),
@@ -119,6 +200,8 @@ const FILES: &[(&str, &str)] = &[
     ("h.csv", "0.1,-0.2\n"),
     ("d.csv", "2\n1\n0\n1\n"),
     ("n.csv", "unit,parent,weight\n0,,0.1\n1,,0.2\n2,0,0.5\n2,1,-0.5\n"),
+    ("r.csv", "x,y\n0.1,0.3\n0.5,0.9\n0.9,1.6\n1.3,2.7\n1.7,3.2\n2.1,4.4\n2.5,4.9\n2.9,6.1\n"),
+    ("t.csv", "a,b\n0.3,1.2\n-0.7,0.4\n1.1,-0.9\n-0.2,0.8\n0.9,-1.3\n-1.4,0.1\n0.5,0.6\n-0.6,-0.4\n"),
 ];
 
 /// Runs one fuzzed command line and checks the outcome.
@@ -177,10 +260,35 @@ proptest! {
     #![proptest_config(fuzz_config::config(24))]
 
     #[test]
+    fn newer_commands_count_flags_are_accepted_or_rejected_by_name(
+        which in 0..NEWER.len(),
+        picks in proptest::collection::vec((any::<usize>(), any::<bool>()), 3),
+    ) {
+        run(&NEWER[which], &picks);
+    }
+
+    #[test]
     fn numeric_flags_are_accepted_or_rejected_by_name(
         which in 0..CASES.len(),
         picks in proptest::collection::vec((any::<usize>(), any::<bool>()), 3),
     ) {
         run(&CASES[which], &picks);
+    }
+}
+
+/// Every value of every flag of the newer commands, one flag at a time (the property above tries
+/// random combinations): a bounded sweep CI runs in full.
+#[test]
+fn every_value_of_every_newer_flag_once() {
+    for case in NEWER {
+        for (f, &(_, values)) in case.flags.iter().enumerate() {
+            for i in 0..values.len() {
+                let one = Case {
+                    args: case.args,
+                    flags: &case.flags[f..=f],
+                };
+                run(&one, &[(i, i % 2 == 0)]);
+            }
+        }
     }
 }
