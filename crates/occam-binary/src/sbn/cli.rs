@@ -92,6 +92,9 @@ pub fn loglik_text(
         .iter()
         .map(|m| InferMethod::parse(m))
         .collect::<Result<_>>()?;
+    for m in &ms {
+        m.check_size(sbn.n_units())?;
+    }
     for &u in &data.visible {
         if u >= sbn.n_units() {
             return Err(SbnError::Parse {

@@ -23,6 +23,7 @@
 use std::collections::HashMap;
 
 use occam_core::dist::SlotInput;
+use occam_core::graph::MAX_MODEL_VALUES;
 use occam_core::prelude::*;
 use occam_core::spec::{ConstDomain, ValueKind};
 use occam_lang::diag::{Code, Diagnostic};
@@ -175,6 +176,7 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
     for &v in &model.topological_order {
         l.variable(v, data, observe)?;
     }
+    l.check_budget()?;
     // The engine seeds mixture indices by k-means++ only through mixture children; an index used
     // only inside expressions (a gate) would start symmetric, so it starts from a random draw.
     for &c in &l.gate_cats {
@@ -220,6 +222,36 @@ struct Use<'s> {
 }
 
 impl Lowering<'_> {
+    /// The whole model's state within [`MAX_MODEL_VALUES`], checked before compiling allocates
+    /// it; the error is placed at the variable owning the largest node.
+    fn check_budget(&self) -> Result<()> {
+        let (total, largest) = self.g.state_values();
+        if total.is_some_and(|t| t <= MAX_MODEL_VALUES) {
+            return Ok(());
+        }
+        let total = total.map_or("more than 2^64".to_string(), |t| t.to_string());
+        let Some(node) = largest else {
+            return Err(Error::Usage(format!(
+                "the model's nodes hold {total} values, more than the limit of {MAX_MODEL_VALUES}"
+            )));
+        };
+        let name = self.g.node_name(node).to_string();
+        let v = self.owner.get(&name).copied().unwrap_or(0);
+        let var = &self.model.variables[v];
+        Err(self.src.error(
+            Code::PlateSize,
+            var.span,
+            format!(
+                "the model's variables hold {total} state values, more than the limit of \
+                 {MAX_MODEL_VALUES} (8 GiB); the largest is `{}` with {} elements",
+                var.name,
+                self.g.elements(node)
+            ),
+            "too large",
+            Some("smaller plates, or fewer variables over the largest plates".to_string()),
+        ))
+    }
+
     fn var(&self, v: usize) -> &ir::Variable {
         &self.model.variables[v]
     }
