@@ -292,6 +292,7 @@ impl PyModel {
         crate::errors::guard(py, || {
             let set = dataset(py, data)?;
             let l = self.load_for_drawing(&set).py_err(py)?;
+            occam::graph::check_drawable(&l.model).py_err(py)?;
             Ok(occam::graph::svg(&l.model, &occam::graph::plate_labels(&l)))
         })
     }

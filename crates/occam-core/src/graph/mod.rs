@@ -77,6 +77,9 @@ pub struct Graph {
     pub(crate) nodes: Vec<ModelNode>,
     /// Node index by name (a scan per added node made 10⁴ nodes quadratic).
     names: std::collections::HashMap<String, usize>,
+    /// Plate indices by name, in declaration order (a scan per declared plate made 5·10⁴ plate
+    /// lines take over a minute).
+    plate_names: std::collections::HashMap<String, Vec<usize>>,
 }
 
 impl Graph {
@@ -87,13 +90,11 @@ impl Graph {
 
     /// Declares a plate; a plate with the same name and size is returned again.
     pub fn plate(&mut self, name: &str, size: usize) -> PlateId {
-        if let Some(i) = self
-            .plates
-            .iter()
-            .position(|(n, s)| n == name && *s == size)
-        {
+        let same = self.plate_names.entry(name.to_string()).or_default();
+        if let Some(&i) = same.iter().find(|&&i| self.plates[i].1 == size) {
             return PlateId(i);
         }
+        same.push(self.plates.len());
         self.plates.push((name.to_string(), size));
         PlateId(self.plates.len() - 1)
     }
@@ -106,7 +107,8 @@ impl Graph {
                 what: "plate size must be positive".into(),
             });
         }
-        if let Some((_, s)) = self.plates.iter().find(|(n, s)| n == name && *s != size) {
+        let declared = self.plate_names.get(name).into_iter().flatten();
+        if let Some((_, s)) = declared.map(|&i| &self.plates[i]).find(|(_, s)| *s != size) {
             return Err(BuildError::Shape {
                 node: name.into(),
                 what: format!("plate `{name}` declared with size {size} and {s}"),
