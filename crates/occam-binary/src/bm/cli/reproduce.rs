@@ -131,7 +131,8 @@ pub fn reproduce(
     networks: usize,
     out_dir: Option<&Path>,
 ) -> Result<ReproductionReport> {
-    if !(1..=MAX_NETWORKS).contains(&networks) {
+    let uses_networks = matches!(which, Reproduction::SkFig4 | Reproduction::LawrenceFig42);
+    if uses_networks && !(1..=MAX_NETWORKS).contains(&networks) {
         return Err(BmError::InvalidOption {
             option: "networks",
             why: format!("must be between 1 and {MAX_NETWORKS}, got {networks}"),
