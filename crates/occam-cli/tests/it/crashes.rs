@@ -448,3 +448,22 @@ fn binary_model_errors_name_their_files_and_lines() {
         &["d.csv", "unit 3", "only 3 units", "at least 5 units"],
     );
 }
+
+#[test]
+fn a_wishart_over_30000_data_columns_is_a_located_error() {
+    // The D × D rate constant alone was 7.2 GB, allocated before any check.
+    let n = 30_000;
+    let names: Vec<String> = (0..n).map(|i| format!("c{i}")).collect();
+    let csv = format!(
+        "{}\n{}\n{}\n",
+        names.join(","),
+        vec!["1"; n].join(","),
+        vec!["2"; n].join(",")
+    );
+    let m = b"plates N, D from data y\nmu ~ MvGaussian(mean = 0, precision = identity * 1e-5) over D\nLambda ~ Wishart(dof = 30001, rate = identity * 1e-5) over D\ny[N] over D ~ MvGaussian(mean = mu, precision = Lambda)\n";
+    expect(
+        &[("m.occam", m), ("y.csv", csv.as_bytes())],
+        &["check", "m.occam"],
+        &["m.occam:2:1", "limit of 1073741824"],
+    );
+}

@@ -252,6 +252,32 @@ impl Lowering<'_> {
         ))
     }
 
+    /// Variable `v`'s own state (2 × elements × `len` + elements) within [`MAX_MODEL_VALUES`],
+    /// checked before anything of it is allocated.
+    fn check_variable_size(&self, v: usize, len: usize) -> Result<()> {
+        let var = self.var(v);
+        let values = var
+            .plates
+            .iter()
+            .try_fold(1usize, |n, &p| n.checked_mul(self.plate_size(p)))
+            .and_then(|n| n.checked_mul(len)?.checked_mul(2)?.checked_add(n));
+        if values.is_some_and(|x| x <= MAX_MODEL_VALUES) {
+            return Ok(());
+        }
+        Err(self.src.error(
+            Code::PlateSize,
+            var.span,
+            format!(
+                "`{}` alone holds {} state values ({len} per element), more than the limit of \
+                 {MAX_MODEL_VALUES} (8 GiB)",
+                var.name,
+                values.map_or("more than 2^64".to_string(), |x| x.to_string())
+            ),
+            "too large",
+            Some("smaller plates (an event plate of D columns costs D² per element for a Wishart or MvGaussian)".to_string()),
+        ))
+    }
+
     fn var(&self, v: usize) -> &ir::Variable {
         &self.model.variables[v]
     }
