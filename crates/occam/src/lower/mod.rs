@@ -264,12 +264,47 @@ impl Lowering<'_> {
         if values.is_some_and(|x| x <= MAX_MODEL_VALUES) {
             return Ok(());
         }
+        let per_node = var
+            .plates
+            .iter()
+            .try_fold(1usize, |n, &p| n.checked_mul(self.plate_size(p)))
+            .and_then(|n| n.checked_mul(len));
+        let node_limit = per_node.is_none_or(|x| x > occam_core::graph::MAX_NODE_VALUES);
+        let over: Vec<String> = var
+            .plates
+            .iter()
+            .map(|&p| {
+                format!(
+                    "{} = {}",
+                    self.model.plates[p].name, self.model.plates[p].size
+                )
+            })
+            .collect();
+        let over = if over.is_empty() {
+            String::new()
+        } else {
+            format!(" over plates {}", over.join(", "))
+        };
+        if node_limit {
+            // The engine's own per-node limit, in its words.
+            return Err(self.src.error(
+                Code::PlateSize,
+                var.span,
+                format!(
+                    "`{}`:{over} hold more than the limit of {} values in one node",
+                    var.name,
+                    occam_core::graph::MAX_NODE_VALUES
+                ),
+                "too large",
+                None,
+            ));
+        }
         Err(self.src.error(
             Code::PlateSize,
             var.span,
             format!(
-                "`{}` alone holds {} state values ({len} per element), more than the limit of \
-                 {MAX_MODEL_VALUES} (8 GiB)",
+                "`{}`{over} alone holds {} state values ({len} per element), more than the \
+                 limit of {MAX_MODEL_VALUES} (8 GiB)",
                 var.name,
                 values.map_or("more than 2^64".to_string(), |x| x.to_string())
             ),
