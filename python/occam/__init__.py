@@ -28,6 +28,7 @@ from ._errors import (
     DataShapeError,
     DataTypeError,
     FileError,
+    InternalError,
     Interrupted,
     ModelError,
     OccamError,
@@ -56,6 +57,7 @@ __all__ = [
     "FileError",
     "RunError",
     "Interrupted",
+    "InternalError",
 ]
 
 

@@ -43,3 +43,8 @@ class RunError(OccamError, RuntimeError):
 
 class Interrupted(OccamError):
     """The callback stopped the fit by returning ``False``."""
+
+
+class InternalError(OccamError, RuntimeError):
+    """A bug in occam (a Rust panic), reported instead of crashing or raising pyo3's
+    ``PanicException``; please report it with the message."""

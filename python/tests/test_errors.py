@@ -19,19 +19,54 @@ def test_syntax_error_is_located(tmp_path):
     assert isinstance(e.value, occam.OccamError) and isinstance(e.value, ValueError)
 
 
-def test_resolution_errors_are_located_at_fit():
-    m = occam.Model.from_string("plate N from data y\nmu ~ Gausian(0, 1)\ny[N] ~ Gaussian(mu, 1)\n", name="m.occam")
+def test_resolution_errors_raise_at_from_string():
+    # Errors in the text itself (unknown distribution or name, a non-conjugate parent) need no
+    # data: Model.from_string raises them at once, located, as the guide's example says.
     with pytest.raises(occam.ModelError) as e:
-        m.fit(data={"y": Y})
+        occam.Model.from_string("plate N from data y\nmu ~ Gausian(0, 1)\ny[N] ~ Gaussian(mu, 1)\n", name="m.occam")
     msg = str(e.value)
     assert "m.occam:2:6" in msg and "unknown distribution `Gausian`" in msg and "did you mean `Gaussian`?" in msg
-    m = occam.Model.from_string("plate N from data y\nmu ~ Gaussian(0, 1)\ny[N] ~ Gaussian(muu, 1)\n", name="m.occam")
     with pytest.raises(occam.ModelError, match="m.occam:3:17"):
-        m.fit(data={"y": Y})
-    m = occam.Model.from_string(
-        "plate N from data y\nmu ~ Gaussian(0, 1)\ny[N] ~ Gaussian(mean = 0, precision = mu)\n", name="m.occam")
+        occam.Model.from_string("plate N from data y\nmu ~ Gaussian(0, 1)\ny[N] ~ Gaussian(muu, 1)\n", name="m.occam")
     with pytest.raises(occam.ModelError, match="m.occam:3:39"):
-        m.check(data={"y": Y})
+        occam.Model.from_string(
+            "plate N from data y\nmu ~ Gaussian(0, 1)\ny[N] ~ Gaussian(mean = 0, precision = mu)\n", name="m.occam")
+    # The guide's example (docs/guide/07-python.md).
+    with pytest.raises(occam.ModelError, match="did you mean `Gaussian`"):
+        occam.Model.from_string("mu ~ Gausian(0, 1)\n", name="bad.occam")
+
+
+def test_model_file_with_an_unknown_name_raises_at_once(tmp_path):
+    p = tmp_path / "m.occam"
+    p.write_text("mu ~ Gaussian(0, 1)\ny ~ Gaussian(muu, 1)\n")
+    with pytest.raises(occam.ModelError, match="m.occam:2:14"):
+        occam.Model(p)
+
+
+def test_nan_bounds_raise():
+    with pytest.raises(occam.UsageError, match=r"bounds\[0\]"):
+        occam.probabilities([float("nan"), 1.0])
+    with pytest.raises(occam.UsageError, match=r"priors\[1\]"):
+        occam.probabilities([0.0, 1.0], priors=[1.0, float("inf")])
+
+
+@pytest.mark.parametrize("field", ["hidden", "components", "restarts"])
+def test_huge_network_settings_raise_instead_of_panicking(field):
+    # These overflowed a capacity computation (pyo3_runtime.PanicException, not an OccamError)
+    # or aborted the interpreter allocating (hidden = 2**32).
+    x = np.random.default_rng(0).normal(size=(20, 2))
+    t = x[:, 0] + 0.1 * x[:, 1]
+    for value in [2**64 - 1, 2**32]:
+        with pytest.raises(occam.OccamError, match=field):
+            occam.nn.BayesianMLP(**{field: value}).fit(x, t)
+
+
+def test_a_target_whose_spread_overflows_raises():
+    x = np.random.default_rng(0).normal(size=(20, 2))
+    t = x[:, 0].copy()
+    t[3] = -1e308
+    with pytest.raises(occam.OccamError, match="overflow"):
+        occam.nn.BayesianMLP(restarts=1).fit(x, t)
 
 
 def test_message_is_what_the_cli_prints(tmp_path):

@@ -40,6 +40,36 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
+/// Writes `path` atomically as [`write()`] does, streaming: `fill` writes the contents into a
+/// buffered writer on the temporary file, so a large output (a posterior of millions of values
+/// as JSON) is never held in memory as one string.
+pub fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    remove_stale(&dir);
+    let (tmp, file) = create_temp(&dir)?;
+    let result = (|| {
+        let mut w = io::BufWriter::with_capacity(1 << 16, file);
+        fill(&mut w)?;
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        if let Ok(old) = fs::metadata(path) {
+            file.set_permissions(old.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
 /// Creates `dir` and its parents if needed.
 pub fn ensure_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir)
@@ -114,6 +144,21 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|n| temp_pid(n).is_some())
             .collect()
+    }
+
+    #[test]
+    fn write_with_streams_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.txt");
+        write_with(&p, |w| w.write_all(b"streamed")).unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"streamed");
+        let failed = write_with(&p, |w| {
+            w.write_all(b"half")?;
+            Err(io::Error::other("encoder failed"))
+        });
+        assert!(failed.is_err());
+        assert_eq!(fs::read(&p).unwrap(), b"streamed");
+        assert!(temps(dir.path()).is_empty());
     }
 
     #[test]

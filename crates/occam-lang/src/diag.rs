@@ -158,13 +158,24 @@ impl Diagnostics {
     ///   |      ^^^^^^^ not in the catalog
     ///   = hint: did you mean `Gaussian`?
     /// ```
+    ///
+    /// Bounded whatever the input: at most [`MAX_RENDERED`] diagnostics are shown (then a count of
+    /// the rest), a source line is echoed as at most [`MAX_ECHO`] characters around the span
+    /// (elided ends marked `…`), and messages, labels and hints are clipped to [`MAX_MESSAGE`]
+    /// characters.
     pub fn render_plain(&self) -> String {
         let mut out = String::new();
-        for (i, d) in self.items.iter().enumerate() {
+        for (i, d) in self.items.iter().take(MAX_RENDERED).enumerate() {
             if i > 0 {
                 out.push('\n');
             }
             self.render_one(d, &mut out);
+        }
+        if self.items.len() > MAX_RENDERED {
+            out.push_str(&format!(
+                "\n... and {} more error(s) not shown\n",
+                self.items.len() - MAX_RENDERED
+            ));
         }
         out
     }
@@ -176,14 +187,17 @@ impl Diagnostics {
             .max()
             .unwrap_or(1);
         let pad = " ".repeat(width);
-        out.push_str(&format!("error: {}\n", d.message));
-        out.push_str(&format!("{pad}--> {}\n", self.location(d)));
-        self.snippet(d.span, '^', &d.label, &pad, out);
-        for n in &d.notes {
-            self.snippet(n.span, '-', &n.message, &pad, out);
+        out.push_str(&format!("error: {}\n", clip(&d.message, MAX_MESSAGE)));
+        out.push_str(&format!(
+            "{pad}--> {}\n",
+            clip(&self.location(d), MAX_MESSAGE)
+        ));
+        self.snippet(d.span, '^', &clip(&d.label, MAX_MESSAGE), &pad, out);
+        for n in d.notes.iter().take(MAX_RENDERED) {
+            self.snippet(n.span, '-', &clip(&n.message, MAX_MESSAGE), &pad, out);
         }
         if let Some(h) = &d.hint {
-            out.push_str(&format!("{pad} = hint: {h}\n"));
+            out.push_str(&format!("{pad} = hint: {}\n", clip(h, MAX_MESSAGE)));
         }
     }
 
@@ -201,10 +215,31 @@ impl Diagnostics {
         } else {
             (line_len + 1).saturating_sub(lc.column)
         };
-        let marks = mark.to_string().repeat(span_chars.max(1));
+        // A long line is echoed as a window of MAX_ECHO characters starting a little before the
+        // span, with `…` marking the elided ends; the carets move with it.
+        let (shown, offset) = if line_len > MAX_ECHO {
+            let first = (lc.column - 1)
+                .saturating_sub(MAX_ECHO / 4)
+                .min(line_len - MAX_ECHO);
+            let mut w: String = line_text.chars().skip(first).take(MAX_ECHO).collect();
+            let mut offset = first;
+            if first > 0 {
+                w.insert(0, '…');
+                offset = first - 1;
+            }
+            if first + MAX_ECHO < line_len {
+                w.push('…');
+            }
+            (w, offset)
+        } else {
+            (line_text, 0)
+        };
+        let caret_col = (lc.column - 1).saturating_sub(offset);
+        let room = shown.chars().count().saturating_sub(caret_col) + 1;
+        let marks = mark.to_string().repeat(span_chars.clamp(1, room.max(1)));
         out.push_str(&format!("{pad} |\n"));
-        out.push_str(&format!("{:>w$} | {}\n", lc.line, line_text, w = pad.len()));
-        let mut under = format!("{pad} | {}{}", " ".repeat(lc.column - 1), marks);
+        out.push_str(&format!("{:>w$} | {}\n", lc.line, shown, w = pad.len()));
+        let mut under = format!("{pad} | {}{}", " ".repeat(caret_col), marks);
         if !label.is_empty() {
             under.push(' ');
             under.push_str(label);
@@ -213,9 +248,27 @@ impl Diagnostics {
         out.push('\n');
     }
 
-    /// Rendering with box drawing (and ANSI colours if `color`), by `ariadne`.
+    /// Rendering with box drawing (and ANSI colours if `color`), by `ariadne`; the plain rendering
+    /// when a line it would echo is longer than [`MAX_ECHO`] characters, or there are more than
+    /// [`MAX_RENDERED`] diagnostics (ariadne echoes whole lines).
     pub fn render_fancy(&self, color: bool) -> String {
         use ariadne::{Config, IndexType, Label as ALabel, Report, ReportKind, Source};
+        let long_line = |s: Span| {
+            let lc = line_col(&self.source, s.start);
+            self.source
+                .lines()
+                .nth(lc.line - 1)
+                .is_some_and(|l| l.chars().count() > MAX_ECHO)
+        };
+        if self.items.len() > MAX_RENDERED
+            || self.items.iter().any(|d| {
+                long_line(d.span)
+                    || d.message.chars().count() > MAX_MESSAGE
+                    || d.notes.iter().any(|n| long_line(n.span))
+            })
+        {
+            return self.render_plain();
+        }
         let name = self.file_name.as_str();
         let clamp = |s: Span| {
             let start = s.start.min(self.source.len());
@@ -254,6 +307,21 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// The most diagnostics a rendering shows (the rest are counted).
+pub const MAX_RENDERED: usize = 50;
+/// The most characters of a source line a rendering echoes.
+pub const MAX_ECHO: usize = 200;
+/// The most characters of a message, label or hint a rendering prints.
+pub const MAX_MESSAGE: usize = 500;
+
+/// `text` cut to at most `max` characters, with `…` marking the cut.
+pub fn clip(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..cut])),
+    }
+}
 
 /// Levenshtein distance between two strings, in characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
@@ -338,6 +406,37 @@ mod tests {
         assert_eq!(nearest("Gausian", c), vec!["Gaussian"]);
         assert_eq!(nearest("gamma", c), vec!["Gamma"]);
         assert!(nearest("Zzzzzz", c).is_empty());
+    }
+
+    #[test]
+    fn long_lines_and_many_errors_are_clipped() {
+        let long = format!("x ~ Gaussian(0, 1) {} y ~ Bad(0)\n", "a".repeat(40_000));
+        let at = long.find("Bad").unwrap();
+        let items: Vec<Diagnostic> = (0..200)
+            .map(|_| {
+                Diagnostic::new(Code::UnknownDistribution, Span::new(at, at + 3), "unknown")
+                    .label("here")
+            })
+            .collect();
+        let ds = Diagnostics::new("m.occam", &long, items);
+        let text = ds.render_plain();
+        assert!(text.len() < 50 * 800, "{} bytes", text.len());
+        assert!(text.contains("… and 150 more") || text.contains("and 150 more error(s)"));
+        let first: Vec<&str> = text.lines().take(6).collect();
+        // The echoed window holds the span, and the carets sit under it.
+        let echo = first[3];
+        let carets = first[4];
+        let col = carets.find('^').unwrap();
+        assert_eq!(
+            &echo[echo
+                .char_indices()
+                .nth(carets[..col].chars().count())
+                .unwrap()
+                .0..][..3],
+            "Bad"
+        );
+        assert!(echo.chars().count() < MAX_ECHO + 20);
+        assert_eq!(ds.render_fancy(false), text);
     }
 
     #[test]

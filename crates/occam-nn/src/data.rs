@@ -36,6 +36,20 @@ pub enum DataError {
         /// The column index.
         col: usize,
     },
+    /// A request larger than a documented limit.
+    #[error("too large: {what} exceeds the limit of {limit}")]
+    TooLarge {
+        /// What is too large.
+        what: &'static str,
+        /// The limit.
+        limit: usize,
+    },
+    /// A column whose mean or spread overflows double precision.
+    #[error("column {col}'s values are too large: their mean or standard deviation overflows double precision")]
+    Overflow {
+        /// The column index.
+        col: usize,
+    },
     /// A value that is not finite.
     #[error("non-finite value in {what} at index {index}")]
     NonFinite {
@@ -123,14 +137,24 @@ impl Dataset {
     }
 }
 
+/// The most values a lag-window matrix may hold ((len − lags) × lags), 2 GiB of numbers.
+pub const MAX_LAG_VALUES: usize = 1 << 28;
+
 /// Lag windows of a series: row n holds `(s[n−1], s[n−2], …, s[n−lags])` and its target is `s[n]`, for
 /// n = lags … len−1 (the first input column is the most recent lag).
 pub fn lag_windows(series: &[f64], lags: usize) -> Result<Dataset, DataError> {
     if series.len() <= lags || lags == 0 {
         return Err(DataError::TooFew {
             what: "lag windows (lags ≥ 1 and len > lags)",
-            need: lags + 1,
+            need: lags.saturating_add(1).max(2),
             got: series.len(),
+        });
+    }
+    let values = (series.len() - lags).checked_mul(lags);
+    if values.is_none_or(|v| v > MAX_LAG_VALUES) {
+        return Err(DataError::TooLarge {
+            what: "lag windows ((len − lags) × lags values)",
+            limit: MAX_LAG_VALUES,
         });
     }
     let mut x = Vec::with_capacity((series.len() - lags) * lags);
@@ -184,6 +208,9 @@ impl ZScore {
         }
         for (col, s) in sd.iter_mut().enumerate() {
             *s = s.sqrt();
+            if !s.is_finite() || !mean[col].is_finite() {
+                return Err(DataError::Overflow { col });
+            }
             if *s <= 0.0 {
                 return Err(DataError::ZeroVariance { col });
             }

@@ -96,6 +96,29 @@ impl Default for NetSpec {
     }
 }
 
+/// The most hidden units a spec may ask for (the thesis's networks have at most a few tens; a
+/// fit's time grows with rows × hidden × inputs per iteration).
+pub const MAX_HIDDEN: usize = 1024;
+/// The most mixture components (the committee's entropy bound holds M² terms per update).
+pub const MAX_COMPONENTS: usize = 64;
+/// The most restarts (each is a whole fit).
+pub const MAX_RESTARTS: usize = 10_000;
+/// The most iterations of each schedule field (`cycles`, `iters_per_cycle`, `pretrain_iters`).
+pub const MAX_ITERS: usize = 1_000_000;
+/// The most NRD structure-EM cycles (each refits the network).
+pub const MAX_STRUCTURE_CYCLES: usize = 1000;
+/// The most weights K = H(I + 1) + H + 1 times components a fit may hold (16 M weights, 128 MiB
+/// per copy; the optimiser keeps a few tens of copies).
+pub const MAX_WEIGHTS: usize = 1 << 24;
+/// The most weights of a Laplace fit (evidence, HMC): its Hessian holds K² numbers (2 GiB at the
+/// cap) and is factorised (K³ operations) every cycle.
+pub const MAX_LAPLACE_WEIGHTS: usize = 16_384;
+/// The most numbers HMC keeps (kept samples × K weights, 2 GiB).
+pub const MAX_HMC_VALUES: usize = 1 << 28;
+/// The most numbers of per-row work per iteration (rows × hidden units × components), 2 GiB of
+/// activation moments.
+pub const MAX_ROW_UNITS: usize = 1 << 28;
+
 fn setting(name: &'static str, why: impl Into<String>) -> NetError {
     NetError::Setting {
         name,
@@ -119,6 +142,24 @@ impl NetSpec {
                 return Err(setting(name, "must be at least 1"));
             }
         }
+        let capped = [
+            ("hidden", self.hidden, MAX_HIDDEN),
+            ("components", self.components, MAX_COMPONENTS),
+            ("restarts", self.restarts, MAX_RESTARTS),
+            ("cycles", self.cycles, MAX_ITERS),
+            ("iters_per_cycle", self.iters_per_cycle, MAX_ITERS),
+            ("pretrain_iters", self.pretrain_iters, MAX_ITERS),
+            (
+                "structure_cycles",
+                self.structure_cycles,
+                MAX_STRUCTURE_CYCLES,
+            ),
+        ];
+        for (name, v, max) in capped {
+            if v > max {
+                return Err(setting(name, format!("must be at most {max}, got {v}")));
+            }
+        }
         if self.components > 1 && self.method != Method::Vb {
             return Err(setting(
                 "components",
@@ -137,6 +178,73 @@ impl NetSpec {
         }
         if self.committee > self.restarts {
             return Err(setting("committee", "cannot exceed restarts"));
+        }
+        Ok(())
+    }
+
+    /// Checks that a fit of this spec to `rows` rows of `inputs` columns stays within the
+    /// documented caps ([`MAX_WEIGHTS`], [`MAX_LAPLACE_WEIGHTS`], [`MAX_HMC_VALUES`],
+    /// [`MAX_ROW_UNITS`]) before anything is allocated.
+    pub fn check_size(&self, inputs: usize, rows: usize) -> Result<(), NetError> {
+        let too_big = |what: String, max: usize| {
+            setting(
+                "hidden",
+                format!("{what} is more than the limit of {max} (fewer hidden units, inputs or components)"),
+            )
+        };
+        let k = inputs
+            .checked_add(2)
+            .and_then(|f| f.checked_mul(self.hidden))
+            .and_then(|v| v.checked_add(1));
+        let km = k.and_then(|k| k.checked_mul(self.components));
+        match km {
+            Some(v) if v <= MAX_WEIGHTS => {}
+            _ => {
+                return Err(too_big(
+                    format!(
+                        "{} hidden × ({inputs} inputs + 2) + 1 weights × {} components",
+                        self.hidden, self.components
+                    ),
+                    MAX_WEIGHTS,
+                ))
+            }
+        }
+        let k = k.unwrap_or(usize::MAX);
+        match rows
+            .checked_mul(self.hidden)
+            .and_then(|v| v.checked_mul(self.components))
+        {
+            Some(v) if v <= MAX_ROW_UNITS => {}
+            _ => {
+                return Err(too_big(
+                    format!(
+                        "{rows} rows × {} hidden units × {} components",
+                        self.hidden, self.components
+                    ),
+                    MAX_ROW_UNITS,
+                ))
+            }
+        }
+        if matches!(self.method, Method::Evidence | Method::Hmc) && k > MAX_LAPLACE_WEIGHTS {
+            return Err(too_big(
+                format!("{k} weights (a Laplace fit holds K² numbers)"),
+                MAX_LAPLACE_WEIGHTS,
+            ));
+        }
+        if self.method == Method::Hmc {
+            let kept = self.cycles.max(2).checked_mul(100).map(|s| s - s / 3);
+            match kept.and_then(|s| s.checked_mul(k)) {
+                Some(v) if v <= MAX_HMC_VALUES => {}
+                _ => {
+                    return Err(setting(
+                        "cycles",
+                        format!(
+                            "HMC would keep {} × 100 × 2/3 samples of {k} weights, more than the limit of {MAX_HMC_VALUES} numbers",
+                            self.cycles
+                        ),
+                    ))
+                }
+            }
         }
         Ok(())
     }
@@ -224,6 +332,7 @@ pub fn fit_network(data: &Dataset, spec: &NetSpec) -> Result<TrainedNet, NetErro
     if data.n() < 2 {
         return Err(NetError::NoData);
     }
+    spec.check_size(data.d, data.n())?;
     let data_err = |e: crate::data::DataError| setting("data", e.to_string());
     let input_scale = ZScore::fit(&data.x, data.d).map_err(data_err)?;
     let target_scale = ZScore::fit(&data.t, 1).map_err(data_err)?;
@@ -293,6 +402,14 @@ pub fn fit_network(data: &Dataset, spec: &NetSpec) -> Result<TrainedNet, NetErro
         .map(|(a, b)| (a - b).powi(2))
         .sum();
     net.train_rmse = (sse / data.n() as f64).sqrt();
+    let finite = |v: &Option<Vec<f64>>| v.iter().flatten().all(|x| x.is_finite());
+    if !net.train_rmse.is_finite() || !finite(&p.var_function) || !finite(&p.var_total) {
+        return Err(NetError::Numerical(
+            "the fitted network's training predictions are not finite numbers (the data's scale \
+             overflows double precision once squared; rescale the data)"
+                .into(),
+        ));
+    }
     Ok(net)
 }
 

@@ -49,3 +49,25 @@ impl<T> IntoPy<T> for occam::Result<T> {
         self.map_err(|e| to_py(py, &e))
     }
 }
+
+/// Runs the body of an entry point, turning a Rust panic into `occam.InternalError` (an
+/// `OccamError`) instead of pyo3's `PanicException`, which derives from `BaseException` and slips
+/// past `except Exception`. Every `#[pyfunction]` and `#[pymethods]` entry point that does work
+/// runs its body through this.
+pub fn guard<T>(py: Python<'_>, body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".into());
+            Err(raise(
+                py,
+                "InternalError",
+                format!("internal error: {what}; this is a bug in occam, please report it"),
+            ))
+        }
+    }
+}

@@ -96,37 +96,39 @@ impl PyFitted {
     /// The posterior of `name`: `{"name", "distribution", "role", "plates": [(plate, size)],
     /// "params": {param: array shaped plates + event}}`.
     fn posterior<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        if !self
-            .inner
-            .loaded()
-            .model
-            .variables
-            .iter()
-            .any(|v| v.name == name)
-        {
-            return Err(raise(
-                py,
-                "UnknownNameError",
-                format!(
-                    "{}: no variable named `{name}` (variables: {})",
-                    self.inner.loaded().file_name,
-                    self.variables().join(", ")
-                ),
-            ));
-        }
-        let p = self.inner.posterior(name).py_err(py)?;
-        let params = PyDict::new(py);
-        for q in p.params {
-            let a: Bound<'py, PyArrayDyn<f64>> = shaped(py, q.values, &q.shape)?;
-            params.set_item(q.name, a)?;
-        }
-        let out = PyDict::new(py);
-        out.set_item("name", p.name)?;
-        out.set_item("distribution", p.distribution)?;
-        out.set_item("role", p.role)?;
-        out.set_item("plates", p.plates)?;
-        out.set_item("params", params)?;
-        Ok(out)
+        crate::errors::guard(py, || {
+            if !self
+                .inner
+                .loaded()
+                .model
+                .variables
+                .iter()
+                .any(|v| v.name == name)
+            {
+                return Err(raise(
+                    py,
+                    "UnknownNameError",
+                    format!(
+                        "{}: no variable named `{name}` (variables: {})",
+                        self.inner.loaded().file_name,
+                        self.variables().join(", ")
+                    ),
+                ));
+            }
+            let p = self.inner.posterior(name).py_err(py)?;
+            let params = PyDict::new(py);
+            for q in p.params {
+                let a: Bound<'py, PyArrayDyn<f64>> = shaped(py, q.values, &q.shape)?;
+                params.set_item(q.name, a)?;
+            }
+            let out = PyDict::new(py);
+            out.set_item("name", p.name)?;
+            out.set_item("distribution", p.distribution)?;
+            out.set_item("role", p.role)?;
+            out.set_item("plates", p.plates)?;
+            out.set_item("params", params)?;
+            Ok(out)
+        })
     }
 
     /// The per-step report of chain `name`: `{"name", "family", "lengths", and "marginals"
@@ -134,34 +136,36 @@ impl PyFitted {
     /// (T,), −1 past the end) for a MarkovChain, or "means" and "sds" (sequence plates + (T, D))
     /// for a GaussianMarkovChain}`.
     fn chain<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        let (r, seq) = self.inner.chain(name).py_err(py)?;
-        let mut shape = seq.clone();
-        shape.extend([r.steps, r.states]);
-        let out = PyDict::new(py);
-        out.set_item("name", &r.variable)?;
-        out.set_item("family", r.family)?;
-        let lengths: Vec<i64> = r.lengths.iter().map(|&n| n as i64).collect();
-        let mut lshape = seq.clone();
-        if lshape.is_empty() {
-            lshape.push(1);
-        }
-        out.set_item("lengths", PyArray1::from_vec(py, lengths).reshape(lshape)?)?;
-        if r.is_discrete() {
-            out.set_item("marginals", shaped(py, r.values.clone(), &shape)?)?;
-            let mut path = vec![-1i64; r.lengths.len() * r.steps];
-            for (s, p) in r.viterbi.iter().enumerate() {
-                for (t, &k) in p.iter().enumerate() {
-                    path[s * r.steps + t] = k as i64;
-                }
+        crate::errors::guard(py, || {
+            let (r, seq) = self.inner.chain(name).py_err(py)?;
+            let mut shape = seq.clone();
+            shape.extend([r.steps, r.states]);
+            let out = PyDict::new(py);
+            out.set_item("name", &r.variable)?;
+            out.set_item("family", r.family)?;
+            let lengths: Vec<i64> = r.lengths.iter().map(|&n| n as i64).collect();
+            let mut lshape = seq.clone();
+            if lshape.is_empty() {
+                lshape.push(1);
             }
-            let mut pshape = seq;
-            pshape.push(r.steps);
-            out.set_item("viterbi", PyArray1::from_vec(py, path).reshape(pshape)?)?;
-        } else {
-            out.set_item("means", shaped(py, r.values.clone(), &shape)?)?;
-            out.set_item("sds", shaped(py, r.sds.clone(), &shape)?)?;
-        }
-        Ok(out)
+            out.set_item("lengths", PyArray1::from_vec(py, lengths).reshape(lshape)?)?;
+            if r.is_discrete() {
+                out.set_item("marginals", shaped(py, r.values.clone(), &shape)?)?;
+                let mut path = vec![-1i64; r.lengths.len() * r.steps];
+                for (s, p) in r.viterbi.iter().enumerate() {
+                    for (t, &k) in p.iter().enumerate() {
+                        path[s * r.steps + t] = k as i64;
+                    }
+                }
+                let mut pshape = seq;
+                pshape.push(r.steps);
+                out.set_item("viterbi", PyArray1::from_vec(py, path).reshape(pshape)?)?;
+            } else {
+                out.set_item("means", shaped(py, r.values.clone(), &shape)?)?;
+                out.set_item("sds", shaped(py, r.sds.clone(), &shape)?)?;
+            }
+            Ok(out)
+        })
     }
 
     /// The report `occam fit --json` prints, as JSON text.
@@ -178,21 +182,23 @@ impl PyFitted {
     /// writes as `reconstruction_Y.csv/.svg` and `projection_X.csv/.svg`): a list of
     /// `{"name", "columns", "values" (rows × columns), "svg" (text or None)}`.
     fn pca_outputs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let outputs =
-            occam::latent::pca_outputs::outputs(self.inner.loaded(), self.inner.compiled())
-                .py_err(py)?;
-        outputs
-            .into_iter()
-            .map(|o| {
-                let d = PyDict::new(py);
-                d.set_item("name", &o.name)?;
-                let shape = [o.rows, o.columns.len()];
-                d.set_item("values", shaped(py, o.values, &shape)?)?;
-                d.set_item("columns", o.columns)?;
-                d.set_item("svg", o.svg)?;
-                Ok(d)
-            })
-            .collect()
+        crate::errors::guard(py, || {
+            let outputs =
+                occam::latent::pca_outputs::outputs(self.inner.loaded(), self.inner.compiled())
+                    .py_err(py)?;
+            outputs
+                .into_iter()
+                .map(|o| {
+                    let d = PyDict::new(py);
+                    d.set_item("name", &o.name)?;
+                    let shape = [o.rows, o.columns.len()];
+                    d.set_item("values", shaped(py, o.values, &shape)?)?;
+                    d.set_item("columns", o.columns)?;
+                    d.set_item("svg", o.svg)?;
+                    Ok(d)
+                })
+                .collect()
+        })
     }
 
     /// Writes what `occam fit --out DIR` writes into `out_dir` (atomically, file by file): the
@@ -205,8 +211,10 @@ impl PyFitted {
         out_dir: std::path::PathBuf,
         include_data: bool,
     ) -> PyResult<()> {
-        occam::atomic::check_dir(&out_dir).py_err(py)?;
-        occam::report::outputs::write_outputs(&out_dir, &self.inner, include_data).py_err(py)
+        crate::errors::guard(py, || {
+            occam::atomic::check_dir(&out_dir).py_err(py)?;
+            occam::report::outputs::write_outputs(&out_dir, &self.inner, include_data).py_err(py)
+        })
     }
 
     /// Per-node bound terms `[(node, value)]`.
@@ -219,6 +227,45 @@ impl PyFitted {
 /// Posterior model probabilities from bounds and optional prior weights.
 #[pyfunction]
 #[pyo3(signature = (bounds, priors=None))]
-pub fn probabilities(bounds: Vec<f64>, priors: Option<Vec<f64>>) -> Vec<f64> {
-    occam::probabilities(&bounds, &priors.unwrap_or_default())
+pub fn probabilities(
+    py: Python<'_>,
+    bounds: Vec<f64>,
+    priors: Option<Vec<f64>>,
+) -> PyResult<Vec<f64>> {
+    crate::errors::guard(py, || {
+        let priors = priors.unwrap_or_default();
+        if bounds.is_empty() {
+            return Err(raise(
+                py,
+                "UsageError",
+                "bounds: give at least one bound".into(),
+            ));
+        }
+        if let Some(i) = bounds.iter().position(|b| !b.is_finite()) {
+            return Err(raise(
+                py,
+                "UsageError",
+                format!("bounds[{i}] is {}, not a finite number", bounds[i]),
+            ));
+        }
+        if !priors.is_empty() && priors.len() != bounds.len() {
+            return Err(raise(
+                py,
+                "UsageError",
+                format!(
+                    "priors: give {} weights, one per bound (got {})",
+                    bounds.len(),
+                    priors.len()
+                ),
+            ));
+        }
+        if let Some(i) = priors.iter().position(|p| !(p.is_finite() && *p > 0.0)) {
+            return Err(raise(
+                py,
+                "UsageError",
+                format!("priors[{i}] is {}, not a positive finite number", priors[i]),
+            ));
+        }
+        Ok(occam::probabilities(&bounds, &priors))
+    })
 }

@@ -64,20 +64,22 @@ pub fn mbpca_fit(
     max_iter: Option<usize>,
     tol: Option<f64>,
 ) -> PyResult<PyMbpca> {
-    let t = matrix(py, "x", &x)?;
-    let mut o = SearchOptions::new(q.unwrap_or(t.cols.saturating_sub(1)));
-    o.max_k = max_k;
-    o.start_k = start_k;
-    o.seed = seed;
-    if let Some(m) = max_iter {
-        o.max_iter = m;
-    }
-    if let Some(v) = tol {
-        o.tol = v;
-    }
-    let searched = py.allow_threads(|| search(&t, &o));
-    Ok(PyMbpca {
-        inner: searched.py_err(py)?,
+    crate::errors::guard(py, || {
+        let t = matrix(py, "x", &x)?;
+        let mut o = SearchOptions::new(q.unwrap_or(t.cols.saturating_sub(1)));
+        o.max_k = max_k;
+        o.start_k = start_k;
+        o.seed = seed;
+        if let Some(m) = max_iter {
+            o.max_iter = m;
+        }
+        if let Some(v) = tol {
+            o.tol = v;
+        }
+        let searched = py.allow_threads(|| search(&t, &o));
+        Ok(PyMbpca {
+            inner: searched.py_err(py)?,
+        })
     })
 }
 
@@ -148,13 +150,15 @@ impl PyMbpca {
     /// Loadings ⟨W_m⟩ (K × d × q).
     #[getter]
     fn loadings<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray3<f64>>> {
-        let m = &self.inner.model;
-        let nested: Vec<Vec<Vec<f64>>> =
-            m.w.chunks(m.d * m.q)
-                .map(|c| c.chunks(m.q).map(<[f64]>::to_vec).collect())
-                .collect();
-        PyArray3::from_vec3(py, &nested)
-            .map_err(|e| raise(py, "OccamError", format!("loadings: {e}")))
+        crate::errors::guard(py, || {
+            let m = &self.inner.model;
+            let nested: Vec<Vec<Vec<f64>>> =
+                m.w.chunks(m.d * m.q)
+                    .map(|c| c.chunks(m.q).map(<[f64]>::to_vec).collect())
+                    .collect();
+            PyArray3::from_vec3(py, &nested)
+                .map_err(|e| raise(py, "OccamError", format!("loadings: {e}")))
+        })
     }
 
     /// Noise standard deviation 1/√⟨τ⟩.
@@ -192,37 +196,41 @@ impl PyMbpca {
         py: Python<'py>,
         x: PyReadonlyArray2<'_, f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let t = matrix(py, "x", &x)?;
-        if t.cols != self.inner.model.d {
-            return Err(raise(
-                py,
-                "DataShapeError",
-                format!(
-                    "x has {} columns; the mixture was fitted to {}",
-                    t.cols, self.inner.model.d
-                ),
-            ));
-        }
-        let v = py.allow_threads(|| self.inner.model.log_predictive(&t));
-        Ok(PyArray1::from_vec(py, v.py_err(py)?))
+        crate::errors::guard(py, || {
+            let t = matrix(py, "x", &x)?;
+            if t.cols != self.inner.model.d {
+                return Err(raise(
+                    py,
+                    "DataShapeError",
+                    format!(
+                        "x has {} columns; the mixture was fitted to {}",
+                        t.cols, self.inner.model.d
+                    ),
+                ));
+            }
+            let v = py.allow_threads(|| self.inner.model.log_predictive(&t));
+            Ok(PyArray1::from_vec(py, v.py_err(py)?))
+        })
     }
 
     /// The moves of the order search: dicts with `action`, `component`, `k`, `bound`, `kept`.
     #[getter]
     fn steps<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        self.inner
-            .steps
-            .iter()
-            .map(|s| {
-                let d = PyDict::new(py);
-                d.set_item("action", &s.action)?;
-                d.set_item("component", s.component)?;
-                d.set_item("k", s.k)?;
-                d.set_item("bound", s.bound)?;
-                d.set_item("kept", s.kept)?;
-                Ok(d)
-            })
-            .collect()
+        crate::errors::guard(py, || {
+            self.inner
+                .steps
+                .iter()
+                .map(|s| {
+                    let d = PyDict::new(py);
+                    d.set_item("action", &s.action)?;
+                    d.set_item("component", s.component)?;
+                    d.set_item("k", s.k)?;
+                    d.set_item("bound", s.bound)?;
+                    d.set_item("kept", s.kept)?;
+                    Ok(d)
+                })
+                .collect()
+        })
     }
 }
 
@@ -239,28 +247,30 @@ pub fn digits_study<'py>(
     q: Option<usize>,
     max_k: usize,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    use occam::latent::digits::{self, Digits};
-    let run = || -> occam::Result<_> {
-        let mut data = Digits::read(&path)?;
-        if let Some((train, test)) = subset {
-            data = data.subset(train, test);
-        }
-        digits::study(&data, q, max_k)
-    };
-    let (bayes, ml) = py.allow_threads(run).py_err(py)?;
-    [bayes, ml]
-        .into_iter()
-        .map(|o| {
-            let d = PyDict::new(py);
-            d.set_item("method", &o.method)?;
-            d.set_item("error", o.error)?;
-            d.set_item("predictions", PyArray1::from_vec(py, o.predictions))?;
-            let n = o.confusion.len();
-            let flat: Vec<usize> = o.confusion.into_iter().flatten().collect();
-            d.set_item("confusion", PyArray1::from_vec(py, flat).reshape([n, n])?)?;
-            d.set_item("components", o.components)?;
-            d.set_item("dimensions", o.dimensions)?;
-            Ok(d)
-        })
-        .collect()
+    crate::errors::guard(py, || {
+        use occam::latent::digits::{self, Digits};
+        let run = || -> occam::Result<_> {
+            let mut data = Digits::read(&path)?;
+            if let Some((train, test)) = subset {
+                data = data.subset(train, test);
+            }
+            digits::study(&data, q, max_k)
+        };
+        let (bayes, ml) = py.allow_threads(run).py_err(py)?;
+        [bayes, ml]
+            .into_iter()
+            .map(|o| {
+                let d = PyDict::new(py);
+                d.set_item("method", &o.method)?;
+                d.set_item("error", o.error)?;
+                d.set_item("predictions", PyArray1::from_vec(py, o.predictions))?;
+                let n = o.confusion.len();
+                let flat: Vec<usize> = o.confusion.into_iter().flatten().collect();
+                d.set_item("confusion", PyArray1::from_vec(py, flat).reshape([n, n])?)?;
+                d.set_item("components", o.components)?;
+                d.set_item("dimensions", o.dimensions)?;
+                Ok(d)
+            })
+            .collect()
+    })
 }

@@ -76,6 +76,25 @@ impl PyModel {
     }
 }
 
+/// Resolves a model's names without its data (data plates of size 1, no `NAME.csv` read), so that
+/// `Model(...)` and `Model.from_string(...)` raise `ModelError` for errors in the text itself (an
+/// unknown distribution or name) at once, as the guide says. Errors that need the data are left
+/// to the calls that have it.
+fn names_resolve(py: Python<'_>, name: String, text: String) -> PyResult<()> {
+    let path = PathBuf::from(&name);
+    match occam::sample::load_source_without_data(
+        &path,
+        name,
+        text,
+        &DataSet::default(),
+        &BTreeMap::new(),
+        Some(1),
+    ) {
+        Err(e @ occam::Error::Model(_)) => Err(to_py(py, &e)),
+        _ => Ok(()),
+    }
+}
+
 /// The largest `threads` accepted (as the CLI's `--threads`).
 const MAX_THREADS: usize = 1024;
 
@@ -198,12 +217,15 @@ impl PyModel {
     /// the data (plates, shapes) when the model is fitted, sampled or drawn.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<PyModel> {
-        if !path.is_file() {
-            return Err(to_py(py, &occam::Error::io(&path, "no such model file")));
-        }
-        occam::model::read_source(&path).py_err(py)?;
-        Ok(PyModel {
-            source: Source::File(path),
+        crate::errors::guard(py, || {
+            if !path.is_file() {
+                return Err(to_py(py, &occam::Error::io(&path, "no such model file")));
+            }
+            let (name, text, _) = occam::model::read_source(&path).py_err(py)?;
+            names_resolve(py, name, text)?;
+            Ok(PyModel {
+                source: Source::File(path),
+            })
         })
     }
 
@@ -211,11 +233,14 @@ impl PyModel {
     /// as the file name.
     #[staticmethod]
     fn from_source(py: Python<'_>, source: String, name: String) -> PyResult<PyModel> {
-        occam_lang::parse(&source, &name)
-            .map_err(occam::Error::from)
-            .py_err(py)?;
-        Ok(PyModel {
-            source: Source::Text { name, text: source },
+        crate::errors::guard(py, || {
+            occam_lang::parse(&source, &name)
+                .map_err(occam::Error::from)
+                .py_err(py)?;
+            names_resolve(py, name.clone(), source.clone())?;
+            Ok(PyModel {
+                source: Source::Text { name, text: source },
+            })
         })
     }
 
@@ -251,34 +276,41 @@ impl PyModel {
         threads: Option<usize>,
         settle: bool,
     ) -> PyResult<PyFitted> {
-        let model = self.model_with_data(py, data)?;
-        let s = Settings {
-            settle,
-            ..settings(seed, restarts, max_iter, tol, prune, strict, order, rotate)
-        };
-        fit_released(py, &model, &s, callback, threads)
+        crate::errors::guard(py, || {
+            let model = self.model_with_data(py, data)?;
+            let s = Settings {
+                settle,
+                ..settings(seed, restarts, max_iter, tol, prune, strict, order, rotate)
+            };
+            fit_released(py, &model, &s, callback, threads)
+        })
     }
 
     /// The Bayesian network as SVG (data plates unsized when their data are not given).
     #[pyo3(signature = (data=None))]
     fn graph_svg(&self, py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
-        let set = dataset(py, data)?;
-        let l = self.load_for_drawing(&set).py_err(py)?;
-        Ok(occam::graph::svg(&l.model, &occam::graph::plate_labels(&l)))
+        crate::errors::guard(py, || {
+            let set = dataset(py, data)?;
+            let l = self.load_for_drawing(&set).py_err(py)?;
+            occam::graph::check_drawable(&l.model).py_err(py)?;
+            Ok(occam::graph::svg(&l.model, &occam::graph::plate_labels(&l)))
+        })
     }
 
     /// The Bayesian network as Graphviz DOT text.
     #[pyo3(signature = (data=None))]
     fn graph_dot(&self, py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
-        let set = dataset(py, data)?;
-        let l = self.load_for_drawing(&set).py_err(py)?;
-        Ok(occam::graph::dot(&l.model, &occam::graph::plate_labels(&l)))
+        crate::errors::guard(py, || {
+            let set = dataset(py, data)?;
+            let l = self.load_for_drawing(&set).py_err(py)?;
+            Ok(occam::graph::dot(&l.model, &occam::graph::plate_labels(&l)))
+        })
     }
 
     /// The `occam check` report (plates, variables, conjugacy of every parent slot).
     #[pyo3(signature = (data=None))]
     fn check(&self, py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
-        self.model_with_data(py, data)?.check().py_err(py)
+        crate::errors::guard(py, || self.model_with_data(py, data)?.check().py_err(py))
     }
 
     /// Ancestral sampling: `{observed name: array}` with rows along the first plate (one column
@@ -291,40 +323,42 @@ impl PyModel {
         seed: u64,
         data: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let set = dataset(py, data)?;
-        let sizes = plates.unwrap_or_default();
-        if let Some((n, _)) = sizes.iter().find(|(_, &s)| s == 0) {
-            return Err(raise(
-                py,
-                "UsageError",
-                format!("plate `{n}`: a plate size must be a positive integer"),
-            ));
-        }
-        let loaded = match &self.source {
-            Source::File(p) => occam::sample::load_without_data(p, &set, &sizes, None),
-            Source::Text { name, text } => occam::sample::load_source_without_data(
-                Path::new(name),
-                name.clone(),
-                text.clone(),
-                &set,
-                &sizes,
-                None,
-            ),
-        }
-        .py_err(py)?;
-        let draws = py
-            .allow_threads(|| occam::sample::draw(&loaded, seed))
+        crate::errors::guard(py, || {
+            let set = dataset(py, data)?;
+            let sizes = plates.unwrap_or_default();
+            if let Some((n, _)) = sizes.iter().find(|(_, &s)| s == 0) {
+                return Err(raise(
+                    py,
+                    "UsageError",
+                    format!("plate `{n}`: a plate size must be a positive integer"),
+                ));
+            }
+            let loaded = match &self.source {
+                Source::File(p) => occam::sample::load_without_data(p, &set, &sizes, None),
+                Source::Text { name, text } => occam::sample::load_source_without_data(
+                    Path::new(name),
+                    name.clone(),
+                    text.clone(),
+                    &set,
+                    &sizes,
+                    None,
+                ),
+            }
             .py_err(py)?;
-        let out = PyDict::new(py);
-        for d in draws {
-            let shape: Vec<usize> = if d.cols == 1 {
-                vec![d.rows]
-            } else {
-                vec![d.rows, d.cols]
-            };
-            out.set_item(&d.name, shaped(py, d.values, &shape)?)?;
-        }
-        Ok(out)
+            let draws = py
+                .allow_threads(|| occam::sample::draw(&loaded, seed))
+                .py_err(py)?;
+            let out = PyDict::new(py);
+            for d in draws {
+                let shape: Vec<usize> = if d.cols == 1 {
+                    vec![d.rows]
+                } else {
+                    vec![d.rows, d.cols]
+                };
+                out.set_item(&d.name, shaped(py, d.values, &shape)?)?;
+            }
+            Ok(out)
+        })
     }
 }
 
@@ -345,38 +379,40 @@ pub fn compare<'py>(
     prune: bool,
     strict: bool,
 ) -> PyResult<Bound<'py, PyList>> {
-    let priors = priors.unwrap_or_default();
-    if models.is_empty() {
-        return Err(raise(
-            py,
-            "UsageError",
-            "compare: give at least one model".into(),
-        ));
-    }
-    if !priors.is_empty()
-        && (priors.len() != models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
-    {
-        return Err(raise(
-            py,
-            "UsageError",
-            format!(
-                "priors: give {} positive numbers, one per model",
-                models.len()
-            ),
-        ));
-    }
-    let s = settings(seed, restarts, max_iter, tol, prune, strict, None, None);
-    let mut fitted = Vec::with_capacity(models.len());
-    for m in &models {
-        let model = m.model_with_data(py, data)?;
-        fitted.push(fit_released(py, &model, &s, None, None)?);
-    }
-    let bounds: Vec<f64> = fitted.iter().map(PyFitted::bound_value).collect();
-    let probs = occam::probabilities(&bounds, &priors);
-    let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let out = PyList::empty(py);
-    for ((f, b), p) in fitted.into_iter().zip(bounds).zip(probs) {
-        out.append((Py::new(py, f)?, b - best, p))?;
-    }
-    Ok(out)
+    crate::errors::guard(py, || {
+        let priors = priors.unwrap_or_default();
+        if models.is_empty() {
+            return Err(raise(
+                py,
+                "UsageError",
+                "compare: give at least one model".into(),
+            ));
+        }
+        if !priors.is_empty()
+            && (priors.len() != models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
+        {
+            return Err(raise(
+                py,
+                "UsageError",
+                format!(
+                    "priors: give {} positive numbers, one per model",
+                    models.len()
+                ),
+            ));
+        }
+        let s = settings(seed, restarts, max_iter, tol, prune, strict, None, None);
+        let mut fitted = Vec::with_capacity(models.len());
+        for m in &models {
+            let model = m.model_with_data(py, data)?;
+            fitted.push(fit_released(py, &model, &s, None, None)?);
+        }
+        let bounds: Vec<f64> = fitted.iter().map(PyFitted::bound_value).collect();
+        let probs = occam::probabilities(&bounds, &priors);
+        let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let out = PyList::empty(py);
+        for ((f, b), p) in fitted.into_iter().zip(bounds).zip(probs) {
+            out.append((Py::new(py, f)?, b - best, p))?;
+        }
+        Ok(out)
+    })
 }

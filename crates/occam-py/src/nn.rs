@@ -31,23 +31,25 @@ pub fn nn_fit(
     t: PyReadonlyArray1<'_, f64>,
     spec: &str,
 ) -> PyResult<PyNetwork> {
-    let spec = occam::nn::spec_from_json(spec).py_err(py)?;
-    let (values, cols) = matrix(&x);
-    let targets = t.as_array().to_vec();
-    if targets.len() != x.shape()[0] {
-        return Err(raise(
-            py,
-            "DataShapeError",
-            format!(
-                "x has {} rows but t has {} values",
-                x.shape()[0],
-                targets.len()
-            ),
-        ));
-    }
-    let fitted = py.allow_threads(|| occam::nn::fit_arrays(values, cols, targets, &spec));
-    Ok(PyNetwork {
-        inner: fitted.py_err(py)?,
+    crate::errors::guard(py, || {
+        let spec = occam::nn::spec_from_json(spec).py_err(py)?;
+        let (values, cols) = matrix(&x);
+        let targets = t.as_array().to_vec();
+        if targets.len() != x.shape()[0] {
+            return Err(raise(
+                py,
+                "DataShapeError",
+                format!(
+                    "x has {} rows but t has {} values",
+                    x.shape()[0],
+                    targets.len()
+                ),
+            ));
+        }
+        let fitted = py.allow_threads(|| occam::nn::fit_arrays(values, cols, targets, &spec));
+        Ok(PyNetwork {
+            inner: fitted.py_err(py)?,
+        })
     })
 }
 
@@ -61,10 +63,12 @@ impl PyNetwork {
         py: Python<'py>,
         x: PyReadonlyArray2<'_, f64>,
     ) -> PyResult<(Arr<'py>, Option<Arr<'py>>, Option<Arr<'py>>)> {
-        let (values, cols) = matrix(&x);
-        let p = occam::nn::predict_arrays(&self.inner, &values, cols).py_err(py)?;
-        let arr = |v: Vec<f64>| PyArray1::from_vec(py, v);
-        Ok((arr(p.mean), p.var_function.map(arr), p.var_total.map(arr)))
+        crate::errors::guard(py, || {
+            let (values, cols) = matrix(&x);
+            let p = occam::nn::predict_arrays(&self.inner, &values, cols).py_err(py)?;
+            let arr = |v: Vec<f64>| PyArray1::from_vec(py, v);
+            Ok((arr(p.mean), p.var_function.map(arr), p.var_total.map(arr)))
+        })
     }
 
     /// The variational lower bound on ln p(D) of the standardised data (VB only).
@@ -88,19 +92,26 @@ impl PyNetwork {
     /// The spec it was fitted with, as JSON text.
     #[getter]
     fn spec(&self, py: Python<'_>) -> PyResult<String> {
-        serde_json::to_string(&self.inner.spec).map_err(|e| raise(py, "RunError", e.to_string()))
+        crate::errors::guard(py, || {
+            serde_json::to_string(&self.inner.spec)
+                .map_err(|e| raise(py, "RunError", e.to_string()))
+        })
     }
 
     /// The whole network as JSON text (what `occam nn fit --out` saves as `net`).
     fn to_json(&self, py: Python<'_>) -> PyResult<String> {
-        serde_json::to_string(&self.inner).map_err(|e| raise(py, "RunError", e.to_string()))
+        crate::errors::guard(py, || {
+            serde_json::to_string(&self.inner).map_err(|e| raise(py, "RunError", e.to_string()))
+        })
     }
 
     /// A network from [`PyNetwork::to_json`]'s text.
     #[staticmethod]
     fn from_json(py: Python<'_>, text: &str) -> PyResult<PyNetwork> {
-        serde_json::from_str(text)
-            .map(|inner| PyNetwork { inner })
-            .map_err(|e| raise(py, "DataError", format!("not a saved network: {e}")))
+        crate::errors::guard(py, || {
+            serde_json::from_str(text)
+                .map(|inner| PyNetwork { inner })
+                .map_err(|e| raise(py, "DataError", format!("not a saved network: {e}")))
+        })
     }
 }

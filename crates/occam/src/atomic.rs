@@ -12,6 +12,21 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     occam_io::write(path, bytes).map_err(|e| Error::io(path, e))
 }
 
+/// Writes `path` atomically, streaming the contents through `fill` (see [`occam_io::write_with`]).
+pub fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    occam_io::write_with(path, fill).map_err(|e| Error::io(path, e))
+}
+
+/// Writes `value` as pretty JSON to `path` atomically, streamed (no whole-file string).
+pub fn write_json_pretty<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    write_with(path, |w| {
+        serde_json::to_writer_pretty(w, value).map_err(std::io::Error::other)
+    })
+}
+
 /// Checks that outputs can be written into `dir` (creating it if needed), before a long run.
 pub fn check_dir(dir: &Path) -> Result<()> {
     occam_io::check_dir(dir).map_err(|e| Error::io(dir, format!("cannot write output here: {e}")))

@@ -93,6 +93,13 @@ fn sweep(
     }
 }
 
+/// The most Gibbs sweeps per chain (`occam bm logz --samples`): each sweep updates every unit
+/// against all the others, so 10⁷ sweeps of a 100-unit machine are already ~10¹¹ operations.
+pub const MAX_SAMPLES: usize = 10_000_000;
+
+/// The most numbers the batch means may hold (chains × batches × (n + n²)), 2 GiB.
+pub const MAX_BATCH_VALUES: usize = 1 << 28;
+
 /// Gibbs sampling with batch-means standard errors.
 pub fn gibbs(bm: &BoltzmannMachine, o: &GibbsOptions) -> Result<GibbsResult> {
     if o.chains == 0 || o.batches == 0 || o.samples < o.batches {
@@ -101,7 +108,27 @@ pub fn gibbs(bm: &BoltzmannMachine, o: &GibbsOptions) -> Result<GibbsResult> {
             why: "need chains ≥ 1, batches ≥ 1 and samples ≥ batches".into(),
         });
     }
+    if o.samples > MAX_SAMPLES {
+        return Err(BmError::InvalidOption {
+            option: "gibbs",
+            why: format!("must be at most {MAX_SAMPLES} samples, got {}", o.samples),
+        });
+    }
     let n = bm.n();
+    let values = n
+        .checked_mul(n)
+        .and_then(|v| v.checked_add(n))
+        .and_then(|v| v.checked_mul(o.chains))
+        .and_then(|v| v.checked_mul(o.batches));
+    if values.is_none_or(|v| v > MAX_BATCH_VALUES) {
+        return Err(BmError::InvalidOption {
+            option: "gibbs",
+            why: format!(
+                "{} chains × {} batches × ({n} + {n}²) moments of {n} units is more than the limit of {MAX_BATCH_VALUES} numbers",
+                o.chains, o.batches
+            ),
+        });
+    }
     let per = o.samples / o.batches;
     let dim = n + n * n;
     // per chain: batch means of [s_i, s_i s_j]

@@ -366,7 +366,9 @@ pub fn parse_weights_thresholds(
     let model = match coding {
         Coding::PlusMinus => BoltzmannMachine::new(w, h, 0.0),
         Coding::ZeroOne => {
-            BoltzmannMachine::new(w.clone(), h.clone(), 0.0)?; // validates symmetry and diagonal
+            // Validates symmetry and the diagonal, naming the files.
+            BoltzmannMachine::new(w.clone(), h.clone(), 0.0)
+                .map_err(|e| in_file(&format!("{wfile} and {hfile}"), e))?;
             let p = zero_one_to_plus_minus(&ZeroOneParams {
                 w,
                 b: h,
@@ -438,10 +440,31 @@ pub fn parse_binary_data(file: &str, text: &str, coding: Coding) -> Result<Vec<V
 }
 
 /// Reads a whole file, mapping I/O errors to [`BmError::Io`].
+/// Text that is not UTF-8 is a parse error at the line and byte where it stops being so.
 pub fn read_text(path: &std::path::Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| BmError::Io {
+    let bytes = std::fs::read(path).map_err(|e| BmError::Io {
         path: path.display().to_string(),
         source: e,
+    })?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = bytes[..good].iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = good
+            - bytes[..good]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        BmError::Parse {
+            file: path.display().to_string(),
+            line,
+            what: format!(
+                "byte {} (0x{:02x}) at column {column} is not valid UTF-8 text",
+                good + 1,
+                bytes[good]
+            ),
+        }
     })
 }
 

@@ -212,6 +212,7 @@ fn check(data: &[Vec<f64>], o: &LearnOptions) -> Result<usize> {
                 ),
             });
         }
+        super::mixture::check_size(components, n, "negative")?;
     }
     // The trace keeps every step's thresholds and weights (n + n(n−1)/2 values).
     let per_step = n + n * n.saturating_sub(1) / 2;

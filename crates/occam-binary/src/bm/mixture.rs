@@ -28,6 +28,36 @@ use super::Quality;
 /// The largest number of mixture components (each holds a mean per unit).
 pub const MAX_COMPONENTS: usize = 4096;
 
+/// The most numbers a mixture state may hold in its M × M × n pair factors (2 GiB): with n
+/// units at most ⌊√(MAX_MIXTURE_VALUES / n)⌋ components (256 for 4096 units).
+pub const MAX_MIXTURE_VALUES: usize = 1 << 28;
+
+/// Checks `m` components over `n` units against [`MAX_COMPONENTS`] and [`MAX_MIXTURE_VALUES`]
+/// before a state is allocated; `option` names the setting in the error.
+pub fn check_size(m: usize, n: usize, option: &'static str) -> Result<()> {
+    if !(1..=MAX_COMPONENTS).contains(&m) {
+        return Err(BmError::InvalidOption {
+            option,
+            why: format!("must be between 1 and {MAX_COMPONENTS} components, got {m}"),
+        });
+    }
+    let values = m.checked_mul(m).and_then(|v| v.checked_mul(n.max(1)));
+    if values.is_none_or(|v| v > MAX_MIXTURE_VALUES) {
+        let most = (1..=MAX_COMPONENTS)
+            .take_while(|&k| k * k * n.max(1) <= MAX_MIXTURE_VALUES)
+            .last()
+            .unwrap_or(0);
+        return Err(BmError::InvalidOption {
+            option,
+            why: format!(
+                "{m} components over {n} units need {m}² × {n} pair factors, more than the limit of \
+                 {MAX_MIXTURE_VALUES} numbers; at most {most} components for {n} units"
+            ),
+        });
+    }
+    Ok(())
+}
+
 const XMAX: f64 = 1.0 - 1e-14;
 
 /// The variational state of a mixture of M mean-field components over n units.
@@ -373,6 +403,7 @@ pub fn mixture(bm: &BoltzmannMachine, o: &MixtureOptions) -> Result<MixtureResul
         });
     }
     let n = bm.n();
+    check_size(o.components, n, "components")?;
     let mf = mean_field(bm, &o.mean_field)?;
     let embedded = MixtureState::from_means(o.components, n, mf.means.repeat(o.components));
     let start = embedded.bound(bm);

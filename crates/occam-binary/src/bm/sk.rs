@@ -162,7 +162,7 @@ pub fn sk_reproduction(o: &SkOptions) -> Result<SkReport> {
         let mut tap_acc = 0.0;
         let mut ordered = true;
         for k in 0..o.networks {
-            let seed = o.seed + 1000 * s as u64 + k as u64;
+            let seed = o.seed.wrapping_add(1000 * s as u64 + k as u64);
             let bm = sk_network(o.n, o.sigma1, sigma2, seed)?;
             let lz = exact_log_z(&bm)?;
             let mfo = MeanFieldOptions {

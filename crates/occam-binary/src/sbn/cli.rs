@@ -92,6 +92,9 @@ pub fn loglik_text(
         .iter()
         .map(|m| InferMethod::parse(m))
         .collect::<Result<_>>()?;
+    for m in &ms {
+        m.check_size(sbn.n_units())?;
+    }
     for &u in &data.visible {
         if u >= sbn.n_units() {
             return Err(SbnError::Parse {
@@ -229,6 +232,27 @@ pub fn learn_text(
             })
         }
     };
+    // Every visible unit of the data must be a unit of the network: say which file and which
+    // header entry, and how big the network is.
+    if let Some(&u) = data.visible.iter().find(|&&u| u >= sbn.n_units()) {
+        let net = match (init, &o.layers) {
+            (Some((_, name)), _) => format!("the network {name}"),
+            (None, Some(sizes)) => format!("the network of --layers {sizes:?}"),
+            (None, None) => "the network".into(),
+        };
+        return Err(SbnError::Parse {
+            file: data_name.into(),
+            line: 1,
+            why: format!(
+                "the header names unit {u}, but {net} has only {} units (0 to {}); the data's {} \
+                 columns need a network of at least {} units",
+                sbn.n_units(),
+                sbn.n_units().saturating_sub(1),
+                data.visible.len(),
+                data.visible.iter().max().map_or(0, |m| m + 1)
+            ),
+        });
+    }
     let coding = match o.coding.as_str() {
         "01" => Coding::ZeroOne,
         "pm" => Coding::PlusMinus,

@@ -25,7 +25,62 @@ pub enum InferMethod {
     ThirdOrder,
 }
 
+/// The most mixture components of `mixture:M` (Lawrence uses up to 10; each sweep couples every
+/// pair of components).
+pub const MAX_MIXTURE_COMPONENTS: usize = 1024;
+/// The most M³ × n² of `mixture:M` on an n-unit network: the mixture is grown one component at a
+/// time, each stage's sweeps costing M² pair terms over n units and their parents, so one pattern
+/// takes about 1.2·10⁻⁶ s × M³n² (optimised build; measured 6.6 s for M = 10, n = 12 and 51 s for
+/// M = 10, n = 40 on three patterns unoptimised). 2²⁴ keeps a pattern to about 20 s; Lawrence's
+/// studies (M ≤ 10 on at most a few tens of units) stay far inside.
+pub const MAX_MIXTURE_WORK: usize = 1 << 24;
+/// The most units for the Leisink–Kappen bounds (`first`, `third`): their cost grows as the cube of
+/// the units per pattern (measured 6.5 s per pattern at 64 units unoptimised; 200 units take over a
+/// minute optimised), so 100 units keep a pattern to a few seconds optimised.
+pub const MAX_EXPANSION_UNITS: usize = 100;
+
 impl InferMethod {
+    /// Checks that this method on an `n_units` network stays within [`MAX_MIXTURE_WORK`] and
+    /// [`MAX_EXPANSION_UNITS`] (before anything is allocated).
+    pub fn check_size(&self, n_units: usize) -> Result<()> {
+        match *self {
+            InferMethod::Mixture(m) => {
+                let n = n_units.max(1);
+                let work = m
+                    .checked_mul(m)
+                    .and_then(|v| v.checked_mul(m))
+                    .and_then(|v| v.checked_mul(n))
+                    .and_then(|v| v.checked_mul(n));
+                if work.is_none_or(|w| w > MAX_MIXTURE_WORK) {
+                    let most = (1..=MAX_MIXTURE_COMPONENTS)
+                        .take_while(|&k| k * k * k * n * n <= MAX_MIXTURE_WORK)
+                        .last()
+                        .unwrap_or(0);
+                    return Err(SbnError::Option {
+                        name: "method".into(),
+                        why: format!(
+                            "mixture:{m} on {n_units} units: M³ × n² = {m}³ × {n_units}² is more \
+                             than the limit of {MAX_MIXTURE_WORK} (its time grows so); at most \
+                             mixture:{most} for {n_units} units"
+                        ),
+                    });
+                }
+            }
+            InferMethod::FirstOrder | InferMethod::ThirdOrder if n_units > MAX_EXPANSION_UNITS => {
+                return Err(SbnError::Option {
+                    name: "method".into(),
+                    why: format!(
+                        "{} on {n_units} units: the Leisink–Kappen bounds take time cubic in the \
+                         units and are limited to {MAX_EXPANSION_UNITS} units (use mf or mixture:M)",
+                        self.name()
+                    ),
+                });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Parses exact | mf | mixture:M | chain | first | third.
     pub fn parse(s: &str) -> Result<Self> {
         let bad = || SbnError::Option {
@@ -42,7 +97,11 @@ impl InferMethod {
                 .strip_prefix("mixture:")
                 .and_then(|m| m.parse::<usize>().ok())
             {
-                Some(m) if m > 0 => Ok(InferMethod::Mixture(m)),
+                Some(m) if (1..=MAX_MIXTURE_COMPONENTS).contains(&m) => Ok(InferMethod::Mixture(m)),
+                Some(m) if m > 0 => Err(SbnError::Option {
+                    name: "method".into(),
+                    why: format!("mixture:{m}: at most {MAX_MIXTURE_COMPONENTS} components"),
+                }),
                 _ => Err(bad()),
             },
         }
@@ -64,6 +123,7 @@ impl InferMethod {
 /// Runs one method on one pattern; `seed` drives any random initialisation.
 pub fn approximate(sbn: &Sbn, ev: &Evidence, method: InferMethod, seed: u64) -> Result<Approx> {
     ev.check(sbn)?;
+    method.check_size(sbn.n_units())?;
     let mfo = MfOptions {
         init: MfInit::Uniform(seed),
         ..MfOptions::default()

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use occam::report::outputs::write_outputs_listed;
 use occam::{DataSet, Model};
 
 use super::{model_path, DataArgs, RunArgs};
@@ -56,13 +55,14 @@ pub fn run(a: &FitArgs) -> Result<()> {
             eprintln!("fit: {what} ({:.3} s)", start.elapsed().as_secs_f64());
         }
     };
-    if let Some(dir) = &a.out {
-        occam::atomic::check_dir(dir)?;
-    }
     let given = DataSet::from_args(&a.data.data)?;
     timed("read the data");
     let model = Model::from_file(&a.model, &given)?;
     timed("loaded the model");
+    // After the model loaded: a model with an error leaves no new directory behind.
+    if let Some(dir) = &a.out {
+        occam::report::outputs::check_out_dir(dir)?;
+    }
     let mut bar = match a.progress {
         Some(n) => super::progress::Bar::lines("fit", n, start),
         None => super::progress::Bar::new("fit"),
@@ -70,7 +70,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let fitted = model.fit_observed(&settings, &mut bar)?;
     timed("fitted");
     let written = match &a.out {
-        Some(dir) => write_outputs_listed(dir, &fitted, a.include_data)?,
+        Some(dir) => occam::report::outputs::write_outputs_swapped(dir, &fitted, a.include_data)?,
         None => Vec::new(),
     };
     if a.json {

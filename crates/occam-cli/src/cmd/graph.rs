@@ -44,6 +44,7 @@ pub fn run(a: &GraphArgs) -> Result<()> {
     let text = if ext == "dot" {
         dot(&loaded.model, &labels)
     } else {
+        occam::graph::check_drawable(&loaded.model)?;
         svg(&loaded.model, &labels)
     };
     atomic::write(&a.out, text.as_bytes())?;

@@ -141,6 +141,7 @@ pub fn run(c: &LatentCommand) -> Result<()> {
             }
         }
         LatentCommand::Ica(a) => {
+            ica::check_settings(a.components, a.restarts, a.max_iter)?;
             let t = matrix(&a.data)?;
             let sources = a.sources.unwrap_or(t.cols);
             let (m, trace) = ica::fit(

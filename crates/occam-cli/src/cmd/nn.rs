@@ -182,8 +182,19 @@ pub fn run(c: &NnCommand) -> Result<()> {
     match c {
         NnCommand::Fit(a) => {
             let spec = a.spec()?;
-            spec.validate()
-                .map_err(|e| occam::Error::Usage(e.to_string()))?;
+            // The library names a setting by its spec field; here it is the flag when there is one.
+            spec.validate().map_err(|e| match e {
+                occam::nn::bnn::network::NetError::Setting { name, why } => {
+                    let flag = name.replace('_', "-");
+                    occam::Error::Usage(match flag.as_str() {
+                        "hidden" | "components" | "restarts" | "structure-cycles" => {
+                            format!("--{flag}: {why}")
+                        }
+                        _ => format!("spec field `{name}`: {why}"),
+                    })
+                }
+                e => occam::Error::Usage(e.to_string()),
+            })?;
             if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
                 occam::atomic::check_dir(dir)?;
             }

@@ -6,6 +6,7 @@ mod bayespy;
 mod binary;
 mod cli;
 mod common;
+mod crashes;
 mod docs;
 mod errors;
 mod errors_limits;

@@ -164,10 +164,81 @@ impl Vmp {
     }
 
     /// Σ of the messages to node `target` of the children `keep` accepts.
+    ///
+    /// A deterministic child passes on the messages it receives from its own children, so the
+    /// sum needs theirs first. Those are computed here without recursion (a chain of 10⁴
+    /// deterministic nodes overflowed the stack): the deterministic descendants are listed
+    /// children-first by an explicit depth-first walk and each one's incoming messages computed
+    /// once, in that order, from those already computed.
     pub(super) fn child_messages_where(
         &self,
         target: usize,
         keep: &dyn Fn(usize) -> bool,
+    ) -> Vec<f64> {
+        let order = self.deterministic_descendants(target, keep);
+        let mut done: std::collections::HashMap<usize, Vec<f64>> =
+            std::collections::HashMap::with_capacity(order.len());
+        for d in order {
+            let md = self.child_messages_from(d, &|_| true, &done);
+            done.insert(d, md);
+        }
+        self.child_messages_from(target, keep, &done)
+    }
+
+    /// The deterministic children of `node` whose messages pass through to it (every slot child
+    /// not handled by a linear-Gaussian structure).
+    fn passing_children<'a>(
+        &'a self,
+        node: usize,
+        keep: &'a dyn Fn(usize) -> bool,
+    ) -> impl Iterator<Item = usize> + 'a {
+        self.nodes[node]
+            .children
+            .iter()
+            .filter(move |(ci, role)| {
+                keep(*ci)
+                    && matches!(role, Role::Slot(_))
+                    && matches!(self.nodes[*ci].body, Body::Deterministic(_))
+                    && self.linear[*ci].is_none()
+            })
+            .map(|&(ci, _)| ci)
+    }
+
+    /// The deterministic descendants of `target` reached through [`Vmp::passing_children`],
+    /// each after all of its own (post-order of an explicit depth-first walk).
+    fn deterministic_descendants(&self, target: usize, keep: &dyn Fn(usize) -> bool) -> Vec<usize> {
+        let all = |_: usize| true;
+        let mut order = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<(usize, Vec<usize>)> =
+            vec![(target, self.passing_children(target, keep).collect())];
+        while let Some((node, pending)) = stack.last_mut() {
+            match pending.pop() {
+                Some(c) => {
+                    if seen.insert(c) {
+                        let next: Vec<usize> = self.passing_children(c, &all).collect();
+                        stack.push((c, next));
+                    }
+                }
+                None => {
+                    let node = *node;
+                    stack.pop();
+                    if node != target || !stack.is_empty() {
+                        order.push(node);
+                    }
+                }
+            }
+        }
+        order
+    }
+
+    /// [`Vmp::child_messages_where`] with the incoming messages of every deterministic child
+    /// already in `done`.
+    fn child_messages_from(
+        &self,
+        target: usize,
+        keep: &dyn Fn(usize) -> bool,
+        done: &std::collections::HashMap<usize, Vec<f64>>,
     ) -> Vec<f64> {
         let t = &self.nodes[target];
         // A recycled buffer (see `Vmp::recycle`): large message arrays are not returned to the
@@ -207,7 +278,7 @@ impl Vmp {
                     out: &mut out,
                 }),
                 (Body::Deterministic(f), Role::Slot(s)) => {
-                    let md = self.child_messages(ci);
+                    let md = &done[&ci];
                     let edge = &c.parents[s];
                     let mut m = vec![0.0; edge.stack * edge.plen];
                     let mut buf = Vec::new();

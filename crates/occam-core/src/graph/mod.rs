@@ -16,6 +16,12 @@ pub const MAX_SLOTS: usize = 16;
 /// plate) times its moment length. One array of them is 16 GiB; element indices stay within `u32`.
 pub const MAX_NODE_VALUES: usize = 1 << 31;
 
+/// The most state values the nodes of one model may hold together (natural parameters φ and
+/// moments u, elements × moment length each, and one normaliser per element): 2³⁰ values, 8 GiB.
+/// The engine's messages, scratch and the data take about as much again, so a model at the limit
+/// still fits the 24 GiB the project targets. Checked by [`Graph::state_values`] before compiling.
+pub const MAX_MODEL_VALUES: usize = 1 << 30;
+
 /// Number of values of `axes` times `per`, if within [`MAX_NODE_VALUES`].
 fn node_values(axes: &[Axis], per: usize) -> Option<usize> {
     axes.iter()
@@ -71,6 +77,9 @@ pub struct Graph {
     pub(crate) nodes: Vec<ModelNode>,
     /// Node index by name (a scan per added node made 10⁴ nodes quadratic).
     names: std::collections::HashMap<String, usize>,
+    /// Plate indices by name, in declaration order (a scan per declared plate made 5·10⁴ plate
+    /// lines take over a minute).
+    plate_names: std::collections::HashMap<String, Vec<usize>>,
 }
 
 impl Graph {
@@ -81,13 +90,11 @@ impl Graph {
 
     /// Declares a plate; a plate with the same name and size is returned again.
     pub fn plate(&mut self, name: &str, size: usize) -> PlateId {
-        if let Some(i) = self
-            .plates
-            .iter()
-            .position(|(n, s)| n == name && *s == size)
-        {
+        let same = self.plate_names.entry(name.to_string()).or_default();
+        if let Some(&i) = same.iter().find(|&&i| self.plates[i].1 == size) {
             return PlateId(i);
         }
+        same.push(self.plates.len());
         self.plates.push((name.to_string(), size));
         PlateId(self.plates.len() - 1)
     }
@@ -100,7 +107,8 @@ impl Graph {
                 what: "plate size must be positive".into(),
             });
         }
-        if let Some((_, s)) = self.plates.iter().find(|(n, s)| n == name && *s != size) {
+        let declared = self.plate_names.get(name).into_iter().flatten();
+        if let Some((_, s)) = declared.map(|&i| &self.plates[i]).find(|(_, s)| *s != size) {
             return Err(BuildError::Shape {
                 node: name.into(),
                 what: format!("plate `{name}` declared with size {size} and {s}"),
@@ -340,9 +348,34 @@ impl Graph {
             .collect()
     }
 
+    /// The name of a node.
+    pub fn node_name(&self, node: NodeId) -> &str {
+        &self.nodes[node.0].name
+    }
+
     /// Number of elements of a node.
     pub fn elements(&self, node: NodeId) -> usize {
         count(&self.nodes[node.0].axes)
+    }
+
+    /// The state values compiling allocates — per node 2 × elements × moment length (φ and u)
+    /// plus one per element — summed with checked arithmetic (`None` past `usize`), and the node
+    /// holding the most. Compare with [`MAX_MODEL_VALUES`] before [`Graph::compile`].
+    pub fn state_values(&self) -> (Option<usize>, Option<NodeId>) {
+        let mut total = Some(0usize);
+        let mut largest: Option<(usize, usize)> = None;
+        for (i, m) in self.nodes.iter().enumerate() {
+            let v =
+                m.n.checked_mul(m.len)
+                    .and_then(|x| x.checked_mul(2))
+                    .and_then(|x| x.checked_add(m.n));
+            let size = v.unwrap_or(usize::MAX);
+            if largest.is_none_or(|(_, s)| size > s) {
+                largest = Some((i, size));
+            }
+            total = total.and_then(|t| v.and_then(|v| t.checked_add(v)));
+        }
+        (total, largest.map(|(i, _)| NodeId(i)))
     }
 }
 

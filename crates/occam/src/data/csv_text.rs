@@ -14,6 +14,11 @@ use rayon::prelude::*;
 use super::Table;
 use crate::error::{Error, Result};
 
+/// The most characters of a cell or column name an error message echoes (longer ones end in `…`).
+pub const MAX_CELL_ECHO: usize = 200;
+
+use occam_lang::diag::clip;
+
 /// Whether a (trimmed) CSV cell means "missing".
 fn is_missing(cell: &str) -> bool {
     cell.is_empty() || cell.eq_ignore_ascii_case("na") || cell.eq_ignore_ascii_case("nan")
@@ -126,14 +131,26 @@ fn check_header(file: &str, header: &[String]) -> Result<()> {
             message: "empty file: expected a header row naming the columns".into(),
         });
     }
+    // First column of each name: a hash map, where a scan of the earlier names per column took
+    // minutes on a header of 10⁵ columns.
+    let mut first_of: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(header.len());
     for (c, h) in header.iter().enumerate() {
-        if let Some(first) = header[..c].iter().position(|g| g == h) {
+        let earlier = match first_of.entry(h.as_str()) {
+            std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(c);
+                None
+            }
+        };
+        if let Some(first) = earlier {
             return Err(Error::Data {
                 file: file.into(),
                 row: 1,
                 column: c + 1,
                 message: format!(
-                    "column name `{h}` is used twice (columns {} and {})",
+                    "column name `{}` is used twice (columns {} and {})",
+                    clip(h, MAX_CELL_ECHO),
                     first + 1,
                     c + 1
                 ),
@@ -147,7 +164,7 @@ fn check_header(file: &str, header: &[String]) -> Result<()> {
             column: c + 1,
             message: format!(
                 "the first line must be a header naming the columns; `{}` is a number",
-                header[c]
+                clip(&header[c], MAX_CELL_ECHO)
             ),
         });
     }
@@ -182,7 +199,9 @@ fn cell_error(
     cell: &str,
     e: CellError,
 ) -> Error {
-    let h = &header[column - 1];
+    // Cells and names are echoed clipped: a 1 MB cell must not become a 1 MB message.
+    let h = clip(&header[column - 1], MAX_CELL_ECHO);
+    let cell = clip(cell, MAX_CELL_ECHO);
     Error::Data {
         file: file.into(),
         row: line,

@@ -176,21 +176,17 @@ fn place(
     let gap = 2.0 * (SIDE_PAD + SIDE_STEP * nplates) + 16.0;
     let dy =
         2.0 * 26.0 + BOTTOM_PAD + BOTTOM_STEP * nplates + SIDE_PAD + SIDE_STEP * nplates + 36.0;
-    let layers = layer.iter().copied().max().map_or(0, |l| l + 1);
     let mut out = base.to_vec();
     let mut x = 0.0;
     for &g in order {
-        let members = &groups[g].1;
-        let per_layer = |l: usize| -> Vec<usize> {
-            members.iter().copied().filter(|&v| layer[v] == l).collect()
-        };
-        let slots = (0..layers)
-            .map(|l| per_layer(l).len())
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        for l in 0..layers {
-            let row = per_layer(l);
+        // The group's members by layer, in member order (one pass; a filter of the members per
+        // layer was quadratic for long chains).
+        let mut rows: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for &v in &groups[g].1 {
+            rows.entry(layer[v]).or_default().push(v);
+        }
+        let slots = rows.values().map(Vec::len).max().unwrap_or(1).max(1);
+        for (&l, row) in &rows {
             let offset = (slots - row.len()) as f64 / 2.0;
             for (i, &v) in row.iter().enumerate() {
                 out[v].x = x + (offset + i as f64 + 0.5) * sw;
@@ -291,7 +287,9 @@ pub(super) fn layout(m: &Model, plate_labels: &[String]) -> Layout {
     let base = shapes(m);
     // Choose the column order: fewest split plates, then fewest edges through nodes, then
     // shortest edges.
-    let candidates = if groups.len() <= 7 {
+    // (Every permutation costs a placement and an edge-through-node test, edges × nodes: only
+    // for small drawings.)
+    let candidates = if groups.len() <= 7 && n * es.len().max(1) <= 40_000 {
         permutations(groups.len())
     } else {
         vec![(0..groups.len()).collect()]

@@ -88,6 +88,22 @@ pub fn plate_labels(loaded: &Loaded) -> Vec<String> {
         .collect()
 }
 
+/// The most variables and plates an SVG drawing lays out (the layout compares node positions with
+/// every edge, and a drawing of more is unreadable anyway; DOT text has no limit).
+pub const MAX_DRAWN: usize = 1000;
+
+/// Checks that [`svg`] can lay `m` out within [`MAX_DRAWN`] variables and plates.
+pub fn check_drawable(m: &Model) -> Result<()> {
+    let (v, p) = (m.variables.len(), m.plates.len());
+    if v > MAX_DRAWN || p > MAX_DRAWN {
+        return Err(Error::Usage(format!(
+            "the model has {v} variables and {p} plates; an SVG drawing holds at most \
+             {MAX_DRAWN} of each (write .dot for Graphviz instead)"
+        )));
+    }
+    Ok(())
+}
+
 /// Loads a model for drawing: with its data if present, otherwise with data plates of size 1.
 pub fn load_for_drawing(path: &Path, given: &DataSet) -> Result<Loaded> {
     match model::load(path, given) {

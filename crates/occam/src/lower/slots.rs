@@ -79,6 +79,9 @@ impl Lowering<'_> {
                 )))
             }
         };
+        // This variable alone within the model's state budget, before its slots' constants (a
+        // Wishart's D × D rate) are made: an event plate of 30,000 columns allocated 7.2 GB here.
+        self.check_variable_size(v, dist.kind().len())?;
         // The built family's parent slots, by name, with the spec slot each comes from.
         let mut slots: Vec<(&ir::Arg, &SlotSpec)> = Vec::new();
         for s in dist.slots() {

@@ -105,6 +105,15 @@ fn assemble(
     };
     if let Some(k) = cols.lags {
         let series = column_values(t, target)?;
+        if k == 0 || k >= series.len() {
+            return Err(Error::Usage(format!(
+                "--lags {k}: the series `{}` in {} has {} values; lags must be between 1 and {}",
+                names[target],
+                t.file,
+                series.len(),
+                series.len().saturating_sub(1)
+            )));
+        }
         let d = lag_windows(&series, k).map_err(bad)?;
         return Ok((d, names[target].clone(), Vec::new()));
     }
@@ -182,9 +191,52 @@ pub fn spec_from_json(text: &str) -> Result<NetSpec> {
     serde_json::from_str(text).map_err(|e| Error::Usage(format!("network spec: {e}")))
 }
 
+/// Checks what the standardisation needs of the training data, naming the file and column: at
+/// least two rows, and every column (inputs and target) with a finite, non-zero spread.
+fn check_training(file: &str, d: &Dataset, target: &str, inputs: &[String]) -> Result<()> {
+    let bad = |message: String| Error::DataFile {
+        file: file.to_string(),
+        message,
+    };
+    if d.n() < 2 {
+        return Err(bad(format!(
+            "{} training row(s); a network needs at least 2 (the inputs and target are standardised by their spread)",
+            d.n()
+        )));
+    }
+    let name = |c: usize| match inputs.get(c) {
+        Some(n) => format!("input column `{n}`"),
+        None if inputs.is_empty() => format!("lag {} of `{target}`", c + 1),
+        None => format!("input {}", c + 1),
+    };
+    let describe = |e: occam_nn::data::DataError, what: String| {
+        match e {
+        occam_nn::data::DataError::ZeroVariance { .. } => {
+            bad(format!("{what} is constant; a network needs every column to vary (drop it with --inputs)"))
+        }
+        occam_nn::data::DataError::Overflow { .. } => bad(format!(
+            "{what} holds values so large that their spread overflows double precision (rescale the column)"
+        )),
+        e => bad(format!("{what}: {e}")),
+    }
+    };
+    occam_nn::data::ZScore::fit(&d.t, 1)
+        .map_err(|e| describe(e, format!("target column `{target}`")))?;
+    if let Err(e) = occam_nn::data::ZScore::fit(&d.x, d.d) {
+        let col = match &e {
+            occam_nn::data::DataError::ZeroVariance { col }
+            | occam_nn::data::DataError::Overflow { col } => *col,
+            _ => 0,
+        };
+        return Err(describe(e, name(col)));
+    }
+    Ok(())
+}
+
 /// Fits a network to a table.
 pub fn fit_table(t: &Table, cols: &Columns, spec: &NetSpec) -> Result<SavedNetwork> {
     let (d, target, inputs) = assemble(t, cols, true)?;
+    check_training(&t.file, &d, &target, &inputs)?;
     let net = fit_network(&d, spec).map_err(net_error)?;
     Ok(SavedNetwork {
         format: FORMAT.into(),

@@ -12,10 +12,12 @@ use std::path::Path;
 use crate::atomic;
 use crate::driver::Outcome;
 use crate::error::{Error, Result};
+
 use crate::lower::Compiled;
 use crate::model::Loaded;
 use crate::report::{hinton, json, summary, svg, table};
 use crate::Fitted;
+use std::io;
 
 /// The mean of a variable as a matrix for a Hinton diagram, if it is a vector or matrix.
 fn matrix_of(loaded: &Loaded, c: &Compiled, v: usize) -> Option<(usize, usize, Vec<f64>)> {
@@ -73,6 +75,129 @@ pub fn write_outputs_listed(
     Ok(out.names)
 }
 
+/// Whether `name` is one of the files `occam fit --out` writes.
+fn is_fit_output(name: &str) -> bool {
+    let ext_ok = |n: &str, prefix: &str, exts: &[&str]| {
+        n.strip_prefix(prefix).is_some_and(|rest| {
+            exts.iter()
+                .any(|e| rest.ends_with(e) && rest.len() > e.len())
+        })
+    };
+    matches!(name, "posterior.json" | "bound.csv" | "bound.svg")
+        || ext_ok(name, "posterior_", &[".csv"])
+        || ext_ok(name, "hinton_", &[".svg"])
+        || ext_ok(name, "chain_", &[".csv", ".svg"])
+        || ext_ok(name, "reconstruction_", &[".csv", ".svg"])
+        || ext_ok(name, "projection_", &[".csv", ".svg"])
+}
+
+/// Checks, after the model has loaded and before the fit, that `dir` can take the outputs:
+/// an existing directory is checked as [`atomic::check_dir`] does; a new one is not created
+/// (a model with an error leaves nothing behind), only its parent is checked.
+pub fn check_out_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        return atomic::check_dir(dir);
+    }
+    // The nearest existing ancestor must be a writable directory.
+    let ancestor = dir
+        .ancestors()
+        .skip(1)
+        .map(|a| {
+            if a.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                a
+            }
+        })
+        .find(|a| a.exists())
+        .unwrap_or(Path::new("."));
+    if !ancestor.is_dir() {
+        return Err(Error::io(
+            dir,
+            format!(
+                "cannot write output here: {} exists and is not a directory",
+                ancestor.display()
+            ),
+        ));
+    }
+    atomic::check_dir(ancestor).map_err(|e| match e {
+        Error::Io { message, .. } => Error::io(dir, message),
+        e => e,
+    })
+}
+
+/// [`write_outputs_listed`] as one replacement of the directory: the files are written into a
+/// fresh sibling directory `.NAME.occam-PID.new`, which is then renamed to `dir` (the previous
+/// run's directory is renamed aside first and removed after). A run killed at any point leaves
+/// `dir` holding one whole run, old or new, never a mix (killed between the two renames, `dir`
+/// is missing and `.NAME.occam-PID.old` holds the previous run). A directory holding anything
+/// but `occam fit` outputs (the user's own files) is never replaced: the files are then written
+/// into it one by one, each atomically.
+pub fn write_outputs_swapped(
+    dir: &Path,
+    fitted: &Fitted,
+    include_data: bool,
+) -> Result<Vec<String>> {
+    let io_err = |p: &Path, e: io::Error| Error::io(p, e);
+    let replaceable = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => true,
+        Err(e) => return Err(io_err(dir, e)),
+        // A symbolic link is written through, never replaced.
+        Ok(_) if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) => false,
+        Ok(entries) => {
+            let mut ok = true;
+            for e in entries {
+                let e = e.map_err(|e| io_err(dir, e))?;
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                let is_file = e.file_type().is_ok_and(|t| t.is_file());
+                if !(is_file && (is_fit_output(&name) || name.starts_with(".occam-"))) {
+                    ok = false;
+                    break;
+                }
+            }
+            ok
+        }
+    };
+    let base = dir.file_name().map(|b| b.to_string_lossy().into_owned());
+    let (Some(base), true) = (base, replaceable) else {
+        return write_outputs_listed(dir, fitted, include_data);
+    };
+    let parent = match dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p.to_path_buf(),
+        None => Path::new(".").to_path_buf(),
+    };
+    atomic::ensure_dir(&parent)?;
+    let pid = std::process::id();
+    let fresh = parent.join(format!(".{base}.occam-{pid}.new"));
+    let old = parent.join(format!(".{base}.occam-{pid}.old"));
+    let _ = std::fs::remove_dir_all(&fresh);
+    std::fs::create_dir(&fresh).map_err(|e| io_err(&fresh, e))?;
+    let names = match write_outputs_listed(&fresh, fitted, include_data) {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&fresh);
+            return Err(e);
+        }
+    };
+    let swapped = (|| {
+        if dir.exists() {
+            let _ = std::fs::remove_dir_all(&old);
+            std::fs::rename(dir, &old).map_err(|e| io_err(dir, e))?;
+        }
+        std::fs::rename(&fresh, dir).map_err(|e| io_err(dir, e))
+    })();
+    if let Err(e) = swapped {
+        let _ = std::fs::remove_dir_all(&fresh);
+        if old.exists() && !dir.exists() {
+            let _ = std::fs::rename(&old, dir);
+        }
+        return Err(e);
+    }
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(names)
+}
+
 /// The output directory, and the names written into it so far.
 struct Files<'a> {
     dir: &'a Path,
@@ -122,9 +247,10 @@ fn write_files(
     report: &serde_json::Value,
 ) -> Result<()> {
     atomic::ensure_dir(out.dir)?;
-    let pretty = serde_json::to_string_pretty(report)
-        .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
-    out.write("posterior.json".into(), pretty.as_bytes())?;
+    // Streamed into the temporary file: a report of millions of values as one pretty string
+    // ran out of memory.
+    atomic::write_json_pretty(&out.dir.join("posterior.json"), report)?;
+    out.names.push("posterior.json".into());
     let mut csv = String::from("iteration,bound\n");
     for (i, b) in o.bound_trace.iter().enumerate() {
         csv.push_str(&format!("{},{b}\n", i + 1));

@@ -120,6 +120,10 @@ pub struct ToyRow {
     pub target: f64,
 }
 
+/// The most random networks a reproduction may average over (`--networks`; the studies use 20 and
+/// 100, and each network costs an exact ln Z over 2ⁿ states).
+pub const MAX_NETWORKS: usize = 10_000;
+
 /// Runs a reproduction from a seed; writes `<name>.json` and `<name>.csv` into `out_dir` if given.
 pub fn reproduce(
     which: Reproduction,
@@ -127,6 +131,13 @@ pub fn reproduce(
     networks: usize,
     out_dir: Option<&Path>,
 ) -> Result<ReproductionReport> {
+    let uses_networks = matches!(which, Reproduction::SkFig4 | Reproduction::LawrenceFig42);
+    if uses_networks && !(1..=MAX_NETWORKS).contains(&networks) {
+        return Err(BmError::InvalidOption {
+            option: "networks",
+            why: format!("must be between 1 and {MAX_NETWORKS}, got {networks}"),
+        });
+    }
     let (rep, name, csv) = match which {
         Reproduction::SkFig4 => {
             let r = sk_reproduction(&SkOptions {

@@ -118,6 +118,33 @@ fn chol(a: &[f64], d: usize, what: &str) -> Result<Cholesky> {
     })
 }
 
+/// The most mixture components per source (each source's posterior over its components is a
+/// responsibility per data point; Lawrence uses 2 to 5).
+pub const MAX_COMPONENTS: usize = 64;
+/// The most seeded starts of [`fit`] (each is a whole fit).
+pub const MAX_RESTARTS: usize = 10_000;
+/// The most sweeps per start.
+pub const MAX_SWEEPS: usize = 100_000_000;
+/// The most responsibilities a fit may hold (data points × sources × components), 2 GiB of numbers.
+pub const MAX_RESPONSIBILITIES: usize = 1 << 28;
+
+/// Checks `components`, `restarts` and `max_iter` against their caps (what `occam latent ica`
+/// checks at parse time; the messages name the flags).
+pub fn check_settings(components: usize, restarts: usize, max_iter: usize) -> Result<()> {
+    for (flag, v, lo, hi) in [
+        ("--components", components, 1, MAX_COMPONENTS),
+        ("--restarts", restarts, 1, MAX_RESTARTS),
+        ("--max-iter", max_iter, 1, MAX_SWEEPS),
+    ] {
+        if !(lo..=hi).contains(&v) {
+            return Err(Error::Usage(format!(
+                "{flag} must be between {lo} and {hi}, got {v}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 impl Ica {
     /// A seeded start on data `t` with `sources` model sources of `components` components each
     /// (Lawrence starts W by PCA): W = the leading principal axes scaled to their standard
@@ -137,6 +164,20 @@ impl Ica {
             return Err(Error::Usage(format!(
                 "Bayesian ICA: need 1 ≤ sources ≤ sensors, at least one component and two data \
                  points (sources = {sources}, components = {components}, data {n} × {p})"
+            )));
+        }
+        if components > MAX_COMPONENTS {
+            return Err(Error::Usage(format!(
+                "Bayesian ICA: components must be at most {MAX_COMPONENTS}, got {components}"
+            )));
+        }
+        if n.checked_mul(sources)
+            .and_then(|v| v.checked_mul(components))
+            .is_none_or(|v| v > MAX_RESPONSIBILITIES)
+        {
+            return Err(Error::Usage(format!(
+                "Bayesian ICA: {n} data points × {sources} sources × {components} components is \
+                 more than the limit of {MAX_RESPONSIBILITIES} responsibilities (fewer sources or components)"
             )));
         }
         if let Some(k) = t.values.iter().position(|v| !v.is_finite()) {
@@ -525,9 +566,20 @@ pub fn fit(
     (restarts, max_iter, tol): (usize, usize, f64),
     seed: u64,
 ) -> Result<(Ica, Vec<f64>)> {
+    if restarts > MAX_RESTARTS {
+        return Err(Error::Usage(format!(
+            "Bayesian ICA: restarts must be at most {MAX_RESTARTS}, got {restarts}"
+        )));
+    }
     let mut best: Option<(Ica, Vec<f64>)> = None;
     for r in 0..restarts.max(1) as u64 {
-        let mut m = Ica::initialise(t, sources, components, Priors::default(), seed + r)?;
+        let mut m = Ica::initialise(
+            t,
+            sources,
+            components,
+            Priors::default(),
+            seed.wrapping_add(r),
+        )?;
         let trace = m.run(t, max_iter, tol)?;
         let b = trace.last().copied().unwrap_or(f64::NEG_INFINITY);
         if best
