@@ -51,24 +51,16 @@ impl Vmp {
         // A search along child edges from each node: linear in the edges reached, where a scan of
         // every later node made compiling a chain of 10⁴ variables quadratic. Children come after
         // their parents, so sorted indices are a topological order.
+        // Kept for the nodes that are updated (stochastic, chains): a deterministic node's own
+        // list is formed when asked for ([`Vmp::refresh_dependents`]), since keeping one per node
+        // of a chain of n deterministic variables would hold n²/2 entries (1.6 GB at n = 20,000).
         let mut refresh_after = vec![Vec::new(); nodes.len()];
         let mut mark = vec![usize::MAX; nodes.len()];
         for (i, list) in refresh_after.iter_mut().enumerate() {
-            let mut stack = vec![i];
-            mark[i] = i;
-            while let Some(x) = stack.pop() {
-                for (j, role) in &nodes[x].children {
-                    if matches!(role, Role::Slot(_))
-                        && mark[*j] != i
-                        && matches!(nodes[*j].body, Body::Deterministic(_))
-                    {
-                        mark[*j] = i;
-                        list.push(*j);
-                        stack.push(*j);
-                    }
-                }
+            if matches!(nodes[i].body, Body::Deterministic(_)) {
+                continue;
             }
-            list.sort_unstable();
+            *list = deterministic_descendants(&nodes, i, &mut mark);
         }
         let fused: Vec<bool> = (0..nodes.len())
             .map(|i| nodes[i].block.is_none() && fused::fusable(&nodes, i))
@@ -145,4 +137,31 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
         nodes[i].u = constant_moments(&nodes[i]);
     }
     out
+}
+
+/// The deterministic descendants of node `i` reached through deterministic nodes only, sorted
+/// (children come after their parents, so this is a topological order). `mark` is scratch of
+/// one entry per node: a search along child edges, linear in the edges reached.
+pub(super) fn deterministic_descendants(
+    nodes: &[Node],
+    i: usize,
+    mark: &mut [usize],
+) -> Vec<usize> {
+    let mut list = Vec::new();
+    let mut stack = vec![i];
+    mark[i] = i;
+    while let Some(x) = stack.pop() {
+        for (j, role) in &nodes[x].children {
+            if matches!(role, Role::Slot(_))
+                && mark[*j] != i
+                && matches!(nodes[*j].body, Body::Deterministic(_))
+            {
+                mark[*j] = i;
+                list.push(*j);
+                stack.push(*j);
+            }
+        }
+    }
+    list.sort_unstable();
+    list
 }

@@ -387,7 +387,13 @@ impl Vmp {
     }
 
     pub(crate) fn refresh_dependents(&mut self, i: usize) {
-        for j in self.refresh_after[i].clone() {
+        let after = if matches!(self.nodes[i].body, crate::network::Body::Deterministic(_)) {
+            let mut mark = vec![usize::MAX; self.nodes.len()];
+            super::compile::deterministic_descendants(&self.nodes, i, &mut mark)
+        } else {
+            self.refresh_after[i].clone()
+        };
+        for j in after {
             self.refresh(j);
         }
     }
