@@ -59,7 +59,12 @@ pub struct LogzArgs {
     #[arg(long, default_value = "mf")]
     pub method: String,
     /// Temperature (> 0).
-    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        allow_hyphen_values = true,
+        allow_negative_numbers = true
+    )]
     pub temperature: f64,
     /// Clamp a unit: INDEX=±1 (repeatable).
     #[arg(long, value_name = "INDEX=VALUE")]
@@ -90,7 +95,12 @@ pub struct BmLearnArgs {
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub hidden: usize,
     /// Learning rate.
-    #[arg(long, default_value_t = 0.25, allow_hyphen_values = true)]
+    #[arg(
+        long,
+        default_value_t = 0.25,
+        allow_hyphen_values = true,
+        allow_negative_numbers = true
+    )]
     pub rate: f64,
     /// Gradient steps.
     #[arg(long, default_value_t = 200, allow_negative_numbers = true)]
@@ -159,7 +169,12 @@ pub struct SbnLearnArgs {
     #[arg(long, default_value_t = 100, allow_negative_numbers = true)]
     pub steps: usize,
     /// Learning rate.
-    #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
+    #[arg(
+        long,
+        default_value_t = 0.5,
+        allow_hyphen_values = true,
+        allow_negative_numbers = true
+    )]
     pub rate: f64,
     /// 01 or pm parameterisation.
     #[arg(long, default_value = "01")]
@@ -168,7 +183,12 @@ pub struct SbnLearnArgs {
     #[arg(long = "fixed-biases")]
     pub fixed_biases: bool,
     /// Std of the random initial weights.
-    #[arg(long, default_value_t = 0.1, allow_hyphen_values = true)]
+    #[arg(
+        long,
+        default_value_t = 0.1,
+        allow_hyphen_values = true,
+        allow_negative_numbers = true
+    )]
     pub init_scale: f64,
     /// Seed.
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]

@@ -32,13 +32,13 @@ pub struct MbpcaArgs {
     /// Data file (CSV with a header, .npy or .npz).
     pub data: PathBuf,
     /// Latent dimension of each component (default d − 1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub q: Option<usize>,
     /// The most components tried.
-    #[arg(long = "max-k", default_value_t = 30)]
+    #[arg(long = "max-k", default_value_t = 30, allow_negative_numbers = true)]
     pub max_k: usize,
     /// Seed of the starting point.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
     /// Print the result as JSON.
     #[arg(long)]
@@ -51,19 +51,23 @@ pub struct IcaArgs {
     /// Data file (CSV with a header, .npy or .npz).
     pub data: PathBuf,
     /// Model sources (default: the number of sensors).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub sources: Option<usize>,
     /// Mixture components per source.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, allow_negative_numbers = true)]
     pub components: usize,
     /// Seeded starts; the best bound is kept.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub restarts: usize,
     /// Sweeps per start.
-    #[arg(long = "max-iter", default_value_t = 3000)]
+    #[arg(
+        long = "max-iter",
+        default_value_t = 3000,
+        allow_negative_numbers = true
+    )]
     pub max_iter: usize,
     /// Seed of the first start.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
     pub seed: u64,
 }
 
@@ -78,10 +82,10 @@ pub struct DigitsArgs {
     pub subset: Option<Vec<usize>>,
     /// Latent dimension of every model (default 63 = d − 1 for the mixtures of BPCA, 10 for
     /// PPCA).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub q: Option<usize>,
     /// The most components of each digit's mixture of BPCA.
-    #[arg(long = "max-k", default_value_t = 8)]
+    #[arg(long = "max-k", default_value_t = 8, allow_negative_numbers = true)]
     pub max_k: usize,
     /// Write the confusion matrices (SVG and CSV) and the results (JSON) into DIR.
     #[arg(long, value_name = "DIR")]

@@ -38,7 +38,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub full: bool,
     /// Seed of every random choice.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
     /// Use the papers' c = 1.24 approximation of ⟨g²⟩ instead of the exact form (the exact form
     /// keeps the objective a true bound).
@@ -90,16 +90,16 @@ pub struct FitArgs {
     #[arg(long, value_delimiter = ',')]
     pub inputs: Option<Vec<String>>,
     /// Treat the target as a time series; its K previous values are the inputs.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
     pub lags: Option<usize>,
     /// A JSON spec (every field optional; see the guide); the flags below override it.
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
     /// Hidden units (default 8).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub hidden: Option<usize>,
     /// Mixture components of the variational posterior (default 1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub components: Option<usize>,
     /// Weight prior (default single).
     #[arg(long, value_enum)]
@@ -108,13 +108,13 @@ pub struct FitArgs {
     #[arg(long, value_enum)]
     pub method: Option<MethodArg>,
     /// Restarts (default 10; the best by bound or evidence is kept).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub restarts: Option<usize>,
     /// Seed (default 1).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// NRD structure-EM cycles (prior nrd).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub structure_cycles: Option<usize>,
     /// Use the c = 1.24 approximation of <g^2> (the bound is then approximate).
     #[arg(long)]
