@@ -370,7 +370,7 @@ fn selected_identical(loaded: &Loaded, c: &Compiled, v: usize, axis: usize) -> O
     let k = *sizes.get(axis)?;
     let n: usize = sizes.iter().product();
     let u = c.vmp.moments(node);
-    if k < 2 || n == 0 || u.is_empty() || !u.len().is_multiple_of(n) {
+    if k < 2 || n == 0 || u.is_empty() || u.len() % n != 0 {
         return None;
     }
     let len = u.len() / n;
@@ -409,10 +409,7 @@ fn still_rising(trace: &[f64]) -> Option<Warning> {
     }
     let tail = &trace[trace.len() - CREEP_WINDOW - 1..];
     let changes: Vec<f64> = tail.windows(2).map(|w| w[1] - w[0]).collect();
-    if changes
-        .iter()
-        .any(|&d| d.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
-    {
+    if changes.iter().any(|&d| !(d > 0.0)) {
         return None;
     }
     let mut ratios: Vec<f64> = changes.windows(2).map(|w| w[1] / w[0]).collect();
