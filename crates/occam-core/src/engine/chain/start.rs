@@ -34,7 +34,14 @@ impl Vmp {
     /// Whether discrete chain `i`, left at its default start (its prior), would start every state
     /// alike: it selects the components of a mixture child (`y ~ Gaussian(mu[z], tau[z])`), and
     /// none of that child's latent parents starts away from its prior by the model's own `init`
-    /// (`init mu = random` breaks the symmetry itself, and is kept as the model states it).
+    /// and is updated after the chain in the default order (`init mu = random` breaks the
+    /// symmetry itself, and is kept as the model states it).
+    ///
+    /// A parent with its own `init` that the default order updates before the chain — the two
+    /// both start informatively ([`Vmp::default_order`]: the later node last), so a parent
+    /// declared before the chain — reads the chain's symmetric q in its first update and forgets
+    /// its start: every state would stay alike (issue 25, `init B = random` with `B` before `z`).
+    /// Such a parent does not count, and the chain takes its own start.
     pub(in crate::engine) fn chain_is_symmetric(&self, i: usize) -> bool {
         let z = &self.nodes[i];
         let Body::Chain(ch) = &z.body else {
@@ -50,10 +57,13 @@ impl Vmp {
             }
             selects = true;
             let started = self.nodes[c].parents.iter().any(|e| match e.source {
-                Source::Node(p) => matches!(
-                    self.nodes[p].init,
-                    Some(Init::Random | Init::Moments(_) | Init::Natural(_))
-                ),
+                Source::Node(p) => {
+                    p > i
+                        && matches!(
+                            self.nodes[p].init,
+                            Some(Init::Random | Init::Moments(_) | Init::Natural(_))
+                        )
+                }
                 _ => false,
             });
             if started {
