@@ -93,10 +93,8 @@ pub enum Init {
     /// Moments of a draw from the prior, seeded (symmetry breaking, method 1).
     Random,
     /// For the index of a mixture with observed children: k-means ([`crate::kmeans`]: greedy
-    /// k-means++ seeding, then Lloyd iterations) on the observed values each index element selects;
-    /// each element starts at its cluster's one-hot row with
-    /// [`KMEANS_START_SPREAD`](crate::engine::KMEANS_START_SPREAD) of it spread evenly over all
-    /// components (coarse components that sharpen, not pieces of split clusters fitted apart). The default for mixture indices
+    /// k-means++ seeding, then Lloyd iterations) on the observed values each index element selects,
+    /// and a hard assignment of every element to its cluster. The default for mixture indices
     /// (scikit-learn's default is k-means too); falls back to `Random` when the index has no
     /// observed mixture child.
     KMeansPlusPlus,

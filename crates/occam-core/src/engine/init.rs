@@ -13,22 +13,6 @@ enum Given<'a> {
 /// the `Init::Random` arm of [`Vmp::initialize`].
 pub(super) const RANDOM_START_SHARPNESS: f64 = 1e6;
 
-/// The share of a mixture index's k-means start spread evenly over all K components: element e
-/// starts at q(z_e) = (1 − s)·onehot(label_e) + s/K (see [`Init::KMeansPlusPlus`]).
-///
-/// With a hard start (s = 0) the first update of every component fits its k-means cluster alone.
-/// When K exceeds the clusters in the data, k-means splits each cluster into pieces, and under a
-/// weak prior (e.g. a Wishart rate of 10⁻⁵) each piece gets a tight covariance that claims its
-/// points: a local optimum that mean-field coordinate ascent does not leave (issue 25: K = 40 on 10
-/// clusters, D = 10, ended with 40 components at −47,481 where a start that ignored k-means
-/// reached −34,914 with 9). Spread over all components, the first update gives every component
-/// the data's broad spread, centred a tenth of the way from the data's mean towards its cluster;
-/// the components then sharpen coarse to fine, the weights' prior empties the surplus ones, and
-/// the k-means labels still break the symmetry and decide where each component goes
-/// (−33,239 with 13 components on that case; the 10-cluster whitened case of the estimator reaches
-/// the same optimum as the hard start, in 13 sweeps instead of 18).
-pub const KMEANS_START_SPREAD: f64 = 0.9;
-
 impl Vmp {
     /// Initialises every latent q (in topological order) and every deterministic node's moments.
     pub fn initialize(&mut self, seed: u64) -> Result<(), RunError> {
@@ -110,8 +94,8 @@ impl Vmp {
                     }
                     let k = self.nodes[i].len;
                     let mut u = vec![0.0; label.len() * k];
-                    for (row, &l) in u.chunks_exact_mut(k).zip(&label) {
-                        kmeans_row(row, l);
+                    for (e, &l) in label.iter().enumerate() {
+                        u[e * k + l] = 1.0;
                     }
                     assigned = Init::Moments(u);
                     &assigned
@@ -269,7 +253,10 @@ impl Vmp {
             }
             let g = group[e] as usize;
             match given {
-                Given::Labels(label) => kmeans_row(u, label[e]),
+                Given::Labels(label) => {
+                    u.iter_mut().for_each(|v| *v = 0.0);
+                    u[label[e]] = 1.0;
+                }
                 Given::Moments(values) => u.copy_from_slice(&values[e * len..(e + 1) * len]),
             }
             phi.copy_from_slice(&gphi[g * len..(g + 1) * len]);
@@ -441,14 +428,6 @@ impl Vmp {
         };
         Some(crate::kmeans::kmeans(features, index.n, width, k, rng))
     }
-}
-
-/// One element's k-means start: the label's one-hot row with [`KMEANS_START_SPREAD`] of it
-/// spread evenly over the row.
-fn kmeans_row(row: &mut [f64], label: usize) {
-    let even = KMEANS_START_SPREAD / row.len() as f64;
-    row.iter_mut().for_each(|v| *v = even);
-    row[label] += 1.0 - KMEANS_START_SPREAD;
 }
 
 pub(super) fn sample(d: &Dist, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {

@@ -44,7 +44,6 @@ mod driver;
 mod elements;
 mod fused;
 mod init;
-pub use init::KMEANS_START_SPREAD;
 mod linear;
 mod messages;
 mod node;
