@@ -8,10 +8,6 @@ use crate::error::RunError;
 use crate::graph::NodeId;
 use crate::moments::MomentKind;
 
-/// The pruning pass stops at the first rejected deletion of a component whose expected count is
-/// at least this fraction of an even share (N / components in use); see [`Vmp::prune`].
-pub(crate) const PRUNE_STOP_SHARE: f64 = 0.5;
-
 impl Vmp {
     /// Whether some latent Categorical node selects mixture components (pruning applies).
     pub(super) fn has_mixture_index(&self) -> bool {
@@ -31,8 +27,7 @@ impl Vmp {
 
     /// Greedy component deletion: for each mixture index, empty its used components one at a time
     /// (smallest total responsibility first), re-converge, and keep the change if L rises by more
-    /// than the tolerance; a rejected component holding at least [`PRUNE_STOP_SHARE`] of an even
-    /// share ends the pass over that index. Returns the (bound, stop) of each accepted deletion, their number, and
+    /// than the tolerance. Returns the (bound, stop) of each accepted deletion, their number, and
     /// the trial sweeps' count and warnings.
     #[allow(clippy::type_complexity)]
     pub(super) fn prune(
@@ -62,12 +57,7 @@ impl Vmp {
                     break;
                 }
                 used.sort_by(|a, b| a.0.total_cmp(&b.0));
-                // Components are tried smallest first; once a component holding at least
-                // PRUNE_STOP_SHARE of an even share of the elements cannot be deleted, the larger
-                // ones are not tried (each rejected trial costs a re-convergence: at N = 10⁶ with
-                // 10 used components the trials were 60 of a fit's 65 sweeps).
-                let stop_at = PRUNE_STOP_SHARE * n.n as f64 / used.len() as f64;
-                for &(w, j) in &used {
+                for &(_, j) in &used {
                     let saved = self.snapshot();
                     let node = &mut self.nodes[i];
                     for e in 0..node.n {
@@ -96,9 +86,6 @@ impl Vmp {
                         continue 'outer;
                     }
                     self.restore(saved);
-                    if w >= stop_at {
-                        break;
-                    }
                 }
                 break;
             }
