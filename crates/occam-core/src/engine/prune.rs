@@ -76,10 +76,16 @@ impl Vmp {
                     node.lazy = Default::default();
                     self.changed(i);
                     self.refresh_dependents(i);
-                    let trial = self.sweeps(opts, order, watch)?;
+                    // A trial whose bound cannot reach the threshold ends early (`Watch::floor`).
+                    let threshold =
+                        best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64;
+                    watch.floor = Some(threshold);
+                    let trial = self.sweeps(opts, order, watch);
+                    watch.floor = None;
+                    let trial = trial?;
                     sweeps += trial.trace.len();
                     let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
-                    if bound > best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64 {
+                    if bound > threshold {
                         warnings.extend(trial.warnings);
                         kept.push((bound, trial.stop));
                         best = bound;

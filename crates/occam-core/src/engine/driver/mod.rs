@@ -23,7 +23,17 @@ pub(super) struct Watch<'a> {
     restarts: usize,
     start: Instant,
     stage: Stage,
+    /// A pruning trial's acceptance threshold: the sweeps end (and the trial is rejected) once
+    /// the bound, with [`PRUNE_REACH`] times its last change added, stays below it while the
+    /// changes shrink at least twofold per sweep.
+    pub(super) floor: Option<f64>,
 }
+
+/// How many times its last change a pruning trial's bound is allowed to rise further when it is
+/// judged against its acceptance threshold ([`Watch::floor`]). With changes shrinking at least
+/// twofold per sweep the rest of a geometric run is at most one last change; 10 leaves room for
+/// slower tails.
+pub(super) const PRUNE_REACH: f64 = 10.0;
 
 /// One stage's sweeps: the trace, warnings and why they stopped.
 pub(super) struct Sweeps {
@@ -65,6 +75,7 @@ impl Vmp {
                 restarts,
                 start,
                 stage: Stage::Sweeps,
+                floor: None,
             };
             let mut fit = self.one_run(opts, &order, &mut watch)?;
             fit.seed = seed;
@@ -275,6 +286,12 @@ impl Vmp {
                 stop.change_per_value = Some(change);
                 if change <= opts.tol {
                     stop.reason = StopReason::Converged;
+                    break;
+                }
+            }
+            if let (Some(floor), [.., a, b, c]) = (watch.floor, trace.as_slice()) {
+                let (before, last) = (b - a, c - b);
+                if last >= 0.0 && 2.0 * last <= before && c + PRUNE_REACH * last < floor {
                     break;
                 }
             }
