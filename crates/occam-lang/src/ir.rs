@@ -201,6 +201,29 @@ pub struct Expr {
 }
 
 impl Expr {
+    /// Calls `f` on this expression and every sub-expression (operands of sums, products, dot
+    /// products, matrix–vector products and concatenations), without recursion.
+    pub fn visit<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            f(e);
+            match &e.op {
+                ExprOp::Const(_) | ExprOp::Var(_) => {}
+                ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
+                    stack.extend(xs.iter().rev())
+                }
+                ExprOp::Dot(a, b)
+                | ExprOp::MatVec {
+                    matrix: a,
+                    vector: b,
+                } => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+            }
+        }
+    }
+
     /// Pushes every variable referenced in this expression, including the
     /// Categorical variables that index plates.
     pub fn collect_vars(&self, out: &mut Vec<usize>) {

@@ -17,34 +17,20 @@ pub(super) fn identical_components(loaded: &Loaded, c: &Compiled) -> Vec<Warning
     // (index variable, selected variables, components)
     let mut found: Vec<(usize, Vec<usize>, usize)> = Vec::new();
     let mut visit = |e: &Expr| {
-        let mut stack = vec![e];
-        while let Some(e) = stack.pop() {
-            match &e.op {
-                ExprOp::Var(r) => {
-                    for (axis, ix) in r.index.iter().enumerate() {
-                        let Some(by) = &ix.by else { continue };
-                        let Some(k) = selected_identical(loaded, c, r.var, axis) else {
-                            continue;
-                        };
-                        match found.iter_mut().find(|(z, _, _)| *z == by.var) {
-                            Some((_, vs, _)) if !vs.contains(&r.var) => vs.push(r.var),
-                            Some(_) => {}
-                            None => found.push((by.var, vec![r.var], k)),
-                        }
-                    }
-                }
-                ExprOp::Const(_) => {}
-                ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => stack.extend(xs),
-                ExprOp::Dot(a, b)
-                | ExprOp::MatVec {
-                    matrix: a,
-                    vector: b,
-                } => {
-                    stack.push(a);
-                    stack.push(b);
+        e.visit(|e| {
+            let ExprOp::Var(r) = &e.op else { return };
+            for (axis, ix) in r.index.iter().enumerate() {
+                let Some(by) = &ix.by else { continue };
+                let Some(k) = selected_identical(loaded, c, r.var, axis) else {
+                    continue;
+                };
+                match found.iter_mut().find(|(z, _, _)| *z == by.var) {
+                    Some((_, vs, _)) if !vs.contains(&r.var) => vs.push(r.var),
+                    Some(_) => {}
+                    None => found.push((by.var, vec![r.var], k)),
                 }
             }
-        }
+        })
     };
     for v in &model.variables {
         match &v.node {

@@ -123,27 +123,23 @@ fn regression_inputs(loaded: &Loaded, c: &Compiled, w: &str) -> Option<Vec<f64>>
     let is_data = |e: &occam_lang::ir::Expr| matches!(&e.op, ExprOp::Var(r) if matches!(m.variables[r.var].node, Node::Data));
     let is_w = |e: &occam_lang::ir::Expr| matches!(&e.op, ExprOp::Var(r) if r.var == wv);
     let mut regression = false;
-    let mut stack: Vec<&occam_lang::ir::Expr> = Vec::new();
     for v in &m.variables {
-        match &v.node {
-            Node::Stochastic { args, .. } => stack.extend(args.iter().map(|a| &a.value)),
-            Node::Deterministic { expr } => stack.push(expr),
-            Node::Data => {}
-        }
-    }
-    while let Some(e) = stack.pop() {
-        match &e.op {
-            ExprOp::Dot(a, b)
-            | ExprOp::MatVec {
-                matrix: a,
-                vector: b,
-            } => {
-                regression |= (is_w(a) && is_data(b)) || (is_w(b) && is_data(a));
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => stack.extend(xs),
-            ExprOp::Var(_) | ExprOp::Const(_) => {}
+        let exprs: Vec<&occam_lang::ir::Expr> = match &v.node {
+            Node::Stochastic { args, .. } => args.iter().map(|a| &a.value).collect(),
+            Node::Deterministic { expr } => vec![expr],
+            Node::Data => Vec::new(),
+        };
+        for e in exprs {
+            e.visit(|e| {
+                if let ExprOp::Dot(a, b)
+                | ExprOp::MatVec {
+                    matrix: a,
+                    vector: b,
+                } = &e.op
+                {
+                    regression |= (is_w(a) && is_data(b)) || (is_w(b) && is_data(a));
+                }
+            });
         }
     }
     if !regression {
