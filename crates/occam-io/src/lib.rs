@@ -19,25 +19,7 @@ const SUFFIX: &str = ".tmp";
 
 /// Writes `bytes` to `path` atomically (see the crate docs).
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    remove_stale(&dir);
-    let (tmp, mut file) = create_temp(&dir)?;
-    let result = (|| {
-        file.write_all(bytes)?;
-        if let Ok(old) = fs::metadata(path) {
-            file.set_permissions(old.permissions())?;
-        }
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
+    write_with(path, |w| w.write_all(bytes))
 }
 
 /// Writes `path` atomically as [`write()`] does, streaming: `fill` writes the contents into a

@@ -4,29 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use crate::common;
 
-/// Runs `occam args...` in a scratch directory holding `files`: (exit code, stdout, stderr).
+/// Runs `occam args...` in a scratch directory holding `files` (see [`common::run_in`]).
 fn run(files: &[(&str, &[u8])], args: &[&str]) -> (i32, String, String) {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in files {
-        std::fs::write(dir.path().join(name), bytes).unwrap();
-    }
-    let out = Command::cargo_bin("occam")
-        .unwrap()
-        .current_dir(dir.path())
-        .env("OCCAM_PLAIN", "1")
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("internal error"), "{args:?}: {stderr}");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    )
+    common::run_in(files, args)
 }
 
 fn expect(files: &[(&str, &[u8])], args: &[&str], needles: &[&str]) {

@@ -134,6 +134,23 @@ impl Table {
         self.rows.push(row);
     }
 
+    /// The rows of a committee (M > 1) labelled `label`, from its fits `all` (the grown one last,
+    /// as `bnn::vb::fit_committee` returns them): the chosen fit's mutual-information term and
+    /// whether the bound chose the committee grown from the best single Gaussian.
+    pub fn committee_rows(&mut self, label: &str, all: &[crate::bnn::vb::VbFit]) {
+        let chosen = crate::bnn::vb::best_by_bound(all);
+        self.push(Row::new(
+            &format!("{label}, mutual-information term"),
+            all[chosen].bound.mutual_information,
+            None,
+        ));
+        self.push(Row::new(
+            &format!("{label}, chosen fit grown from the best single Gaussian (1 yes, 0 no)"),
+            f64::from(u8::from(chosen + 1 == all.len())),
+            None,
+        ));
+    }
+
     /// The measured value of the row with this label.
     pub fn get(&self, label: &str) -> Option<f64> {
         self.rows

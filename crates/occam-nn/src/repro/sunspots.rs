@@ -116,16 +116,7 @@ pub fn sunspots(opts: &Options) -> Result<Table, ReproError> {
             ));
         }
         if m > 1 {
-            t.push(Row::new(
-                &format!("{label}, mutual-information term"),
-                best.bound.mutual_information,
-                None,
-            ));
-            t.push(Row::new(
-                &format!("{label}, chosen fit grown from the best single Gaussian (1 yes, 0 no)"),
-                f64::from(u8::from(best_by_bound(all) + 1 == all.len())),
-                None,
-            ));
+            t.committee_rows(label, all);
         }
     }
     if opts.full {

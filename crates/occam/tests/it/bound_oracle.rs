@@ -422,17 +422,27 @@ fn prod() -> impl Strategy<Value = Prod> {
 
 fn run_prod(case: &Prod) {
     let text = case.text();
+    if let Some(bound) = fit_or_refused(&text, &case.ys, case.square, "a * a") {
+        check_bound(&text, bound, case.exact(), false);
+    }
+}
+
+/// Fits `text` to the scalar data `y = ys`: `None` when it is refused, which it must be exactly
+/// when `repeated` (a parent used twice, `what`), and then with [`Code::RepeatedParent`] alone;
+/// else the bound.
+fn fit_or_refused(text: &str, ys: &[f64], repeated: bool, what: &str) -> Option<f64> {
     let mut data = DataSet::new();
-    data.insert_array("y", case.ys.len(), 1, case.ys.clone(), None)
+    data.insert_array("y", ys.len(), 1, ys.to_vec(), None)
         .unwrap();
-    match fit(&text, &data) {
+    match fit(text, &data) {
         Err(codes) => {
-            assert!(case.square, "{text}\nrejected: {codes:?}");
+            assert!(repeated, "{text}\nrejected: {codes:?}");
             assert_eq!(codes, vec![Code::RepeatedParent], "{text}");
+            None
         }
         Ok(f) => {
-            check_bound(&text, f.bound(), case.exact(), false);
-            assert!(!case.square, "{text}\naccepted `a * a`");
+            assert!(!repeated, "{text}\naccepted `{what}`");
+            Some(f.bound())
         }
     }
 }
@@ -684,18 +694,8 @@ fn prec() -> impl Strategy<Value = Prec> {
 
 fn run_prec(case: &Prec) {
     let text = case.text();
-    let mut data = DataSet::new();
-    data.insert_array("y", case.ys.len(), 1, case.ys.clone(), None)
-        .unwrap();
-    match fit(&text, &data) {
-        Err(codes) => {
-            assert!(case.square, "{text}\nrejected: {codes:?}");
-            assert_eq!(codes, vec![Code::RepeatedParent], "{text}");
-        }
-        Ok(f) => {
-            assert!(!case.square, "{text}\naccepted `t * t`");
-            check_bound(&text, f.bound(), case.exact(), case.latent_mean.is_none());
-        }
+    if let Some(bound) = fit_or_refused(&text, &case.ys, case.square, "t * t") {
+        check_bound(&text, bound, case.exact(), case.latent_mean.is_none());
     }
 }
 

@@ -89,3 +89,34 @@ pub fn assert_monotone_segments(fit: &Value, what: &str) {
         }
     }
 }
+
+/// Runs `occam args...` in a scratch directory holding `files` (killed after 120 s): (exit code,
+/// stdout, stderr). Whatever the outcome, it must not be a panic, an allocation abort or a stack
+/// overflow.
+pub fn run_in(files: &[(&str, &[u8])], args: &[&str]) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in files {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    let out = Command::cargo_bin("occam")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("OCCAM_PLAIN", "1")
+        .args(args)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    for crash in [
+        "internal error",
+        "memory allocation",
+        "overflowed its stack",
+    ] {
+        assert!(!stderr.contains(crash), "{args:?}: {stderr}");
+    }
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr,
+    )
+}
