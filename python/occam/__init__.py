@@ -61,11 +61,18 @@ __all__ = [
 ]
 
 
+# Settings cross into Rust as 64-bit unsigned integers (seeds, counts): larger ones are refused
+# here with the setting's name rather than by the conversion's anonymous OverflowError.
+_MAX_INT = 2**64 - 1
+
+
 def _check_int(name, value, low):
     if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
         raise UsageError(f"{name} must be an integer, got {value!r}")
     if value < low:
         raise UsageError(f"{name} must be at least {low}, got {value}")
+    if value > _MAX_INT:
+        raise UsageError(f"{name} must be at most 2^64 - 1, got {value}")
     return int(value)
 
 

@@ -36,6 +36,8 @@ def _matrix(name, x):
 def _count(name, value, low):
     if isinstance(value, bool) or not isinstance(value, (int, _np.integer)) or value < low:
         raise UsageError(f"{name} must be an integer ≥ {low}, got {value!r}")
+    if value > 2**64 - 1:  # crosses into Rust as a 64-bit unsigned integer
+        raise UsageError(f"{name} must be at most 2^64 - 1, got {value}")
     return int(value)
 
 
