@@ -473,3 +473,5 @@ impl TrainedNet {
 
 #[cfg(test)]
 mod tests;
+
+mod saved;

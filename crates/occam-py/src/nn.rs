@@ -109,9 +109,12 @@ impl PyNetwork {
     #[staticmethod]
     fn from_json(py: Python<'_>, text: &str) -> PyResult<PyNetwork> {
         crate::errors::guard(py, || {
-            serde_json::from_str(text)
-                .map(|inner| PyNetwork { inner })
-                .map_err(|e| raise(py, "DataError", format!("not a saved network: {e}")))
+            let inner: TrainedNet = serde_json::from_str(text)
+                .map_err(|e| raise(py, "DataError", format!("not a saved network: {e}")))?;
+            inner
+                .check_saved()
+                .map_err(|e| raise(py, "DataError", format!("not a saved network: {e}")))?;
+            Ok(PyNetwork { inner })
         })
     }
 }

@@ -191,3 +191,51 @@ fn bad_specs_and_inputs_are_errors_that_name_the_setting() {
     let e = fit_network(&two, &quick(Method::Vb)).unwrap_err();
     assert!(e.to_string().contains("zero variance"), "{e}");
 }
+
+#[test]
+fn a_saved_network_with_a_wrong_length_or_index_is_refused_by_name() {
+    // Every method's network reads back and passes the check as written...
+    for method in [
+        Method::Vb,
+        Method::Evidence,
+        Method::Hmc,
+        Method::EarlyStopping,
+    ] {
+        let net = fit_network(&sine(16, 1.0, 0.0), &quick(method)).unwrap();
+        net.check_saved().unwrap();
+    }
+    // ...and each edit a truncated or hand-edited file can make is named, not a panic later
+    // (a θ one value short used to index past its end in `predict`).
+    let net = fit_network(&sine(16, 1.0, 0.0), &quick(Method::Vb)).unwrap();
+    type Edit = fn(&mut TrainedNet);
+    let edits: [(&str, Edit); 6] = [
+        ("theta", |n| match &mut n.posterior {
+            Posterior::Vb(f) => {
+                f.theta.pop();
+            }
+            _ => unreachable!(),
+        }),
+        ("q", |n| match &mut n.posterior {
+            Posterior::Vb(f) => f.q.push(0.5),
+            _ => unreachable!(),
+        }),
+        ("prior.links", |n| match &mut n.posterior {
+            Posterior::Vb(f) => f.prior.links[0][0] = 99,
+            _ => unreachable!(),
+        }),
+        ("input_scale.mean", |n| n.inputs = 2),
+        ("target_scale.sd", |n| n.target_scale.sd.clear()),
+        ("theta", |n| match &mut n.posterior {
+            Posterior::Vb(f) => f.theta[0] = f64::NAN,
+            _ => unreachable!(),
+        }),
+    ];
+    for (field, edit) in edits {
+        let mut bad = net.clone();
+        edit(&mut bad);
+        let text = serde_json::to_string(&bad).unwrap();
+        let back: TrainedNet = serde_json::from_str(&text).unwrap_or(bad);
+        let e = back.check_saved().unwrap_err().to_string();
+        assert!(e.contains(field), "{field}: {e}");
+    }
+}

@@ -277,6 +277,9 @@ impl SavedNetwork {
                 s.format
             )));
         }
+        s.net
+            .check_saved()
+            .map_err(|e| Error::Input(format!("{}: not a saved network: {e}", path.display())))?;
         Ok(s)
     }
 

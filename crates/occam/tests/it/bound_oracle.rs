@@ -25,7 +25,7 @@ use proptest::prelude::*;
 
 /// 40 cases per family (`OCCAM_FUZZ_CASES` for more, as in the fuzz harnesses); failures are
 /// recorded beside this file and tried first from then on.
-fn config() -> ProptestConfig {
+pub(super) fn config() -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("OCCAM_FUZZ_CASES")
             .ok()
@@ -40,7 +40,7 @@ fn config() -> ProptestConfig {
 
 const LN_2PI: f64 = 1.837_877_066_409_345_5;
 
-fn settings() -> Settings {
+pub(super) fn settings() -> Settings {
     Settings {
         tol: 1e-13,
         max_iter: 5000,
@@ -49,7 +49,7 @@ fn settings() -> Settings {
 }
 
 /// ln Γ(x), x > 0 (Lanczos, g = 7, 9 terms; relative error ~1e-15).
-fn ln_gamma(x: f64) -> f64 {
+pub(super) fn ln_gamma(x: f64) -> f64 {
     const G: [f64; 9] = [
         0.999_999_999_999_809_9,
         676.520_368_121_885_1,
@@ -73,7 +73,7 @@ fn ln_gamma(x: f64) -> f64 {
     0.5 * LN_2PI + (x + 0.5) * t.ln() - t + a.ln()
 }
 
-fn log_sum_exp(xs: &[f64]) -> f64 {
+pub(super) fn log_sum_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
 }
@@ -97,7 +97,7 @@ fn ln_mvn(y: &[f64], m: &[f64], c: &[Vec<f64>]) -> f64 {
     -0.5 * (n as f64 * LN_2PI + logdet + z.iter().map(|v| v * v).sum::<f64>())
 }
 
-fn ln_normal(y: f64, m: f64, prec: f64) -> f64 {
+pub(super) fn ln_normal(y: f64, m: f64, prec: f64) -> f64 {
     0.5 * (prec.ln() - LN_2PI) - 0.5 * prec * (y - m) * (y - m)
 }
 
@@ -148,7 +148,7 @@ fn fit(text: &str, data: &DataSet) -> Result<occam::Fitted, Vec<Code>> {
 }
 
 /// L ≤ ln p(D), and L = ln p(D) where q is exact.
-fn check_bound(text: &str, bound: f64, exact: f64, q_exact: bool) {
+pub(super) fn check_bound(text: &str, bound: f64, exact: f64, q_exact: bool) {
     let slack = 1e-9 * exact.abs().max(1.0);
     assert!(
         bound <= exact + slack,
