@@ -8,7 +8,7 @@ Monte Carlo or early stopping, fitted by the same library as ``occam nn fit``.
 >>> net = BayesianMLP(hidden=3, restarts=2, cycles=2, iters_per_cycle=100).fit(x, np.sin(6 * x[:, 0]))
 >>> mean, sd = net.predict(x, return_std=True)       # doctest: +SKIP
 
-Every setting of the spec (see ``docs/guide/10-networks.md``) is a keyword argument; the defaults are
+Every setting of the spec (see ``docs/guide/09-networks.md``) is a keyword argument; the defaults are
 the committee paper's (H = 8, single α, 10 restarts, 100 pre-training and 5 × 500 iterations).
 """
 

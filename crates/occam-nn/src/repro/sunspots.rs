@@ -3,7 +3,7 @@
 //! NMSE = MSE / variance of the scored targets (÷ n) throughout.
 //!
 //! Every method is scored twice. The reproduction scores 1921–1955, the reading under which the
-//! paper's claims reproduce (Weigend's first test set; see `docs/guide/10-networks-reproductions.md`
+//! paper's claims reproduce (Weigend's first test set; see `docs/guide/10-reproductions.md`
 //! and the protocol study); the paper's text says 1921–1979 (59 points), and those numbers are
 //! rows of the same table, labelled "stated protocol". The fits themselves do not depend on the
 //! reading: training is 1700–1920 either way.

@@ -2,7 +2,7 @@
 //! and deterministic, so the measured values are asserted to 1e-6 (relative), with the paper's
 //! values in the comments; the paper's claims that reproduce are asserted as claims. The full
 //! schedules' tables are printed by `cargo run --release -p occam-nn --example reproduce` and
-//! recorded in the crate README and `docs/guide/10-networks-reproductions.md`.
+//! recorded in the crate README and `docs/guide/10-reproductions.md`.
 
 use occam_nn::bnn::vb::{
     best_by_bound, degenerate_mixture, fit_committee, fit_vb_restarts, VbOptions,
