@@ -180,3 +180,6 @@ impl Vmp {
         self.block_of[i].map(|b| &self.blocks[b as usize])
     }
 }
+
+#[cfg(test)]
+mod tests;

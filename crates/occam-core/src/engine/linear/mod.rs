@@ -540,4 +540,4 @@ impl Linear {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

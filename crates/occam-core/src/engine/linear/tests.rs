@@ -7,7 +7,7 @@ use rand::{Rng as _, SeedableRng};
 
 /// Where y's precision lives.
 #[derive(Clone, Copy, Debug)]
-enum Prec {
+pub(in crate::engine) enum Prec {
     Shared,
     Constant,
     /// One Gamma per element of the first factor's plate.
@@ -18,7 +18,13 @@ enum Prec {
 
 /// y[D, N] (or y[N, D]) ~ N(dot(W[D], X[N]), τ⁻¹): W with ARD columns, X standard normal, a
 /// fraction of y missing; with `const_w`, y[N] ~ N(dot(c, X[N]), τ⁻¹) for a constant c.
-fn pca(seed: u64, prec: Prec, swap: bool, missing: f64, const_w: bool) -> Graph {
+pub(in crate::engine) fn pca(
+    seed: u64,
+    prec: Prec,
+    swap: bool,
+    missing: f64,
+    const_w: bool,
+) -> Graph {
     pca_with(seed, prec, swap, missing, const_w, false, 7)
 }
 
