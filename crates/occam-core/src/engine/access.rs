@@ -31,7 +31,7 @@ impl Vmp {
                 let node = &self.nodes[i];
                 let k = node.len;
                 let mut counts = vec![0.0; k];
-                for q in node.u.chunks(k) {
+                for q in node.q.u.chunks(k) {
                     counts.iter_mut().zip(q).for_each(|(c, p)| *c += p);
                 }
                 (NodeId(i), counts.iter().filter(|&&c| c >= 1.0).count(), k)
@@ -45,23 +45,23 @@ impl Vmp {
     /// by that kernel keep their values; their moments are formed on the first call.
     pub fn moments(&self, node: NodeId) -> &[f64] {
         let n = &self.nodes[node.0];
-        if n.u.is_empty() && matches!(n.body, Body::Constant) {
+        if n.q.u.is_empty() && matches!(n.body, Body::Constant) {
             return &self.lazy_constant(n).0;
         }
-        if n.u.is_empty() && self.serves_data(node.0) {
+        if n.q.u.is_empty() && self.serves_data(node.0) {
             return &n.lazy.get_or_init(|| (observed_moments(n), Vec::new())).0;
         }
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).0;
         }
-        &n.u
+        &n.q.u
     }
 
     /// Posterior natural parameters φ of a node, all elements (zero for constants; empty for a dot
     /// node served by the linear kernel).
     pub fn natural(&self, node: NodeId) -> &[f64] {
         let n = &self.nodes[node.0];
-        if n.phi.is_empty() && matches!(n.body, Body::Constant) {
+        if n.q.phi.is_empty() && matches!(n.body, Body::Constant) {
             return &self.lazy_constant(n).1;
         }
         if linear::shared::is_shared(n) {
@@ -71,7 +71,7 @@ impl Vmp {
             // A fused mixture index keeps q(z) and A only: φ = ln q + A, formed on the first call.
             return &n.lazy.get_or_init(|| (Vec::new(), n.natural_rows())).1;
         }
-        &n.phi
+        &n.q.phi
     }
 
     /// Whether node i is the data of a linear-Gaussian structure (it keeps no per-element moments).
@@ -104,14 +104,14 @@ impl Vmp {
     /// `None` for a dot node served by the linear kernel (its moments are not kept).
     pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
         let n = &self.nodes[node.0];
-        if n.u.is_empty() && !self.serves_data(node.0) {
+        if n.q.u.is_empty() && !self.serves_data(node.0) {
             // Constant covariates kept as values only (their outer products are never formed).
             return matches!(n.body, Body::Constant).then(|| n.data.clone());
         }
         let all = self.moments(node);
         if let (true, MomentKind::Gaussian { d }) = (linear::shared::is_shared(n), n.kind) {
             // Means stored first, one covariance after them.
-            return Some(n.u[..n.n * d].to_vec());
+            return Some(n.q.u[..n.n * d].to_vec());
         }
         let mut out = Vec::new();
         for e in 0..n.n {
@@ -126,7 +126,7 @@ impl Vmp {
                     if n.is_observed(e) || n.map || matches!(n.body, Body::Constant) {
                         out.extend(u.iter().map(|v| v.exp()));
                     } else {
-                        let phi = &n.phi[e * n.len..(e + 1) * n.len];
+                        let phi = &n.q.phi[e * n.len..(e + 1) * n.len];
                         let total: f64 = phi.iter().map(|p| p + 1.0).sum();
                         out.extend(phi.iter().map(|p| (p + 1.0) / total));
                     }

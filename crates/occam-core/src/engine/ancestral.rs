@@ -17,7 +17,7 @@ impl Vmp {
                 Body::Deterministic(_) => {
                     match self.linear[i].clone().filter(|l| l.f == i) {
                         // The child's prior needs F's moments here: form them from the draws.
-                        Some(lin) => self.nodes[i].u = lin.f_moments(&self.nodes),
+                        Some(lin) => self.nodes[i].q.u = lin.f_moments(&self.nodes),
                         None => self.refresh(i),
                     }
                     draws.push(Vec::new());
@@ -72,7 +72,7 @@ impl Vmp {
                 )
                 .map_err(|w| self.numerical(i, e, w))?;
             }
-            self.nodes[i].u = u;
+            self.nodes[i].q.u = u;
             self.changed(i);
             draws.push(x);
         }

@@ -3,65 +3,12 @@
 
 use super::*;
 
-struct BoundTerm<'a> {
-    cache: &'a Cache,
-    id: usize,
-    nodes: &'a [Node],
-    node: &'a Node,
-    /// Instead of the term, the sizes of the pieces it adds (see [`Vmp::bound_roundoff`]).
-    sizes: bool,
-}
-
-impl DistVisitor for BoundTerm<'_> {
-    type Output = f64;
-    /// Winn (2.34) for latent elements: (⟨φ_p⟩ − φ_q)·⟨u⟩ − ⟨A_p⟩ + A_q; (2.35–2.36, corrected:
-    /// ⟨g⟩, not g'(⟨φ⟩)) for observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩. The prior part
-    /// is multilinear in u, so for mixtures and grouped elements it is a product of cached sums with
-    /// the parents' moments.
-    fn visit<D: ExpFamily>(self, d: &D) -> f64 {
-        let (nodes, c) = (self.nodes, self.node);
-        let own = cached_own(self.cache, nodes, self.id);
-        let sizes = self.sizes;
-        let own = if sizes { own.abs() } else { own };
-        if c.config_only {
-            // Σ_e Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (⟨φ_k⟩·S_k − ⟨A_k⟩ T_k), S = Wᵀ U.
-            let priors = cached_component_priors(d, self.cache, nodes, self.id);
-            let stats = cached_stats(self.cache, nodes, self.id);
-            return prior_part(&priors.0, &priors.1, &stats.0, &stats.1, sizes) + own;
-        }
-        if c.groups.is_some() {
-            let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");
-            let sums = cached_group_sums(self.cache, nodes, self.id);
-            return prior_part(&phi, &a, &sums.0, &sums.1, sizes) + own;
-        }
-        let chunks = c.n.div_ceil(kernels::CHUNK);
-        let sums: Vec<f64> = map_chunks(chunks, |ch| {
-            let mut phi = vec![0.0; c.len];
-            let mut tmp = vec![0.0; c.len];
-            let mut buf = Vec::new();
-            let mut total = 0.0;
-            let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
-            for e in range.filter(|&e| c.participates(e)) {
-                let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
-                let u = &c.u[e * c.len..(e + 1) * c.len];
-                total += if sizes {
-                    dot_abs(&phi, u) + ap.abs()
-                } else {
-                    natural_dot(&phi, u) - ap
-                };
-            }
-            total
-        });
-        sums.iter().sum::<f64>() + own
-    }
-}
-
 /// Ulps of the sizes of L's pieces that round-off may move L by (see `Vmp::bound_roundoff`).
 const ROUNDOFF_ULPS: f64 = 8.0;
 
 /// Σ_g (⟨φ_g⟩·S_g − ⟨A_g⟩ T_g): the prior part of a bound from summed moments S_g of T_g elements
 /// (with `sizes`, Σ_g (Σ_i |φ_gi S_gi| + |A_g| T_g): the sizes of the pieces it adds).
-fn prior_part(phi: &[f64], a: &[f64], sums: &[f64], counts: &[f64], sizes: bool) -> f64 {
+pub(super) fn prior_part(phi: &[f64], a: &[f64], sums: &[f64], counts: &[f64], sizes: bool) -> f64 {
     let len = sums.len() / counts.len().max(1);
     (0..counts.len())
         .filter(|&g| counts[g] > 0.0)
@@ -77,7 +24,7 @@ fn prior_part(phi: &[f64], a: &[f64], sums: &[f64], counts: &[f64], sizes: bool)
 }
 
 /// Σ_i |a_i b_i|, a term with b_i = 0 counted as 0 (see [`natural_dot`]).
-fn dot_abs(a: &[f64], b: &[f64]) -> f64 {
+pub(super) fn dot_abs(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| if *y == 0.0 { 0.0 } else { (x * y).abs() })
@@ -97,26 +44,11 @@ impl Vmp {
     /// Each node's bound term, or with `sizes` the sizes of the pieces the term adds where it is
     /// a sum of products of moments (the fused, mixture and grouped terms); |term| elsewhere.
     fn node_terms(&self, cache: &Cache, sizes: bool) -> Vec<f64> {
-        let size = |t: f64| if sizes { t.abs() } else { t };
-        self.nodes
-            .iter()
-            .enumerate()
-            .map(|(id, n)| match &n.body {
-                Body::Stochastic(_) if n.block.is_some() => size(self.tree_bound(id)),
-                Body::Stochastic(_) if linear::shared::is_shared(n) => size(self.shared_bound(id)),
-                Body::Stochastic(_) if self.linear[id].is_some() => {
-                    let lin = self.linear[id].as_ref().expect("checked");
-                    size(lin.bound(&self.nodes, cache) + lin.own)
-                }
-                Body::Stochastic(d) => d.visit(BoundTerm {
-                    cache,
-                    id,
-                    nodes: &self.nodes,
-                    node: n,
-                    sizes,
-                }),
-                Body::Chain(_) => size(self.chain_bound(id)),
-                Body::Deterministic(_) | Body::Constant => 0.0,
+        (0..self.nodes.len())
+            .map(|id| match self.block_of(id) {
+                Some(block) => block.bound(self, cache, id, sizes),
+                // Deterministic nodes and constants.
+                None => 0.0,
             })
             .collect()
     }

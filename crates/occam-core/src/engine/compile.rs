@@ -24,7 +24,10 @@ impl Vmp {
     pub(crate) fn new(graph: Graph, linear_kernels: bool) -> Result<Vmp, BuildError> {
         let Graph { plates, nodes, .. } = graph;
         // The static model becomes the engine's nodes: all inference state is allocated here.
-        let mut nodes: Vec<Node> = nodes.into_iter().map(Node::from_model).collect();
+        let mut nodes: Vec<Node> = nodes
+            .into_iter()
+            .map(|m| Node::from_model(Arc::new(m)))
+            .collect();
         for node in nodes.iter_mut() {
             node.groups = element_groups(node);
             node.fixed_prior = fixed_prior(node);
@@ -83,11 +86,13 @@ impl Vmp {
             }
         }
         let shared = linear::shared::designate(&nodes, &linear);
+        let (blocks, block_of) = qblock::assign(&nodes, &trees, &linear, &shared, &fused);
         Ok(Vmp {
+            blocks: blocks.into(),
+            block_of,
             nodes,
             plates,
             refresh_after,
-            fused,
             linear,
             shared,
             trees,
@@ -110,12 +115,12 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
                 // neither u(y) nor f(y) per element (formed on request, `Vmp::moments`).
                 let yn = &mut nodes[l.y];
                 l.own = yn.observed_own();
-                (yn.u, yn.a) = (Vec::new(), Vec::new());
+                (yn.q.u, yn.q.a) = (Vec::new(), Vec::new());
                 let l = Arc::new(l);
                 let y = l.y;
                 for i in [Some(f), l.sum].into_iter().flatten() {
                     let node = &mut nodes[i];
-                    (node.phi, node.u, node.a) = (Vec::new(), Vec::new(), Vec::new());
+                    (node.q.phi, node.q.u, node.q.a) = (Vec::new(), Vec::new(), Vec::new());
                     out[i] = Some(l.clone());
                 }
                 out[y] = Some(l);
@@ -134,7 +139,7 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
         if points_only && !nodes[i].children.is_empty() {
             continue;
         }
-        nodes[i].u = constant_moments(&nodes[i]);
+        nodes[i].q.u = constant_moments(&nodes[i]);
     }
     out
 }

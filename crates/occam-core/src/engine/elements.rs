@@ -17,7 +17,7 @@ pub(super) fn gather<'a>(
             if let Source::Node(p) = edge.source {
                 for t in 0..edge.stack {
                     let pe = edge.at(ext * edge.stack + t);
-                    buf.extend_from_slice(&nodes[p].u[pe * edge.plen..(pe + 1) * edge.plen]);
+                    buf.extend_from_slice(&nodes[p].q.u[pe * edge.plen..(pe + 1) * edge.plen]);
                 }
             }
         }
@@ -30,7 +30,7 @@ pub(super) fn gather<'a>(
             Source::Const(m) => m,
             Source::Node(p) if edge.stack == 1 => {
                 let pe = edge.at(ext);
-                &nodes[*p].u[pe * edge.plen..(pe + 1) * edge.plen]
+                &nodes[*p].q.u[pe * edge.plen..(pe + 1) * edge.plen]
             }
             Source::Node(_) => {
                 let len = edge.stack * edge.plen;
@@ -49,7 +49,7 @@ pub(super) fn config_weight(nodes: &[Node], node: &Node, e: usize, mut q: usize)
         let k = q % sel.k;
         q /= sel.k;
         let ie = sel.at(e);
-        w *= nodes[sel.node].u[ie * sel.k + k];
+        w *= nodes[sel.node].q.u[ie * sel.k + k];
     }
     w
 }
@@ -247,7 +247,7 @@ pub(super) fn element_prior<D: ExpFamily>(
 /// elements when `period` is 1), zero for elements that do not participate.
 pub(super) fn mixture_weights<'a>(nodes: &'a [Node], c: &Node) -> std::borrow::Cow<'a, [f64]> {
     let sel = &c.selectors[0];
-    let z = &nodes[sel.node].u;
+    let z = &nodes[sel.node].q.u;
     let runs = c.n / c.period;
     let identity = sel.rule.strided_identity(c.period, runs);
     if identity && z.len() == runs * sel.k && (0..c.n).all(|e| c.participates(e)) {
@@ -303,7 +303,7 @@ pub(super) fn cached_component_priors<D: ExpFamily>(
 pub(super) fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) -> Vec<f64> {
     let (theta, a) = component_priors(d, nodes, c);
     let mut l = vec![0.0; c.n / c.period * c.configs];
-    kernels::scores(&c.u, c.period * c.len, &theta, &a, &mut l);
+    kernels::scores(&c.q.u, c.period * c.len, &theta, &a, &mut l);
     l
 }
 
@@ -337,7 +337,7 @@ pub(super) fn cached_stats(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec
             Arc::new(kernels::weighted_sums(
                 &w,
                 c.configs,
-                &c.u,
+                &c.q.u,
                 c.period * c.len,
             ))
         },
@@ -388,7 +388,7 @@ pub(super) fn cached_group_sums(
                     counts[g] += 1.0;
                     kernels::add_into(
                         &mut sums[g * c.len..(g + 1) * c.len],
-                        &c.u[e * c.len..(e + 1) * c.len],
+                        &c.q.u[e * c.len..(e + 1) * c.len],
                     );
                 }
                 (sums, counts)
@@ -416,11 +416,11 @@ pub(super) fn own_term(c: &Node, e: usize) -> f64 {
         formed = row;
         &formed[..]
     } else {
-        &c.phi[r.clone()]
+        &c.q.phi[r.clone()]
     };
     match &c.body {
-        Body::Stochastic(d) if !(c.is_observed(e) || c.map) => d.own_term(phi, &c.u[r], c.a[e]),
-        _ => own_of(c.is_observed(e) || c.map, phi, &c.u[r], c.a[e]),
+        Body::Stochastic(d) if !(c.is_observed(e) || c.map) => d.own_term(phi, &c.q.u[r], c.q.a[e]),
+        _ => own_of(c.is_observed(e) || c.map, phi, &c.q.u[r], c.q.a[e]),
     }
 }
 

@@ -20,11 +20,12 @@
 //! of threads.
 
 use super::packed::Packed;
-use super::{group_priors, own_of, Body, Node, Role, State, Vmp};
+use super::{group_priors, own_of, Body, Node, NodeState, Role, Vmp};
 use crate::dist::{DistVisitor, ExpFamily};
 use crate::error::RunError;
 use crate::kernels;
 use crate::moments::MomentKind;
+pub(super) use block::FusedIndex;
 use rayon::prelude::*;
 use rows::{a_minus_prior, fast_block, one_prior, slow_block};
 use std::sync::Arc;
@@ -133,17 +134,21 @@ struct FusedUpdate<'a> {
     nodes: &'a [Node],
     id: usize,
     children: &'a [Child<'a>],
-    state: State,
+    state: NodeState,
 }
 
-type Fused = (State, Result<Sums, (usize, String)>);
+type Fused = (NodeState, Result<Sums, (usize, String)>);
 
 impl DistVisitor for FusedUpdate<'_> {
     type Output = Fused;
     fn visit<D: ExpFamily>(self, d: &D) -> Fused {
         let (nodes, z, children) = (self.nodes, &self.nodes[self.id], self.children);
         let k = z.len;
-        let (mut phi, mut u, mut a) = self.state;
+        let NodeState {
+            mut phi,
+            mut u,
+            mut a,
+        } = self.state;
         let priors = group_priors(d, nodes, z);
         let groups = z
             .groups
@@ -220,11 +225,11 @@ impl DistVisitor for FusedUpdate<'_> {
             for (r, s) in done.into_iter().zip(&partials) {
                 match r {
                     Ok(()) => total.add(s),
-                    Err(e) => return ((phi, u, a), Err(e)),
+                    Err(e) => return (NodeState { phi, u, a }, Err(e)),
                 }
             }
         }
-        ((phi, u, a), Ok(total))
+        (NodeState { phi, u, a }, Ok(total))
     }
 }
 
@@ -335,11 +340,7 @@ impl Vmp {
         };
         let dist = dist.clone();
         let z = &mut self.nodes[i];
-        let state = (
-            std::mem::take(&mut z.phi),
-            std::mem::take(&mut z.u),
-            std::mem::take(&mut z.a),
-        );
+        let state = std::mem::take(&mut z.q);
         let (nodes, cache) = (&self.nodes, &self.cache);
         let children: Vec<Child> = nodes[i]
             .children
@@ -357,7 +358,7 @@ impl Vmp {
                 let (theta, a) = (&priors.0, priors.1.clone());
                 let (u, len, theta) = match &node.packed {
                     Some(p) => (&p.u[..], p.len, p.fold(theta)),
-                    None => (&node.u[..], node.period * node.len, theta.clone()),
+                    None => (&node.q.u[..], node.period * node.len, theta.clone()),
                 };
                 Child {
                     id: c,
@@ -391,7 +392,7 @@ impl Vmp {
         }
         drop(children);
         let z = &mut self.nodes[i];
-        (z.phi, z.u, z.a) = state;
+        z.q = state;
         // φ formed on request (`Vmp::natural`) belongs to the old q.
         z.lazy = Default::default();
         self.changed(i);
@@ -410,6 +411,7 @@ impl Vmp {
     }
 }
 
+mod block;
 mod rows;
 #[cfg(test)]
 pub(super) mod tests;

@@ -19,47 +19,56 @@ impl Vmp {
         self.changed_all();
         let mut rng = Rng::seed_from_u64(seed);
         for i in 0..self.nodes.len() {
-            let node = &self.nodes[i];
-            let dist = match &node.body {
-                Body::Deterministic(_) => {
-                    self.refresh(i);
-                    continue;
+            match &self.nodes[i].body {
+                Body::Deterministic(_) => self.refresh(i),
+                Body::Constant => {}
+                // Each block starts its members (`QBlock::start`).
+                Body::Stochastic(_) | Body::Chain(_) => {
+                    let blocks = self.blocks.clone();
+                    let b = self.block_of[i].expect("stochastic nodes and chains are in blocks");
+                    blocks[b as usize].start(self, i, &mut rng)?;
                 }
-                Body::Constant => continue,
-                // q = the chain given its parents' initial moments (no messages yet), or a random
-                // path (`chain/start.rs`).
-                Body::Chain(_) => {
-                    let random = matches!(node.init, Some(Init::Random));
-                    let default = node.init.is_none() && self.chain_is_symmetric(i);
-                    self.update_chain(i, vec![0.0; node.n * node.len])?;
-                    if default {
-                        // As a mixture index's k-means++ (`start`): every state would otherwise
-                        // start alike and stay alike (the symmetric saddle).
-                        if !self.kmeans_chain_start(i, &mut rng)? {
-                            self.random_chain_start(i, &mut rng)?;
-                        }
-                    } else if random {
-                        self.random_chain_start(i, &mut rng)?;
-                    }
-                    continue;
-                }
-                Body::Stochastic(d) => d.clone(),
-            };
-            // The node's own start is read in place (a given moment array may be N·(Q + Q²)
-            // values: not copied), taken out of the node meanwhile and put back.
-            let given = self.nodes[i].init.take();
-            let started = match &given {
-                Some(init) => self.start_node(i, &dist, init, &mut rng),
-                None => {
-                    let init = self.start(i).into_owned();
-                    self.start_node(i, &dist, &init, &mut rng)
-                }
-            };
-            self.nodes[i].init = given;
-            started?;
+            }
         }
         self.initialized = true;
         Ok(())
+    }
+
+    /// Starts chain `i`: q = the chain given its parents' initial moments (no messages yet), or a
+    /// random path (`chain/start.rs`).
+    pub(super) fn start_chain(&mut self, i: usize, rng: &mut Rng) -> Result<(), RunError> {
+        let node = &self.nodes[i];
+        let random = matches!(node.init, Some(Init::Random));
+        let default = node.init.is_none() && self.chain_is_symmetric(i);
+        self.update_chain(i, vec![0.0; node.n * node.len])?;
+        if default {
+            // As a mixture index's k-means++ (`start`): every state would otherwise
+            // start alike and stay alike (the symmetric saddle).
+            if !self.kmeans_chain_start(i, rng)? {
+                self.random_chain_start(i, rng)?;
+            }
+        } else if random {
+            self.random_chain_start(i, rng)?;
+        }
+        Ok(())
+    }
+
+    /// Starts stochastic node `i` from its `Init`, or from the default start ([`Vmp::start`]).
+    pub(super) fn start_stochastic(&mut self, i: usize, rng: &mut Rng) -> Result<(), RunError> {
+        let Body::Stochastic(dist) = &self.nodes[i].body else {
+            unreachable!("started as a stochastic node")
+        };
+        let dist = dist.clone();
+        // The node's own start is read in place (a given moment array may be N·(Q + Q²)
+        // values: not copied) from the shared static node.
+        let model = self.nodes[i].model.clone();
+        match &model.init {
+            Some(init) => self.start_node(i, &dist, init, rng),
+            None => {
+                let init = self.start(i).into_owned();
+                self.start_node(i, &dist, &init, rng)
+            }
+        }
     }
 
     /// Starts latent node `i` (family `dist`) from `start`: its q, moments and log-partitions.
@@ -117,7 +126,11 @@ impl Vmp {
         }
         let node = &self.nodes[i];
         let zeros = vec![0.0; node.n * node.len];
-        let (mut phi, mut u, mut a) = self.run_update(i, dist, &zeros)?;
+        let NodeState {
+            mut phi,
+            mut u,
+            mut a,
+        } = self.run_update(i, dist, &zeros)?;
         let node = &self.nodes[i];
         let len = node.len;
         match init {
@@ -186,9 +199,9 @@ impl Vmp {
             }
         }
         let node = &mut self.nodes[i];
-        node.phi = phi;
-        node.u = u;
-        node.a = a;
+        node.q.phi = phi;
+        node.q.u = u;
+        node.q.a = a;
         self.changed(i);
         self.share_if_possible(i);
         Ok(())
@@ -242,13 +255,14 @@ impl Vmp {
         node.keep_natural();
         let group = &node.groups.as_ref().expect("checked above").0;
         let rows = node
+            .q
             .u
             .chunks_exact_mut(len)
-            .zip(node.phi.chunks_exact_mut(len))
-            .zip(node.a.iter_mut())
+            .zip(node.q.phi.chunks_exact_mut(len))
+            .zip(node.q.a.iter_mut())
             .enumerate();
         for (e, ((u, phi), a)) in rows {
-            if node.observed.get(e) {
+            if node.model.observed.get(e) {
                 continue;
             }
             let g = group[e] as usize;
@@ -373,9 +387,13 @@ impl Vmp {
                 };
                 if linear::shared::is_shared(n) {
                     // Means first, then the one covariance (`linear::shared`).
-                    return n.u[..n.n * d].iter().all(|&x| x == 0.0);
+                    return n.q.u[..n.n * d].iter().all(|&x| x == 0.0);
                 }
-                !n.u.is_empty() && n.u.chunks(n.len).all(|u| u[..d].iter().all(|&x| x == 0.0))
+                !n.q.u.is_empty()
+                    && n.q
+                        .u
+                        .chunks(n.len)
+                        .all(|u| u[..d].iter().all(|&x| x == 0.0))
             };
             if factors.len() >= 2 && factors.iter().all(|&p| zero_mean(p)) {
                 out.push((NodeId(c), factors.into_iter().map(NodeId).collect()));

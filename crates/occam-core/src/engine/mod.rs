@@ -17,11 +17,14 @@
 //! everything here is inference state, allocated when compiling.
 //!
 //! Files: this one holds the compiled model ([`Vmp`]), its caches and change tracking; `compile`
-//! turns a [`Graph`] into a `Vmp` (state allocated, structures found); `node` the engine's node
-//! (structure plus state); `access` what a compiled model answers (default schedule, moments,
+//! turns a [`Graph`] into a `Vmp` (state allocated, structures found, blocks assigned); `node` the
+//! engine's node (the shared static node, its typed state `NodeState` and compiled facts);
+//! `qblock` the q-block contract every part of q implements — `factorised`, `fused`,
+//! `linear` (the kernel and the shared covariance), `chain` and `tree` — and that `update`,
+//! `bound` and `messages` loop over; `access` what a compiled model answers (default schedule, moments,
 //! means, names); `driver` the run loop (sweeps, restarts, pruning); `elements` what an element
 //! reads (parent moments, priors, cached sums), `update` (2.19), `messages`, `bound`, `init`
-//! (initialisation and ancestral sampling), `fused`, `linear`, `chain` and `tree`.
+//! (initialisation and ancestral sampling).
 
 use crate::dist::{Dist, DistVisitor, ExpFamily};
 use crate::error::{BuildError, RunError};
@@ -42,6 +45,7 @@ mod chain;
 mod compile;
 mod driver;
 mod elements;
+mod factorised;
 mod fused;
 mod init;
 mod linear;
@@ -49,6 +53,7 @@ mod messages;
 mod node;
 mod packed;
 mod prune;
+mod qblock;
 mod transform;
 mod tree;
 mod update;
@@ -62,12 +67,11 @@ pub use driver::{
 };
 use elements::*;
 use node::*;
+use qblock::{Block, QBlock};
 pub use transform::GaussianSums;
 
 pub use crate::network::Init;
-pub(crate) use crate::network::{
-    observe_each, value_len, Body, Edge, ModelNode, Observed, Role, Selector, Source,
-};
+pub(crate) use crate::network::{observe_each, value_len, Body, Edge, ModelNode, Role, Source};
 
 /// Products over a node's elements, reused until an input changes (entries are dropped by
 /// `Vmp::changed`). They make a sweep's bound and most messages independent of the number of
@@ -103,15 +107,17 @@ pub struct Vmp {
     pub(crate) plates: Vec<(String, usize)>,
     /// Deterministic nodes to refresh, in order, after each node's update.
     refresh_after: Vec<Vec<usize>>,
-    /// `fused[i]`: node i is a mixture index updated by `fused::update_fused`.
-    fused: Vec<bool>,
     /// The linear-Gaussian structure node i (its dot node F or its Gaussian child y) belongs to.
     linear: Vec<Option<Arc<linear::Linear>>>,
     /// The structure that is node i's only child, if node i may keep one covariance for all its
     /// elements (`linear::shared`).
     shared: Vec<Option<Arc<linear::Linear>>>,
     /// The tree-structured q-blocks (module `tree`).
-    trees: Vec<tree::Block>,
+    trees: Vec<tree::Tree>,
+    /// The parts of q (module `qblock`): update, bound and messages loop over them.
+    blocks: Arc<[Block]>,
+    /// The block holding node i's q (`None`: deterministic nodes and constants).
+    block_of: Vec<Option<u32>>,
     /// The last message array, kept for the next update (see `child_messages`).
     scratch: Mutex<Vec<f64>>,
     initialized: bool,
@@ -177,7 +183,7 @@ impl Vmp {
     fn refresh(&mut self, i: usize) {
         // (A sum of F and offsets is formed only from F's moments formed for sampling.)
         if let Some(l) = &self.linear[i] {
-            if l.f == i || l.sum == Some(i) && self.nodes[l.f].u.is_empty() {
+            if l.f == i || l.sum == Some(i) && self.nodes[l.f].q.u.is_empty() {
                 return;
             }
         }
@@ -194,7 +200,7 @@ impl Vmp {
                 &mut u[e * node.len..(e + 1) * node.len],
             );
         }
-        self.nodes[i].u = u;
+        self.nodes[i].q.u = u;
         self.changed(i);
     }
 }

@@ -4,32 +4,28 @@
 
 use super::*;
 
-/// A node's (φ, u, A) arrays, moved in and out as a unit.
-pub(super) type State = (Vec<f64>, Vec<f64>, Vec<f64>);
+/// A node's inference state: natural parameters, moments and log-partition of every plate element
+/// (struct of arrays), moved in and out as a unit (updates, restart snapshots).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct NodeState {
+    /// φ of every element (`len` per element); empty where it is formed on request.
+    pub phi: Vec<f64>,
+    /// u = ∂A/∂φ of every element (`len` per element).
+    pub u: Vec<f64>,
+    /// A(φ) of latent elements; f(x) of observed and MAP elements (a chain: one record per
+    /// sequence; a tree-block member: its family marginals, see module `tree`).
+    pub a: Vec<f64>,
+}
 
-/// A node's storage: natural parameters, moments and log-partition for every plate element.
+/// The engine's node: the built node it reads (shared with the [`Graph`] it was compiled from and
+/// with every other compilation of it, never copied), its state, and the compiled facts the fast
+/// paths read. Fields of the built node are read through `Deref`.
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
-    pub name: String,
-    pub plates: Vec<usize>,
-    pub n: usize,
-    pub len: usize,
-    pub kind: MomentKind,
-    pub body: Body,
-    pub parents: Vec<Edge>,
-    pub selectors: Vec<Selector>,
-    pub configs: usize,
-    pub children: Vec<(usize, Role)>,
-    pub phi: Vec<f64>,
-    pub u: Vec<f64>,
-    /// A(φ) of latent elements; f(x) of observed and MAP elements.
-    pub a: Vec<f64>,
-    /// Which elements are data.
-    pub observed: Observed,
-    /// Observed values (row-major, `value_len` per element).
-    pub data: Vec<f64>,
-    pub map: bool,
-    pub init: Option<Init>,
+    /// The static node: family or factor, plates, edges, data, start.
+    pub model: Arc<ModelNode>,
+    /// φ, u and A of every element.
+    pub q: NodeState,
     /// Mixture with one selector whose parents depend on the component only (not on the element),
     /// or on the component and the position within runs of `period` consecutive elements that read
     /// one selector element (e.g. x[N, D] with mu[K, D] selected by z[N]: runs of D). A run's moments
@@ -45,8 +41,6 @@ pub(crate) struct Node {
     /// A constant kept as values only (`u` empty, see `linear`), or a node in the shared form
     /// (`linear::shared`): its per-element moments and natural parameters, formed on request.
     pub lazy: std::sync::OnceLock<(Vec<f64>, Vec<f64>)>,
-    /// The tree-structured q-block the node is a member of (module `tree`).
-    pub block: Option<usize>,
     /// An observed mixture child's data moments in its family's packed layout, read by the fused
     /// index update (module `packed`); set when compiling.
     pub packed: Option<super::packed::Packed>,
@@ -56,61 +50,39 @@ pub(crate) struct Node {
     pub fixed_prior: Option<(Vec<f64>, f64)>,
 }
 
+impl std::ops::Deref for Node {
+    type Target = ModelNode;
+    fn deref(&self) -> &ModelNode {
+        &self.model
+    }
+}
+
 impl Node {
     /// The engine's node for a built one: its structure, and zeroed state (natural parameters,
     /// moments, and one log-partition per element — one record per sequence for a chain; none
     /// for a constant, whose moments are formed from its values when compiling).
-    pub(super) fn from_model(m: ModelNode) -> Self {
-        let ModelNode {
-            name,
-            plates,
-            axes: _,
-            n,
-            len,
-            kind,
-            body,
-            parents,
-            selectors,
-            configs,
-            children,
-            observed,
-            data,
-            map,
-            init,
-            block,
-        } = m;
-        let (phi, u, a) = match &body {
-            Body::Constant => (Vec::new(), Vec::new(), Vec::new()),
-            Body::Chain(ch) => (
-                vec![0.0; n * len],
-                vec![0.0; n * len],
-                vec![0.0; ch.lengths.len() * ch.stride()],
-            ),
-            _ => (vec![0.0; n * len], vec![0.0; n * len], vec![0.0; n]),
+    pub(super) fn from_model(model: Arc<ModelNode>) -> Self {
+        let (n, len) = (model.n, model.len);
+        let q = match &model.body {
+            Body::Constant => NodeState::default(),
+            Body::Chain(ch) => NodeState {
+                phi: vec![0.0; n * len],
+                u: vec![0.0; n * len],
+                a: vec![0.0; ch.lengths.len() * ch.stride()],
+            },
+            _ => NodeState {
+                phi: vec![0.0; n * len],
+                u: vec![0.0; n * len],
+                a: vec![0.0; n],
+            },
         };
         Node {
-            name,
-            plates,
-            n,
-            len,
-            kind,
-            body,
-            parents,
-            selectors,
-            configs,
-            children,
-            phi,
-            u,
-            a,
-            observed,
-            data,
-            map,
-            init,
+            model,
+            q,
             config_only: false,
             period: 1,
             groups: None,
             lazy: std::sync::OnceLock::new(),
-            block,
             packed: None,
             fixed_prior: None,
         }
@@ -137,8 +109,8 @@ impl Node {
     /// tiled block path keeps u and A only (`phi` empty), since φ_ek = ln u_ek + A_e for a
     /// Categorical (u = exp(φ − A), Winn (2.19)); see [`Node::natural_row`].
     pub(super) fn natural_on_request(&self) -> bool {
-        self.phi.is_empty()
-            && !self.u.is_empty()
+        self.q.phi.is_empty()
+            && !self.q.u.is_empty()
             && matches!(self.kind, MomentKind::Categorical { .. })
             && matches!(self.body, Body::Stochastic(_))
     }
@@ -146,13 +118,13 @@ impl Node {
     /// φ of element e (a Categorical whose φ is not kept) into `out`: ln u + A for a latent
     /// element (−∞ where u = 0), zero for a data element (as the update leaves it).
     pub(super) fn natural_row(&self, e: usize, out: &mut [f64]) {
-        let u = &self.u[e * self.len..(e + 1) * self.len];
-        natural_of(self.is_observed(e), u, self.a[e], out);
+        let u = &self.q.u[e * self.len..(e + 1) * self.len];
+        natural_of(self.is_observed(e), u, self.q.a[e], out);
     }
 
     /// Every element's φ of a Categorical whose φ is not kept (see [`Node::natural_row`]).
     pub(super) fn natural_rows(&self) -> Vec<f64> {
-        self.natural_rows_from(&self.u, &self.a)
+        self.natural_rows_from(&self.q.u, &self.q.a)
     }
 
     /// [`Node::natural_rows`] from moved-out q (`u`) and A (`a`).
@@ -171,7 +143,7 @@ impl Node {
     /// Forms and keeps φ if it is not kept (before an update that writes φ element by element).
     pub(super) fn keep_natural(&mut self) {
         if self.natural_on_request() {
-            self.phi = self.natural_rows();
+            self.q.phi = self.natural_rows();
         }
     }
 
@@ -187,11 +159,17 @@ impl Node {
         let Some(dist) = self.dist().cloned() else {
             return;
         };
-        let (len, u, a) = (self.len, &mut self.u, &mut self.a);
-        observe_each(&dist, len, &self.data, &self.observed, |e, ue, f| {
-            u[e * len..(e + 1) * len].copy_from_slice(ue);
-            a[e] = f;
-        })
+        let (len, u, a) = (self.len, &mut self.q.u, &mut self.q.a);
+        observe_each(
+            &dist,
+            len,
+            &self.model.data,
+            &self.model.observed,
+            |e, ue, f| {
+                u[e * len..(e + 1) * len].copy_from_slice(ue);
+                a[e] = f;
+            },
+        )
         .expect("values are checked when observed");
     }
 

@@ -32,7 +32,7 @@ impl Packed {
     /// [`MAX_FRACTION`]); `None` for a node that is not a `config_only` mixture with every element
     /// observed.
     pub(super) fn of(node: &Node) -> Option<Packed> {
-        if !node.config_only || !node.observed.is_all() || node.u.len() != node.n * node.len {
+        if !node.config_only || !node.observed.is_all() || node.q.u.len() != node.n * node.len {
             return None;
         }
         let one = node.dist()?.packed_moments()?;
@@ -48,7 +48,7 @@ impl Packed {
             .collect();
         let runs = node.n / node.period;
         let mut u = vec![0.0; runs * len];
-        for (full, packed) in node.u.chunks_exact(run).zip(u.chunks_exact_mut(len)) {
+        for (full, packed) in node.q.u.chunks_exact(run).zip(u.chunks_exact_mut(len)) {
             for (&v, &p) in full.iter().zip(&at) {
                 packed[p] = v;
             }

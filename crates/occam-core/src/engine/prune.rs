@@ -50,7 +50,7 @@ impl Vmp {
             'outer: loop {
                 let n = &self.nodes[i];
                 let mut used: Vec<(f64, usize)> = (0..k)
-                    .map(|j| ((0..n.n).map(|e| n.u[e * k + j]).sum::<f64>(), j))
+                    .map(|j| ((0..n.n).map(|e| n.q.u[e * k + j]).sum::<f64>(), j))
                     .filter(|(w, _)| *w > 0.5)
                     .collect();
                 if used.len() <= 1 {
@@ -61,7 +61,7 @@ impl Vmp {
                     let saved = self.snapshot();
                     let node = &mut self.nodes[i];
                     for e in 0..node.n {
-                        let row = &mut node.u[e * k..(e + 1) * k];
+                        let row = &mut node.q.u[e * k..(e + 1) * k];
                         row[j] = 0.0;
                         let total: f64 = row.iter().sum();
                         if total > 0.0 {

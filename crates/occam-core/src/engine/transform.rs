@@ -94,12 +94,12 @@ impl Vmp {
         let x = &self.nodes[i];
         let (n, len) = (x.n, x.len);
         let shared = linear::shared::is_shared(x);
-        let means: &[f64] = if shared { &x.u[..n * d] } else { &x.u };
+        let means: &[f64] = if shared { &x.q.u[..n * d] } else { &x.q.u };
         let stride = if shared { d } else { len };
         let mut second = vec![0.0; d * d];
         if shared {
             // Σ (m mᵀ + Σ) = MᵀM + n Σ.
-            let m = &x.u[..n * d];
+            let m = &x.q.u[..n * d];
             kernels::gemm(
                 MatMut::from_row_major_slice_mut(&mut second, d, d),
                 Accum::Replace,
@@ -108,10 +108,10 @@ impl Vmp {
             );
             second
                 .iter_mut()
-                .zip(&x.u[n * d..])
+                .zip(&x.q.u[n * d..])
                 .for_each(|(s, c)| *s += n as f64 * c);
         } else {
-            for row in x.u.chunks_exact(len) {
+            for row in x.q.u.chunks_exact(len) {
                 kernels::add_into(&mut second, &row[d..]);
             }
         }
@@ -184,15 +184,19 @@ impl Vmp {
         let n = x.n;
         if linear::shared::is_shared(x) {
             // Rows: m' = T m (M Tᵀ), φ₁' = T⁻ᵀ φ₁ (Φ₁ T⁻¹); one covariance and one Φ₂.
-            let m = kernels::product_strided(&x.u[..n * d], d, &tt, (0, d, d));
-            let p1 = kernels::product_strided(&x.phi[..n * d], d, &t_inv, (0, d, d));
-            let cov = sandwich(t, &x.u[n * d..], &tt, d);
-            let p2 = sandwich(&t_inv_t, &x.phi[n * d..], &t_inv, d);
-            x.u = [m, cov].concat();
-            x.phi = [p1, p2].concat();
+            let m = kernels::product_strided(&x.q.u[..n * d], d, &tt, (0, d, d));
+            let p1 = kernels::product_strided(&x.q.phi[..n * d], d, &t_inv, (0, d, d));
+            let cov = sandwich(t, &x.q.u[n * d..], &tt, d);
+            let p2 = sandwich(&t_inv_t, &x.q.phi[n * d..], &t_inv, d);
+            x.q.u = [m, cov].concat();
+            x.q.phi = [p1, p2].concat();
         } else {
             let len = x.len;
-            for (u, phi) in x.u.chunks_exact_mut(len).zip(x.phi.chunks_exact_mut(len)) {
+            for (u, phi) in
+                x.q.u
+                    .chunks_exact_mut(len)
+                    .zip(x.q.phi.chunks_exact_mut(len))
+            {
                 let m = mul(t, &u[..d], (d, d, 1));
                 let second = sandwich(t, &u[d..], &tt, d);
                 let p1 = mul(&t_inv_t, &phi[..d], (d, d, 1));
@@ -203,7 +207,7 @@ impl Vmp {
                 phi[d..].copy_from_slice(&p2);
             }
         }
-        x.a.iter_mut().for_each(|a| *a += log_det);
+        x.q.a.iter_mut().for_each(|a| *a += log_det);
         x.lazy = std::sync::OnceLock::new();
         self.changed(i);
         self.refresh_dependents(i);
@@ -237,9 +241,10 @@ impl Vmp {
         let dist = self.nodes[i].dist().expect("a stochastic node").clone();
         let x = &self.nodes[i];
         // Means and covariances of the rows now.
-        let means: Vec<&[f64]> = x.u.chunks_exact(len).map(|u| &u[..d]).collect();
+        let means: Vec<&[f64]> = x.q.u.chunks_exact(len).map(|u| &u[..d]).collect();
         let covs: Vec<Vec<f64>> =
-            x.u.chunks_exact(len)
+            x.q.u
+                .chunks_exact(len)
                 .map(|u| (0..dd).map(|k| u[d + k] - u[k / d] * u[k % d]).collect())
                 .collect();
         let mut phi = vec![0.0; n * len];
@@ -274,7 +279,7 @@ impl Vmp {
                 .map_err(|why| self.numerical(i, e, format!("the mixed row: {why}")))?;
         }
         let x = &mut self.nodes[i];
-        (x.u, x.phi, x.a) = (u, phi, a);
+        (x.q.u, x.q.phi, x.q.a) = (u, phi, a);
         x.lazy = std::sync::OnceLock::new();
         self.changed(i);
         self.refresh_dependents(i);

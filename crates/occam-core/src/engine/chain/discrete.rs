@@ -202,7 +202,7 @@ impl Vmp {
                 let pa = seq_parents(&self.nodes, z, s, &mut buf);
                 let mut path = vec![0; len];
                 let start = s * steps * k;
-                viterbi(k, pa[0], pa[1], &z.phi[start..start + len * k], &mut path);
+                viterbi(k, pa[0], pa[1], &z.q.phi[start..start + len * k], &mut path);
                 path
             })
             .collect();

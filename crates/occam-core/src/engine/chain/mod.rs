@@ -26,6 +26,7 @@
 //! Families: `discrete` (forward–backward, Viterbi), `gaussian` (block-tridiagonal smoothing,
 //! [`crate::tridiag`]).
 
+mod block;
 mod discrete;
 mod forward_backward;
 mod gaussian;
@@ -39,6 +40,7 @@ mod tests;
 use super::*;
 use crate::dist::SlotInput;
 use crate::graph::{ParentSpec, PlateId};
+pub(super) use block::ChainBlock;
 pub use discrete::MarkovChain;
 pub use gaussian::GaussianMarkovChain;
 pub use rotate::ChainSums;
@@ -259,7 +261,7 @@ impl Vmp {
         let (row, steps, stride) = (z.len, ch.steps, ch.stride());
         // The old arrays are written over (fresh ones per sweep cost page faults at large T).
         let node = &mut self.nodes[i];
-        let (mut u, mut a) = (std::mem::take(&mut node.u), std::mem::take(&mut node.a));
+        let (mut u, mut a) = (std::mem::take(&mut node.q.u), std::mem::take(&mut node.q.a));
         u.resize(node.n * row, 0.0);
         a.iter_mut().for_each(|v| *v = 0.0);
         let z = &self.nodes[i];
@@ -295,13 +297,13 @@ impl Vmp {
             })
             .min_by_key(|(s, _)| *s);
         let node = &mut self.nodes[i];
-        node.u = u;
-        node.a = a;
+        node.q.u = u;
+        node.q.a = a;
         if let Some((s, why)) = failed {
             self.changed(i);
             return Err(self.numerical(i, s * steps, format!("sequence {s}: {why}")));
         }
-        let old = std::mem::replace(&mut node.phi, eta);
+        let old = std::mem::replace(&mut node.q.phi, eta);
         self.recycle(old);
         self.changed(i);
         self.refresh_dependents(i);
@@ -325,8 +327,8 @@ impl Vmp {
                     len: ch.lengths[s],
                     inputs: ch.seq_inputs(s, ch.lengths[s]),
                 };
-                let rec = &z.a[s * stride..(s + 1) * stride];
-                let u = &z.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
+                let rec = &z.q.a[s * stride..(s + 1) * stride];
+                let u = &z.q.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
                 match ch.kind {
                     ChainKind::Discrete { k } => discrete::bound(k, &seq, u, rec),
                     ChainKind::Gaussian { d } => gaussian::bound(d, &seq, u, rec),
@@ -351,8 +353,8 @@ impl Vmp {
                 len: ch.lengths[s],
                 inputs: ch.seq_inputs(s, ch.lengths[s]),
             };
-            let rec = &z.a[s * stride..(s + 1) * stride];
-            let u = &z.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
+            let rec = &z.q.a[s * stride..(s + 1) * stride];
+            let u = &z.q.u[s * ch.steps * row..(s * ch.steps + seq.len) * row];
             match ch.kind {
                 ChainKind::Discrete { k } => discrete::message(k, slot, u, rec, &mut m),
                 ChainKind::Gaussian { d } => gaussian::message(d, slot, &seq, u, rec, &mut m),
@@ -390,8 +392,8 @@ impl Vmp {
         let (row, stride, selector) = (z.len, ch.stride(), &z.selectors[sel]);
         let mut buf = Vec::new();
         for s in (0..ch.lengths.len()).filter(|&s| ch.lengths[s] > 0) {
-            let rec = &z.a[s * stride..(s + 1) * stride];
-            let u = &z.u[s * ch.steps * row..(s * ch.steps + ch.lengths[s]) * row];
+            let rec = &z.q.a[s * stride..(s + 1) * stride];
+            let u = &z.q.u[s * ch.steps * row..(s * ch.steps + ch.lengths[s]) * row];
             let ie = selector.at(s);
             for q in 0..z.configs {
                 let mut w = 1.0;
@@ -400,7 +402,7 @@ impl Vmp {
                     let digit = rest % other.k;
                     rest /= other.k;
                     if m != sel {
-                        w *= self.nodes[other.node].u[other.at(s) * other.k + digit];
+                        w *= self.nodes[other.node].q.u[other.at(s) * other.k + digit];
                     }
                 }
                 if w == 0.0 {
@@ -458,7 +460,7 @@ impl Vmp {
                 ChainKind::Gaussian { d } => gaussian::sample(d, &seq, rng, x, u),
             }
         }
-        self.nodes[i].u = u;
+        self.nodes[i].q.u = u;
         self.changed(i);
         x
     }

@@ -101,14 +101,14 @@ impl Vmp {
             }
             let mut phi1 = vec![0.0; d];
             crate::linalg::mat_vec(lam0, mean0, &mut phi1);
-            let u0 = &z.u[s * ch.steps * row..s * ch.steps * row + row];
+            let u0 = &z.q.u[s * ch.steps * row..s * ch.steps * row + row];
             for a in 0..d {
                 for b in 0..d {
                     out.initial_first[a * d + b] += phi1[a] * u0[b];
                 }
             }
             kernels::add_into(&mut out.initial_second, &u0[d..]);
-            let rec = &z.a[s * stride..(s + 1) * stride];
+            let rec = &z.q.a[s * stride..(s + 1) * stride];
             kernels::add_into(&mut out.prev, &rec[2..2 + dd]);
             kernels::add_into(&mut out.cur, &rec[2 + dd..2 + 2 * dd]);
             kernels::add_into(&mut out.cross, &rec[2 + 2 * dd..2 + 3 * dd]);
@@ -138,22 +138,22 @@ impl Vmp {
         let lengths = ch.lengths.clone();
         for (s, &len) in lengths.iter().enumerate() {
             let span = s * steps * row..(s * steps + len) * row;
-            for u in z.u[span.clone()].chunks_exact_mut(row) {
+            for u in z.q.u[span.clone()].chunks_exact_mut(row) {
                 let m = mat_mul(r, &u[..d], d, d, 1);
                 let second = sandwich(r, &u[d..], &rt, d);
                 u[..d].copy_from_slice(&m);
                 u[d..].copy_from_slice(&second);
             }
             // η exists once the chain has been updated.
-            if z.phi.len() == z.u.len() {
-                for eta in z.phi[span].chunks_exact_mut(row) {
+            if z.q.phi.len() == z.q.u.len() {
+                for eta in z.q.phi[span].chunks_exact_mut(row) {
                     let h = mat_mul(&r_inv_t, &eta[..d], d, d, 1);
                     let j = sandwich(&r_inv_t, &eta[d..], &r_inv, d);
                     eta[..d].copy_from_slice(&h);
                     eta[d..].copy_from_slice(&j);
                 }
             }
-            let rec = &mut z.a[s * stride..(s + 1) * stride];
+            let rec = &mut z.q.a[s * stride..(s + 1) * stride];
             if len > 0 {
                 rec[0] += len as f64 * log_det;
             }

@@ -26,7 +26,7 @@ impl Vmp {
         rng: &mut Rng,
     ) -> Result<(), RunError> {
         // The prior's moments are read before drawing (the draw works in the node's arrays).
-        let prior = self.nodes[i].u.clone();
+        let prior = self.nodes[i].q.u.clone();
         let x = self.sample_chain(i, rng);
         self.pin_chain(i, &x, |_| true, &prior)
     }
@@ -121,7 +121,7 @@ impl Vmp {
             pinned[e] = true;
         }
         let x: Vec<f64> = path.iter().map(|&l| f64::from(l)).collect();
-        let prior = self.nodes[i].u.clone();
+        let prior = self.nodes[i].q.u.clone();
         self.pin_chain(i, &x, |e| pinned[e], &prior)?;
         Ok(true)
     }
@@ -163,7 +163,7 @@ impl Vmp {
             }
         }
         self.update_chain(i, eta)?;
-        self.nodes[i].phi.iter_mut().for_each(|p| *p = 0.0);
+        self.nodes[i].q.phi.iter_mut().for_each(|p| *p = 0.0);
         Ok(())
     }
 }

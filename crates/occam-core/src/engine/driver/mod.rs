@@ -9,7 +9,8 @@
 
 use std::time::Instant;
 
-use super::{State, Vmp};
+use super::qblock::QBlock;
+use super::{NodeState, Vmp};
 use crate::error::RunError;
 use crate::graph::NodeId;
 
@@ -61,7 +62,7 @@ impl Vmp {
         let restarts = opts.restarts.max(1);
         let order = self.schedule(opts)?;
         let start = Instant::now();
-        let mut best: Option<(Fit, Vec<State>)> = None;
+        let mut best: Option<(Fit, Vec<NodeState>)> = None;
         let mut bounds = Vec::new();
         let mut components = Vec::new();
         for r in 0..restarts {
@@ -383,22 +384,31 @@ impl Vmp {
         Ok(())
     }
 
-    /// Every node's (φ, u, A), to restore later.
-    pub(crate) fn snapshot(&self) -> Vec<State> {
-        self.nodes
-            .iter()
-            .map(|n| (n.phi.clone(), n.u.clone(), n.a.clone()))
+    /// Every node's state (φ, u, A), to restore later: each block's snapshot of its members
+    /// (`QBlock::snapshot`), and the moments of deterministic nodes and constants.
+    pub(crate) fn snapshot(&self) -> Vec<NodeState> {
+        (0..self.nodes.len())
+            .map(|i| match self.block_of(i) {
+                Some(block) => block.snapshot(self, i),
+                None => self.nodes[i].q.clone(),
+            })
             .collect()
     }
 
     /// Puts back a snapshot and drops every cached product.
-    pub(crate) fn restore(&mut self, state: Vec<State>) {
-        for (n, (phi, u, a)) in self.nodes.iter_mut().zip(state) {
-            n.phi = phi;
-            n.u = u;
-            n.a = a;
-            // Per-element moments formed on request (`Vmp::moments`) belong to the old state.
-            n.lazy = Default::default();
+    pub(crate) fn restore(&mut self, state: Vec<NodeState>) {
+        let blocks = self.blocks.clone();
+        for (i, s) in state.into_iter().enumerate() {
+            match self.block_of[i] {
+                Some(b) => blocks[b as usize].restore(self, i, s),
+                None => {
+                    let n = &mut self.nodes[i];
+                    n.q = s;
+                    // Per-element moments formed on request (`Vmp::moments`) belong to the old
+                    // state.
+                    n.lazy = Default::default();
+                }
+            }
         }
         self.changed_all();
     }

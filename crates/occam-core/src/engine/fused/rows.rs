@@ -5,7 +5,7 @@
 
 use super::{Child, Node};
 use crate::dist::ExpFamily;
-use crate::engine::update::update_rows;
+use crate::engine::factorised::update_rows;
 use crate::kernels;
 
 /// The new q(z_e) of a block when every element is latent, every child element takes part and

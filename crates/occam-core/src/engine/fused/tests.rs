@@ -1,5 +1,6 @@
 use crate::network::Source;
 use crate::prelude::*;
+use std::sync::Arc;
 
 /// z[G, M] with weights per group G (three element groups), some labels observed, and three
 /// mixture children: a Gaussian with missing entries, a Poisson, and w[G, M, D] with means
@@ -78,7 +79,7 @@ fn fused_update_equals_the_generic_update() {
 fn fused_equals_generic(complete: bool) {
     let (mut fused, z) = model(complete);
     let (mut generic, _) = model(complete);
-    assert!(fused.fused[z.index()], "z should take the fused path");
+    assert!(fused.is_fused(z.index()), "z should take the fused path");
     let w = fused.node("w").unwrap().index();
     assert!(fused.nodes[w].config_only && fused.nodes[w].period == 2);
     unfused(&mut generic);
@@ -92,7 +93,7 @@ fn fused_equals_generic(complete: bool) {
 /// `vmp` with every fused path switched off: indices updated element by element and mixture
 /// children read per element, the reference the fused update is tested against.
 pub(crate) fn unfused(vmp: &mut Vmp) {
-    vmp.fused.iter_mut().for_each(|f| *f = false);
+    vmp.unfuse();
     for node in vmp.nodes.iter_mut() {
         node.config_only = false;
         node.period = 1;
@@ -133,16 +134,21 @@ pub(crate) fn track_generic(
         check(fused, sweep);
         for node in 0..fused.nodes.len() {
             let (a, b) = (&fused.nodes[node], &generic.nodes[node]);
-            for (u, v) in a.u.iter().zip(&b.u) {
+            for (u, v) in a.q.u.iter().zip(&b.q.u) {
                 assert!(close(*u, *v), "{tag}sweep {sweep}, {}: {u} vs {v}", a.name);
             }
             let (pa, pb) = (fused.natural(NodeId(node)), generic.natural(NodeId(node)));
-            assert_eq!((a.u.len(), pa.len()), (b.u.len(), pb.len()), "{}", a.name);
+            assert_eq!(
+                (a.q.u.len(), pa.len()),
+                (b.q.u.len(), pb.len()),
+                "{}",
+                a.name
+            );
             for (i, (p, q)) in pa.iter().zip(pb).enumerate() {
                 if *p == f64::NEG_INFINITY && a.natural_on_request() {
-                    let below = *q - b.a[i / b.len] <= -700.0;
+                    let below = *q - b.q.a[i / b.len] <= -700.0;
                     assert!(
-                        b.u[i] == 0.0 && below,
+                        b.q.u[i] == 0.0 && below,
                         "{tag}sweep {sweep}, {}: {p} vs {q}",
                         a.name
                     );
@@ -162,14 +168,14 @@ pub(crate) fn track_generic(
 fn an_index_without_phi_is_updated_element_by_element_as_before() {
     let (mut fused, z) = model(true);
     let (mut generic, _) = model(true);
-    generic.fused.iter_mut().for_each(|f| *f = false);
+    generic.unfuse();
     fused.initialize(7).unwrap();
     generic.initialize(7).unwrap();
     let order = fused.default_order();
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-10 * (1.0 + b.abs());
     for sweep in 0..6 {
         if sweep == 3 {
-            fused.fused.iter_mut().for_each(|f| *f = false);
+            fused.unfuse();
         }
         for &id in &order {
             fused.update(id).unwrap();
@@ -181,16 +187,16 @@ fn an_index_without_phi_is_updated_element_by_element_as_before() {
             assert!(close(a, b), "sweep {sweep}: {a} vs {b}");
         }
         for (a, b) in fused.nodes.iter().zip(&generic.nodes) {
-            for (u, v) in a.u.iter().zip(&b.u) {
+            for (u, v) in a.q.u.iter().zip(&b.q.u) {
                 assert!(close(*u, *v), "sweep {sweep}, {}: {u} vs {v}", a.name);
             }
         }
     }
     let (a, b) = (&fused.nodes[z.index()], &generic.nodes[z.index()]);
-    for (p, q) in a.phi.iter().zip(&b.phi) {
+    for (p, q) in a.q.phi.iter().zip(&b.q.phi) {
         assert!(close(*p, *q), "{p} vs {q}");
     }
-    assert_eq!(a.phi.len(), b.phi.len());
+    assert_eq!(a.q.phi.len(), b.q.phi.len());
     assert!(close(fused.bound(), fused.fresh_bound()));
 }
 
@@ -225,14 +231,14 @@ fn constant_weights_fit(weights: &[f64], generic: bool) -> (f64, Vec<f64>) {
     let mut vmp = g.compile().unwrap();
     if weights.contains(&0.0) {
         let ln_p: Vec<f64> = weights.iter().map(|w| w.ln()).collect();
-        vmp.nodes[z.index()].parents[0].source = Source::Const(ln_p);
+        Arc::make_mut(&mut vmp.nodes[z.index()].model).parents[0].source = Source::Const(ln_p);
         // The prior fixed when compiling, formed anew from the new constant.
         vmp.nodes[z.index()].fixed_prior = super::super::fixed_prior(&vmp.nodes[z.index()]);
     }
     vmp.changed_all();
-    assert!(vmp.fused[z.index()]);
+    assert!(vmp.is_fused(z.index()));
     if generic {
-        vmp.fused.iter_mut().for_each(|f| *f = false);
+        vmp.unfuse();
     }
     let fit = vmp
         .run(&RunOptions {
@@ -268,7 +274,7 @@ fn fused_update_reports_the_broken_element() {
     let (mut vmp, z) = model(true);
     vmp.initialize(3).unwrap();
     let x = vmp.node("x").unwrap();
-    vmp.nodes[x.index()].u[2 * 21] = f64::NAN;
+    vmp.nodes[x.index()].q.u[2 * 21] = f64::NAN;
     vmp.changed(x.index());
     match vmp.update(z) {
         Err(RunError::Numerical { node, element, .. }) => {

@@ -225,7 +225,7 @@ impl MatVecForm {
         let dd = self.d * self.d;
         let u = match &nodes[lin.y].parents[1].source {
             Source::Const(m) => &m[..],
-            Source::Node(p) => &nodes[*p].u[..],
+            Source::Node(p) => &nodes[*p].q.u[..],
         };
         (&u[..dd], u[dd])
     }

@@ -42,9 +42,11 @@ use super::*;
 use crate::dist::Dist;
 use crate::linalg::trace_of_product;
 use crate::special::LN_2PI;
+pub(super) use block::{LinearKernel, SharedCovariance};
 use data::Data;
 use std::sync::OnceLock;
 
+mod block;
 mod data;
 mod grid;
 mod matvec;
@@ -276,7 +278,7 @@ impl Linear {
     fn tau(&self, nodes: &[Node], k: usize) -> (f64, f64) {
         match &nodes[self.y].parents[1].source {
             Source::Const(m) => (m[0], m[1]),
-            Source::Node(p) => (nodes[*p].u[2 * k], nodes[*p].u[2 * k + 1]),
+            Source::Node(p) => (nodes[*p].q.u[2 * k], nodes[*p].q.u[2 * k + 1]),
         }
     }
 
@@ -517,7 +519,7 @@ impl Linear {
         }
         let (f, q) = (&nodes[self.f], self.q);
         let element = |s: usize, i: usize, buf: &mut Vec<f64>| match &f.parents[s].source {
-            Source::Node(p) if nodes[*p].u.is_empty() => {
+            Source::Node(p) if nodes[*p].q.u.is_empty() => {
                 buf.clear();
                 let x = &nodes[*p].data[i * q..(i + 1) * q];
                 buf.extend_from_slice(x);
@@ -538,4 +540,4 @@ impl Linear {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -89,7 +89,7 @@ impl Linear {
         let s = self.sum.expect("offsets belong to a sum");
         let u = match &nodes[s].parents[o.slot].source {
             Source::Const(m) => &m[..2],
-            Source::Node(p) => &nodes[*p].u[2 * g..2 * g + 2],
+            Source::Node(p) => &nodes[*p].q.u[2 * g..2 * g + 2],
         };
         (u[0], u[1] - u[0] * u[0])
     }

@@ -20,16 +20,16 @@ pub(in crate::engine) fn is_shared(node: &Node) -> bool {
     let MomentKind::Gaussian { d } = node.kind else {
         return false;
     };
-    node.n >= 2 && node.u.len() == node.n * d + d * d && node.phi.len() == node.u.len()
+    node.n >= 2 && node.q.u.len() == node.n * d + d * d && node.q.phi.len() == node.q.u.len()
 }
 
 /// A node's moments as stored (see `Side`).
 pub(super) fn side(node: &Node, q: usize) -> Side<'_> {
     if is_shared(node) {
-        let (m, cov) = node.u.split_at(node.n * q);
+        let (m, cov) = node.q.u.split_at(node.n * q);
         Side::Shared(m, cov)
     } else {
-        Side::Dense(&node.u)
+        Side::Dense(&node.q.u)
     }
 }
 
@@ -106,9 +106,9 @@ pub(in crate::engine) fn dense_state(node: &Node) -> (Vec<f64>, Vec<f64>) {
     let MomentKind::Gaussian { d: q } = node.kind else {
         unreachable!("shared nodes are Gaussian vectors")
     };
-    let (m, cov) = node.u.split_at(node.n * q);
+    let (m, cov) = node.q.u.split_at(node.n * q);
     let u = Side::Shared(m, cov).dense(q).into_owned();
-    let (phi1, phi2) = node.phi.split_at(node.n * q);
+    let (phi1, phi2) = node.q.phi.split_at(node.n * q);
     let mut phi = Vec::with_capacity(node.n * node.len);
     for row in phi1.chunks_exact(q) {
         phi.extend_from_slice(row);
@@ -175,12 +175,12 @@ pub(super) fn shared_moments(
     phi1: Vec<f64>,
     phi2: &[f64],
     q: usize,
-) -> Result<State, (usize, String)> {
+) -> Result<NodeState, (usize, String)> {
     let mut u = Vec::new();
     let a = shared_moments_into(dist, &phi1, phi2, q, &mut u)?;
     let mut phi = phi1;
     phi.extend_from_slice(phi2);
-    Ok((phi, u, a))
+    Ok(NodeState { phi, u, a })
 }
 
 /// [`shared_moments`] writing u = [m, Σ] into `u` (its buffer reused when it has the shared form's
@@ -240,7 +240,7 @@ impl Vmp {
         let dist = dist.clone();
         let reuse = is_shared(&self.nodes[i]);
         let mut u = if reuse {
-            std::mem::take(&mut self.nodes[i].u)
+            std::mem::take(&mut self.nodes[i].q.u)
         } else {
             Vec::new()
         };
@@ -251,15 +251,15 @@ impl Vmp {
                     let node = &mut self.nodes[i];
                     let nq = node.n * q;
                     let (old_m, old_cov) = u.split_at_mut(nq);
-                    kernels::product_strided_into(&node.phi[..nq], q, old_cov, (0, q, q), old_m);
-                    node.u = u;
+                    kernels::product_strided_into(&node.q.phi[..nq], q, old_cov, (0, q, q), old_m);
+                    node.q.u = u;
                 }
                 return Err(self.numerical(i, e, w));
             }
         };
         phi1.extend_from_slice(&phi2);
         let node = &mut self.nodes[i];
-        (node.phi, node.u, node.a) = (phi1, u, a);
+        node.q = NodeState { phi: phi1, u, a };
         node.lazy = std::sync::OnceLock::new();
         self.changed(i);
         self.refresh_dependents(i);
@@ -274,14 +274,14 @@ impl Vmp {
         let MomentKind::Gaussian { d: q } = x.kind else {
             unreachable!("shared nodes are Gaussian vectors")
         };
-        let (m, cov) = x.u.split_at(x.n * q);
-        let (phi1, phi2) = x.phi.split_at(x.n * q);
+        let (m, cov) = x.q.u.split_at(x.n * q);
+        let (phi1, phi2) = x.q.phi.split_at(x.n * q);
         let g = Side::Shared(m, cov).gram(q);
         let mut s = vec![0.0; q];
         m.chunks_exact(q).for_each(|r| kernels::add_into(&mut s, r));
         let (prior, ap) = constant_prior(x, &self.nodes);
         let prior_part = dot(&prior[..q], &s) + dot(&prior[q..], &g) - x.n as f64 * ap;
-        let own = x.a.iter().sum::<f64>() - dot(phi1, m) - dot(phi2, &g);
+        let own = x.q.a.iter().sum::<f64>() - dot(phi1, m) - dot(phi2, &g);
         prior_part + own
     }
 
@@ -302,7 +302,7 @@ impl Vmp {
         let dist = x.dist().expect("a stochastic node");
         let (prior, _) = constant_prior(x, &self.nodes);
         let of_prior = || shared_moments(dist, prior[..q].repeat(n), &prior[q..], q);
-        let (phi, u, a) = match init {
+        let state = match init {
             Init::Prior => of_prior().map_err(|(e, w)| self.numerical(i, e, w))?,
             Init::Random => {
                 // The designated families draw with `gaussian_vector_sample`: one factorisation.
@@ -326,13 +326,13 @@ impl Vmp {
                 let Some(u) = compress_moments(values, n, q) else {
                     return Ok(false);
                 };
-                let (phi, _, a) = of_prior().map_err(|(e, w)| self.numerical(i, e, w))?;
-                (phi, u, a)
+                let prior = of_prior().map_err(|(e, w)| self.numerical(i, e, w))?;
+                NodeState { u, ..prior }
             }
             _ => return Ok(false),
         };
         let node = &mut self.nodes[i];
-        (node.phi, node.u, node.a) = (phi, u, a);
+        node.q = state;
         node.lazy = std::sync::OnceLock::new();
         self.changed(i);
         Ok(true)
@@ -347,11 +347,11 @@ impl Vmp {
         let MomentKind::Gaussian { d: q } = node.kind else {
             return;
         };
-        let compressed = compress_natural(&node.phi, q)
-            .and_then(|phi| Some((phi, compress_moments(&node.u, node.n, q)?)));
+        let compressed = compress_natural(&node.q.phi, q)
+            .and_then(|phi| Some((phi, compress_moments(&node.q.u, node.n, q)?)));
         if let Some((phi, u)) = compressed {
             let node = &mut self.nodes[i];
-            (node.phi, node.u) = (phi, u);
+            (node.q.phi, node.q.u) = (phi, u);
             node.lazy = std::sync::OnceLock::new();
             self.changed(i);
         }
@@ -362,7 +362,7 @@ impl Vmp {
         if is_shared(&self.nodes[i]) {
             let (u, phi) = dense_state(&self.nodes[i]);
             let node = &mut self.nodes[i];
-            (node.u, node.phi) = (u, phi);
+            (node.q.u, node.q.phi) = (u, phi);
             node.lazy = std::sync::OnceLock::new();
             self.changed(i);
         }

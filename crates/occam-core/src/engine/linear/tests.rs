@@ -1,12 +1,13 @@
 //! The linear-Gaussian kernel against the element-by-element path (`Graph::compile_generic`): every
 //! stochastic node's φ and moments and every bound term, after every update.
 
+use super::super::NodeState;
 use crate::prelude::*;
 use rand::{Rng as _, SeedableRng};
 
 /// Where y's precision lives.
 #[derive(Clone, Copy, Debug)]
-enum Prec {
+pub(in crate::engine) enum Prec {
     Shared,
     Constant,
     /// One Gamma per element of the first factor's plate.
@@ -17,7 +18,13 @@ enum Prec {
 
 /// y[D, N] (or y[N, D]) ~ N(dot(W[D], X[N]), τ⁻¹): W with ARD columns, X standard normal, a
 /// fraction of y missing; with `const_w`, y[N] ~ N(dot(c, X[N]), τ⁻¹) for a constant c.
-fn pca(seed: u64, prec: Prec, swap: bool, missing: f64, const_w: bool) -> Graph {
+pub(in crate::engine) fn pca(
+    seed: u64,
+    prec: Prec,
+    swap: bool,
+    missing: f64,
+    const_w: bool,
+) -> Graph {
     pca_with(seed, prec, swap, missing, const_w, false, 7)
 }
 
@@ -229,8 +236,8 @@ pub(super) fn compare(fast: &Vmp, generic: &Vmp, when: &str, bounds: bool) {
             continue;
         }
         let (u, phi) = (fast.moments(NodeId(i)), fast.natural(NodeId(i)));
-        assert_eq!((u.len(), phi.len()), (b.u.len(), b.phi.len()));
-        for (u, v) in u.iter().zip(&b.u).chain(phi.iter().zip(&b.phi)) {
+        assert_eq!((u.len(), phi.len()), (b.q.u.len(), b.q.phi.len()));
+        for (u, v) in u.iter().zip(&b.q.u).chain(phi.iter().zip(&b.q.phi)) {
             assert!(close(*u, *v), "{when}, node {i} {}: {u} vs {v}", b.name);
         }
         let (fm, gm) = (
@@ -317,7 +324,7 @@ fn linear_kernel_equals_the_generic_path() {
                 } else {
                     n * (q + q * q)
                 };
-                assert_eq!((x.u.len(), x.phi.len()), (stored, stored));
+                assert_eq!((x.q.u.len(), x.q.phi.len()), (stored, stored));
             }
         }
         // dot(X[N], W[D]): X indexes the rows unless τ varies over D.
@@ -358,10 +365,13 @@ fn regression_kernel_equals_the_generic_path() {
         assert_same(build(), build(), true);
         let vmp = build().compile().unwrap();
         let x = vmp.node("X").unwrap();
-        assert!(vmp.nodes[x.index()].u.is_empty(), "X keeps its values only");
+        assert!(
+            vmp.nodes[x.index()].q.u.is_empty(),
+            "X keeps its values only"
+        );
         // The data keep no u(y), f(y); a precision without plates is read by the broadcast rule.
         let y = &vmp.nodes[vmp.node("y").unwrap().index()];
-        assert!(y.u.is_empty() && y.a.is_empty());
+        assert!(y.q.u.is_empty() && y.q.a.is_empty());
         assert_eq!(y.parents[1].rule.is_broadcast(), !grouped);
         assert_eq!(vmp.mean(x).unwrap().len(), 3 * 6 * 4);
         // Its moments are still available on request, equal to the generic path's.
@@ -398,10 +408,11 @@ fn shared_moments_are_the_gradient_of_the_log_partition() {
             -0.5 * (llt + f64::from(u8::from(a == b)))
         })
         .collect();
-    let (_, u, a) = super::shared::shared_moments(&dist, phi1.clone(), &phi2, q).unwrap();
+    let NodeState { u, a, .. } =
+        super::shared::shared_moments(&dist, phi1.clone(), &phi2, q).unwrap();
     let (m, cov) = u.split_at(n * q);
     let total = |p1: &[f64], p2: &[f64]| -> f64 {
-        let (_, _, a) = super::shared::shared_moments(&dist, p1.to_vec(), p2, q).unwrap();
+        let NodeState { a, .. } = super::shared::shared_moments(&dist, p1.to_vec(), p2, q).unwrap();
         a.iter().sum()
     };
     assert!((a.iter().sum::<f64>() - total(&phi1, &phi2)).abs() < 1e-12);
@@ -455,7 +466,7 @@ fn kernel_messages_are_the_gradient_of_the_bound() {
             let msg = lin.grid_message(&vmp.nodes, &Default::default(), s);
             let shared = super::shared::is_shared(&vmp.nodes[p]);
             assert_eq!(shared, missing == 0.0 && s == 1);
-            let mut u = vmp.nodes[p].u.clone();
+            let mut u = vmp.nodes[p].q.u.clone();
             let n = vmp.nodes[p].n;
             let qq = q * q;
             for k in 0..u.len() {
@@ -480,7 +491,7 @@ fn kernel_messages_are_the_gradient_of_the_bound() {
                 };
                 let fd = derivative(&mut u, k, &|u| {
                     let mut nodes = vmp.nodes.clone();
-                    nodes[p].u = u.to_vec();
+                    nodes[p].q.u = u.to_vec();
                     lin.bound(&nodes, &Default::default())
                 });
                 assert!(

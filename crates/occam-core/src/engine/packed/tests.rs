@@ -1,6 +1,7 @@
 use super::super::fused::tests::{track_generic, unfused};
 use super::Packed;
 use crate::prelude::*;
+use std::sync::Arc;
 
 fn symmetric_packing(d: usize) -> Vec<usize> {
     MvGaussian { d }
@@ -102,7 +103,7 @@ fn the_fused_update_on_packed_moments_equals_the_generic_update() {
     for (d, runs) in [(5, 1), (6, 2)] {
         let (mut fused, z, x) = model(d, runs);
         let (mut generic, _, _) = model(d, runs);
-        assert!(fused.fused[z.index()], "z should take the fused path");
+        assert!(fused.is_fused(z.index()), "z should take the fused path");
         let packed = fused.nodes[x.index()].packed.as_ref().expect("x is packed");
         let per = d + d * (d + 1) / 2;
         assert_eq!(packed.len, runs * per);
@@ -120,7 +121,7 @@ fn small_or_latent_children_are_not_packed() {
     assert!(vmp.nodes[x.index()].packed.is_none());
     let (mut vmp, _, x) = model(5, 1);
     let node = &mut vmp.nodes[x.index()];
-    node.observed = crate::network::Observed::None;
+    Arc::make_mut(&mut node.model).observed = crate::network::Observed::None;
     assert!(Packed::of(node).is_none());
 }
 
@@ -136,6 +137,7 @@ fn folded_scores_and_unfolded_statistics_match_the_full_layout() {
     let theta: Vec<f64> = (0..2 * run).map(|i| ((i * 37) % 11) as f64 - 5.0).collect();
     let folded = packed.fold(&theta);
     for (full, short) in node
+        .q
         .u
         .chunks_exact(run)
         .zip(packed.u.chunks_exact(packed.len))
@@ -158,6 +160,6 @@ fn folded_scores_and_unfolded_statistics_match_the_full_layout() {
     };
     assert_eq!(
         packed.unfold(&weighted(&packed.u, packed.len)),
-        weighted(&node.u, run)
+        weighted(&node.q.u, run)
     );
 }

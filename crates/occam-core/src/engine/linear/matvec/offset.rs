@@ -57,7 +57,7 @@ impl MatVecForm {
         let d = self.d;
         let u = match &nodes[s].parents[slot].source {
             Source::Const(v) => &v[..],
-            Source::Node(p) => &nodes[*p].u[..d + d * d],
+            Source::Node(p) => &nodes[*p].q.u[..d + d * d],
         };
         Some(Moments {
             mean: &u[..d],

@@ -25,12 +25,15 @@
 use super::*;
 use crate::junction::{Calibrated, JunctionTree};
 
+mod block;
+pub(super) use block::TreeBlock;
+
 /// Largest cluster table a block may need.
 const MAX_CLUSTER_ENTRIES: usize = 1 << 22;
 
 /// A compiled tree block.
 #[derive(Clone, Debug)]
-pub(crate) struct Block {
+pub(crate) struct Tree {
     /// Member nodes, in node order; the first carries the entropy.
     pub members: Vec<usize>,
     /// The member the schedule updates the block through: the first with latent elements.
@@ -111,7 +114,7 @@ impl Graph {
 }
 
 /// Builds every block from the members' tags, with the checks [`Graph::joint_q`] defers.
-pub(super) fn build(nodes: &[Node]) -> Result<Vec<Block>, BuildError> {
+pub(super) fn build(nodes: &[Node]) -> Result<Vec<Tree>, BuildError> {
     let count = nodes
         .iter()
         .filter_map(|n| n.block)
@@ -224,7 +227,7 @@ pub(super) fn build(nodes: &[Node]) -> Result<Vec<Block>, BuildError> {
             .iter()
             .find(|&&c| nodes[c].has_latent())
             .unwrap_or(&members[0]);
-        blocks.push(Block {
+        blocks.push(Tree {
             leader,
             members,
             var,
@@ -278,7 +281,7 @@ fn expect(p: &[f64], t: &[f64]) -> f64 {
 /// has been set by a block update.
 pub(super) fn families(node: &Node) -> Option<&[f64]> {
     let per = node.configs * node.len;
-    (node.block.is_some() && node.a.len() == node.n * per + 1).then(|| &node.a[..node.n * per])
+    (node.block.is_some() && node.q.a.len() == node.n * per + 1).then(|| &node.q.a[..node.n * per])
 }
 
 impl Vmp {
@@ -287,11 +290,6 @@ impl Vmp {
     /// the first slowest); `None` for other nodes and before the block's first update.
     pub fn family_marginals(&self, node: NodeId) -> Option<&[f64]> {
         families(&self.nodes[node.0])
-    }
-
-    /// The block of node i, if it is a member.
-    pub(super) fn tree_of(&self, i: usize) -> Option<usize> {
-        self.nodes[i].block
     }
 
     /// Whether the schedule can skip node i: a member other than its block's first (updating any
@@ -315,7 +313,7 @@ impl Vmp {
             for e in (0..node.n).filter(|&e| node.participates(e)) {
                 let mut t = eta[e * node.len..(e + 1) * node.len].to_vec();
                 if node.is_observed(e) {
-                    let u = &node.u[e * node.len..(e + 1) * node.len];
+                    let u = &node.q.u[e * node.len..(e + 1) * node.len];
                     t.iter_mut().zip(u).for_each(|(t, u)| *t += u.ln());
                 }
                 unary.push(t);
@@ -337,9 +335,9 @@ impl Vmp {
             ));
         };
         let states = self.tree_states(b, &cal);
-        for (c, (phi, u, a)) in states {
+        for (c, state) in states {
             let node = &mut self.nodes[c];
-            (node.phi, node.u, node.a) = (phi, u, a);
+            node.q = state;
             self.changed(c);
             self.refresh_dependents(c);
         }
@@ -347,7 +345,7 @@ impl Vmp {
     }
 
     /// The members' new (φ, u, a) from a calibrated tree.
-    fn tree_states(&self, b: usize, cal: &Calibrated) -> Vec<(usize, State)> {
+    fn tree_states(&self, b: usize, cal: &Calibrated) -> Vec<(usize, NodeState)> {
         let block = &self.trees[b];
         let entropy = block.jt.entropy(cal);
         let mut fam = 0;
@@ -358,7 +356,7 @@ impl Vmp {
             .map(|(m, &c)| {
                 let node = &self.nodes[c];
                 let (len, per) = (node.len, node.configs * node.len);
-                let (mut phi, mut u) = (node.phi.clone(), node.u.clone());
+                let (mut phi, mut u) = (node.q.phi.clone(), node.q.u.clone());
                 let mut a = vec![0.0; node.n * per + 1];
                 for e in 0..node.n {
                     let v = block.var[m][e];
@@ -379,7 +377,7 @@ impl Vmp {
                 if m == 0 {
                     a[node.n * per] = entropy;
                 }
-                (c, (phi, u, a))
+                (c, NodeState { phi, u, a })
             })
             .collect()
     }
@@ -394,7 +392,7 @@ impl Vmp {
         let fams = families(node);
         for e in (0..node.n).filter(|&e| node.participates(e)) {
             let table = family_table(&self.nodes, node, e);
-            let u = &node.u[e * node.len..(e + 1) * node.len];
+            let u = &node.q.u[e * node.len..(e + 1) * node.len];
             let w = match fams {
                 Some(f) => &f[e * per..(e + 1) * per],
                 None => {
@@ -412,7 +410,7 @@ impl Vmp {
             };
             total += expect(w, &table);
         }
-        total + fams.map_or(0.0, |_| node.a[node.a.len() - 1])
+        total + fams.map_or(0.0, |_| node.q.a[node.q.a.len() - 1])
     }
 }
 

@@ -1,0 +1,58 @@
+//! A factorised node's bound term — Winn (2.34)–(2.36), with (2.36) corrected (see
+//! docs/seed-corrections.md).
+
+use super::super::*;
+use crate::engine::bound::{dot_abs, prior_part};
+
+pub(in crate::engine) struct BoundTerm<'a> {
+    pub cache: &'a Cache,
+    pub id: usize,
+    pub nodes: &'a [Node],
+    pub node: &'a Node,
+    /// Instead of the term, the sizes of the pieces it adds (see [`Vmp::bound_roundoff`]).
+    pub sizes: bool,
+}
+
+impl DistVisitor for BoundTerm<'_> {
+    type Output = f64;
+    /// Winn (2.34) for latent elements: (⟨φ_p⟩ − φ_q)·⟨u⟩ − ⟨A_p⟩ + A_q; (2.35–2.36, corrected:
+    /// ⟨g⟩, not g'(⟨φ⟩)) for observed and MAP elements: ⟨φ_p⟩·u(x) + f(x) − ⟨A_p⟩. The prior part
+    /// is multilinear in u, so for mixtures and grouped elements it is a product of cached sums with
+    /// the parents' moments.
+    fn visit<D: ExpFamily>(self, d: &D) -> f64 {
+        let (nodes, c) = (self.nodes, self.node);
+        let own = cached_own(self.cache, nodes, self.id);
+        let sizes = self.sizes;
+        let own = if sizes { own.abs() } else { own };
+        if c.config_only {
+            // Σ_e Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (⟨φ_k⟩·S_k − ⟨A_k⟩ T_k), S = Wᵀ U.
+            let priors = cached_component_priors(d, self.cache, nodes, self.id);
+            let stats = cached_stats(self.cache, nodes, self.id);
+            return prior_part(&priors.0, &priors.1, &stats.0, &stats.1, sizes) + own;
+        }
+        if c.groups.is_some() {
+            let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");
+            let sums = cached_group_sums(self.cache, nodes, self.id);
+            return prior_part(&phi, &a, &sums.0, &sums.1, sizes) + own;
+        }
+        let chunks = c.n.div_ceil(kernels::CHUNK);
+        let sums: Vec<f64> = map_chunks(chunks, |ch| {
+            let mut phi = vec![0.0; c.len];
+            let mut tmp = vec![0.0; c.len];
+            let mut buf = Vec::new();
+            let mut total = 0.0;
+            let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
+            for e in range.filter(|&e| c.participates(e)) {
+                let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
+                let u = &c.q.u[e * c.len..(e + 1) * c.len];
+                total += if sizes {
+                    dot_abs(&phi, u) + ap.abs()
+                } else {
+                    natural_dot(&phi, u) - ap
+                };
+            }
+            total
+        });
+        sums.iter().sum::<f64>() + own
+    }
+}

@@ -1,0 +1,185 @@
+//! The q-block contract: what one part of q provides to the engine. The variational posterior is a
+//! product of blocks — q = Π_b q_b — and the generic update, bound and message passing are one loop
+//! over them (`Vmp::update`, `Vmp::node_bounds`, `Vmp::child_messages`): nothing outside a block's
+//! own folder knows its structure.
+//!
+//! A block provides (see [`QBlock`]):
+//! - its **members**: the nodes whose q (or whose own variational parameters) it holds, each
+//!   member's φ, u and A living in the member's [`NodeState`] (so restart snapshots and restores
+//!   carry every block alike);
+//! - its **update** — the optimal q_b given the messages it receives (Winn (2.19) for a factorised
+//!   node, (5.20) for a structured block), which never lowers the bound;
+//! - its **bound term** per member — Winn (2.34)–(2.36) for a factorised node; a structured block
+//!   adds its joint entropy once;
+//! - the **messages it sends to its parents**, one member and edge at a time: Winn (2.18), (2.53),
+//!   (2.46–2.49) or a block's own expectation of them; they equal ∂(bound)/∂u_parent;
+//! - its **start** (Winn §2.5.1) and, through its members' store, its restart snapshot.
+//!
+//! A factor with its own variational parameters is a block too: a logistic factor's
+//! Jaakkola–Jordan ξ, or the weights of an importance-sampled node, are kept in the store of the
+//! factor's node (its member); the block's update re-optimises them (e.g. ξ² = ⟨(wᵀx)²⟩), its bound
+//! term is the local bound, and its messages to the parents are the derivatives of that bound.
+//!
+//! # Checklist: adding a block
+//! 1. A folder `engine/<block>/` with the structure's kernels and `block.rs` holding a struct and
+//!    `impl QBlock` for it (members, update, bound, send, start); derivation comments cite the
+//!    equations.
+//! 2. Its builder — the `impl Graph` method that declares it (e.g. [`Graph::joint_q`]) — in
+//!    `graph/`, storing what it needs on the built nodes.
+//! 3. One variant in [`Block`] and one arm in `for_block!` below; one rule in [`assign`] saying which
+//!    nodes it claims (earlier rules win).
+//! 4. Its cached products, if any, in `NodeCache`, dropped by `Vmp::changed` when an input changes.
+//! 5. One model of the kind in `engine/qblock/tests.rs` (the contract test: bound term against a
+//!    from-scratch bound, an update never lowers the bound, messages against finite differences).
+
+use super::*;
+
+pub(super) use super::node::NodeState;
+
+/// One part of q: its members, update, bound term, messages to parents and start (module docs).
+///
+/// Calls are per block (a few per sweep); the loops over elements stay inside each
+/// implementation, monomorphic over the family (`DistVisitor`).
+pub(super) trait QBlock {
+    /// The nodes whose q or variational parameters the block holds, in node order.
+    fn members(&self) -> &[usize];
+
+    /// The optimal q of the block given the messages it receives, scheduled through `member`
+    /// (blocks whose q is joint update every member at once).
+    fn update(&self, vmp: &mut Vmp, member: usize) -> Result<(), RunError>;
+
+    /// Member `member`'s term of the bound; with `sizes`, the sizes of the pieces it adds (see
+    /// [`Vmp::bound_roundoff`]).
+    fn bound(&self, vmp: &Vmp, cache: &Cache, member: usize, sizes: bool) -> f64;
+
+    /// Adds into `out` (per element of the parent) the messages `member` sends to the parent it
+    /// reads as `role`.
+    fn send(&self, vmp: &Vmp, member: usize, role: Role, out: &mut [f64]);
+
+    /// Starts `member`'s q (Winn §2.5.1), as its `Init` or the default start asks.
+    fn start(&self, vmp: &mut Vmp, member: usize, rng: &mut Rng) -> Result<(), RunError> {
+        vmp.start_stochastic(member, rng)
+    }
+
+    /// Member `member`'s state for a restart snapshot.
+    fn snapshot(&self, vmp: &Vmp, member: usize) -> NodeState {
+        vmp.nodes[member].q.clone()
+    }
+
+    /// Puts back a snapshot of `member`.
+    fn restore(&self, vmp: &mut Vmp, member: usize, state: NodeState) {
+        let n = &mut vmp.nodes[member];
+        n.q = state;
+        // Per-element moments formed on request (`Vmp::moments`) belong to the old state.
+        n.lazy = Default::default();
+    }
+}
+
+/// Every kind of block (static dispatch: one `match` per block call).
+#[derive(Clone, Debug)]
+pub(super) enum Block {
+    /// A node of the mean-field part (module `factorised`).
+    Factorised(factorised::Factorised),
+    /// A mixture index updated in one pass with its children's statistics (module `fused`).
+    Fused(fused::FusedIndex),
+    /// A Gaussian node keeping one covariance for all its elements (module `linear::shared`).
+    Shared(linear::SharedCovariance),
+    /// The dot node, offsets sum and Gaussian child of a linear-Gaussian structure (`linear`).
+    Linear(linear::LinearKernel),
+    /// A Markov chain's joint q over each sequence (module `chain`).
+    Chain(chain::ChainBlock),
+    /// A tree-structured q over discrete nodes (module `tree`).
+    Tree(tree::TreeBlock),
+}
+
+macro_rules! for_block {
+    ($b:expr, $x:ident => $body:expr) => {
+        match $b {
+            Block::Factorised($x) => $body,
+            Block::Fused($x) => $body,
+            Block::Shared($x) => $body,
+            Block::Linear($x) => $body,
+            Block::Chain($x) => $body,
+            Block::Tree($x) => $body,
+        }
+    };
+}
+
+impl QBlock for Block {
+    fn members(&self) -> &[usize] {
+        for_block!(self, b => b.members())
+    }
+    fn update(&self, vmp: &mut Vmp, member: usize) -> Result<(), RunError> {
+        for_block!(self, b => b.update(vmp, member))
+    }
+    fn bound(&self, vmp: &Vmp, cache: &Cache, member: usize, sizes: bool) -> f64 {
+        for_block!(self, b => b.bound(vmp, cache, member, sizes))
+    }
+    fn send(&self, vmp: &Vmp, member: usize, role: Role, out: &mut [f64]) {
+        for_block!(self, b => b.send(vmp, member, role, out))
+    }
+    fn start(&self, vmp: &mut Vmp, member: usize, rng: &mut Rng) -> Result<(), RunError> {
+        for_block!(self, b => b.start(vmp, member, rng))
+    }
+    fn snapshot(&self, vmp: &Vmp, member: usize) -> NodeState {
+        for_block!(self, b => b.snapshot(vmp, member))
+    }
+    fn restore(&self, vmp: &mut Vmp, member: usize, state: NodeState) {
+        for_block!(self, b => b.restore(vmp, member, state))
+    }
+}
+
+/// The blocks of a compiled model and the block of each node (`None`: deterministic nodes and
+/// constants, whose moments follow from their parents). Rules in order, the first that claims a
+/// node wins: tree blocks, chains, linear-Gaussian structures, shared covariances, fused indices,
+/// and every other stochastic node alone.
+pub(super) fn assign(
+    nodes: &[Node],
+    trees: &[tree::Tree],
+    linear: &[Option<Arc<linear::Linear>>],
+    shared: &[Option<Arc<linear::Linear>>],
+    fused: &[bool],
+) -> (Vec<Block>, Vec<Option<u32>>) {
+    let mut blocks = Vec::new();
+    let mut of: Vec<Option<u32>> = vec![None; nodes.len()];
+    let mut claim = |block: Block, of: &mut Vec<Option<u32>>| {
+        let b = blocks.len() as u32;
+        for &m in block.members() {
+            of[m] = Some(b);
+        }
+        blocks.push(block);
+    };
+    for (t, tree) in trees.iter().enumerate() {
+        claim(Block::Tree(tree::TreeBlock::new(t, tree)), &mut of);
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        if of[i].is_some() {
+            continue;
+        }
+        let block = match &node.body {
+            Body::Chain(_) => Block::Chain(chain::ChainBlock::new(i)),
+            _ if linear[i].is_some() => {
+                let lin = linear[i].clone().expect("checked");
+                Block::Linear(linear::LinearKernel::new(lin))
+            }
+            Body::Stochastic(_) if shared[i].is_some() => {
+                Block::Shared(linear::SharedCovariance::new(i))
+            }
+            Body::Stochastic(_) if fused[i] => Block::Fused(fused::FusedIndex::new(i)),
+            Body::Stochastic(_) => Block::Factorised(factorised::Factorised::new(i)),
+            Body::Deterministic(_) | Body::Constant => continue,
+        };
+        claim(block, &mut of);
+    }
+    (blocks, of)
+}
+
+impl Vmp {
+    /// The block holding node i's q, if any.
+    pub(super) fn block_of(&self, i: usize) -> Option<&Block> {
+        self.block_of[i].map(|b| &self.blocks[b as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,212 @@
+//! One small model per kind of block, for the contract test (`super`): each with latent parents
+//! outside its blocks, so every block sends messages to a node with moments of its own.
+
+use crate::prelude::*;
+use rand::{Rng as _, SeedableRng};
+
+/// Draws `n` values uniform on [lo, hi) from `seed`.
+fn uniform(n: usize, lo: f64, hi: f64, seed: u64) -> Vec<f64> {
+    let mut rng = crate::Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| lo + (hi - lo) * rng.random::<f64>())
+        .collect()
+}
+
+/// x[N] ~ N(μ, τ⁻¹) observed, μ ~ N(0.5, 2⁻¹), τ ~ Gamma(2, 1); and w[N] ~ Gamma(3, ρ) observed with
+/// ρ ~ Gamma(1.5, 0.5): factorised Gaussian and Gamma nodes.
+pub(super) fn factorised() -> Graph {
+    let mut g = Graph::new();
+    let n = g.plate("N", 12);
+    let mu = g.add("mu", Gaussian, &[], [c(0.5), c(2.0)]).unwrap();
+    let tau = g.add("tau", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap();
+    let x = g.add("x", Gaussian, &[n], [p(mu), p(tau)]).unwrap();
+    g.observe(x, &uniform(12, -1.0, 3.0, 1)).unwrap();
+    let rho = g.add("rho", Gamma { shape: 1.5 }, &[], [c(0.5)]).unwrap();
+    let w = g.add("w", Gamma { shape: 3.0 }, &[n], [p(rho)]).unwrap();
+    g.observe(w, &uniform(12, 0.5, 4.0, 2)).unwrap();
+    g
+}
+
+/// A Gaussian mixture x[N] ~ N(μ_z, τ_z⁻¹) with z[N] ~ Cat(α), α ~ Dir: z takes the fused path.
+pub(super) fn mixture() -> Graph {
+    let (n, k) = (30, 3);
+    let mut g = Graph::new();
+    let np = g.plate("N", n);
+    let kp = g.plate("K", k);
+    let alpha = g
+        .add(
+            "alpha",
+            Dirichlet {
+                concentration: vec![1.0; k],
+            },
+            &[],
+            [],
+        )
+        .unwrap();
+    let z = g.add("z", Categorical { k }, &[np], [p(alpha)]).unwrap();
+    let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.05)]).unwrap();
+    let tau = g.add("tau", Gamma { shape: 2.0 }, &[kp], [c(1.0)]).unwrap();
+    let x = g
+        .add_mixture("x", Gaussian, &[np], &[(z, kp)], [p(mu), p(tau)])
+        .unwrap();
+    let noise = uniform(n, -0.5, 0.5, 3);
+    let xs: Vec<f64> = (0..n).map(|i| 4.0 * (i % k) as f64 + noise[i]).collect();
+    g.observe(x, &xs).unwrap();
+    g.initialize(z, Init::Random);
+    g
+}
+
+/// Probabilistic PCA through the linear-Gaussian kernel: with `shared`, X keeps one covariance
+/// (complete data, one precision); without, y has missing entries and a precision per row.
+pub(super) fn pca(shared: bool) -> Graph {
+    use super::super::super::linear::tests::{pca, Prec};
+    if shared {
+        pca(21, Prec::Shared, false, 0.0, false)
+    } else {
+        pca(21, Prec::PerRow, false, 0.3, false)
+    }
+}
+
+/// An HMM: z a discrete chain (K = 2, T = 5) with p0 ~ Dir and transition rows A ~ Dir, emitting
+/// x_t ~ N(μ_z, 4); with `fixed`, p0, A and μ are constants (then ln p(x) is the bound's optimum).
+pub(super) fn hmm(fixed: bool) -> Graph {
+    let (k, steps) = (2, 5);
+    let mut g = Graph::new();
+    let t = g.plate("T", steps);
+    let kp = g.plate("K", k);
+    let chain = MarkovChain {
+        k,
+        time: t,
+        lengths: None,
+    };
+    let (p0, a, mu) = if fixed {
+        (
+            cv(vec![0.6, 0.4]),
+            cv(vec![0.8, 0.2, 0.3, 0.7]),
+            p(
+                g.constant("mu", MomentKind::Gaussian { d: 1 }, &[kp], &[-1.0, 1.0])
+                    .unwrap(),
+            ),
+        )
+    } else {
+        let p0 = g
+            .add(
+                "p0",
+                Dirichlet {
+                    concentration: vec![1.0; k],
+                },
+                &[],
+                [],
+            )
+            .unwrap();
+        let a = g
+            .add(
+                "A",
+                Dirichlet {
+                    concentration: vec![2.0, 1.0],
+                },
+                &[kp],
+                [],
+            )
+            .unwrap();
+        let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.5)]).unwrap();
+        (p(p0), p(a), p(mu))
+    };
+    let z = g.markov_chain("z", chain, &[], [p0, a]).unwrap();
+    let x = g
+        .add_mixture("x", Gaussian, &[t], &[(z, kp)], [mu, c(4.0)])
+        .unwrap();
+    g.observe(x, &[-1.1, -0.9, 1.2, 0.8, -1.0]).unwrap();
+    g
+}
+
+/// The data of [`hmm`]'s fixed model: (p0, A, μ, precision, x).
+pub(super) const HMM: ([f64; 2], [f64; 4], [f64; 2], f64, [f64; 5]) = (
+    [0.6, 0.4],
+    [0.8, 0.2, 0.3, 0.7],
+    [-1.0, 1.0],
+    4.0,
+    [-1.1, -0.9, 1.2, 0.8, -1.0],
+);
+
+/// A linear dynamical system: x a Gaussian chain (D = 1, T = 4) observed through y_t ~ N(x_t, r⁻¹);
+/// with `fixed`, x_t = a x_{t−1} + N(0, τ⁻¹) with constants (see [`LDS`]), else a ~ N and τ ~ Gamma.
+pub(super) fn lds(fixed: bool) -> Graph {
+    let (m0, lam0, a, tau, r, y) = LDS;
+    let mut g = Graph::new();
+    let t = g.plate("T", y.len());
+    let rows = g.plate("R", 1);
+    let chain = GaussianMarkovChain {
+        d: 1,
+        time: t,
+        lengths: None,
+    };
+    let (an, taun) = if fixed {
+        (cv(vec![a]), cv(vec![tau]))
+    } else {
+        let an = g
+            .add(
+                "a",
+                MvGaussian { d: 1 },
+                &[rows],
+                [cv(vec![0.5]), cv(vec![2.0])],
+            )
+            .unwrap();
+        let taun = g
+            .add("tau", Gamma { shape: 2.0 }, &[rows], [c(1.0)])
+            .unwrap();
+        (p(an), p(taun))
+    };
+    let x = g
+        .gaussian_markov_chain("x", chain, &[], [cv(vec![m0]), cv(vec![lam0]), an, taun])
+        .unwrap();
+    let yn = g
+        .add("y", MvGaussian { d: 1 }, &[t], [p(x), cv(vec![r])])
+        .unwrap();
+    g.observe(yn, &y).unwrap();
+    g
+}
+
+/// [`lds`]'s constants: (m0, λ0, a, τ, r, y).
+pub(super) const LDS: (f64, f64, f64, f64, f64, [f64; 4]) =
+    (0.2, 2.0, 0.9, 3.0, 5.0, [0.3, 0.1, -0.4, 0.5]);
+
+/// A tree block {a, b}: a ~ Cat(0.3, 0.7), b | a from the table `tb`, observed x | b from `tx`; with
+/// `fixed`, tb is a constant (then ln p(x) is the bound's optimum), else tb's rows ~ Dir.
+pub(super) fn tree(fixed: bool) -> Graph {
+    let mut g = Graph::new();
+    let two = g.plate("two", 2);
+    let a = g
+        .add("a", Categorical { k: 2 }, &[], [cv(vec![0.3, 0.7])])
+        .unwrap();
+    let dir = MomentKind::Dirichlet { k: 2 };
+    let tb = if fixed {
+        p(g.constant("tb", dir, &[two], &TREE.0).unwrap())
+    } else {
+        p(g.add(
+            "tb",
+            Dirichlet {
+                concentration: vec![2.0, 1.0],
+            },
+            &[two],
+            [],
+        )
+        .unwrap())
+    };
+    let tx = g
+        .constant("tx", MomentKind::Dirichlet { k: 3 }, &[two], &TREE.1)
+        .unwrap();
+    let b = g
+        .add_mixture("b", Categorical { k: 2 }, &[], &[(a, two)], [tb])
+        .unwrap();
+    let x = g
+        .add_mixture("x", Categorical { k: 3 }, &[], &[(b, two)], [p(tx)])
+        .unwrap();
+    g.observe(x, &[2.0]).unwrap();
+    g.joint_q(&[a, b]).unwrap();
+    g
+}
+
+/// [`tree`]'s tables: tb (rows: p(b | a)), tx (rows: p(x | b)).
+pub(super) const TREE: ([f64; 4], [f64; 6]) =
+    ([0.9, 0.1, 0.2, 0.8], [0.6, 0.3, 0.1, 0.1, 0.2, 0.7]);

@@ -1,0 +1,147 @@
+//! Independent references for the contract test: a factorised node's bound term element by
+//! element from its definition, and ln p(data) of the fixed chain and tree models.
+
+use super::super::super::*;
+use super::models::{HMM, LDS, TREE};
+use crate::special::LN_2PI;
+
+/// Winn (2.34)–(2.36) for node m, element by element: Σ_e Σ_q w_eq (⟨φ(pa_q)⟩·u_e − ⟨A(pa_q)⟩) plus
+/// each element's own part, from per-element arrays (a shared covariance's per-element moments, a
+/// linear kernel's dot node given its factor's moments, its data's u(y) and f(y)), with no cached
+/// sum, run, group or kernel. `None` for chains and tree-block members.
+pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
+    let node = &vmp.nodes[m];
+    if node.block.is_some() || !matches!(node.body, Body::Stochastic(_)) {
+        return None;
+    }
+    let mut nodes = vmp.nodes.clone();
+    for (i, n) in nodes.iter_mut().enumerate() {
+        if linear::shared::is_shared(&vmp.nodes[i]) {
+            let id = NodeId(i);
+            let a = n.q.a.clone();
+            assert_eq!(a.len(), n.n, "one A per element in the shared form");
+            n.q = NodeState {
+                phi: vmp.natural(id).to_vec(),
+                u: vmp.moments(id).to_vec(),
+                a,
+            };
+        } else if vmp.serves_data(i) {
+            n.q.u = vec![0.0; n.n * n.len];
+            n.q.a = vec![0.0; n.n];
+            n.observed_state();
+        }
+    }
+    for i in 0..nodes.len() {
+        let Body::Deterministic(f) = &nodes[i].body else {
+            continue;
+        };
+        let f = f.clone();
+        let node = &nodes[i];
+        let mut u = vec![0.0; node.n * node.len];
+        let mut buf = Vec::new();
+        for e in 0..node.n {
+            let pa = gather(&nodes, node, e, &mut buf);
+            f.moments(
+                &pa[..node.parents.len()],
+                &mut u[e * node.len..(e + 1) * node.len],
+            );
+        }
+        nodes[i].q.u = u;
+    }
+    struct Scratch<'a>(&'a [Node], &'a Node);
+    impl DistVisitor for Scratch<'_> {
+        type Output = f64;
+        fn visit<D: ExpFamily>(self, d: &D) -> f64 {
+            let (nodes, c) = (self.0, self.1);
+            let (mut phi, mut buf, mut total) = (vec![0.0; c.len], Vec::new(), 0.0);
+            for e in (0..c.n).filter(|&e| c.participates(e)) {
+                let u = &c.q.u[e * c.len..(e + 1) * c.len];
+                for q in 0..c.configs {
+                    let w = config_weight(nodes, c, e, q);
+                    if w == 0.0 {
+                        continue;
+                    }
+                    let pa = gather(nodes, c, e * c.configs + q, &mut buf);
+                    let a = d.prior(&pa[..c.parents.len()], &mut phi);
+                    total += w * (natural_dot(&phi, u) - a);
+                }
+                total += own_term(c, e);
+            }
+            total
+        }
+    }
+    let node = &nodes[m];
+    Some(
+        node.dist()
+            .expect("stochastic")
+            .visit(Scratch(&nodes, node)),
+    )
+}
+
+/// ln N(x; m, 1/λ).
+fn ln_normal(x: f64, m: f64, lam: f64) -> f64 {
+    0.5 * (lam.ln() - LN_2PI - lam * (x - m) * (x - m))
+}
+
+/// ln Σ exp.
+fn log_sum_exp(v: &[f64]) -> f64 {
+    let top = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    top + v.iter().map(|x| (x - top).exp()).sum::<f64>().ln()
+}
+
+/// ln p(x) of the fixed HMM, by enumerating its 2⁵ paths.
+pub(super) fn hmm_evidence() -> f64 {
+    let (p0, a, mu, lam, x) = HMM;
+    let steps = x.len();
+    let paths: Vec<f64> = (0..1usize << steps)
+        .map(|bits| {
+            let z = |t: usize| (bits >> t) & 1;
+            let mut lp = p0[z(0)].ln() + ln_normal(x[0], mu[z(0)], lam);
+            for t in 1..steps {
+                lp += a[z(t - 1) * 2 + z(t)].ln() + ln_normal(x[t], mu[z(t)], lam);
+            }
+            lp
+        })
+        .collect();
+    log_sum_exp(&paths)
+}
+
+/// ln p(y) of the fixed LDS: y ~ N(μ, C + I/r) with μ_t = aᵗ m0, Var x_0 = 1/λ0,
+/// Var x_t = a² Var x_{t−1} + 1/τ and Cov(x_s, x_t) = a^{t−s} Var x_s (s ≤ t).
+pub(super) fn lds_evidence() -> f64 {
+    let (m0, lam0, a, tau, r, y) = LDS;
+    let steps = y.len();
+    let mut var = vec![1.0 / lam0];
+    for t in 1..steps {
+        var.push(a * a * var[t - 1] + 1.0 / tau);
+    }
+    let mut cov = vec![0.0; steps * steps];
+    for s in 0..steps {
+        for t in s..steps {
+            let v = a.powi((t - s) as i32) * var[s];
+            cov[s * steps + t] = v;
+            cov[t * steps + s] = v;
+        }
+        cov[s * steps + s] += 1.0 / r;
+    }
+    let (inv, log_det) = crate::linalg::inverse_and_log_det(&cov, steps).unwrap();
+    let dev: Vec<f64> = (0..steps).map(|t| y[t] - a.powi(t as i32) * m0).collect();
+    let quad: f64 = (0..steps)
+        .flat_map(|s| (0..steps).map(move |t| (s, t)))
+        .map(|(s, t)| dev[s] * inv[s * steps + t] * dev[t])
+        .sum();
+    -0.5 * (steps as f64 * LN_2PI + log_det + quad)
+}
+
+/// ln p(x = 2) of the fixed tree model: Σ_a Σ_b p(a) p(b | a) p(x = 2 | b).
+pub(super) fn tree_evidence() -> f64 {
+    let (tb, tx) = TREE;
+    let pa = [0.3, 0.7];
+    let mut total = 0.0;
+    for a in 0..2 {
+        for b in 0..2 {
+            total += pa[a] * tb[a * 2 + b] * tx[b * 3 + 2];
+        }
+    }
+    total.ln()
+}
