@@ -11,13 +11,12 @@
 
 use rayon::prelude::*;
 
+use super::error::clip;
 use super::Table;
-use crate::error::{Error, Result};
+use super::{DataError, Result};
 
 /// The most characters of a cell or column name an error message echoes (longer ones end in `…`).
 pub const MAX_CELL_ECHO: usize = 200;
-
-use occam_lang::diag::clip;
 
 /// Whether a (trimmed) CSV cell means "missing".
 fn is_missing(cell: &str) -> bool {
@@ -126,7 +125,7 @@ fn plain(bytes: &[u8]) -> bool {
 /// The header's checks: present, unique names, and not a row of numbers.
 fn check_header(file: &str, header: &[String]) -> Result<()> {
     if header.is_empty() || (header.len() == 1 && header[0].is_empty()) {
-        return Err(Error::DataFile {
+        return Err(DataError::File {
             file: file.into(),
             message: "empty file: expected a header row naming the columns".into(),
         });
@@ -144,7 +143,7 @@ fn check_header(file: &str, header: &[String]) -> Result<()> {
             }
         };
         if let Some(first) = earlier {
-            return Err(Error::Data {
+            return Err(DataError::Cell {
                 file: file.into(),
                 row: 1,
                 column: c + 1,
@@ -158,7 +157,7 @@ fn check_header(file: &str, header: &[String]) -> Result<()> {
         }
     }
     if let Some(c) = header.iter().position(|h| h.parse::<f64>().is_ok()) {
-        return Err(Error::Data {
+        return Err(DataError::Cell {
             file: file.into(),
             row: 1,
             column: c + 1,
@@ -198,11 +197,11 @@ fn cell_error(
     column: usize,
     cell: &str,
     e: CellError,
-) -> Error {
+) -> DataError {
     // Cells and names are echoed clipped: a 1 MB cell must not become a 1 MB message.
     let h = clip(&header[column - 1], MAX_CELL_ECHO);
     let cell = clip(cell, MAX_CELL_ECHO);
-    Error::Data {
+    DataError::Cell {
         file: file.into(),
         row: line,
         column,
@@ -216,8 +215,8 @@ fn cell_error(
 }
 
 /// The error of a row with `len` fields where the header has `expected`.
-fn length_error(file: &str, line: usize, len: usize, expected: usize) -> Error {
-    Error::Data {
+fn length_error(file: &str, line: usize, len: usize, expected: usize) -> DataError {
+    DataError::Cell {
         file: file.into(),
         row: line,
         column: len.min(expected) + 1,
@@ -225,8 +224,8 @@ fn length_error(file: &str, line: usize, len: usize, expected: usize) -> Error {
     }
 }
 
-fn no_rows(file: &str) -> Error {
-    Error::DataFile {
+fn no_rows(file: &str) -> DataError {
+    DataError::File {
         file: file.into(),
         message: "no data rows after the header".into(),
     }
@@ -277,7 +276,7 @@ fn general(file: &str, text: &str) -> Result<Parsed> {
     Ok((header, rows, values, present, shifts.list))
 }
 
-fn csv_error(file: &str, e: &csv::Error, lines: &mut Lines) -> Error {
+fn csv_error(file: &str, e: &csv::Error, lines: &mut Lines) -> DataError {
     let mut line = |pos: &Option<csv::Position>| pos.as_ref().map_or(0, |p| lines.record(p.byte()));
     match e.kind() {
         csv::ErrorKind::UnequalLengths {
@@ -285,13 +284,13 @@ fn csv_error(file: &str, e: &csv::Error, lines: &mut Lines) -> Error {
             expected_len,
             len,
         } => length_error(file, line(pos), *len as usize, *expected_len as usize),
-        csv::ErrorKind::Utf8 { pos, .. } => Error::Data {
+        csv::ErrorKind::Utf8 { pos, .. } => DataError::Cell {
             file: file.into(),
             row: line(pos),
             column: 1,
             message: "invalid UTF-8".into(),
         },
-        _ => Error::DataFile {
+        _ => DataError::File {
             file: file.into(),
             message: e.to_string(),
         },

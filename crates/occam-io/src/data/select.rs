@@ -13,7 +13,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use super::Table;
-use crate::error::{Error, Result};
+use super::{DataError, Result};
 
 /// Which columns and rows of a file to attach.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -57,7 +57,7 @@ pub fn split(spec: &str, arg: &str) -> Result<(PathBuf, Selection)> {
 
 fn row_range(s: &str, arg: &str) -> Result<(Option<usize>, Option<usize>)> {
     let bad = || {
-        Error::Usage(format!(
+        DataError::Usage(format!(
             "bad rows in --data `{arg}`: `@{s}`; write a 1-based inclusive range such as @1-200, @201- or @-50"
         ))
     };
@@ -88,7 +88,7 @@ fn columns(t: &Table, wanted: &[String]) -> Result<Vec<usize>> {
     let mut out = Vec::new();
     let unknown = |w: &str| {
         let names = t.header.as_ref().map(|h| h.join(", ")).unwrap_or_default();
-        Error::Usage(format!(
+        DataError::Usage(format!(
             "{}: no column `{w}` (columns: {}; or 1-based numbers 1 to {})",
             t.file,
             if names.is_empty() {
@@ -145,7 +145,7 @@ impl Table {
                 let first = a.unwrap_or(1) - 1;
                 let last = b.unwrap_or(self.rows);
                 if first >= self.rows || last > self.rows {
-                    return Err(Error::Usage(format!(
+                    return Err(DataError::Usage(format!(
                         "{}: rows {}-{} asked for, but the file has {} data rows",
                         self.file,
                         first + 1,

@@ -4,7 +4,6 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::data::Table;
 
 #[test]
 fn csv_header_names_are_unique_and_a_byte_order_mark_is_skipped() {
