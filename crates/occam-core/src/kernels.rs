@@ -7,18 +7,12 @@
 //! Rows are split into fixed chunks of `CHUNK` elements processed in parallel; partial sums are added
 //! in chunk order, so results do not depend on the number of threads.
 
-use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, MatMut, MatRef};
 use rayon::prelude::*;
 
-/// C = A B (`Accum::Replace`) or C += A B (`Accum::Add`) on faer's GEMM, sequential (the same bits
-/// on any thread count), then a clean vector state on this thread for the scalar code that
-/// follows ([`crate::linalg::clean_vector_state`]). Every faer product of the crate goes through
-/// here.
-pub(crate) fn gemm(c: MatMut<'_, f64>, accum: Accum, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
-    matmul(c, accum, a, b, 1.0, Par::Seq);
-    crate::linalg::clean_vector_state();
-}
+/// Every faer product of the crate goes through [`crate::linalg::gemm`] (re-exported here for the
+/// engine's kernels).
+pub(crate) use crate::linalg::gemm;
 
 /// Rows per parallel chunk.
 pub(crate) const CHUNK: usize = 2048;

@@ -19,13 +19,27 @@ pub fn transpose(a: &[f64], rows: usize, cols: usize) -> Vec<f64> {
 /// engine's rotations and the facade's latent-variable models.
 pub fn mat_mul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
     let mut c = vec![0.0; n * m];
-    crate::kernels::gemm(
+    gemm(
         faer::MatMut::from_row_major_slice_mut(&mut c, n, m),
         faer::Accum::Replace,
         faer::MatRef::from_row_major_slice(a, n, k),
         faer::MatRef::from_row_major_slice(b, k, m),
     );
     c
+}
+
+/// C = A B (`Accum::Replace`) or C += A B (`Accum::Add`) on faer's GEMM, sequential (the same bits
+/// on any thread count), then a clean vector state on this thread for the scalar code that
+/// follows ([`clean_vector_state`]). Every faer product of the crate goes through
+/// here.
+pub(crate) fn gemm(
+    c: faer::MatMut<'_, f64>,
+    accum: faer::Accum,
+    a: faer::MatRef<'_, f64>,
+    b: faer::MatRef<'_, f64>,
+) {
+    faer::linalg::matmul::matmul(c, accum, a, b, 1.0, faer::Par::Seq);
+    clean_vector_state();
 }
 
 /// Puts the upper halves of the x86 vector registers back in their clean state (`vzeroupper`)

@@ -1,4 +1,12 @@
-//! # occam-io: the one atomic writer of every Occam output
+//! # occam-io: every file Occam reads and writes
+//!
+//! Reading ([`data`]): the data files of a model, CSV with a header row (a fast direct path and
+//! the `csv` crate for quoted files), `.npy` and `.npz` arrays, and the row and column selection
+//! of `--data x=FILE:COLUMNS@ROWS`, each read into a [`data::Table`]; every error is a
+//! [`data::DataError`] naming the file, and the row and column of the cell when there is one.
+//! Every crate that reads data files reads them here.
+//!
+//! Writing: the one atomic writer of every Occam output.
 //!
 //! [`write()`] puts the bytes in a temporary file `.occam-<pid>-<n>.tmp` in the target's directory,
 //! flushes it to disk and renames it over the target, so a reader sees the old file or the new
@@ -8,6 +16,8 @@
 //! `.occam-*.tmp` whose process is gone.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub mod data;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

@@ -27,6 +27,7 @@
 //! assert!((pred[0].mean - 0.5f64.sin()).abs() < 0.3 && pred[0].var_total > pred[0].var_function);
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod baselines;
 pub mod bnn;

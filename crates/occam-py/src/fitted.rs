@@ -5,6 +5,8 @@ use numpy::{PyArray1, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use occam_report::FittedReport;
+
 use crate::arrays::shaped;
 use crate::errors::{raise, IntoPy};
 
@@ -183,9 +185,11 @@ impl PyFitted {
     /// `{"name", "columns", "values" (rows × columns), "svg" (text or None)}`.
     fn pca_outputs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         crate::errors::guard(py, || {
-            let outputs =
-                occam::latent::pca_outputs::outputs(self.inner.loaded(), self.inner.compiled())
-                    .py_err(py)?;
+            let outputs = occam_report::latent::pca_outputs::outputs(
+                self.inner.loaded(),
+                self.inner.compiled(),
+            )
+            .py_err(py)?;
             outputs
                 .into_iter()
                 .map(|o| {
@@ -213,7 +217,7 @@ impl PyFitted {
     ) -> PyResult<()> {
         crate::errors::guard(py, || {
             occam::atomic::check_dir(&out_dir).py_err(py)?;
-            occam::report::outputs::write_outputs(&out_dir, &self.inner, include_data).py_err(py)
+            occam_report::outputs::write_outputs(&out_dir, &self.inner, include_data).py_err(py)
         })
     }
 

@@ -248,7 +248,7 @@ pub fn digits_study<'py>(
     max_k: usize,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     crate::errors::guard(py, || {
-        use occam::latent::digits::{self, Digits};
+        use occam_studies::digits::{self, Digits};
         let run = || -> occam::Result<_> {
             let mut data = Digits::read(&path)?;
             if let Some((train, test)) = subset {

@@ -5,6 +5,7 @@
 //! variable's plates. Every library error becomes an exception of `occam`'s hierarchy
 //! (`python/occam/_errors.py`) carrying the message the command line prints.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod arrays;
 mod errors;

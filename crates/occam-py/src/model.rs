@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use occam::{DataSet, Settings};
+use occam_report::ModelReport;
 
 use crate::arrays::{dataset, shaped};
 use crate::errors::{raise, to_py, IntoPy};
@@ -42,7 +43,7 @@ impl PyModel {
     /// size 1 when data are missing.
     fn load_for_drawing(&self, data: &DataSet) -> occam::Result<occam::model::Loaded> {
         match &self.source {
-            Source::File(p) => occam::graph::load_for_drawing(p, data),
+            Source::File(p) => occam_report::graph::load_for_drawing(p, data),
             Source::Text { name, text } => {
                 match occam::model::load_source(
                     Path::new(name),
@@ -234,9 +235,8 @@ impl PyModel {
     #[staticmethod]
     fn from_source(py: Python<'_>, source: String, name: String) -> PyResult<PyModel> {
         crate::errors::guard(py, || {
-            occam_lang::parse(&source, &name)
-                .map_err(occam::Error::from)
-                .py_err(py)?;
+            // One parse: a syntax error is the first model error that resolving the names
+            // without data meets.
             names_resolve(py, name.clone(), source.clone())?;
             Ok(PyModel {
                 source: Source::Text { name, text: source },
@@ -293,8 +293,11 @@ impl PyModel {
         crate::errors::guard(py, || {
             let set = dataset(py, data)?;
             let l = self.load_for_drawing(&set).py_err(py)?;
-            occam::graph::check_drawable(&l.model).py_err(py)?;
-            Ok(occam::graph::svg(&l.model, &occam::graph::plate_labels(&l)))
+            occam_report::graph::check_drawable(&l.model).py_err(py)?;
+            Ok(occam_report::graph::svg(
+                &l.model,
+                &occam_report::graph::plate_labels(&l),
+            ))
         })
     }
 
@@ -304,7 +307,10 @@ impl PyModel {
         crate::errors::guard(py, || {
             let set = dataset(py, data)?;
             let l = self.load_for_drawing(&set).py_err(py)?;
-            Ok(occam::graph::dot(&l.model, &occam::graph::plate_labels(&l)))
+            Ok(occam_report::graph::dot(
+                &l.model,
+                &occam_report::graph::plate_labels(&l),
+            ))
         })
     }
 

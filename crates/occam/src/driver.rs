@@ -34,7 +34,7 @@ pub struct Settings {
     pub strict: bool,
     /// Rotate the two factors of every `dot(W, X)` of latent Gaussian vectors, and the state
     /// space of every linear dynamical system `dot(C, x)` (x a Gaussian Markov chain), after each
-    /// sweep (parameter expansion, [`crate::latent::rotation`]). `None` (the default): wherever
+    /// sweep (parameter expansion, [`crate::rotation`]). `None` (the default): wherever
     /// the model has such a product — without them ARD's columns crawl for hundreds or thousands
     /// of sweeps and the run may stop on the crawl, at a lower bound with surplus columns on;
     /// `Some(true)`: required, a located error when the model has neither; `Some(false)`: never.
@@ -125,7 +125,7 @@ pub struct Outcome {
     pub node_bounds: Vec<(String, f64)>,
     /// What the rotations did (`Settings::rotate`), summed over restarts.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rotated: Option<crate::latent::rotation::Rotated>,
+    pub rotated: Option<crate::rotation::Rotated>,
 }
 
 /// How many of a mixture's components the fit uses.
@@ -195,13 +195,13 @@ pub fn fit(
         settle: s.settle,
     };
     let rotations = match s.rotate {
-        Some(true) => Some(crate::latent::rotation::detect(loaded, c)?),
-        None => crate::latent::rotation::detect(loaded, c).ok(),
+        Some(true) => Some(crate::rotation::detect(loaded, c)?),
+        None => crate::rotation::detect(loaded, c).ok(),
         Some(false) => None,
     };
     let (run, rotated) = match rotations {
         Some(r) => {
-            let mut rotating = crate::latent::rotation::Rotating::new(observer, r);
+            let mut rotating = crate::rotation::Rotating::new(observer, r);
             let run = c.vmp.run_observed(&opts, &mut rotating);
             (run, Some(rotating.report()))
         }

@@ -90,6 +90,28 @@ impl Error {
     }
 }
 
+impl From<occam_io::data::DataError> for Error {
+    fn from(e: occam_io::data::DataError) -> Self {
+        use occam_io::data::DataError as D;
+        match e {
+            D::Io { path, message } => Error::Io { path, message },
+            D::Cell {
+                file,
+                row,
+                column,
+                message,
+            } => Error::Data {
+                file,
+                row,
+                column,
+                message,
+            },
+            D::File { file, message } => Error::DataFile { file, message },
+            D::Usage(m) => Error::Usage(m),
+        }
+    }
+}
+
 impl From<Diagnostics> for Error {
     fn from(d: Diagnostics) -> Self {
         Error::Model(Box::new(d))

@@ -1,6 +1,7 @@
 //! The front door: [`Model`] (a model file or text with its data), [`Model::fit`] returning a
 //! [`Fitted`] model (bound, trace, per-node terms, every variable's posterior), and
-//! [`compare`] over several models.
+//! [`compare`] over several models. What a fit looks like (JSON, text, drawings, `check`) is
+//! crate `occam-report`'s: it reads these results.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,7 +14,6 @@ use crate::error::{Error, Result};
 use crate::lower::Compiled;
 use crate::model::{self, Loaded};
 use crate::posterior::{self, Posterior};
-use crate::report::{json, summary};
 
 /// A model resolved against its data, ready to fit (cheap to clone).
 #[derive(Clone)]
@@ -72,28 +72,6 @@ impl Model {
     /// Compiles and fits the model.
     pub fn fit(&self, settings: &Settings) -> Result<Fitted> {
         self.fit_observed(settings, &mut ())
-    }
-
-    /// The `check` report: plates, variables and the conjugacy of every parent slot.
-    pub fn check(&self) -> Result<String> {
-        let c = self.loaded.compile(true)?;
-        Ok(crate::check::check_report(&self.loaded, &c))
-    }
-
-    /// The Bayesian network as SVG (plates as boxes, observed nodes shaded).
-    pub fn graph_svg(&self) -> String {
-        crate::graph::svg(
-            &self.loaded.model,
-            &crate::graph::plate_labels(&self.loaded),
-        )
-    }
-
-    /// The Bayesian network as Graphviz DOT text.
-    pub fn graph_dot(&self) -> String {
-        crate::graph::dot(
-            &self.loaded.model,
-            &crate::graph::plate_labels(&self.loaded),
-        )
     }
 }
 
@@ -156,10 +134,10 @@ impl Fitted {
     /// The per-step report of chain variable `name` (state marginals and Viterbi path, or
     /// smoothed means and standard deviations), with the sizes of its sequence plates; an error
     /// if it is not a chain.
-    pub fn chain(&self, name: &str) -> Result<(crate::report::chains::ChainReport, Vec<usize>)> {
+    pub fn chain(&self, name: &str) -> Result<(crate::chains::ChainReport, Vec<usize>)> {
         let m = &self.loaded.model;
         let v = m.variables.iter().position(|v| v.name == name);
-        let report = v.and_then(|v| crate::report::chains::chain(&self.loaded, &self.compiled, v));
+        let report = v.and_then(|v| crate::chains::chain(&self.loaded, &self.compiled, v));
         match (v, report) {
             (Some(v), Some(r)) => {
                 let plates = &m.variables[v].plates;
@@ -190,16 +168,6 @@ impl Fitted {
                 )))
             }
         }
-    }
-
-    /// The full report as JSON (what `occam fit --json` prints).
-    pub fn report_json(&self) -> serde_json::Value {
-        json::report(&self.loaded, &self.compiled, &self.outcome)
-    }
-
-    /// The text summary (what `occam fit` prints).
-    pub fn summary(&self) -> String {
-        summary::summary(&self.loaded, &self.compiled, &self.outcome)
     }
 }
 

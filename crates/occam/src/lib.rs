@@ -41,9 +41,9 @@
 //! let mu = fitted.posterior("mu")?;
 //! assert_eq!(mu.param("mean").unwrap().shape, vec![20, 2]);
 //!
-//! // The same report `occam fit --json` prints, and the text summary.
-//! let json = fitted.report_json();
-//! assert_eq!(json["bound"].as_f64(), Some(fitted.bound()));
+//! // Every variable's posterior, in model order (the JSON report and the text summary of
+//! // `occam fit` are drawn from these by crate `occam-report`).
+//! assert_eq!(fitted.posteriors().len(), fitted.loaded().model.variables.len());
 //! # Ok(())
 //! # }
 //! ```
@@ -55,33 +55,42 @@
 //!
 //! ## Layers
 //!
+//! This crate is the pipeline only: text + data → model → fit → posterior. What a fit looks like
+//! (JSON and text reports, `check` output, the model graph, figures, output files) is crate
+//! `occam-report`, which reads these results; the hand-derived studies (digits, PPCA/VQPCA
+//! baselines, the BPCA dimension curve) are crate `occam-studies`; file reading is `occam-io`.
+//!
 //! - [`model`]: reading a model file (or text) with its data ([`data`]: CSV, `.npy`, `.npz`,
-//!   arrays), resolving it with `occam-lang` and lowering it to an `occam-core` graph ([`lower`]).
+//!   arrays, read by `occam-io`), resolving it with `occam-lang` and lowering it to an
+//!   `occam-core` graph ([`lower`]).
 //! - [`driver`]: fit settings and outcome over the engine's one run loop
 //!   ([`occam_core::engine::Vmp::run_observed`]: tolerance, restarts by snapshot, pruning, an
-//!   observer per sweep).
-//! - [`posterior`], [`report`]: posteriors as arrays, JSON, text summaries, SVG plots.
-//! - [`graph`]: the model's Bayesian network as SVG or DOT; [`sample`]: ancestral sampling;
-//!   [`check`]: the conjugacy report; [`atomic`]: output files written atomically.
+//!   observer per sweep), with the parameter-expansion rotations of [`rotation`].
+//! - [`posterior`], [`chains`]: posteriors as arrays, the per-step reports of chains;
+//!   [`sample`]: ancestral sampling; [`atomic`]: output files written atomically.
+//! - [`latent`]: the hand-derived latent models (Bayesian ICA, the mixture of Bayesian PCA) and
+//!   the ARD read-off; [`nn`]: Lawrence's networks; [`binary`]: the binary networks.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod atomic;
-pub mod check;
+pub mod chains;
 pub mod data;
 pub mod driver;
 pub mod error;
 mod fitted;
-pub mod graph;
 pub mod latent;
 pub mod lower;
 pub mod model;
 pub mod nn;
 pub mod posterior;
-pub mod reference;
-pub mod report;
+pub mod rotation;
 pub mod sample;
 mod warning;
+
+/// The binary networks (crate `occam-binary`: Boltzmann machines, sigmoid belief networks), for
+/// the surfaces that reach them through the facade.
+pub use occam_binary as binary;
 
 pub use data::DataSet;
 pub use driver::{Components, Outcome, Settings};

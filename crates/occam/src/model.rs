@@ -54,7 +54,7 @@ impl Loaded {
 /// byte-order mark is skipped.
 pub fn read_text(path: &Path) -> Result<String> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    crate::data::utf8(path, &bytes).map(str::to_string)
+    Ok(crate::data::utf8(path, &bytes)?.to_string())
 }
 
 /// Reads and parses a model file.

@@ -7,7 +7,7 @@ use occam_core::spec::Param as SpecParam;
 
 use crate::lower::Compiled;
 use crate::model::Loaded;
-use crate::report::json;
+use occam_lang::ir::Node;
 
 /// One posterior parameter: `values` row-major with dimensions `shape`; NaN for an element
 /// without a posterior (a missing observed entry that is integrated out).
@@ -43,11 +43,19 @@ impl Posterior {
     }
 }
 
-/// One parameter under construction: its per-element shape and values, element after element.
-struct Column {
-    name: String,
-    item: Vec<usize>,
-    values: Vec<f64>,
+/// One posterior parameter of every element of a node, before it is shaped by the variable's
+/// plates: its name, its per-element dimensions and its values, element after element. The one
+/// summary table of a node's posterior ([`columns`]); [`of`] shapes it into [`Param`]s and the
+/// JSON report (crate `occam-report`) writes it as per-element lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// Parameter name (`mean`, `variance`, `covariance`, `mean_log`, `probabilities`, or one of
+    /// the family's usual parameters).
+    pub name: String,
+    /// The dimensions of one element's value (`[]` for a scalar, `[d]`, `[d, d]`).
+    pub item: Vec<usize>,
+    /// Values, element after element (row-major within an element).
+    pub values: Vec<f64>,
 }
 
 impl Column {
@@ -108,13 +116,12 @@ fn summaries(c: &Compiled, node: NodeId, kind: MomentKind, u: &[f64], n: usize) 
             })]
         }
         MomentKind::Dirichlet { .. } => match c.vmp.mean(node) {
-            Some(m) if n > 0 => {
-                let k = m.len() / n;
-                let mut col = Column::new("mean", vec![k], n);
+            Some(m) => {
+                let mut col = Column::new("mean", vec![len], n);
                 col.values = m;
                 vec![col]
             }
-            _ => Vec::new(),
+            None => Vec::new(),
         },
         MomentKind::Categorical { .. } => vec![Column::per_element(
             "probabilities",
@@ -130,8 +137,9 @@ fn summaries(c: &Compiled, node: NodeId, kind: MomentKind, u: &[f64], n: usize) 
 }
 
 /// The family's usual parameters of every element (a latent stochastic node's), from its
-/// natural parameters (declared in the family's file: `usual_params`).
-fn usual(c: &Compiled, node: NodeId, n: usize) -> Vec<Column> {
+/// natural parameters (declared in the family's file: `usual_params`), one column per declared
+/// parameter in declaration order: `None` for one that no element has.
+fn usual(c: &Compiled, node: NodeId, n: usize) -> Vec<(&'static str, Option<Column>)> {
     let Some(dist) = c.vmp.distribution(node) else {
         return Vec::new();
     };
@@ -157,7 +165,27 @@ fn usual(c: &Compiled, node: NodeId, n: usize) -> Vec<Column> {
             }
         }
     }
-    cols.into_iter().flatten().collect()
+    names.iter().copied().zip(cols).collect()
+}
+
+/// The posterior parameters of every element of `node`: the summaries of its moments by moment
+/// kind, then, for a latent stochastic node, the family's usual parameters (each replacing a
+/// summary of the same name), in that order. A usual parameter that no element has is an empty
+/// column (the JSON report lists it as `[]`).
+pub fn columns(c: &Compiled, node: NodeId, latent: bool) -> Vec<Column> {
+    let kind = c.vmp.kind(node);
+    let n = c.vmp.elements(node);
+    let mut cols = summaries(c, node, kind, c.vmp.moments(node), n);
+    if latent {
+        for (name, col) in usual(c, node, n) {
+            match (cols.iter_mut().find(|c| c.name == name), col) {
+                (Some(old), Some(col)) => *old = col,
+                (Some(_), None) => {}
+                (None, col) => cols.push(col.unwrap_or_else(|| Column::new(name, vec![], 0))),
+            }
+        }
+    }
+    cols
 }
 
 /// The posterior of variable `v` of a fitted model, straight from the engine's arrays: the
@@ -176,26 +204,20 @@ pub fn of(loaded: &Loaded, c: &Compiled, v: usize) -> Posterior {
         })
         .collect();
     let sizes: Vec<usize> = plates.iter().map(|p| p.1).collect();
-    let role = json::role(loaded, v, c);
+    let role = role(loaded, v, c);
     let node = c.var_nodes[v];
     let kind = c.vmp.kind(node);
     let len = kind.len();
     let u = c.vmp.moments(node);
     let n = c.vmp.elements(node);
-    let mut cols = summaries(c, node, kind, u, n);
-    if matches!(role, "latent" | "partly observed") {
-        for col in usual(c, node, n) {
-            cols.retain(|c| c.name != col.name);
-            cols.push(col);
-        }
-    }
+    let mut cols = columns(c, node, matches!(role, "latent" | "partly observed"));
     cols.sort_by(|a, b| a.name.cmp(&b.name));
     cols.push(Column {
         name: "moments".into(),
         item: vec![len],
         values: u.to_vec(),
     });
-    let gone = json::integrated_out(loaded, v, c);
+    let gone = integrated_out(loaded, v, c);
     let params = cols
         .into_iter()
         .filter(|col| col.values.len() == n * col.item.iter().product::<usize>() && n > 0)
@@ -221,9 +243,70 @@ pub fn of(loaded: &Loaded, c: &Compiled, v: usize) -> Posterior {
         .collect();
     Posterior {
         name: var.name.clone(),
-        distribution: json::distribution(loaded, v),
+        distribution: distribution(loaded, v),
         role: role.to_string(),
         plates,
         params,
     }
+}
+
+/// How a variable takes part in the model.
+pub fn role(loaded: &Loaded, v: usize, c: &Compiled) -> &'static str {
+    let var = &loaded.model.variables[v];
+    match var.node {
+        Node::Data => "data",
+        Node::Deterministic { .. } => "deterministic",
+        Node::Stochastic { .. } => {
+            let t = loaded.data.tables.get(&var.name);
+            match (var.observed && c.vmp.is_observed(c.var_nodes[v]), t) {
+                (true, Some(t)) if t.has_missing() => "partly observed",
+                (true, _) => "observed",
+                _ if var.map => "map",
+                _ => "latent",
+            }
+        }
+    }
+}
+
+/// The distribution name as written in the model.
+pub fn distribution(loaded: &Loaded, v: usize) -> String {
+    match &loaded.model.variables[v].node {
+        Node::Stochastic { distribution, .. } => distribution.clone(),
+        Node::Deterministic { .. } => "deterministic".into(),
+        Node::Data => "data".into(),
+    }
+}
+
+/// Which elements of variable `v` have no posterior: missing (masked) entries of an observed
+/// node without children are integrated out exactly, so their moments and parameters mean
+/// nothing. `None` when every element has a posterior.
+pub fn integrated_out(loaded: &Loaded, v: usize, c: &Compiled) -> Option<Vec<bool>> {
+    let var = &loaded.model.variables[v];
+    if !matches!(var.node, Node::Stochastic { .. }) || !var.observed {
+        return None;
+    }
+    let node = c.var_nodes[v];
+    if !c.vmp.is_observed(node) {
+        return None;
+    }
+    let t = loaded.data.tables.get(&var.name)?;
+    if !t.has_missing() {
+        return None;
+    }
+    let has_children =
+        (0..loaded.model.variables.len()).any(|w| w != v && loaded.model.parents(w).contains(&v));
+    if has_children {
+        return None;
+    }
+    let n = c.vmp.elements(node);
+    if n == 0 || t.present.len() % n != 0 {
+        return None;
+    }
+    let vlen = t.present.len() / n;
+    Some(
+        t.present
+            .chunks(vlen)
+            .map(|ch| !ch.iter().all(|&p| p))
+            .collect(),
+    )
 }

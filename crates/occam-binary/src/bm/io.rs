@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use super::error::{BmError, Result};
 use super::model::{BoltzmannMachine, MAX_UNITS};
 use crate::coding::{zero_one_to_plus_minus, ZeroOneParams};
+use occam_io::data::plain::content_lines as data_lines;
 
 /// Coding of values in a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -270,28 +271,26 @@ pub fn write_fg(bm: &BoltzmannMachine) -> Result<String> {
     Ok(out)
 }
 
-/// Splits a CSV/whitespace line into finite numbers; `line` is 1-based for errors.
+/// Splits a CSV/whitespace line into finite numbers (`occam_io`'s plain reader); `line` is
+/// 1-based for errors.
 fn numbers(file: &str, line: usize, text: &str) -> Result<Vec<f64>> {
-    text.split(|c: char| c == ',' || c == ';' || c.is_whitespace())
-        .filter(|t| !t.is_empty())
-        .enumerate()
-        .map(|(k, t)| match t.parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(v),
-            _ => Err(BmError::Parse {
-                file: file.to_string(),
-                line,
-                what: format!("column {}: expected a finite number, found `{t}`", k + 1),
-            }),
-        })
-        .collect()
-}
-
-/// Non-empty, non-comment lines with their 1-based numbers.
-fn data_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+    occam_io::data::plain::numbers(file, line, text).map_err(|e| match e {
+        occam_io::data::DataError::Cell {
+            file,
+            row,
+            column,
+            message,
+        } => BmError::Parse {
+            file,
+            line: row,
+            what: format!("column {column}: {message}"),
+        },
+        other => BmError::Parse {
+            file: file.to_string(),
+            line,
+            what: other.to_string(),
+        },
+    })
 }
 
 /// Parses a numeric matrix (rows of comma- or space-separated numbers).

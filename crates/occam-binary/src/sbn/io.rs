@@ -11,6 +11,7 @@
 use super::error::{Result, SbnError};
 use super::learn::Dataset;
 use super::model::{Sbn, MAX_UNITS};
+use occam_io::data::plain::content_lines;
 use std::fmt::Write as _;
 
 fn perr(file: &str, line: usize, why: impl Into<String>) -> SbnError {
@@ -19,13 +20,6 @@ fn perr(file: &str, line: usize, why: impl Into<String>) -> SbnError {
         line,
         why: why.into(),
     }
-}
-
-fn content_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
 }
 
 /// Parses a network CSV; `file` names the source in errors.

@@ -5,16 +5,16 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use occam_binary::bm::cli as bm;
-use occam_binary::bm::io::Coding;
-use occam_binary::bm::learn::{LearnOptions, Phase};
-use occam_binary::bm::BmError;
-use occam_binary::sbn::cli as sbn;
-use occam_binary::sbn::SbnError;
+use occam::binary::bm::cli as bm;
+use occam::binary::bm::io::Coding;
+use occam::binary::bm::learn::{LearnOptions, Phase};
+use occam::binary::bm::BmError;
+use occam::binary::sbn::cli as sbn;
+use occam::binary::sbn::SbnError;
 
 use crate::error::{Error, Result};
 use occam::atomic;
-use occam::report::binary::{bm_err, bm_figure, sbn_err, sbn_outputs, stem};
+use occam_report::binary::{bm_err, bm_figure, sbn_err, sbn_outputs, stem};
 
 /// Boltzmann-machine commands.
 #[derive(Subcommand, Debug)]
@@ -454,7 +454,7 @@ fn repro_with_steps(
     size: usize,
     steps: usize,
 ) -> Result<String> {
-    use occam_binary::sbn::repro;
+    use occam::binary::sbn::repro;
     let runs = |d: usize| if size == 0 { d } else { size };
     match which {
         sbn::Reproduction::LkLearning => to_json(

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use occam::{DataSet, Model};
+use occam_report::ModelReport;
 
 use super::{model_path, DataArgs};
 use crate::error::Result;

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use clap::Args;
 use occam::{DataSet, Model};
+use occam_report::FittedReport;
 
 use super::{model_path, DataArgs, RunArgs};
 use crate::error::{Error, Result};
@@ -61,7 +62,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
     timed("loaded the model");
     // After the model loaded: a model with an error leaves no new directory behind.
     if let Some(dir) = &a.out {
-        occam::report::outputs::check_out_dir(dir)?;
+        occam_report::outputs::check_out_dir(dir)?;
     }
     let mut bar = match a.progress {
         Some(n) => super::progress::Bar::lines("fit", n, start),
@@ -70,7 +71,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let fitted = model.fit_observed(&settings, &mut bar)?;
     timed("fitted");
     let written = match &a.out {
-        Some(dir) => occam::report::outputs::write_outputs_swapped(dir, &fitted, a.include_data)?,
+        Some(dir) => occam_report::outputs::write_outputs_swapped(dir, &fitted, a.include_data)?,
         None => Vec::new(),
     };
     if a.json {

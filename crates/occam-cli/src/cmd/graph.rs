@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use occam::atomic;
-use occam::graph::{dot, load_for_drawing, plate_labels, svg};
 use occam::DataSet;
+use occam_report::graph::{dot, load_for_drawing, plate_labels, svg};
 
 use super::{model_path, DataArgs};
 use crate::error::{Error, Result};
@@ -44,7 +44,7 @@ pub fn run(a: &GraphArgs) -> Result<()> {
     let text = if ext == "dot" {
         dot(&loaded.model, &labels)
     } else {
-        occam::graph::check_drawable(&loaded.model)?;
+        occam_report::graph::check_drawable(&loaded.model)?;
         svg(&loaded.model, &labels)
     };
     atomic::write(&a.out, text.as_bytes())?;

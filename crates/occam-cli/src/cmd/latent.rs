@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use occam::latent::digits::{self, Digits};
+use occam::latent::ica;
 use occam::latent::mbpca::search::{search, SearchOptions};
 use occam::latent::synth::Matrix;
-use occam::latent::{figures, ica};
+use occam_report::latent::figures;
+use occam_studies::digits::{self, Digits};
 
 use crate::error::Result;
 

@@ -182,7 +182,7 @@ fn help(topic: &[String]) -> Result<()> {
     let mut cmd = Cli::command();
     match topic.first().map(String::as_str) {
         None => outln!("{}", cmd.render_long_help()),
-        Some("distributions") => out!("{}", occam::reference::distributions()),
+        Some("distributions") => out!("{}", occam_report::reference::distributions()),
         Some(_) => {
             let mut sub = &mut cmd;
             for t in topic {

@@ -2,6 +2,7 @@
 //! the model ignores, or a model that observes nothing, is a visible warning.
 
 use occam::{DataSet, Model, Settings, Warning};
+use occam_report::FittedReport;
 
 const OBSERVED: &str = "plate N from data y\nmu ~ Gaussian(0, 1e-6)\ntau ~ Gamma(1e-6, 1e-6)\ny[N] ~ Gaussian(mu, tau)\n";
 const FORGETS: &str =

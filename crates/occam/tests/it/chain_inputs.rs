@@ -5,6 +5,7 @@
 
 use occam::{DataSet, Model, Settings};
 use occam_core::prelude::*;
+use occam_report::ModelReport;
 
 const STEPS: usize = 6;
 const A: [f64; 4] = [0.9, -0.3, 0.3, 0.9];

@@ -2,8 +2,9 @@
 //! library: structured q against the unrolled mean-field model on the same data, ragged lengths
 //! read from data, the per-step reports, and located errors for malformed chains.
 
-use occam::report::chains::chain;
+use occam::chains::chain;
 use occam::{DataSet, Model, Settings};
+use occam_report::FittedReport;
 
 fn root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -238,7 +239,7 @@ fn lds_example_reports_smoothed_means_with_bands() {
     assert_eq!(sds.len(), 160);
     assert!(sds.iter().all(|&s| s > 0.0 && s < 1.0), "{sds:?}");
     let dir = std::env::temp_dir().join(format!("occam-chain-lds-{}", std::process::id()));
-    occam::report::outputs::write_outputs(&dir, &fitted, false).unwrap();
+    occam_report::outputs::write_outputs(&dir, &fitted, false).unwrap();
     let csv = std::fs::read_to_string(dir.join("chain_x.csv")).unwrap();
     assert!(csv.starts_with("sequence,step,mean_0,mean_1,sd_0,sd_1\n"));
     assert_eq!(csv.lines().count(), 81);

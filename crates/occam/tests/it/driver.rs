@@ -2,6 +2,7 @@
 //! every sweep and can stop the run, settings are checked, errors are located.
 
 use occam::{DataSet, Error, Flow, Model, Progress, Settings, Stage};
+use occam_report::FittedReport;
 
 fn root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

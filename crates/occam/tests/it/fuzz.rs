@@ -19,6 +19,7 @@ mod fuzz_config;
 use std::io::Write as _;
 
 use occam::{DataSet, Error, Model, Settings};
+use occam_report::ModelReport;
 use proptest::prelude::*;
 
 const MODELS: &[&str] = &[

@@ -4,8 +4,10 @@
 //! the model's `init` lines, so each run is the same.
 
 use occam::latent::ica;
-use occam::latent::{ard, bpca, synth, synth::Matrix};
+use occam::latent::{ard, synth, synth::Matrix};
 use occam::{DataSet, Fitted, Model, Settings};
+use occam_report::FittedReport;
+use occam_studies::bpca;
 
 fn example(path: &str) -> String {
     format!("{}/../../examples/{path}", env!("CARGO_MANIFEST_DIR"))
@@ -341,7 +343,7 @@ fn ard_regression_on_unscaled_inputs_reports_each_coefficient_scale_free() {
             assert!(*z > 10.0, "input {c}: {z}");
         }
     }
-    let line = ard::summary_line(a);
+    let line = occam_report::latent::ard::summary_line(a);
     assert!(
         line.starts_with("ARD on the inputs of w (alpha[C]): |posterior mean| / sd")
             && !line.contains("effective dimension"),

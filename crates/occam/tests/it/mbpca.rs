@@ -2,14 +2,15 @@
 //! engine's Bayesian PCA, and the bound-driven model-order search on Winn's noisy sinusoid and
 //! noisy sphere.
 
-use occam::latent::digits::{self, Digits};
-use occam::latent::figures::confusion_matrix;
 use occam::latent::mbpca::search::{search, SearchOptions};
 use occam::latent::mbpca::{initialise, Priors};
 use occam::latent::mppca::{self, EmOptions, Mppca};
-use occam::latent::ppca::Ppca;
-use occam::latent::{bpca, synth, vqpca};
+use occam::latent::synth;
 use occam::Settings;
+use occam_report::latent::figures::confusion_matrix;
+use occam_studies::digits::{self, Digits};
+use occam_studies::ppca::Ppca;
+use occam_studies::{bpca, vqpca};
 
 #[test]
 fn one_component_matches_the_engines_bayesian_pca() {

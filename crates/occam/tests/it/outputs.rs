@@ -2,8 +2,9 @@
 //! table per latent variable (means, variances, a mixture index's most probable component),
 //! summaries labelled with the data's column names, and why the run stopped.
 
-use occam::report::outputs::write_outputs;
 use occam::{DataSet, Model, Settings, StopReason};
+use occam_report::outputs::write_outputs;
+use occam_report::FittedReport;
 
 const GMM1D: &str = "\
 plate K = 2

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use occam::{DataSet, Model, Settings};
 use occam_core::dist::FAMILIES;
 use occam_core::spec::{ConstDomain, EventShape, FamilySpec, ValueKind};
+use occam_report::FittedReport;
 use serde_json::Value;
 
 /// Everything a parity run found wrong (empty: parity holds).

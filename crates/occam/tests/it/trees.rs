@@ -5,6 +5,7 @@
 
 use occam::{DataSet, Model, Settings};
 use occam_core::prelude::*;
+use occam_report::FittedReport;
 
 fn dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/asia")
