@@ -34,5 +34,4 @@ pub mod data;
 pub mod ltu;
 pub mod net;
 pub mod normal;
-pub mod quad;
 pub mod repro;
