@@ -14,6 +14,8 @@
 //! and one distribute pass are exact on a tree). Tables are row-major over a scope, first variable
 //! slowest.
 
+use crate::special::log_sum_exp;
+
 /// A junction tree's structure.
 #[derive(Clone, Debug)]
 pub struct JunctionTree {
@@ -47,15 +49,6 @@ pub struct Calibrated {
     pub log_z: f64,
     /// Each cluster's normalised probability table.
     beliefs: Vec<Vec<f64>>,
-}
-
-/// ln Σ exp over a slice (−∞ for an empty or all −∞ slice).
-fn log_sum_exp(xs: &[f64]) -> f64 {
-    let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if m == f64::NEG_INFINITY {
-        return m;
-    }
-    m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
 }
 
 /// Calls `f(index, sub_index)` for every entry of a table over variables with cardinalities `cards`,

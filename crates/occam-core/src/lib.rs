@@ -45,6 +45,7 @@ pub mod moments;
 mod network;
 pub mod optim;
 mod plate;
+pub mod quad;
 pub mod spec;
 pub mod special;
 pub mod threads;

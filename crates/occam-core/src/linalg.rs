@@ -3,7 +3,16 @@
 //! These matrices are tiny (d is an event dimension, typically 1–50) and there is one per plate
 //! element, so a call into a general library costs more than the arithmetic; a plain Cholesky on
 //! a row-major slice is the fastest correct choice here. Large products (sums over plate elements)
-//! use faer's GEMM instead (see `engine`).
+//! use faer's GEMM instead (see `engine`). Larger problems with their own submodules: principal
+//! axes ([`PrincipalAxes`]) and least squares ([`least_squares`]), with the typed [`LinalgError`].
+
+mod error;
+mod lstsq;
+mod pca;
+
+pub use error::LinalgError;
+pub use lstsq::least_squares;
+pub use pca::PrincipalAxes;
 
 /// Aᵀ (cols × rows, row-major) of a row-major rows × cols matrix. Shared by the fused mixture
 /// update (Θ as len × K), the engine's rotations and the facade's latent-variable models.

@@ -1,9 +1,26 @@
-//! Special functions used by the bound terms.
+//! Special functions used by the bound terms, each defined once for the workspace.
 //!
-//! ln Γ and ψ come from `statrs` (well tested); trigamma and the scaled complementary error function
-//! erfcx, which `statrs` lacks, are written here with their sources cited.
+//! ln Γ and ψ come from `statrs` (well tested); the scaled complementary error function erfcx,
+//! which `statrs` lacks, is written here with its source cited. The submodules hold the logistic
+//! toolbox ([`logistic`]: log-sum-exp, sigmoid, softplus, binary entropy, with one cut-off
+//! policy), the standard normal ([`normal`]: Φ, Owen's T, Φ₂) and the Gamma/Dirichlet/Beta
+//! expectations and divergences ([`conjugate`]); their functions are re-exported here.
 
 pub use statrs::function::gamma::{digamma, ln_gamma};
+
+pub mod conjugate;
+pub mod logistic;
+pub mod normal;
+
+pub use conjugate::{
+    beta_mean_ln, dirichlet_mean_ln, gamma_entropy, gamma_expected_ln_pdf, gamma_mean_ln, kl_beta,
+    kl_dirichlet, kl_dirichlet_symmetric, kl_gamma,
+};
+pub use logistic::{
+    binary_entropy, binary_entropy_pm, ln_2cosh, log_add_exp, log_sigmoid, log_sum_exp, logit,
+    sigmoid, softplus,
+};
+pub use normal::{bvn_cdf, bvn_cdf_diag, norm_cdf, norm_pdf, owens_t, INV_SQRT_2PI};
 
 /// ln 2π.
 pub const LN_2PI: f64 = 1.837_877_066_409_345_5;
@@ -412,34 +429,6 @@ fn exp_minus_max_fixed<const K: usize>(
     }
     out.iter_mut().for_each(|v| *v = exp_nonpositive(*v));
     Ok(())
-}
-
-/// ln Σ exp(x_i), stable.
-pub fn log_sum_exp(x: &[f64]) -> f64 {
-    let m = x.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    if m == f64::NEG_INFINITY {
-        return m;
-    }
-    m + x.iter().map(|v| (v - m).exp()).sum::<f64>().ln()
-}
-
-/// ln(1 + eˣ), stable.
-pub fn softplus(x: f64) -> f64 {
-    if x > 0.0 {
-        x + (-x).exp().ln_1p()
-    } else {
-        x.exp().ln_1p()
-    }
-}
-
-/// Logistic sigmoid.
-pub fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
 }
 
 /// ln B(a, b) = ln Γ(a) + ln Γ(b) − ln Γ(a + b).

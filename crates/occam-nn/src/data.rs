@@ -3,8 +3,7 @@
 //!
 //! Matrices are row-major `Vec<f64>` with an explicit column count, the layout the networks use.
 
-use faer::prelude::Solve;
-use faer::{Mat, Side};
+use occam_core::linalg::{least_squares, LinalgError};
 use serde::{Deserialize, Serialize};
 
 /// Errors of the data utilities.
@@ -74,6 +73,25 @@ pub enum DataError {
         /// Which solve.
         what: &'static str,
     },
+}
+
+impl From<LinalgError> for DataError {
+    fn from(e: LinalgError) -> Self {
+        match e {
+            LinalgError::Shape {
+                what,
+                expected,
+                got,
+            } => DataError::Shape {
+                what,
+                expected,
+                got,
+            },
+            LinalgError::TooFew { what, need, got } => DataError::TooFew { what, need, got },
+            LinalgError::NonFinite { what, index } => DataError::NonFinite { what, index },
+            LinalgError::Singular { what } => DataError::Singular { what },
+        }
+    }
 }
 
 fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), DataError> {
@@ -235,89 +253,8 @@ impl ZScore {
     }
 }
 
-/// Principal-component projection fitted to a training matrix (centred, not scaled).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Pca {
-    /// Column means of the training matrix.
-    pub mean: Vec<f64>,
-    /// The leading k eigenvectors of the covariance, row-major k × d (row j = component j).
-    pub components: Vec<f64>,
-    /// Their eigenvalues (covariance ÷ n), decreasing.
-    pub variances: Vec<f64>,
-}
-
-impl Pca {
-    /// Fits the first `k` principal components of a row-major n × d matrix. Each component's sign is
-    /// fixed so its largest-magnitude loading is positive (eigenvectors are defined up to sign).
-    pub fn fit(x: &[f64], d: usize, k: usize) -> Result<Self, DataError> {
-        if d == 0 || !x.len().is_multiple_of(d) || k == 0 || k > d {
-            return Err(DataError::Shape {
-                what: "PCA: n × d matrix and 1 ≤ k ≤ d",
-                expected: d,
-                got: k,
-            });
-        }
-        check_finite("PCA input", x)?;
-        let n = x.len() / d;
-        if n < 2 {
-            return Err(DataError::TooFew {
-                what: "PCA",
-                need: 2,
-                got: n,
-            });
-        }
-        let mut mean = vec![0.0; d];
-        for row in x.chunks_exact(d) {
-            for (m, v) in mean.iter_mut().zip(row) {
-                *m += v / n as f64;
-            }
-        }
-        let xc = Mat::<f64>::from_fn(n, d, |i, j| x[i * d + j] - mean[j]);
-        let cov = xc.transpose() * &xc * faer::Scale(1.0 / n as f64);
-        let eig = cov.self_adjoint_eigen(Side::Lower);
-        // faer's kernels leave the vector registers' upper halves dirty: clean them for the scalar
-        // code that follows on this thread (the caller's too, on the error path).
-        occam_core::linalg::clean_vector_state();
-        let eig = eig.map_err(|_| DataError::Singular { what: "PCA eigen" })?;
-        let u = eig.U();
-        let s = eig.S();
-        let mut components = Vec::with_capacity(k * d);
-        let mut variances = Vec::with_capacity(k);
-        for c in 0..k {
-            let col = d - 1 - c; // eigenvalues come in non-decreasing order
-            variances.push(s[col]);
-            let big = (0..d)
-                .max_by(|&a, &b| u[(a, col)].abs().total_cmp(&u[(b, col)].abs()))
-                .unwrap_or(0);
-            let sign = if u[(big, col)] < 0.0 { -1.0 } else { 1.0 };
-            components.extend((0..d).map(|j| sign * u[(j, col)]));
-        }
-        Ok(Pca {
-            mean,
-            components,
-            variances,
-        })
-    }
-
-    /// Projects a row-major matrix with d columns onto the k components (n × k).
-    pub fn transform(&self, x: &[f64]) -> Vec<f64> {
-        let d = self.mean.len();
-        let k = self.variances.len();
-        let mut out = Vec::with_capacity(x.len() / d * k);
-        for row in x.chunks_exact(d) {
-            for c in self.components.chunks_exact(d) {
-                out.push(
-                    row.iter()
-                        .zip(&self.mean)
-                        .zip(c)
-                        .map(|((v, m), w)| (v - m) * w)
-                        .sum(),
-                );
-            }
-        }
-        out
-    }
-}
+/// Principal-component projection: the one definition lives in [`occam_core::linalg`].
+pub use occam_core::linalg::PrincipalAxes as Pca;
 
 /// Mean squared error.
 pub fn mse(pred: &[f64], target: &[f64]) -> Result<f64, DataError> {
@@ -356,7 +293,8 @@ pub fn nmse(pred: &[f64], target: &[f64]) -> Result<f64, DataError> {
     Ok(m / var)
 }
 
-/// Ordinary least squares with an intercept: returns (intercept, coefficients).
+/// Ordinary least squares with an intercept: returns (intercept, coefficients), by
+/// [`occam_core::linalg::least_squares`] on the design [1, x].
 pub fn linear_regression(data: &Dataset) -> Result<(f64, Vec<f64>), DataError> {
     let d = data.d + 1;
     if data.n() < d {
@@ -366,23 +304,11 @@ pub fn linear_regression(data: &Dataset) -> Result<(f64, Vec<f64>), DataError> {
             got: data.n(),
         });
     }
-    let a = Mat::<f64>::from_fn(data.n(), d, |i, j| {
-        if j == 0 {
-            1.0
-        } else {
-            data.x[i * data.d + j - 1]
-        }
-    });
-    let ata = a.transpose() * &a;
-    let atb = a.transpose() * Mat::<f64>::from_fn(data.n(), 1, |i, _| data.t[i]);
-    let llt = ata.llt(Side::Lower);
-    occam_core::linalg::clean_vector_state();
-    let llt = llt.map_err(|_| DataError::Singular {
-        what: "least squares normal equations",
-    })?;
-    let beta = llt.solve(&atb);
-    occam_core::linalg::clean_vector_state();
-    Ok((beta[(0, 0)], (1..d).map(|j| beta[(j, 0)]).collect()))
+    let design: Vec<f64> = (0..data.n())
+        .flat_map(|i| std::iter::once(1.0).chain(data.row(i).iter().copied()))
+        .collect();
+    let beta = least_squares(&design, d, &data.t)?;
+    Ok((beta[0], beta[1..].to_vec()))
 }
 
 /// Predictions of a linear model from [`linear_regression`].

@@ -35,5 +35,4 @@ pub mod data;
 pub mod ltu;
 pub mod net;
 pub mod normal;
-pub mod quad;
 pub mod repro;

@@ -81,7 +81,7 @@ fn sweep(
     let n = bm.n();
     let w = bm.weights();
     for k in 0..n {
-        let p = 1.0 / (1.0 + (-2.0 * beta * f[k]).exp());
+        let p = occam_core::special::sigmoid(2.0 * beta * f[k]);
         let new = if rng.random::<f64>() < p { 1.0 } else { -1.0 };
         if new != s[k] {
             let d = new - s[k];

@@ -112,9 +112,7 @@ mod tests {
     use crate::bm::exact::exact;
 
     fn lse(xs: impl Iterator<Item = f64>) -> f64 {
-        let v: Vec<f64> = xs.collect();
-        let m = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+        occam_core::special::log_sum_exp(&xs.collect::<Vec<f64>>())
     }
 
     #[test]

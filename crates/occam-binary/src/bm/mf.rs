@@ -11,8 +11,9 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::error::{BmError, Result};
-use super::model::{dot, entropy_pm, BoltzmannMachine};
+use super::model::{dot, BoltzmannMachine};
 use super::Quality;
+use occam_core::special::binary_entropy_pm;
 
 /// Options of the mean-field solver.
 #[derive(Debug, Clone)]
@@ -74,7 +75,7 @@ pub fn mf_bound(bm: &BoltzmannMachine, m: &[f64]) -> f64 {
     let h = bm.thresholds();
     let mut acc = bm.offset();
     for i in 0..n {
-        acc += m[i] * (h[i] + 0.5 * dot(&w[i * n..(i + 1) * n], m)) + entropy_pm(m[i]);
+        acc += m[i] * (h[i] + 0.5 * dot(&w[i * n..(i + 1) * n], m)) + binary_entropy_pm(m[i]);
     }
     acc
 }

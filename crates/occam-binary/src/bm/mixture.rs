@@ -22,8 +22,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::error::{BmError, Result};
 use super::mf::{mean_field, mf_bound, MeanFieldOptions};
-use super::model::{dot, entropy_pm, BoltzmannMachine};
+use super::model::{dot, BoltzmannMachine};
 use super::Quality;
+use occam_core::special::binary_entropy_pm;
 
 /// The largest number of mixture components (each holds a mean per unit).
 pub const MAX_COMPONENTS: usize = 4096;
@@ -445,7 +446,7 @@ pub fn mixture(bm: &BoltzmannMachine, o: &MixtureOptions) -> Result<MixtureResul
 pub fn component_entropy(st: &MixtureState, a: usize) -> f64 {
     st.x[a * st.n..(a + 1) * st.n]
         .iter()
-        .map(|x| entropy_pm(*x))
+        .map(|x| binary_entropy_pm(*x))
         .sum()
 }
 

@@ -280,28 +280,6 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Binary entropy of a ±1 unit with mean m: H₂(m) = −p ln p − (1−p) ln(1−p), p = (1+m)/2.
-#[inline]
-pub fn entropy_pm(m: f64) -> f64 {
-    let p = 0.5 * (1.0 + m);
-    let q = 0.5 * (1.0 - m);
-    let mut e = 0.0;
-    if p > 0.0 {
-        e -= p * p.ln();
-    }
-    if q > 0.0 {
-        e -= q * q.ln();
-    }
-    e
-}
-
-/// ln(2 cosh x), stable for large |x|.
-#[inline]
-pub fn ln_2cosh(x: f64) -> f64 {
-    let a = x.abs();
-    a + (-2.0 * a).exp().ln_1p()
-}
-
 /// sech²(x) = 1 − tanh²(x), computed without cancellation.
 #[inline]
 pub fn sech2(x: f64) -> f64 {
@@ -343,15 +321,10 @@ mod tests {
     }
 
     #[test]
-    fn stable_helpers() {
+    fn sech2_is_one_minus_tanh_squared() {
         for &x in &[-800.0, -3.0, 0.0, 0.7, 20.0, 800.0] {
             let t: f64 = f64::tanh(x);
             assert!((sech2(x) - (1.0 - t * t)).abs() < 1e-12);
-            if x.abs() < 300.0 {
-                assert!((ln_2cosh(x) - (2.0 * x.cosh()).ln()).abs() < 1e-12);
-            }
         }
-        assert!((entropy_pm(0.0) - 2f64.ln()).abs() < 1e-15);
-        assert_eq!(entropy_pm(1.0), 0.0);
     }
 }

@@ -14,9 +14,10 @@
 
 use super::error::Result;
 use super::mf::{mean_field, MeanFieldOptions};
-use super::model::{dot, ln_2cosh, sech2, BoltzmannMachine};
+use super::model::{dot, sech2, BoltzmannMachine};
 use super::optim::lbfgs_maximize;
 use super::Quality;
+use occam_core::special::{ln_2cosh, softplus};
 
 /// The exponential lower bound (11): e^x ≥ e^μ {1 + (x−μ) + e^λ((1−λ)/2 (x−μ)² + (x−μ)³/6)}.
 pub fn exp_lower_bound(x: f64, mu: f64, lambda: f64) -> f64 {
@@ -140,12 +141,7 @@ fn correction(p: f64, t: f64) -> (f64, f64) {
     }
     let lambda = t / p;
     let x = lambda + p.ln();
-    let c = if x > 0.0 {
-        x + (-x).exp().ln_1p()
-    } else {
-        x.exp().ln_1p()
-    };
-    (lambda, c)
+    (lambda, softplus(x))
 }
 
 /// κ = e^λ/(1 + e^λ P) = 1/(e^{−λ} + P), the derivative factor of ln(1 + e^{T/P} P).

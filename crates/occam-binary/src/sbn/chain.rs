@@ -11,10 +11,11 @@
 //! from the mean-field solution"), so it never ends below the mean-field bound.
 
 use super::error::{Result, SbnError};
-use super::math::{clamp_mu, entropy01, logaddexp, sigmoid};
+use super::math::clamp_mu;
 use super::mf::{self, MfOptions};
 use super::model::{Evidence, Sbn};
 use super::optim::{self, LbfgsOptions};
+use occam_core::special::{binary_entropy, log_add_exp, logit, sigmoid};
 
 /// Chain structure of a layered network under given evidence.
 #[derive(Debug, Clone)]
@@ -209,7 +210,7 @@ pub fn bound_grad(
                 ));
             }
         }
-        let lse = logaddexp(lc[0], lc[1]);
+        let lse = log_add_exp(lc[0], lc[1]);
         total += (pm[i] - xi) * z - lse;
         let r = [sigmoid(lc[0] - lc[1]), sigmoid(lc[1] - lc[0])];
         // ∂/∂ξ: −z − Σ_k r_k dlnE^k/da · (da/dξ = −1)
@@ -238,7 +239,7 @@ pub fn bound_grad(
         let mut prev = 1.0;
         for &u in ch {
             prevs.push(prev);
-            total += prev * entropy01(mu1[u]) + (1.0 - prev) * entropy01(mu0[u]);
+            total += prev * binary_entropy(mu1[u]) + (1.0 - prev) * binary_entropy(mu0[u]);
             prev = pm[u];
         }
         for t in (0..ch.len()).rev() {
@@ -248,7 +249,8 @@ pub fn bound_grad(
             adj_mu1[u] += ap * pv + pv * (1.0 / mu1[u] - 1.0).ln();
             adj_mu0[u] += ap * (1.0 - pv) + (1.0 - pv) * (1.0 / mu0[u] - 1.0).ln();
             if t > 0 {
-                adj_p[ch[t - 1]] += ap * (mu1[u] - mu0[u]) + entropy01(mu1[u]) - entropy01(mu0[u]);
+                adj_p[ch[t - 1]] +=
+                    ap * (mu1[u] - mu0[u]) + binary_entropy(mu1[u]) - binary_entropy(mu0[u]);
             }
         }
         if let Some(&h) = ch.first() {
@@ -311,11 +313,7 @@ pub struct ChainFit {
 /// Parameters equal to a mean-field state (φ_{t,0} = φ_{t,1} = logit μ_t): the chain bound then
 /// equals the mean-field bound.
 pub fn from_mf(st: &mf::MfState) -> ChainParams {
-    let phi: Vec<f64> = st
-        .mu
-        .iter()
-        .map(|&m| super::math::logit(clamp_mu(m)))
-        .collect();
+    let phi: Vec<f64> = st.mu.iter().map(|&m| logit(clamp_mu(m))).collect();
     ChainParams {
         phi0: phi.clone(),
         phi1: phi,

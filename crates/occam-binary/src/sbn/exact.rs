@@ -7,6 +7,7 @@
 
 use super::error::{Result, SbnError};
 use super::model::{Evidence, Sbn};
+use occam_core::special::{sigmoid, softplus};
 use rayon::prelude::*;
 
 /// log₂ of the chunk size.
@@ -137,8 +138,8 @@ pub fn log_likelihood_grad(sbn: &Sbn, ev: &Evidence) -> Result<(f64, Vec<f64>)> 
                 let mut l = 0.0;
                 for i in 0..n {
                     let z = sbn.field(i, &x);
-                    l += z * x[i] - super::math::log1pexp(z);
-                    let r = x[i] - super::math::sigmoid(z);
+                    l += z * x[i] - softplus(z);
+                    let r = x[i] - sigmoid(z);
                     g[ne + i] = r;
                     for e in sbn.parent_edges(i) {
                         g[e] = r * x[sbn.edge_parent(e)];

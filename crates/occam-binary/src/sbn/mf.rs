@@ -8,8 +8,9 @@
 //! A and B are kept in log form.
 
 use super::error::Result;
-use super::math::{clamp_mu, entropy01, logaddexp, logit, sigmoid};
+use super::math::clamp_mu;
 use super::model::{Evidence, Sbn};
+use occam_core::special::{binary_entropy, log_add_exp, logit, sigmoid};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -85,7 +86,7 @@ pub fn log_ab(sbn: &Sbn, i: usize, mu: &[f64], xi: f64) -> (f64, f64) {
 pub fn unit_term(sbn: &Sbn, i: usize, mu: &[f64], xi: f64) -> f64 {
     let z = sbn.field(i, mu);
     let (la, lb) = log_ab(sbn, i, mu, xi);
-    (mu[i] - xi) * z - logaddexp(la, lb)
+    (mu[i] - xi) * z - log_add_exp(la, lb)
 }
 
 /// The mean-field lower bound (2.13)–(2.15) at (μ, ξ).
@@ -95,7 +96,7 @@ pub fn bound(sbn: &Sbn, ev: &Evidence, st: &MfState) -> f64 {
         l += unit_term(sbn, i, &st.mu, st.xi[i]);
     }
     for &h in ev.hidden() {
-        l += entropy01(st.mu[h]);
+        l += binary_entropy(st.mu[h]);
     }
     l
 }
@@ -217,10 +218,10 @@ fn child_terms(sbn: &Sbn, k: usize, mu: &[f64], xi: &[f64]) -> Vec<ChildTerm> {
 /// The part of the bound that depends on μ_k, plus `extra·μ_k`:
 /// ℓ_k(μ) = μ z̄_k + Σ_{c∈ch(k)} [w_ck μ (μ_c − ξ_c) − ln(A_c+B_c)] + H(μ) + extra·μ.
 fn local_objective(zk: f64, ch: &[ChildTerm], m: f64, extra: f64) -> f64 {
-    let mut l = m * zk + entropy01(m) + extra * m;
+    let mut l = m * zk + binary_entropy(m) + extra * m;
     for t in ch {
         l += t.w * m * t.dm
-            - logaddexp(
+            - log_add_exp(
                 t.la + (1.0 - m + m * t.ea).ln(),
                 t.lb + (1.0 - m + m * t.eb).ln(),
             );

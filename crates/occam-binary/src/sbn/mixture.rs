@@ -11,9 +11,10 @@
 //! fixed point with a backtracking safeguard), so the bound never decreases.
 
 use super::error::{Result, SbnError};
-use super::math::{clamp_mu, entropy01, logit, logsumexp, MU_EPS};
+use super::math::{clamp_mu, MU_EPS};
 use super::mf::{self, MfFit, MfState};
 use super::model::{Evidence, Sbn};
+use occam_core::special::{binary_entropy, log_sum_exp, logit, sigmoid};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -147,7 +148,7 @@ fn component_bound(sbn: &Sbn, ev: &Evidence, st: &MixState, m: usize) -> f64 {
         l += mf::unit_term(sbn, i, mu, x);
     }
     for &h in ev.hidden() {
-        l += entropy01(mu[h]);
+        l += binary_entropy(mu[h]);
     }
     l
 }
@@ -240,7 +241,7 @@ fn sweep(sbn: &Sbn, ev: &Evidence, st: &mut MixState) {
             component_bound(sbn, ev, st, a) + st.exp_ln_r(&hid, a) - s + st.lambda[a].ln()
         })
         .collect();
-    let lse = logsumexp(&neg_e);
+    let lse = log_sum_exp(&neg_e);
     for (q, e) in st.q.iter_mut().zip(&neg_e) {
         *q = (e - lse).exp();
     }
@@ -308,7 +309,7 @@ fn split(st: &MixState, ev: &Evidence, rng: &mut Xoshiro256PlusPlus, jitter: f64
         let o = (s.m - 1) * n;
         for &k in ev.hidden() {
             let d = jitter * (2.0 * rng.random::<f64>() - 1.0);
-            s.mu[o + k] = clamp_mu(super::math::sigmoid(logit(clamp_mu(s.mu[o + k])) + d));
+            s.mu[o + k] = clamp_mu(sigmoid(logit(clamp_mu(s.mu[o + k])) + d));
         }
     }
     update_lambda(&mut s, ev.hidden());

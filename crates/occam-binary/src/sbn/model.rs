@@ -246,7 +246,7 @@ impl Sbn {
         let mut l = 0.0;
         for i in 0..self.n {
             let z = self.field(i, x);
-            l += z * x[i] - super::math::log1pexp(z);
+            l += z * x[i] - occam_core::special::softplus(z);
         }
         l
     }

@@ -11,7 +11,8 @@
 //! * The derivatives of ⟨g⟩ are taken with respect to the variance σ² (the printed (C.39)/(C.5) is
 //!   the derivative with respect to the standard deviation).
 
-use crate::normal::{g, g_prime, norm_cdf, owens_t};
+use crate::normal::{g, g_prime};
+use occam_core::special::{norm_cdf, owens_t};
 use serde::{Deserialize, Serialize};
 
 /// The constant of the papers' approximation g(x)² ≈ 1 − e^{−c x²/2}.
@@ -93,7 +94,7 @@ pub fn unit_moments(mu: f64, var: f64, form: G2Form) -> UnitMoments {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quad::expect_standard_normal;
+    use occam_core::quad::expect_standard_normal;
 
     const CASES: [(f64, f64); 8] = [
         (0.0, 1.0),

@@ -257,9 +257,11 @@ impl Mppca {
             for i in 0..q {
                 a[i * q + i] += s2;
             }
-            let a_inv = invert_general(&a, q).ok_or_else(|| {
-                Error::Run("mixture of PPCA: singular matrix in the W update".into())
-            })?;
+            let a_inv = occam_core::linalg::inverse_and_log_det(&a, q)
+                .map(|(inv, _)| inv)
+                .ok_or_else(|| {
+                    Error::Run("mixture of PPCA: singular matrix in the W update".into())
+                })?;
             let w_new = mul(&sw, &a_inv, d, q, q);
             // σ²_new = (tr S − tr(M⁻¹ W_newᵀ S W)) / d.
             let wn_sw = mul_tn(&w_new, &sw, d, q, q);
@@ -275,41 +277,6 @@ impl Mppca {
         }
         Ok(loglik)
     }
-}
-
-/// The inverse of a small general matrix by Gauss–Jordan elimination with partial pivoting.
-fn invert_general(a: &[f64], q: usize) -> Option<Vec<f64>> {
-    let mut m = a.to_vec();
-    let mut inv = vec![0.0; q * q];
-    for i in 0..q {
-        inv[i * q + i] = 1.0;
-    }
-    for col in 0..q {
-        let piv =
-            (col..q).max_by(|&x, &y| m[x * q + col].abs().total_cmp(&m[y * q + col].abs()))?;
-        if m[piv * q + col].abs() < 1e-300 {
-            return None;
-        }
-        for j in 0..q {
-            m.swap(col * q + j, piv * q + j);
-            inv.swap(col * q + j, piv * q + j);
-        }
-        let p = m[col * q + col];
-        for j in 0..q {
-            m[col * q + j] /= p;
-            inv[col * q + j] /= p;
-        }
-        for i in (0..q).filter(|&i| i != col) {
-            let f = m[i * q + col];
-            if f != 0.0 {
-                for j in 0..q {
-                    m[i * q + j] -= f * m[col * q + j];
-                    inv[i * q + j] -= f * inv[col * q + j];
-                }
-            }
-        }
-    }
-    Some(inv)
 }
 
 /// A fitted mixture of PPCA and the log-likelihood before each EM step (non-decreasing).

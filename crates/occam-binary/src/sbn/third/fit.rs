@@ -2,10 +2,10 @@
 //! fixed-point sweeps over μ), started from Saul's mean field.
 
 use crate::sbn::error::{Result, SbnError};
-use crate::sbn::math::{entropy_pm, log1pexp, sigmoid};
 use crate::sbn::mf::{self, MfFit};
 use crate::sbn::model::{Evidence, Sbn};
 use crate::sbn::optim::{self, LbfgsOptions};
+use occam_core::special::{binary_entropy_pm, sigmoid, softplus};
 
 use super::{
     backprop, build_terms, first_moment, moments, MomentEngine, PmParams, TermAdjoint, Terms,
@@ -24,7 +24,7 @@ pub fn first_order(
     let t = build_terms(sbn, ev, th, xi, None);
     let mut adj = TermAdjoint::zeros(&t);
     let mut v = first_moment(&t, m, Some(&mut adj));
-    v += m.iter().map(|&x| entropy_pm(x)).sum::<f64>();
+    v += m.iter().map(|&x| binary_entropy_pm(x)).sum::<f64>();
     let (dxi, dth) = backprop(sbn, &t, &adj);
     Ok((v, dxi, dth))
 }
@@ -89,12 +89,12 @@ pub fn third_order(
     // ⟨−Ẽ⟩ = R1 + μ·m ; first-order part = ⟨−Ẽ⟩ + ΣH₂(m)
     let fo = r1
         + mu.iter().zip(m).map(|(a, b)| a * b).sum::<f64>()
-        + m.iter().map(|&x| entropy_pm(x)).sum::<f64>();
+        + m.iter().map(|&x| binary_entropy_pm(x)).sum::<f64>();
     let (corr, lambda0, g2, g3) = if k2 > 1e-300 {
         let l0 = k3 / (3.0 * k2);
         let u = l0 + (0.5 * k2).ln();
         let sg = sigmoid(u);
-        (log1pexp(u), l0, sg * (1.0 - l0) / k2, sg / (3.0 * k2))
+        (softplus(u), l0, sg * (1.0 - l0) / k2, sg / (3.0 * k2))
     } else {
         (0.0, 0.0, 0.0, 0.0)
     };

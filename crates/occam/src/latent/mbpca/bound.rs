@@ -2,26 +2,13 @@
 //! expected log q, term by term, with every constant (so it compares with the generic engine's
 //! bound of the same model).
 
-use occam_core::special::{digamma, ln_gamma, LN_2PI};
+use occam_core::special::{gamma_mean_ln, LN_2PI};
 
 use super::{Expect, Mbpca};
 use crate::latent::synth::Matrix;
 
-/// KL(Γ(a, b) ‖ Γ(a₀, b₀)), shape–rate parametrisation.
-pub fn kl_gamma(a: f64, b: f64, a0: f64, b0: f64) -> f64 {
-    (a - a0) * digamma(a) - ln_gamma(a) + ln_gamma(a0) + a0 * (b.ln() - b0.ln()) + a * (b0 - b) / b
-}
-
-/// KL(Dirichlet(u) ‖ Dirichlet(u₀ 1)).
-pub fn kl_dirichlet(u: &[f64], u0: f64) -> f64 {
-    let total: f64 = u.iter().sum();
-    let k = u.len() as f64;
-    let mut s = ln_gamma(total) - ln_gamma(k * u0) + k * ln_gamma(u0);
-    for &ui in u {
-        s += -ln_gamma(ui) + (ui - u0) * (digamma(ui) - digamma(total));
-    }
-    s
-}
+/// The Gamma and symmetric-Dirichlet divergences, defined once in `occam_core::special`.
+pub use occam_core::special::{kl_dirichlet_symmetric as kl_dirichlet, kl_gamma};
 
 impl Mbpca {
     pub(super) fn logdet_x(&self) -> Vec<f64> {
@@ -65,7 +52,7 @@ impl Mbpca {
         }
         // Rows of W_m: ⟨ln p(w_md | α)⟩ + H[q(w_md)].
         let ln_alpha: Vec<f64> = (0..q)
-            .map(|i| digamma(self.alpha_shape[i]) - self.alpha_rate[i].ln())
+            .map(|i| gamma_mean_ln(self.alpha_shape[i], self.alpha_rate[i]))
             .collect();
         let alpha: Vec<f64> = (0..q)
             .map(|i| self.alpha_shape[i] / self.alpha_rate[i])
@@ -98,29 +85,4 @@ impl Mbpca {
 /// ln |A| of a symmetric positive-definite q × q matrix (−∞ if it is not).
 fn logdet(a: &[f64], q: usize) -> f64 {
     occam_core::linalg::Cholesky::new(a, q).map_or(f64::NEG_INFINITY, |c| c.log_det())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kl_closed_forms() {
-        // KL of a distribution to itself is 0; positive otherwise.
-        assert!(kl_gamma(2.5, 1.5, 2.5, 1.5).abs() < 1e-12);
-        assert!(kl_gamma(3.0, 1.0, 1.0, 2.0) > 0.0);
-        assert!(kl_dirichlet(&[1.0, 1.0, 1.0], 1.0).abs() < 1e-12);
-        assert!(kl_dirichlet(&[4.0, 1.0], 1.0) > 0.0);
-        // KL(Γ(a, b) ‖ Γ(a₀, b₀)) by quadrature, a = 3, b = 2, a₀ = 1.5, b₀ = 0.5.
-        let (a, b, a0, b0) = (3.0f64, 2.0f64, 1.5f64, 0.5f64);
-        let lp = |x: f64, a: f64, b: f64| a * b.ln() - ln_gamma(a) + (a - 1.0) * x.ln() - b * x;
-        let h = 1e-4;
-        let quad: f64 = (1..200_000)
-            .map(|i| {
-                let x = i as f64 * h;
-                lp(x, a, b).exp() * (lp(x, a, b) - lp(x, a0, b0)) * h
-            })
-            .sum();
-        assert!((quad - kl_gamma(a, b, a0, b0)).abs() < 1e-6, "{quad}");
-    }
 }

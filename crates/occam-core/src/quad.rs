@@ -1,7 +1,8 @@
-//! Gauss–Legendre quadrature (nodes by Newton's method on the Legendre recurrence) and a composite
-//! rule over a finite interval. Candidates for `occam_core` once another crate needs them; written
-//! here because the quadrature crates on crates.io either allocate per call or lack fixed-order
-//! rules with cached nodes.
+//! Gauss–Legendre quadrature (nodes by Newton's method on the Legendre recurrence), a composite
+//! rule over a finite interval and expectations under a standard normal: the one quadrature of the
+//! workspace (Owen's T in [`crate::special`], the network moments of `occam-nn`, quadrature checks
+//! in tests). Written here because the quadrature crates on crates.io either allocate per call or
+//! lack fixed-order rules with cached nodes.
 
 /// Nodes and weights of the n-point Gauss–Legendre rule on [−1, 1].
 #[derive(Clone, Debug)]
