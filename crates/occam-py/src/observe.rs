@@ -41,6 +41,11 @@ impl PyObserver {
 
     fn visit(&mut self, py: Python<'_>, p: &Progress) -> PyResult<Flow> {
         py.check_signals()?;
+        // The other candidate starts of a mixture (`Stage::Candidate`) are not shown: the
+        // callback sees the sweeps of the default start and the pruning stage, as before.
+        if p.stage == occam::Stage::Candidate {
+            return Ok(Flow::Continue);
+        }
         if let Some(cb) = &self.callback {
             let r = cb.call1(py, (p.iteration, p.bound, p.elapsed.as_secs_f64()))?;
             // `None` (no return statement) goes on; anything falsy otherwise stops.

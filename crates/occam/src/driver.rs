@@ -193,6 +193,7 @@ pub fn fit(
         check_every_update: false,
         prune_components: s.prune,
         settle: s.settle,
+        candidate_starts: true,
     };
     let rotations = match s.rotate {
         Some(true) => Some(crate::rotation::detect(loaded, c)?),

@@ -51,8 +51,10 @@ impl Bar {
         if p.restarts > 1 {
             s += &format!(" restart {}/{}", p.restart + 1, p.restarts);
         }
-        if p.stage == Stage::Pruning {
-            s += " (pruning)";
+        match p.stage {
+            Stage::Sweeps => {}
+            Stage::Pruning => s += " (pruning)",
+            Stage::Candidate => s += " (second start)",
         }
         // The bound in full (the shortest text that reads back as the same number), so that
         // logs of two builds tell whether they computed the same bits.
@@ -113,6 +115,7 @@ impl Observer for Bar {
             let stage = match p.stage {
                 Stage::Sweeps => "",
                 Stage::Pruning => " (pruning)",
+                Stage::Candidate => " (second start)",
             };
             match p.change {
                 Some(c) => b.set_message(format!("bound {:.6} change {c:.3e}{stage}", p.bound)),

@@ -14,6 +14,7 @@ mod mixture_messages;
 mod mixtures;
 mod monotone_bound;
 mod sampling;
+mod starts;
 mod structure;
 mod trees;
 mod winn_closed_forms;

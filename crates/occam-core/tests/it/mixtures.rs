@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 
 /// 500 points from 9 equal-weight clusters on a 3×3 grid (spacing 4, unit variance).
-fn grid_data(seed: u64) -> Vec<f64> {
+pub(crate) fn grid_data(seed: u64) -> Vec<f64> {
     let mut rng = occam_core::Rng::seed_from_u64(seed);
     let noise = Normal::new(0.0, 0.5).unwrap();
     (0..500)
@@ -24,11 +24,9 @@ fn retained(vmp: &Vmp, z: NodeId, k: usize) -> usize {
         .count()
 }
 
-/// The VIBES tutorial mixture (Winn §2.4): K = 20 diagonal Gaussians keep the 9 real clusters.
-#[test]
-fn twenty_components_on_nine_clusters_keep_nine() {
-    let x = grid_data(3);
-    let k = 20;
+/// The VIBES tutorial mixture (Winn §2.4) of `k` diagonal Gaussians on the 500 points `x` of
+/// [`grid_data`]: the compiled model and its index λ.
+pub(crate) fn tutorial_mixture(x: &[f64], k: usize) -> (Vmp, NodeId) {
     let mut g = Graph::new();
     let n = g.plate("N", 500);
     let d = g.plate("D", 2);
@@ -51,8 +49,16 @@ fn twenty_components_on_nine_clusters_keep_nine() {
     let xn = g
         .add_mixture("x", Gaussian, &[n, d], &[(lambda, kp)], [p(mu), p(gamma)])
         .unwrap();
-    g.observe(xn, &x).unwrap();
-    let mut vmp = g.compile().unwrap();
+    g.observe(xn, x).unwrap();
+    (g.compile().unwrap(), lambda)
+}
+
+/// The VIBES tutorial mixture (Winn §2.4): K = 20 diagonal Gaussians keep the 9 real clusters.
+#[test]
+fn twenty_components_on_nine_clusters_keep_nine() {
+    let x = grid_data(3);
+    let k = 20;
+    let (mut vmp, lambda) = tutorial_mixture(&x, k);
     let opts = RunOptions {
         max_iter: 500,
         tol: 1e-8,

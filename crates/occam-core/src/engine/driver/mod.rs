@@ -14,6 +14,7 @@ use super::{NodeState, Vmp};
 use crate::error::RunError;
 use crate::graph::NodeId;
 
+mod candidates;
 mod outcome;
 pub use outcome::*;
 
@@ -67,7 +68,8 @@ impl Vmp {
         let mut components = Vec::new();
         for r in 0..restarts {
             let seed = opts.seed.wrapping_add(r as u64);
-            if r > 0 || !self.initialized {
+            let fresh = r > 0 || !self.initialized;
+            if fresh {
                 self.initialize(seed)?;
             }
             let mut watch = Watch {
@@ -78,7 +80,7 @@ impl Vmp {
                 stage: Stage::Sweeps,
                 floor: None,
             };
-            let mut fit = self.one_run(opts, &order, &mut watch)?;
+            let mut fit = self.one_run(opts, &order, &mut watch, fresh.then_some(seed))?;
             fit.seed = seed;
             fit.best_restart = r;
             bounds.push(fit.bound);
@@ -101,18 +103,21 @@ impl Vmp {
         Ok(fit)
     }
 
-    /// One restart: sweeps to convergence, then (if asked) the pruning stage.
+    /// One restart: sweeps to convergence (from each candidate start when the restart was
+    /// initialised from `seed`, [`RunOptions::candidate_starts`]), then (if asked) the pruning
+    /// stage.
     fn one_run(
         &mut self,
         opts: &RunOptions,
         order: &[NodeId],
         watch: &mut Watch<'_>,
+        seed: Option<u64>,
     ) -> Result<Fit, RunError> {
-        let first = self.sweeps(opts, order, watch)?;
+        let (first, other) = self.candidate_sweeps(opts, order, watch, seed)?;
         let mut trace = first.trace;
         let mut warnings = first.warnings;
         let mut stop = first.stop;
-        let mut iterations = trace.len();
+        let mut iterations = trace.len() + other;
         let mut prune_start = None;
         let mut pruned = 0;
         if opts.prune_components && self.has_mixture_index() {

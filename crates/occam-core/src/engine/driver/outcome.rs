@@ -38,6 +38,14 @@ pub struct RunOptions {
     /// the first update of μ_k sees Λ_k at its prior. The rounds read the index's cached sums
     /// and cost little next to a sweep over the data.
     pub settle: bool,
+    /// Run a mixture from several candidate starts and keep the best: where a mixture index
+    /// starts from its default k-means labels, the model is also started from random labels
+    /// (twice, `RANDOM_STARTS`, seeded from the restart's seed),
+    /// and the state with the highest bound goes on (to pruning, if asked). A random start that
+    /// cannot reach the best bound so far ends early. Costs the other starts' sweeps (counted in
+    /// [`Fit::iterations`], shown to the observer as [`Stage::Candidate`]); the fit's trace is
+    /// the kept start's. See `driver/candidates.rs` for the data where each start loses.
+    pub candidate_starts: bool,
 }
 
 /// The most rounds of a settled first sweep ([`RunOptions::settle`]). From a prior start the
@@ -60,6 +68,7 @@ impl Default for RunOptions {
             check_every_update: false,
             prune_components: false,
             settle: false,
+            candidate_starts: false,
         }
     }
 }
@@ -191,6 +200,9 @@ pub enum Stage {
     Sweeps,
     /// Re-convergence and trial sweeps while deleting mixture components.
     Pruning,
+    /// Sweeps from a further candidate start ([`RunOptions::candidate_starts`]), compared with
+    /// the first start's by the converged bound.
+    Candidate,
 }
 
 /// What an [`Observer`] sees after every sweep.
