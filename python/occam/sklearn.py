@@ -16,8 +16,16 @@ Same constructor arguments (those meaningful for VB), same methods (``fit``, ``f
   threads. The fitted values do not depend on it: the engine sums in a fixed order, whatever the
   number of threads.
 
-* ``weight_concentration_prior_type`` defaults to, and only accepts, ``"dirichlet_distribution"``:
-  the model language has no stick-breaking (Dirichlet process) prior.
+* ``weight_concentration_prior_type`` means what it means in scikit-learn: ``"dirichlet_process"``
+  (the default) is the truncated stick-breaking prior (``StickBreaking`` in the model language:
+  ``v_k ~ Beta(1, weight_concentration_prior)``), ``"dirichlet_distribution"`` a symmetric
+  Dirichlet. ``weight_concentration_`` is, as in scikit-learn, the tuple ``(a, b)`` of the sticks'
+  Beta parameters for the first and the Dirichlet's concentration for the second. The truncation
+  is Blei & Jordan's (2006): the last stick is ``v_K = 1``, so the K weights sum to one and the
+  bound is on the evidence of the K-component truncated model; it is reported as
+  ``Beta(1 + N_K, 0)`` (the point mass at 1). scikit-learn keeps a ``Beta(1 + N_K, α0)`` last
+  stick instead (the rest of the stick is left to components beyond K), so its ``weights_`` are
+  renormalised and its last component's ``E[log π_K]`` is lower by ``E[-log v_K]``.
 * ``covariance_type`` is ``"full"`` or ``"diag"``.
 * ``lower_bound_`` is the complete variational lower bound on ``log p(X)`` in nats, every
   constant included (scikit-learn's leaves constants out); ``lower_bounds_`` is its trace.
@@ -84,6 +92,20 @@ def _logsumexp_rows(w):
     return m + np.log(np.exp(w - m).sum(axis=1, keepdims=True))
 
 
+def _sticks(pi, alpha0):
+    """scikit-learn's ``weight_concentration_`` for the Dirichlet process, ``(a, b)`` with
+    ``q(v_k) = Beta(a_k, b_k)``, and ``E[log π_k]``, from the posterior of a ``StickBreaking``
+    variable (its K − 1 sticks). The last stick is ``v_K = 1`` (the truncation of Blei & Jordan
+    2006), shown as ``Beta(1 + N_K, 0)``, the point mass at 1: ``b_{K-1} = α0 + N_K``."""
+    a, b = np.asarray(pi["stick_a"], dtype=np.float64), np.asarray(pi["stick_b"], dtype=np.float64)
+    n_last = b[-1] - alpha0 if b.size else 0.0
+    psi_ab = digamma(a + b)
+    ln_v, ln_1mv = digamma(a) - psi_ab, digamma(b) - psi_ab
+    rest = np.concatenate(([0.0], np.cumsum(ln_1mv)))
+    elog = rest + np.concatenate((ln_v, [0.0]))
+    return (np.append(a, 1.0 + n_last), np.append(b, 0.0)), elog
+
+
 class BayesianGaussianMixture(DensityMixin, BaseEstimator):
     """Variational Bayesian Gaussian mixture (scikit-learn API) fitted by Occam."""
 
@@ -95,7 +117,7 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         tol=1e-3,
         max_iter=100,
         n_init=1,
-        weight_concentration_prior_type="dirichlet_distribution",
+        weight_concentration_prior_type="dirichlet_process",
         weight_concentration_prior=None,
         mean_precision_prior=None,
         mean_prior=None,
@@ -127,11 +149,10 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
                 f"covariance_type must be 'full' or 'diag', got {self.covariance_type!r} "
                 "('tied' and 'spherical' are not supported)"
             )
-        if self.weight_concentration_prior_type != "dirichlet_distribution":
+        if self.weight_concentration_prior_type not in ("dirichlet_process", "dirichlet_distribution"):
             raise ValueError(
-                "weight_concentration_prior_type must be 'dirichlet_distribution', got "
-                f"{self.weight_concentration_prior_type!r}: Occam's model language has no "
-                "stick-breaking (Dirichlet process) prior"
+                "weight_concentration_prior_type must be 'dirichlet_process' or "
+                f"'dirichlet_distribution', got {self.weight_concentration_prior_type!r}"
             )
         _number("tol", self.tol, 0.0, strict=False)
         _integer("max_iter", self.max_iter, 1)
@@ -208,7 +229,8 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         L, log_det_a = whitening(self.covariance_type, cov)
         Z = self._whiten(X, L, m0, centred)
         seed = self._seed()
-        model = Model.from_string(model_text(self.covariance_type, k, alpha0, beta0, nu0),
+        model = Model.from_string(model_text(self.covariance_type, k, alpha0, beta0, nu0,
+                                             self.weight_concentration_prior_type),
                                   name="BayesianGaussianMixture")
         n = X.shape[0]
         # Occam's default schedule starts q(z) from k-means and updates the weights and the
@@ -295,13 +317,18 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
     def _store(self, r, L, m0, log_det_a):
         """Posterior parameters in whitened space (for predictions) and scikit-learn's attributes
         in data space."""
-        conc = r.posterior("pi")["concentration"]
-        self.weight_concentration_ = conc
-        self.weights_ = conc / conc.sum()
-        self._elog_pi = digamma(conc) - digamma(conc.sum())
+        pi = r.posterior("pi")
+        if self.weight_concentration_prior_type == "dirichlet_process":
+            self.weight_concentration_, self._elog_pi = _sticks(pi, self.weight_concentration_prior_)
+            self.weights_ = np.asarray(pi["mean"], dtype=np.float64).reshape(-1)
+        else:
+            conc = pi["concentration"]
+            self.weight_concentration_ = conc
+            self.weights_ = conc / conc.sum()
+            self._elog_pi = digamma(conc) - digamma(conc.sum())
         self._m0, self._L, self._log_det_a = m0, L, log_det_a
         mu = r.posterior("mu")
-        k = conc.size
+        k = self._elog_pi.size
         m = mu["mean"].reshape(k, -1)
         self._mean_z = m
         if self.covariance_type == "full":

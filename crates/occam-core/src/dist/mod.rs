@@ -164,6 +164,13 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn packed_moments(&self) -> Option<Vec<usize>> {
         None
     }
+    /// E[x] where the engine cannot form it from the moments alone: `None` (the default) for
+    /// every family whose mean follows from its moment kind (a Dirichlet-kind variable's mean is
+    /// (φ + 1)/Σ(φ + 1)); the stick-breaking process, which shares the Dirichlet's moments but
+    /// not its parameterisation, returns its own.
+    fn mean(&self, _phi: &[f64]) -> Option<Vec<f64>> {
+        None
+    }
     /// Representative instances (dimensions, constants) for the shared law tests.
     fn test_instances() -> Vec<Self>;
     /// A random natural-parameter vector inside the domain, for the law tests.
@@ -243,6 +250,7 @@ registry! {
     Poisson => poisson::Poisson,
     Geometric => geometric::Geometric,
     NegativeBinomial => negative_binomial::NegativeBinomial,
+    StickBreaking => stick_breaking::StickBreaking,
 }
 
 /// The spec of the family named `name` or one of its aliases.
@@ -333,6 +341,10 @@ impl Dist {
     pub fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
         self.visit(Own(phi, u, a))
     }
+    /// [`ExpFamily::mean`] of one element.
+    pub fn mean(&self, phi: &[f64]) -> Option<Vec<f64>> {
+        self.visit(Mean(phi))
+    }
     /// [`ExpFamily::packed_moments`].
     pub fn packed_moments(&self) -> Option<Vec<usize>> {
         self.visit(PackedMoments)
@@ -340,6 +352,15 @@ impl Dist {
 }
 
 struct PackedMoments;
+
+struct Mean<'a>(&'a [f64]);
+
+impl DistVisitor for Mean<'_> {
+    type Output = Option<Vec<f64>>;
+    fn visit<D: ExpFamily>(self, d: &D) -> Option<Vec<f64>> {
+        d.mean(self.0)
+    }
+}
 
 impl DistVisitor for PackedMoments {
     type Output = Option<Vec<usize>>;
