@@ -66,6 +66,14 @@ __all__ = ["BayesianGaussianMixture"]
 # are above it, N=1e4 D=2 K=10 (6e5) below.
 _ONE_THREAD_WORK = 1 << 22
 
+# Whether a fit ends with the engine's pruning stage: after convergence, trials that empty one
+# used component (smallest first) and, under the stick-breaking prior, relabel the components by
+# decreasing size, each kept if the bound rises. k-means with K clusters splits natural clusters
+# into several components that VMP does not merge by itself: on standardised iris (K = 10) one
+# initialisation without it ended 29 nats (Dirichlet) and 33 nats (Dirichlet process) below five
+# on average over seeds 0-9, 58 and 63 nats at worst (python/tests/test_sklearn_n_init.py).
+_PRUNE = True
+
 
 def _number(name, value, low, strict=True):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
@@ -237,9 +245,10 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
         # components from it before q(z) itself. `settle` repeats those first updates until they
         # agree (mean-field q(mu_k) q(Lambda_k): mu's first update sees Lambda at its prior),
         # as scikit-learn's first M-step is the joint optimum of q(mu_k, Lambda_k); the rounds
-        # read z's cached sums, not the data.
+        # read z's cached sums, not the data. Each initialisation ends with the engine's pruning
+        # stage (`_PRUNE`).
         r = model.fit(data={"x": Z}, seed=seed, restarts=int(self.n_init),
-                      max_iter=int(self.max_iter), tol=float(self.tol) / Z.size, prune=False,
+                      max_iter=int(self.max_iter), tol=float(self.tol) / Z.size, prune=_PRUNE,
                       threads=self._threads(n, k, Z.shape[1]), settle=True)
         jacobian = n * log_det_a
         self.lower_bound_ = float(r.bound) + jacobian

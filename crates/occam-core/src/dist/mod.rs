@@ -171,6 +171,12 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn mean(&self, _phi: &[f64]) -> Option<Vec<f64>> {
         None
     }
+    /// Whether the family favours some orders of its categories over others, so that a mixture
+    /// whose weights it gives gains from having its larger components first (the stick-breaking
+    /// process; the engine's pruning stage then tries that order). False by default.
+    fn orders_categories(&self) -> bool {
+        false
+    }
     /// Representative instances (dimensions, constants) for the shared law tests.
     fn test_instances() -> Vec<Self>;
     /// A random natural-parameter vector inside the domain, for the law tests.
@@ -345,6 +351,10 @@ impl Dist {
     pub fn mean(&self, phi: &[f64]) -> Option<Vec<f64>> {
         self.visit(Mean(phi))
     }
+    /// [`ExpFamily::orders_categories`].
+    pub fn orders_categories(&self) -> bool {
+        self.visit(Ordered)
+    }
     /// [`ExpFamily::packed_moments`].
     pub fn packed_moments(&self) -> Option<Vec<usize>> {
         self.visit(PackedMoments)
@@ -354,6 +364,15 @@ impl Dist {
 struct PackedMoments;
 
 struct Mean<'a>(&'a [f64]);
+
+struct Ordered;
+
+impl DistVisitor for Ordered {
+    type Output = bool;
+    fn visit<D: ExpFamily>(self, d: &D) -> bool {
+        d.orders_categories()
+    }
+}
 
 impl DistVisitor for Mean<'_> {
     type Output = Option<Vec<f64>>;

@@ -207,6 +207,9 @@ impl ExpFamily for StickBreaking {
         out[self.k - 1] = rest;
         Some(out)
     }
+    fn orders_categories(&self) -> bool {
+        true
+    }
     fn test_instances() -> Vec<Self> {
         vec![StickBreaking { k: 2 }, StickBreaking { k: 5 }]
     }

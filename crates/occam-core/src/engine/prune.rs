@@ -95,8 +95,72 @@ impl Vmp {
                 }
                 break;
             }
+            if self.orders_components(i) {
+                let saved = self.snapshot();
+                let threshold = best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64;
+                if self.reorder_by_size(i, k) {
+                    watch.floor = Some(threshold);
+                    let trial = self.sweeps(opts, order, watch);
+                    watch.floor = None;
+                    let trial = trial?;
+                    sweeps += trial.trace.len();
+                    let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
+                    if bound > threshold {
+                        warnings.extend(trial.warnings);
+                        kept.push((bound, trial.stop));
+                        best = bound;
+                    } else {
+                        self.restore(saved);
+                    }
+                }
+            }
         }
         let n = kept.len();
         Ok((kept, n, (sweeps, warnings)))
+    }
+
+    /// Whether the probabilities mixture index `i` reads favour some orders of its components
+    /// ([`crate::dist::ExpFamily::orders_categories`]: a stick-breaking prior).
+    fn orders_components(&self, i: usize) -> bool {
+        self.nodes[i]
+            .parents
+            .first()
+            .is_some_and(|e| match e.source {
+                crate::network::Source::Node(p) => {
+                    self.nodes[p].dist().is_some_and(|d| d.orders_categories())
+                }
+                crate::network::Source::Const(_) => false,
+            })
+    }
+
+    /// Relabels index `i`'s components by decreasing total responsibility (a stable sort), for a
+    /// trial: under stick-breaking weights an empty or small component before larger ones costs
+    /// bound (about ln(α / N_after) per empty stick) that deletions cannot recover (Kurihara,
+    /// Welling & Vlassis 2007 sort the sticks by size). The components' q follow from q(z) in the
+    /// next sweep. Returns false when the order is already decreasing.
+    fn reorder_by_size(&mut self, i: usize, k: usize) -> bool {
+        let node = &mut self.nodes[i];
+        let mut totals = vec![0.0; k];
+        for e in 0..node.n {
+            totals
+                .iter_mut()
+                .zip(&node.u[e * k..(e + 1) * k])
+                .for_each(|(t, v)| *t += v);
+        }
+        let mut perm: Vec<usize> = (0..k).collect();
+        perm.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]));
+        if perm.iter().enumerate().all(|(p, &j)| p == j) {
+            return false;
+        }
+        let mut row = vec![0.0; k];
+        for e in 0..node.n {
+            let u = &mut node.u[e * k..(e + 1) * k];
+            row.iter_mut().zip(&perm).for_each(|(r, &j)| *r = u[j]);
+            u.copy_from_slice(&row);
+        }
+        node.lazy = Default::default();
+        self.changed(i);
+        self.refresh_dependents(i);
+        true
     }
 }
