@@ -231,3 +231,20 @@ def test_default_prior_is_the_dirichlet_process():
     assert SkBGM().weight_concentration_prior_type == "dirichlet_process"
     with pytest.raises(ValueError, match="dirichlet_process"):
         BayesianGaussianMixture(weight_concentration_prior_type="dirichlet").fit(blobs(50, 2, 2, seed=0))
+
+
+def test_example_dp_mixture_fits_with_sorted_sticks():
+    # examples/dp_mixture: a 1-D DP mixture with a Gamma concentration, fitted with --strict (a
+    # decreasing bound raises). The pruning stage leaves the occupied sticks first, largest first,
+    # and q(α) gains shape K − 1 = 9 (Blei & Jordan §4).
+    from conftest import ROOT, load_csv
+
+    model = occam.Model(str(ROOT / "examples" / "dp_mixture" / "mixture.occam"))
+    y = load_csv(ROOT / "examples" / "dp_mixture" / "y.csv")[:, 0]
+    for seed in (0, 1):
+        r = model.fit(data={"y": y}, seed=seed, strict=True)
+        counts = np.asarray(r.posterior("w")["stick_a"]) - 1
+        used = int(np.sum(counts > 0.5))
+        assert used in (2, 3)
+        assert np.all(np.diff(counts[:used]) <= 0) and np.all(counts[used:] < 0.5), counts
+        assert r.posterior("alpha")["shape"] == pytest.approx(1.0 + 9, rel=1e-12)

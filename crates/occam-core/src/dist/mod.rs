@@ -12,6 +12,15 @@
 //! the value kinds and constants they accept, value kind, event shape, reported parameters), how
 //! its constants build it (`from_args`), how its natural parameters become its usual parameters
 //! (`usual_params`) and its number of free parameters.
+//!
+//! A family's natural parameters live in the space of its moments u, the space its children's
+//! messages are in. A family that is usually parameterised otherwise is written in that space
+//! when its conjugate updates stay in it: the stick-breaking process ([`StickBreaking`]) shares
+//! the Dirichlet's u = ln π, and its K Beta sticks are a linear function of φ, formed inside
+//! `moments` and `usual_params` — no change of basis in any message. Two hooks cover what the
+//! engine would otherwise derive from the moment kind alone: [`ExpFamily::mean`] (E[x] where the
+//! kind's formula does not apply) and [`ExpFamily::orders_categories`] (a prior that is not
+//! symmetric in its categories, so that mixtures try putting their larger components first).
 
 use crate::moments::MomentKind;
 use crate::Rng;
