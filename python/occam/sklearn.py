@@ -38,7 +38,10 @@ Same constructor arguments (those meaningful for VB), same methods (``fit``, ``f
   therefore no ``mean_precision_``.
 * ``init_params`` is k-means on the data (greedy k-means++ seeding and Lloyd iterations: Occam's
   initialisation of mixture indices), restarted
-  ``n_init`` times from seeds ``s, s+1, ...`` with ``s`` from ``random_state``.
+  ``n_init`` times from seeds ``s, s+1, ...`` with ``s`` from ``random_state``. Each
+  initialisation ends with the engine's pruning stage (``_PRUNE``): after convergence, trials that
+  empty one used component and, for the Dirichlet process, relabel the components by decreasing
+  size, each kept only if the bound rises; ``n_iter_`` and ``lower_bounds_`` include its sweeps.
 
 ``score_samples(X)`` follows scikit-learn's definition for the variational mixture:
 ``log Σ_k exp(E_q[log π_k] + E_q[log N(x | μ_k, Λ_k⁻¹)])`` (the expected log-likelihood under q,

@@ -27,8 +27,9 @@ impl Vmp {
 
     /// Greedy component deletion: for each mixture index, empty its used components one at a time
     /// (smallest total responsibility first), re-converge, and keep the change if L rises by more
-    /// than the tolerance. Returns the (bound, stop) of each accepted deletion, their number, and
-    /// the trial sweeps' count and warnings.
+    /// than the tolerance; then, under a prior that orders the components, one relabelling trial
+    /// (`reorder_by_size`). Returns the (bound, stop) of each accepted trial, the number of
+    /// deleted components, and the trial sweeps' count and warnings.
     #[allow(clippy::type_complexity)]
     pub(super) fn prune(
         &mut self,
@@ -43,6 +44,7 @@ impl Vmp {
         let mut kept = Vec::new();
         let mut sweeps = 0;
         let mut warnings = Vec::new();
+        let mut relabelled = 0;
         for i in indices {
             let MomentKind::Categorical { k } = self.nodes[i].kind else {
                 continue;
@@ -109,13 +111,15 @@ impl Vmp {
                         warnings.extend(trial.warnings);
                         kept.push((bound, trial.stop));
                         best = bound;
+                        relabelled += 1;
                     } else {
                         self.restore(saved);
                     }
                 }
             }
         }
-        let n = kept.len();
+        // Deleted components: the accepted trials but the relabellings.
+        let n = kept.len() - relabelled;
         Ok((kept, n, (sweeps, warnings)))
     }
 
