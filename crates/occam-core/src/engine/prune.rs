@@ -141,9 +141,13 @@ impl Vmp {
     /// trial: under stick-breaking weights an empty or small component before larger ones costs
     /// bound (about ln(α / N_after) per empty stick) that deletions cannot recover (Kurihara,
     /// Welling & Vlassis 2007 sort the sticks by size). The components' q follow from q(z) in the
-    /// next sweep. Returns false when the order is already decreasing.
+    /// next sweep. Returns false when the order is already decreasing or some labels are observed.
     fn reorder_by_size(&mut self, i: usize, k: usize) -> bool {
         let node = &mut self.nodes[i];
+        if (0..node.n).any(|e| node.is_observed(e)) {
+            // Observed labels name their components: no relabelling.
+            return false;
+        }
         let mut totals = vec![0.0; k];
         for e in 0..node.n {
             totals
