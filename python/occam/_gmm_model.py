@@ -10,7 +10,9 @@ the bound on ``log p(Z)`` plus ``N log|det A|`` (the Jacobian), and posteriors m
 
 Priors (after whitening; K components, D dimensions):
 
-* ``pi ~ Dirichlet(weight_concentration_prior)`` over K;
+* ``pi ~ StickBreaking(weight_concentration_prior)`` over K (``"dirichlet_process"``: sticks
+  ``v_k ~ Beta(1, weight_concentration_prior)`` for k < K, ``v_K = 1``) or
+  ``pi ~ Dirichlet(weight_concentration_prior)`` over K (``"dirichlet_distribution"``);
 * full: ``mu[k] ~ N(0, (β0 ν0 I)⁻¹)`` and ``Lambda[k] ~ Wishart(dof = ν0, rate = I)``, i.e. in data
   space ``mu_k ~ N(m0, (β0 E[Λ])⁻¹)`` independent of ``Λ_k ~ W(ν0, covariance_prior⁻¹)`` (mean
   ``ν0 · covariance_prior⁻¹``, scikit-learn's Wishart prior);
@@ -25,13 +27,15 @@ of Λ_k, with mean-field q(mu_k) q(Λ_k) (BayesPy's GMM).
 import numpy as np
 
 
-def model_text(covariance_type, n_components, alpha0, beta0, nu0):
-    """The model for whitened data ``x`` (N × D)."""
+def model_text(covariance_type, n_components, alpha0, beta0, nu0, weights="dirichlet_process"):
+    """The model for whitened data ``x`` (N × D); ``weights`` is scikit-learn's
+    ``weight_concentration_prior_type``."""
+    family = "StickBreaking" if weights == "dirichlet_process" else "Dirichlet"
     head = [
         f"# Variational Bayesian Gaussian mixture, {covariance_type} covariances (occam.sklearn).",
         f"plate K = {int(n_components)}",
         "plates N, D from data x",
-        f"pi ~ Dirichlet({alpha0!r}) over K",
+        f"pi ~ {family}({alpha0!r}) over K",
         "z[N] ~ Categorical(pi)",
     ]
     if covariance_type == "full":

@@ -12,6 +12,15 @@
 //! the value kinds and constants they accept, value kind, event shape, reported parameters), how
 //! its constants build it (`from_args`), how its natural parameters become its usual parameters
 //! (`usual_params`) and its number of free parameters.
+//!
+//! A family's natural parameters live in the space of its moments u, the space its children's
+//! messages are in. A family that is usually parameterised otherwise is written in that space
+//! when its conjugate updates stay in it: the stick-breaking process ([`StickBreaking`]) shares
+//! the Dirichlet's u = ln π, and its K Beta sticks are a linear function of φ, formed inside
+//! `moments` and `usual_params` — no change of basis in any message. Two hooks cover what the
+//! engine would otherwise derive from the moment kind alone: [`ExpFamily::mean`] (E[x] where the
+//! kind's formula does not apply) and [`ExpFamily::orders_categories`] (a prior that is not
+//! symmetric in its categories, so that mixtures try putting their larger components first).
 
 use crate::moments::MomentKind;
 use crate::Rng;
@@ -164,6 +173,19 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn packed_moments(&self) -> Option<Vec<usize>> {
         None
     }
+    /// E[x] where the engine cannot form it from the moments alone: `None` (the default) for
+    /// every family whose mean follows from its moment kind (a Dirichlet-kind variable's mean is
+    /// (φ + 1)/Σ(φ + 1)); the stick-breaking process, which shares the Dirichlet's moments but
+    /// not its parameterisation, returns its own.
+    fn mean(&self, _phi: &[f64]) -> Option<Vec<f64>> {
+        None
+    }
+    /// Whether the family favours some orders of its categories over others, so that a mixture
+    /// whose weights it gives gains from having its larger components first (the stick-breaking
+    /// process; the engine's pruning stage then tries that order). False by default.
+    fn orders_categories(&self) -> bool {
+        false
+    }
     /// Representative instances (dimensions, constants) for the shared law tests.
     fn test_instances() -> Vec<Self>;
     /// A random natural-parameter vector inside the domain, for the law tests.
@@ -243,6 +265,7 @@ registry! {
     Poisson => poisson::Poisson,
     Geometric => geometric::Geometric,
     NegativeBinomial => negative_binomial::NegativeBinomial,
+    StickBreaking => stick_breaking::StickBreaking,
 }
 
 /// The spec of the family named `name` or one of its aliases.
@@ -333,6 +356,14 @@ impl Dist {
     pub fn own_term(&self, phi: &[f64], u: &[f64], a: f64) -> f64 {
         self.visit(Own(phi, u, a))
     }
+    /// [`ExpFamily::mean`] of one element.
+    pub fn mean(&self, phi: &[f64]) -> Option<Vec<f64>> {
+        self.visit(Mean(phi))
+    }
+    /// [`ExpFamily::orders_categories`].
+    pub fn orders_categories(&self) -> bool {
+        self.visit(Ordered)
+    }
     /// [`ExpFamily::packed_moments`].
     pub fn packed_moments(&self) -> Option<Vec<usize>> {
         self.visit(PackedMoments)
@@ -340,6 +371,24 @@ impl Dist {
 }
 
 struct PackedMoments;
+
+struct Mean<'a>(&'a [f64]);
+
+struct Ordered;
+
+impl DistVisitor for Ordered {
+    type Output = bool;
+    fn visit<D: ExpFamily>(self, d: &D) -> bool {
+        d.orders_categories()
+    }
+}
+
+impl DistVisitor for Mean<'_> {
+    type Output = Option<Vec<f64>>;
+    fn visit<D: ExpFamily>(self, d: &D) -> Option<Vec<f64>> {
+        d.mean(self.0)
+    }
+}
 
 impl DistVisitor for PackedMoments {
     type Output = Option<Vec<usize>>;

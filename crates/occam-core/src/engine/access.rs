@@ -123,10 +123,13 @@ impl Vmp {
                 MomentKind::Categorical { .. } => out.extend_from_slice(u),
                 MomentKind::Dirichlet { .. } => {
                     // Known tables (constants) keep ⟨ln p⟩ only, like observed values.
+                    let phi = || &n.q.phi[e * n.len..(e + 1) * n.len];
                     if n.is_observed(e) || n.map || matches!(n.body, Body::Constant) {
                         out.extend(u.iter().map(|v| v.exp()));
+                    } else if let Some(m) = n.dist().and_then(|d| d.mean(phi())) {
+                        out.extend(m);
                     } else {
-                        let phi = &n.q.phi[e * n.len..(e + 1) * n.len];
+                        let phi = phi();
                         let total: f64 = phi.iter().map(|p| p + 1.0).sum();
                         out.extend(phi.iter().map(|p| (p + 1.0) / total));
                     }

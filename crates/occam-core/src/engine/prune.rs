@@ -27,8 +27,9 @@ impl Vmp {
 
     /// Greedy component deletion: for each mixture index, empty its used components one at a time
     /// (smallest total responsibility first), re-converge, and keep the change if L rises by more
-    /// than the tolerance. Returns the (bound, stop) of each accepted deletion, their number, and
-    /// the trial sweeps' count and warnings.
+    /// than the tolerance; then, under a prior that orders the components, one relabelling trial
+    /// (`reorder_by_size`). Returns the (bound, stop) of each accepted trial, the number of
+    /// deleted components, and the trial sweeps' count and warnings.
     #[allow(clippy::type_complexity)]
     pub(super) fn prune(
         &mut self,
@@ -43,6 +44,7 @@ impl Vmp {
         let mut kept = Vec::new();
         let mut sweeps = 0;
         let mut warnings = Vec::new();
+        let mut relabelled = 0;
         for i in indices {
             let MomentKind::Categorical { k } = self.nodes[i].kind else {
                 continue;
@@ -95,8 +97,78 @@ impl Vmp {
                 }
                 break;
             }
+            if self.orders_components(i) {
+                let saved = self.snapshot();
+                let threshold = best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64;
+                if self.reorder_by_size(i, k) {
+                    watch.floor = Some(threshold);
+                    let trial = self.sweeps(opts, order, watch);
+                    watch.floor = None;
+                    let trial = trial?;
+                    sweeps += trial.trace.len();
+                    let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
+                    if bound > threshold {
+                        warnings.extend(trial.warnings);
+                        kept.push((bound, trial.stop));
+                        best = bound;
+                        relabelled += 1;
+                    } else {
+                        self.restore(saved);
+                    }
+                }
+            }
         }
-        let n = kept.len();
+        // Deleted components: the accepted trials but the relabellings.
+        let n = kept.len() - relabelled;
         Ok((kept, n, (sweeps, warnings)))
+    }
+
+    /// Whether the probabilities mixture index `i` reads favour some orders of its components
+    /// ([`crate::dist::ExpFamily::orders_categories`]: a stick-breaking prior).
+    fn orders_components(&self, i: usize) -> bool {
+        self.nodes[i]
+            .parents
+            .first()
+            .is_some_and(|e| match e.source {
+                crate::network::Source::Node(p) => {
+                    self.nodes[p].dist().is_some_and(|d| d.orders_categories())
+                }
+                crate::network::Source::Const(_) => false,
+            })
+    }
+
+    /// Relabels index `i`'s components by decreasing total responsibility (a stable sort), for a
+    /// trial: under stick-breaking weights an empty or small component before larger ones costs
+    /// bound (about ln(α / N_after) per empty stick) that deletions cannot recover (Kurihara,
+    /// Welling & Vlassis 2007 sort the sticks by size). The components' q follow from q(z) in the
+    /// next sweep. Returns false when the order is already decreasing or some labels are observed.
+    fn reorder_by_size(&mut self, i: usize, k: usize) -> bool {
+        let node = &mut self.nodes[i];
+        if (0..node.n).any(|e| node.is_observed(e)) {
+            // Observed labels name their components: no relabelling.
+            return false;
+        }
+        let mut totals = vec![0.0; k];
+        for e in 0..node.n {
+            totals
+                .iter_mut()
+                .zip(&node.u[e * k..(e + 1) * k])
+                .for_each(|(t, v)| *t += v);
+        }
+        let mut perm: Vec<usize> = (0..k).collect();
+        perm.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]));
+        if perm.iter().enumerate().all(|(p, &j)| p == j) {
+            return false;
+        }
+        let mut row = vec![0.0; k];
+        for e in 0..node.n {
+            let u = &mut node.u[e * k..(e + 1) * k];
+            row.iter_mut().zip(&perm).for_each(|(r, &j)| *r = u[j]);
+            u.copy_from_slice(&row);
+        }
+        node.lazy = Default::default();
+        self.changed(i);
+        self.refresh_dependents(i);
+        true
     }
 }
