@@ -61,6 +61,9 @@ impl Vmp {
         let dist = dist.clone();
         // The node's own start is read in place (a given moment array may be N·(Q + Q²)
         // values: not copied) from the shared static node.
+        if let Some(init) = self.nodes[i].start_override.clone() {
+            return self.start_node(i, &dist, &init, rng);
+        }
         let model = self.nodes[i].model.clone();
         match &model.init {
             Some(init) => self.start_node(i, &dist, init, rng),
@@ -292,7 +295,7 @@ impl Vmp {
     pub(super) fn start(&self, i: usize) -> std::borrow::Cow<'_, Init> {
         use std::borrow::Cow;
         let node = &self.nodes[i];
-        if let Some(init) = &node.init {
+        if let Some(init) = node.start_override.as_ref().or(node.init.as_ref()) {
             return Cow::Borrowed(init);
         }
         if node

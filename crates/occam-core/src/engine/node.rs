@@ -48,6 +48,9 @@ pub(crate) struct Node {
     /// every parent is an inline constant (e.g. a Dirichlet's or a Wishart's fixed
     /// hyperparameters), computed once when compiling instead of at each update and bound.
     pub fixed_prior: Option<(Vec<f64>, f64)>,
+    /// A start that replaces the model's `init` for one run (the driver's candidate starts of a
+    /// mixture index, `driver/candidates.rs`); `None`: the model's own.
+    pub start_override: Option<Init>,
 }
 
 impl std::ops::Deref for Node {
@@ -85,6 +88,7 @@ impl Node {
             lazy: std::sync::OnceLock::new(),
             packed: None,
             fixed_prior: None,
+            start_override: None,
         }
     }
 

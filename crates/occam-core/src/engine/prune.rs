@@ -148,11 +148,11 @@ impl Vmp {
             // Observed labels name their components: no relabelling.
             return false;
         }
-        let mut totals = vec![0.0; k];
+        let mut totals = vec![0.0f64; k];
         for e in 0..node.n {
             totals
                 .iter_mut()
-                .zip(&node.u[e * k..(e + 1) * k])
+                .zip(&node.q.u[e * k..(e + 1) * k])
                 .for_each(|(t, v)| *t += v);
         }
         let mut perm: Vec<usize> = (0..k).collect();
@@ -162,7 +162,7 @@ impl Vmp {
         }
         let mut row = vec![0.0; k];
         for e in 0..node.n {
-            let u = &mut node.u[e * k..(e + 1) * k];
+            let u = &mut node.q.u[e * k..(e + 1) * k];
             row.iter_mut().zip(&perm).for_each(|(r, &j)| *r = u[j]);
             u.copy_from_slice(&row);
         }

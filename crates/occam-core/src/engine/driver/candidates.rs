@@ -67,13 +67,13 @@ impl Vmp {
         for c in 0..RANDOM_STARTS {
             let kept = self.snapshot();
             for &i in &indices {
-                self.nodes[i].init = Some(Init::Random);
+                self.nodes[i].start_override = Some(Init::Random);
             }
             // The first random start draws from `seed` itself; further ones from seeds spread
             // far from `seed + r` (the restarts').
             let started = self.initialize(seed.wrapping_add(c as u64 * SEED_STRIDE));
             for &i in &indices {
-                self.nodes[i].init = None;
+                self.nodes[i].start_override = None;
             }
             started?;
             let stage = std::mem::replace(&mut watch.stage, Stage::Candidate);
