@@ -144,7 +144,7 @@ pub(crate) struct ModelNode {
     pub data: Vec<f64>,
     pub map: bool,
     pub init: Option<Init>,
-    /// The tree-structured q-block the node is a member of (`engine/tree.rs`).
+    /// The tree-structured q-block the node is a member of (`engine/tree`).
     pub block: Option<usize>,
 }
 

@@ -24,13 +24,17 @@
 //! 1. A folder `engine/<block>/` with the structure's kernels and `block.rs` holding a struct and
 //!    `impl QBlock` for it (members, update, bound, send, start); derivation comments cite the
 //!    equations.
-//! 2. Its builder — the `impl Graph` method that declares it (e.g. [`Graph::joint_q`]) — in
-//!    `graph/`, storing what it needs on the built nodes.
+//! 2. Its builder — the `impl Graph` method that declares it (e.g. [`Graph::joint_q`] in
+//!    `graph/joint_q.rs`, the chains in `graph/chain.rs`) — in `graph/`, storing what it needs on
+//!    the built nodes (`network::ModelNode`).
 //! 3. One variant in [`Block`] and one arm in `for_block!` below; one rule in [`assign`] saying which
 //!    nodes it claims (earlier rules win).
 //! 4. Its cached products, if any, in `NodeCache`, dropped by `Vmp::changed` when an input changes.
-//! 5. One model of the kind in `engine/qblock/tests.rs` (the contract test: bound term against a
-//!    from-scratch bound, an update never lowers the bound, messages against finite differences).
+//! 5. One model of the kind in `engine/qblock/tests/models.rs`, listed in `cases` of
+//!    `engine/qblock/tests.rs` (the contract test: bound terms against a from-scratch bound —
+//!    add the block's independent reference to `tests/scratch.rs` —, an update never lowers the
+//!    bound, messages against finite differences); its `kind` matches every variant, so a new
+//!    block is named there before the test compiles.
 
 use super::*;
 

@@ -380,4 +380,6 @@ impl Graph {
 }
 
 mod add;
+mod chain;
+mod joint_q;
 use add::needs_constant;

@@ -45,41 +45,6 @@ pub(super) fn stride(d: usize, p: usize) -> usize {
     2 + 3 * d * d + 2 * d * p + p * p
 }
 
-impl Graph {
-    /// Adds a Gaussian Markov chain q-block `name` over `plates` (the sequences) and the time
-    /// plate; `parents` = [initial mean, initial precision, dynamics rows, noise precisions]. The
-    /// node's moments are per-step Gaussian [x, col(xxᵀ)].
-    pub fn gaussian_markov_chain(
-        &mut self,
-        name: &str,
-        chain: GaussianMarkovChain,
-        plates: &[PlateId],
-        parents: [ParentSpec; 4],
-    ) -> Result<NodeId, BuildError> {
-        let GaussianMarkovChain { d, time, lengths } = chain;
-        if d < 1 {
-            return Err(BuildError::Shape {
-                node: name.into(),
-                what: "a Gaussian Markov chain needs a state dimension of at least 1".into(),
-            });
-        }
-        let g = MomentKind::Gaussian { d };
-        let inputs = state_slots(d);
-        self.add_chain(
-            name,
-            ChainKind::Gaussian { d },
-            g,
-            time,
-            lengths,
-            plates,
-            &[],
-            parents.into(),
-            &inputs,
-            &["initial_mean", "initial_precision", "dynamics", "noise"],
-        )
-    }
-}
-
 /// The parents' expected moments: ⟨m⟩, ⟨mmᵀ⟩, ⟨Λ0⟩, ⟨ln|Λ0|⟩, rows (⟨a_i⟩, ⟨a_i a_iᵀ⟩), ⟨τ_i⟩, ⟨ln τ_i⟩.
 struct Params<'a> {
     d: usize,
@@ -423,7 +388,7 @@ pub(super) fn sample(d: usize, seq: &Seq<'_>, rng: &mut Rng, x: &mut [f64], u: &
 
 /// What a Gaussian chain's four state slots take: initial mean and precision, the dynamics' rows
 /// (one Gaussian d-vector per state dimension) and the noise precisions (one Gamma per dimension).
-pub(super) fn state_slots(d: usize) -> [SlotInput; 4] {
+pub(crate) fn state_slots(d: usize) -> [SlotInput; 4] {
     let g = MomentKind::Gaussian { d };
     [
         SlotInput::single(g),

@@ -24,13 +24,13 @@
 //! ([`seq_parents`]), its parents get the expected statistics weighted by q, and its selectors get
 //! ⟨ln p(z_s | parameters of q)⟩ ([`Vmp::chain_selector_message`]).
 //! Families: `discrete` (forward–backward, Viterbi), `gaussian` (block-tridiagonal smoothing,
-//! [`crate::tridiag`]).
+//! [`crate::tridiag`]; with inputs, too). The q-block is `block` ([`super::qblock::QBlock`]); the
+//! builders ([`Graph::markov_chain`], [`Graph::gaussian_markov_chain`], …) are in `graph/chain.rs`.
 
 mod block;
 mod discrete;
 mod forward_backward;
 mod gaussian;
-mod inputs;
 mod rotate;
 mod spec;
 mod start;
@@ -39,9 +39,10 @@ mod tests;
 
 use super::*;
 use crate::dist::SlotInput;
-use crate::graph::{ParentSpec, PlateId};
+use crate::graph::PlateId;
 pub(super) use block::ChainBlock;
 pub use discrete::MarkovChain;
+pub(crate) use gaussian::state_slots;
 pub use gaussian::GaussianMarkovChain;
 pub use rotate::ChainSums;
 pub use spec::{chain_family, CHAINS, GAUSSIAN_MARKOV_CHAIN, MARKOV_CHAIN};
@@ -55,81 +56,6 @@ impl Chain {
             ChainKind::Discrete { k } => 1 + k * k,
             ChainKind::Gaussian { d } => gaussian::stride(d, self.n_inputs),
         }
-    }
-}
-
-impl Graph {
-    /// Adds chain node `name` over `plates` and the time plate (last), with lengths checked and
-    /// parent edges mapping each sequence to its parents' elements.
-    #[allow(clippy::too_many_arguments)]
-    fn add_chain(
-        &mut self,
-        name: &str,
-        kind: ChainKind,
-        moments: MomentKind,
-        time: PlateId,
-        lengths: Option<Vec<usize>>,
-        plates: &[PlateId],
-        selectors: &[(NodeId, PlateId)],
-        parents: Vec<ParentSpec>,
-        inputs: &[SlotInput],
-        names: &[&str],
-    ) -> Result<NodeId, BuildError> {
-        let shape = |what: String| BuildError::Shape {
-            node: name.into(),
-            what,
-        };
-        if plates.contains(&time) {
-            return Err(shape(format!(
-                "the time plate `{}` is also one of the sequence plates",
-                self.plates[time.0].0
-            )));
-        }
-        let steps = self.plates[time.0].1;
-        let seqs: usize = plates.iter().map(|p| self.plates[p.0].1).product();
-        let lengths = lengths.unwrap_or_else(|| vec![steps; seqs]);
-        if lengths.len() != seqs {
-            return Err(shape(format!(
-                "{} sequence length(s) given for {seqs} sequence(s)",
-                lengths.len()
-            )));
-        }
-        if let Some((s, l)) = lengths.iter().enumerate().find(|(_, &l)| l > steps) {
-            return Err(shape(format!(
-                "sequence {s} has length {l}, longer than the time plate `{}` ({steps})",
-                self.plates[time.0].0
-            )));
-        }
-        let chain = Chain {
-            kind,
-            steps,
-            lengths,
-            inputs: Vec::new(),
-            n_inputs: 0,
-        };
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        // Edges map the sequences (the node's plates without time) to parent elements; selectors
-        // (per-sequence Categoricals) are read per sequence too, so one that varies along time is
-        // refused by the plate check.
-        let id = self.add_node(
-            name,
-            Body::Chain(chain),
-            moments,
-            plates,
-            selectors,
-            parents,
-            inputs,
-            &names,
-            &vec![false; inputs.len()],
-        )?;
-        let node = &mut self.nodes[id.0];
-        node.plates.push(time.0);
-        node.axes.push(crate::plate::Axis {
-            id: time.0,
-            size: steps,
-        });
-        node.n = seqs * steps;
-        Ok(id)
     }
 }
 
