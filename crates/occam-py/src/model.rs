@@ -256,7 +256,7 @@ impl PyModel {
     /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
     /// order by node name (default: parents before children); `rotate` rotates the factors of
     /// PCA-type products and the state spaces of linear dynamical systems after every sweep
-    /// (`occam::latent::rotation`; `None`, the default: wherever the model has them, `True`:
+    /// (`occam::rotation`; `None`, the default: wherever the model has them, `True`:
     /// required, `False`: never); `threads` the number of threads (default: the global pool, all
     /// cores); `settle` settles the first sweep (`occam::Settings::settle`).
     #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=None, threads=None, settle=false))]
