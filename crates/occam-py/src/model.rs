@@ -52,7 +52,7 @@ impl PyModel {
                     None,
                     data,
                 ) {
-                    Err(occam::Error::Model(_)) => occam::sample::load_source_without_data(
+                    Err(occam::Error::Model(_)) => occam::model::load_source_without_data(
                         Path::new(name),
                         name.clone(),
                         text.clone(),
@@ -83,7 +83,7 @@ impl PyModel {
 /// to the calls that have it.
 fn names_resolve(py: Python<'_>, name: String, text: String) -> PyResult<()> {
     let path = PathBuf::from(&name);
-    match occam::sample::load_source_without_data(
+    match occam::model::load_source_without_data(
         &path,
         name,
         text,
@@ -341,8 +341,8 @@ impl PyModel {
                 ));
             }
             let loaded = match &self.source {
-                Source::File(p) => occam::sample::load_without_data(p, &set, &sizes, None),
-                Source::Text { name, text } => occam::sample::load_source_without_data(
+                Source::File(p) => occam::model::load_without_data(p, &set, &sizes, None),
+                Source::Text { name, text } => occam::model::load_source_without_data(
                     Path::new(name),
                     name.clone(),
                     text.clone(),
