@@ -31,8 +31,8 @@ impl Draw {
     }
 }
 
-/// Draws every observed variable of a model loaded without data (see [`load_without_data`]) by
-/// ancestral sampling from `seed`.
+/// Draws every observed variable of a model loaded without data (see
+/// [`crate::model::load_without_data`]) by ancestral sampling from `seed`.
 pub fn draw(loaded: &Loaded, seed: u64) -> Result<Vec<Draw>> {
     let mut c = loaded.compile(false)?;
     let draws = c
