@@ -6,7 +6,7 @@
 //! the two uses as independent, and the "lower bound" then exceeds the evidence.
 //!
 //! Two steps:
-//! * [`collect_terms`] (called when a sum is built) rewrites what is exactly linear: identical
+//! * `collect_terms` (called when a sum is built) rewrites what is exactly linear: identical
 //!   references inside one sum become one term with the summed constant coefficient (`a + 2*a`
 //!   is `3 * a`), which the sum and product nodes represent exactly.
 //! * [`repeated_parents`] finds every other repeat: for each argument of a stochastic variable

@@ -52,7 +52,7 @@ impl PyModel {
                     None,
                     data,
                 ) {
-                    Err(occam::Error::Model(_)) => occam::sample::load_source_without_data(
+                    Err(occam::Error::Model(_)) => occam::model::load_source_without_data(
                         Path::new(name),
                         name.clone(),
                         text.clone(),
@@ -83,7 +83,7 @@ impl PyModel {
 /// to the calls that have it.
 fn names_resolve(py: Python<'_>, name: String, text: String) -> PyResult<()> {
     let path = PathBuf::from(&name);
-    match occam::sample::load_source_without_data(
+    match occam::model::load_source_without_data(
         &path,
         name,
         text,
@@ -256,7 +256,7 @@ impl PyModel {
     /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
     /// order by node name (default: parents before children); `rotate` rotates the factors of
     /// PCA-type products and the state spaces of linear dynamical systems after every sweep
-    /// (`occam::latent::rotation`; `None`, the default: wherever the model has them, `True`:
+    /// (`occam::rotation`; `None`, the default: wherever the model has them, `True`:
     /// required, `False`: never); `threads` the number of threads (default: the global pool, all
     /// cores); `settle` settles the first sweep (`occam::Settings::settle`).
     #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=None, threads=None, settle=false))]
@@ -341,8 +341,8 @@ impl PyModel {
                 ));
             }
             let loaded = match &self.source {
-                Source::File(p) => occam::sample::load_without_data(p, &set, &sizes, None),
-                Source::Text { name, text } => occam::sample::load_source_without_data(
+                Source::File(p) => occam::model::load_without_data(p, &set, &sizes, None),
+                Source::Text { name, text } => occam::model::load_source_without_data(
                     Path::new(name),
                     name.clone(),
                     text.clone(),

@@ -13,7 +13,7 @@
 //!   [`figure`], [`chain_figure`]: the tables and drawings they are made of; [`latent`]: the ARD
 //!   summary line and relevance diagram, the PCA reconstructions and projections, the digits'
 //!   figures.
-//! - [`binary`]: the outputs of the binary-network reproductions; [`reference`]: the generated
+//! - [`binary`]: the outputs of the binary-network reproductions; [`reference`](mod@reference): the generated
 //!   reference of every distribution and function (`occam help distributions`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

@@ -21,7 +21,7 @@ pub struct DataSet {
 }
 
 /// Parses one `--data` argument `NAME=FILE`, where FILE may end in a selection of columns and
-/// rows, `FILE:COLUMNS@ROWS` (see [`select`]).
+/// rows, `FILE:COLUMNS@ROWS` (see [`split_selection`]).
 pub fn parse_data_arg(arg: &str) -> Result<(String, PathBuf, Selection)> {
     match arg.split_once('=') {
         Some((n, f)) if !n.trim().is_empty() && !f.is_empty() => {

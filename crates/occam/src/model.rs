@@ -10,7 +10,12 @@ use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::lower::{self, Compiled, SourceRef};
 use crate::warning::Warning;
+
+mod without_data;
 use occam_lang::ir::{Node, PlateSource};
+pub use without_data::{
+    load_source_without_data, load_without_data, plate_sizes, shapes_without_data,
+};
 
 /// A model file, resolved against its data.
 pub struct Loaded {

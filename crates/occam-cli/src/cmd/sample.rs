@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use occam::sample::{draw, load_without_data, plate_sizes};
+use occam::model::{load_without_data, plate_sizes};
+use occam::sample::draw;
 use occam::{atomic, DataSet};
 
 use super::{model_path, DataArgs};

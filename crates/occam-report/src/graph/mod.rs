@@ -109,7 +109,7 @@ pub fn load_for_drawing(path: &Path, given: &DataSet) -> Result<Loaded> {
     match model::load(path, given) {
         Ok(l) => Ok(l),
         Err(Error::Model(_)) => {
-            occam::sample::load_without_data(path, given, &BTreeMap::new(), Some(1))
+            occam::model::load_without_data(path, given, &BTreeMap::new(), Some(1))
         }
         Err(e) => Err(e),
     }

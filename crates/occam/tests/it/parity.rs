@@ -58,7 +58,7 @@ fn drawn_data(text: &str, seed: u64) -> Result<DataSet, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let path = dir.path().join("parity.occam");
     std::fs::write(&path, text).map_err(|e| e.to_string())?;
-    let loaded = occam::sample::load_without_data(&path, &DataSet::new(), &BTreeMap::new(), None)
+    let loaded = occam::model::load_without_data(&path, &DataSet::new(), &BTreeMap::new(), None)
         .map_err(|e| format!("loading for sampling: {e}"))?;
     let draws = occam::sample::draw(&loaded, seed).map_err(|e| format!("sampling: {e}"))?;
     let mut data = DataSet::new();
