@@ -4,6 +4,9 @@
 use crate::moments::MomentKind;
 use thiserror::Error;
 
+mod value;
+pub use value::ValueError;
+
 /// An invalid model, found when the graph is built — never at run time.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum BuildError {

@@ -3,6 +3,7 @@
 //! A node's moment vector ⟨u⟩ is what its children receive. Its layout is fixed per kind, so no
 //! message ever needs a change of basis. Conjugacy is checked at build time by comparing kinds.
 
+use crate::error::ValueError;
 use std::fmt;
 
 /// The layout of a moment (natural-statistic) vector.
@@ -64,16 +65,16 @@ impl MomentKind {
     }
 
     /// Moments u(x) of a fixed value x (a constant parent), Winn §2.1.2 (an observed node's u(x) is used directly).
-    pub fn fixed_moments(self, x: &[f64]) -> Result<Vec<f64>, String> {
+    pub fn fixed_moments(self, x: &[f64]) -> Result<Vec<f64>, ValueError> {
         if x.len() != self.value_len() {
-            return Err(format!(
-                "expected {} value(s) for {self}, got {}",
-                self.value_len(),
-                x.len()
-            ));
+            return Err(ValueError::Count {
+                kind: self,
+                expected: self.value_len(),
+                got: x.len(),
+            });
         }
         if let Some(bad) = x.iter().find(|v| !v.is_finite()) {
-            return Err(format!("value {bad} is not finite"));
+            return Err(ValueError::NotFinite { value: *bad });
         }
         Ok(match self {
             MomentKind::Gaussian { d } => {
@@ -87,13 +88,13 @@ impl MomentKind {
             }
             MomentKind::Gamma => {
                 if x[0] <= 0.0 {
-                    return Err(format!("{} must be positive", x[0]));
+                    return Err(ValueError::NotPositive { value: x[0] });
                 }
                 vec![x[0], x[0].ln()]
             }
             MomentKind::Wishart { d } => {
-                let chol = crate::linalg::Cholesky::new(x, d)
-                    .ok_or_else(|| "matrix is not symmetric positive definite".to_string())?;
+                let chol =
+                    crate::linalg::Cholesky::new(x, d).ok_or(ValueError::NotPositiveDefinite)?;
                 let mut u = x.to_vec();
                 u.push(chol.log_det());
                 u
@@ -101,14 +102,14 @@ impl MomentKind {
             MomentKind::Dirichlet { .. } => {
                 let s: f64 = x.iter().sum();
                 if x.iter().any(|&p| p <= 0.0) || (s - 1.0).abs() > 1e-9 {
-                    return Err("probabilities must be positive and sum to 1".into());
+                    return Err(ValueError::NotOnSimplex);
                 }
                 x.iter().map(|p| p.ln()).collect()
             }
             MomentKind::Categorical { k } => {
                 let c = x[0];
                 if c < 0.0 || c.fract() != 0.0 || c >= k as f64 {
-                    return Err(format!("category {c} is not one of 0..{k}"));
+                    return Err(ValueError::NotCategoryIndex { value: c, k });
                 }
                 let mut u = vec![0.0; k];
                 u[c as usize] = 1.0;

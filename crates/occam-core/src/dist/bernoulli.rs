@@ -3,6 +3,7 @@
 //! u = [x], φ = ⟨ln p⟩ − ⟨ln(1 − p)⟩, f = 0, A(φ) = ln(1 + e^φ) (prior: ⟨A⟩ = −⟨ln(1 − p)⟩),
 //! ⟨x⟩ = σ(φ). Message to the Beta parent (u = [ln p, ln(1 − p)]): [⟨x⟩, 1 − ⟨x⟩].
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -61,9 +62,9 @@ impl ExpFamily for Bernoulli {
         u[0] = sigmoid(phi[0]);
         Ok(softplus(phi[0]))
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if x[0] != 0.0 && x[0] != 1.0 {
-            return Err(format!("{} is not 0 or 1", x[0]));
+            return Err(ValueError::NotBinary { value: x[0] });
         }
         u[0] = x[0];
         Ok(0.0)

@@ -2,6 +2,7 @@
 //!
 //! u = [ln p, ln(1 − p)], φ = [α − 1, β − 1]; children (Bernoulli, Binomial) read these moments.
 
+use crate::error::ValueError;
 use super::dirichlet::{
     dirichlet_mode, dirichlet_moments, dirichlet_observe, dirichlet_prior, dirichlet_sample,
 };
@@ -79,7 +80,7 @@ impl ExpFamily for Beta {
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         dirichlet_moments(phi, u)
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         // A Beta value is one probability p; store [p, 1 − p].
         dirichlet_observe(&[x[0], 1.0 - x[0]], u)
     }

@@ -3,6 +3,7 @@
 //! u = [x], φ = ⟨ln p⟩ − ⟨ln(1 − p)⟩, f(x) = ln C(n, x), A(φ) = n ln(1 + e^φ)
 //! (prior: ⟨A⟩ = −n⟨ln(1 − p)⟩), ⟨x⟩ = n σ(φ). Message to p: [⟨x⟩, n − ⟨x⟩].
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -68,10 +69,13 @@ impl ExpFamily for Binomial {
         u[0] = n * sigmoid(phi[0]);
         Ok(n * softplus(phi[0]))
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         let n = self.trials as f64;
         if !(x[0] >= 0.0 && x[0] <= n) || x[0].fract() != 0.0 {
-            return Err(format!("{} is not a count in 0..={}", x[0], self.trials));
+            return Err(ValueError::NotCountUpTo {
+                value: x[0],
+                trials: self.trials,
+            });
         }
         u[0] = x[0];
         Ok(ln_binomial(n, x[0]))

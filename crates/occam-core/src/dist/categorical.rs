@@ -4,6 +4,7 @@
 //! Conjugate parent: a Dirichlet for p; the message to it is ⟨u⟩ (Winn (1.92)). A conditional
 //! probability table is a Categorical whose p is indexed by other Categoricals (a mixture node).
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -81,13 +82,13 @@ impl ExpFamily for Categorical {
             .map(|(&p, &v)| if v == 0.0 { 0.0 } else { p * v })
             .sum::<f64>()
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         let c = x[0];
         if !(c >= 0.0) || c.fract() != 0.0 || c >= self.k as f64 {
-            return Err(format!(
-                "{c} is not a category: the categories are 0 to {}",
-                self.k - 1
-            ));
+            return Err(ValueError::NotCategory {
+                value: c,
+                last: self.k - 1,
+            });
         }
         u.iter_mut().for_each(|v| *v = 0.0);
         u[c as usize] = 1.0;

@@ -5,6 +5,7 @@
 //! u = [ln p₁, …, ln p_K], φ = α − 1, f = 0, A(φ) = Σ ln Γ(φᵢ + 1) − ln Γ(Σ(φᵢ + 1)),
 //! ⟨ln pᵢ⟩ = ψ(αᵢ) − ψ(Σα).
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -46,10 +47,10 @@ pub(crate) fn dirichlet_prior(alpha: &[f64], phi: &mut [f64]) -> f64 {
     a
 }
 
-pub(crate) fn dirichlet_observe(x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+pub(crate) fn dirichlet_observe(x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
     let s: f64 = x.iter().sum();
     if x.iter().any(|p| !(*p > 0.0)) || (s - 1.0).abs() > 1e-9 {
-        return Err("probabilities must be positive and sum to 1".into());
+        return Err(ValueError::NotOnSimplex);
     }
     for (ui, p) in u.iter_mut().zip(x) {
         *ui = p.ln();
@@ -134,7 +135,7 @@ impl ExpFamily for Dirichlet {
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         dirichlet_moments(phi, u)
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         dirichlet_observe(x, u)
     }
     fn message_to(&self, _slot: usize, _u: &[f64], _w: f64, _pa: &[&[f64]], _m: &mut [f64]) {

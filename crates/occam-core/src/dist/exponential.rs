@@ -5,6 +5,7 @@
 //! general (children add to φ₂, so the posterior is a Gamma): A(φ) = ln Γ(a) − a ln b.
 //! Prior: ⟨A⟩ = −⟨ln λ⟩. Message to λ (u = [λ, ln λ]): [−⟨x⟩, 1].
 
+use crate::error::ValueError;
 use super::gamma::{usual_shape_rate, Gamma};
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
@@ -62,8 +63,8 @@ impl ExpFamily for Exponential {
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         SHAPE_ONE.moments(phi, u)
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
-        SHAPE_ONE.observe(x, u)
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
+        SHAPE_ONE.observe_value(x, u)
     }
     fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
         SHAPE_ONE.message_to(slot, u, w, pa, m)

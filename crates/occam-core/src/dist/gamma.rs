@@ -4,6 +4,7 @@
 //! u = [x, ln x], φ = [−b, a − 1], f = 0, A(φ) = ln Γ(φ₂ + 1) − (φ₂ + 1) ln(−φ₁).
 //! ⟨u⟩ = [a/b, ψ(a) − ln b]. The rate may have a Gamma parent: message [−⟨x⟩, a].
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -100,9 +101,12 @@ impl ExpFamily for Gamma {
         u[1] = digamma(a) - ln_b;
         Ok(ln_gamma(a) - a * ln_b)
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if !(x[0] > 0.0) || !x[0].is_finite() {
-            return Err(format!("{} is outside the support x > 0", x[0]));
+            return Err(ValueError::OutsideSupport {
+                value: x[0],
+                support: "x > 0",
+            });
         }
         u[0] = x[0];
         u[1] = x[0].ln();

@@ -3,6 +3,7 @@
 //! u = [x, x²], φ = [γμ, −γ/2], f = 0, A(φ) = −φ₁²/(4φ₂) − ½ ln(−2φ₂) + ½ ln 2π.
 //! Conjugate parents: mean (Gaussian), precision (Gamma) — Winn Table 2.1.
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -144,9 +145,9 @@ impl ExpFamily for Gaussian {
     fn finite_values_are_valid(&self) -> bool {
         true
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if !x[0].is_finite() {
-            return Err(format!("{} is not a finite real number", x[0]));
+            return Err(ValueError::NotFiniteReal { value: x[0] });
         }
         u[0] = x[0];
         u[1] = x[0] * x[0];

@@ -6,6 +6,7 @@
 //! φ = [αᵢ μᵢ, −½ diag(α)], ⟨A⟩ = Σᵢ ½(⟨αᵢ⟩⟨μᵢ²⟩ − ⟨ln αᵢ⟩ + ln 2π). Both slots are stacked over the
 //! event plate: the message to μᵢ is [⟨αᵢ⟩⟨xᵢ⟩, −½⟨αᵢ⟩], to αᵢ [−½⟨(xᵢ − μᵢ)²⟩, ½].
 
+use crate::error::ValueError;
 use super::gaussian::{message_scalar, prior_scalar};
 use super::mv_gaussian::{
     gaussian_vector_mode, gaussian_vector_moments, gaussian_vector_moments_rows,
@@ -129,7 +130,7 @@ impl ExpFamily for GaussianArd {
     fn finite_values_are_valid(&self) -> bool {
         true
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         gaussian_vector_observe(x, self.d, u)
     }
     fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {

@@ -5,6 +5,7 @@
 //! u = [x], φ = ⟨ln(1 − p)⟩, f = 0, A(φ) = −ln(1 − e^φ) (φ < 0), ⟨x⟩ = e^φ / (1 − e^φ);
 //! prior: ⟨A⟩ = −⟨ln p⟩. Message to p (u = [ln p, ln(1 − p)]): [1, ⟨x⟩] per observation.
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{ArgError, Args, EventShape, FamilySpec, Param, ValueKind};
@@ -56,9 +57,9 @@ impl ExpFamily for Geometric {
         u[0] = phi[0].exp() / p;
         Ok(-p.ln())
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if !(x[0] >= 0.0) || x[0].fract() != 0.0 || !x[0].is_finite() {
-            return Err(format!("{} is not a non-negative count", x[0]));
+            return Err(ValueError::NotCount { value: x[0] });
         }
         u[0] = x[0];
         Ok(0.0)

@@ -22,6 +22,7 @@
 //! kind's formula does not apply) and [`ExpFamily::orders_categories`] (a prior that is not
 //! symmetric in its categories, so that mixtures try putting their larger components first).
 
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::Rng;
 
@@ -129,8 +130,15 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
         }
         Ok(())
     }
-    /// Writes u(x) for a fixed value x and returns f(x); an error if x is outside the support.
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String>;
+    /// Writes u(x) for a fixed value x and returns f(x); a [`ValueError`] if x is outside the
+    /// support.
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError>;
+    /// [`Self::observe_value`] with the error as text: the form the engine and the network's
+    /// value checks read until the engine's rewrite (issue 27 step 1) moves them to the typed
+    /// one. Families implement `observe_value` only.
+    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+        self.observe_value(x, u).map_err(|e| e.to_string())
+    }
     /// Message to slot `slot`: ∂/∂pa\[slot\] of Σ_i w_i [φ(pa)·u_i − A(φ(pa))], given u = Σ w_i u_i
     /// and w = Σ w_i — Winn (2.18).
     fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]);

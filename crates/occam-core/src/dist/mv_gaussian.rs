@@ -5,6 +5,7 @@
 //! ⟨x⟩ = Σφ₁, ⟨xxᵀ⟩ = Σ + ⟨x⟩⟨x⟩ᵀ. Conjugate parents: mean (Gaussian d-vector), precision
 //! (Wishart d×d). Messages: to μ [⟨Λ⟩⟨x⟩, −½ col⟨Λ⟩]; to Λ [−½ col⟨(x−μ)(x−μ)ᵀ⟩, ½].
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::linalg::{
     chol_inverse_into, chol_log_det, chol_solve_in_place, cholesky_into, mat_vec, trace_of_product,
@@ -140,9 +141,13 @@ pub(crate) fn gaussian_vector_sample_rows(phi: &[f64], d: usize, rng: &mut Rng, 
     }
 }
 
-pub(crate) fn gaussian_vector_observe(x: &[f64], d: usize, u: &mut [f64]) -> Result<f64, String> {
+pub(crate) fn gaussian_vector_observe(
+    x: &[f64],
+    d: usize,
+    u: &mut [f64],
+) -> Result<f64, ValueError> {
     if let Some(v) = x.iter().find(|v| !v.is_finite()) {
-        return Err(format!("{v} is not a finite real number"));
+        return Err(ValueError::NotFiniteReal { value: *v });
     }
     let (mean, second) = u[..d + d * d].split_at_mut(d);
     mean.copy_from_slice(&x[..d]);
@@ -243,7 +248,7 @@ impl ExpFamily for MvGaussian {
     fn finite_values_are_valid(&self) -> bool {
         true
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         gaussian_vector_observe(x, self.d, u)
     }
     fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {

@@ -7,6 +7,7 @@
 //! ⟨x⟩ = r e^φ / (1 − e^φ); prior: ⟨A⟩ = −r ⟨ln p⟩. Message to p (u = [ln p, ln(1 − p)]):
 //! [r, ⟨x⟩] per observation.
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -96,9 +97,9 @@ impl ExpFamily for NegativeBinomial {
         u[0] = self.successes * phi[0].exp() / p;
         Ok(-self.successes * p.ln())
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if !(x[0] >= 0.0) || x[0].fract() != 0.0 || !x[0].is_finite() {
-            return Err(format!("{} is not a non-negative count", x[0]));
+            return Err(ValueError::NotCount { value: x[0] });
         }
         u[0] = x[0];
         Ok(self.base_measure(x[0]))

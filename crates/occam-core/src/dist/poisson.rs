@@ -3,6 +3,7 @@
 //! u = [x], φ = ⟨ln λ⟩, f(x) = −ln x!, A(φ) = e^φ (prior: ⟨A⟩ = ⟨λ⟩), ⟨x⟩ = e^φ.
 //! Message to λ (u = [λ, ln λ]): [−1, ⟨x⟩].
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -58,9 +59,9 @@ impl ExpFamily for Poisson {
         u[0] = phi[0].exp();
         Ok(u[0])
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if !(x[0] >= 0.0) || x[0].fract() != 0.0 || !x[0].is_finite() {
-            return Err(format!("{} is not a non-negative count", x[0]));
+            return Err(ValueError::NotCount { value: x[0] });
         }
         u[0] = x[0];
         Ok(-ln_gamma(x[0] + 1.0))

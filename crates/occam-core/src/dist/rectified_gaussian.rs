@@ -9,6 +9,7 @@
 //! conjugate. A Gamma precision parent is conjugate only when μ₀ = 0 (then ⟨A⟩ is linear in ⟨ln γ⟩);
 //! the graph builder enforces this.
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -105,9 +106,12 @@ impl ExpFamily for RectifiedGaussian {
         u[1] = mu * mu + 1.0 / prec + c * mu;
         Ok(log_partition(mu, prec))
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if !(x[0] >= 0.0) || !x[0].is_finite() {
-            return Err(format!("{} is outside the support x ≥ 0", x[0]));
+            return Err(ValueError::OutsideSupport {
+                value: x[0],
+                support: "x ≥ 0",
+            });
         }
         u[0] = x[0];
         u[1] = x[0] * x[0];

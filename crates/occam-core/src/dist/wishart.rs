@@ -9,6 +9,7 @@
 //! parent: message
 //! [−½ col⟨Λ⟩, ν/2].
 
+use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::linalg::{chol_inverse_into, chol_log_det, cholesky_into, with_scratch, Cholesky};
 use crate::moments::MomentKind;
@@ -146,12 +147,12 @@ impl ExpFamily for Wishart {
         u[d * d] = psi - ln_det_s;
         Ok(ln_g - nu / 2.0 * ln_det_s)
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         let d = self.d;
         if x.iter().any(|v| !v.is_finite()) {
-            return Err("matrix has a non-finite entry".into());
+            return Err(ValueError::MatrixNotFinite);
         }
-        let chol = Cholesky::new(x, d).ok_or("matrix is not symmetric positive definite")?;
+        let chol = Cholesky::new(x, d).ok_or(ValueError::NotPositiveDefinite)?;
         u[..d * d].copy_from_slice(x);
         u[d * d] = chol.log_det();
         Ok(0.0)

@@ -3,7 +3,7 @@
 //! when the node is added, so errors name the node and slot at fault.
 
 use crate::dist::{Dist, SlotInput};
-use crate::error::BuildError;
+use crate::error::{BuildError, ValueError};
 use crate::factor::Factor;
 use crate::moments::MomentKind;
 use crate::network::{Body, Edge, Init, ModelNode, Role, Selector, Source};
@@ -282,13 +282,13 @@ impl Graph {
                 MomentKind::Gaussian { .. } => x
                     .iter()
                     .find(|v| !v.is_finite())
-                    .map_or(Ok(()), |v| Err(format!("value {v} is not finite"))),
+                    .map_or(Ok(()), |&value| Err(ValueError::NotFinite { value })),
                 _ => kind.fixed_moments(x).map(|_| ()),
             };
             valid.map_err(|why| BuildError::Value {
                 node: name.into(),
                 element: e,
-                why,
+                why: why.to_string(),
             })?;
         }
         node.data = values;
