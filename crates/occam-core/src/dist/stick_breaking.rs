@@ -28,6 +28,7 @@
 //! whose Beta has no interior mode takes its mean, as the Dirichlet's mode does).
 
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
@@ -133,10 +134,10 @@ impl ExpFamily for StickBreaking {
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         stick_moments(phi, u)
     }
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+    fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         let s: f64 = x.iter().sum();
         if x.iter().any(|p| !(*p > 0.0)) || (s - 1.0).abs() > 1e-9 {
-            return Err("probabilities must be positive and sum to 1".into());
+            return Err(ValueError::NotOnSimplex);
         }
         for (ui, p) in u.iter_mut().zip(x) {
             *ui = p.ln();
