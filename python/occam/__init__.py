@@ -233,7 +233,8 @@ class Model:
         bound. A fit has converged when the bound's change over a sweep, divided by the number
         of observed values, is at most ``tol`` (nats per observed value); ``Result.converged``
         says whether it did. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
-        returning ``False`` stops the fit (raising :class:`Interrupted`). ``order`` lists node
+        returning ``False`` stops the fit (raising :class:`Interrupted`, whose ``result`` is the
+        :class:`Result` of the state it stopped in). ``order`` lists node
         names in update order (default: parents before children). Rotations (parameter
         expansion) turn the two factors of every ``dot(W, X)`` of latent Gaussian vectors after
         each sweep to raise the bound (PCA-type models converge in tens of sweeps instead of
@@ -256,8 +257,15 @@ class Model:
         s = _settings(seed, restarts, max_iter, tol, prune, strict)
         if threads is not None:
             threads = _check_int("threads", threads, 1)
-        return Result(self._model.fit(_as_data(data), callback=callback, order=order,
-                                      rotate=None if rotate is None else bool(rotate), threads=threads, settle=bool(settle), **s))
+        try:
+            fitted = self._model.fit(_as_data(data), callback=callback, order=order,
+                                     rotate=None if rotate is None else bool(rotate),
+                                     threads=threads, settle=bool(settle), **s)
+        except Interrupted as e:
+            if e.result is not None and not isinstance(e.result, Result):
+                e.result = Result(e.result)
+            raise
+        return Result(fitted)
 
     def sample(self, plates=None, seed=0, data=None):
         """Draws the observed variables from the generative model (ancestral sampling):

@@ -42,7 +42,11 @@ class RunError(OccamError, RuntimeError):
 
 
 class Interrupted(OccamError):
-    """The callback stopped the fit by returning ``False``."""
+    """The callback stopped the fit by returning ``False``. ``result`` is the
+    :class:`occam.Result` of the state the fit stopped in (``converged`` False, ``stop["reason"]``
+    ``"interrupted"``), or None when it stopped before its first sweep ended."""
+
+    result = None
 
 
 class InternalError(OccamError, RuntimeError):

@@ -101,16 +101,25 @@ def test_callback_sees_a_non_decreasing_bound(tutorial_x):
     assert np.all(np.diff(times) >= 0)
 
 
-def test_callback_returning_false_stops_the_fit(tutorial_x):
+def test_callback_returning_false_stops_the_fit_and_keeps_its_state(tutorial_x):
     calls = []
 
     def cb(i, b, t):
-        calls.append(i)
+        calls.append((i, b))
         return i < 3
 
-    with pytest.raises(occam.Interrupted, match="callback stopped"):
+    with pytest.raises(occam.Interrupted, match="callback stopped") as stopped:
         occam.Model(TUTORIAL / "mixture.occam").fit(data={"x": tutorial_x}, callback=cb)
-    assert calls == [1, 2, 3]
+    assert [i for i, _ in calls] == [1, 2, 3]
+    # The state the fit stopped in comes with the exception: its bound is the one the callback
+    # saw after sweep 3 (recomputed from that q), its trace the three sweeps, not converged.
+    r = stopped.value.result
+    assert isinstance(r, occam.Result)
+    assert not r.converged and r.iterations == 3
+    np.testing.assert_allclose(r.bound_trace, [b for _, b in calls], rtol=0, atol=0)
+    assert abs(r.bound - calls[-1][1]) <= 1e-12 * abs(r.bound)
+    assert r.posterior("mu")["mean"].shape == (20, 2)
+    assert r.report()["stop"]["reason"] == "interrupted"
 
 
 def test_callback_exception_propagates(tutorial_x):

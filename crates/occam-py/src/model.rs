@@ -128,7 +128,7 @@ pub fn fit_released(
 ) -> PyResult<PyFitted> {
     let mut obs = PyObserver::new(callback);
     let result = match threads {
-        None => py.allow_threads(|| model.fit_observed(settings, &mut obs)),
+        None => py.allow_threads(|| model.fit_observed_keeping_partial(settings, &mut obs)),
         Some(n) if (1..=MAX_THREADS).contains(&n) => {
             let pool = pool(n)
                 .map_err(|e| raise(py, "UsageError", format!("threads: no thread pool ({e})")))?;
@@ -140,7 +140,7 @@ pub fn fit_released(
                     let (done, wait) = std::sync::mpsc::channel();
                     let obs = &mut obs;
                     s.spawn(move |_| {
-                        let _ = done.send(model.fit_observed(settings, obs));
+                        let _ = done.send(model.fit_observed_keeping_partial(settings, obs));
                     });
                     let mut signal = None;
                     loop {
@@ -177,6 +177,24 @@ pub fn fit_released(
         return Err(e);
     }
     match result {
+        // A fit the callback stopped: `Interrupted`, carrying the state it stopped in as
+        // `.result` (Python wraps it in a `Result`), so the work is not lost.
+        Ok(f) if f.outcome().stop.reason == occam::StopReason::Interrupted => {
+            let e = raise(
+                py,
+                "Interrupted",
+                format!(
+                    "{}: the callback stopped the fit after {} sweeps (bound {}); the state it \
+                     stopped in is the exception's `result`",
+                    model.name(),
+                    f.outcome().iterations,
+                    f.outcome().bound
+                ),
+            );
+            e.value(py)
+                .setattr("result", Py::new(py, PyFitted::new(f))?)?;
+            Err(e)
+        }
         Ok(f) => Ok(PyFitted::new(f)),
         Err(occam::Error::Interrupted(_)) if obs.stopped_by_callback => Err(raise(
             py,

@@ -12,7 +12,9 @@ use crate::lower::Compiled;
 use crate::model::Loaded;
 
 mod checks;
+mod partial;
 use checks::{identical_components, non_finite_posterior, still_rising};
+pub use partial::fit_keeping_partial;
 
 /// How to run inference.
 #[derive(Clone, Debug)]
@@ -226,22 +228,7 @@ pub fn fit(
             bound: f.bound,
         });
     }
-    let names = c.vmp.names();
-    let components = c
-        .vmp
-        .components_in_use()
-        .into_iter()
-        .map(|(node, in_use, total)| {
-            let name = names[node.index()];
-            Components {
-                variable: c.owner.get(name).map_or(name.to_string(), |&v| {
-                    loaded.model.variables[v].name.clone()
-                }),
-                in_use,
-                total,
-            }
-        })
-        .collect();
+    let components = components(loaded, c);
     Ok(Outcome {
         bound: f.bound,
         iterations: f.bound_trace.len(),
@@ -258,6 +245,26 @@ pub fn fit(
         node_bounds: f.node_bounds,
         rotated,
     })
+}
+
+/// Every mixture index of the model in its current state: its variable, the components in use
+/// and the number of components.
+fn components(loaded: &Loaded, c: &Compiled) -> Vec<Components> {
+    let names = c.vmp.names();
+    c.vmp
+        .components_in_use()
+        .into_iter()
+        .map(|(node, in_use, total)| {
+            let name = names[node.index()];
+            Components {
+                variable: c.owner.get(name).map_or(name.to_string(), |&v| {
+                    loaded.model.variables[v].name.clone()
+                }),
+                in_use,
+                total,
+            }
+        })
+        .collect()
 }
 
 /// A warning for every product of latent factors left at zero (see [`Warning::ProductAtZero`]),

@@ -69,6 +69,24 @@ impl Model {
         })
     }
 
+    /// As [`Model::fit_observed`], but a fit the observer stops is returned, not lost: its
+    /// `outcome.stop.reason` is [`crate::StopReason::Interrupted`] (see
+    /// [`driver::fit_keeping_partial`]). Python's callbacks use it.
+    pub fn fit_observed_keeping_partial(
+        &self,
+        settings: &Settings,
+        observer: &mut dyn Observer,
+    ) -> Result<Fitted> {
+        settings.validate()?;
+        let mut compiled = self.loaded.compile(true)?;
+        let outcome = driver::fit_keeping_partial(&self.loaded, &mut compiled, settings, observer)?;
+        Ok(Fitted {
+            loaded: self.loaded.clone(),
+            compiled,
+            outcome,
+        })
+    }
+
     /// Compiles and fits the model.
     pub fn fit(&self, settings: &Settings) -> Result<Fitted> {
         self.fit_observed(settings, &mut ())

@@ -99,6 +99,12 @@ pub enum Warning {
         /// The bound of that fit.
         bound: f64,
     },
+    /// The fit was stopped (a callback, Ctrl-C) during a pruning trial or a further candidate
+    /// start: the result is that trial's q, not the best state found so far.
+    StoppedInTrial {
+        /// The stage it was stopped in (`Pruning`, `Candidate`).
+        stage: String,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -188,6 +194,10 @@ impl std::fmt::Display for Warning {
                     "the run stopped while the bound was still rising steadily (last sweep +{last_change:.3e}, each change {ratio:.4} of the one before: {gain} if that goes on); the result may sit on a slow crawl rather than at an optimum: lower --tol, raise --max-iter, or rotate the factors of a product (on by default where they apply)"
                 )
             }
+            Warning::StoppedInTrial { stage } => write!(
+                f,
+                "the fit was stopped during a trial ({stage} stage): the result is the trial's state, whose bound is a true lower bound but may be below the best state found before it"
+            ),
             Warning::RestartsIdentical { restarts, bound } => write!(
                 f,
                 "the {restarts} restarts cannot differ: nothing in the model's start depends on the seed, so each repeats one fit (L = {bound}); give a variable a random start (`init NAME = random`) for restarts to explore"

@@ -103,6 +103,8 @@ pub enum StopReason {
     Converged,
     /// The iteration limit came first.
     MaxIter,
+    /// The observer stopped the run (a callback, Ctrl-C); the state is the last sweep's.
+    Interrupted,
 }
 
 /// Why the kept restart stopped, with the convergence criterion's last value.
@@ -136,6 +138,11 @@ impl std::fmt::Display for Stop {
                 f,
                 "stopped at the iteration limit {}: |ΔL| per observed value {change} > tol {:e} (n = {})",
                 self.max_iter, self.tol, self.observed_values
+            ),
+            StopReason::Interrupted => write!(
+                f,
+                "interrupted: |ΔL| per observed value {change}, not yet at tol {:e} (n = {})",
+                self.tol, self.observed_values
             ),
         }
     }
