@@ -3,8 +3,8 @@
 //! u = [x], φ = ⟨ln p⟩ − ⟨ln(1 − p)⟩, f = 0, A(φ) = ln(1 + e^φ) (prior: ⟨A⟩ = −⟨ln(1 − p)⟩),
 //! ⟨x⟩ = σ(φ). Message to the Beta parent (u = [ln p, ln(1 − p)]): [⟨x⟩, 1 − ⟨x⟩].
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,

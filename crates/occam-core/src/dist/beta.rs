@@ -2,11 +2,11 @@
 //!
 //! u = [ln p, ln(1 − p)], φ = [α − 1, β − 1]; children (Bernoulli, Binomial) read these moments.
 
-use crate::error::ValueError;
 use super::dirichlet::{
     dirichlet_mode, dirichlet_moments, dirichlet_observe, dirichlet_prior, dirichlet_sample,
 };
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,

@@ -3,8 +3,8 @@
 //! u = [x], φ = ⟨ln p⟩ − ⟨ln(1 − p)⟩, f(x) = ln C(n, x), A(φ) = n ln(1 + e^φ)
 //! (prior: ⟨A⟩ = −n⟨ln(1 − p)⟩), ⟨x⟩ = n σ(φ). Message to p: [⟨x⟩, n − ⟨x⟩].
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,

@@ -4,8 +4,8 @@
 //! Conjugate parent: a Dirichlet for p; the message to it is ⟨u⟩ (Winn (1.92)). A conditional
 //! probability table is a Categorical whose p is indexed by other Categoricals (a mixture node).
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,

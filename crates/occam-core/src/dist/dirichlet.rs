@@ -5,8 +5,8 @@
 //! u = [ln p₁, …, ln p_K], φ = α − 1, f = 0, A(φ) = Σ ln Γ(φᵢ + 1) − ln Γ(Σ(φᵢ + 1)),
 //! ⟨ln pᵢ⟩ = ψ(αᵢ) − ψ(Σα).
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,

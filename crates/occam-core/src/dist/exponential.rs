@@ -5,9 +5,9 @@
 //! general (children add to φ₂, so the posterior is a Gamma): A(φ) = ln Γ(a) − a ln b.
 //! Prior: ⟨A⟩ = −⟨ln λ⟩. Message to λ (u = [λ, ln λ]): [−⟨x⟩, 1].
 
-use crate::error::ValueError;
 use super::gamma::{usual_shape_rate, Gamma};
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,

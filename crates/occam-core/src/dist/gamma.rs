@@ -4,8 +4,8 @@
 //! u = [x, ln x], φ = [−b, a − 1], f = 0, A(φ) = ln Γ(φ₂ + 1) − (φ₂ + 1) ln(−φ₁).
 //! ⟨u⟩ = [a/b, ψ(a) − ln b]. The rate may have a Gamma parent: message [−⟨x⟩, a].
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,

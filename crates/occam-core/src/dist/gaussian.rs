@@ -3,8 +3,8 @@
 //! u = [x, x²], φ = [γμ, −γ/2], f = 0, A(φ) = −φ₁²/(4φ₂) − ½ ln(−2φ₂) + ½ ln 2π.
 //! Conjugate parents: mean (Gaussian), precision (Gamma) — Winn Table 2.1.
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,

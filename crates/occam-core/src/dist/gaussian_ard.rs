@@ -6,13 +6,13 @@
 //! φ = [αᵢ μᵢ, −½ diag(α)], ⟨A⟩ = Σᵢ ½(⟨αᵢ⟩⟨μᵢ²⟩ − ⟨ln αᵢ⟩ + ln 2π). Both slots are stacked over the
 //! event plate: the message to μᵢ is [⟨αᵢ⟩⟨xᵢ⟩, −½⟨αᵢ⟩], to αᵢ [−½⟨(xᵢ − μᵢ)²⟩, ½].
 
-use crate::error::ValueError;
 use super::gaussian::{message_scalar, prior_scalar};
 use super::mv_gaussian::{
     gaussian_vector_mode, gaussian_vector_moments, gaussian_vector_moments_rows,
     gaussian_vector_observe, gaussian_vector_sample, random_gaussian_vector_phi,
 };
 use super::{Dist, ExpFamily, MvGaussian, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     Arg, ArgError, ArgProblem, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec,

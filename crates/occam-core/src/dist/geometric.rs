@@ -5,8 +5,8 @@
 //! u = [x], φ = ⟨ln(1 − p)⟩, f = 0, A(φ) = −ln(1 − e^φ) (φ < 0), ⟨x⟩ = e^φ / (1 − e^φ);
 //! prior: ⟨A⟩ = −⟨ln p⟩. Message to p (u = [ln p, ln(1 − p)]): [1, ⟨x⟩] per observation.
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{ArgError, Args, EventShape, FamilySpec, Param, ValueKind};
 use crate::Rng;

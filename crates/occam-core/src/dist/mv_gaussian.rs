@@ -5,8 +5,8 @@
 //! ⟨x⟩ = Σφ₁, ⟨xxᵀ⟩ = Σ + ⟨x⟩⟨x⟩ᵀ. Conjugate parents: mean (Gaussian d-vector), precision
 //! (Wishart d×d). Messages: to μ [⟨Λ⟩⟨x⟩, −½ col⟨Λ⟩]; to Λ [−½ col⟨(x−μ)(x−μ)ᵀ⟩, ½].
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::linalg::{
     chol_inverse_into, chol_log_det, chol_solve_in_place, cholesky_into, mat_vec, trace_of_product,
     with_scratch, Cholesky,

@@ -7,8 +7,8 @@
 //! ⟨x⟩ = r e^φ / (1 − e^φ); prior: ⟨A⟩ = −r ⟨ln p⟩. Message to p (u = [ln p, ln(1 − p)]):
 //! [r, ⟨x⟩] per observation.
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, ArgProblem, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec,

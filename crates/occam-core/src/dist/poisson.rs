@@ -3,8 +3,8 @@
 //! u = [x], φ = ⟨ln λ⟩, f(x) = −ln x!, A(φ) = e^φ (prior: ⟨A⟩ = ⟨λ⟩), ⟨x⟩ = e^φ.
 //! Message to λ (u = [λ, ln λ]): [−1, ⟨x⟩].
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,

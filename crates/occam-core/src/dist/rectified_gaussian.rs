@@ -9,8 +9,8 @@
 //! conjugate. A Gamma precision parent is conjugate only when μ₀ = 0 (then ⟨A⟩ is linear in ⟨ln γ⟩);
 //! the graph builder enforces this.
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,

@@ -66,7 +66,9 @@ pub fn sticks(phi: &[f64]) -> Result<Vec<(f64, f64)>, OutOfDomain> {
 /// ⟨ln π⟩ (into `u`) and A(φ) of the member with natural parameters φ.
 fn stick_moments(phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
     if phi.iter().any(|p| !p.is_finite()) {
-        return Err(OutOfDomain("stick-breaking natural parameters must be finite"));
+        return Err(OutOfDomain(
+            "stick-breaking natural parameters must be finite",
+        ));
     }
     let s = sticks(phi)?;
     let (mut a_sum, mut rest) = (0.0, 0.0);
@@ -216,7 +218,9 @@ impl ExpFamily for StickBreaking {
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
         // Counts-like φ_j ≥ −0.8, so every a_j and b_j is positive.
-        (0..self.k).map(|_| 4.0 * rng.random::<f64>() - 0.8 / self.k as f64).collect()
+        (0..self.k)
+            .map(|_| 4.0 * rng.random::<f64>() - 0.8 / self.k as f64)
+            .collect()
     }
 }
 

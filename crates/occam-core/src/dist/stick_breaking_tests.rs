@@ -124,20 +124,29 @@ fn bound_term_is_minus_the_sum_of_the_sticks_kl() {
         .collect();
     let mut u = vec![0.0; 4];
     let a_q = d.moments(&q, &mut u).unwrap();
-    let term = prior.iter().zip(&u).map(|(p, v)| p * v).sum::<f64>() - a_p + d.own_term(&q, &u, a_q);
+    let term =
+        prior.iter().zip(&u).map(|(p, v)| p * v).sum::<f64>() - a_p + d.own_term(&q, &u, a_q);
     let kl: f64 = sticks(&q)
         .unwrap()
         .iter()
         .map(|&(a, b)| kl_beta(a, b, 1.0, alpha))
         .sum();
-    assert!((term + kl).abs() < 1e-10, "bound term {term}, −Σ KL {}", -kl);
+    assert!(
+        (term + kl).abs() < 1e-10,
+        "bound term {term}, −Σ KL {}",
+        -kl
+    );
 }
 
 #[test]
 fn beta_kl_closed_form_matches_quadrature() {
     // KL = ∫ q ln(q/p) on (0, 1) by Gauss–Legendre after v = t², which smooths a < 1 at 0.
     let nodes = gauss_legendre(400);
-    for (a, b, a0, b0) in [(6.0, 3.5, 1.0, 0.8), (1.3, 40.0, 1.0, 2.0), (2.0, 2.0, 1.0, 1.0)] {
+    for (a, b, a0, b0) in [
+        (6.0, 3.5, 1.0, 0.8),
+        (1.3, 40.0, 1.0, 2.0),
+        (2.0, 2.0, 1.0, 1.0),
+    ] {
         let ln_q = |v: f64| (a - 1.0) * v.ln() + (b - 1.0) * (-v).ln_1p() - ln_beta(a, b);
         let ln_p = |v: f64| (a0 - 1.0) * v.ln() + (b0 - 1.0) * (-v).ln_1p() - ln_beta(a0, b0);
         let kl: f64 = nodes
@@ -148,7 +157,10 @@ fn beta_kl_closed_form_matches_quadrature() {
             })
             .sum();
         let closed = kl_beta(a, b, a0, b0);
-        assert!((kl - closed).abs() < 1e-7, "Beta({a},{b})‖Beta({a0},{b0}): {kl} vs {closed}");
+        assert!(
+            (kl - closed).abs() < 1e-7,
+            "Beta({a},{b})‖Beta({a0},{b0}): {kl} vs {closed}"
+        );
     }
 }
 
@@ -192,7 +204,10 @@ fn mean_is_the_product_of_stick_means_and_matches_samples() {
     for i in 0..4 {
         let mean = sum[i] / draws as f64;
         let sd = (sq[i] / draws as f64 - mean * mean).sqrt();
-        assert!((mean - m[i]).abs() < 5.0 * sd / (draws as f64).sqrt(), "E[π_{i}]");
+        assert!(
+            (mean - m[i]).abs() < 5.0 * sd / (draws as f64).sqrt(),
+            "E[π_{i}]"
+        );
     }
     // And the Beta(1, 1) sticks of K = 2 are a uniform π_1: mean ½.
     assert!((StickBreaking { k: 2 }.mean(&[0.0, 0.0]).unwrap()[0] - 0.5).abs() < 1e-15);

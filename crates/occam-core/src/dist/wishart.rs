@@ -9,8 +9,8 @@
 //! parent: message
 //! [−½ col⟨Λ⟩, ν/2].
 
-use crate::error::ValueError;
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
+use crate::error::ValueError;
 use crate::linalg::{chol_inverse_into, chol_log_det, cholesky_into, with_scratch, Cholesky};
 use crate::moments::MomentKind;
 use crate::spec::{
