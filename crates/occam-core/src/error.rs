@@ -4,8 +4,9 @@
 use crate::moments::MomentKind;
 use thiserror::Error;
 
-mod value;
-pub use value::ValueError;
+// A value's error lives with the moment kinds it names (`moments::value`): moments read it, so
+// defining it here would make `error` and `moments` import each other.
+pub use crate::moments::ValueError;
 
 /// An invalid model, found when the graph is built — never at run time.
 #[derive(Debug, Error, Clone, PartialEq)]

@@ -3,7 +3,9 @@
 //! A node's moment vector ⟨u⟩ is what its children receive. Its layout is fixed per kind, so no
 //! message ever needs a change of basis. Conjugacy is checked at build time by comparing kinds.
 
-use crate::error::ValueError;
+mod value;
+pub use value::ValueError;
+
 use std::fmt;
 
 /// The layout of a moment (natural-statistic) vector.

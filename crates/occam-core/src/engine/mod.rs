@@ -58,7 +58,6 @@ mod transform;
 mod tree;
 mod update;
 
-pub(crate) use chain::state_slots as chain_state_slots;
 pub use chain::{
     chain_family, ChainSums, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN,
     MARKOV_CHAIN,

@@ -3,8 +3,51 @@
 //! `engine/chain`).
 
 use super::*;
-use crate::engine::{chain_state_slots, GaussianMarkovChain, MarkovChain};
 use crate::network::{Chain, ChainKind};
+
+/// A discrete Markov chain over a time plate: z_0 ~ Categorical(p0), z_t | z_{t−1} ~
+/// Categorical(A[z_{t−1}]), one independent chain per element of the node's other plates.
+#[derive(Clone, Debug)]
+pub struct MarkovChain {
+    /// Number of states K.
+    pub k: usize,
+    /// The time plate (steps); its size is the longest sequence's length.
+    pub time: PlateId,
+    /// Length of each sequence (row-major over the other plates), each at most the time plate's
+    /// size; `None`: every sequence is as long as the time plate. Steps beyond a sequence's end
+    /// are not part of the model: children must leave them missing.
+    pub lengths: Option<Vec<usize>>,
+}
+
+/// A Gaussian Markov chain (linear dynamical system) over a time plate, one independent chain per
+/// element of the node's other plates. Parents: initial mean (Gaussian D-vector), initial precision
+/// (Wishart D×D), dynamics (D rows, each a Gaussian D-vector, in a plate of size D: row i is
+/// a_i with ⟨x_{t,i}⟩ = a_iᵀ x_{t−1}), noise precisions (D Gamma in a plate of size D); each may be
+/// a constant.
+#[derive(Clone, Debug)]
+pub struct GaussianMarkovChain {
+    /// State dimension D.
+    pub d: usize,
+    /// The time plate; its size is the longest sequence's length.
+    pub time: PlateId,
+    /// Length of each sequence (`None`: all as long as the time plate); see [`MarkovChain`].
+    pub lengths: Option<Vec<usize>>,
+}
+
+/// What a Gaussian chain's four state slots take: initial mean and precision, the dynamics' rows
+/// (one Gaussian d-vector per state dimension) and the noise precisions (one Gamma per dimension).
+pub(crate) fn state_slots(d: usize) -> [SlotInput; 4] {
+    let g = MomentKind::Gaussian { d };
+    [
+        SlotInput::single(g),
+        SlotInput::single(MomentKind::Wishart { d }),
+        SlotInput { kind: g, stack: d },
+        SlotInput {
+            kind: MomentKind::Gamma,
+            stack: d,
+        },
+    ]
+}
 
 impl Graph {
     /// Adds chain node `name` over `plates` and the time plate (last), with lengths checked and
@@ -190,7 +233,7 @@ impl Graph {
             });
         }
         let g = MomentKind::Gaussian { d };
-        let inputs = chain_state_slots(d);
+        let inputs = state_slots(d);
         self.add_chain(
             name,
             ChainKind::Gaussian { d },
@@ -249,7 +292,7 @@ impl Graph {
             });
         }
         let g = MomentKind::Gaussian { d };
-        let [mean0, precision0, dynamics, noise] = chain_state_slots(d);
+        let [mean0, precision0, dynamics, noise] = state_slots(d);
         let control = SlotInput {
             kind: MomentKind::Gaussian { d: n_inputs },
             stack: d,

@@ -381,5 +381,6 @@ impl Graph {
 
 mod add;
 mod chain;
+pub use chain::{GaussianMarkovChain, MarkovChain};
 mod joint_q;
 use add::needs_constant;

@@ -8,20 +8,6 @@
 use super::forward_backward::{entropy, forward_backward, viterbi};
 use super::*;
 
-/// A discrete Markov chain over a time plate: z_0 ~ Categorical(p0), z_t | z_{t−1} ~
-/// Categorical(A[z_{t−1}]), one independent chain per element of the node's other plates.
-#[derive(Clone, Debug)]
-pub struct MarkovChain {
-    /// Number of states K.
-    pub k: usize,
-    /// The time plate (steps); its size is the longest sequence's length.
-    pub time: PlateId,
-    /// Length of each sequence (row-major over the other plates), each at most the time plate's
-    /// size; `None`: every sequence is as long as the time plate. Steps beyond a sequence's end
-    /// are not part of the model: children must leave them missing.
-    pub lengths: Option<Vec<usize>>,
-}
-
 /// Forward–backward for one sequence: marginals into `u`, [H, ξ] into `rec`.
 pub(super) fn update(
     k: usize,

@@ -25,21 +25,6 @@ use crate::linalg::{mat_vec, Cholesky};
 use crate::special::LN_2PI;
 use crate::tridiag::{smooth_into, Smoothed};
 
-/// A Gaussian Markov chain (linear dynamical system) over a time plate, one independent chain per
-/// element of the node's other plates. Parents: initial mean (Gaussian D-vector), initial precision
-/// (Wishart D×D), dynamics (D rows, each a Gaussian D-vector, in a plate of size D: row i is
-/// a_i with ⟨x_{t,i}⟩ = a_iᵀ x_{t−1}), noise precisions (D Gamma in a plate of size D); each may be
-/// a constant.
-#[derive(Clone, Debug)]
-pub struct GaussianMarkovChain {
-    /// State dimension D.
-    pub d: usize,
-    /// The time plate; its size is the longest sequence's length.
-    pub time: PlateId,
-    /// Length of each sequence (`None`: all as long as the time plate); see [`MarkovChain`].
-    pub lengths: Option<Vec<usize>>,
-}
-
 /// Record length: [H, L − 1, S₋, S₊, C] and, with P inputs, [X₊U, X₋U, UU].
 pub(super) fn stride(d: usize, p: usize) -> usize {
     2 + 3 * d * d + 2 * d * p + p * p
@@ -384,19 +369,4 @@ pub(super) fn sample(d: usize, seq: &Seq<'_>, rng: &mut Rng, x: &mut [f64], u: &
             ut[d + ij] = xt[ij / d] * xt[ij % d];
         }
     }
-}
-
-/// What a Gaussian chain's four state slots take: initial mean and precision, the dynamics' rows
-/// (one Gaussian d-vector per state dimension) and the noise precisions (one Gamma per dimension).
-pub(crate) fn state_slots(d: usize) -> [SlotInput; 4] {
-    let g = MomentKind::Gaussian { d };
-    [
-        SlotInput::single(g),
-        SlotInput::single(MomentKind::Wishart { d }),
-        SlotInput { kind: g, stack: d },
-        SlotInput {
-            kind: MomentKind::Gamma,
-            stack: d,
-        },
-    ]
 }

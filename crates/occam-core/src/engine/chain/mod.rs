@@ -38,12 +38,9 @@ mod start;
 mod tests;
 
 use super::*;
-use crate::dist::SlotInput;
-use crate::graph::PlateId;
+pub use crate::graph::GaussianMarkovChain;
+pub use crate::graph::MarkovChain;
 pub(super) use block::ChainBlock;
-pub use discrete::MarkovChain;
-pub(crate) use gaussian::state_slots;
-pub use gaussian::GaussianMarkovChain;
 pub use rotate::ChainSums;
 pub use spec::{chain_family, CHAINS, GAUSSIAN_MARKOV_CHAIN, MARKOV_CHAIN};
 

@@ -2,7 +2,7 @@
 //! family or moment kind. Each message is the one the string errors it replaced printed, so CLI
 //! output and goldens are unchanged.
 
-use crate::moments::MomentKind;
+use super::MomentKind;
 use thiserror::Error;
 
 /// A fixed value outside its family's support or its moment kind's domain
