@@ -18,7 +18,7 @@
 //! when its conjugate updates stay in it: the stick-breaking process ([`StickBreaking`]) shares
 //! the Dirichlet's u = ln π, and its K Beta sticks are a linear function of φ, formed inside
 //! `moments` and `usual_params` — no change of basis in any message. Two hooks cover what the
-//! engine would otherwise derive from the moment kind alone: [`ExpFamily::mean`] (E[x] where the
+//! engine would otherwise derive from the moment kind alone: [`ExpFamily::mean`] (`E[x]` where the
 //! kind's formula does not apply) and [`ExpFamily::orders_categories`] (a prior that is not
 //! symmetric in its categories, so that mixtures try putting their larger components first).
 
@@ -181,7 +181,7 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn packed_moments(&self) -> Option<Vec<usize>> {
         None
     }
-    /// E[x] where the engine cannot form it from the moments alone: `None` (the default) for
+    /// `E[x]` where the engine cannot form it from the moments alone: `None` (the default) for
     /// every family whose mean follows from its moment kind (a Dirichlet-kind variable's mean is
     /// (φ + 1)/Σ(φ + 1)); the stick-breaking process, which shares the Dirichlet's moments but
     /// not its parameterisation, returns its own.
