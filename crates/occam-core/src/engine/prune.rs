@@ -78,19 +78,10 @@ impl Vmp {
                     node.lazy = Default::default();
                     self.changed(i);
                     self.refresh_dependents(i);
-                    // A trial whose bound cannot reach the threshold ends early (`Watch::floor`).
-                    let threshold =
-                        best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64;
-                    watch.floor = Some(threshold);
-                    let trial = self.sweeps(opts, order, watch);
-                    watch.floor = None;
-                    let trial = trial?;
-                    sweeps += trial.trace.len();
-                    let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
-                    if bound > threshold {
-                        warnings.extend(trial.warnings);
-                        kept.push((bound, trial.stop));
-                        best = bound;
+                    if let Some(accepted) = self.trial(opts, order, watch, best, &mut sweeps)? {
+                        best = accepted.0;
+                        warnings.extend(accepted.2);
+                        kept.push((accepted.0, accepted.1));
                         continue 'outer;
                     }
                     self.restore(saved);
@@ -99,21 +90,15 @@ impl Vmp {
             }
             if self.orders_components(i) {
                 let saved = self.snapshot();
-                let threshold = best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64;
                 if self.reorder_by_size(i, k) {
-                    watch.floor = Some(threshold);
-                    let trial = self.sweeps(opts, order, watch);
-                    watch.floor = None;
-                    let trial = trial?;
-                    sweeps += trial.trace.len();
-                    let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
-                    if bound > threshold {
-                        warnings.extend(trial.warnings);
-                        kept.push((bound, trial.stop));
-                        best = bound;
-                        relabelled += 1;
-                    } else {
-                        self.restore(saved);
+                    match self.trial(opts, order, watch, best, &mut sweeps)? {
+                        Some(accepted) => {
+                            best = accepted.0;
+                            warnings.extend(accepted.2);
+                            kept.push((accepted.0, accepted.1));
+                            relabelled += 1;
+                        }
+                        None => self.restore(saved),
                     }
                 }
             }
@@ -121,6 +106,25 @@ impl Vmp {
         // Deleted components: the accepted trials but the relabellings.
         let n = kept.len() - relabelled;
         Ok((kept, n, (sweeps, warnings)))
+    }
+
+    /// Re-converges a trial state (a deletion, a relabelling), ended early once its bound cannot
+    /// pass the acceptance threshold — `best` plus the tolerance over every observed value —
+    /// (`Watch::floor`). Adds its sweeps to `sweeps`; returns its bound, stop and warnings if it
+    /// passes, `None` to reject it.
+    fn trial(
+        &mut self,
+        opts: &RunOptions,
+        order: &[NodeId],
+        watch: &mut Watch<'_>,
+        best: f64,
+        sweeps: &mut usize,
+    ) -> Result<Option<(f64, Stop, Vec<Warning>)>, RunError> {
+        let threshold = best + opts.tol.max(1e-12) * self.observed_values().max(1) as f64;
+        let trial = self.sweeps_above(opts, order, watch, Some(threshold))?;
+        *sweeps += trial.trace.len();
+        let bound = *trial.trace.last().unwrap_or(&f64::NEG_INFINITY);
+        Ok((bound > threshold).then_some((bound, trial.stop, trial.warnings)))
     }
 
     /// Whether the probabilities mixture index `i` reads favour some orders of its components

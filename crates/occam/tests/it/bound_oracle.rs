@@ -130,7 +130,7 @@ fn quad_2d(ra: (f64, f64), rb: (f64, f64), n: usize, f: impl Fn(f64, f64) -> f64
 }
 
 /// Fits `text` with `data`; `Err` carries the resolver's diagnostic codes.
-fn fit(text: &str, data: &DataSet) -> Result<occam::Fitted, Vec<Code>> {
+pub(super) fn fit(text: &str, data: &DataSet) -> Result<occam::Fitted, Vec<Code>> {
     let model = match Model::from_source("m.occam", text, data) {
         Ok(m) => m,
         Err(e) => {

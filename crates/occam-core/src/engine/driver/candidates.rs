@@ -79,9 +79,7 @@ impl Vmp {
             let stage = std::mem::replace(&mut watch.stage, Stage::Candidate);
             // A start whose bound cannot reach the best one's ends early, as a pruning trial
             // does (`Watch::floor`).
-            watch.floor = best.trace.last().copied();
-            let next = self.sweeps(opts, order, watch);
-            watch.floor = None;
+            let next = self.sweeps_above(opts, order, watch, best.trace.last().copied());
             watch.stage = stage;
             let mut next = next?;
             let last = |s: &Sweeps| *s.trace.last().unwrap_or(&f64::NEG_INFINITY);

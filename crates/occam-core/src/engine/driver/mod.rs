@@ -207,6 +207,21 @@ impl Vmp {
             .sum()
     }
 
+    /// [`Vmp::sweeps`] for a trial judged against `floor` (a pruning trial, a further candidate
+    /// start): it ends early once its bound cannot reach it ([`Watch::floor`]).
+    pub(super) fn sweeps_above(
+        &mut self,
+        opts: &RunOptions,
+        order: &[NodeId],
+        watch: &mut Watch<'_>,
+        floor: Option<f64>,
+    ) -> Result<Sweeps, RunError> {
+        watch.floor = floor;
+        let run = self.sweeps(opts, order, watch);
+        watch.floor = None;
+        run
+    }
+
     /// Sweeps until the bound's change per observed value is at most `tol`, or `max_iter` sweeps.
     pub(super) fn sweeps(
         &mut self,
