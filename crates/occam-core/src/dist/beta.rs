@@ -80,6 +80,9 @@ impl ExpFamily for Beta {
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         dirichlet_moments(phi, u)
     }
+    fn centred_at(&self, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        super::dirichlet::dirichlet_centred(phi, &[x[0], 1.0 - x[0]], out)
+    }
     fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         // A Beta value is one probability p; store [p, 1 − p].
         dirichlet_observe(&[x[0], 1.0 - x[0]], u)

@@ -94,6 +94,15 @@ impl ExpFamily for Categorical {
         u[c as usize] = 1.0;
         Ok(0.0)
     }
+    /// The point mass on the drawn category itself: φ = ln one-hot(x) (−∞ off the draw, in the
+    /// family's domain), whose entropy is exactly 0 (`own_term` counts 0 ln 0 as 0). A discrete
+    /// point mass is a proper q, so Winn §2.5.1's random start needs no centring here.
+    fn centred_at(&self, _phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        let c = x[0] as usize;
+        out.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
+        out[c] = 0.0;
+        true
+    }
     fn message_to(&self, _slot: usize, u: &[f64], _w: f64, _pa: &[&[f64]], m: &mut [f64]) {
         m.copy_from_slice(u);
     }

@@ -58,6 +58,21 @@ pub(crate) fn dirichlet_observe(x: &[f64], u: &mut [f64]) -> Result<f64, ValueEr
     Ok(0.0)
 }
 
+/// φ of the Dirichlet with φ's total concentration α₀ = Σ(φᵢ + 1) and mean `p`: αᵢ = α₀ pᵢ, so
+/// the spread about the mean is φ's ([`ExpFamily::centred_at`]). False where `p` has an entry
+/// that is not positive (a draw that underflowed): no Dirichlet has that mean.
+pub(crate) fn dirichlet_centred(phi: &[f64], p: &[f64], out: &mut [f64]) -> bool {
+    let total: f64 = phi.iter().map(|v| v + 1.0).sum();
+    for (o, &pi) in out.iter_mut().zip(p) {
+        let alpha = total * pi;
+        if !(alpha > 0.0 && alpha.is_finite()) {
+            return false;
+        }
+        *o = alpha - 1.0;
+    }
+    true
+}
+
 pub(crate) fn dirichlet_sample(phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
     let mut s = 0.0;
     for (xi, p) in x.iter_mut().zip(phi) {
@@ -134,6 +149,9 @@ impl ExpFamily for Dirichlet {
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         dirichlet_moments(phi, u)
+    }
+    fn centred_at(&self, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        dirichlet_centred(phi, x, out)
     }
     fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         dirichlet_observe(x, u)

@@ -63,6 +63,9 @@ impl ExpFamily for Exponential {
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         SHAPE_ONE.moments(phi, u)
     }
+    fn centred_at(&self, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        SHAPE_ONE.centred_at(phi, x, out)
+    }
     fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         SHAPE_ONE.observe_value(x, u)
     }

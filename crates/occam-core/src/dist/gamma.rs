@@ -101,6 +101,18 @@ impl ExpFamily for Gamma {
         u[1] = digamma(a) - ln_b;
         Ok(ln_gamma(a) - a * ln_b)
     }
+    /// The Gamma with φ's shape a and mean x: rate a/x (the relative spread 1/√a of φ kept).
+    fn centred_at(&self, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        let Ok((a, _)) = shape_rate(phi) else {
+            return false;
+        };
+        if !(x[0] > 0.0 && x[0].is_finite()) {
+            return false;
+        }
+        out[0] = -a / x[0];
+        out[1] = phi[1];
+        true
+    }
     fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         if !(x[0] > 0.0) || !x[0].is_finite() {
             return Err(ValueError::OutsideSupport {

@@ -159,10 +159,13 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
         a - phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>()
     }
     /// A random start's q, centred on the drawn value `x` with the spread of `phi` (the prior's
-    /// φ): writes its natural parameters into `out` and returns true. Such a start has moments
-    /// consistent with its φ, so the bound of the starting state is a bound (Winn §2.5.1's
-    /// "random draw" start uses the point mass u(x), whose entropy is −∞). The default returns
-    /// false: the start stays the point mass u(x).
+    /// φ, sharpened by the engine): writes its natural parameters into `out` and returns true.
+    /// Such a start has moments consistent with its φ, so the bound of the starting state is a
+    /// bound (Winn §2.5.1's "random draw" start uses the point mass u(x), whose entropy is −∞ for
+    /// a continuous family; beside the prior's φ its moments would be no q at all). Location
+    /// families keep the spread, scale families their shape, discrete families give the point
+    /// mass or a q within 10⁻⁹ of it (law 6 in `laws.rs`). The default returns false: a random
+    /// start of the family then keeps the prior's q.
     fn centred_at(&self, _phi: &[f64], _x: &[f64], _out: &mut [f64]) -> bool {
         false
     }

@@ -147,6 +147,17 @@ impl ExpFamily for Wishart {
         u[d * d] = psi - ln_det_s;
         Ok(ln_g - nu / 2.0 * ln_det_s)
     }
+    /// The Wishart with φ's degrees of freedom ν and mean x: S = (ν/2) x⁻¹, φ₁ = −col(S).
+    fn centred_at(&self, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
+        let d = self.d;
+        let (Ok(nu), Some(chol)) = (dof(phi, d), Cholesky::new(&x[..d * d], d)) else {
+            return false;
+        };
+        chol.inverse_into(&mut out[..d * d]);
+        out[..d * d].iter_mut().for_each(|v| *v *= -nu / 2.0);
+        out[d * d..].copy_from_slice(&phi[d * d..]);
+        out.iter().all(|v| v.is_finite())
+    }
     fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         let d = self.d;
         if x.iter().any(|v| !v.is_finite()) {

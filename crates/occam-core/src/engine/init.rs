@@ -156,12 +156,15 @@ impl Vmp {
                         .iter_mut()
                         .zip(&phi[r.clone()])
                         .for_each(|(s, p)| *s = RANDOM_START_SHARPNESS * p);
+                    // A family that cannot centre a q on the draw keeps its prior q here:
+                    // the point mass u(x) beside the prior's φ and A would be no q at all, and
+                    // the bound of that state would lie above the bound of any q (its own
+                    // term A − φ·u is the prior's cross-entropy, not the point mass's −∞ or,
+                    // for a discrete family, its 0).
                     if centred_at(dist, &sharp, &x, &mut centred) {
                         phi[r.clone()].copy_from_slice(&centred);
                         a[e] = moments(dist, &phi[r.clone()], &mut u[r])
                             .map_err(|w| self.numerical(i, e, w))?;
-                    } else {
-                        observe(dist, &x, &mut u[r]).map_err(|w| self.numerical(i, e, w))?;
                     }
                 }
             }
@@ -210,21 +213,24 @@ impl Vmp {
         Ok(())
     }
 
-    /// A Categorical whose elements share their parents' elements (`Node::groups`, e.g. z[N] with
-    /// one π), started from given moments (a mixture index's k-means labels, or the user's
-    /// values): φ is the prior's and the moments are the given ones, as after the general path
-    /// below, but the prior update is not run element by element. That update — Winn (2.19)
-    /// without messages, an n × K softmax — computes moments the start then overwrites; here φ and
-    /// A(φ) are formed once per group and copied. Returns whether node `i` was started here.
+    /// A Categorical started from given moments (a mixture index's k-means labels, random labels,
+    /// or the user's values), without the prior update the general path runs element by element
+    /// (Winn (2.19) without messages, an n × K softmax whose moments the start then overwrites).
+    /// Each element's q is the one with the given moments: φ = ln u (−∞ where u is 0, in the
+    /// family's domain; its own term counts 0 ln 0 as 0), so a one-hot start is the point mass
+    /// with entropy 0 and the starting state's bound is a bound. (The prior's φ beside one-hot
+    /// moments would credit each element with the prior's cross-entropy instead.) Returns whether
+    /// node `i` was started here.
     fn start_categorical(&mut self, i: usize, given: Given<'_>) -> Result<bool, RunError> {
         let node = &self.nodes[i];
-        let (Body::Stochastic(dist), Some(_)) = (&node.body, &node.groups) else {
+        let Body::Stochastic(dist) = &node.body else {
             return Ok(false);
         };
         if !matches!(node.kind, MomentKind::Categorical { .. }) || node.block.is_some() || node.map
         {
             return Ok(false);
         }
+        let dist = dist.clone();
         let (n, len) = (node.n, node.len);
         let given_len = match given {
             Given::Labels(label) => label.len() * len,
@@ -237,26 +243,11 @@ impl Vmp {
                 format!("initial moments need {} values, got {given_len}", n * len),
             ));
         }
-        struct Priors<'a>(&'a [Node], &'a Node);
-        impl DistVisitor for Priors<'_> {
-            type Output = Option<(Vec<f64>, Vec<f64>)>;
-            fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
-                group_priors(d, self.0, self.1)
-            }
-        }
-        let Some((gphi, _)) = dist.visit(Priors(&self.nodes, node)) else {
-            return Ok(false);
-        };
-        let mut tmp = vec![0.0; len];
-        let ga = gphi
-            .chunks(len)
-            .map(|phi| moments(dist, phi, &mut tmp))
-            .collect::<Result<Vec<f64>, String>>()
-            .map_err(|w| self.numerical(i, 0, w))?;
         let node = &mut self.nodes[i];
         // Every latent row's φ is written below.
         node.keep_natural();
-        let group = &node.groups.as_ref().expect("checked above").0;
+        let model = node.model.clone();
+        let mut scratch = vec![0.0; len];
         let rows = node
             .q
             .u
@@ -265,10 +256,9 @@ impl Vmp {
             .zip(node.q.a.iter_mut())
             .enumerate();
         for (e, ((u, phi), a)) in rows {
-            if node.model.observed.get(e) {
+            if model.observed.get(e) {
                 continue;
             }
-            let g = group[e] as usize;
             match given {
                 Given::Labels(label) => {
                     u.iter_mut().for_each(|v| *v = 0.0);
@@ -276,8 +266,14 @@ impl Vmp {
                 }
                 Given::Moments(values) => u.copy_from_slice(&values[e * len..(e + 1) * len]),
             }
-            phi.copy_from_slice(&gphi[g * len..(g + 1) * len]);
-            *a = ga[g];
+            // (u is kept as given: moments that do not sum to 1 — a finite-difference probe —
+            // are not renormalised; A is then ln Σ u.)
+            phi.iter_mut().zip(u.iter()).for_each(|(p, &v)| *p = v.ln());
+            *a = moments(&dist, phi, &mut scratch).map_err(|what| RunError::Numerical {
+                node: model.name.clone(),
+                element: e,
+                what,
+            })?;
         }
         self.changed(i);
         Ok(true)

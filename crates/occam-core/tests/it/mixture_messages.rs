@@ -42,7 +42,14 @@ fn mixture_messages_are_gradients_of_the_bound_term() {
     // Messages: update a node, subtract its prior natural parameters.
     let message = |which: usize| -> Vec<f64> {
         let (mut vmp, ids) = model(&mu, &tau, &z);
-        let prior = vmp.natural(ids[which]).to_vec();
+        // The prior's φ: a Gaussian or Gamma started from given moments keeps it until its
+        // first update; a Categorical's start is the q with those moments (φ = ln u), so the
+        // index's prior φ is written out: ⟨ln p⟩ = ln(0.4, 0.6) per element.
+        let prior = if which == 2 {
+            [0.4f64.ln(), 0.6f64.ln()].repeat(X.len())
+        } else {
+            vmp.natural(ids[which]).to_vec()
+        };
         vmp.update(ids[which]).unwrap();
         vmp.natural(ids[which])
             .iter()
