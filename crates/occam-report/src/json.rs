@@ -1,7 +1,14 @@
 //! The posterior of every variable as JSON: distribution, plates, posterior parameters (derived
 //! from the natural parameters of q) and moments, per plate element.
+//!
+//! [`Report`] serialises the whole report straight from the engine's arrays and the summary
+//! columns (flat `f64` vectors): nothing builds a JSON tree of the per-element values, whose
+//! 32-byte nodes made `fit --out` need four times the memory of the fit (200,000 × 10 data,
+//! a 20-component mixture: 1.44 GB against 0.36 GB). Keys come out sorted, as from a
+//! `serde_json::Map`, so the streamed text equals the text of [`report`]'s tree.
 
-use occam_core::prelude::*;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 use occam::lower::Compiled;
@@ -9,140 +16,244 @@ use occam::model::Loaded;
 use occam::posterior::{self, distribution, integrated_out, role};
 use occam::Outcome;
 
-/// Replaces the entries of every per-element list whose element is integrated out by `null`.
-fn blank(values: &mut Map<String, Value>, gone: &[bool]) {
-    for list in values.values_mut() {
-        if let Value::Array(items) = list {
-            if items.len() == gone.len() {
-                for (item, &g) in items.iter_mut().zip(gone) {
-                    if g {
-                        *item = Value::Null;
-                    }
+/// The whole fit report as a JSON tree (what `occam fit --json` prints and Python reads).
+pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
+    serde_json::to_value(Report::new(loaded, c, o, true)).expect("the report serialises")
+}
+
+/// The whole fit report, serialised as it is written: see the module documentation.
+pub struct Report<'a> {
+    loaded: &'a Loaded,
+    c: &'a Compiled,
+    o: &'a Outcome,
+    include_data: bool,
+}
+
+impl<'a> Report<'a> {
+    /// The report of a fit; without `include_data`, each observed variable is a stub naming its
+    /// data file (what `fit --out` writes by default).
+    pub fn new(loaded: &'a Loaded, c: &'a Compiled, o: &'a Outcome, include_data: bool) -> Self {
+        Report {
+            loaded,
+            c,
+            o,
+            include_data,
+        }
+    }
+}
+
+impl Serialize for Report<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (loaded, c, o) = (self.loaded, self.c, self.o);
+        let node_bounds: std::collections::BTreeMap<&str, f64> = o
+            .node_bounds
+            .iter()
+            .map(|(n, b)| (n.as_str(), *b))
+            .collect();
+        let chains = occam::chains::chains(loaded, c);
+        let warnings: Vec<String> = o.warnings.iter().map(ToString::to_string).collect();
+        // In key order (a `serde_json::Map` sorts its keys).
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("ard", &tree(&occam::latent::ard::ard(loaded, c)))?;
+        m.serialize_entry("best_restart", &tree(&o.best_restart))?;
+        m.serialize_entry("bound", &o.bound)?;
+        m.serialize_entry("bound_trace", &o.bound_trace)?;
+        // Per-step chain reports, only for models with chains (other reports are unchanged).
+        if !chains.is_empty() {
+            let map: Map<String, Value> = chains
+                .iter()
+                .map(|ch| (ch.variable.clone(), ch.to_json()))
+                .collect();
+            m.serialize_entry("chains", &map)?;
+        }
+        m.serialize_entry("converged", &o.converged)?;
+        m.serialize_entry("iterations", &o.iterations)?;
+        m.serialize_entry("model", &loaded.file_name)?;
+        m.serialize_entry("node_bounds", &node_bounds)?;
+        m.serialize_entry("prune_start", &tree(&o.prune_start))?;
+        if !loaded.model.q_blocks.is_empty() {
+            m.serialize_entry("q_blocks", &q_blocks(loaded, c))?;
+        }
+        m.serialize_entry("restart_bounds", &tree(&o.restart_bounds))?;
+        // Only for fits with rotations (other reports are unchanged).
+        if let Some(r) = &o.rotated {
+            m.serialize_entry("rotations", &tree(r))?;
+        }
+        m.serialize_entry("seed", &tree(&o.seed))?;
+        m.serialize_entry("stop", &tree(&o.stop))?;
+        m.serialize_entry("variables", &Variables(self))?;
+        m.serialize_entry("warnings", &warnings)?;
+        m.end()
+    }
+}
+
+/// A small entry as a JSON tree, so that the keys of its structs come out sorted as in the
+/// tree-built report (the per-element values never go through here).
+fn tree<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// The `variables` object: every variable by name (in name order), or the stub of an observed
+/// variable whose data are left out.
+struct Variables<'r, 'a>(&'r Report<'a>);
+
+impl Serialize for Variables<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Report {
+            loaded,
+            c,
+            include_data,
+            ..
+        } = *self.0;
+        let vars = &loaded.model.variables;
+        let mut order: Vec<usize> = (0..vars.len()).collect();
+        order.sort_by(|&a, &b| vars[a].name.cmp(&vars[b].name));
+        order.dedup_by(|a, b| vars[*a].name == vars[*b].name);
+        let mut m = s.serialize_map(Some(order.len()))?;
+        for v in order {
+            let role = role(loaded, v, c);
+            if !include_data && matches!(role, "observed" | "data") {
+                let file = loaded.data.tables.get(&vars[v].name).map(|t| &t.file);
+                m.serialize_entry(
+                    &vars[v].name,
+                    &json!({
+                        "role": role,
+                        "data_file": file,
+                        "omitted": "observed values left out (fit --out DIR --include-data keeps them)",
+                    }),
+                )?;
+            } else {
+                m.serialize_entry(&vars[v].name, &VariableReport::new(loaded, c, v))?;
+            }
+        }
+        m.end()
+    }
+}
+
+/// One variable's posterior: distribution, role, plates, parameters and moments.
+struct VariableReport {
+    head: Map<String, Value>,
+    params: Vec<(String, Rows)>,
+    moments: Rows,
+}
+
+impl VariableReport {
+    fn new(loaded: &Loaded, c: &Compiled, v: usize) -> Self {
+        let var = &loaded.model.variables[v];
+        let node = c.var_nodes[v];
+        let r = role(loaded, v, c);
+        let latent = matches!(r, "latent" | "partly observed");
+        let kind = c.vmp.kind(node);
+        let gone = integrated_out(loaded, v, c).map(std::sync::Arc::new);
+        let n = c.vmp.elements(node);
+        let mut params: Vec<(String, Rows)> = posterior::columns(c, node, latent)
+            .into_iter()
+            .map(|col| {
+                let rows = Rows {
+                    n,
+                    item: col.item,
+                    values: col.values,
+                    gone: gone.clone(),
+                };
+                (col.name, rows)
+            })
+            .collect();
+        // As a map's entries: sorted by name, the last of a repeated name kept.
+        params.reverse();
+        params.sort_by(|a, b| a.0.cmp(&b.0));
+        params.dedup_by(|a, b| a.0 == b.0);
+        let moments = Rows {
+            n,
+            item: vec![kind.len()],
+            values: c.vmp.moments(node).to_vec(),
+            gone,
+        };
+        let plate = |p: usize| json!({"name": loaded.model.plates[p].name, "size": loaded.model.plates[p].size});
+        let mut head = Map::new();
+        head.insert("distribution".into(), json!(distribution(loaded, v)));
+        head.insert(
+            "event".into(),
+            json!(var.event_plates.first().map(|&p| plate(p))),
+        );
+        head.insert("map".into(), json!(var.map));
+        head.insert("moment_kind".into(), json!(kind.to_string()));
+        head.insert(
+            "plates".into(),
+            Value::Array(var.plates.iter().map(|&p| plate(p)).collect()),
+        );
+        head.insert("role".into(), json!(r));
+        VariableReport {
+            head,
+            params,
+            moments,
+        }
+    }
+}
+
+impl Serialize for VariableReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Params<'p>(&'p [(String, Rows)]);
+        impl Serialize for Params<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (name, rows) in self.0 {
+                    m.serialize_entry(name, rows)?;
+                }
+                m.end()
+            }
+        }
+        // Keys in order: distribution, event, map, moment_kind | moments, parameters | plates,
+        // role.
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in self.head.iter().take_while(|(k, _)| k.as_str() < "moments") {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry("moments", &self.moments)?;
+        m.serialize_entry("parameters", &Params(&self.params))?;
+        for (k, v) in self.head.iter().skip_while(|(k, _)| k.as_str() < "moments") {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// A per-element list of one column's values: each element a number, a list or a list of rows
+/// by the column's per-element dimensions (`item`); `null` for an element integrated out
+/// (where the list has one entry per element).
+struct Rows {
+    n: usize,
+    item: Vec<usize>,
+    values: Vec<f64>,
+    gone: Option<std::sync::Arc<Vec<bool>>>,
+}
+
+impl Serialize for Rows {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let per = self.item.iter().product::<usize>();
+        let count = self.values.len().checked_div(per).unwrap_or(self.n);
+        let gone = self.gone.as_deref().filter(|g| g.len() == count);
+        let mut seq = s.serialize_seq(Some(count))?;
+        for e in 0..count {
+            if gone.is_some_and(|g| g[e]) {
+                seq.serialize_element(&Option::<f64>::None)?;
+                continue;
+            }
+            let values = if per == 0 {
+                &[][..]
+            } else {
+                &self.values[e * per..(e + 1) * per]
+            };
+            match self.item.as_slice() {
+                [] => seq.serialize_element(&values[0])?,
+                [_] => seq.serialize_element(values)?,
+                [_, cols, ..] => {
+                    let rows: Vec<&[f64]> = values.chunks((*cols).max(1)).collect();
+                    seq.serialize_element(&rows)?
                 }
             }
         }
+        seq.end()
     }
-}
-
-/// One element's value of a posterior column as JSON: a number, a list or a list of rows, by
-/// the column's per-element dimensions.
-fn item_json(item: &[usize], values: &[f64]) -> Value {
-    match item {
-        [] => json!(values[0]),
-        [_] => json!(values),
-        [_, cols, ..] => json!(values.chunks((*cols).max(1)).collect::<Vec<_>>()),
-    }
-}
-
-/// Posterior parameters of a node, each a list over plate elements: the facade's one summary
-/// table ([`occam::posterior::columns`]: summaries of the moments by moment kind, then, for a
-/// latent stochastic node, the family's usual parameters from its natural parameters).
-pub fn parameters(c: &Compiled, node: NodeId, latent: bool) -> Map<String, Value> {
-    let n = c.vmp.elements(node);
-    let mut out = Map::new();
-    for col in posterior::columns(c, node, latent) {
-        let per = col.item.iter().product::<usize>();
-        let list = if per == 0 {
-            vec![item_json(&col.item, &[]); n]
-        } else {
-            col.values
-                .chunks(per)
-                .map(|v| item_json(&col.item, v))
-                .collect()
-        };
-        out.insert(col.name, Value::Array(list));
-    }
-    out
-}
-
-/// The posterior of variable `v`: distribution, role, plates, parameters and moments.
-pub fn variable(loaded: &Loaded, c: &Compiled, v: usize) -> Value {
-    let var = &loaded.model.variables[v];
-    let node = c.var_nodes[v];
-    let r = role(loaded, v, c);
-    let latent = matches!(r, "latent" | "partly observed");
-    let kind = c.vmp.kind(node);
-    let len = kind.len();
-    let u = c.vmp.moments(node);
-    let gone = integrated_out(loaded, v, c);
-    let mut params = parameters(c, node, latent);
-    let mut moments: Vec<Value> = u.chunks(len).map(|c| json!(c)).collect();
-    if let Some(g) = &gone {
-        blank(&mut params, g);
-        for (m, &x) in moments.iter_mut().zip(g) {
-            if x {
-                *m = Value::Null;
-            }
-        }
-    }
-    let plates: Vec<Value> = var
-        .plates
-        .iter()
-        .map(|&p| json!({"name": loaded.model.plates[p].name, "size": loaded.model.plates[p].size}))
-        .collect();
-    let event = var.event_plates.first().map(
-        |&p| json!({"name": loaded.model.plates[p].name, "size": loaded.model.plates[p].size}),
-    );
-    json!({
-        "distribution": distribution(loaded, v),
-        "role": r,
-        "map": var.map,
-        "plates": plates,
-        "event": event,
-        "moment_kind": kind.to_string(),
-        "parameters": params,
-        "moments": moments,
-    })
-}
-
-/// The posterior of every variable.
-pub fn variables(loaded: &Loaded, c: &Compiled) -> Map<String, Value> {
-    let mut vars = Map::new();
-    for (v, var) in loaded.model.variables.iter().enumerate() {
-        vars.insert(var.name.clone(), variable(loaded, c, v));
-    }
-    vars
-}
-
-/// The whole fit report.
-pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
-    let mut node_bounds = Map::new();
-    for (n, b) in &o.node_bounds {
-        node_bounds.insert(n.clone(), json!(b));
-    }
-    let mut out = json!({
-        "model": loaded.file_name,
-        "bound": o.bound,
-        "iterations": o.iterations,
-        "converged": o.converged,
-        "stop": o.stop,
-        "bound_trace": o.bound_trace,
-        "prune_start": o.prune_start,
-        "seed": o.seed,
-        "restart_bounds": o.restart_bounds,
-        "best_restart": o.best_restart,
-        "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "node_bounds": node_bounds,
-        "variables": variables(loaded, c),
-        "ard": occam::latent::ard::ard(loaded, c),
-    });
-    if !loaded.model.q_blocks.is_empty() {
-        out["q_blocks"] = q_blocks(loaded, c);
-    }
-    // Only for fits with rotations (other reports are unchanged).
-    if let Some(r) = &o.rotated {
-        out["rotations"] = json!(r);
-    }
-    // Per-step chain reports, only for models with chains (other reports are unchanged).
-    let chains = occam::chains::chains(loaded, c);
-    if !chains.is_empty() {
-        let map: Map<String, Value> = chains
-            .iter()
-            .map(|ch| (ch.variable.clone(), ch.to_json()))
-            .collect();
-        out["chains"] = Value::Object(map);
-    }
-    out
 }
 
 /// The joint q-blocks: members, the evidence inside each block, and each member's family marginals
@@ -172,3 +283,6 @@ fn q_blocks(loaded: &Loaded, c: &Compiled) -> Value {
         .collect();
     Value::Array(blocks)
 }
+
+#[cfg(test)]
+mod tests;

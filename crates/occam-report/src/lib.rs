@@ -34,8 +34,12 @@ pub mod table;
 
 /// The reports of a fitted model.
 pub trait FittedReport {
-    /// The full report as JSON (what `occam fit --json` prints).
+    /// The full report as a JSON tree (what Python reads).
     fn report_json(&self) -> serde_json::Value;
+    /// The full report, serialised without a JSON tree (what `occam fit --json` prints and
+    /// `posterior.json` holds); without `include_data`, observed variables are stubs naming
+    /// their data files.
+    fn report(&self, include_data: bool) -> json::Report<'_>;
     /// The text summary (what `occam fit` prints).
     fn summary(&self) -> String;
 }
@@ -43,6 +47,10 @@ pub trait FittedReport {
 impl FittedReport for occam::Fitted {
     fn report_json(&self) -> serde_json::Value {
         json::report(self.loaded(), self.compiled(), self.outcome())
+    }
+
+    fn report(&self, include_data: bool) -> json::Report<'_> {
+        json::Report::new(self.loaded(), self.compiled(), self.outcome(), include_data)
     }
 
     fn summary(&self) -> String {

@@ -13,7 +13,6 @@ use occam::atomic;
 use occam::error::{Error, Result};
 use occam::Outcome;
 
-use crate::FittedReport;
 use crate::{hinton, summary, svg, table};
 use occam::lower::Compiled;
 use occam::model::Loaded;
@@ -64,10 +63,7 @@ pub fn write_outputs_listed(
     include_data: bool,
 ) -> Result<Vec<String>> {
     let (loaded, c, o) = (fitted.loaded(), fitted.compiled(), fitted.outcome());
-    let mut report = fitted.report_json();
-    if !include_data {
-        leave_out_data(loaded, c, &mut report);
-    }
+    let report = crate::json::Report::new(loaded, c, o, include_data);
     let mut out = Files {
         dir,
         names: Vec::new(),
@@ -214,42 +210,16 @@ impl Files<'_> {
     }
 }
 
-/// Replaces every fully observed variable and data input in a report by a stub: its role and
-/// data file (a partly observed variable keeps its posterior over the missing entries).
-fn leave_out_data(loaded: &Loaded, c: &Compiled, report: &mut serde_json::Value) {
-    let Some(vars) = report
-        .get_mut("variables")
-        .and_then(serde_json::Value::as_object_mut)
-    else {
-        return;
-    };
-    for (v, var) in loaded.model.variables.iter().enumerate() {
-        let role = occam::posterior::role(loaded, v, c);
-        if !matches!(role, "observed" | "data") {
-            continue;
-        }
-        let file = loaded.data.tables.get(&var.name).map(|t| t.file.clone());
-        vars.insert(
-            var.name.clone(),
-            serde_json::json!({
-                "role": role,
-                "data_file": file,
-                "omitted": "observed values left out (fit --out DIR --include-data keeps them)",
-            }),
-        );
-    }
-}
-
 fn write_files(
     out: &mut Files<'_>,
     loaded: &Loaded,
     c: &Compiled,
     o: &Outcome,
-    report: &serde_json::Value,
+    report: &crate::json::Report<'_>,
 ) -> Result<()> {
     atomic::ensure_dir(out.dir)?;
-    // Streamed into the temporary file: a report of millions of values as one pretty string
-    // ran out of memory.
+    // Streamed into the temporary file, from the engine's arrays (no JSON tree, no whole-file
+    // string: either ran out of memory on a report of millions of values).
     atomic::write_json_pretty(&out.dir.join("posterior.json"), report)?;
     out.names.push("posterior.json".into());
     let mut csv = String::from("iteration,bound\n");

@@ -75,7 +75,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
         None => Vec::new(),
     };
     if a.json {
-        let text = serde_json::to_string(&fitted.report_json())
+        let text = serde_json::to_string(&fitted.report(true))
             .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
         outln!("{text}");
     } else {
