@@ -227,6 +227,7 @@ fn settings(
         strict,
         rotate,
         settle: false,
+        candidate_starts: true,
     }
 }
 

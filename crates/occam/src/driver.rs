@@ -45,6 +45,11 @@ pub struct Settings {
     /// (a mixture index's k-means start) until their change of the bound is within `tol`
     /// ([`occam_core::engine::RunOptions::settle`]).
     pub settle: bool,
+    /// Run each restart of a model with a mixture index from several candidate starts — the
+    /// k-means start and two random-label starts (one that cannot reach the best bound so far
+    /// ends early) — and keep the best ([`occam_core::engine::RunOptions::candidate_starts`]);
+    /// `false`: the k-means start alone (one start per restart, as scikit-learn's `n_init=1`).
+    pub candidate_starts: bool,
 }
 
 impl Default for Settings {
@@ -59,6 +64,7 @@ impl Default for Settings {
             strict: false,
             rotate: None,
             settle: false,
+            candidate_starts: true,
         }
     }
 }
@@ -195,7 +201,7 @@ pub fn fit(
         check_every_update: false,
         prune_components: s.prune,
         settle: s.settle,
-        candidate_starts: true,
+        candidate_starts: s.candidate_starts,
     };
     let rotations = match s.rotate {
         Some(true) => Some(crate::rotation::detect(loaded, c)?),

@@ -101,6 +101,11 @@ pub struct RunArgs {
     /// Do not delete surplus mixture components.
     #[arg(long = "no-prune")]
     pub no_prune: bool,
+    /// Start a mixture from its k-means start alone. By default each restart also runs two
+    /// random-label starts (each ends early once it cannot reach the best bound so far) and keeps
+    /// the best, since one start can end in a poor optimum without a word.
+    #[arg(long = "single-start")]
+    pub single_start: bool,
     /// Treat a decreasing bound as an error (exit 1).
     #[arg(long)]
     pub strict: bool,
@@ -136,6 +141,7 @@ impl RunArgs {
                 None
             },
             settle: false,
+            candidate_starts: !self.single_start,
         };
         // One check of every domain, in the library; its messages name the field, here the flag.
         settings.validate().map_err(|e| match e {

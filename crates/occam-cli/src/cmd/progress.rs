@@ -54,7 +54,7 @@ impl Bar {
         match p.stage {
             Stage::Sweeps => {}
             Stage::Pruning => s += " (pruning)",
-            Stage::Candidate => s += " (second start)",
+            Stage::Candidate => s += " (random-label start)",
         }
         // The bound in full (the shortest text that reads back as the same number), so that
         // logs of two builds tell whether they computed the same bits.
@@ -115,7 +115,7 @@ impl Observer for Bar {
             let stage = match p.stage {
                 Stage::Sweeps => "",
                 Stage::Pruning => " (pruning)",
-                Stage::Candidate => " (second start)",
+                Stage::Candidate => " (random-label start)",
             };
             match p.change {
                 Some(c) => b.set_message(format!("bound {:.6} change {c:.3e}{stage}", p.bound)),

@@ -820,3 +820,36 @@ fn data_columns_and_rows_are_chosen_on_the_command_line() {
         "{e}"
     );
 }
+
+/// `--single-start`: the k-means start alone, so every sweep shown by `--progress 1` is in the
+/// kept trace; by default the two random-label candidate starts add sweeps of their own.
+#[test]
+fn single_start_runs_the_k_means_start_alone() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "fit",
+            "examples/vibes_tutorial/mixture.occam",
+            "--data",
+            "x=examples/vibes_tutorial/x.csv",
+            "--no-prune",
+            "--json",
+            "--progress",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let out = succeeded(occam().args(&args));
+        let shown = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| l.contains(": iteration "))
+            .count();
+        let fit = json(&out);
+        (shown, fit["iterations"].as_u64().unwrap() as usize)
+    };
+    let (shown, kept) = run(&["--single-start"]);
+    assert_eq!(shown, kept, "--single-start ran sweeps outside its trace");
+    let (shown, kept) = run(&[]);
+    assert!(
+        shown > kept,
+        "no candidate sweeps by default: {shown} = {kept}"
+    );
+}
