@@ -4,7 +4,6 @@
 
 mod binding;
 mod bound_oracle;
-mod bound_oracle_discrete;
 mod chain_inputs;
 mod chains;
 mod defaults;

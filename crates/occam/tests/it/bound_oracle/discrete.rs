@@ -12,7 +12,7 @@
 use occam::DataSet;
 use proptest::prelude::*;
 
-use super::bound_oracle::{check_bound, config, ln_gamma, ln_normal, log_sum_exp};
+use super::{check_bound, config, ln_gamma, ln_normal, log_sum_exp};
 
 /// ln p(counts) under a symmetric Dirichlet(α) with the probabilities integrated out, for one
 /// sequence of draws with these per-category counts (the order of draws fixed).
@@ -217,7 +217,7 @@ impl Hmm {
 }
 
 fn fit(text: &str, d: &DataSet) -> f64 {
-    super::bound_oracle::fit(text, d)
+    super::fit(text, d)
         .unwrap_or_else(|codes| panic!("{text}\nrefused: {codes:?}"))
         .bound()
 }
