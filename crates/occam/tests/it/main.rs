@@ -12,6 +12,7 @@ mod driver;
 mod extreme_priors;
 mod fuzz;
 mod latent;
+mod logistic;
 mod mbpca;
 mod outputs;
 mod parity;
