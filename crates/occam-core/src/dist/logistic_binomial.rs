@@ -7,7 +7,9 @@ use super::logistic::{softplus_bound, LOGIT_SLOT};
 use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
-use crate::spec::{ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind};
+use crate::spec::{
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
+};
 use crate::Rng;
 use rand::Rng as _;
 
@@ -97,4 +99,3 @@ impl BinomialLogit {
         }
     }
 }
-

@@ -54,14 +54,21 @@ fn the_bound_is_below_the_exact_expectation_and_exact_for_a_point_mass() {
 
 #[test]
 fn the_xi_update_is_a_stationary_point_and_the_maximum_of_the_bound() {
-    for &(y, m1, m2) in &[(1.0, 0.4, 1.3), (0.0, -1.0, 2.5), (1.0, 2.0, 4.2), (0.0, 0.1, 0.02)] {
+    for &(y, m1, m2) in &[
+        (1.0, 0.4, 1.3),
+        (0.0, -1.0, 2.5),
+        (1.0, 2.0, 4.2),
+        (0.0, 0.1, 0.02),
+    ] {
         let xi = jj_xi(m2);
         let h = 1e-5;
         let fd = (jj_bound(y, m1, m2, xi + h) - jj_bound(y, m1, m2, xi - h)) / (2.0 * h);
         assert!(fd.abs() < 1e-8, "dL/dξ at ξ* = {fd}");
         // Away from ξ* the derivative has the sign that points back to it (−λ′(ξ)(m2 − ξ²), λ′ < 0).
-        let lo = (jj_bound(y, m1, m2, 0.5 * xi + h) - jj_bound(y, m1, m2, 0.5 * xi - h)) / (2.0 * h);
-        let hi = (jj_bound(y, m1, m2, 2.0 * xi + h) - jj_bound(y, m1, m2, 2.0 * xi - h)) / (2.0 * h);
+        let lo =
+            (jj_bound(y, m1, m2, 0.5 * xi + h) - jj_bound(y, m1, m2, 0.5 * xi - h)) / (2.0 * h);
+        let hi =
+            (jj_bound(y, m1, m2, 2.0 * xi + h) - jj_bound(y, m1, m2, 2.0 * xi - h)) / (2.0 * h);
         assert!(lo > 0.0 && hi < 0.0, "dL/dξ: {lo} below ξ*, {hi} above");
         for s in [0.1, 0.5, 0.9, 1.1, 2.0, 5.0] {
             assert!(jj_bound(y, m1, m2, s * xi) <= jj_bound(y, m1, m2, xi) + 1e-15);
@@ -96,6 +103,10 @@ fn messages_are_the_bound_derivatives_at_the_optimal_xi() {
         p[k] += h;
         q[k] -= h;
         let fd = (l(p) - l(q)) / (2.0 * h);
-        assert!((fd - m[k]).abs() < 1e-7, "slot entry {k}: FD {fd}, message {}", m[k]);
+        assert!(
+            (fd - m[k]).abs() < 1e-7,
+            "slot entry {k}: FD {fd}, message {}",
+            m[k]
+        );
     }
 }

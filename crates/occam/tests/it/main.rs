@@ -13,6 +13,7 @@ mod extreme_priors;
 mod fuzz;
 mod latent;
 mod logistic;
+mod logistic_pima;
 mod mbpca;
 mod outputs;
 mod parity;
