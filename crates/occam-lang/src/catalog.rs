@@ -35,6 +35,29 @@ pub fn function(name: &str) -> Option<&'static FunctionSpec> {
     occam_core::factor::functions().find(|f| f.name == name)
 }
 
+/// A link function: allowed only as a family's probability argument, where it makes the family
+/// a logit-parameterised one of the engine (`Bernoulli(sigmoid(x))` is `BernoulliLogit(x)`).
+#[derive(Debug)]
+pub struct LinkSpec {
+    /// The function's name.
+    pub name: &'static str,
+    /// The families it may wrap the probability of, and the family each becomes.
+    pub families: &'static [(&'static str, &'static str)],
+    /// One line of documentation: the bound used and its quality.
+    pub summary: &'static str,
+}
+
+/// Every link function.
+pub static LINKS: &[LinkSpec] = &[LinkSpec {
+    name: "sigmoid",
+    families: &[
+        ("Bernoulli", "BernoulliLogit"),
+        ("Binomial", "BinomialLogit"),
+    ],
+    summary: "σ(x) = 1/(1 + e^−x) of a Gaussian expression x, as a probability only; \
+              Jaakkola–Jordan bound, ξ² = ⟨x²⟩ in closed form (a true lower bound)",
+}];
+
 /// The chain q-blocks (`MarkovChain`, `GaussianMarkovChain`), written like distributions but
 /// with their `over` plate as the time plate (`occam_core::engine::CHAINS`).
 pub static CHAINS: &[DistSpec] = occam_core::engine::CHAINS;

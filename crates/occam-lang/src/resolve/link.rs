@@ -58,7 +58,10 @@ impl Resolver<'_, '_> {
         let ExprKind::Call { func, args: inner } = &args[i].value.kind else {
             return None;
         };
-        let (_, families) = LINKS.iter().find(|(name, _)| *name == func.name)?;
+        let families = catalog::LINKS
+            .iter()
+            .find(|l| l.name == func.name)?
+            .families;
         let target = families
             .iter()
             .find(|(from, _)| *from == spec.name)
@@ -92,7 +95,8 @@ impl Resolver<'_, '_> {
 
     /// The error for a link function met as an ordinary function (outside a probability slot).
     pub(super) fn misplaced_link(&self, func: &ast::Ident) -> Option<Diagnostic> {
-        let (name, families) = LINKS.iter().find(|(name, _)| *name == func.name)?;
+        let link = catalog::LINKS.iter().find(|l| l.name == func.name)?;
+        let (name, families) = (link.name, link.families);
         let forms = families
             .iter()
             .map(|(from, _)| match *from {
