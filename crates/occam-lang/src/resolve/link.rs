@@ -11,15 +11,6 @@ use crate::diag::{Code, Diagnostic};
 /// The guide chapter on non-conjugate factors, named by the errors.
 pub(super) const GUIDE: &str = "docs/guide/12-beyond-conjugate.md";
 
-/// The link functions the language knows, and the family each makes of the ones it may wrap.
-const LINKS: &[(&str, &[(&str, &str)])] = &[(
-    "sigmoid",
-    &[
-        ("Bernoulli", "BernoulliLogit"),
-        ("Binomial", "BinomialLogit"),
-    ],
-)];
-
 /// The slot a link function may fill, by family: the probability.
 const PROB_SLOT: &str = "prob";
 
