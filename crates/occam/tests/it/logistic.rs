@@ -233,3 +233,51 @@ fn logistic_regression_is_the_jj_fixed_point_below_the_exact_posterior() {
         );
     }
 }
+
+/// Binomial counts with a log-odds θ + 0.5, θ ~ N(0, 1), against 1-D quadrature of the exact
+/// posterior: the mean within 10%, the bound below the exact log evidence.
+#[test]
+fn binomial_logit_matches_one_dimensional_quadrature() {
+    const COUNTS: [f64; 8] = [7.0, 9.0, 6.0, 8.0, 10.0, 7.0, 5.0, 8.0];
+    let src = "plate N = 8\ntheta ~ Gaussian(0, 1)\ny[N] ~ Binomial(10, sigmoid(theta + 0.5))\nobserve y\n";
+    let mut d = DataSet::new();
+    d.insert_array("y", 8, 1, COUNTS.to_vec(), None).unwrap();
+    let fit = Model::from_source("binomial", src, &d)
+        .unwrap()
+        .fit(&Settings {
+            tol: 0.0,
+            max_iter: 200,
+            ..Settings::default()
+        })
+        .unwrap();
+    let post = fit.posterior("theta").unwrap();
+    let (m, v) = (
+        post.param("mean").unwrap().values[0],
+        post.param("variance").unwrap().values[0],
+    );
+    let log_joint = |t: f64| {
+        -0.5 * t * t - 0.5 * (2.0 * std::f64::consts::PI).ln()
+            + COUNTS
+                .iter()
+                .map(|&y| {
+                    occam_core::special::ln_binomial(10.0, y)
+                        + y * log_sigmoid(t + 0.5)
+                        + (10.0 - y) * log_sigmoid(-t - 0.5)
+                })
+                .sum::<f64>()
+    };
+    let rule = GaussLegendre::new(20);
+    let top = log_joint(m);
+    let moment = |k: i32| rule.composite(-8.0, 8.0, 64, |t| t.powi(k) * (log_joint(t) - top).exp());
+    let z = moment(0);
+    let (mean, second) = (moment(1) / z, moment(2) / z);
+    let (log_z, sd) = (top + z.ln(), (second - mean * mean).sqrt());
+    eprintln!(
+        "binomial: quadrature log Z {log_z:.6}, mean {mean:.4}, sd {sd:.4}; VB bound {:.6}, mean {m:.4}, sd {:.4}",
+        fit.bound(),
+        v.sqrt()
+    );
+    assert!(fit.bound() < log_z);
+    assert!((m - mean).abs() <= 0.1 * mean.abs(), "mean {m} vs {mean}");
+    assert!(v.sqrt() < sd);
+}
