@@ -162,7 +162,7 @@ pub fn distributions() -> String {
     let _ = writeln!(s, "| function | in | becomes | what |");
     let _ = writeln!(s, "|---|---|---|---|");
     for l in occam_lang::catalog::LINKS {
-        for (from, to) in l.families {
+        for (from, _, to) in l.families {
             let form = match *from {
                 "Binomial" => format!("`{from}(n, {}(x))`", l.name),
                 _ => format!("`{from}({}(x))`", l.name),

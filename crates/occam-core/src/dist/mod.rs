@@ -278,6 +278,7 @@ registry! {
     StickBreaking => stick_breaking::StickBreaking,
     BernoulliLogit => logistic::BernoulliLogit,
     BinomialLogit => logistic_binomial::BinomialLogit,
+    CategoricalSoftmax => softmax::CategoricalSoftmax,
 }
 
 /// The spec of the family named `name` or one of its aliases.

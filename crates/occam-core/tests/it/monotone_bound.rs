@@ -446,7 +446,7 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         g.initialize(br, Init::Random);
     }
     if rng.random::<bool>() {
-        super::monotone_logit::add_logit_leaves(&mut g, &mut rng, n, nn, z, kp, mu0);
+        super::monotone_logit::add_logit_leaves(&mut g, &mut rng, n, nn, z, kp, k, mu0);
     }
     let mut vmp = g.compile().unwrap();
     let mut order = vmp.default_order();

@@ -1,13 +1,15 @@
 //! The logit families' part of the monotone-bound property test's random models
 //! (`monotone_bound::random_model`): Bernoulli and Binomial leaves whose log-odds are a dot
-//! product of data with a latent Gaussian vector plus a latent offset, and a mixture of
-//! BernoulliLogit leaves over Gaussian per-component log-odds.
+//! product of data with a latent Gaussian vector plus a latent offset, a mixture of
+//! BernoulliLogit leaves over Gaussian per-component log-odds, and Categorical leaves with
+//! softmax log-odds (Böhning's bound): one observed, one a latent mixture index.
 
 use occam_core::prelude::*;
 use rand::Rng as _;
 
 /// Adds the logit leaves over plate `n` (`nn` elements), with the mixture over the index `z`
-/// (components `kp`) and the offset `mu0`, a scalar Gaussian.
+/// (components `kp`, `k` of them) and the offset `mu0`, a scalar Gaussian.
+#[allow(clippy::too_many_arguments)]
 pub fn add_logit_leaves(
     g: &mut Graph,
     rng: &mut occam_core::Rng,
@@ -15,6 +17,7 @@ pub fn add_logit_leaves(
     nn: usize,
     z: NodeId,
     kp: PlateId,
+    k: usize,
     mu0: NodeId,
 ) {
     let mut draw = |len: usize, lo: f64, hi: f64| -> Vec<f64> {
@@ -61,4 +64,25 @@ pub fn add_logit_leaves(
         .unwrap();
     let ys: Vec<f64> = draw(nn, 0.0, 1.0).iter().map(|u| u.round()).collect();
     g.observe(ym, &ys).unwrap();
+    // Softmax log-odds over the K components: an observed leaf and a latent mixture index.
+    let mut eye = vec![0.0; k * k];
+    (0..k).for_each(|i| eye[i * k + i] = 0.5);
+    let gs = g
+        .add("gsl", MvGaussian { d: k }, &[], [cv(vec![0.0; k]), cv(eye)])
+        .unwrap();
+    let cs = g
+        .add("csl", CategoricalSoftmax { k }, &[n], [p(gs)])
+        .unwrap();
+    let labels: Vec<f64> = draw(nn, 0.0, k as f64 - 1e-9)
+        .iter()
+        .map(|u| u.floor())
+        .collect();
+    g.observe(cs, &labels).unwrap();
+    let zs = g
+        .add("zsl", CategoricalSoftmax { k }, &[n], [p(gs)])
+        .unwrap();
+    let xs = g
+        .add_mixture("xsl", Gaussian, &[n], &[(zs, kp)], [p(ml), c(1.0)])
+        .unwrap();
+    g.observe(xs, &draw(nn, -3.0, 3.0)).unwrap();
 }

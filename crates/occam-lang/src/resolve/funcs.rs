@@ -42,12 +42,17 @@ impl Resolver<'_, '_> {
                 .label("not a deterministic function")
                 .hint(did_you_mean(&func.name, names).unwrap_or_else(|| {
                     format!(
-                        "functions: {}; `sigmoid` goes in a probability slot; see {}",
+                        "functions: {}; {} go in a probability slot; see {}",
                         catalog::FUNCTIONS
                             .iter()
                             .map(|f| f.name)
                             .collect::<Vec<_>>()
                             .join(", "),
+                        catalog::LINKS
+                            .iter()
+                            .map(|l| format!("`{}`", l.name))
+                            .collect::<Vec<_>>()
+                            .join(" and "),
                         super::link::GUIDE
                     )
                 }))

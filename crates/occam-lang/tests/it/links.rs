@@ -1,5 +1,5 @@
-//! Link functions: `Bernoulli(sigmoid(x))` and `Binomial(n, sigmoid(x))` resolve to the logit
-//! families; `sigmoid` anywhere else, and unknown functions, get located errors that point to
+//! Link functions: `Bernoulli(sigmoid(x))`, `Binomial(n, sigmoid(x))` and
+//! `Categorical(softmax(x))` resolve to the logit families; a link anywhere else, and unknown functions, get located errors that point to
 //! the guide chapter on non-conjugate models.
 
 use occam_lang::ir::{ExprOp, Node};
@@ -71,7 +71,30 @@ fn unknown_functions_point_to_the_guide() {
     let (code, text) = rejected("y[N] ~ Poisson(exponential(b))");
     assert_eq!(code, Code::UnknownFunction);
     assert!(
-        text.contains("functions: sum, product, dot, matvec, concat; `sigmoid` goes in a probability slot; see docs/guide/12-beyond-conjugate.md"),
+        text.contains("functions: sum, product, dot, matvec, concat; `sigmoid` and `softmax` go in a probability slot; see docs/guide/12-beyond-conjugate.md"),
         "{text}"
+    );
+}
+
+#[test]
+fn softmax_of_a_vector_is_the_softmax_categorical() {
+    let src = "plate K = 3\nplates N from data c\ng over K ~ MvGaussian(0, 1)\nc[N] ~ Categorical(probs = softmax(g))\nobserve c\n";
+    let m = compile(src, "m.occam", &DataShapes::new().with("c", 10, 1))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    match &m.variable("c").unwrap().node {
+        Node::Stochastic { distribution, args } => {
+            assert_eq!(distribution, "CategoricalSoftmax");
+            assert_eq!(args[0].slot, "logits");
+        }
+        n => panic!("{n:?}"),
+    }
+    let src = "b ~ Gaussian(0, 1)\ny ~ Gaussian(softmax(b), 1)\n";
+    let err = compile(src, "m.occam", &DataShapes::new()).expect_err("rejected");
+    assert_eq!(err.items[0].code, Code::Misuse);
+    assert!(
+        err.render_plain()
+            .contains("hint: write `Categorical(softmax(x))` with x a Gaussian expression"),
+        "{}",
+        err.render_plain()
     );
 }

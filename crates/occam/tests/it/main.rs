@@ -17,6 +17,7 @@ mod logistic_pima;
 mod mbpca;
 mod outputs;
 mod parity;
+mod softmax;
 mod square_ard;
 mod trees;
 mod unit_plates;
