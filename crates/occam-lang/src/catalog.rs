@@ -35,6 +35,37 @@ pub fn function(name: &str) -> Option<&'static FunctionSpec> {
     occam_core::factor::functions().find(|f| f.name == name)
 }
 
+/// A link function: allowed only as a family's probability argument, where it makes the family
+/// a logit-parameterised one of the engine (`Bernoulli(sigmoid(x))` is `BernoulliLogit(x)`).
+#[derive(Debug)]
+pub struct LinkSpec {
+    /// The function's name.
+    pub name: &'static str,
+    /// The families whose probability slot it may fill: (family, slot, family it becomes).
+    pub families: &'static [(&'static str, &'static str, &'static str)],
+    /// One line of documentation: the bound used and its quality.
+    pub summary: &'static str,
+}
+
+/// Every link function.
+pub static LINKS: &[LinkSpec] = &[
+    LinkSpec {
+        name: "sigmoid",
+        families: &[
+            ("Bernoulli", "prob", "BernoulliLogit"),
+            ("Binomial", "prob", "BinomialLogit"),
+        ],
+        summary: "σ(x) = 1/(1 + e^−x) of a Gaussian expression x, as a probability only; \
+                  Jaakkola–Jordan bound, ξ² = ⟨x²⟩ in closed form (a true lower bound)",
+    },
+    LinkSpec {
+        name: "softmax",
+        families: &[("Categorical", "probs", "CategoricalSoftmax")],
+        summary: "softmax(x)_k = e^{x_k}/Σ_j e^{x_j} of a Gaussian vector x over the categories, \
+                  as probabilities only; Böhning's bound, expanded at ⟨x⟩ (a true lower bound)",
+    },
+];
+
 /// The chain q-blocks (`MarkovChain`, `GaussianMarkovChain`), written like distributions but
 /// with their `over` plate as the time plate (`occam_core::engine::CHAINS`).
 pub static CHAINS: &[DistSpec] = occam_core::engine::CHAINS;

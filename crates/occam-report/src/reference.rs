@@ -153,6 +153,23 @@ pub fn distributions() -> String {
             f.summary
         );
     }
+    let _ = writeln!(s, "\n## Link functions\n");
+    let _ = writeln!(
+        s,
+        "Allowed only as the probability argument of a family, which becomes the listed \
+         logit family (see docs/guide/12-beyond-conjugate.md).\n"
+    );
+    let _ = writeln!(s, "| function | in | becomes | what |");
+    let _ = writeln!(s, "|---|---|---|---|");
+    for l in occam_lang::catalog::LINKS {
+        for (from, _, to) in l.families {
+            let form = match *from {
+                "Binomial" => format!("`{from}(n, {}(x))`", l.name),
+                _ => format!("`{from}({}(x))`", l.name),
+            };
+            let _ = writeln!(s, "| `{}` | {form} | {to} | {} |", l.name, l.summary);
+        }
+    }
     s
 }
 
@@ -171,6 +188,9 @@ mod tests {
         }
         for f in functions() {
             assert!(text.contains(&format!("| `{}` |", f.name)), "{}", f.name);
+        }
+        for l in occam_lang::catalog::LINKS {
+            assert!(text.contains(&format!("| `{}` |", l.name)), "{}", l.name);
         }
     }
 

@@ -28,6 +28,8 @@ use crate::Rng;
 
 pub use crate::spec::SlotSpec as Slot;
 use crate::spec::{ArgError, Args, FamilySpec, Param};
+/// The Jaakkola–Jordan bound of the logit families, for checks outside the family files.
+pub use logistic::{jj_bound, jj_lambda, jj_xi};
 /// Many draws from one Gaussian-vector φ with one factorisation (the engine's shared-covariance
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
@@ -277,6 +279,9 @@ registry! {
     Geometric => geometric::Geometric,
     NegativeBinomial => negative_binomial::NegativeBinomial,
     StickBreaking => stick_breaking::StickBreaking,
+    BernoulliLogit => logistic::BernoulliLogit,
+    BinomialLogit => logistic_binomial::BinomialLogit,
+    CategoricalSoftmax => softmax::CategoricalSoftmax,
 }
 
 /// The spec of the family named `name` or one of its aliases.

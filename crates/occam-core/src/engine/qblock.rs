@@ -15,10 +15,13 @@
 //!   (2.46–2.49) or a block's own expectation of them; they equal ∂(bound)/∂u_parent;
 //! - its **start** (Winn §2.5.1) and, through its members' store, its restart snapshot.
 //!
-//! A factor with its own variational parameters is a block too: a logistic factor's
-//! Jaakkola–Jordan ξ, or the weights of an importance-sampled node, are kept in the store of the
-//! factor's node (its member); the block's update re-optimises them (e.g. ξ² = ⟨(wᵀx)²⟩), its bound
-//! term is the local bound, and its messages to the parents are the derivatives of that bound.
+//! A factor with its own variational parameters is a block too: the weights of an
+//! importance-sampled node are kept in the store of the factor's node (its member); the block's
+//! update re-optimises them, its bound term is the local bound, and its messages to the parents
+//! are the derivatives of that bound. A local parameter whose optimum is closed form in the
+//! parents' moments needs no block: the logit families (`dist/logistic.rs`) take the
+//! Jaakkola–Jordan ξ² = ⟨η²⟩ at every use, so their bound term is max_ξ of the local bound and
+//! their messages its derivatives (envelope theorem) — an ordinary family.
 //!
 //! # Checklist: adding a block
 //! 1. A folder `engine/<block>/` with the structure's kernels and `block.rs` holding a struct and

@@ -13,6 +13,7 @@ mod linear;
 mod mixture_messages;
 mod mixtures;
 mod monotone_bound;
+mod monotone_logit;
 mod sampling;
 mod starts;
 mod structure;

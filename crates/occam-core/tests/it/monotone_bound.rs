@@ -445,6 +445,9 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         g.observe(ry, &values).unwrap();
         g.initialize(br, Init::Random);
     }
+    if rng.random::<bool>() {
+        super::monotone_logit::add_logit_leaves(&mut g, &mut rng, n, nn, z, kp, k, mu0);
+    }
     let mut vmp = g.compile().unwrap();
     let mut order = vmp.default_order();
     order.shuffle(&mut rng);

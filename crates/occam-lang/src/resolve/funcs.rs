@@ -19,7 +19,9 @@ impl Resolver<'_, '_> {
         ctx: &Ctx,
     ) -> Option<Expr> {
         let Some(spec) = catalog::function(&func.name) else {
-            let d = if let Some(dist) = catalog::distribution(&func.name) {
+            let d = if let Some(d) = self.misplaced_link(func) {
+                d
+            } else if let Some(dist) = catalog::distribution(&func.name) {
                 Diagnostic::new(
                     Code::Misuse,
                     func.span,
@@ -40,12 +42,18 @@ impl Resolver<'_, '_> {
                 .label("not a deterministic function")
                 .hint(did_you_mean(&func.name, names).unwrap_or_else(|| {
                     format!(
-                        "functions: {}",
+                        "functions: {}; {} go in a probability slot; see {}",
                         catalog::FUNCTIONS
                             .iter()
                             .map(|f| f.name)
                             .collect::<Vec<_>>()
-                            .join(", ")
+                            .join(", "),
+                        catalog::LINKS
+                            .iter()
+                            .map(|l| format!("`{}`", l.name))
+                            .collect::<Vec<_>>()
+                            .join(" and "),
+                        super::link::GUIDE
                     )
                 }))
             };

@@ -12,6 +12,7 @@ mod consts;
 mod decls;
 mod expr;
 mod funcs;
+mod link;
 mod observe;
 mod order;
 mod qblocks;

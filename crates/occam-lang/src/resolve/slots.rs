@@ -133,6 +133,15 @@ impl Resolver<'_, '_> {
         args: &[ast::Arg],
         ctx: Ctx,
     ) -> Option<Node> {
+        // `Bernoulli(sigmoid(x))` is `BernoulliLogit(x)` (module `link`).
+        let linked = self.link(spec, args).ok()?;
+        let (spec, args) = match &linked {
+            Some((target, args)) => {
+                self.vars[v].dist = Some(target);
+                (*target, args.as_slice())
+            }
+            None => (spec, args),
+        };
         let filled = self.assign_slots(spec, dist, args)?;
         let mut resolved: Vec<Option<Expr>> = Vec::with_capacity(spec.slots.len());
         for (slot, arg) in spec.slots.iter().zip(&filled) {

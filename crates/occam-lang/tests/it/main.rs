@@ -5,4 +5,5 @@
 mod diagnostics;
 mod fuzz;
 mod limits;
+mod links;
 mod models;

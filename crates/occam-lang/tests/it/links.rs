@@ -1,0 +1,100 @@
+//! Link functions: `Bernoulli(sigmoid(x))`, `Binomial(n, sigmoid(x))` and
+//! `Categorical(softmax(x))` resolve to the logit families; a link anywhere else, and unknown functions, get located errors that point to
+//! the guide chapter on non-conjugate models.
+
+use occam_lang::ir::{ExprOp, Node};
+use occam_lang::{compile, Code, DataShapes};
+
+const HEAD: &str = "plates N, C from data X\ndata X[N] over C\nw over C ~ MvGaussian(mean = 0, precision = 1)\nb ~ Gaussian(0, 1)\n";
+
+fn shapes() -> DataShapes {
+    DataShapes::new().with("X", 10, 3).with("y", 10, 1)
+}
+
+fn resolved(line: &str) -> (String, Vec<(String, ExprOp)>) {
+    let src = format!("{HEAD}{line}\nobserve y\n");
+    let m = compile(&src, "m.occam", &shapes()).unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    match &m.variable("y").unwrap().node {
+        Node::Stochastic { distribution, args } => (
+            distribution.clone(),
+            args.iter()
+                .map(|a| (a.slot.clone(), a.value.op.clone()))
+                .collect(),
+        ),
+        n => panic!("{n:?}"),
+    }
+}
+
+fn rejected(line: &str) -> (Code, String) {
+    let src = format!("{HEAD}{line}\nobserve y\n");
+    let err = compile(&src, "m.occam", &shapes()).expect_err("must be rejected");
+    (err.items[0].code, err.render_plain())
+}
+
+#[test]
+fn sigmoid_in_a_probability_slot_is_the_logit_family() {
+    for line in [
+        "y[N] ~ Bernoulli(sigmoid(dot(X[N], w) + b))",
+        "y[N] ~ Bernoulli(p = sigmoid(dot(X[N], w) + b))",
+    ] {
+        let (dist, args) = resolved(line);
+        assert_eq!(dist, "BernoulliLogit", "{line}");
+        assert_eq!(args.len(), 1);
+        assert_eq!(args[0].0, "logit");
+        assert!(matches!(args[0].1, ExprOp::Sum { .. }), "{:?}", args[0].1);
+    }
+    let (dist, args) = resolved("y[N] ~ Binomial(5, sigmoid(dot(X[N], w)))");
+    assert_eq!(dist, "BinomialLogit");
+    assert_eq!(args[0].0, "trials");
+    assert_eq!(args[1].0, "logit");
+    assert!(matches!(args[1].1, ExprOp::Dot { .. }), "{:?}", args[1].1);
+    // Without a link the families are the Beta-parent ones.
+    assert_eq!(resolved("y[N] ~ Bernoulli(0.3)").0, "Bernoulli");
+}
+
+#[test]
+fn sigmoid_elsewhere_is_a_located_error_saying_where_it_goes() {
+    let (code, text) = rejected("y[N] ~ Gaussian(sigmoid(b), 1)");
+    assert_eq!(code, Code::Misuse);
+    assert_eq!(
+        text,
+        "error: `sigmoid` is allowed only as the probability of a distribution\n --> m.occam:5:17\n  |\n5 | y[N] ~ Gaussian(sigmoid(b), 1)\n  |                 ^^^^^^^ not inside a probability slot\n  = hint: write `Bernoulli(sigmoid(x))` or `Binomial(n, sigmoid(x))` with x a Gaussian expression; see docs/guide/12-beyond-conjugate.md\n"
+    );
+    let src = format!("{HEAD}y[N] ~ Bernoulli(sigmoid(b, b))\nobserve y\n");
+    let err = compile(&src, "m.occam", &shapes()).expect_err("must be rejected");
+    assert_eq!(err.items.len(), 1, "{}", err.render_plain());
+    assert_eq!(err.items[0].code, Code::BadArguments);
+}
+
+#[test]
+fn unknown_functions_point_to_the_guide() {
+    let (code, text) = rejected("y[N] ~ Poisson(exponential(b))");
+    assert_eq!(code, Code::UnknownFunction);
+    assert!(
+        text.contains("functions: sum, product, dot, matvec, concat; `sigmoid` and `softmax` go in a probability slot; see docs/guide/12-beyond-conjugate.md"),
+        "{text}"
+    );
+}
+
+#[test]
+fn softmax_of_a_vector_is_the_softmax_categorical() {
+    let src = "plate K = 3\nplates N from data c\ng over K ~ MvGaussian(0, 1)\nc[N] ~ Categorical(probs = softmax(g))\nobserve c\n";
+    let m = compile(src, "m.occam", &DataShapes::new().with("c", 10, 1))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    match &m.variable("c").unwrap().node {
+        Node::Stochastic { distribution, args } => {
+            assert_eq!(distribution, "CategoricalSoftmax");
+            assert_eq!(args[0].slot, "logits");
+        }
+        n => panic!("{n:?}"),
+    }
+    let src = "b ~ Gaussian(0, 1)\ny ~ Gaussian(softmax(b), 1)\n";
+    let err = compile(src, "m.occam", &DataShapes::new()).expect_err("rejected");
+    assert_eq!(err.items[0].code, Code::Misuse);
+    assert!(
+        err.render_plain()
+            .contains("hint: write `Categorical(softmax(x))` with x a Gaussian expression"),
+        "{}",
+        err.render_plain()
+    );
+}
