@@ -67,6 +67,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             a.models.len()
         )));
     }
+    let methods = super::compare_methods::methods(a.methods.as_deref())?;
     let settings = a.run.settings()?;
     let given = DataSet::from_args(&a.data.data)?;
     let mut models = a
@@ -83,7 +84,6 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             )));
         }
     }
-    let methods = super::compare_methods::methods(a.methods.as_deref())?;
     if methods != [occam::evidence::Method::Vb] {
         return super::compare_methods::run(a, &models, &settings, &priors, &methods);
     }

@@ -292,7 +292,12 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                         } else {
                             ""
                         }
-                    ),
+                    ) + if s.ess < 100.0 {
+                        "; UNRELIABLE: ESS < 100 (q is far from the posterior; the se \
+                         understates the error)"
+                    } else {
+                        ""
+                    },
                 )
             }
             Err(why) => na(why),

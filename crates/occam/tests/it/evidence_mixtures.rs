@@ -82,6 +82,10 @@ fn data_sets() -> Vec<Vec<f64>> {
         vec![-6.1, -5.8, -6.3, 0.2, -0.1, 0.4, 6.2, 5.9, 6.0],
         vec![-4.0, -4.3, -3.8, 4.1, 3.7, 4.2],
         vec![0.1, -0.3, 0.5, 0.2, -0.4, 0.0, 0.3],
+        // The guide's example: the bound picks K = 2, the exact evidence K = 3.
+        vec![-3.1, -2.9, -3.3, 0.2, -0.1, 0.1, 3.2, 2.9, 3.0],
+        // vb and vbsym pick K = 2, the exact evidence K = 3.
+        vec![-2.6, -2.4, -2.8, 0.2, -0.1, 0.1, 2.6, 2.4, 2.5],
     ];
     for seed in 0..5u64 {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
