@@ -343,7 +343,7 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
     """Fits every model (``Model`` objects or paths) to the same data with the same settings and
     compares their bounds; ``priors`` are prior model weights (equal when omitted).
 
-    ``methods`` (e.g. ``["vb", "exact", "is"]``; also ``"vbsym"``, ``"bic"``) adds the evidence
+    ``methods`` (e.g. ``["vb", "exact", "is"]``; also ``"vbsym"``, ``"bic"``, ``"cs"``) adds the evidence
     estimates of ``occam compare --method`` to each row (``row.evidence[method]``); for small
     data use ``"is"`` (checked against ``"exact"`` where that applies). ``plate`` sweeps one
     model over a plate's size (``"K=1..6"`` or ``{"K": range(1, 7)}``), one row per size."""

@@ -30,7 +30,8 @@ pub struct CompareArgs {
     pub json: bool,
     /// Evidence estimators, comma-separated: vb (the bound, the default), vbsym (the bound plus
     /// ln K!/Π m_g! for a mixture's relabelled modes), exact (closed form of a one-layer
-    /// conjugate model, or every assignment of a small mixture), bic, is (importance sampling
+    /// conjugate model, or every assignment of a small mixture), bic, cs (Cheeseman–Stutz from
+    /// q's expected statistics), is (importance sampling
     /// from the widened q, symmetric under relabelling; ± standard error). For small data use
     /// `is` (checked against `exact` where that applies): `vb` alone under-rates a mixture of K
     /// separated components by up to ln K! and can pick too few. A method that does not apply

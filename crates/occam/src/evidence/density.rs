@@ -102,20 +102,25 @@ pub(crate) fn log_lik(flat: &Flat, theta: &Theta) -> f64 {
     let mut per = vec![0.0; flat.k];
     for i in 0..flat.n {
         for (k, slot) in per.iter_mut().enumerate() {
-            let mut s = ln_w[k];
-            for o in &flat.obs {
-                for d in 0..o.cols {
-                    let at = i * o.cols + d;
-                    if o.present[at] {
-                        s += ln_f(flat, theta, &o.lik, o.values[at], k, d);
-                    }
-                }
-            }
-            *slot = s;
+            *slot = ln_w[k] + row_in_component(flat, theta, i, k);
         }
         total += log_sum_exp(&per);
     }
     total
+}
+
+/// ln p(row i | component k, θ): every present value of the row.
+pub(crate) fn row_in_component(flat: &Flat, theta: &Theta, i: usize, k: usize) -> f64 {
+    let mut s = 0.0;
+    for o in &flat.obs {
+        for d in 0..o.cols {
+            let at = i * o.cols + d;
+            if o.present[at] {
+                s += ln_f(flat, theta, &o.lik, o.values[at], k, d);
+            }
+        }
+    }
+    s
 }
 
 /// ln Σ exp(x).

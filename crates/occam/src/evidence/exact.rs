@@ -10,14 +10,17 @@ use super::flat::{Flat, Prior};
 use super::Options;
 
 /// One conjugate group: an observation's column, with the parameters it reads.
-struct Group {
-    kind: Conjugate,
+pub(crate) struct Group {
+    /// The conjugate pair.
+    pub kind: Conjugate,
     /// Offset of its statistics within a component's statistics.
-    at: usize,
+    pub at: usize,
 }
 
-/// The exact log evidence, or why it is not available.
-pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, String> {
+/// The conjugate groups of a recognised model (one per column of each observation), the width
+/// of a component's statistics and each row's statistics (rows × width); an error when a
+/// parameter is not conjugate to the one observation that reads it.
+pub(crate) fn conjugate_groups(flat: &Flat) -> Result<(Vec<Group>, usize, Vec<f64>), String> {
     let mut groups = Vec::new();
     let mut uses = vec![0usize; flat.params.len()];
     let mut width = 0;
@@ -71,6 +74,12 @@ pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, String> {
             g += 1;
         }
     }
+    Ok((groups, width, rows))
+}
+
+/// The exact log evidence, or why it is not available.
+pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, String> {
+    let (groups, width, rows) = conjugate_groups(flat)?;
     let Some(w) = flat.weights else {
         let s: Vec<f64> = (0..width)
             .map(|j| (0..flat.n).map(|i| rows[i * width + j]).sum())

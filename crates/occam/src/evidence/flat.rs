@@ -110,6 +110,8 @@ pub(crate) struct Flat {
     pub k: usize,
     /// The mixture weights (a Dirichlet parameter) when rows choose a component.
     pub weights: Option<usize>,
+    /// The name of the mixture index, when rows choose a component.
+    pub index: Option<String>,
     /// The parameters.
     pub params: Vec<Param>,
     /// The observed variables.
@@ -300,6 +302,7 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, String> {
         n,
         k,
         weights,
+        index: index.map(|i| m.variables[i.0].name.clone()),
         params,
         obs,
     })

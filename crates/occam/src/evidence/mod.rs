@@ -8,6 +8,7 @@
 //! | `vbsym` | L + ln(K!/Π m_g!): the bound corrected for the K! relabelled modes of a mixture ([`relabel`]) | mixtures |
 //! | `exact` | closed form of a one-layer conjugate model; all K^N assignments of a small mixture ([`exact`]) | recognised models |
 //! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
+//! | `cs` | Cheeseman–Stutz from q's expected statistics ([`cs`]) | recognised conjugate models |
 //! | `is` | importance sampling from the widened, relabelling-symmetric q ([`importance`]) | recognised models |
 //!
 //! "Recognised" is [`flat`]: rows of observations whose parameters have constant-hyperparameter
@@ -16,6 +17,7 @@
 //! [`Evidence::NotApplicable`] with the reason, never an error.
 
 mod conjugate;
+mod cs;
 mod density;
 mod exact;
 mod flat;
@@ -42,17 +44,20 @@ pub enum Method {
     Exact,
     /// The Bayesian information criterion.
     Bic,
+    /// Cheeseman–Stutz.
+    Cs,
     /// Importance sampling.
     Is,
 }
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 5] = [
+    pub const ALL: [Method; 6] = [
         Method::Vb,
         Method::VbSym,
         Method::Exact,
         Method::Bic,
+        Method::Cs,
         Method::Is,
     ];
 
@@ -63,6 +68,7 @@ impl Method {
             Method::VbSym => "vbsym",
             Method::Exact => "exact",
             Method::Bic => "bic",
+            Method::Cs => "cs",
             Method::Is => "is",
         }
     }
@@ -271,6 +277,18 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                         format!("ln p(D|θ̂) = {ll:.4} at q's mean, d = {d}, N = {}", flat.n),
                     )
                 }
+                Err(why) => na(why),
+            }
+        }
+        Method::Cs => {
+            match q_mean(&flat, fitted).and_then(|t| cs::cheeseman_stutz(&flat, fitted, &t)) {
+                Ok(v) => done(
+                    Kind::Asymptotic,
+                    v,
+                    None,
+                    None,
+                    "expected statistics of q, θ̂ = q's mean".into(),
+                ),
                 Err(why) => na(why),
             }
         }

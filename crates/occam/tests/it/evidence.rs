@@ -55,6 +55,9 @@ fn check(text: &str, data: Vec<f64>, truth: f64, q_exact: bool) {
         "exact {} vs closed form {truth}",
         exact.log_evidence
     );
+    // Cheeseman–Stutz without a mixture index is the exact evidence.
+    let cs = value(&f, Method::Cs, &opts).log_evidence;
+    assert!((cs - truth).abs() < 1e-10, "cs {cs} vs closed form {truth}");
     let vb = value(&f, Method::Vb, &opts).log_evidence;
     if q_exact {
         assert!((vb - truth).abs() < 1e-8, "vb {vb} vs exact {truth}");
