@@ -5,13 +5,13 @@
 //! | method | what | applies to |
 //! |---|---|---|
 //! | `vb` | the VB bound L (Winn (1.8): ln p(D) − KL(q ‖ p)) | every model |
-//! | `vbsym` | L + ln(K!/Π m_g!): the bound corrected for the K! relabelled modes of a mixture ([`relabel`]) | mixtures |
-//! | `exact` | closed form of a one-layer conjugate model; all K^N assignments of a small mixture ([`exact`]) | recognised models |
+//! | `vbsym` | L + ln(K!/Π m_g!): the bound corrected for the K! relabelled modes of a mixture (module `relabel`) | mixtures |
+//! | `exact` | closed form of a one-layer conjugate model; all K^N assignments of a small mixture (module `exact`) | recognised models |
 //! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
-//! | `cs` | Cheeseman–Stutz from q's expected statistics ([`cs`]) | recognised conjugate models |
-//! | `is` | importance sampling from the widened, relabelling-symmetric q ([`importance`]) | recognised models |
+//! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`) | recognised conjugate models |
+//! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
 //!
-//! "Recognised" is [`flat`]: rows of observations whose parameters have constant-hyperparameter
+//! "Recognised" is module `flat`: rows of observations whose parameters have constant-hyperparameter
 //! priors (Gaussian, Normal–Gamma, Gamma, Beta, Dirichlet), shared by every row or chosen per
 //! row by one Categorical index. A method that does not apply returns
 //! [`Evidence::NotApplicable`] with the reason, never an error.

@@ -48,10 +48,16 @@ impl Q {
             }
         };
         match self {
-            Q::Gaussian(m, v) => out.push(Normal::new(*m, v.sqrt()).expect("sd > 0").sample(rng)),
+            // A parameter out of a family's domain (an overflowing prior draw) gives NaN, which
+            // the sampler weighs as 0.
+            Q::Gaussian(m, v) => out.push(
+                Normal::new(*m, v.sqrt())
+                    .map(|d| d.sample(rng))
+                    .unwrap_or(f64::NAN),
+            ),
             Q::Gamma(a, b) => out.push(tiny(gamma(*a, *b, rng))),
             Q::Beta(a, b) => {
-                let p = Beta::new(*a, *b).expect("a, b > 0").sample(rng);
+                let p = Beta::new(*a, *b).map(|d| d.sample(rng)).unwrap_or(f64::NAN);
                 out.push(p.clamp(f64::MIN_POSITIVE, 1.0 - f64::EPSILON));
             }
             Q::Dirichlet(al) => {
@@ -64,7 +70,9 @@ impl Q {
 }
 
 fn gamma(a: f64, b: f64, rng: &mut impl Rng) -> f64 {
-    Gamma::new(a, 1.0 / b).expect("a, b > 0").sample(rng)
+    Gamma::new(a, 1.0 / b)
+        .map(|d| d.sample(rng))
+        .unwrap_or(f64::NAN)
 }
 
 /// Concentrations divided by about `widen`, none pushed below min(itself, 1) (a concentration
