@@ -305,18 +305,65 @@ class _Row(tuple):
     result = property(lambda self: self[1])
     difference = property(lambda self: self[2])
     probability = property(lambda self: self[3])
+    #: With ``methods=``: per method name, a dict of ``kind``, ``log_evidence``, ``se``, ``ess``,
+    #: ``seconds``, ``note`` and ``probability`` (``None`` unless the method applies to every
+    #: model), or ``not_applicable`` (the reason). ``None`` without ``methods=``.
+    evidence = property(lambda self: self[4] if len(self) > 4 else None)
 
     def __repr__(self):
         return (f"<{self.model}: bound={self.result.bound:.6g} difference={self.difference:.6g} "
                 f"probability={self.probability:.4g}>")
 
 
+def _plate_sweep(plate):
+    """``"K=1..6"``, ``"K=1,2,3"`` or ``{"K": sizes}`` as ``(name, [sizes])``."""
+    if isinstance(plate, dict):
+        if len(plate) != 1:
+            raise UsageError("plate: sweep one plate, e.g. plate={'K': range(1, 7)}")
+        (name, sizes), = plate.items()
+        return str(name), [int(k) for k in sizes]
+    if isinstance(plate, str) and "=" in plate:
+        name, spec = plate.split("=", 1)
+        try:
+            if ".." in spec:
+                a, b = (int(x) for x in spec.split(".."))
+                sizes = list(range(a, b + 1))
+            else:
+                sizes = [int(x) for x in spec.split(",")]
+        except ValueError:
+            sizes = []
+        if sizes and min(sizes) >= 1:
+            return name.strip(), sizes
+    raise UsageError(f"plate: give 'NAME=FROM..TO', 'NAME=A,B,C' or {{NAME: sizes}}, got {plate!r}")
+
+
 def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6,
-            prune=True, strict=False):
+            prune=True, strict=False, methods=None, plate=None, samples=20000, widen=2.0,
+            max_assignments=4194304):
     """Fits every model (``Model`` objects or paths) to the same data with the same settings and
-    compares their bounds; ``priors`` are prior model weights (equal when omitted)."""
+    compares their bounds; ``priors`` are prior model weights (equal when omitted).
+
+    ``methods`` (e.g. ``["vb", "exact", "is"]``; also ``"vbsym"``, ``"bic"``, ``"cs"``) adds the evidence
+    estimates of ``occam compare --method`` to each row (``row.evidence[method]``); for small
+    data use ``"is"`` (checked against ``"exact"`` where that applies). ``plate`` sweeps one
+    model over a plate's size (``"K=1..6"`` or ``{"K": range(1, 7)}``), one row per size."""
     ms = [m if isinstance(m, Model) else Model(m) for m in models]
     s = _settings(seed, restarts, max_iter, tol, prune, strict)
+    if methods is not None or plate is not None:
+        if isinstance(methods, str):
+            methods = methods.split(",")
+        sweep = None if plate is None else _plate_sweep(plate)
+        rows = _occam.compare_evidence(
+            [m._model for m in ms], _as_data(data),
+            None if priors is None else [float(p) for p in priors],
+            methods=None if methods is None else [str(m) for m in methods], plate=sweep,
+            samples=int(samples), widen=float(widen), max_assignments=int(max_assignments), **s)
+        bounds = [f.bound for f, _, _ in rows]
+        probs = _occam.probabilities(bounds, None if priors is None else [float(p) for p in priors])
+        best = max(bounds)
+        return Comparison(
+            _Row((name, Result(f), f.bound - best, p, {e["method"]: e for e in ev}))
+            for (f, name, ev), p in zip(rows, probs))
     rows = _occam.compare([m._model for m in ms], _as_data(data),
                           None if priors is None else [float(p) for p in priors], **s)
     return Comparison(_Row((m.name, Result(f), d, p)) for m, (f, d, p) in zip(ms, rows))

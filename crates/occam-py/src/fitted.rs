@@ -22,6 +22,11 @@ impl PyFitted {
         PyFitted { inner }
     }
 
+    /// The library fit.
+    pub fn inner(&self) -> &occam::Fitted {
+        &self.inner
+    }
+
     /// The final bound.
     pub fn bound_value(&self) -> f64 {
         self.inner.bound()

@@ -9,6 +9,7 @@
 
 mod arrays;
 mod errors;
+mod evidence;
 mod fitted;
 mod latent;
 mod model;
@@ -23,6 +24,7 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<fitted::PyFitted>()?;
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(evidence::compare_evidence, m)?)?;
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;
     m.add_class::<nn::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(nn::nn_fit, m)?)?;

@@ -66,7 +66,7 @@ impl PyModel {
         }
     }
 
-    fn model_with_data(
+    pub(crate) fn model_with_data(
         &self,
         py: Python<'_>,
         data: Option<&Bound<'_, PyDict>>,
@@ -207,7 +207,7 @@ pub fn fit_released(
 
 /// The fit settings from keyword arguments.
 #[allow(clippy::too_many_arguments)]
-fn settings(
+pub(crate) fn settings(
     seed: u64,
     restarts: usize,
     max_iter: usize,

@@ -57,6 +57,48 @@ impl Model {
         &self.loaded.file_name
     }
 
+    /// The same model with plate `plate` (declared with a fixed size, `plate K = 3`) of size
+    /// `size`: the text is re-resolved with the size replaced, against the same data. Named
+    /// `FILE[PLATE=SIZE]`. Used by the plate sweep of `compare`.
+    pub fn with_plate(&self, plate: &str, size: u64) -> Result<Model> {
+        let l = &self.loaded;
+        let ast = occam_lang::parse(&l.source, &l.file_name)?;
+        let span = ast
+            .statements
+            .iter()
+            .filter_map(|s| match s {
+                occam_lang::ast::Stmt::Plates(p) => Some(&p.items),
+                _ => None,
+            })
+            .flatten()
+            .find(|i| i.name.name == plate)
+            .map(|i| i.size.as_ref().map(|e| e.span));
+        let span = match span {
+            Some(Some(s)) => s,
+            Some(None) => {
+                return Err(Error::Usage(format!(
+                    "plate: `{plate}` takes its size from data in {}; sweep a plate declared \
+                     with a size (`plate {plate} = 3`)",
+                    l.file_name
+                )))
+            }
+            None => {
+                return Err(Error::Usage(format!(
+                    "plate: {} declares no plate `{plate}`",
+                    l.file_name
+                )))
+            }
+        };
+        if size == 0 {
+            return Err(Error::Usage("plate: sizes start at 1".into()));
+        }
+        let source = format!("{}{size}{}", &l.source[..span.start], &l.source[span.end..]);
+        let name = format!("{}[{plate}={size}]", l.file_name);
+        Ok(Model {
+            loaded: Arc::new(model::load_source(&l.path, name, source, None, &l.data)?),
+        })
+    }
+
     /// Compiles and fits the model, calling `observer` after every sweep.
     pub fn fit_observed(&self, settings: &Settings, observer: &mut dyn Observer) -> Result<Fitted> {
         settings.validate()?;

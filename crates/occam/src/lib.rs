@@ -78,6 +78,7 @@ pub mod chains;
 pub mod data;
 pub mod driver;
 pub mod error;
+pub mod evidence;
 mod fitted;
 pub mod latent;
 pub mod lower;

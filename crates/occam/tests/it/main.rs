@@ -8,6 +8,8 @@ mod chain_inputs;
 mod chains;
 mod defaults;
 mod driver;
+mod evidence;
+mod evidence_mixtures;
 mod extreme_priors;
 mod fuzz;
 mod latent;

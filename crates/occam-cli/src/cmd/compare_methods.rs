@@ -1,0 +1,198 @@
+//! `occam compare --method ...` and `--plate NAME=SIZES`: several evidence estimates per model
+//! in one table (model × method, ± standard errors, posterior model probabilities per method,
+//! seconds per method), and one model file swept over a plate's size.
+
+use serde_json::json;
+
+use occam::evidence::{compare_evidence, Evidence, EvidenceRow, Method, Options};
+use occam::{Model, Observer, Settings};
+
+use super::compare::{probability, CompareArgs};
+use super::progress::Bar;
+use crate::error::{Error, Result};
+
+/// The methods asked for (`vb` when none is).
+pub fn methods(given: Option<&[String]>) -> Result<Vec<Method>> {
+    let Some(given) = given else {
+        return Ok(vec![Method::Vb]);
+    };
+    let mut out: Vec<Method> = Vec::new();
+    for s in given {
+        let m = Method::parse(s).map_err(|e| match e {
+            Error::Usage(m) => Error::Usage(format!("--{m}")),
+            e => e,
+        })?;
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::Usage("--method: give at least one method".into()));
+    }
+    Ok(out)
+}
+
+/// Sizes from `FROM..TO` or `A,B,C`.
+fn sizes(s: &str) -> Option<Vec<u64>> {
+    if let Some((a, b)) = s.split_once("..") {
+        let (a, b): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+        return (a >= 1 && a <= b && b - a < 1000).then(|| (a..=b).collect());
+    }
+    s.split(',')
+        .map(|x| x.trim().parse().ok().filter(|&v: &u64| v >= 1))
+        .collect()
+}
+
+/// The models of a plate sweep `NAME=SIZES` over the one model given.
+pub fn sweep(models: &[Model], spec: &str) -> Result<Vec<Model>> {
+    let [model] = models else {
+        return Err(Error::Usage(format!(
+            "--plate sweeps one model file, got {}",
+            models.len()
+        )));
+    };
+    let bad = || {
+        Error::Usage(format!(
+            "--plate {spec}: give NAME=FROM..TO or NAME=A,B,C with sizes from 1, e.g. K=1..6"
+        ))
+    };
+    let (name, list) = spec.split_once('=').ok_or_else(bad)?;
+    let list = sizes(list).ok_or_else(bad)?;
+    list.iter()
+        .map(|&k| {
+            model.with_plate(name.trim(), k).map_err(|e| match e {
+                Error::Usage(m) => Error::Usage(format!("--{m}")),
+                e => e,
+            })
+        })
+        .collect()
+}
+
+/// Runs the comparison by `methods` and prints it.
+pub fn run(
+    a: &CompareArgs,
+    models: &[Model],
+    settings: &Settings,
+    priors: &[f64],
+    methods: &[Method],
+) -> Result<()> {
+    let opts = Options {
+        samples: a.samples,
+        seed: a.run.seed,
+        widen: a.widen,
+        max_assignments: a.max_assignments,
+        ..Options::default()
+    };
+    let rows = compare_evidence(models, settings, priors, methods, &opts, &mut |i| {
+        Box::new(Bar::new(models[i].name())) as Box<dyn Observer>
+    })
+    .map_err(|e| match e {
+        Error::Usage(m) => Error::Usage(format!("--{m}")),
+        e => e,
+    })?;
+    let name = |r: &EvidenceRow| r.fitted.loaded().file_name.clone();
+    let best: Vec<Option<String>> = (0..methods.len())
+        .map(|j| {
+            let v: Option<Vec<f64>> = rows.iter().map(|r| r.evidence[j].value()).collect();
+            let v = v?;
+            let i = (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b });
+            Some(name(&rows[i]))
+        })
+        .collect();
+    if a.json {
+        let models: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                let o = r.fitted.outcome();
+                let ev: Vec<_> = r
+                    .evidence
+                    .iter()
+                    .zip(&r.probability)
+                    .map(|(e, p)| match e {
+                        Evidence::Estimate(e) => json!({
+                            "method": e.method.name(),
+                            "kind": e.kind.label(),
+                            "log_evidence": e.log_evidence,
+                            "se": e.se,
+                            "ess": e.ess,
+                            "seconds": e.seconds,
+                            "probability": p,
+                            "note": e.note,
+                        }),
+                        Evidence::NotApplicable { method, reason } => json!({
+                            "method": method.name(),
+                            "not_applicable": reason,
+                        }),
+                    })
+                    .collect();
+                json!({
+                    "model": name(r),
+                    "bound": o.bound,
+                    "iterations": o.iterations,
+                    "converged": o.converged,
+                    "evidence": ev,
+                    "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let best: serde_json::Map<String, serde_json::Value> = methods
+            .iter()
+            .zip(&best)
+            .map(|(m, b)| (m.name().to_string(), json!(b)))
+            .collect();
+        outln!("{}", json!({"models": models, "best": best}));
+        return Ok(());
+    }
+    let width = rows.iter().map(|r| name(r).len()).max().unwrap_or(5).max(5);
+    outln!(
+        "{:<width$}  {:<6}  {:<18}  {:>14}  {:>8}  {:>9}  {:>8}  note",
+        "model",
+        "method",
+        "kind",
+        "ln p(D) nats",
+        "± se",
+        "P(model)",
+        "seconds"
+    );
+    for r in &rows {
+        for (j, e) in r.evidence.iter().enumerate() {
+            let model = if j == 0 { name(r) } else { String::new() };
+            match e {
+                Evidence::Estimate(e) => outln!(
+                    "{:<width$}  {:<6}  {:<18}  {:>14.4}  {:>8}  {:>9}  {:>8.3}  {}",
+                    model,
+                    e.method.name(),
+                    e.kind.label(),
+                    e.log_evidence,
+                    e.se.map_or("-".into(), |s| format!("{s:.4}")),
+                    r.probability[j].map_or("-".into(), probability),
+                    e.seconds,
+                    e.note
+                ),
+                Evidence::NotApplicable { method, reason } => outln!(
+                    "{:<width$}  {:<6}  {:<18}  {:>14}  {:>8}  {:>9}  {:>8}  {}",
+                    model,
+                    method.name(),
+                    "n/a",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    reason
+                ),
+            }
+        }
+    }
+    for (m, b) in methods.iter().zip(&best) {
+        match b {
+            Some(b) => outln!("best by {}: {b}", m.name()),
+            None => outln!("best by {}: - (not every model has it)", m.name()),
+        }
+    }
+    for r in &rows {
+        for w in &r.fitted.outcome().warnings {
+            eprintln!("warning: {}: {w}", name(r));
+        }
+    }
+    Ok(())
+}

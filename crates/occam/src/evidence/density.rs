@@ -1,0 +1,133 @@
+//! Densities of a recognised model at a parameter value θ: ln p(θ) under the priors and
+//! ln p(D | θ) with the mixture index summed out, for importance sampling and BIC.
+
+use std::f64::consts::PI;
+
+use occam_core::special::ln_gamma;
+
+use super::flat::{Flat, Lik, Prior, Slot};
+
+/// A parameter value: per parameter, its elements (each `width` values) in a row.
+pub(crate) type Theta = Vec<Vec<f64>>;
+
+/// ln N(x; m, 1/t).
+pub(crate) fn ln_normal(x: f64, m: f64, t: f64) -> f64 {
+    0.5 * (t / (2.0 * PI)).ln() - 0.5 * t * (x - m) * (x - m)
+}
+
+/// ln Gamma(x; a, b) (shape, rate).
+pub(crate) fn ln_gamma_pdf(x: f64, a: f64, b: f64) -> f64 {
+    if x <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    a * b.ln() - ln_gamma(a) + (a - 1.0) * x.ln() - b * x
+}
+
+/// ln Dir(p; alpha) over p's entries (a Beta when there are two).
+pub(crate) fn ln_dirichlet(p: &[f64], alpha: &[f64]) -> f64 {
+    let a0: f64 = alpha.iter().sum();
+    let mut s = ln_gamma(a0);
+    for (x, a) in p.iter().zip(alpha) {
+        if *x <= 0.0 {
+            return f64::NEG_INFINITY;
+        }
+        s += (a - 1.0) * x.ln() - ln_gamma(*a);
+    }
+    s
+}
+
+/// ln p(θ) under the priors.
+pub(crate) fn log_prior(flat: &Flat, theta: &Theta) -> f64 {
+    let mut s = 0.0;
+    for (i, p) in flat.params.iter().enumerate() {
+        let w = p.width();
+        for (e, x) in theta[i].chunks(w).enumerate() {
+            s += match p.prior {
+                Prior::Gaussian { mean, precision } => ln_normal(x[0], mean, precision),
+                Prior::NormalGamma { mean, kappa, tau } => {
+                    ln_normal(x[0], mean, kappa * theta[tau][e])
+                }
+                Prior::Gamma { shape, rate } => ln_gamma_pdf(x[0], shape, rate),
+                Prior::Beta { a, b } => ln_dirichlet(&[x[0], 1.0 - x[0]], &[a, b]),
+                Prior::Dirichlet { alpha, width } => ln_dirichlet(x, &vec![alpha; width]),
+            };
+        }
+    }
+    s
+}
+
+fn value(flat: &Flat, theta: &Theta, s: Slot, k: usize, d: usize) -> f64 {
+    match s {
+        Slot::Const(c) => c,
+        Slot::Param(p) => theta[p][flat.params[p].element(k, d) * flat.params[p].width()],
+    }
+}
+
+/// ln f(x | θ) of one value of an observation in component `k`, column `d`.
+fn ln_f(flat: &Flat, theta: &Theta, lik: &Lik, x: f64, k: usize, d: usize) -> f64 {
+    match *lik {
+        Lik::Gaussian { mean, precision } => ln_normal(
+            x,
+            value(flat, theta, mean, k, d),
+            value(flat, theta, precision, k, d),
+        ),
+        Lik::Bernoulli(p) => {
+            let p = value(flat, theta, p, k, d);
+            if x == 1.0 {
+                p.ln()
+            } else {
+                (1.0 - p).ln()
+            }
+        }
+        Lik::Poisson(r) => {
+            let r = value(flat, theta, r, k, d);
+            x * r.ln() - r - ln_gamma(x + 1.0)
+        }
+        Lik::Categorical(Slot::Param(p)) => {
+            let q = &flat.params[p];
+            let at = q.element(k, d) * q.width();
+            theta[p][at + x as usize].ln()
+        }
+        Lik::Categorical(Slot::Const(_)) => f64::NAN,
+    }
+}
+
+/// ln p(D | θ), the mixture index summed out row by row.
+pub(crate) fn log_lik(flat: &Flat, theta: &Theta) -> f64 {
+    let ln_w: Vec<f64> = match flat.weights {
+        Some(w) => theta[w].iter().map(|p| p.ln()).collect(),
+        None => vec![0.0],
+    };
+    let mut total = 0.0;
+    let mut per = vec![0.0; flat.k];
+    for i in 0..flat.n {
+        for (k, slot) in per.iter_mut().enumerate() {
+            *slot = ln_w[k] + row_in_component(flat, theta, i, k);
+        }
+        total += log_sum_exp(&per);
+    }
+    total
+}
+
+/// ln p(row i | component k, θ): every present value of the row.
+pub(crate) fn row_in_component(flat: &Flat, theta: &Theta, i: usize, k: usize) -> f64 {
+    let mut s = 0.0;
+    for o in &flat.obs {
+        for d in 0..o.cols {
+            let at = i * o.cols + d;
+            if o.present[at] {
+                s += ln_f(flat, theta, &o.lik, o.values[at], k, d);
+            }
+        }
+    }
+    s
+}
+
+/// ln Σ exp(x).
+pub(crate) fn log_sum_exp(xs: &[f64]) -> f64 {
+    let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if m == f64::NEG_INFINITY || m.is_nan() {
+        return m;
+    }
+    m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}

@@ -1,0 +1,342 @@
+//! Estimates of the log evidence ln p(D | m) of a fitted model beyond the VB bound, each labelled
+//! with what it is ([`Kind`]: exact, lower bound, estimate ± standard error, asymptotic) and what
+//! it cost (seconds):
+//!
+//! | method | what | applies to |
+//! |---|---|---|
+//! | `vb` | the VB bound L (Winn (1.8): ln p(D) − KL(q ‖ p)) | every model |
+//! | `vbsym` | L + ln(K!/Π m_g!): the bound corrected for the K! relabelled modes of a mixture (module `relabel`) | mixtures |
+//! | `exact` | closed form of a one-layer conjugate model; all K^N assignments of a small mixture (module `exact`) | recognised models |
+//! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
+//! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`) | recognised conjugate models |
+//! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
+//!
+//! "Recognised" is module `flat`: rows of observations whose parameters have constant-hyperparameter
+//! priors (Gaussian, Normal–Gamma, Gamma, Beta, Dirichlet), shared by every row or chosen per
+//! row by one Categorical index. A method that does not apply returns
+//! [`Evidence::NotApplicable`] with the reason, never an error.
+
+mod conjugate;
+mod cs;
+mod density;
+mod exact;
+mod flat;
+mod importance;
+mod proposal;
+mod relabel;
+mod table;
+
+use std::time::Instant;
+
+pub use table::{compare_evidence, EvidenceRow};
+
+use crate::error::{Error, Result};
+use crate::fitted::Fitted;
+
+/// An evidence estimator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// The VB bound.
+    Vb,
+    /// The VB bound plus the mixture relabelling count.
+    VbSym,
+    /// Exact: closed form or enumeration.
+    Exact,
+    /// The Bayesian information criterion.
+    Bic,
+    /// Cheeseman–Stutz.
+    Cs,
+    /// Importance sampling.
+    Is,
+}
+
+impl Method {
+    /// Every method, in table order.
+    pub const ALL: [Method; 6] = [
+        Method::Vb,
+        Method::VbSym,
+        Method::Exact,
+        Method::Bic,
+        Method::Cs,
+        Method::Is,
+    ];
+
+    /// The name on the command line and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Vb => "vb",
+            Method::VbSym => "vbsym",
+            Method::Exact => "exact",
+            Method::Bic => "bic",
+            Method::Cs => "cs",
+            Method::Is => "is",
+        }
+    }
+
+    /// The method named `s`.
+    pub fn parse(s: &str) -> Result<Method> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s.trim())
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "method: unknown `{s}` (methods: {})",
+                    Method::ALL.map(Method::name).join(", ")
+                ))
+            })
+    }
+}
+
+/// What an estimate is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The log evidence itself (to rounding).
+    Exact,
+    /// A lower bound on it.
+    LowerBound,
+    /// A lower bound when the mixture's relabelled modes are separated.
+    SeparatedBound,
+    /// A random estimate with a standard error.
+    Estimate,
+    /// Correct up to O(1) as the data grow.
+    Asymptotic,
+}
+
+impl Kind {
+    /// How tables print it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Exact => "exact",
+            Kind::LowerBound => "lower bound",
+            Kind::SeparatedBound => "bound if separated",
+            Kind::Estimate => "estimate",
+            Kind::Asymptotic => "asymptotic",
+        }
+    }
+}
+
+/// One estimate of ln p(D | m).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// The method.
+    pub method: Method,
+    /// What it is.
+    pub kind: Kind,
+    /// ln p(D | m), nats.
+    pub log_evidence: f64,
+    /// Standard error of `log_evidence` (sampling methods).
+    pub se: Option<f64>,
+    /// Effective sample size (sampling methods).
+    pub ess: Option<f64>,
+    /// Seconds it took (for `vb`, the fit).
+    pub seconds: f64,
+    /// What it assumed or used.
+    pub note: String,
+}
+
+/// An estimate, or why the method does not apply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Evidence {
+    /// The estimate.
+    Estimate(Estimate),
+    /// The method does not apply.
+    NotApplicable {
+        /// The method.
+        method: Method,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Evidence {
+    /// The estimate's ln p(D | m), if any.
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            Evidence::Estimate(e) => Some(e.log_evidence),
+            Evidence::NotApplicable { .. } => None,
+        }
+    }
+
+    /// The method.
+    pub fn method(&self) -> Method {
+        match self {
+            Evidence::Estimate(e) => e.method,
+            Evidence::NotApplicable { method, .. } => *method,
+        }
+    }
+}
+
+/// Options of the estimators.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Importance-sampling draws.
+    pub samples: usize,
+    /// Seed of the draws.
+    pub seed: u64,
+    /// Variance inflation of the proposal over q (≥ 1).
+    pub widen: f64,
+    /// Largest number of assignments `exact` enumerates.
+    pub max_assignments: u64,
+    /// The prior's share of the importance-sampling proposal (defensive sampling, in [0, 1)).
+    pub defensive: f64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            samples: 20_000,
+            seed: 0,
+            widen: 2.0,
+            max_assignments: 1 << 22,
+            defensive: 0.1,
+        }
+    }
+}
+
+impl Options {
+    /// Checks the domains.
+    pub fn validate(&self) -> Result<()> {
+        if self.samples < 2 {
+            return Err(Error::Usage("samples: give at least 2".into()));
+        }
+        if !(self.widen >= 1.0 && self.widen.is_finite()) {
+            return Err(Error::Usage("widen: give a finite number ≥ 1".into()));
+        }
+        if !(0.0..1.0).contains(&self.defensive) {
+            return Err(Error::Usage("defensive: give a share in [0, 1)".into()));
+        }
+        Ok(())
+    }
+}
+
+/// The estimate of `method` for a fitted model.
+pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
+    let start = Instant::now();
+    let na = |reason: String| Evidence::NotApplicable { method, reason };
+    let done = |kind: Kind, v: f64, se: Option<f64>, ess: Option<f64>, note: String| {
+        Evidence::Estimate(Estimate {
+            method,
+            kind,
+            log_evidence: v,
+            se,
+            ess,
+            seconds: start.elapsed().as_secs_f64(),
+            note,
+        })
+    };
+    if method == Method::Vb {
+        let o = fitted.outcome();
+        let mut e = done(Kind::LowerBound, o.bound, None, None, String::new());
+        if let Evidence::Estimate(e) = &mut e {
+            e.seconds = f64::NAN;
+        }
+        return e;
+    }
+    if let Err(e) = opts.validate() {
+        return na(format!("options: {e}"));
+    }
+    let flat = match flat::recognise(fitted.loaded()) {
+        Ok(f) => f,
+        Err(why) => return na(format!("not a recognised model: {why}")),
+    };
+    match method {
+        Method::Vb => unreachable!("handled above"),
+        Method::VbSym => match relabel::relabellings(&flat, fitted) {
+            Ok(r) => done(
+                Kind::SeparatedBound,
+                fitted.bound() + r.log_count,
+                None,
+                None,
+                format!("+{:.4} nats; {}", r.log_count, r.note),
+            ),
+            Err(why) => na(why),
+        },
+        Method::Exact => match exact::exact(&flat, opts) {
+            Ok(v) => {
+                let how = if flat.weights.is_some() {
+                    format!("{}^{} assignments", flat.k, flat.n)
+                } else {
+                    "closed form".into()
+                };
+                done(Kind::Exact, v, None, None, how)
+            }
+            Err(why) => na(why),
+        },
+        Method::Bic => {
+            let theta = q_mean(&flat, fitted);
+            match theta {
+                Ok(t) => {
+                    let d = flat.dimension();
+                    let ll = density::log_lik(&flat, &t);
+                    let v = ll - 0.5 * d as f64 * (flat.n as f64).ln();
+                    done(
+                        Kind::Asymptotic,
+                        v,
+                        None,
+                        None,
+                        format!("ln p(D|θ̂) = {ll:.4} at q's mean, d = {d}, N = {}", flat.n),
+                    )
+                }
+                Err(why) => na(why),
+            }
+        }
+        Method::Cs => {
+            match q_mean(&flat, fitted).and_then(|t| cs::cheeseman_stutz(&flat, fitted, &t)) {
+                Ok(v) => done(
+                    Kind::Asymptotic,
+                    v,
+                    None,
+                    None,
+                    "expected statistics of q, θ̂ = q's mean".into(),
+                ),
+                Err(why) => na(why),
+            }
+        }
+        Method::Is => match proposal::Proposal::new(&flat, fitted, opts.widen, opts.defensive) {
+            Ok(q) => {
+                let s = importance::importance(&flat, &q, opts.samples, opts.seed);
+                done(
+                    Kind::Estimate,
+                    s.log_z,
+                    Some(s.se),
+                    Some(s.ess),
+                    format!(
+                        "{} draws ({:.0}% from the prior), ESS {:.0}{}",
+                        opts.samples,
+                        100.0 * opts.defensive,
+                        s.ess,
+                        if flat.weights.is_some() && flat.k > 1 {
+                            ", proposal symmetric under relabelling"
+                        } else {
+                            ""
+                        }
+                    ) + if s.ess < 100.0 {
+                        "; UNRELIABLE: ESS < 100 (q is far from the posterior; the se \
+                         understates the error)"
+                    } else {
+                        ""
+                    },
+                )
+            }
+            Err(why) => na(why),
+        },
+    }
+}
+
+/// q's mean of every parameter (BIC's plug-in θ̂).
+fn q_mean(flat: &flat::Flat, fitted: &Fitted) -> std::result::Result<density::Theta, String> {
+    flat.params
+        .iter()
+        .map(|p| {
+            let post = fitted.posterior(&p.name).map_err(|e| e.to_string())?;
+            let mean = post
+                .param("mean")
+                .ok_or_else(|| format!("`{}`: q has no mean", p.name))?;
+            Ok(match p.prior {
+                // A Beta's mean is reported for both categories: keep the first.
+                flat::Prior::Beta { .. } => mean.values.iter().step_by(2).copied().collect(),
+                _ => mean.values.clone(),
+            })
+        })
+        .collect()
+}

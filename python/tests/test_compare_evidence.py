@@ -1,0 +1,66 @@
+"""occam.compare with methods= and plate=: the evidence estimators of `occam compare --method`
+and the plate sweep, the same numbers as the command line."""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+
+import occam
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODEL = ROOT / "docs" / "guide" / "examples" / "mixture_k.occam"
+X = np.array([-3.1, -2.9, -3.3, 0.2, -0.1, 0.1, 3.2, 2.9, 3.0])
+
+
+def test_plate_sweep_and_methods_match_the_exact_choice():
+    rows = occam.compare([MODEL], data={"x": X}, plate="K=1..3",
+                         methods=["vb", "exact", "is"], restarts=5)
+    assert [r.model for r in rows] == [f"{MODEL}[K={k}]" for k in (1, 2, 3)]
+    exact = [r.evidence["exact"]["log_evidence"] for r in rows]
+    vb = [r.evidence["vb"]["log_evidence"] for r in rows]
+    est = [r.evidence["is"] for r in rows]
+    for v, e, i in zip(vb, exact, est):
+        assert v <= e + 1e-9
+        assert abs(i["log_evidence"] - e) < 3 * i["se"]
+        assert i["kind"] == "estimate" and i["ess"] > 100
+    # The bound picks K = 2, the exact evidence and importance sampling K = 3 (the guide's table).
+    assert int(np.argmax(vb)) == 1
+    assert int(np.argmax(exact)) == 2
+    assert int(np.argmax([i["log_evidence"] for i in est])) == 2
+    assert sum(r.evidence["exact"]["probability"] for r in rows) == pytest.approx(1.0)
+    # The rows' bound, difference and probability are those of compare without methods.
+    assert rows.best.model.endswith("[K=2]")
+
+
+def test_same_numbers_as_the_command_line():
+    binary = pathlib.Path(os.environ.get("OCCAM_BIN", ROOT / "target" / "debug" / "occam"))
+    if not binary.is_file():
+        pytest.skip(f"{binary} is missing")
+    csv = ROOT / "docs" / "guide" / "examples" / "three_clusters.csv"
+    out = subprocess.run([str(binary), "compare", str(MODEL), "--data", f"x={csv}", "--plate",
+                          "K=1..3", "--method", "exact,is", "--json"], capture_output=True,
+                         text=True, check=True, cwd=ROOT)
+    cli = json.loads(out.stdout)["models"]
+    rows = occam.compare([MODEL], data={"x": X}, plate={"K": [1, 2, 3]}, methods="exact,is")
+    for r, c in zip(rows, cli):
+        for e in c["evidence"]:
+            assert r.evidence[e["method"]]["log_evidence"] == pytest.approx(e["log_evidence"],
+                                                                            abs=1e-12)
+
+
+def test_not_applicable_and_usage_errors():
+    rows = occam.compare([ROOT / "examples" / "vibes_tutorial" / "single.occam"],
+                         data={"x": np.ones((5, 2)) + np.arange(10).reshape(5, 2)},
+                         methods=["vb", "exact"])
+    reason = rows[0].evidence["exact"]["not_applicable"]
+    assert "independent priors" in reason
+    with pytest.raises(occam.UsageError, match="unknown `laplace`"):
+        occam.compare([MODEL], data={"x": X}, methods=["laplace"])
+    with pytest.raises(occam.UsageError, match="plate"):
+        occam.compare([MODEL], data={"x": X}, plate="K")
+    with pytest.raises(occam.UsageError, match="takes its size from data"):
+        occam.compare([MODEL], data={"x": X}, plate="N=1..2")
