@@ -5,8 +5,8 @@
 //! α ← Σ_i γ_i / ‖μ‖²                          (one α shared by every input),
 //! β ← (N − Σ_i γ_i) / ‖y − Xμ‖²               (the slide's σ² update, inverted),
 //!
-//! each the zero of the gradient in [`super::evidence`] solved for the hyper-parameter with γ and
-//! μ held. An α_i that passes [`Ml2Options::alpha_max`] is pruned (α_i = ∞, w_i = 0): the input
+//! each the zero of the gradient in [`super::evidence`](mod@super::evidence) solved for the
+//! hyper-parameter with γ and μ held. An α_i that passes [`Ml2Options::alpha_max`] is pruned (α_i = ∞, w_i = 0): the input
 //! is irrelevant. The updates are not guaranteed to raise the evidence at every step (Wipf &
 //! Nagarajan 2008), so the trace is returned and the end point is checked by its gradient.
 

@@ -5,8 +5,8 @@
 //!
 //! - [`design`]: the data reduced once to XᵀX, Xᵀy and an exact residual (two blocked passes
 //!   over the rows, the same numbers on any thread count);
-//! - [`evidence`]: ln N(y; 0, β⁻¹I + XA⁻¹Xᵀ), the Gaussian posterior of w and the gradient in
-//!   (ln α, ln β), from a D × D Cholesky factor;
+//! - [`evidence`](mod@evidence): ln N(y; 0, β⁻¹I + XA⁻¹Xᵀ), the Gaussian posterior of w and
+//!   the gradient in (ln α, ln β), from a D × D Cholesky factor;
 //! - [`mackay`]: the fixed-point re-estimation α_i = γ_i/μ_i², β = (N − Σγ)/‖y − Xμ‖², with
 //!   diverging α_i pruned;
 //! - [`scikit`]: scikit-learn's two estimators step for step (Gamma hyper-priors, its update

@@ -1,8 +1,9 @@
 //! scikit-learn's `BayesianRidge` and `ARDRegression` (`sklearn/linear_model/_bayes.py`,
 //! version 1.9), step for step, on a [`Design`]: the same initial values, update order, Gamma
 //! hyper-priors, pruning, convergence test and score, so that a fit equals scikit-learn's to
-//! rounding. In scikit-learn's names `alpha` is the noise precision (β in [`super::evidence`])
-//! and `lambda` the prior precision of the weights (α there).
+//! rounding. In scikit-learn's names `alpha` is the noise precision (β in
+//! [`super::evidence`](mod@super::evidence)) and `lambda` the prior precision of the weights
+//! (α there).
 //!
 //! Both re-estimate MacKay's fixed point with Gamma(α₁, α₂) and Gamma(λ₁, λ₂) hyper-priors,
 //! i.e. maximise the evidence times the hyper-priors (MAP-II):
