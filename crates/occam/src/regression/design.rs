@@ -3,7 +3,8 @@
 //! any w without another pass over the N rows.
 //!
 //! The residual is taken about a reference w₀ (a near least-squares solution), with
-//! r₀ = y − Xw₀ and g₀ = Xᵀr₀ computed once from the rows:
+//! r₀ = y − Xw₀ and g₀ = Xᵀr₀ computed once: from yᵀy, Xᵀy and XᵀX when ‖r₀‖² is at least
+//! [`EXACT_PASS_BELOW`] of yᵀy (little cancellation), else by a second pass over the rows:
 //!
 //! ‖y − Xw‖² = ‖r₀‖² − 2 (w − w₀)ᵀ g₀ + (w − w₀)ᵀ XᵀX (w − w₀),
 //!
@@ -12,6 +13,7 @@
 //! to noise.
 
 use faer::linalg::matmul::matmul;
+use faer::linalg::matmul::triangular::{self, BlockStructure};
 use faer::linalg::solvers::Solve;
 use faer::{Accum, Mat, MatRef, Par, Side};
 use rayon::prelude::*;
@@ -49,7 +51,7 @@ impl Design {
     /// Reads X (row-major, `n` rows of `d` values) and y (`n` values). With `centre`, the column
     /// means of X and the mean of y are subtracted first (an intercept that is not a random
     /// variable, as scikit-learn's `fit_intercept`); the offsets are kept for predictions.
-    /// The two passes over the rows run on rayon's pool in blocks of [`BLOCK`] rows whose sums
+    /// The passes over the rows run on rayon's pool in blocks of [`BLOCK`] rows whose sums
     /// are added in a fixed order, so the result does not depend on the number of threads.
     pub fn new(x: &[f64], n: usize, d: usize, y: &[f64], centre: bool) -> Result<Design> {
         if n == 0 || d == 0 {
@@ -96,12 +98,16 @@ impl Design {
             .map(|(lo, hi)| {
                 let xb = centred_block(x, d, lo, hi, &x_offset);
                 let xs = MatRef::from_row_major_slice(&xb, hi - lo, d);
+                // The lower triangle of X_bᵀX_b only (half the products of a full GEMM).
                 let mut g = Mat::<f64>::zeros(d, d);
-                matmul(
+                triangular::matmul(
                     g.as_mut(),
+                    BlockStructure::TriangularLower,
                     Accum::Replace,
                     xs.transpose(),
+                    BlockStructure::Rectangular,
                     xs,
+                    BlockStructure::Rectangular,
                     1.0,
                     Par::Seq,
                 );
@@ -115,12 +121,10 @@ impl Design {
             gram += g;
             xty.iter_mut().zip(t).for_each(|(a, b)| *a += b);
         }
-        // Exactly symmetric (the product's two triangles can differ in the last bit).
+        // The upper triangle from the lower: exactly symmetric.
         for i in 0..d {
             for j in 0..i {
-                let s = 0.5 * (gram[(i, j)] + gram[(j, i)]);
-                gram[(i, j)] = s;
-                gram[(j, i)] = s;
+                gram[(j, i)] = gram[(i, j)];
             }
         }
         // w₀ solves (XᵀX + δI) w₀ = Xᵀy with δ a relative 1e-10 of the mean diagonal: the
@@ -139,26 +143,21 @@ impl Design {
             }
             Err(_) => vec![0.0; d],
         };
-        // Pass 2: r₀ = y − Xw₀, ‖r₀‖² and g₀ = Xᵀr₀, blocked the same way.
-        let parts: Vec<(f64, Vec<f64>)> = blocks(n)
-            .into_par_iter()
-            .map(|(lo, hi)| {
-                let xb = centred_block(x, d, lo, hi, &x_offset);
-                let xs = MatRef::from_row_major_slice(&xb, hi - lo, d);
-                let r: Vec<f64> = xb
-                    .chunks_exact(d)
-                    .zip(lo..hi)
-                    .map(|(row, i)| yc(i) - row.iter().zip(&w0).map(|(a, b)| a * b).sum::<f64>())
-                    .collect();
-                (r.iter().map(|v| v * v).sum::<f64>(), tr_mul(xs, &r))
-            })
+        // ‖r₀‖² and g₀ from the sums already formed (yᵀy − 2w₀ᵀXᵀy + w₀ᵀXᵀXw₀ and
+        // Xᵀy − XᵀXw₀) when that cancels little: a residual of at least EXACT_PASS_BELOW of yᵀy
+        // keeps ~1e-10 relative accuracy. A closer fit takes pass 2 over the rows.
+        let yty: f64 = (0..n).map(|i| yc(i) * yc(i)).sum();
+        let gw0: Vec<f64> = (0..d)
+            .map(|i| (0..d).map(|j| gram[(i, j)] * w0[j]).sum())
             .collect();
-        let mut rss0 = 0.0;
-        let mut g0 = vec![0.0; d];
-        for (r, g) in &parts {
-            rss0 += r;
-            g0.iter_mut().zip(g).for_each(|(a, b)| *a += b);
-        }
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(u, v)| u * v).sum::<f64>();
+        let rss_sums = yty - 2.0 * dot(&w0, &xty) + dot(&w0, &gw0);
+        let (rss0, g0) = if rss_sums > EXACT_PASS_BELOW * yty {
+            let g0 = xty.iter().zip(&gw0).map(|(a, b)| a - b).collect();
+            (rss_sums, g0)
+        } else {
+            exact_residual(x, d, n, &x_offset, &yc, &w0)
+        };
         Ok(Design {
             n,
             d,
@@ -220,6 +219,47 @@ impl Design {
         let cross: f64 = dw.iter().zip(&self.g0).map(|(a, b)| a * b).sum();
         (self.rss0 - 2.0 * cross + quad).max(0.0)
     }
+}
+
+/// Below this share of yᵀy, the residual at w₀ is summed over the rows (pass 2) rather than
+/// taken from XᵀX and Xᵀy.
+pub const EXACT_PASS_BELOW: f64 = 1e-4;
+
+/// Pass 2: r₀ = y − Xw₀ over the rows, blocked as pass 1; returns ‖r₀‖² and g₀ = Xᵀr₀.
+fn exact_residual(
+    x: &[f64],
+    d: usize,
+    n: usize,
+    x_offset: &[f64],
+    yc: &(dyn Fn(usize) -> f64 + Sync),
+    w0: &[f64],
+) -> (f64, Vec<f64>) {
+    let parts: Vec<(f64, Vec<f64>)> = blocks(n)
+        .into_par_iter()
+        .map(|(lo, hi)| {
+            let xb = centred_block(x, d, lo, hi, x_offset);
+            let xs = MatRef::from_row_major_slice(&xb, hi - lo, d);
+            // r = y_c − X_c w₀ for the block, one matrix-vector product (faer).
+            let mut r = Mat::from_fn(hi - lo, 1, |i, _| yc(lo + i));
+            matmul(
+                r.as_mut(),
+                Accum::Add,
+                xs,
+                MatRef::from_column_major_slice(w0, d, 1),
+                -1.0,
+                Par::Seq,
+            );
+            let r: Vec<f64> = (0..hi - lo).map(|i| r[(i, 0)]).collect();
+            (r.iter().map(|v| v * v).sum::<f64>(), tr_mul(xs, &r))
+        })
+        .collect();
+    let mut rss0 = 0.0;
+    let mut g0 = vec![0.0; d];
+    for (r, g) in &parts {
+        rss0 += r;
+        g0.iter_mut().zip(g).for_each(|(a, b)| *a += b);
+    }
+    (rss0, g0)
 }
 
 /// Rows per block of the passes over the data.
@@ -297,6 +337,59 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A near-exact fit (residual 1e-12 of yᵀy) takes the pass over the rows and keeps the
+    /// residual's relative accuracy; the sums alone would have cancelled to noise.
+    #[test]
+    fn near_exact_fits_keep_their_residual() {
+        let (x, _) = data();
+        let w = [0.5, -1.0, 2.0];
+        let y: Vec<f64> = x
+            .chunks(3)
+            .enumerate()
+            .map(|(i, r)| dot3(r, &w) + 1e-6 * ((i % 3) as f64 - 1.0))
+            .collect();
+        for centre in [false, true] {
+            let des = Design::new(&x, 7, 3, &y, centre).unwrap();
+            let yty: f64 = y.iter().map(|v| (v - des.y_offset()).powi(2)).sum();
+            for w in [w, [0.5 + 1e-7, -1.0, 2.0]] {
+                let direct = direct_sse(&x, &y, 3, des.x_offset(), des.y_offset(), &w);
+                assert!(direct < EXACT_PASS_BELOW * yty);
+                assert!((des.sse(&w) - direct).abs() < 1e-6 * direct, "{centre}");
+            }
+        }
+    }
+
+    fn dot3(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(u, v)| u * v).sum()
+    }
+
+    #[test]
+    fn the_same_numbers_on_any_thread_count() {
+        let (n, d) = (3 * BLOCK + 17, 4);
+        let x: Vec<f64> = (0..n * d)
+            .map(|i| ((i * 7919 % 1009) as f64).sin() + 3.0)
+            .collect();
+        let y: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).cos()).collect();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| Design::new(&x, n, d, &y, true).unwrap())
+        };
+        let (a, b) = (on(1), on(3));
+        let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        let gram = |g: &Design| {
+            (0..d * d)
+                .map(|i| g.gram[(i / d, i % d)])
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&gram(&a)), bits(&gram(&b)));
+        assert_eq!(bits(&a.xty), bits(&b.xty));
+        assert_eq!(a.rss0.to_bits(), b.rss0.to_bits());
+        assert_eq!(bits(&a.g0), bits(&b.g0));
     }
 
     #[test]

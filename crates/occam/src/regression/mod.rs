@@ -3,7 +3,7 @@
 //! or one per input (automatic relevance determination, ARD), and scikit-learn's
 //! `BayesianRidge` and `ARDRegression` algorithms for `occam.sklearn`.
 //!
-//! - [`design`]: the data reduced once to XᵀX, Xᵀy and an exact residual (two blocked passes
+//! - [`design`]: the data reduced once to XᵀX, Xᵀy and an exact residual (blocked passes
 //!   over the rows, the same numbers on any thread count);
 //! - [`evidence`](mod@evidence): ln N(y; 0, β⁻¹I + XA⁻¹Xᵀ), the Gaussian posterior of w and
 //!   the gradient in (ln α, ln β), from a D × D Cholesky factor;
