@@ -155,3 +155,50 @@ fn vb_ard_on_the_same_data_agrees_and_its_bound_lies_below_the_ml2_evidence() {
         ml2.at.log_evidence
     );
 }
+
+/// scikit-learn's algorithms without hyper-priors (α₁ = α₂ = λ₁ = λ₂ = 0) are MacKay's fixed
+/// point: `bayesian_ridge` ends where `maximise` with one shared α does, and `ard_regression`
+/// with the same pruning threshold where ARD does (scikit-learn's `lambda` is α here, its
+/// `alpha` is β).
+#[test]
+fn scikit_learn_without_hyper_priors_is_the_ml2_fixed_point() {
+    use occam::regression::{ard_regression, bayesian_ridge, SkOptions};
+    let (_, _, des) = digest_case();
+    let flat = SkOptions {
+        max_iter: 100_000,
+        tol: 1e-13,
+        alpha_1: 0.0,
+        alpha_2: 0.0,
+        lambda_1: 0.0,
+        lambda_2: 0.0,
+        threshold_lambda: 1e12,
+        ..SkOptions::default()
+    };
+    let rel = |a: f64, b: f64| (a - b).abs() / b.abs();
+    let shared = maximise(
+        &des,
+        &Ml2Options {
+            prior: Prior::Shared,
+            ..Ml2Options::default()
+        },
+    )
+    .unwrap();
+    let ridge = bayesian_ridge(&des, &flat).unwrap();
+    for (a, b) in ridge.coef.iter().zip(&shared.at.mean) {
+        assert!(
+            (a - b).abs() < 1e-9,
+            "{:?} vs {:?}",
+            ridge.coef,
+            shared.at.mean
+        );
+    }
+    assert!(rel(ridge.lambda[0], shared.alpha[0]) < 1e-8);
+    assert!(rel(ridge.alpha, shared.beta) < 1e-8);
+    let ard = maximise(&des, &Ml2Options::default()).unwrap();
+    let sk = ard_regression(&des, &flat).unwrap();
+    for i in 0..4 {
+        assert!((sk.coef[i] - ard.at.mean[i]).abs() < 1e-6, "{:?}", sk.coef);
+        assert_eq!(sk.lambda[i] >= 1e12, ard.pruned(i), "{:?}", sk.lambda);
+    }
+    assert!(rel(sk.alpha, ard.beta) < 1e-6);
+}
