@@ -1,4 +1,6 @@
-"""A drop-in for scikit-learn's ``BayesianGaussianMixture`` fitted by Occam's VMP engine.
+"""Drop-ins for scikit-learn's ``BayesianGaussianMixture`` fitted by Occam's VMP engine, and for
+its ``BayesianRidge`` and ``ARDRegression`` fitted by Occam's Rust evidence maximisation (their
+differences are listed in ``occam/_linear.py``).
 
 Switch by changing one import::
 
@@ -62,7 +64,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import Model
 from ._gmm_model import model_text, whitening
 
-__all__ = ["BayesianGaussianMixture"]
+from ._linear import ARDRegression, BayesianRidge
+
+__all__ = ["BayesianGaussianMixture", "BayesianRidge", "ARDRegression"]
 
 # Values per sweep (n · K · moment length) up to which a fit runs on one thread when
 # ``n_jobs=None`` (`_threads`): issue 2's N=2k D=10 K=40 (8.8e6) and N=1e5 D=2 K=10 (6e6) mixtures

@@ -15,6 +15,7 @@ mod latent;
 mod model;
 mod nn;
 mod observe;
+mod regression;
 
 use pyo3::prelude::*;
 
@@ -31,5 +32,6 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<latent::PyMbpca>()?;
     m.add_function(wrap_pyfunction!(latent::mbpca_fit, m)?)?;
     m.add_function(wrap_pyfunction!(latent::digits_study, m)?)?;
+    m.add_function(wrap_pyfunction!(regression::linear_fit, m)?)?;
     Ok(())
 }

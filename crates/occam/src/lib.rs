@@ -69,7 +69,9 @@
 //! - [`posterior`], [`chains`]: posteriors as arrays, the per-step reports of chains;
 //!   [`sample`]: ancestral sampling; [`atomic`]: output files written atomically.
 //! - [`latent`]: the hand-derived latent models (Bayesian ICA, the mixture of Bayesian PCA) and
-//!   the ARD read-off; [`nn`]: Lawrence's networks; [`binary`]: the binary networks.
+//!   the ARD read-off; [`nn`]: Lawrence's networks; [`binary`]: the binary networks;
+//!   [`regression`]: Bayesian linear regression with its exact evidence (ML-II, ARD and
+//!   scikit-learn's `BayesianRidge`/`ARDRegression`).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -85,6 +87,7 @@ pub mod lower;
 pub mod model;
 pub mod nn;
 pub mod posterior;
+pub mod regression;
 pub mod rotation;
 pub mod sample;
 mod warning;
