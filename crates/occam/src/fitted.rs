@@ -149,6 +149,27 @@ impl Fitted {
             .collect()
     }
 
+    /// The posterior predictive of every observed variable for new rows: `new` holds the new
+    /// rows' covariates, `sizes` row counts of plates no new data size (see [`crate::predict`]).
+    /// The fit is not changed.
+    pub fn predict(
+        &self,
+        new: &DataSet,
+        sizes: &std::collections::BTreeMap<String, u64>,
+        opts: &crate::predict::PredictOptions,
+    ) -> Result<Vec<crate::predict::Predictive>> {
+        crate::predict::new_rows(&self.loaded, &self.compiled, new, sizes, opts)
+    }
+
+    /// The posterior predictive of the missing entries of the fitted data (see
+    /// [`crate::predict::missing`]).
+    pub fn predict_missing(
+        &self,
+        opts: &crate::predict::PredictOptions,
+    ) -> Result<Vec<crate::predict::Predictive>> {
+        crate::predict::missing(&self.loaded, &self.compiled, opts)
+    }
+
     /// The per-step report of chain variable `name` (state marginals and Viterbi path, or
     /// smoothed means and standard deviations), with the sizes of its sequence plates; an error
     /// if it is not a chain.

@@ -84,6 +84,7 @@ pub mod lower;
 pub mod model;
 pub mod nn;
 pub mod posterior;
+pub mod predict;
 pub mod rotation;
 pub mod sample;
 mod warning;
