@@ -87,6 +87,7 @@ pub mod posterior;
 pub mod predict;
 pub mod rotation;
 pub mod sample;
+pub mod saved;
 mod warning;
 
 /// The binary networks (crate `occam-binary`: Boltzmann machines, sigmoid belief networks), for
