@@ -160,7 +160,7 @@ pub fn load_new_rows(
                 .map(|&p| fitted.model.plates[p].name.clone());
             if rows_plate.is_some_and(|p| row_plates(fitted).contains(&p)) {
                 return Err(Error::Usage(format!(
-                    "{}: give the new rows of data `{name}` (the fit read {})",
+                    "{}: give the new rows of data `{name}` (--data {name}=FILE; the fit read {})",
                     fitted.file_name, t.file
                 )));
             }
