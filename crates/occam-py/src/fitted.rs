@@ -94,7 +94,7 @@ impl PyFitted {
     fn from_json(py: Python<'_>, text: String, name: String) -> PyResult<PyFitted> {
         crate::errors::guard(py, || {
             let saved = occam::saved::SavedFit::from_json(&name, &text).py_err(py)?;
-            Ok(PyFitted::new(saved.load().py_err(py)?))
+            Ok(PyFitted::new(occam::Fitted::from_saved(&saved).py_err(py)?))
         })
     }
 

@@ -129,9 +129,11 @@ pub struct Fitted {
 }
 
 impl Fitted {
-    /// A fit put back from a saved fit of `model` (its q; the outcome's bound, sweeps, seed and
-    /// convergence as saved, the per-node terms recomputed, no trace or warnings).
-    pub(crate) fn restore(model: Model, saved: &crate::saved::SavedFit) -> Result<Fitted> {
+    /// The fitted model of a saved fit: the model text on the saved data, with the saved q (the
+    /// outcome's bound, sweeps, seed and convergence as saved, the per-node terms recomputed, no
+    /// trace or warnings).
+    pub fn from_saved(saved: &crate::saved::SavedFit) -> Result<Fitted> {
+        let model = Model::from_source(&saved.model_file, &saved.source, &saved.data_set()?)?;
         let mut compiled = model.loaded.compile(true)?;
         let names: Vec<String> = compiled.vmp.names().iter().map(|n| n.to_string()).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -188,7 +190,7 @@ impl Fitted {
 
     /// The fit as a saved fit (see [`crate::saved`]).
     pub fn saved(&self) -> crate::saved::SavedFit {
-        crate::saved::SavedFit::of(self)
+        crate::saved::SavedFit::of(&self.loaded, &self.compiled, &self.outcome)
     }
 
     /// The final lower bound on the log evidence (nats).

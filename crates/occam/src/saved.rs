@@ -1,7 +1,7 @@
 //! Saved fits: a fitted model as one versioned file, `fit.json` — the model text, its data
 //! (embedded, with each table's source file and a hash), the run's summary and the variational
-//! parameters (φ, u, A) of every node — read back to predict ([`crate::predict`]) or to start
-//! another fit from the saved q ([`crate::Model::fit_from`]).
+//! parameters (φ, u, A) of every node — read back ([`crate::Fitted::from_saved`]) to predict
+//! ([`crate::predict`]) or to start another fit from the saved q ([`crate::Model::fit_from`]).
 //!
 //! The format is JSON (serde): the surfaces already write `posterior.json` with the same crate,
 //! a user can read and diff it, and `serde_json` writes every finite f64 in its shortest
@@ -17,8 +17,10 @@ use occam_core::engine::QState;
 use serde::{Deserialize, Serialize};
 
 use crate::data::DataSet;
+use crate::driver::Outcome;
 use crate::error::{Error, Result};
-use crate::fitted::{Fitted, Model};
+use crate::lower::Compiled;
+use crate::model::Loaded;
 
 /// The format's name, the first field of every fit file.
 pub const FORMAT: &str = "occam-fit";
@@ -100,9 +102,8 @@ fn fnv(values: &[f64]) -> String {
 }
 
 impl SavedFit {
-    /// The saved form of a fit.
-    pub fn of(fitted: &Fitted) -> SavedFit {
-        let loaded = fitted.loaded();
+    /// The saved form of a fit: the loaded model, its compiled state and the run's outcome.
+    pub fn of(loaded: &Loaded, compiled: &Compiled, o: &Outcome) -> SavedFit {
         let data = loaded
             .data
             .tables
@@ -125,7 +126,7 @@ impl SavedFit {
                 }
             })
             .collect();
-        let vmp = &fitted.compiled().vmp;
+        let vmp = &compiled.vmp;
         let nodes = vmp
             .names()
             .into_iter()
@@ -137,7 +138,6 @@ impl SavedFit {
                 a: q.a,
             })
             .collect();
-        let o = fitted.outcome();
         SavedFit {
             format: FORMAT.into(),
             version: VERSION,
@@ -238,12 +238,6 @@ impl SavedFit {
                 })
             })
             .collect()
-    }
-
-    /// The fitted model again: the model text on the saved data, with the saved q.
-    pub fn load(&self) -> Result<Fitted> {
-        let model = Model::from_source(&self.model_file, &self.source, &self.data_set()?)?;
-        Fitted::restore(model, self)
     }
 }
 

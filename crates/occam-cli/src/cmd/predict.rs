@@ -55,7 +55,7 @@ pub struct PredictArgs {
 /// Runs `occam predict`.
 pub fn run(a: &PredictArgs) -> Result<()> {
     let saved = SavedFit::read(&a.fit)?;
-    let fitted = saved.load()?;
+    let fitted = occam::Fitted::from_saved(&saved)?;
     let opts = PredictOptions {
         draws: a.draws,
         seed: a.seed,

@@ -120,7 +120,7 @@ fn missing_entries_get_their_predictive() {
     let (m, v) = closed_form(&XS[2], &ys);
     assert!((p[0].mean[2] - m).abs() < 1e-10 * (1.0 + m.abs()));
     assert!((p[0].sd[2].powi(2) - v).abs() < 1e-10 * v);
-    assert_eq!(p[0].missing.as_ref().unwrap()[2], true);
+    assert!(p[0].missing.as_ref().unwrap()[2]);
     // Observed entries keep their datum with sd 0.
     assert_eq!((p[0].mean[0], p[0].sd[0]), (YS[0], 0.0));
 }

@@ -60,7 +60,7 @@ fn a_saved_fit_predicts_the_same_bits_and_warm_starts_converged() {
     let text = fit.saved().to_json();
     let back = SavedFit::from_json("fit.json", &text).unwrap();
     assert_eq!(back, fit.saved());
-    let loaded = back.load().unwrap();
+    let loaded = occam::Fitted::from_saved(&back).unwrap();
     assert_eq!(loaded.posteriors(), fit.posteriors());
     let again = loaded.predict(&new_rows(), &sizes, &opts).unwrap();
     assert_eq!(again, live, "save → load → predict gives the same bits");
@@ -105,11 +105,7 @@ fn an_old_or_damaged_fit_file_is_a_clear_error() {
     assert!(e.contains("not an Occam fit file"), "{e}");
     // A changed number in the data breaks its hash.
     let tampered = text.replacen("-0.7", "-0.8", 1);
-    let e = SavedFit::from_json("t.json", &tampered)
-        .unwrap()
-        .load()
-        .err()
-        .unwrap()
-        .to_string();
+    let saved = SavedFit::from_json("t.json", &tampered).unwrap();
+    let e = occam::Fitted::from_saved(&saved).err().unwrap().to_string();
     assert!(e.contains("hash"), "{e}");
 }
