@@ -181,13 +181,20 @@ fn fill_missing(
         return;
     };
     let name = &loaded.model.variables[v].name;
-    let opts = occam::predict::PredictOptions {
-        draws: 1000,
-        ..Default::default()
+    // Exact moments need no draws; otherwise 1000 (the summary's sd then within a few %).
+    let predict = |draws| {
+        let opts = occam::predict::PredictOptions {
+            draws,
+            ..Default::default()
+        };
+        match occam::predict::missing(loaded, c, &opts) {
+            Ok(all) => all.into_iter().find(|p| &p.name == name),
+            Err(_) => None,
+        }
     };
-    let p = match occam::predict::missing(loaded, c, &opts) {
-        Ok(all) => all.into_iter().find(|p| &p.name == name),
-        Err(_) => None,
+    let p = match predict(1) {
+        Some(p) if !p.exact => predict(1000),
+        p => p,
     };
     let Some(p) = p else { return };
     let n = gone.len();

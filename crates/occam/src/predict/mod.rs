@@ -308,10 +308,22 @@ fn predict_compiled(
                 .flatten()
         })
         .collect();
+    if let Some(chain) = loaded.model.variables.iter().find(|v| {
+        matches!(&v.node, Node::Stochastic { distribution, .. }
+            if occam_core::engine::chain_family(distribution).is_some())
+    }) {
+        return Err(Error::Usage(format!(
+            "{}: `{}` is a chain: its filtered and k-step-ahead predictive is not written yet",
+            loaded.file_name, chain.name
+        )));
+    }
     let draws = c
         .vmp
         .sample_predictive(opts.seed, opts.draws, &nodes, ancestral)
-        .map_err(|e| crate::driver::run_error(loaded, c, &e))?;
+        .map_err(|e| match e {
+            RunError::Schedule(m) => Error::Usage(format!("{}: {m}", loaded.file_name)),
+            e => crate::driver::run_error(loaded, c, &e),
+        })?;
     Ok(vars
         .iter()
         .zip(draws)
