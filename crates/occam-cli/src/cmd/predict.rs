@@ -11,7 +11,6 @@ use occam::predict::{PredictOptions, Predictive};
 use occam::saved::SavedFit;
 use occam::{atomic, DataSet};
 
-use super::DataArgs;
 use crate::error::{Error, Result};
 
 /// Arguments of `occam predict`.
@@ -20,8 +19,11 @@ pub struct PredictArgs {
     /// The saved fit: the directory `occam fit --out DIR` wrote (its fit.json) or the file.
     #[arg(long)]
     pub fit: PathBuf,
-    #[command(flatten)]
-    pub data: DataArgs,
+    /// The new rows' data: NAME=FILE (.csv with a header, .npy or .npz; FILE:COLUMNS@ROWS
+    /// chooses columns and rows as for `fit`), under the names the fit used, e.g. the
+    /// covariates X=new.csv of a regression. Data the fit read for other plates are reused.
+    #[arg(long = "data", value_name = "NAME=FILE")]
+    pub data: Vec<String>,
     /// Rows of a plate that no new data size: NAME=SIZE (repeatable); plates neither given nor
     /// sized by new data keep the fit's sizes.
     #[arg(long = "plate", value_name = "NAME=SIZE")]
@@ -72,7 +74,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         }
         p
     } else {
-        let new = DataSet::from_args(&a.data.data)?;
+        let new = DataSet::from_args(&a.data)?;
         let sizes = plate_sizes(&a.plates)?;
         fitted.predict(&new, &sizes, &opts)?
     };
