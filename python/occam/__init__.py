@@ -46,6 +46,7 @@ __all__ = [
     "Graph",
     "Comparison",
     "compare",
+    "load",
     "probabilities",
     "OccamError",
     "ModelError",
@@ -170,6 +171,35 @@ class Result:
     def posteriors(self):
         """Every variable's posterior, by name (computed on access)."""
         return {v: self.posterior(v) for v in self.variables}
+
+    def predict(self, data=None, plates=None, draws=1000, seed=0,
+                quantiles=(0.025, 0.5, 0.975), missing=False):
+        """The posterior predictive of every observed variable under q, by name, for new rows
+        of the data plates: ``data`` holds the new rows' covariates (e.g. ``{"X": X_new}``),
+        ``plates`` sizes plates no new data size (``{"N": 20}``); plates neither given nor
+        sized keep the fit's sizes. With ``missing=True``, the missing (NaN) entries of the
+        fitted data instead. Each value is a dict of NumPy arrays: ``mean`` and ``sd`` of shape
+        ``(rows, cols)``, ``quantiles`` ``{p: (rows, cols)}``, ``samples``
+        ``(draws, rows, cols)`` (seeded by ``seed``), ``exact`` (mean and sd in closed form
+        rather than from the draws) and ``missing`` (with ``missing=True``: which entries were
+        missing; the others hold their data with sd 0). The fit is not changed."""
+        draws = _check_int("draws", draws, 1)
+        seed = _check_int("seed", seed, 0)
+        return self._fitted.predict(_as_data(data), None if plates is None else dict(plates),
+                                    draws, seed, [float(q) for q in quantiles], bool(missing))
+
+    def save(self, path):
+        """Writes the fit to ``path`` (the ``fit.json`` format of ``occam fit --out``: model
+        text, data and the q of every node), atomically; :func:`load` reads it back."""
+        path = _os.fspath(path)
+        tmp = f"{path}.tmp{_os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(self._fitted.to_json())
+        _os.replace(tmp, path)
+
+    def __reduce__(self):
+        # Pickled through the saved-fit format: the same bits come back.
+        return (_from_json, (self._fitted.to_json(),))
 
     def pca_outputs(self):
         """The reconstruction and projection of every PCA-type product in the model (an observed
@@ -335,6 +365,21 @@ def _plate_sweep(plate):
         if sizes and min(sizes) >= 1:
             return name.strip(), sizes
     raise UsageError(f"plate: give 'NAME=FROM..TO', 'NAME=A,B,C' or {{NAME: sizes}}, got {plate!r}")
+
+
+def _from_json(text, name="<pickle>"):
+    return Result(_occam.Fitted.from_json(text, name))
+
+
+def load(path):
+    """A :class:`Result` saved by :meth:`Result.save` or ``occam fit --out DIR`` (give the
+    directory or its ``fit.json``). A file of another format version, or a damaged one, raises
+    :class:`DataError` naming it."""
+    path = _os.fspath(path)
+    if _os.path.isdir(path):
+        path = _os.path.join(path, "fit.json")
+    with open(path, encoding="utf-8") as f:
+        return _from_json(f.read(), path)
 
 
 def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6,

@@ -88,6 +88,72 @@ impl PyFitted {
             .collect()
     }
 
+    /// The saved fit as JSON text (format `occam-fit`, see `occam::saved`): what `save`,
+    /// `load` and pickling read and write.
+    fn to_json(&self) -> String {
+        self.inner.saved().to_json()
+    }
+
+    /// A fit from the JSON text of a saved fit; `name` is what errors print as the file.
+    #[staticmethod]
+    fn from_json(py: Python<'_>, text: String, name: String) -> PyResult<PyFitted> {
+        crate::errors::guard(py, || {
+            let saved = occam::saved::SavedFit::from_json(&name, &text).py_err(py)?;
+            Ok(PyFitted::new(occam::Fitted::from_saved(&saved).py_err(py)?))
+        })
+    }
+
+    /// The posterior predictive of every observed variable: for new rows (`data`: the new
+    /// rows' covariates; `plates`: sizes of plates no new data size) or, with `missing`, for
+    /// the missing entries of the fitted data. `{name: {"mean", "sd" (rows, cols),
+    /// "quantiles": {p: (rows, cols)}, "samples" (draws, rows, cols), "exact", "missing"}}`.
+    #[pyo3(signature = (data=None, plates=None, draws=1000, seed=0, quantiles=vec![0.025, 0.5, 0.975], missing=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        data: Option<&Bound<'py, PyDict>>,
+        plates: Option<std::collections::BTreeMap<String, u64>>,
+        draws: usize,
+        seed: u64,
+        quantiles: Vec<f64>,
+        missing: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        crate::errors::guard(py, || {
+            let opts = occam::predict::PredictOptions {
+                draws,
+                seed,
+                quantiles,
+                ..Default::default()
+            };
+            let preds = if missing {
+                self.inner.predict_missing(&opts).py_err(py)?
+            } else {
+                let new = crate::arrays::dataset(py, data)?;
+                self.inner
+                    .predict(&new, &plates.unwrap_or_default(), &opts)
+                    .py_err(py)?
+            };
+            let out = PyDict::new(py);
+            for p in preds {
+                let (r, c) = (p.rows, p.cols);
+                let d = PyDict::new(py);
+                d.set_item("mean", shaped(py, p.mean, &[r, c])?)?;
+                d.set_item("sd", shaped(py, p.sd, &[r, c])?)?;
+                let q = PyDict::new(py);
+                for (prob, values) in p.quantiles {
+                    q.set_item(prob, shaped(py, values, &[r, c])?)?;
+                }
+                d.set_item("quantiles", q)?;
+                d.set_item("samples", shaped(py, p.samples, &[p.draws, r, c])?)?;
+                d.set_item("exact", p.exact)?;
+                d.set_item("missing", p.missing)?;
+                out.set_item(p.name, d)?;
+            }
+            Ok(out)
+        })
+    }
+
     /// The model's variables, in model order.
     #[getter]
     fn variables(&self) -> Vec<String> {

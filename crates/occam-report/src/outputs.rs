@@ -5,7 +5,8 @@
 //! marginals and the Viterbi path, or smoothed means and standard deviations) with its figure
 //! `chain_NAME.svg`; for PCA-type models (y ~ Gaussian(dot(W, X) …)) the reconstruction
 //! `reconstruction_Y.csv`/`.svg` and the projection onto the principal subspace
-//! `projection_X.csv`/`.svg` ([`crate::latent::pca_outputs`]).
+//! `projection_X.csv`/`.svg` ([`crate::latent::pca_outputs`]); last the saved fit `fit.json`
+//! ([`occam::saved`]) that `occam predict --fit DIR` and `occam fit --init-from DIR` read.
 
 use std::path::Path;
 
@@ -69,6 +70,11 @@ pub fn write_outputs_listed(
         names: Vec::new(),
     };
     write_files(&mut out, loaded, c, o, &report)?;
+    // The fit itself, for `occam predict --fit DIR` and `occam fit --init-from DIR`.
+    out.write(
+        occam::saved::FILE_NAME.into(),
+        fitted.saved().to_json().as_bytes(),
+    )?;
     Ok(out.names)
 }
 
@@ -80,8 +86,10 @@ fn is_fit_output(name: &str) -> bool {
                 .any(|e| rest.ends_with(e) && rest.len() > e.len())
         })
     };
-    matches!(name, "posterior.json" | "bound.csv" | "bound.svg")
-        || ext_ok(name, "posterior_", &[".csv"])
+    matches!(
+        name,
+        "posterior.json" | "bound.csv" | "bound.svg" | occam::saved::FILE_NAME
+    ) || ext_ok(name, "posterior_", &[".csv"])
         || ext_ok(name, "hinton_", &[".svg"])
         || ext_ok(name, "chain_", &[".csv", ".svg"])
         || ext_ok(name, "reconstruction_", &[".csv", ".svg"])

@@ -167,6 +167,52 @@ fn describe(
     lines
 }
 
+/// The missing entries of a partly observed variable: their posterior predictive mean ± sd
+/// (`occam::predict::missing`) in place of the integrated-out element's line, which has no
+/// posterior of its own.
+fn fill_missing(
+    loaded: &Loaded,
+    c: &Compiled,
+    v: usize,
+    labels: Option<&[String]>,
+    lines: &mut [String],
+) {
+    let Some(gone) = occam::posterior::integrated_out(loaded, v, c) else {
+        return;
+    };
+    let name = &loaded.model.variables[v].name;
+    // Exact moments need no draws; otherwise 1000 (the summary's sd then within a few %).
+    let predict = |draws| {
+        let opts = occam::predict::PredictOptions {
+            draws,
+            ..Default::default()
+        };
+        match occam::predict::missing(loaded, c, &opts) {
+            Ok(all) => all.into_iter().find(|p| &p.name == name),
+            Err(_) => None,
+        }
+    };
+    let p = match predict(1) {
+        Some(p) if !p.exact => predict(1000),
+        p => p,
+    };
+    let Some(p) = p else { return };
+    let n = gone.len();
+    if n == 0 || p.mean.len() % n != 0 || lines.len() < n.min(SHOW) {
+        return;
+    }
+    let vlen = p.mean.len() / n;
+    for (e, _) in gone.iter().enumerate().take(SHOW).filter(|(_, g)| **g) {
+        let text: Vec<String> = (e * vlen..(e + 1) * vlen)
+            .map(|j| format!("{} ± {}", num(p.mean[j]), num(p.sd[j])))
+            .collect();
+        let label = labels
+            .and_then(|l| l.get(e).cloned())
+            .unwrap_or_else(|| format!("[{e}]"));
+        lines[e] = format!("{label} {} (missing: predictive)", text.join(", "));
+    }
+}
+
 /// A discrete chain's most probable paths (the first sequences and steps; all of them are in
 /// `--json` and `--out`).
 fn chain_lines(ch: &occam::chains::ChainReport) -> Vec<String> {
@@ -263,7 +309,11 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
         );
         let labels = element_labels(loaded, v);
         let names = event_names(loaded, v);
-        for line in describe(c, c.var_nodes[v], labels.as_deref(), names.as_deref()) {
+        let mut lines = describe(c, c.var_nodes[v], labels.as_deref(), names.as_deref());
+        if r == "partly observed" {
+            fill_missing(loaded, c, v, labels.as_deref(), &mut lines);
+        }
+        for line in lines {
             let _ = writeln!(s, "      {line}");
         }
         if let Some(ch) = occam::chains::chain(loaded, c, v) {

@@ -129,6 +129,34 @@ impl Model {
         })
     }
 
+    /// Fits the model starting from a saved fit's q (a warm start, `occam fit --init-from`):
+    /// the first restart continues from the saved state (no random start); further restarts
+    /// start afresh. The saved nodes must have this model's sizes (same model, data of the same
+    /// shapes), else an error naming the node.
+    pub fn fit_from(
+        &self,
+        settings: &Settings,
+        saved: &crate::saved::SavedFit,
+        observer: &mut dyn Observer,
+    ) -> Result<Fitted> {
+        settings.validate()?;
+        let mut compiled = self.loaded.compile(true)?;
+        let names: Vec<String> = compiled.vmp.names().iter().map(|n| n.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        compiled.vmp.set_q_state(saved.q_for(&names)).map_err(|e| {
+            Error::Usage(format!(
+                "{}: the saved fit of {} does not fit this model: {e}",
+                self.loaded.file_name, saved.model_file
+            ))
+        })?;
+        let outcome = driver::fit(&self.loaded, &mut compiled, settings, observer)?;
+        Ok(Fitted {
+            loaded: self.loaded.clone(),
+            compiled,
+            outcome,
+        })
+    }
+
     /// Compiles and fits the model.
     pub fn fit(&self, settings: &Settings) -> Result<Fitted> {
         self.fit_observed(settings, &mut ())
@@ -143,6 +171,70 @@ pub struct Fitted {
 }
 
 impl Fitted {
+    /// The fitted model of a saved fit: the model text on the saved data, with the saved q (the
+    /// outcome's bound, sweeps, seed and convergence as saved, the per-node terms recomputed, no
+    /// trace or warnings).
+    pub fn from_saved(saved: &crate::saved::SavedFit) -> Result<Fitted> {
+        let model = Model::from_source(&saved.model_file, &saved.source, &saved.data_set()?)?;
+        let mut compiled = model.loaded.compile(true)?;
+        let names: Vec<String> = compiled.vmp.names().iter().map(|n| n.to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        if let Some(n) = names
+            .iter()
+            .find(|n| !saved.nodes.iter().any(|s| s.name == **n))
+        {
+            return Err(Error::Usage(format!(
+                "saved fit of {}: node `{n}` of the model is not in the file (damaged fit file)",
+                saved.model_file
+            )));
+        }
+        compiled
+            .vmp
+            .set_q_state(saved.q_for(&names))
+            .map_err(|e| Error::Usage(format!("saved fit of {}: {e}", saved.model_file)))?;
+        let node_bounds = names
+            .iter()
+            .map(|n| n.to_string())
+            .zip(compiled.vmp.node_bounds())
+            .collect();
+        let outcome = Outcome {
+            bound: saved.bound,
+            iterations: saved.iterations,
+            converged: saved.converged,
+            stop: occam_core::prelude::Stop {
+                reason: if saved.converged {
+                    occam_core::prelude::StopReason::Converged
+                } else {
+                    occam_core::prelude::StopReason::MaxIter
+                },
+                change_per_value: None,
+                tol: 0.0,
+                observed_values: 1,
+                max_iter: saved.iterations,
+            },
+            bound_trace: Vec::new(),
+            prune_start: None,
+            restart_bounds: vec![saved.bound],
+            restart_components: Vec::new(),
+            components: Vec::new(),
+            best_restart: 0,
+            seed: saved.seed,
+            warnings: Vec::new(),
+            node_bounds,
+            rotated: None,
+        };
+        Ok(Fitted {
+            loaded: model.loaded,
+            compiled,
+            outcome,
+        })
+    }
+
+    /// The fit as a saved fit (see [`crate::saved`]).
+    pub fn saved(&self) -> crate::saved::SavedFit {
+        crate::saved::SavedFit::of(&self.loaded, &self.compiled, &self.outcome)
+    }
+
     /// The final lower bound on the log evidence (nats).
     pub fn bound(&self) -> f64 {
         self.outcome.bound
@@ -189,6 +281,27 @@ impl Fitted {
         (0..self.loaded.model.variables.len())
             .map(|v| posterior::of(&self.loaded, &self.compiled, v))
             .collect()
+    }
+
+    /// The posterior predictive of every observed variable for new rows: `new` holds the new
+    /// rows' covariates, `sizes` row counts of plates no new data size (see [`crate::predict`]).
+    /// The fit is not changed.
+    pub fn predict(
+        &self,
+        new: &DataSet,
+        sizes: &std::collections::BTreeMap<String, u64>,
+        opts: &crate::predict::PredictOptions,
+    ) -> Result<Vec<crate::predict::Predictive>> {
+        crate::predict::new_rows(&self.loaded, &self.compiled, new, sizes, opts)
+    }
+
+    /// The posterior predictive of the missing entries of the fitted data (see
+    /// [`crate::predict::missing`]).
+    pub fn predict_missing(
+        &self,
+        opts: &crate::predict::PredictOptions,
+    ) -> Result<Vec<crate::predict::Predictive>> {
+        crate::predict::missing(&self.loaded, &self.compiled, opts)
     }
 
     /// The per-step report of chain variable `name` (state marginals and Viterbi path, or

@@ -68,6 +68,8 @@
 //!   observer per sweep), with the parameter-expansion rotations of [`rotation`].
 //! - [`posterior`], [`chains`]: posteriors as arrays, the per-step reports of chains;
 //!   [`sample`]: ancestral sampling; [`atomic`]: output files written atomically.
+//! - [`predict`]: the posterior predictive for new rows and missing entries; [`saved`]: fits
+//!   saved as versioned files, read back to predict or to warm-start a fit.
 //! - [`latent`]: the hand-derived latent models (Bayesian ICA, the mixture of Bayesian PCA) and
 //!   the ARD read-off; [`nn`]: Lawrence's networks; [`binary`]: the binary networks;
 //!   [`regression`]: Bayesian linear regression with its exact evidence (ML-II, ARD and
@@ -88,8 +90,10 @@ pub mod model;
 pub mod nn;
 pub mod posterior;
 pub mod regression;
+pub mod predict;
 pub mod rotation;
 pub mod sample;
+pub mod saved;
 mod warning;
 
 /// The binary networks (crate `occam-binary`: Boltzmann machines, sigmoid belief networks), for

@@ -23,11 +23,17 @@ pub struct FitArgs {
     /// variable (means, variances, most probable component), Hinton diagrams, for each chain
     /// chain_NAME.csv and chain_NAME.svg (state marginals and the most probable path, or
     /// smoothed means ± 2 sd) and, for each PCA-type product y ~ Gaussian(dot(W, X) …),
-    /// reconstruction_y.csv/.svg (⟨y⟩ shaped as the data; data against ⟨y⟩) and
-    /// projection_X.csv/.svg (⟨x_n⟩ by explained variance; the two leading coordinates) into
-    /// this directory.
+    /// reconstruction_y.csv/.svg (⟨y⟩ shaped as the data; data against ⟨y⟩),
+    /// projection_X.csv/.svg (⟨x_n⟩ by explained variance; the two leading coordinates) and
+    /// the saved fit fit.json (model, data and q, for `occam predict --fit DIR` and
+    /// `--init-from DIR`) into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Start from a saved fit's q (the fit.json of an earlier `fit --out DIR`, or the file)
+    /// instead of a random start: a warm start, for the same model on the same or more data of
+    /// the same shapes. The first restart continues from it.
+    #[arg(long = "init-from", value_name = "DIR")]
+    pub init_from: Option<PathBuf>,
     /// Keep the observed data's values in posterior.json (left out by default).
     #[arg(long = "include-data", requires = "out")]
     pub include_data: bool,
@@ -59,6 +65,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let given = DataSet::from_args(&a.data.data)?;
     timed("read the data");
     let model = Model::from_file(&a.model, &given)?;
+    let init = match &a.init_from {
+        Some(dir) => Some(occam::saved::SavedFit::read(dir)?),
+        None => None,
+    };
     timed("loaded the model");
     // After the model loaded: a model with an error leaves no new directory behind.
     if let Some(dir) = &a.out {
@@ -68,7 +78,10 @@ pub fn run(a: &FitArgs) -> Result<()> {
         Some(n) => super::progress::Bar::lines("fit", n, start),
         None => super::progress::Bar::new("fit"),
     };
-    let fitted = model.fit_observed(&settings, &mut bar)?;
+    let fitted = match &init {
+        Some(saved) => model.fit_from(&settings, saved, &mut bar)?,
+        None => model.fit_observed(&settings, &mut bar)?,
+    };
     timed("fitted");
     let written = match &a.out {
         Some(dir) => occam_report::outputs::write_outputs_swapped(dir, &fitted, a.include_data)?,

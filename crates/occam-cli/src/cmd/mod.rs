@@ -8,6 +8,7 @@ pub mod fit;
 pub mod graph;
 pub mod latent;
 pub mod nn;
+pub mod predict;
 pub mod progress;
 pub mod sample;
 
@@ -34,6 +35,8 @@ enum Command {
     Fit(fit::FitArgs),
     /// Fit several models on the same data and compare their bounds.
     Compare(compare::CompareArgs),
+    /// The posterior predictive of a saved fit (fit --out DIR) for new rows or missing entries.
+    Predict(predict::PredictArgs),
     /// Draw data from the generative model (ancestral sampling).
     Sample(sample::SampleArgs),
     /// Draw the Bayesian network (plates as boxes) as SVG or DOT.
@@ -173,6 +176,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Check(a) => check::run(&a),
         Command::Fit(a) => fit::run(&a),
         Command::Compare(a) => compare::run(&a),
+        Command::Predict(a) => predict::run(&a),
         Command::Sample(a) => sample::run(&a),
         Command::Graph(a) => graph::run(&a),
         Command::Bm(c) => binary::run_bm(&c),

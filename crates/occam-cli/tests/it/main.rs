@@ -13,6 +13,7 @@ mod errors_limits;
 mod figures;
 mod fuzz_flags;
 mod golden;
+mod predict;
 mod progress;
 mod tutorial;
 mod winn_1d;

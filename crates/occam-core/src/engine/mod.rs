@@ -52,8 +52,10 @@ mod linear;
 mod messages;
 mod node;
 mod packed;
+mod predictive;
 mod prune;
 mod qblock;
+mod state;
 mod transform;
 mod tree;
 mod update;
@@ -68,6 +70,7 @@ pub use driver::{
 use elements::*;
 use node::*;
 use qblock::{Block, QBlock};
+pub use state::QState;
 pub use transform::GaussianSums;
 
 pub use crate::network::Init;

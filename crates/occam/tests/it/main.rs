@@ -18,6 +18,7 @@ mod logistic_pima;
 mod mbpca;
 mod outputs;
 mod parity;
+mod predict;
 mod regression;
 mod softmax;
 mod square_ard;

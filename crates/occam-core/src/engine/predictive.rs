@@ -1,0 +1,223 @@
+//! The posterior predictive under q: draws of observed nodes given draws of everything else from
+//! q, and the exact predictive mean and variance of a scalar Gaussian node.
+//!
+//! p(y* | data) ≈ ∫ p(y* | θ) q(θ) dθ (Winn §1.8.2, with q standing in for the posterior). One
+//! draw: every latent stochastic node from its own q (q factorises over nodes, Winn (2.12)), every
+//! deterministic node evaluated on the draws, every missing element of an observed node from its
+//! conditional given its parents' draws — so a mixture's predictive is the mixture of its
+//! components weighted by q(z), not one Gaussian. Both functions here overwrite the moments they
+//! read (draws, formed products): call them on a copy made for prediction.
+
+use super::init::{moments, sample};
+use super::qblock::Block;
+use super::*;
+
+impl Vmp {
+    /// `draws` seeded draws of the nodes `targets` from the predictive under q: one vector per
+    /// target, `draws × elements × value length` values (draw-major). Elements that are observed
+    /// hold their data in every draw. Latent nodes marked in `ancestral` (the latent variables of
+    /// new rows with nothing observed: their predictive is their prior under q, ∫ p(z | π) q(π)
+    /// dπ, not their mean-field q ∝ exp⟨ln p(z | π)⟩) are drawn from their conditional given
+    /// the drawn parents, like the missing elements. Leaves the model's moments at the last draw.
+    ///
+    /// A latent node in a joint q over several nodes (a Markov chain, a tree-structured block)
+    /// is an error: its members' marginals are not independent.
+    pub fn sample_predictive(
+        &mut self,
+        seed: u64,
+        draws: usize,
+        targets: &[NodeId],
+        ancestral: &[bool],
+    ) -> Result<Vec<Vec<f64>>, RunError> {
+        let mut rng = Rng::seed_from_u64(seed);
+        for i in 0..self.nodes.len() {
+            let joint = self.block_of[i].is_some_and(|b| {
+                matches!(self.blocks[b as usize], Block::Chain(_) | Block::Tree(_))
+            });
+            if joint {
+                return Err(RunError::Schedule(format!(
+                    "`{}`: predictive draws through a chain or tree-structured q are not written yet",
+                    self.nodes[i].name
+                )));
+            }
+        }
+        // Latent q in the per-element layout (shared covariances, fused indices expanded).
+        let phis: Vec<Vec<f64>> = (0..self.nodes.len())
+            .map(|i| match self.nodes[i].body {
+                Body::Stochastic(_) => self.natural(NodeId(i)).to_vec(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for i in 0..self.nodes.len() {
+            self.unshare(i);
+        }
+        let mut out: Vec<Vec<f64>> = targets.iter().map(|_| Vec::new()).collect();
+        for _ in 0..draws {
+            for i in 0..self.nodes.len() {
+                let prior = ancestral.get(i).copied().unwrap_or(false);
+                let x = self.draw_node(i, &phis[i], prior, &mut rng)?;
+                if let Some(t) = targets.iter().position(|t| t.0 == i) {
+                    out[t].extend(x);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// One draw of node i (its values; empty for deterministic nodes and constants), its moments
+    /// left at u(draw).
+    fn draw_node(
+        &mut self,
+        i: usize,
+        phi_q: &[f64],
+        prior: bool,
+        rng: &mut Rng,
+    ) -> Result<Vec<f64>, RunError> {
+        let dist = match &self.nodes[i].body {
+            Body::Stochastic(d) => d.clone(),
+            Body::Deterministic(_) => {
+                match self.linear[i].clone().filter(|l| l.f == i) {
+                    Some(lin) => self.nodes[i].q.u = lin.f_moments(&self.nodes),
+                    None => self.refresh(i),
+                }
+                self.changed(i);
+                return Ok(Vec::new());
+            }
+            Body::Constant | Body::Chain(_) => return Ok(Vec::new()),
+        };
+        let node = &self.nodes[i];
+        let (n, len, vlen) = (node.n, node.len, value_len(&dist));
+        let has_data = !node.observed.is_none();
+        let mut phi = vec![0.0; len];
+        let mut tmp = vec![0.0; len];
+        let mut buf = Vec::new();
+        let mut x = vec![0.0; n * vlen];
+        let mut u = node.q.u.clone();
+        u.resize(n * len, 0.0);
+        struct Prior<'a>(
+            &'a [Node],
+            &'a Node,
+            usize,
+            &'a mut [f64],
+            &'a mut [f64],
+            &'a mut Vec<f64>,
+        );
+        impl DistVisitor for Prior<'_> {
+            type Output = ();
+            fn visit<D: ExpFamily>(self, d: &D) {
+                prior_of(d, self.0, self.1, self.2, self.3, self.4, self.5);
+            }
+        }
+        for e in 0..n {
+            let xe = &mut x[e * vlen..(e + 1) * vlen];
+            if has_data && node.is_observed(e) || node.map {
+                // Known values (and point estimates) stay; their value is the datum itself.
+                if node.data.len() == n * vlen {
+                    xe.copy_from_slice(&node.data[e * vlen..(e + 1) * vlen]);
+                }
+                continue;
+            }
+            if has_data || prior {
+                // A missing element of an observed node: its conditional given the draws.
+                dist.visit(Prior(&self.nodes, node, e, &mut phi, &mut tmp, &mut buf));
+            } else {
+                phi.copy_from_slice(&phi_q[e * len..(e + 1) * len]);
+            }
+            if moments(&dist, &phi, &mut tmp).is_err() {
+                return Err(self.numerical(
+                    i,
+                    e,
+                    "the predictive given the drawn parents is improper".into(),
+                ));
+            }
+            sample(&dist, &phi, rng, xe);
+            observe(&dist, xe, &mut u[e * len..(e + 1) * len])
+                .map_err(|w| self.numerical(i, e, w))?;
+        }
+        self.nodes[i].q.u = u;
+        self.changed(i);
+        Ok(x)
+    }
+
+    /// The exact predictive mean and variance of every element of a scalar `Gaussian` node whose
+    /// precision is a constant or a Gamma node: by the laws of total expectation and variance over
+    /// q, E\[y\] = Σ_k w_k ⟨m_k⟩ and E\[y²\] = Σ_k w_k (⟨m_k²⟩ + ⟨τ_k⁻¹⟩), w_k = q(component k)
+    /// (one term without a mixture), with ⟨τ⁻¹⟩ = b / (a − 1) for q(τ) = Gamma(a, b) (infinite
+    /// for a ≤ 1). `None` for any other node. Forms the moments of dot products served by the
+    /// linear kernel (it overwrites them).
+    pub fn gaussian_predictive(&mut self, node: NodeId) -> Option<Vec<(f64, f64)>> {
+        let i = node.0;
+        match &self.nodes[i].body {
+            Body::Stochastic(d) if d.name() == "Gaussian" => {}
+            _ => return None,
+        }
+        // The precision's ⟨τ⁻¹⟩ per parent element.
+        let prec = self.nodes[i].parents[1].clone();
+        let inverse: Vec<f64> = match &prec.source {
+            Source::Const(m) => vec![1.0 / m[0]],
+            Source::Node(p) => {
+                let pn = &self.nodes[*p];
+                match &pn.body {
+                    Body::Stochastic(d) if d.name() == "Gamma" => {
+                        let phi = self.natural(NodeId(*p)).to_vec();
+                        (0..pn.n)
+                            .map(|e| {
+                                if pn.observed.is_none() && !pn.map || !pn.is_observed(e) {
+                                    let (a, b) = (phi[e * 2 + 1] + 1.0, -phi[e * 2]);
+                                    if a > 1.0 {
+                                        b / (a - 1.0)
+                                    } else {
+                                        f64::INFINITY
+                                    }
+                                } else {
+                                    1.0 / pn.q.u[e * 2]
+                                }
+                            })
+                            .collect()
+                    }
+                    Body::Constant => self
+                        .moments(NodeId(*p))
+                        .chunks(2)
+                        .map(|u| 1.0 / u[0])
+                        .collect(),
+                    _ => return None,
+                }
+            }
+        };
+        // Products the linear kernel keeps as sums: form them per element.
+        for j in 0..i {
+            if matches!(self.nodes[j].body, Body::Deterministic(_)) {
+                match self.linear[j].clone().filter(|l| l.f == j) {
+                    Some(lin) => self.nodes[j].q.u = lin.f_moments(&self.nodes),
+                    None => self.refresh(j),
+                }
+            }
+        }
+        let node = &self.nodes[i];
+        let mut buf = Vec::new();
+        let mut out = Vec::with_capacity(node.n);
+        for e in 0..node.n {
+            let (mut mean, mut second) = (0.0, 0.0);
+            for q in 0..node.configs {
+                let w = if node.configs == 1 {
+                    1.0
+                } else {
+                    config_weight(&self.nodes, node, e, q)
+                };
+                if w == 0.0 {
+                    continue;
+                }
+                let ext = e * node.configs + q;
+                let pa = gather(&self.nodes, node, ext, &mut buf);
+                let inv = match &prec.source {
+                    Source::Const(_) => inverse[0],
+                    Source::Node(_) => inverse[prec.at(ext)],
+                };
+                mean += w * pa[0][0];
+                second += w * (pa[0][1] + inv);
+            }
+            out.push((mean, (second - mean * mean).max(0.0)));
+        }
+        Some(out)
+    }
+}

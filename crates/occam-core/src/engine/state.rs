@@ -1,0 +1,134 @@
+//! A compiled model's q as plain data, to save a fit and start another run from it: every node's
+//! natural parameters φ, moments u and log-partition A (the restart snapshot of
+//! `driver::snapshot`, public), and putting one back with its lengths checked.
+
+use super::*;
+
+/// One node's q as plain arrays (the restart snapshot's `NodeState`, public): φ, u = ∂A/∂φ and
+/// A(φ) of every element, in the node's own layout. Compact forms (a shared covariance, a fused
+/// mixture index's q(z) without φ) are kept as the engine keeps them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QState {
+    /// φ of every element.
+    pub phi: Vec<f64>,
+    /// u of every element.
+    pub u: Vec<f64>,
+    /// A(φ) of latent elements; f(x) of observed ones.
+    pub a: Vec<f64>,
+}
+
+impl From<NodeState> for QState {
+    fn from(s: NodeState) -> QState {
+        QState {
+            phi: s.phi,
+            u: s.u,
+            a: s.a,
+        }
+    }
+}
+
+impl Vmp {
+    /// Every node's q, in node order (the restart snapshot).
+    pub fn q_state(&self) -> Vec<QState> {
+        self.snapshot().into_iter().map(QState::from).collect()
+    }
+
+    /// Puts back q saved by [`Vmp::q_state`] from a model of the same structure (the same model
+    /// and data shapes): `None` keeps a node's current state. The model then counts as
+    /// initialised, so a run with one restart continues from this state (a warm start). An
+    /// error names the first node whose arrays have other lengths than its current ones (another
+    /// model or other data); nothing is changed then.
+    pub fn set_q_state(&mut self, state: Vec<Option<QState>>) -> Result<(), String> {
+        if state.len() != self.nodes.len() {
+            return Err(format!(
+                "{} nodes saved, the model has {}",
+                state.len(),
+                self.nodes.len()
+            ));
+        }
+        let current = self.snapshot();
+        for (i, (s, c)) in state.iter().zip(&current).enumerate() {
+            if let Some(s) = s {
+                let fits =
+                    s.phi.len() == c.phi.len() && s.u.len() == c.u.len() && s.a.len() == c.a.len();
+                if !fits {
+                    return Err(format!(
+                        "node `{}`: saved sizes (φ {}, u {}, A {}) differ from the model's (φ {}, u {}, A {})",
+                        self.nodes[i].name,
+                        s.phi.len(),
+                        s.u.len(),
+                        s.a.len(),
+                        c.phi.len(),
+                        c.u.len(),
+                        c.a.len()
+                    ));
+                }
+                let finite = |v: &[f64]| v.iter().all(|x| !x.is_nan());
+                if !(finite(&s.phi) && finite(&s.u) && finite(&s.a)) {
+                    return Err(format!(
+                        "node `{}`: saved state holds NaN",
+                        self.nodes[i].name
+                    ));
+                }
+            }
+        }
+        let merged: Vec<NodeState> = state
+            .into_iter()
+            .zip(current)
+            .map(|(s, c)| match s {
+                Some(s) => NodeState {
+                    phi: s.phi,
+                    u: s.u,
+                    a: s.a,
+                },
+                None => c,
+            })
+            .collect();
+        self.restore(merged);
+        // Deterministic nodes read the restored moments.
+        for i in 0..self.nodes.len() {
+            if matches!(self.nodes[i].body, Body::Deterministic(_)) {
+                self.refresh(i);
+            }
+        }
+        self.initialized = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+
+    fn model() -> Vmp {
+        let mut g = Graph::new();
+        let n = g.plate("N", 5);
+        let mu = g.add("mu", Gaussian, &[], [c(0.0), c(1e-2)]).unwrap();
+        let tau = g.add("tau", Gamma { shape: 1.0 }, &[], [c(1.0)]).unwrap();
+        let x = g.add("x", Gaussian, &[n], [p(mu), p(tau)]).unwrap();
+        g.observe(x, &[1.0, 2.0, 0.5, 1.5, 3.0]).unwrap();
+        g.compile().unwrap()
+    }
+
+    #[test]
+    fn saved_q_restarts_where_it_stopped() {
+        let mut a = model();
+        let opts = RunOptions::default();
+        let fit = a.run(&opts).unwrap();
+        let mut b = model();
+        b.set_q_state(a.q_state().into_iter().map(Some).collect())
+            .unwrap();
+        assert_eq!(b.q_state(), a.q_state());
+        assert!((b.bound() - fit.bound).abs() < 1e-9 * fit.bound.abs());
+        // The warm start is already converged: one sweep, then the stop.
+        let again = b.run(&opts).unwrap();
+        assert!(again.bound_trace.len() <= 2, "{:?}", again.bound_trace);
+        // Another shape is refused, naming the node.
+        let mut bad = a.q_state();
+        bad[0].u.push(0.0);
+        let e = b
+            .set_q_state(bad.into_iter().map(Some).collect())
+            .unwrap_err();
+        assert!(e.contains("node `mu`"), "{e}");
+    }
+}
