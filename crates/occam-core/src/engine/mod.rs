@@ -54,6 +54,7 @@ mod node;
 mod packed;
 mod prune;
 mod qblock;
+mod shard;
 mod transform;
 mod tree;
 mod update;
@@ -68,6 +69,7 @@ pub use driver::{
 use elements::*;
 use node::*;
 use qblock::{Block, QBlock};
+pub use shard::{GlobalState, Sharded, ShardedFit, Split, SplitError};
 pub use transform::GaussianSums;
 
 pub use crate::network::Init;
@@ -120,6 +122,8 @@ pub struct Vmp {
     block_of: Vec<Option<u32>>,
     /// The last message array, kept for the next update (see `child_messages`).
     scratch: Mutex<Vec<f64>>,
+    /// A global's update in a sharded fit: the messages of the other shards' data (module `shard`).
+    outside: Option<shard::Outside>,
     initialized: bool,
 }
 

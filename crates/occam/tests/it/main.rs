@@ -15,6 +15,7 @@ mod latent;
 mod mbpca;
 mod outputs;
 mod parity;
+mod shards;
 mod square_ard;
 mod trees;
 mod unit_plates;

@@ -1,0 +1,226 @@
+//! States moved between replicas: the globals' q ([`GlobalState`], also as bytes for other
+//! processes), and a single-process model's state cut into shards (the same start for a sharded
+//! and a single-process fit).
+
+use super::*;
+
+/// The q of every latent global node (φ, u, A of each element), by node name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalState {
+    nodes: Vec<(String, NodeState)>,
+}
+
+impl GlobalState {
+    /// The state as bytes: per node its name and φ, u, A (lengths as u64, values as f64, all
+    /// little-endian) — 8·(3 + Σ lengths) bytes plus the names.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let word = |out: &mut Vec<u8>, w: u64| out.extend_from_slice(&w.to_le_bytes());
+        word(&mut out, self.nodes.len() as u64);
+        for (name, q) in &self.nodes {
+            word(&mut out, name.len() as u64);
+            out.extend_from_slice(name.as_bytes());
+            for part in [&q.phi, &q.u, &q.a] {
+                word(&mut out, part.len() as u64);
+                for v in part.iter() {
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+        }
+        out
+    }
+
+    /// Reads [`GlobalState::to_bytes`].
+    pub fn from_bytes(bytes: &[u8]) -> Result<GlobalState, SplitError> {
+        let mut r = Reader { bytes, at: 0 };
+        let count = r.word()?;
+        let mut nodes = Vec::with_capacity(count.min(1 << 16));
+        for _ in 0..count {
+            let len = r.word()?;
+            let name = String::from_utf8(r.take(len)?.to_vec()).map_err(|_| Reader::bad())?;
+            let mut parts = [Vec::new(), Vec::new(), Vec::new()];
+            for part in &mut parts {
+                let len = r.word()?;
+                let raw = r.take(len.checked_mul(8).ok_or_else(Reader::bad)?)?;
+                *part = raw
+                    .chunks_exact(8)
+                    .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect();
+            }
+            let [phi, u, a] = parts;
+            nodes.push((name, NodeState { phi, u, a }));
+        }
+        if r.at != bytes.len() {
+            return Err(Reader::bad());
+        }
+        Ok(GlobalState { nodes })
+    }
+
+    /// The number of f64 values the state holds.
+    pub fn values(&self) -> usize {
+        self.nodes
+            .iter()
+            .map(|(_, q)| q.phi.len() + q.u.len() + q.a.len())
+            .sum()
+    }
+}
+
+/// A cursor over the bytes of a [`GlobalState`].
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn bad() -> SplitError {
+        SplitError::Mismatch("truncated or malformed global state bytes".into())
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], SplitError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(Self::bad)?;
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn word(&mut self) -> Result<usize, SplitError> {
+        let b: [u8; 8] = self.take(8)?.try_into().expect("8 bytes");
+        usize::try_from(u64::from_le_bytes(b)).map_err(|_| Self::bad())
+    }
+}
+
+impl Vmp {
+    /// The q of every latent global (its block's snapshot).
+    pub fn global_state(&self, split: &Split) -> GlobalState {
+        let nodes = (0..self.nodes.len())
+            .filter(|&i| !split.local[i] && self.nodes[i].has_latent())
+            .map(|i| {
+                let q = match self.block_of(i) {
+                    Some(b) => b.snapshot(self, i),
+                    None => self.nodes[i].q.clone(),
+                };
+                (self.nodes[i].name.clone(), q)
+            })
+            .collect();
+        GlobalState { nodes }
+    }
+
+    /// Puts a [`Vmp::global_state`] (of any replica) into this one and refreshes what reads it.
+    pub fn set_global_state(
+        &mut self,
+        split: &Split,
+        state: &GlobalState,
+    ) -> Result<(), SplitError> {
+        let mut ids = Vec::with_capacity(state.nodes.len());
+        for (name, q) in &state.nodes {
+            let i = self
+                .nodes
+                .iter()
+                .position(|n| n.name == *name)
+                .filter(|&i| !split.local[i] && self.nodes[i].has_latent())
+                .ok_or_else(|| SplitError::Mismatch(format!("no latent global `{name}`")))?;
+            let own = self.nodes[i].q.u.len();
+            if q.u.len() != own && own != 0 && !q.u.is_empty() {
+                return Err(SplitError::Mismatch(format!(
+                    "`{name}` has {own} moment values here, {} in the state",
+                    q.u.len()
+                )));
+            }
+            ids.push(i);
+        }
+        let blocks = self.blocks.clone();
+        for (&i, (_, q)) in ids.iter().zip(&state.nodes) {
+            match self.block_of[i] {
+                Some(b) => blocks[b as usize].restore(self, i, q.clone()),
+                None => self.nodes[i].q = q.clone(),
+            }
+            self.changed(i);
+            self.refresh_dependents(i);
+        }
+        Ok(())
+    }
+
+    /// Takes this shard's rows of every latent local node, and every latent global, from `full`,
+    /// a compilation of the same model on all the data whose rows `offset..offset + rows` are
+    /// this shard's (the data plate first in every local node, as a shard holds whole rows).
+    /// The state must be per element (as [`Vmp::initialize`] leaves it).
+    pub fn take_rows(
+        &mut self,
+        full: &Vmp,
+        split: &Split,
+        offset: usize,
+    ) -> Result<(), SplitError> {
+        let p = self
+            .plates
+            .iter()
+            .position(|(n, _)| *n == split.plate)
+            .expect("a split of this model");
+        let rows = self.plates[p].1;
+        let latent: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].has_latent())
+            .collect();
+        for i in latent {
+            let name = self.nodes[i].name.clone();
+            let name = &name;
+            let j = full.node(name).map(|id| id.0).ok_or_else(|| {
+                SplitError::Mismatch(format!("no node `{name}` in the full model"))
+            })?;
+            if !split.local[i] {
+                let q = match full.block_of(j) {
+                    Some(b) => b.snapshot(full, j),
+                    None => full.nodes[j].q.clone(),
+                };
+                let blocks = self.blocks.clone();
+                let b = self.block_of[i].expect("latent nodes are in blocks");
+                blocks[b as usize].restore(self, i, q);
+                continue;
+            }
+            let node = &self.nodes[i];
+            let fail = |why: &str| SplitError::Node {
+                node: name.clone(),
+                plate: split.plate.clone(),
+                why: why.to_string(),
+            };
+            if node.plates.first() != Some(&p) {
+                return Err(fail(
+                    "a shard holds whole rows: the data plate must be its first",
+                ));
+            }
+            let (inner, len) = (node.n / rows.max(1), node.len);
+            let (from, count) = (offset * inner, node.n);
+            let theirs = &full.nodes[j];
+            let per_element = |q: &NodeState, n: usize| {
+                q.phi.len() == n * len && q.u.len() == n * len && q.a.len() == n
+            };
+            if !matches!(node.body, Body::Stochastic(_))
+                || !per_element(&theirs.q, theirs.n)
+                || from + count > theirs.n
+            {
+                return Err(fail(
+                    "its state is not per element (copy right after a start)",
+                ));
+            }
+            let q = &theirs.q;
+            let state = NodeState {
+                phi: q.phi[from * len..(from + count) * len].to_vec(),
+                u: q.u[from * len..(from + count) * len].to_vec(),
+                a: q.a[from..from + count].to_vec(),
+            };
+            let blocks = self.blocks.clone();
+            let b = self.block_of[i].expect("latent nodes are in blocks");
+            blocks[b as usize].restore(self, i, state);
+        }
+        for i in 0..self.nodes.len() {
+            if matches!(self.nodes[i].body, Body::Deterministic(_)) {
+                self.refresh(i);
+            }
+        }
+        self.changed_all();
+        self.initialized = true;
+        Ok(())
+    }
+}
