@@ -14,6 +14,7 @@ mod latent;
 mod model;
 mod nn;
 mod observe;
+mod shard;
 
 use pyo3::prelude::*;
 
@@ -22,6 +23,7 @@ use pyo3::prelude::*;
 fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<fitted::PyFitted>()?;
+    m.add_class::<shard::PyShard>()?;
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;
     m.add_class::<nn::PyNetwork>()?;

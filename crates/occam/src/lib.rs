@@ -86,6 +86,7 @@ pub mod nn;
 pub mod posterior;
 pub mod rotation;
 pub mod sample;
+pub mod shard;
 mod warning;
 
 /// The binary networks (crate `occam-binary`: Boltzmann machines, sigmoid belief networks), for

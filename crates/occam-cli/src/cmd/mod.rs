@@ -9,6 +9,7 @@ pub mod latent;
 pub mod nn;
 pub mod progress;
 pub mod sample;
+pub mod shards;
 
 use std::path::PathBuf;
 

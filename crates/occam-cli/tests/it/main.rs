@@ -14,5 +14,6 @@ mod figures;
 mod fuzz_flags;
 mod golden;
 mod progress;
+mod shards;
 mod tutorial;
 mod winn_1d;

@@ -4,7 +4,8 @@
 
 use super::*;
 
-/// The q of every latent global node (φ, u, A of each element), by node name.
+/// The q of named latent nodes (φ, u, A of each element): the globals, and for a shard's start
+/// its rows of the locals ([`Vmp::rows_state`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GlobalState {
     nodes: Vec<(String, NodeState)>,
@@ -115,19 +116,89 @@ impl Vmp {
         split: &Split,
         state: &GlobalState,
     ) -> Result<(), SplitError> {
+        if let Some((name, _)) = state.nodes.iter().find(|(name, _)| {
+            self.nodes
+                .iter()
+                .position(|n| n.name == *name)
+                .is_none_or(|i| split.local[i])
+        }) {
+            return Err(SplitError::Mismatch(format!("no latent global `{name}`")));
+        }
+        self.set_state(split, state)
+    }
+
+    /// The state of a shard of rows `from..to` of this model (compiled on all the data, or on
+    /// more rows than the shard): every latent global, and those rows of every latent local node
+    /// (the data plate first in each, as a shard holds whole rows). The state must be per
+    /// element, as [`Vmp::initialize`] leaves it. With [`Vmp::set_state`], it gives a sharded fit
+    /// the start of a single-process one.
+    pub fn rows_state(
+        &self,
+        split: &Split,
+        from: usize,
+        to: usize,
+    ) -> Result<GlobalState, SplitError> {
+        let rows = self.plate_size(&split.plate);
+        let p = self.plates.iter().position(|(n, _)| *n == split.plate);
+        let mut state = self.global_state(split);
+        for i in (0..self.nodes.len()).filter(|&i| split.local[i] && self.nodes[i].has_latent()) {
+            let node = &self.nodes[i];
+            let fail = |why: &str| SplitError::Node {
+                node: node.name.clone(),
+                plate: split.plate.clone(),
+                why: why.to_string(),
+            };
+            if node.plates.first().copied() != p {
+                return Err(fail(
+                    "a shard holds whole rows: the data plate must be its first",
+                ));
+            }
+            let (inner, len, q) = (node.n / rows.max(1), node.len, &node.q);
+            let per_element =
+                q.phi.len() == node.n * len && q.u.len() == node.n * len && q.a.len() == node.n;
+            if !matches!(node.body, Body::Stochastic(_)) || !per_element {
+                return Err(fail(
+                    "its state is not per element (take it right after a start)",
+                ));
+            }
+            if from > to || to > rows {
+                return Err(SplitError::Mismatch(format!("rows {from}..{to} of {rows}")));
+            }
+            let (a, b) = (from * inner, to * inner);
+            state.nodes.push((
+                node.name.clone(),
+                NodeState {
+                    phi: q.phi[a * len..b * len].to_vec(),
+                    u: q.u[a * len..b * len].to_vec(),
+                    a: q.a[a..b].to_vec(),
+                },
+            ));
+        }
+        Ok(state)
+    }
+
+    /// Puts a state into this replica: a [`Vmp::global_state`], or a shard's
+    /// [`Vmp::rows_state`] (whose local rows must be this shard's number of rows); refreshes
+    /// what reads it.
+    pub fn set_state(&mut self, split: &Split, state: &GlobalState) -> Result<(), SplitError> {
         let mut ids = Vec::with_capacity(state.nodes.len());
         for (name, q) in &state.nodes {
             let i = self
                 .nodes
                 .iter()
                 .position(|n| n.name == *name)
-                .filter(|&i| !split.local[i] && self.nodes[i].has_latent())
-                .ok_or_else(|| SplitError::Mismatch(format!("no latent global `{name}`")))?;
-            let own = self.nodes[i].q.u.len();
-            if q.u.len() != own && own != 0 && !q.u.is_empty() {
+                .filter(|&i| self.nodes[i].has_latent())
+                .ok_or_else(|| SplitError::Mismatch(format!("no latent node `{name}`")))?;
+            let n = &self.nodes[i];
+            let fits = if split.local[i] {
+                q.u.len() == n.n * n.len && q.phi.len() == q.u.len() && q.a.len() == n.n
+            } else {
+                self.global_state_fits(i, q)
+            };
+            if !fits {
                 return Err(SplitError::Mismatch(format!(
-                    "`{name}` has {own} moment values here, {} in the state",
-                    q.u.len()
+                    "the state of `{name}` does not fit its {} elements here",
+                    n.n
                 )));
             }
             ids.push(i);
@@ -138,81 +209,6 @@ impl Vmp {
                 Some(b) => blocks[b as usize].restore(self, i, q.clone()),
                 None => self.nodes[i].q = q.clone(),
             }
-            self.changed(i);
-            self.refresh_dependents(i);
-        }
-        Ok(())
-    }
-
-    /// Takes this shard's rows of every latent local node, and every latent global, from `full`,
-    /// a compilation of the same model on all the data whose rows `offset..offset + rows` are
-    /// this shard's (the data plate first in every local node, as a shard holds whole rows).
-    /// The state must be per element (as [`Vmp::initialize`] leaves it).
-    pub fn take_rows(
-        &mut self,
-        full: &Vmp,
-        split: &Split,
-        offset: usize,
-    ) -> Result<(), SplitError> {
-        let p = self
-            .plates
-            .iter()
-            .position(|(n, _)| *n == split.plate)
-            .expect("a split of this model");
-        let rows = self.plates[p].1;
-        let latent: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].has_latent())
-            .collect();
-        for i in latent {
-            let name = self.nodes[i].name.clone();
-            let name = &name;
-            let j = full.node(name).map(|id| id.0).ok_or_else(|| {
-                SplitError::Mismatch(format!("no node `{name}` in the full model"))
-            })?;
-            if !split.local[i] {
-                let q = match full.block_of(j) {
-                    Some(b) => b.snapshot(full, j),
-                    None => full.nodes[j].q.clone(),
-                };
-                let blocks = self.blocks.clone();
-                let b = self.block_of[i].expect("latent nodes are in blocks");
-                blocks[b as usize].restore(self, i, q);
-                continue;
-            }
-            let node = &self.nodes[i];
-            let fail = |why: &str| SplitError::Node {
-                node: name.clone(),
-                plate: split.plate.clone(),
-                why: why.to_string(),
-            };
-            if node.plates.first() != Some(&p) {
-                return Err(fail(
-                    "a shard holds whole rows: the data plate must be its first",
-                ));
-            }
-            let (inner, len) = (node.n / rows.max(1), node.len);
-            let (from, count) = (offset * inner, node.n);
-            let theirs = &full.nodes[j];
-            let per_element = |q: &NodeState, n: usize| {
-                q.phi.len() == n * len && q.u.len() == n * len && q.a.len() == n
-            };
-            if !matches!(node.body, Body::Stochastic(_))
-                || !per_element(&theirs.q, theirs.n)
-                || from + count > theirs.n
-            {
-                return Err(fail(
-                    "its state is not per element (copy right after a start)",
-                ));
-            }
-            let q = &theirs.q;
-            let state = NodeState {
-                phi: q.phi[from * len..(from + count) * len].to_vec(),
-                u: q.u[from * len..(from + count) * len].to_vec(),
-                a: q.a[from..from + count].to_vec(),
-            };
-            let blocks = self.blocks.clone();
-            let b = self.block_of[i].expect("latent nodes are in blocks");
-            blocks[b as usize].restore(self, i, state);
         }
         for i in 0..self.nodes.len() {
             if matches!(self.nodes[i].body, Body::Deterministic(_)) {
@@ -222,5 +218,11 @@ impl Vmp {
         self.changed_all();
         self.initialized = true;
         Ok(())
+    }
+
+    /// Whether a global's snapshot `q` fits node i (its moments' length, unless either keeps none).
+    fn global_state_fits(&self, i: usize, q: &NodeState) -> bool {
+        let own = self.nodes[i].q.u.len();
+        q.u.len() == own || own == 0 || q.u.is_empty()
     }
 }

@@ -91,14 +91,24 @@ impl Sharded {
         &self.shards
     }
 
+    /// The shards, given back (in order).
+    pub fn into_shards(self) -> Vec<Vmp> {
+        self.shards
+    }
+
     /// Starts every shard from the rows of `full`, a single-process compilation of the model on
     /// all the data, started (so both fits start alike): shard s takes the rows after those of
     /// shards 0..s.
     pub fn start_from(&mut self, full: &Vmp) -> Result<(), SplitError> {
+        let full_split = full.split(Some(&self.split.plate))?;
         let mut offset = 0;
         for v in &mut self.shards {
-            v.take_rows(full, &self.split, offset)?;
-            offset += v.plate_size(&self.split.plate);
+            let rows = v.plate_size(&self.split.plate);
+            v.set_state(
+                &self.split,
+                &full.rows_state(&full_split, offset, offset + rows)?,
+            )?;
+            offset += rows;
         }
         Ok(())
     }
