@@ -1,6 +1,7 @@
 //! Data-parallel VMP (`occam_core::engine::Sharded`): a model split along its data plate into
 //! uneven shards, each its own compiled model, sweeps to the single-process bound and posteriors
-//! (to 1e-10 relative, same start and schedule), sweep by sweep; memoized VB reaches the batch
+//! (to 1e-10 relative, same start and schedule), sweep by sweep — a GMM, a Bernoulli mixture,
+//! Bayesian linear regression, ragged HMM sequences and Bayesian PCA; memoized VB reaches the batch
 //! optimum with a bound that never decreases; models that cannot be split say why.
 
 use occam::{DataSet, Model};
@@ -37,6 +38,19 @@ w over C ~ GaussianARD(mean = 0, precision = alpha)
 tau ~ Gamma(shape = 1e-3, rate = 1e-3)
 y[N] ~ Gaussian(mean = dot(X[N], w), precision = tau)
 observe y
+";
+
+const HMM: &str = "\
+plate K = 3
+plates S, T from data y
+data L[S]
+p0 ~ Dirichlet(1) over K
+A[K] ~ Dirichlet(1) over K
+z[S] over T ~ MarkovChain(initial = p0, transition = A, lengths = L)
+mu[K] ~ Gaussian(mean = 0, precision = 1e-2)
+tau[K] ~ Gamma(shape = 1e-3, rate = 1e-3)
+y[S, T] ~ Gaussian(mean = mu[z], precision = tau[z])
+init mu = random
 ";
 
 /// Uneven shard sizes summing to `n`.
@@ -170,6 +184,58 @@ fn a_bayesian_linear_regression_on_seven_uneven_shards_sweeps_as_one_process() {
     }
     let sizes = uneven(n, &[2, 9, 1, 4, 6, 3, 5]);
     same_as_single(REGRESSION, &[("X", c, &xs), ("y", 1, &ys)], n, &sizes);
+}
+
+#[test]
+fn ragged_hmm_sequences_on_five_uneven_shards_sweep_as_one_process() {
+    // One chain per sequence (row of y), lengths 3..=14, NaN after each sequence's end: a shard
+    // holds whole sequences.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
+    let (s, t) = (41, 14);
+    let means = [-3.0, 0.0, 3.0];
+    let (mut y, mut lengths) = (Vec::new(), Vec::new());
+    for _ in 0..s {
+        let len = rng.random_range(3..=t);
+        let mut state = rng.random_range(0..3);
+        for step in 0..t {
+            if step < len {
+                if rng.random::<f64>() < 0.2 {
+                    state = rng.random_range(0..3);
+                }
+                let e: f64 = StandardNormal.sample(&mut rng);
+                y.push(means[state] + 0.5 * e);
+            } else {
+                y.push(f64::NAN);
+            }
+        }
+        lengths.push(len as f64);
+    }
+    let sizes = uneven(s, &[3, 1, 5, 2, 4]);
+    same_as_single(HMM, &[("y", t, &y), ("L", 1, &lengths)], s, &sizes);
+}
+
+#[test]
+fn bayesian_pca_on_four_uneven_shards_sweeps_as_one_process() {
+    // examples/bpca: y[N, D] = W x_n + mu + noise, the latent x_n local with one shared
+    // covariance (`linear::shared`), W, alpha, mu and tau global. Data of rank 3 in D = 10.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/bpca/bpca.occam"
+    ))
+    .unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+    let (n, d, q) = (97, 10, 3);
+    let mut normal = || -> f64 { StandardNormal.sample(&mut rng) };
+    let w: Vec<f64> = (0..d * q).map(|_| normal()).collect();
+    let mut y = Vec::with_capacity(n * d);
+    for _ in 0..n {
+        let x: Vec<f64> = (0..q).map(|_| normal()).collect();
+        for r in 0..d {
+            let wx: f64 = (0..q).map(|k| w[r * q + k] * x[k]).sum();
+            y.push(wx + 0.1 * normal());
+        }
+    }
+    same_as_single(&text, &[("y", d, &y)], n, &uneven(n, &[4, 1, 3, 2]));
 }
 
 #[test]

@@ -153,24 +153,48 @@ impl Vmp {
                     "a shard holds whole rows: the data plate must be its first",
                 ));
             }
-            let (inner, len, q) = (node.n / rows.max(1), node.len, &node.q);
-            let per_element =
-                q.phi.len() == node.n * len && q.u.len() == node.n * len && q.a.len() == node.n;
-            if !matches!(node.body, Body::Stochastic(_)) || !per_element {
+            // Arrays row-major with the data plate outermost (per element, or per sequence of a
+            // chain): each row's part is a 1/rows share of each array.
+            let q = &node.q;
+            if linear::shared::is_shared(node) {
+                // One covariance for every element (`linear::shared`): φ = [φ₁ per element, Φ₂],
+                // u = [m per element, Σ]; a shard takes its elements' rows and the shared part.
+                let d = node.kind.value_len();
+                let per = node.n / rows.max(1) * d;
+                let (lo, hi) = (from * per, to * per);
+                let rest = node.n * d;
+                let cut = |v: &[f64]| [&v[lo..hi], &v[rest..]].concat();
+                let a_per = q.a.len() / rows.max(1);
+                state.nodes.push((
+                    node.name.clone(),
+                    NodeState {
+                        phi: cut(&q.phi),
+                        u: cut(&q.u),
+                        a: q.a[from * a_per..to * a_per].to_vec(),
+                    },
+                ));
+                continue;
+            }
+            let whole = |v: &[f64]| rows > 0 && v.len().is_multiple_of(rows);
+            let laid_out = whole(&q.phi) && whole(&q.u) && whole(&q.a);
+            if !matches!(node.body, Body::Stochastic(_) | Body::Chain(_)) || !laid_out {
                 return Err(fail(
-                    "its state is not per element (take it right after a start)",
+                    "its state is not per row (take it right after a start)",
                 ));
             }
             if from > to || to > rows {
                 return Err(SplitError::Mismatch(format!("rows {from}..{to} of {rows}")));
             }
-            let (a, b) = (from * inner, to * inner);
+            let cut = |v: &[f64]| {
+                let per = v.len() / rows;
+                v[from * per..to * per].to_vec()
+            };
             state.nodes.push((
                 node.name.clone(),
                 NodeState {
-                    phi: q.phi[a * len..b * len].to_vec(),
-                    u: q.u[a * len..b * len].to_vec(),
-                    a: q.a[a..b].to_vec(),
+                    phi: cut(&q.phi),
+                    u: cut(&q.u),
+                    a: cut(&q.a),
                 },
             ));
         }
@@ -191,7 +215,14 @@ impl Vmp {
                 .ok_or_else(|| SplitError::Mismatch(format!("no latent node `{name}`")))?;
             let n = &self.nodes[i];
             let fits = if split.local[i] {
-                q.u.len() == n.n * n.len && q.phi.len() == q.u.len() && q.a.len() == n.n
+                let d = n.kind.value_len();
+                let shared = matches!(n.kind, crate::moments::MomentKind::Gaussian { .. })
+                    && q.u.len() == n.n * d + d * d
+                    && q.phi.len() == q.u.len()
+                    && q.a.len() == n.n;
+                shared
+                    || (q.phi.len(), q.u.len(), q.a.len())
+                        == (n.q.phi.len(), n.q.u.len(), n.q.a.len())
             } else {
                 self.global_state_fits(i, q)
             };
