@@ -37,6 +37,10 @@ def as_table(name, value):
         )
     if arr.dtype != np.float64:
         arr = arr.astype(np.float64)
+    if not arr.flags.aligned:
+        # A buffer unpickled from a network message (Dask) may start at any byte: the extension
+        # reads a C-contiguous array in place, which needs 8-byte alignment.
+        arr = arr.copy()
     return arr
 
 

@@ -16,6 +16,7 @@ mod model;
 mod nn;
 mod observe;
 mod regression;
+mod shard;
 
 use pyo3::prelude::*;
 
@@ -24,6 +25,7 @@ use pyo3::prelude::*;
 fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<fitted::PyFitted>()?;
+    m.add_class::<shard::PyShard>()?;
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::compare_evidence, m)?)?;
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;

@@ -9,6 +9,30 @@ use occam::lower::Compiled;
 use occam::model::Loaded;
 use occam::posterior::role;
 
+/// The text of `occam check --split`: the data plate and which variables are local (their rows
+/// on the shards) or global (replicated), or the located reason the model cannot be split.
+pub fn split_report(model: &occam::Model, plate: Option<&str>) -> occam::Result<String> {
+    let c = model.loaded().compile(true)?;
+    let (plate, vars) = occam::shard::split_of(model, &c, plate)?;
+    let names = |local: bool| {
+        let v: Vec<&str> = vars
+            .iter()
+            .filter(|(_, l)| *l == local)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "data-parallel split along plate {plate}:");
+    let _ = writeln!(s, "  local (each shard holds its rows): {}", names(true));
+    let _ = writeln!(s, "  global (replicated on every shard): {}", names(false));
+    Ok(s)
+}
+
 /// The text of `occam check` for a loaded and compiled model.
 pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
     let m = &loaded.model;

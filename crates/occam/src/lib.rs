@@ -94,6 +94,7 @@ pub mod regression;
 pub mod rotation;
 pub mod sample;
 pub mod saved;
+pub mod shard;
 mod warning;
 
 /// The binary networks (crate `occam-binary`: Boltzmann machines, sigmoid belief networks), for

@@ -17,12 +17,22 @@ pub struct CheckArgs {
     pub model: PathBuf,
     #[command(flatten)]
     pub data: DataArgs,
+    /// Also show the model's split for data-parallel fits: its data plate (inferred from the
+    /// observed data, or PLATE), the local variables (each shard holds their rows) and the
+    /// global ones (replicated, one reduction each per sweep), or why it cannot be split.
+    #[arg(long, value_name = "PLATE", num_args = 0..=1, default_missing_value = "")]
+    pub split: Option<String>,
 }
 
 /// Runs `occam check`.
 pub fn run(a: &CheckArgs) -> Result<()> {
     model_path(&a.model)?;
     let given = DataSet::from_args(&a.data.data)?;
-    out!("{}", Model::from_file(&a.model, &given)?.check()?);
+    let model = Model::from_file(&a.model, &given)?;
+    out!("{}", model.check()?);
+    if let Some(plate) = &a.split {
+        let plate = (!plate.is_empty()).then_some(plate.as_str());
+        out!("{}", occam_report::check::split_report(&model, plate)?);
+    }
     Ok(())
 }

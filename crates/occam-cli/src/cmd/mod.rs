@@ -11,6 +11,7 @@ pub mod nn;
 pub mod predict;
 pub mod progress;
 pub mod sample;
+pub mod shards;
 
 use std::path::PathBuf;
 

@@ -15,5 +15,6 @@ mod fuzz_flags;
 mod golden;
 mod predict;
 mod progress;
+mod shards;
 mod tutorial;
 mod winn_1d;

@@ -97,6 +97,7 @@ impl Vmp {
             shared,
             trees,
             scratch: Mutex::default(),
+            outside: None,
             initialized: false,
             cache: Cache::default(),
         })

@@ -7,7 +7,30 @@ impl Vmp {
     /// Σ of all child messages to node `target`, per element (recursing through deterministic
     /// children, Winn (2.46–2.49)).
     pub(super) fn child_messages(&self, target: usize) -> Vec<f64> {
+        if let Some(o) = self.outside.as_ref().filter(|o| o.target == target) {
+            // A global of a sharded fit: this shard's copy of the global's other children, plus
+            // the summed messages of every shard's local children (module `shard`).
+            let mut m = self.leaf_messages(target, &|c| !o.local[c]);
+            kernels::add_into(&mut m, &o.messages);
+            return m;
+        }
         self.child_messages_where(target, &|_| true)
+    }
+
+    /// Σ of the messages to node `target` sent by the stochastic descendants `leaf` accepts,
+    /// directly or through deterministic nodes (each passes on what its accepted descendants
+    /// send: the messages of Winn (2.46–2.49) are linear in the child's message, so the sum over
+    /// a partition of the leaves is the sum of the parts).
+    pub(super) fn leaf_messages(&self, target: usize, leaf: &dyn Fn(usize) -> bool) -> Vec<f64> {
+        let keep = |c: usize| self.block_of(c).is_none() || leaf(c);
+        let order = self.deterministic_descendants(target, &keep);
+        let mut done: std::collections::HashMap<usize, Vec<f64>> =
+            std::collections::HashMap::with_capacity(order.len());
+        for d in order {
+            let md = self.child_messages_from(d, &keep, &done);
+            done.insert(d, md);
+        }
+        self.child_messages_from(target, &keep, &done)
     }
 
     /// Σ of the messages to node `target` of the children `keep` accepts.

@@ -55,6 +55,7 @@ mod packed;
 mod predictive;
 mod prune;
 mod qblock;
+mod shard;
 mod state;
 mod transform;
 mod tree;
@@ -70,6 +71,7 @@ pub use driver::{
 use elements::*;
 use node::*;
 use qblock::{Block, QBlock};
+pub use shard::{GlobalState, Sharded, ShardedFit, Split, SplitError};
 pub use state::QState;
 pub use transform::GaussianSums;
 
@@ -123,6 +125,8 @@ pub struct Vmp {
     block_of: Vec<Option<u32>>,
     /// The last message array, kept for the next update (see `child_messages`).
     scratch: Mutex<Vec<f64>>,
+    /// A global's update in a sharded fit: the messages of the other shards' data (module `shard`).
+    outside: Option<shard::Outside>,
     initialized: bool,
 }
 

@@ -20,6 +20,7 @@ mod outputs;
 mod parity;
 mod predict;
 mod regression;
+mod shards;
 mod softmax;
 mod square_ard;
 mod trees;

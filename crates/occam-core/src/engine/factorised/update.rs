@@ -191,7 +191,7 @@ impl Vmp {
     /// off-diagonal entries; updating every row at once from the old means is then a Jacobi step,
     /// not coordinate ascent, and can lower the bound. Children with a diagonal precision
     /// (GaussianARD means) leave the rows uncoupled.
-    fn coupled(&self, i: usize) -> bool {
+    pub(in crate::engine) fn coupled(&self, i: usize) -> bool {
         let diagonal = |f: usize| {
             self.nodes[f].children.iter().all(|&(y, role)| {
                 role == Role::Slot(0)

@@ -1,0 +1,273 @@
+//! Sharded fits in one process: batch sweeps (the single-process schedule, step by step) and
+//! memoized VB (Hughes & Sudderth 2013: one shard's locals at a time, then the globals from
+//! every shard's cached state).
+
+use super::*;
+
+/// One step of the schedule: local updates run on every shard; a global's update is a reduction.
+#[derive(Clone, Debug)]
+enum Step {
+    Locals(Vec<NodeId>),
+    Global(NodeId),
+}
+
+/// A model split along its data plate into shards, each its own compiled [`Vmp`] on its rows,
+/// with the globals replicated (module docs).
+pub struct Sharded {
+    shards: Vec<Vmp>,
+    split: Split,
+    steps: Vec<Step>,
+    observed_values: usize,
+}
+
+/// What a sharded run reached.
+#[derive(Clone, Debug)]
+pub struct ShardedFit {
+    /// The bound after each sweep (batch) or pass over the shards (memoized).
+    pub bound_trace: Vec<f64>,
+    /// Whether the bound's change per observed value fell to the tolerance.
+    pub converged: bool,
+}
+
+impl Sharded {
+    /// Shards of one model (compilations of the same text on consecutive rows of the data), split
+    /// along `plate` (or the inferred data plate), swept in `order` (default: the model's default
+    /// order, [`Vmp::default_order`], of the first shard).
+    pub fn new(
+        shards: Vec<Vmp>,
+        plate: Option<&str>,
+        order: Option<Vec<NodeId>>,
+    ) -> Result<Sharded, SplitError> {
+        let first = shards
+            .first()
+            .ok_or_else(|| SplitError::Mismatch("no shards".into()))?;
+        let split = first.split(plate)?;
+        for (s, v) in shards.iter().enumerate().skip(1) {
+            let same = v.nodes.len() == first.nodes.len()
+                && v.nodes
+                    .iter()
+                    .zip(&first.nodes)
+                    .enumerate()
+                    .all(|(i, (a, b))| {
+                        a.name == b.name && a.len == b.len && (split.local[i] || a.n == b.n)
+                    });
+            if !same {
+                return Err(SplitError::Mismatch(format!(
+                    "shard {s} is not the model of shard 0 on other rows"
+                )));
+            }
+        }
+        let order = order.unwrap_or_else(|| first.default_order());
+        let mut steps: Vec<Step> = Vec::new();
+        for id in order {
+            if id.0 >= split.local.len() {
+                return Err(SplitError::Mismatch(format!(
+                    "node {} is not in the model",
+                    id.0
+                )));
+            }
+            match steps.last_mut() {
+                _ if !split.local[id.0] => steps.push(Step::Global(id)),
+                Some(Step::Locals(ids)) => ids.push(id),
+                _ => steps.push(Step::Locals(vec![id])),
+            }
+        }
+        let observed_values = shards.iter().map(|v| v.observed_values()).sum::<usize>();
+        Ok(Sharded {
+            shards,
+            split,
+            steps,
+            observed_values: observed_values.max(1),
+        })
+    }
+
+    /// The split (which nodes are local).
+    pub fn split(&self) -> &Split {
+        &self.split
+    }
+
+    /// The shards.
+    pub fn shards(&self) -> &[Vmp] {
+        &self.shards
+    }
+
+    /// The shards, given back (in order).
+    pub fn into_shards(self) -> Vec<Vmp> {
+        self.shards
+    }
+
+    /// Starts every shard from the rows of `full`, a single-process compilation of the model on
+    /// all the data, started (so both fits start alike): shard s takes the rows after those of
+    /// shards 0..s.
+    pub fn start_from(&mut self, full: &Vmp) -> Result<(), SplitError> {
+        let full_split = full.split(Some(&self.split.plate))?;
+        let mut offset = 0;
+        for v in &mut self.shards {
+            let rows = v.plate_size(&self.split.plate);
+            v.set_state(
+                &self.split,
+                &full.rows_state(&full_split, offset, offset + rows)?,
+            )?;
+            offset += rows;
+        }
+        Ok(())
+    }
+
+    /// A start without the full data: every shard starts (Winn §2.5.1) from `seed + s`; shard 0's
+    /// globals are then updated once from its own rows (so a start that carries information, a
+    /// mixture index's k-means++, reaches them) and copied to every shard, and the other shards'
+    /// locals are updated once from these globals (so their labels agree with shard 0's).
+    pub fn start(&mut self, seed: u64) -> Result<(), RunError> {
+        for (s, v) in self.shards.iter_mut().enumerate() {
+            v.initialize(seed.wrapping_add(s as u64))?;
+        }
+        let split = self.split.clone();
+        let (first, rest) = self.shards.split_first_mut().expect("at least one shard");
+        for step in &self.steps {
+            if let Step::Global(g) = step {
+                first.update(*g)?;
+            }
+        }
+        let globals = first.global_state(&split);
+        for v in rest {
+            v.set_global_state(&split, &globals)
+                .map_err(|e| RunError::Schedule(e.to_string()))?;
+            for step in &self.steps {
+                if let Step::Locals(ids) = step {
+                    for &id in ids {
+                        v.update(id)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One global's update: every shard's local messages summed (in shard order), then the same
+    /// update on every replica.
+    fn reduce(&mut self, g: NodeId) -> Result<(), RunError> {
+        let split = &self.split;
+        let mut total = self.shards[0].local_messages(split, g);
+        for v in &self.shards[1..] {
+            let m = v.local_messages(split, g);
+            kernels::add_into(&mut total, &m);
+        }
+        for v in &mut self.shards {
+            v.update_global(split, g, total.clone())?;
+        }
+        Ok(())
+    }
+
+    /// Runs the local steps `ids` on shard s.
+    fn locals(&mut self, s: usize, ids: &[NodeId]) -> Result<(), RunError> {
+        ids.iter().try_for_each(|&id| self.shards[s].update(id))
+    }
+
+    /// One sweep of the schedule over every shard; returns the bound after it.
+    pub fn sweep(&mut self) -> Result<f64, RunError> {
+        for step in self.steps.clone() {
+            match step {
+                Step::Locals(ids) => {
+                    for s in 0..self.shards.len() {
+                        self.locals(s, &ids)?;
+                    }
+                }
+                Step::Global(g) => self.reduce(g)?,
+            }
+        }
+        Ok(self.bound())
+    }
+
+    /// One pass of memoized VB (Hughes & Sudderth 2013): for each shard in turn, its local steps
+    /// (from the current globals), then every global's update from the sum over all shards, whose
+    /// other shards' local q are those cached from their last visit (the engine's per-node sums,
+    /// `NodeCache`, make their messages a product of cached statistics with the globals). Every
+    /// step is a coordinate step on the whole bound, so the bound never decreases, and a fixed
+    /// point of the pass is one of the batch sweep. Returns the bound after the pass.
+    pub fn memoized_pass(&mut self) -> Result<f64, RunError> {
+        for s in 0..self.shards.len() {
+            for step in self.steps.clone() {
+                match step {
+                    Step::Locals(ids) => self.locals(s, &ids)?,
+                    Step::Global(g) => self.reduce(g)?,
+                }
+            }
+        }
+        Ok(self.bound())
+    }
+
+    /// The bound: every shard's local terms plus the globals' terms — Winn (2.31).
+    pub fn bound(&self) -> f64 {
+        let global = self.shards[0].split_bound(&self.split).1;
+        global
+            + self
+                .shards
+                .iter()
+                .map(|v| v.split_bound(&self.split).0)
+                .sum::<f64>()
+    }
+
+    /// Sweeps (or memoized passes) until the bound's change per observed value is at most `tol`,
+    /// or `max_iter`; a decrease beyond round-off (10⁻⁹ relative) is an error, as every step is
+    /// a coordinate ascent step on the bound.
+    pub fn run(
+        &mut self,
+        max_iter: usize,
+        tol: f64,
+        memoized: bool,
+    ) -> Result<ShardedFit, RunError> {
+        let mut trace: Vec<f64> = Vec::new();
+        for iteration in 1..=max_iter {
+            let l = if memoized {
+                self.memoized_pass()?
+            } else {
+                self.sweep()?
+            };
+            let prev = trace.last().copied();
+            trace.push(l);
+            let Some(prev) = prev else { continue };
+            if l < prev - 1e-9 * (1.0 + prev.abs()) {
+                return Err(RunError::BoundDecreased {
+                    iteration,
+                    by: prev - l,
+                    node: "(sharded sweep)".into(),
+                });
+            }
+            if (l - prev).abs() / self.observed_values as f64 <= tol {
+                return Ok(ShardedFit {
+                    bound_trace: trace,
+                    converged: true,
+                });
+            }
+        }
+        Ok(ShardedFit {
+            bound_trace: trace,
+            converged: false,
+        })
+    }
+
+    /// The number of f64 values that travel per sweep between the shards and the reduction: for
+    /// every global step, each shard's n·len message values up and the n·len sum back down.
+    pub fn values_per_sweep(&self) -> usize {
+        let v = &self.shards[0];
+        let per: usize = self
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Global(g) => Some(v.nodes[g.0].n * v.nodes[g.0].len),
+                Step::Locals(_) => None,
+            })
+            .sum();
+        2 * per * self.shards.len()
+    }
+}
+
+impl Vmp {
+    /// The size of plate `name` (0 if the model has no such plate).
+    pub fn plate_size(&self, name: &str) -> usize {
+        self.plates
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |p| p.1)
+    }
+}

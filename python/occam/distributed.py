@@ -1,0 +1,275 @@
+"""Data-parallel fits: a model whose data are split into shards along their data plate (the plate
+every observed variable has first, or the one named), each shard compiled where it lives — in this
+process, or on a Dask worker — and swept exactly as one process would sweep all the data.
+
+A node with the data plate is *local* (each shard holds its rows); every other node is *global*
+(replicated on every shard). A sweep follows the model's schedule step by step: local updates run
+on every shard at once; a global's update is one reduction — every shard sends the sum of its
+local children's messages to that global (``n·len`` float64 values for a global of ``n``
+elements with moments of length ``len``), the client adds them in shard order and sends the sum
+back, and every shard applies the same update (Winn (2.19)) to its replica. The bound is the sum
+of every shard's local terms plus the globals' terms. Data and local posteriors never leave the
+shards; what travels per sweep is ``2 · S · Σ_g n_g·len_g`` float64 values for ``S`` shards
+(see ``Result.bytes_per_sweep``), plus two floats per shard for the bound.
+
+>>> import occam.distributed as od                                   # doctest: +SKIP
+>>> from dask.distributed import Client, LocalCluster
+>>> client = Client(LocalCluster(n_workers=2, threads_per_worker=1, processes=True))
+>>> r = od.fit(source, [{"x": x[:500]}, {"x": x[500:]}], client=client)
+>>> r.bound, r.posterior("mu")["mean"]
+
+Each shard is a Dask *actor*: the shard's compiled model (its data, its local posteriors, the
+engine's cached sums) is a mutable object that must stay on one worker and change in place
+between sweeps. Dask futures are immutable values the scheduler may copy, move or recompute, and
+pickling a shard to move it would move its data; an actor pins the object to a worker and runs its
+methods there, so only the arguments and results of those calls (the bytes above) travel. Actors
+are not rebuilt when their worker dies: the fit then stops with :class:`ShardLost` naming the
+shard, never with a wrong answer.
+"""
+
+import glob as _glob
+import os as _os
+
+import numpy as _np
+
+from . import _occam
+from ._data import as_data as _as_data
+from ._errors import OccamError, UsageError
+
+__all__ = ["fit", "single_process_start", "Result", "ShardLost", "read_shard_files"]
+
+
+class ShardLost(OccamError):
+    """A shard's worker died (or its actor failed) during a distributed fit."""
+
+
+def _read(data):
+    """A shard's data: ``{name: array}``, or ``{name: path}`` of ``.npy`` / ``.csv`` files read
+    where the shard is built (on its worker)."""
+    out = {}
+    for name, value in data.items():
+        if isinstance(value, (str, _os.PathLike)):
+            path = _os.fspath(value)
+            if path.endswith(".npy"):
+                value = _np.load(path, mmap_mode="r")
+            else:
+                value = _np.loadtxt(path, delimiter=",", skiprows=1, ndmin=1)
+        out[name] = value
+    return _as_data(out)
+
+
+class _Shard:
+    """One shard: the compiled model on its rows (an actor's class on Dask)."""
+
+    def __init__(self, source, data, name, plate):
+        self.shard = _occam.Shard(source, _read(data), name, plate)
+
+    def schedule(self):
+        return self.shard.schedule()
+
+    def plate(self):
+        return self.shard.plate()
+
+    def observed_values(self):
+        return self.shard.observed_values()
+
+    def initialize(self, seed):
+        self.shard.initialize(seed)
+
+    def update(self, names):
+        self.shard.update(list(names))
+
+    def local_messages(self, name):
+        return self.shard.local_messages(name)
+
+    def update_global(self, name, summed):
+        self.shard.update_global(name, summed)
+
+    def split_bound(self):
+        return self.shard.split_bound()
+
+    def global_state(self):
+        return self.shard.global_state()
+
+    def set_state(self, state):
+        self.shard.set_state(state)
+
+    def moments(self, name):
+        return self.shard.moments(name)
+
+    def posterior(self, name):
+        return self.shard.posterior(name)
+
+
+class _Here:
+    """Shards held in this process (one machine): calls return at once."""
+
+    def __init__(self, source, shards, name, plate):
+        self.shards = [_Shard(source, d, name, plate) for d in shards]
+
+    def call(self, method, args_per_shard):
+        return [getattr(s, method)(*a) for s, a in zip(self.shards, args_per_shard)]
+
+
+class _Dask:
+    """Shards as actors spread over the workers of a Dask client (round robin)."""
+
+    def __init__(self, client, source, shards, name, plate):
+        workers = sorted(client.scheduler_info()["workers"])
+        if not workers:
+            raise UsageError("the Dask client has no workers")
+        self.futures = [
+            client.submit(_Shard, source, d, name, plate, actor=True,
+                          workers=[workers[i % len(workers)]], allow_other_workers=False)
+            for i, d in enumerate(shards)
+        ]
+        self.shards = [self._result(i, f) for i, f in enumerate(self.futures)]
+
+    @staticmethod
+    def _result(i, future):
+        try:
+            return future.result()
+        except OccamError:
+            raise
+        except Exception as e:  # a worker lost, a closed actor
+            raise ShardLost(f"shard {i}: {type(e).__name__}: {e}") from e
+
+    def call(self, method, args_per_shard):
+        pending = [getattr(s, method)(*a) for s, a in zip(self.shards, args_per_shard)]
+        return [self._result(i, p) for i, p in enumerate(pending)]
+
+
+def single_process_start(source, data, sizes, seed=0, name="model.occam", plate=None):
+    """The start of a single-process fit of ``data`` (seed ``seed``) cut into shards of ``sizes``
+    consecutive rows: one state (bytes) per shard, for :func:`fit`'s ``start`` — so a sharded fit
+    and ``occam._occam.Shard`` on all the data sweep from the same state."""
+    full = _occam.Shard(source, _read(data), name, plate)
+    full.initialize(seed)
+    out, at = [], 0
+    for n in sizes:
+        out.append(full.rows_state(at, at + n))
+        at += n
+    if at != full.plate()[1]:
+        raise UsageError(f"shard sizes add up to {at}, the data plate has {full.plate()[1]} rows")
+    return out
+
+
+def read_shard_files(pattern, name):
+    """Shards from files matching ``pattern`` (a glob; sorted), each the data ``name`` of one
+    shard: ``[{name: path}, ...]`` (read on the worker that holds the shard)."""
+    paths = sorted(_glob.glob(pattern))
+    if not paths:
+        raise UsageError(f"no shard files match {pattern!r}")
+    return [{name: p} for p in paths]
+
+
+class Result:
+    """A distributed fit: the bound, its trace, the globals' posteriors and each shard's locals."""
+
+    def __init__(self, runner, trace, converged, bytes_per_sweep):
+        self._runner = runner
+        self.bound_trace = _np.asarray(trace)
+        self.bound = trace[-1] if trace else float("nan")
+        self.iterations = len(trace)
+        self.converged = converged
+        #: Bytes of messages (up and down) per sweep.
+        self.bytes_per_sweep = bytes_per_sweep
+
+    def posterior(self, name):
+        """The posterior of a global variable (from shard 0's replica), as ``Fitted.posterior``."""
+        return self._runner.call("posterior", [(name,)])[0]
+
+    def local_posteriors(self, name):
+        """The posterior of local variable ``name`` on every shard (a list, shard order)."""
+        return self._runner.call("posterior", [(name,)] * len(self._runner.shards))
+
+    def moments(self, name, shard=0):
+        """Posterior moments of node ``name`` on one shard (flat)."""
+        out = self._runner.call("moments", [(name,)] * len(self._runner.shards))
+        return out[shard]
+
+
+def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max_iter=1000,
+        tol=1e-6, start=None, callback=None):
+    """Fits ``source`` (model text) to ``shards`` — a list of ``{name: array or .npy/.csv path}``,
+    consecutive blocks of rows along the data plate — by batch VMP sweeps over the shards, on the
+    workers of Dask ``client`` (or in this process when ``client`` is None).
+
+    ``start``: None (each shard starts from ``seed + s``; shard 0's globals are updated from its
+    own rows and copied to every shard, whose locals are then updated from them), or one state
+    per shard (bytes, e.g. :func:`single_process_start`). The schedule is the model's default
+    one; stops when the bound's change per observed value is at most ``tol`` (None: never) or
+    after ``max_iter`` sweeps; a decreasing bound raises :class:`occam.RunError`. ``callback(sweep,
+    bound)`` is called after every sweep (return False to stop)."""
+    if not shards:
+        raise UsageError("no shards")
+    runner = (_Here(source, shards, name, plate) if client is None
+              else _Dask(client, source, shards, name, plate))
+    n = len(runner.shards)
+    each = lambda *a: [a] * n  # noqa: E731
+    schedule = runner.call("schedule", [()])[0]
+    steps = []
+    for node, local in schedule:
+        if local and steps and steps[-1][0] == "local":
+            steps[-1][1].append(node)
+        else:
+            steps.append(("local", [node]) if local else ("global", node))
+    if start is None:
+        # The engine's sharded start (occam_core::engine::Sharded::start).
+        runner.call("initialize", [(seed + s,) for s in range(n)])
+        for kind, what in steps:
+            if kind == "global":
+                m = _call_one(runner, 0, "local_messages", what)
+                _call_one(runner, 0, "update_global", what, m)
+        state = _call_one(runner, 0, "global_state")
+        rest = [s for s in range(1, n)]
+        _call_some(runner, rest, "set_state", state)
+        for kind, what in steps:
+            if kind == "local":
+                _call_some(runner, rest, "update", what)
+    else:
+        if len(start) != n:
+            raise UsageError(f"{len(start)} start states for {n} shards")
+        runner.call("set_state", [(b,) for b in start])
+    observed = max(1, sum(runner.call("observed_values", each())))
+    trace, converged, moved = [], False, 0
+    for sweep in range(1, max_iter + 1):
+        moved = 0
+        for kind, what in steps:
+            if kind == "local":
+                runner.call("update", each(what))
+                continue
+            parts = runner.call("local_messages", each(what))
+            total = _np.zeros(len(parts[0]) // 8)
+            for p in parts:  # shard order: the same sum on every run
+                total += _np.frombuffer(p, dtype="<f8")
+            summed = total.astype("<f8").tobytes()
+            runner.call("update_global", each(what, summed))
+            moved += sum(len(p) for p in parts) + n * len(summed)
+        terms = runner.call("split_bound", each())
+        bound = terms[0][1] + sum(t[0] for t in terms)
+        prev = trace[-1] if trace else None
+        trace.append(bound)
+        if callback is not None and callback(sweep, bound) is False:
+            break
+        if prev is None:
+            continue
+        if bound < prev - 1e-9 * (1.0 + abs(prev)):
+            from ._errors import RunError
+            raise RunError(f"the lower bound decreased by {prev - bound:e} at sweep {sweep}")
+        if tol is not None and abs(bound - prev) / observed <= tol:
+            converged = True
+            break
+    return Result(runner, trace, converged, moved)
+
+
+def _call_one(runner, s, method, *args):
+    out = getattr(runner.shards[s], method)(*args)
+    return out if isinstance(runner, _Here) else _Dask._result(s, out)
+
+
+def _call_some(runner, which, method, *args):
+    pending = [getattr(runner.shards[s], method)(*args) for s in which]
+    if isinstance(runner, _Here):
+        return pending
+    return [_Dask._result(s, p) for s, p in zip(which, pending)]

@@ -1,0 +1,120 @@
+"""occam.distributed: a fit over uneven shards — in this process, from shard files, or as actors on
+a Dask LocalCluster of two worker processes — gives the single-process bound and posteriors (to
+1e-10 relative) from the same start with the same schedule."""
+
+import numpy as np
+import pytest
+
+import occam
+import occam.distributed as od
+from occam import _occam
+
+GMM = """\
+plate K = 3
+plates N, D from data x
+pi ~ Dirichlet(1) over K
+z[N] ~ Categorical(pi)
+mu[K] over D ~ MvGaussian(mean = 0, precision = identity * 1e-2)
+Lambda[K] over D ~ Wishart(dof = 3, rate = identity * 1)
+x[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
+"""
+
+SIZES = [23, 61, 7, 90, 36]  # five uneven shards, N = 217
+SWEEPS = 25
+
+
+def gmm_data(n=sum(SIZES), seed=1):
+    rng = np.random.default_rng(seed)
+    centres = np.array([[-4.0, 0.0], [3.0, 3.0], [2.0, -4.0]])
+    return centres[rng.integers(0, 3, n)] + rng.standard_normal((n, 2))
+
+
+def cut(x, sizes=SIZES):
+    at = np.cumsum([0] + sizes)
+    return [{"x": x[a:b]} for a, b in zip(at[:-1], at[1:])]
+
+
+def single_process(x, seed, sweeps):
+    """The engine's ordinary sweeps on all the data: every node's update in the default order."""
+    full = _occam.Shard(GMM, {"x": x})
+    full.initialize(seed)
+    order = [n for n, _ in full.schedule()]
+    trace = []
+    for _ in range(sweeps):
+        full.update(order)
+        trace.append(sum(full.split_bound()))
+    return full, np.array(trace)
+
+
+def close(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    assert a.shape == b.shape
+    assert np.all(np.abs(a - b) <= 1e-10 * (1.0 + np.maximum(np.abs(a), np.abs(b)))), \
+        np.max(np.abs(a - b))
+
+
+def same_as_single(client):
+    x = gmm_data()
+    full, trace = single_process(x, 4, SWEEPS)
+    start = od.single_process_start(GMM, {"x": x}, SIZES, seed=4)
+    r = od.fit(GMM, cut(x), client=client, start=start, max_iter=SWEEPS, tol=None)
+    assert r.iterations == SWEEPS
+    close(r.bound_trace, trace)
+    for g in ["pi", "mu", "Lambda"]:
+        close(r.moments(g), full.moments(g))
+        for k, v in full.posterior(g)["params"].items():
+            close(r.posterior(g)["params"][k], v)
+    z = np.concatenate([r.moments("z", s) for s in range(len(SIZES))])
+    close(z, full.moments("z"))
+    # What travels: for each of the three globals, every shard's n·len messages up, the sum down.
+    per = sum(full.moments(g).size for g in ["pi", "mu", "Lambda"])
+    assert r.bytes_per_sweep == 2 * len(SIZES) * per * 8
+    return r
+
+
+def test_in_process_shards_sweep_as_one_process():
+    same_as_single(None)
+
+
+def test_shard_files_fit_as_the_arrays_they_hold(tmp_path):
+    x = gmm_data()
+    for i, d in enumerate(cut(x)):
+        np.save(tmp_path / f"part-{i}.npy", d["x"])
+    files = od.read_shard_files(str(tmp_path / "part-*.npy"), "x")
+    assert len(files) == len(SIZES)
+    a = od.fit(GMM, files, seed=2, max_iter=200, tol=1e-8)
+    b = od.fit(GMM, cut(x), seed=2, max_iter=200, tol=1e-8)
+    assert a.converged and a.iterations == b.iterations
+    np.testing.assert_array_equal(a.bound_trace, b.bound_trace)
+    np.testing.assert_array_equal(a.moments("mu"), b.moments("mu"))
+
+
+def test_a_model_that_cannot_be_split_says_why():
+    with pytest.raises(occam.OccamError, match="`z`.*mixture index"):
+        od.fit(GMM, cut(gmm_data()), plate="D", max_iter=2)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_dask_actors_on_two_workers_sweep_as_one_process(client):
+    r = same_as_single(client)
+    # Local posteriors stay on the workers; each shard gives its own rows'.
+    zs = r.local_posteriors("z")
+    assert [p["params"]["probabilities"].shape[0] for p in zs] == SIZES
+
+
+def test_dask_default_start_converges_and_the_bound_never_decreases(client):
+    r = od.fit(GMM, cut(gmm_data(seed=3)), client=client, seed=0, max_iter=300, tol=1e-8)
+    assert r.converged
+    assert np.all(np.diff(r.bound_trace) >= -1e-9 * np.abs(r.bound_trace[1:]))
+    w = r.posterior("pi")["params"]["mean"]
+    assert np.all((w > 0.2) & (w < 0.5)), w
