@@ -257,7 +257,8 @@ class Model:
         return self._model.name
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
-            strict=False, callback=None, order=None, rotate=None, threads=None, settle=False):
+            strict=False, callback=None, order=None, rotate=None, threads=None, settle=False,
+            candidate_starts=True):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
         missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. A fit has converged when the bound's change over a sweep, divided by the number
@@ -277,7 +278,10 @@ class Model:
         ``settle=True`` settles the first sweep: the updates before the first node with an
         informative start (a mixture index's k-means start) are repeated until their change of
         the bound is within ``tol``, so a mean-field mixture's parameters agree with each other
-        before the index is first updated (fewer sweeps from a k-means start)."""
+        before the index is first updated (fewer sweeps from a k-means start).
+        ``candidate_starts=False`` runs a mixture from its k-means start alone (scikit-learn's
+        ``n_init=1``); by default each restart also runs two random-label starts, each ended
+        once it cannot reach the best bound so far, and keeps the best."""
         if callback is not None and not callable(callback):
             raise TypeError("callback must be callable: callback(iteration, bound, elapsed)")
         if order is not None:
@@ -290,7 +294,8 @@ class Model:
         try:
             fitted = self._model.fit(_as_data(data), callback=callback, order=order,
                                      rotate=None if rotate is None else bool(rotate),
-                                     threads=threads, settle=bool(settle), **s)
+                                     threads=threads, settle=bool(settle),
+                                     candidate_starts=bool(candidate_starts), **s)
         except Interrupted as e:
             if e.result is not None and not isinstance(e.result, Result):
                 e.result = Result(e.result)

@@ -278,7 +278,7 @@ impl PyModel {
     /// (`occam::rotation`; `None`, the default: wherever the model has them, `True`:
     /// required, `False`: never); `threads` the number of threads (default: the global pool, all
     /// cores); `settle` settles the first sweep (`occam::Settings::settle`).
-    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=None, threads=None, settle=false))]
+    #[pyo3(signature = (data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, callback=None, order=None, rotate=None, threads=None, settle=false, candidate_starts=true))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         &self,
@@ -295,11 +295,13 @@ impl PyModel {
         rotate: Option<bool>,
         threads: Option<usize>,
         settle: bool,
+        candidate_starts: bool,
     ) -> PyResult<PyFitted> {
         crate::errors::guard(py, || {
             let model = self.model_with_data(py, data)?;
             let s = Settings {
                 settle,
+                candidate_starts,
                 ..settings(seed, restarts, max_iter, tol, prune, strict, order, rotate)
             };
             fit_released(py, &model, &s, callback, threads)
