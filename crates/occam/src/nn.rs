@@ -9,8 +9,8 @@ pub use occam_nn::*;
 
 mod fit;
 pub use fit::{
-    fit_arrays, fit_file, fit_table, predict_arrays, predictions_csv, read_spec, spec_from_json,
-    Columns, SavedNetwork,
+    fit_arrays, fit_file, fit_table, predict_arrays, predicted_rows_csv, predictions_csv,
+    read_spec, spec_from_json, Columns, PredictedRows, SavedNetwork,
 };
 
 use crate::error::{Error, Result};

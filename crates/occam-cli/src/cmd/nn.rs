@@ -8,7 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use occam::nn::bnn::prior::PriorKind;
 use occam::nn::net::{Method, NetSpec};
 use occam::nn::{
-    fit_file, predictions_csv, read_spec, reproduce, Columns, ReproduceOptions, SavedNetwork,
+    fit_file, predicted_rows_csv, read_spec, reproduce, Columns, ReproduceOptions, SavedNetwork,
     REPRODUCTIONS,
 };
 
@@ -175,6 +175,10 @@ pub struct PredictArgs {
     /// Write the CSV here instead of printing it.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// A column of the data (name or 1-based position, e.g. the year) whose value in each
+    /// predicted row is written beside the row index.
+    #[arg(long, value_name = "COLUMN")]
+    pub time: Option<String>,
 }
 
 /// Runs an `occam nn` command.
@@ -235,7 +239,7 @@ pub fn run(c: &NnCommand) -> Result<()> {
         }
         NnCommand::Predict(a) => {
             let saved = SavedNetwork::load(&a.network)?;
-            let csv = predictions_csv(&saved.predict_file(&a.data)?);
+            let csv = predicted_rows_csv(&saved.predict_rows(&a.data, a.time.as_deref())?);
             match &a.out {
                 Some(p) => occam::atomic::write(p, csv.as_bytes())?,
                 None => out!("{csv}"),

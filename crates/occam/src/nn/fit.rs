@@ -302,10 +302,79 @@ impl SavedNetwork {
     pub fn predict_file(&self, path: &Path) -> Result<Predictions> {
         self.predict_table(&data::read("data", path)?)
     }
+
+    /// The data row (0-based, header excluded) of the first prediction: a time-series network
+    /// predicts each row from the `lags` rows before it, so from row `lags` on.
+    pub fn first_row(&self) -> usize {
+        self.lags.unwrap_or(0)
+    }
+
+    /// Predictions for a data file, with the row each one is for and, given `time` (a column
+    /// name or 1-based position), that column's value in the row.
+    pub fn predict_rows(&self, path: &Path, time: Option<&str>) -> Result<PredictedRows> {
+        let t = data::read("data", path)?;
+        let p = self.predict_table(&t)?;
+        let first = self.first_row();
+        let rows: Vec<usize> = (first..first + p.mean.len()).collect();
+        let time = match time {
+            Some(r) => {
+                let c = column(&t, r)?;
+                let values = rows
+                    .iter()
+                    .map(|&row| {
+                        let i = row * t.cols + c;
+                        if t.present[i] {
+                            Ok(t.values[i])
+                        } else {
+                            Err(t.error_at(i, "missing time value"))
+                        }
+                    })
+                    .collect::<Result<Vec<f64>>>()?;
+                Some((column_names(&t)[c].clone(), values))
+            }
+            None => None,
+        };
+        Ok(PredictedRows {
+            rows,
+            time,
+            predictions: p,
+        })
+    }
 }
 
-/// Predictions as CSV text: `mean`, then `sd_function` and `sd_total` when the method gives them.
-pub fn predictions_csv(p: &Predictions) -> String {
+/// Predictions with the data row each is for (and a time column's value in it).
+#[derive(Clone, Debug)]
+pub struct PredictedRows {
+    /// Data row (0-based, header excluded) of each prediction.
+    pub rows: Vec<usize>,
+    /// The time column's name and its value in each predicted row, if asked for.
+    pub time: Option<(String, Vec<f64>)>,
+    /// The predictions.
+    pub predictions: Predictions,
+}
+
+/// Predictions as CSV text: `row` (the data row each is for, 0-based), the time column when
+/// asked for, `mean`, then `sd_function` and `sd_total` when the method gives them.
+pub fn predicted_rows_csv(p: &PredictedRows) -> String {
+    let mut header = vec!["row".to_string()];
+    let mut cols: Vec<Vec<f64>> = vec![p.rows.iter().map(|&r| r as f64).collect()];
+    if let Some((name, values)) = &p.time {
+        header.push(name.clone());
+        cols.push(values.clone());
+    }
+    let (more, values) = prediction_columns(&p.predictions);
+    header.extend(more);
+    cols.extend(values);
+    let n = p.rows.len();
+    let values: Vec<f64> = (0..n)
+        .flat_map(|r| cols.iter().map(move |c| c[r]))
+        .collect();
+    data::to_csv(&header, n, &values)
+}
+
+/// The prediction columns' names and values: `mean`, then `sd_function` and `sd_total` when
+/// the method gives them.
+fn prediction_columns(p: &Predictions) -> (Vec<String>, Vec<Vec<f64>>) {
     let mut header = vec!["mean".to_string()];
     let mut cols: Vec<Vec<f64>> = vec![p.mean.clone()];
     for (name, v) in [("sd_function", &p.var_function), ("sd_total", &p.var_total)] {
@@ -314,6 +383,12 @@ pub fn predictions_csv(p: &Predictions) -> String {
             cols.push(v.iter().map(|x| x.sqrt()).collect());
         }
     }
+    (header, cols)
+}
+
+/// Predictions as CSV text: `mean`, then `sd_function` and `sd_total` when the method gives them.
+pub fn predictions_csv(p: &Predictions) -> String {
+    let (header, cols) = prediction_columns(p);
     let n = p.mean.len();
     let values: Vec<f64> = (0..n)
         .flat_map(|r| cols.iter().map(move |c| c[r]))

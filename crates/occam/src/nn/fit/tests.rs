@@ -88,6 +88,28 @@ fn a_time_series_network_predicts_one_step_ahead() {
     assert_eq!(p.mean.len(), 57);
     // A noiseless sinusoid is linear in its last 2 values: the fit is close.
     assert!(saved.net.train_rmse < 4.0, "{}", saved.net.train_rmse);
+    // The predictions name their rows: row 3 (the year 1903) is the first, predicted from the
+    // three values before it.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("series.csv");
+    std::fs::write(&path, &s).unwrap();
+    let rows = saved.predict_rows(&path, Some("year")).unwrap();
+    assert_eq!(rows.predictions, p);
+    assert_eq!(rows.rows, (3..60).collect::<Vec<_>>());
+    let years: Vec<f64> = (1903..1960).map(f64::from).collect();
+    assert_eq!(rows.time, Some(("year".to_string(), years)));
+    let csv = predicted_rows_csv(&rows);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("row,year,mean,sd_function,sd_total"));
+    assert!(lines.next().unwrap().starts_with("3,1903,"), "{csv}");
+    assert_eq!(csv.lines().count(), 58);
+    // By position too; an unknown column is a located error.
+    assert_eq!(
+        saved.predict_rows(&path, Some("1")).unwrap().time,
+        rows.time
+    );
+    let e = saved.predict_rows(&path, Some("when")).unwrap_err();
+    assert!(e.to_string().contains("no column `when`"), "{e}");
 }
 
 #[test]
