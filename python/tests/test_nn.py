@@ -59,8 +59,10 @@ def test_python_equals_the_command_line(tmp_path):
     cli = np.loadtxt(pred.splitlines(), delimiter=",", skiprows=1)
     py = BayesianMLP(**QUICK).fit(x, t)
     mean, sd = py.predict(x, return_std=True)
-    np.testing.assert_array_equal(cli[:, 0], mean)
-    np.testing.assert_array_equal(cli[:, 2], sd)
+    # Columns: row (the data row each prediction is for), mean, sd_function, sd_total.
+    np.testing.assert_array_equal(cli[:, 0], np.arange(len(t)))
+    np.testing.assert_array_equal(cli[:, 1], mean)
+    np.testing.assert_array_equal(cli[:, 3], sd)
 
 
 def test_methods_without_variances_say_so():
