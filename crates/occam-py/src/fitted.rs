@@ -188,19 +188,7 @@ impl PyFitted {
                     ),
                 ));
             }
-            let p = self.inner.posterior(name).py_err(py)?;
-            let params = PyDict::new(py);
-            for q in p.params {
-                let a: Bound<'py, PyArrayDyn<f64>> = shaped(py, q.values, &q.shape)?;
-                params.set_item(q.name, a)?;
-            }
-            let out = PyDict::new(py);
-            out.set_item("name", p.name)?;
-            out.set_item("distribution", p.distribution)?;
-            out.set_item("role", p.role)?;
-            out.set_item("plates", p.plates)?;
-            out.set_item("params", params)?;
-            Ok(out)
+            posterior_dict(py, self.inner.posterior(name).py_err(py)?)
         })
     }
 
@@ -343,4 +331,24 @@ pub fn probabilities(
         }
         Ok(occam::probabilities(&bounds, &priors))
     })
+}
+
+/// A posterior as the Python package's dict: name, distribution, role, plates and each
+/// parameter as an array shaped by the plates.
+pub(crate) fn posterior_dict(
+    py: Python<'_>,
+    p: occam::posterior::Posterior,
+) -> PyResult<Bound<'_, PyDict>> {
+    let params = PyDict::new(py);
+    for q in p.params {
+        let a: Bound<'_, PyArrayDyn<f64>> = shaped(py, q.values, &q.shape)?;
+        params.set_item(q.name, a)?;
+    }
+    let out = PyDict::new(py);
+    out.set_item("name", p.name)?;
+    out.set_item("distribution", p.distribution)?;
+    out.set_item("role", p.role)?;
+    out.set_item("plates", p.plates)?;
+    out.set_item("params", params)?;
+    Ok(out)
 }

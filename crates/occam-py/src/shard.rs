@@ -8,7 +8,7 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::arrays::{dataset, shaped};
+use crate::arrays::dataset;
 use crate::errors::IntoPy;
 
 /// A model compiled on one shard of its data (see `occam.distributed`).
@@ -118,17 +118,6 @@ impl PyShard {
     /// The posterior of variable `name` on this shard: `{"name", "distribution", "role",
     /// "plates", "params"}` as `Fitted.posterior` gives it.
     fn posterior<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
-        let p = self.inner.posterior(name).py_err(py)?;
-        let params = PyDict::new(py);
-        for q in p.params {
-            params.set_item(q.name, shaped(py, q.values, &q.shape)?)?;
-        }
-        let out = PyDict::new(py);
-        out.set_item("name", p.name)?;
-        out.set_item("distribution", p.distribution)?;
-        out.set_item("role", p.role)?;
-        out.set_item("plates", p.plates)?;
-        out.set_item("params", params)?;
-        Ok(out)
+        crate::fitted::posterior_dict(py, self.inner.posterior(name).py_err(py)?)
     }
 }

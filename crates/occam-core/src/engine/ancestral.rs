@@ -41,22 +41,8 @@ impl Vmp {
             let mut buf = Vec::new();
             let mut x = vec![0.0; n * vlen];
             let mut u = vec![0.0; n * len];
-            struct Prior<'a>(
-                &'a [Node],
-                &'a Node,
-                usize,
-                &'a mut [f64],
-                &'a mut [f64],
-                &'a mut Vec<f64>,
-            );
-            impl DistVisitor for Prior<'_> {
-                type Output = ();
-                fn visit<D: ExpFamily>(self, d: &D) {
-                    prior_of(d, self.0, self.1, self.2, self.3, self.4, self.5);
-                }
-            }
             for e in 0..n {
-                dist.visit(Prior(&self.nodes, node, e, &mut phi, &mut tmp, &mut buf));
+                dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
                 if moments(&dist, &phi, &mut tmp).is_err() {
                     return Err(self.numerical(
                         i,

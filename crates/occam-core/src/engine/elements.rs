@@ -60,6 +60,34 @@ pub(super) fn config_digit(node: &Node, m: usize, q: usize) -> usize {
     (q / inner) % node.selectors[m].k
 }
 
+/// [`prior_of`] for a family known only as a [`Dist`] (the samplers, which visit one node at a
+/// time): writes φ_p into `phi`, returns ⟨A⟩.
+pub(super) fn dist_prior_of(
+    dist: &Dist,
+    nodes: &[Node],
+    node: &Node,
+    e: usize,
+    phi: &mut [f64],
+    tmp: &mut [f64],
+    buf: &mut Vec<f64>,
+) -> f64 {
+    struct Prior<'a>(
+        &'a [Node],
+        &'a Node,
+        usize,
+        &'a mut [f64],
+        &'a mut [f64],
+        &'a mut Vec<f64>,
+    );
+    impl DistVisitor for Prior<'_> {
+        type Output = f64;
+        fn visit<D: ExpFamily>(self, d: &D) -> f64 {
+            prior_of(d, self.0, self.1, self.2, self.3, self.4, self.5)
+        }
+    }
+    dist.visit(Prior(nodes, node, e, phi, tmp, buf))
+}
+
 /// Expected prior of element e: φ_p = Σ_q w_q ⟨φ(pa_q)⟩, returns Σ_q w_q ⟨A(pa_q)⟩ (Winn (2.52)).
 pub(super) fn prior_of<D: ExpFamily>(
     d: &D,

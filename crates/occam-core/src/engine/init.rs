@@ -260,20 +260,26 @@ impl Vmp {
                 continue;
             }
             match given {
+                // The point mass: φ = ln one-hot, A = ln 1 = 0 (no softmax needed).
                 Given::Labels(label) => {
                     u.iter_mut().for_each(|v| *v = 0.0);
                     u[label[e]] = 1.0;
+                    phi.iter_mut().for_each(|p| *p = f64::NEG_INFINITY);
+                    phi[label[e]] = 0.0;
+                    *a = 0.0;
                 }
-                Given::Moments(values) => u.copy_from_slice(&values[e * len..(e + 1) * len]),
+                // (u is kept as given: moments that do not sum to 1 — a finite-difference
+                // probe — are not renormalised; A is then ln Σ u.)
+                Given::Moments(values) => {
+                    u.copy_from_slice(&values[e * len..(e + 1) * len]);
+                    phi.iter_mut().zip(u.iter()).for_each(|(p, &v)| *p = v.ln());
+                    *a = moments(&dist, phi, &mut scratch).map_err(|what| RunError::Numerical {
+                        node: model.name.clone(),
+                        element: e,
+                        what,
+                    })?;
+                }
             }
-            // (u is kept as given: moments that do not sum to 1 — a finite-difference probe —
-            // are not renormalised; A is then ln Σ u.)
-            phi.iter_mut().zip(u.iter()).for_each(|(p, &v)| *p = v.ln());
-            *a = moments(&dist, phi, &mut scratch).map_err(|what| RunError::Numerical {
-                node: model.name.clone(),
-                element: e,
-                what,
-            })?;
         }
         self.changed(i);
         Ok(true)

@@ -94,20 +94,6 @@ impl Vmp {
         let mut x = vec![0.0; n * vlen];
         let mut u = node.q.u.clone();
         u.resize(n * len, 0.0);
-        struct Prior<'a>(
-            &'a [Node],
-            &'a Node,
-            usize,
-            &'a mut [f64],
-            &'a mut [f64],
-            &'a mut Vec<f64>,
-        );
-        impl DistVisitor for Prior<'_> {
-            type Output = ();
-            fn visit<D: ExpFamily>(self, d: &D) {
-                prior_of(d, self.0, self.1, self.2, self.3, self.4, self.5);
-            }
-        }
         for e in 0..n {
             let xe = &mut x[e * vlen..(e + 1) * vlen];
             if has_data && node.is_observed(e) || node.map {
@@ -119,7 +105,7 @@ impl Vmp {
             }
             if has_data || prior {
                 // A missing element of an observed node: its conditional given the draws.
-                dist.visit(Prior(&self.nodes, node, e, &mut phi, &mut tmp, &mut buf));
+                dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
             } else {
                 phi.copy_from_slice(&phi_q[e * len..(e + 1) * len]);
             }
