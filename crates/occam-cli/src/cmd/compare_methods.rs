@@ -183,8 +183,15 @@ pub fn run(
             }
         }
     }
-    for (m, b) in methods.iter().zip(&best) {
+    for (j, (m, b)) in methods.iter().zip(&best).enumerate() {
+        let unreliable = rows.iter().any(|r| r.evidence[j].unreliable());
         match b {
+            // A ranking over an estimate flagged unreliable says so on the line a reader acts on.
+            Some(b) if unreliable => outln!(
+                "best by {}: {b} (UNRELIABLE: some estimates have ESS < 100; check with exact, \
+                 more --samples, or vbsym)",
+                m.name()
+            ),
             Some(b) => outln!("best by {}: {b}", m.name()),
             None => outln!("best by {}: - (not every model has it)", m.name()),
         }

@@ -853,3 +853,37 @@ fn single_start_runs_the_k_means_start_alone() {
         "no candidate sweeps by default: {shown} = {kept}"
     );
 }
+
+/// `compare --method is`: a ranking over importance-sampling estimates with too few effective
+/// samples says so on its "best by" line, not only in the rows' notes (150 points from three
+/// Gaussians; with K = 4 the widened q is far from the posterior: ESS ≈ 30 of 20,000 draws).
+#[test]
+fn a_ranking_over_unreliable_estimates_says_so() {
+    let (code, stdout, stderr) = run_in(
+        &[(
+            "m.occam",
+            b"plate K = 3\nplates N from data y\nw ~ Dirichlet(1) over K\nmu[K] ~ Gaussian(0, 0.01)\n\
+              tau[K] ~ Gamma(1, 1)\nz[N] ~ Categorical(w)\ny[N] ~ Gaussian(mu[z], tau[z])\n",
+        )],
+        &[
+            "compare",
+            "m.occam",
+            "--data",
+            &format!("y={}", root().join("examples/dp_mixture/y.csv").display()),
+            "--plate",
+            "K=2,4",
+            "--method",
+            "vb,is",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let best = |m: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("best by {m}:")))
+            .unwrap_or_else(|| panic!("no best-by-{m} line in:\n{stdout}"))
+            .to_string()
+    };
+    assert!(best("is").contains("UNRELIABLE"), "{stdout}");
+    assert!(!best("vb").contains("UNRELIABLE"), "{stdout}");
+}

@@ -148,7 +148,17 @@ pub enum Evidence {
     },
 }
 
+/// Below this effective sample size an importance-sampling estimate is flagged unreliable: q is
+/// far from the posterior and the standard error understates the error.
+pub const RELIABLE_ESS: f64 = 100.0;
+
 impl Evidence {
+    /// Whether the estimate is a sampling estimate whose effective sample size is below
+    /// [`RELIABLE_ESS`].
+    pub fn unreliable(&self) -> bool {
+        matches!(self, Evidence::Estimate(e) if e.ess.is_some_and(|s| s < RELIABLE_ESS))
+    }
+
     /// The estimate's ln p(D | m), if any.
     pub fn value(&self) -> Option<f64> {
         match self {
@@ -310,7 +320,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                         } else {
                             ""
                         }
-                    ) + if s.ess < 100.0 {
+                    ) + if s.ess < RELIABLE_ESS {
                         "; UNRELIABLE: ESS < 100 (q is far from the posterior; the se \
                          understates the error)"
                     } else {
