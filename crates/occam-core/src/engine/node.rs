@@ -17,6 +17,16 @@ pub(crate) struct NodeState {
     pub a: Vec<f64>,
 }
 
+impl NodeState {
+    /// Makes `self` a copy of `src`, reusing `self`'s buffers (no allocation once they are large
+    /// enough; a derived `clone_from` would allocate anew).
+    pub(crate) fn copy_from(&mut self, src: &NodeState) {
+        self.phi.clone_from(&src.phi);
+        self.u.clone_from(&src.u);
+        self.a.clone_from(&src.a);
+    }
+}
+
 /// The engine's node: the built node it reads (shared with the [`Graph`] it was compiled from and
 /// with every other compilation of it, never copied), its state, and the compiled facts the fast
 /// paths read. Fields of the built node are read through `Deref`.

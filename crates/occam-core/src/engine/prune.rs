@@ -45,6 +45,8 @@ impl Vmp {
         let mut sweeps = 0;
         let mut warnings = Vec::new();
         let mut relabelled = 0;
+        // One snapshot buffer for every trial (`Vmp::snapshot_into`).
+        let mut saved = Vec::new();
         for i in indices {
             let MomentKind::Categorical { k } = self.nodes[i].kind else {
                 continue;
@@ -60,7 +62,7 @@ impl Vmp {
                 }
                 used.sort_by(|a, b| a.0.total_cmp(&b.0));
                 for &(_, j) in &used {
-                    let saved = self.snapshot();
+                    self.snapshot_into(&mut saved);
                     let node = &mut self.nodes[i];
                     for e in 0..node.n {
                         let row = &mut node.q.u[e * k..(e + 1) * k];
@@ -84,12 +86,12 @@ impl Vmp {
                         kept.push((accepted.0, accepted.1));
                         continue 'outer;
                     }
-                    self.restore(saved);
+                    self.restore_swap(&mut saved);
                 }
                 break;
             }
             if self.orders_components(i) {
-                let saved = self.snapshot();
+                self.snapshot_into(&mut saved);
                 if self.reorder_by_size(i, k) {
                     match self.trial(opts, order, watch, best, &mut sweeps)? {
                         Some(accepted) => {
@@ -98,7 +100,7 @@ impl Vmp {
                             kept.push((accepted.0, accepted.1));
                             relabelled += 1;
                         }
-                        None => self.restore(saved),
+                        None => self.restore_swap(&mut saved),
                     }
                 }
             }

@@ -80,6 +80,21 @@ pub(super) trait QBlock {
         // Per-element moments formed on request (`Vmp::moments`) belong to the old state.
         n.lazy = Default::default();
     }
+
+    /// [`QBlock::snapshot`] into `out`, reusing its buffers (a block that overrides `snapshot`
+    /// overrides this too).
+    fn snapshot_into(&self, vmp: &Vmp, member: usize, out: &mut NodeState) {
+        out.copy_from(&vmp.nodes[member].q);
+    }
+
+    /// [`QBlock::restore`] by swapping: `state` is put back and receives the replaced state, whose
+    /// buffers the next [`QBlock::snapshot_into`] reuses (a block that overrides `restore`
+    /// overrides this too).
+    fn restore_swap(&self, vmp: &mut Vmp, member: usize, state: &mut NodeState) {
+        let n = &mut vmp.nodes[member];
+        std::mem::swap(&mut n.q, state);
+        n.lazy = Default::default();
+    }
 }
 
 /// Every kind of block (static dispatch: one `match` per block call).
@@ -133,6 +148,12 @@ impl QBlock for Block {
     }
     fn restore(&self, vmp: &mut Vmp, member: usize, state: NodeState) {
         for_block!(self, b => b.restore(vmp, member, state))
+    }
+    fn snapshot_into(&self, vmp: &Vmp, member: usize, out: &mut NodeState) {
+        for_block!(self, b => b.snapshot_into(vmp, member, out))
+    }
+    fn restore_swap(&self, vmp: &mut Vmp, member: usize, state: &mut NodeState) {
+        for_block!(self, b => b.restore_swap(vmp, member, state))
     }
 }
 

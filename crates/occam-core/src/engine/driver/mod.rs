@@ -433,6 +433,50 @@ impl Vmp {
         self.changed_all();
     }
 
+    /// [`Vmp::snapshot`] into `buf`, reusing its buffers, for trials repeated from one state
+    /// (pruning): a fresh snapshot per trial allocated and faulted in a copy of every state,
+    /// 15% of the time of a GMM fit at N = 10⁶. Fully observed nodes, whose state no update
+    /// changes (an observed node is never MAP), are not copied.
+    pub(crate) fn snapshot_into(&self, buf: &mut Vec<NodeState>) {
+        buf.resize_with(self.nodes.len(), NodeState::default);
+        for (i, out) in buf.iter_mut().enumerate() {
+            if self.fully_observed(i) {
+                continue;
+            }
+            match self.block_of(i) {
+                Some(block) => block.snapshot_into(self, i, out),
+                None => out.copy_from(&self.nodes[i].q),
+            }
+        }
+    }
+
+    /// Puts back a snapshot of [`Vmp::snapshot_into`] by swapping (`buf` then holds the replaced
+    /// states, whose buffers the next snapshot reuses) and drops every cached product.
+    pub(crate) fn restore_swap(&mut self, buf: &mut [NodeState]) {
+        let blocks = self.blocks.clone();
+        for (i, s) in buf.iter_mut().enumerate() {
+            if self.fully_observed(i) {
+                continue;
+            }
+            match self.block_of[i] {
+                Some(b) => blocks[b as usize].restore_swap(self, i, s),
+                None => {
+                    let n = &mut self.nodes[i];
+                    std::mem::swap(&mut n.q, s);
+                    n.lazy = Default::default();
+                }
+            }
+        }
+        self.changed_all();
+    }
+
+    /// Whether node `i` is a stochastic node with every element observed: its state (u(x), f(x))
+    /// is set with the data and never updated.
+    fn fully_observed(&self, i: usize) -> bool {
+        let n = &self.nodes[i];
+        matches!(n.body, crate::network::Body::Stochastic(_)) && n.observed.is_all()
+    }
+
     pub(crate) fn refresh_dependents(&mut self, i: usize) {
         let after = if matches!(self.nodes[i].body, crate::network::Body::Deterministic(_)) {
             let mut mark = vec![usize::MAX; self.nodes.len()];
