@@ -64,3 +64,15 @@ def test_not_applicable_and_usage_errors():
         occam.compare([MODEL], data={"x": X}, plate="K")
     with pytest.raises(occam.UsageError, match="takes its size from data"):
         occam.compare([MODEL], data={"x": X}, plate="N=1..2")
+
+
+def test_ais_from_python_matches_exact_and_the_command_line_options():
+    rows = occam.compare([MODEL], data={"x": X}, plate="K=1..3", methods=["exact", "ais"],
+                         chains=32, temperatures=300, seed=2)
+    for r in rows:
+        a, e = r.evidence["ais"], r.evidence["exact"]["log_evidence"]
+        assert a["kind"] == "estimate" and a["se"] > 0
+        assert abs(a["log_evidence"] - e) < 3 * a["se"], (a, e)
+        assert "32 chains × 300 temperatures" in a["note"]
+    with pytest.raises(occam.UsageError, match="chains"):
+        occam.compare([MODEL], data={"x": X}, methods=["ais"], chains=1)

@@ -15,7 +15,7 @@ use crate::model::{fit_released, settings, PyModel};
 /// and either `kind`, `log_evidence`, `se`, `ess`, `seconds`, `note`, `probability` or
 /// `not_applicable`.
 #[pyfunction]
-#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false))]
+#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, temperatures=1000, chains=64, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare_evidence<'py>(
     py: Python<'py>,
@@ -27,6 +27,8 @@ pub fn compare_evidence<'py>(
     samples: usize,
     widen: f64,
     max_assignments: u64,
+    temperatures: usize,
+    chains: usize,
     seed: u64,
     restarts: usize,
     max_iter: usize,
@@ -78,6 +80,8 @@ pub fn compare_evidence<'py>(
             seed,
             widen,
             max_assignments,
+            temperatures,
+            chains,
             ..Options::default()
         };
         opts.validate().py_err(py)?;

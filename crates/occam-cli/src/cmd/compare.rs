@@ -32,10 +32,12 @@ pub struct CompareArgs {
     /// ln K!/Π m_g! for a mixture's relabelled modes), exact (closed form of a one-layer
     /// conjugate model, or every assignment of a small mixture), bic, cs (Cheeseman–Stutz from
     /// q's expected statistics), is (importance sampling
-    /// from the widened q, symmetric under relabelling; ± standard error). For small data use
+    /// from the widened q, symmetric under relabelling; ± standard error), ais (annealed
+    /// importance sampling from the prior by Gibbs sweeps; ± standard error). For small data use
     /// `is` (checked against `exact` where that applies): `vb` alone under-rates a mixture of K
-    /// separated components by up to ln K! and can pick too few. A method that does not apply
-    /// to a model prints n/a with the reason.
+    /// separated components by up to ln K! and can pick too few. Where `is` is flagged
+    /// UNRELIABLE (larger mixtures), use `ais`. A method that does not apply to a model prints
+    /// n/a with the reason.
     #[arg(long = "method", value_delimiter = ',', value_name = "METHODS")]
     pub methods: Option<Vec<String>>,
     /// Sweep a plate of one model: NAME=FROM..TO (inclusive) or NAME=A,B,C, e.g. K=1..6; the
@@ -48,6 +50,12 @@ pub struct CompareArgs {
     /// Variance inflation of the importance-sampling proposal over q (≥ 1).
     #[arg(long, default_value_t = 2.0)]
     pub widen: f64,
+    /// Temperatures of annealed importance sampling (method ais): Gibbs sweeps per chain.
+    #[arg(long, default_value_t = 1000)]
+    pub temperatures: usize,
+    /// Chains of annealed importance sampling (method ais), run in parallel.
+    #[arg(long, default_value_t = 64)]
+    pub chains: usize,
     /// Largest number of assignments K^N that method exact enumerates.
     #[arg(long = "max-assignments", default_value_t = 1 << 22)]
     pub max_assignments: u64,

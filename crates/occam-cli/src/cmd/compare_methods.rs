@@ -81,6 +81,8 @@ pub fn run(
         seed: a.run.seed,
         widen: a.widen,
         max_assignments: a.max_assignments,
+        temperatures: a.temperatures,
+        chains: a.chains,
         ..Options::default()
     };
     let rows = compare_evidence(models, settings, priors, methods, &opts, &mut |i| {
@@ -188,8 +190,8 @@ pub fn run(
         match b {
             // A ranking over an estimate flagged unreliable says so on the line a reader acts on.
             Some(b) if unreliable => outln!(
-                "best by {}: {b} (UNRELIABLE: some estimates have ESS < 100; check with exact, \
-                 more --samples, or vbsym)",
+                "best by {}: {b} (UNRELIABLE: some estimates are flagged, see their notes; check \
+                 with exact, more --samples or --temperatures, or vbsym)",
                 m.name()
             ),
             Some(b) => outln!("best by {}: {b}", m.name()),

@@ -27,7 +27,7 @@ pub(crate) struct Sampled {
 }
 
 /// The seed of block `b` (SplitMix64 of the pair).
-fn block_seed(seed: u64, b: u64) -> u64 {
+pub(crate) fn block_seed(seed: u64, b: u64) -> u64 {
     let mut z = seed ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -10,12 +10,14 @@
 //! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
 //! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`) | recognised conjugate models |
 //! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
+//! | `ais` | annealed importance sampling from the prior, Gibbs transitions (module `ais`) | recognised (semi-)conjugate models |
 //!
 //! "Recognised" is module `flat`: rows of observations whose parameters have constant-hyperparameter
 //! priors (Gaussian, Normal–Gamma, Gamma, Beta, Dirichlet), shared by every row or chosen per
 //! row by one Categorical index. A method that does not apply returns
 //! [`Evidence::NotApplicable`] with the reason, never an error.
 
+mod ais;
 mod conjugate;
 mod cs;
 mod density;
@@ -48,17 +50,20 @@ pub enum Method {
     Cs,
     /// Importance sampling.
     Is,
+    /// Annealed importance sampling.
+    Ais,
 }
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::Vb,
         Method::VbSym,
         Method::Exact,
         Method::Bic,
         Method::Cs,
         Method::Is,
+        Method::Ais,
     ];
 
     /// The name on the command line and in tables.
@@ -70,6 +75,7 @@ impl Method {
             Method::Bic => "bic",
             Method::Cs => "cs",
             Method::Is => "is",
+            Method::Ais => "ais",
         }
     }
 
@@ -132,6 +138,10 @@ pub struct Estimate {
     pub seconds: f64,
     /// What it assumed or used.
     pub note: String,
+    /// A sampling estimate whose weights are carried by too few draws or chains (importance
+    /// sampling: ESS < [`RELIABLE_ESS`]; AIS: ESS below a quarter of the chains): its standard
+    /// error understates the error.
+    pub unreliable: bool,
 }
 
 /// An estimate, or why the method does not apply.
@@ -148,15 +158,17 @@ pub enum Evidence {
     },
 }
 
+/// The word that marks an unreliable estimate's note (the flag is set from it, so the two agree).
+const UNRELIABLE: &str = "UNRELIABLE";
+
 /// Below this effective sample size an importance-sampling estimate is flagged unreliable: q is
 /// far from the posterior and the standard error understates the error.
 pub const RELIABLE_ESS: f64 = 100.0;
 
 impl Evidence {
-    /// Whether the estimate is a sampling estimate whose effective sample size is below
-    /// [`RELIABLE_ESS`].
+    /// Whether the estimate is a sampling estimate flagged [`Estimate::unreliable`].
     pub fn unreliable(&self) -> bool {
-        matches!(self, Evidence::Estimate(e) if e.ess.is_some_and(|s| s < RELIABLE_ESS))
+        matches!(self, Evidence::Estimate(e) if e.unreliable)
     }
 
     /// The estimate's ln p(D | m), if any.
@@ -189,6 +201,10 @@ pub struct Options {
     pub max_assignments: u64,
     /// The prior's share of the importance-sampling proposal (defensive sampling, in [0, 1)).
     pub defensive: f64,
+    /// Temperatures of annealed importance sampling (Gibbs sweeps per chain).
+    pub temperatures: usize,
+    /// Chains of annealed importance sampling.
+    pub chains: usize,
 }
 
 impl Default for Options {
@@ -199,6 +215,8 @@ impl Default for Options {
             widen: 2.0,
             max_assignments: 1 << 22,
             defensive: 0.1,
+            temperatures: 1000,
+            chains: 64,
         }
     }
 }
@@ -214,6 +232,12 @@ impl Options {
         }
         if !(0.0..1.0).contains(&self.defensive) {
             return Err(Error::Usage("defensive: give a share in [0, 1)".into()));
+        }
+        if !(1..=1_000_000).contains(&self.temperatures) {
+            return Err(Error::Usage("temperatures: give 1 to 1000000".into()));
+        }
+        if !(2..=1_000_000).contains(&self.chains) {
+            return Err(Error::Usage("chains: give 2 to 1000000".into()));
         }
         Ok(())
     }
@@ -231,6 +255,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
             se,
             ess,
             seconds: start.elapsed().as_secs_f64(),
+            unreliable: note.contains(UNRELIABLE),
             note,
         })
     };
@@ -325,11 +350,48 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                          understates the error)"
                     } else {
                         ""
-                    },
+                    } + &below_bound(fitted, s.log_z, s.se),
                 )
             }
             Err(why) => na(why),
         },
+        Method::Ais => match ais::check(&flat) {
+            Ok(()) => {
+                let s = ais::ais(&flat, opts.temperatures, opts.chains, opts.seed);
+                done(
+                    Kind::Estimate,
+                    s.log_z,
+                    Some(s.se),
+                    Some(s.ess),
+                    format!(
+                        "{} chains × {} temperatures from the prior, Gibbs sweeps, ESS {:.0}",
+                        opts.chains, opts.temperatures, s.ess
+                    ) + if s.ess < RELIABLE_ESS.min(opts.chains as f64 / 4.0) {
+                        "; UNRELIABLE: the chains' weights are dominated by a few (more \
+                         temperatures, or more chains)"
+                    } else {
+                        ""
+                    } + &below_bound(fitted, s.log_z, s.se),
+                )
+            }
+            Err(why) => na(why),
+        },
+    }
+}
+
+/// The flag of a sampling estimate more than 3 standard errors below the fit's VB bound, which is
+/// a lower bound on ln p(D) (Winn (1.8)): the sampler missed most of the posterior mass (for AIS,
+/// chains that did not mix between the modes of a mixture), whatever its standard error says.
+fn below_bound(fitted: &Fitted, log_z: f64, se: f64) -> String {
+    let l = fitted.bound();
+    let gap = l - log_z;
+    if gap > 3.0 * se + 1e-9 * l.abs().max(1.0) {
+        format!(
+            "; {UNRELIABLE}: {gap:.4} nats below the VB lower bound {l:.4} (the sampler missed \
+             most of the posterior mass)"
+        )
+    } else {
+        String::new()
     }
 }
 

@@ -39,7 +39,7 @@ impl Q {
         }
     }
 
-    fn sample(&self, rng: &mut impl Rng, out: &mut Vec<f64>) {
+    pub(crate) fn sample(&self, rng: &mut impl Rng, out: &mut Vec<f64>) {
         let tiny = |x: f64| {
             if x > f64::MIN_POSITIVE {
                 x
@@ -283,7 +283,7 @@ pub(crate) fn log_permanent(m: &[f64], k: usize) -> f64 {
 }
 
 /// A draw from the prior (Gamma precisions of Normal–Gamma means first).
-fn prior_draw(flat: &Flat, rng: &mut impl Rng) -> Theta {
+pub(crate) fn prior_draw(flat: &Flat, rng: &mut impl Rng) -> Theta {
     let mut theta: Theta = vec![Vec::new(); flat.params.len()];
     let order = (0..flat.params.len())
         .filter(|&i| !matches!(flat.params[i].prior, Prior::NormalGamma { .. }))

@@ -1,7 +1,7 @@
 //! The evidence estimators on one-layer conjugate models: `exact` against closed forms written
 //! here another way (the chain rule ln p(D) = Σ_i ln p(x_i | x_<i), each factor the posterior
 //! predictive), to 1e-10; `vb` equal to it where q is exact and below it where it is not
-//! (Normal–Gamma: mean-field q); `is` within 3 standard errors; methods that do not apply say
+//! (Normal–Gamma: mean-field q); `is` and `ais` within 3 standard errors; methods that do not apply say
 //! why; the estimates do not depend on the thread count.
 
 use occam::evidence::{estimate, Evidence, Kind, Method, Options};
@@ -71,6 +71,18 @@ fn check(text: &str, data: Vec<f64>, truth: f64, q_exact: bool) {
         (is.log_evidence - truth).abs() < 3.0 * se,
         "is {} ± {se} vs exact {truth}",
         is.log_evidence
+    );
+    let ais = value(&f, Method::Ais, &opts);
+    let se = ais.se.unwrap();
+    assert!(
+        se > 0.0 && se < 0.05 && !ais.unreliable,
+        "ais se {se}: {}",
+        ais.note
+    );
+    assert!(
+        (ais.log_evidence - truth).abs() < 3.0 * se,
+        "ais {} ± {se} vs exact {truth}",
+        ais.log_evidence
     );
 }
 

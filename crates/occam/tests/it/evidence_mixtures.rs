@@ -1,9 +1,10 @@
 //! The evidence estimators on small mixtures (1-D Gaussian with a known precision, K = 1..3,
 //! N ≤ 10; a Bernoulli mixture), against the exact evidence by enumeration: the library's
 //! enumeration against a brute force written here (each assignment's evidence recomputed from
-//! scratch by the chain rule of predictives); every VB bound below it; `is` within 3 standard
-//! errors of it; and `is`, the method the guide recommends for small data, picking the K the
-//! exact evidence picks on every data set (random draws and well-separated clusters of 3).
+//! scratch by the chain rule of predictives); every VB bound below it; `is` and `ais` within 3
+//! standard errors of it; `is`, the method the guide recommends for small data, picking the K
+//! the exact evidence picks on every data set (random draws and well-separated clusters of 3),
+//! and `ais` wherever the exact margin exceeds three of its standard errors.
 
 use occam::evidence::{compare_evidence, Method, Options};
 use occam::{DataSet, Model, Settings};
@@ -107,8 +108,8 @@ fn argmax(v: &[f64]) -> usize {
     (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b })
 }
 
-/// On every data set and K: vb ≤ exact, |is − exact| < 3 se; and compare by `is` picks the K
-/// that exact picks.
+/// On every data set and K: vb ≤ exact, |is − exact| < 3 se, |ais − exact| < 3 se; compare by
+/// `is` picks the K that exact picks, and by `ais` wherever exact's margin exceeds its noise.
 fn check_family(data: &[(Vec<f64>, usize)], text: &dyn Fn(usize) -> String) {
     for (x, cols) in data {
         let mut d = DataSet::new();
@@ -123,7 +124,7 @@ fn check_family(data: &[(Vec<f64>, usize)], text: &dyn Fn(usize) -> String) {
             max_iter: 5000,
             ..Settings::default()
         };
-        let methods = [Method::Vb, Method::Exact, Method::Is];
+        let methods = [Method::Vb, Method::Exact, Method::Is, Method::Ais];
         let rows = compare_evidence(&models, &settings, &[], &methods, &opts(), &mut |_| {
             Box::new(())
         })
@@ -133,7 +134,7 @@ fn check_family(data: &[(Vec<f64>, usize)], text: &dyn Fn(usize) -> String) {
                 .map(|r| r.evidence[j].value().unwrap())
                 .collect()
         };
-        let (vb, exact, is) = (get(0), get(1), get(2));
+        let (vb, exact, is, ais) = (get(0), get(1), get(2), get(3));
         for k in 0..3 {
             assert!(
                 vb[k] <= exact[k] + 1e-9 * exact[k].abs().max(1.0),
@@ -153,6 +154,36 @@ fn check_family(data: &[(Vec<f64>, usize)], text: &dyn Fn(usize) -> String) {
                 is[k],
                 exact[k]
             );
+            let occam::evidence::Evidence::Estimate(e) = &rows[k].evidence[3] else {
+                unreachable!()
+            };
+            let se = e.se.unwrap();
+            assert!(
+                (ais[k] - exact[k]).abs() < 3.0 * se && se < 0.1 && !e.unreliable,
+                "{x:?} K = {}: ais {} ± {se} vs exact {} ({})",
+                k + 1,
+                ais[k],
+                exact[k],
+                e.note
+            );
+        }
+        // `ais` picks exact's K wherever exact's margin over the runner-up exceeds 3 combined
+        // standard errors of the two estimates (below that, the order is noise).
+        let ais_se: Vec<f64> = (0..3)
+            .map(|k| match &rows[k].evidence[3] {
+                occam::evidence::Evidence::Estimate(e) => e.se.unwrap(),
+                _ => unreachable!(),
+            })
+            .collect();
+        let best = argmax(&exact);
+        for k in (0..3).filter(|&k| k != best) {
+            let margin = exact[best] - exact[k];
+            if margin > 3.0 * ais_se[best].hypot(ais_se[k]) {
+                assert!(
+                    ais[best] > ais[k],
+                    "{x:?}: ais {ais:?} ± {ais_se:?}, exact {exact:?}"
+                );
+            }
         }
         assert_eq!(
             argmax(&is),

@@ -9,6 +9,7 @@ mod chains;
 mod defaults;
 mod driver;
 mod evidence;
+mod evidence_ais;
 mod evidence_mixtures;
 mod extreme_priors;
 mod fuzz;

@@ -1,0 +1,472 @@
+//! Annealed importance sampling of the evidence (Neal 2001, "Annealed importance sampling";
+//! Sahani, "Sampling Approximations"). Chains move from the prior to the posterior through the
+//! tempered joints
+//!
+//!   π_β(θ, z) ∝ p(θ) p(z | π) p(D | z, θ)^β,   β = β_0 = 0 < β_1 < … < β_T = 1,
+//!
+//! whose normalisers are Z_0 = 1 (the prior) and Z_1 = p(D). A chain starts from a prior draw
+//! and its log weight is Σ_t (β_t − β_{t−1}) ln p(D | z_{t−1}, θ_{t−1}), the state x_{t−1} having
+//! been moved by a transition that leaves π_{β_{t−1}} invariant; the mean of the weights is
+//! unbiased for p(D), and ln of the mean, its standard error (delta method) and the effective
+//! sample size are summarised as importance sampling's are ([`super::importance::summarise`]).
+//!
+//! The transition is one Gibbs sweep: every row's component in turn given the others and θ, the
+//! weights π integrated out (∝ (α + n_k^{−i}) p(x_i | θ_k)^β), then every other parameter given z
+//! and the rest, in closed form because each is conjugate or
+//! semi-conjugate to what reads it (a Gaussian mean given the precision, a Gamma precision given
+//! the mean, Beta, Gamma–Poisson, Dirichlet), with the data's statistics multiplied by β. The
+//! mixture index is annealed with the data (its prior p(z | π) is not tempered): tempering the
+//! likelihood with z summed out, p(D | θ)^β, would leave no conditional in closed form. Tempering
+//! the augmented joint gives the same Z_0 and Z_1.
+//!
+//! Positive parameters (Gamma precisions and rates, Beta and Dirichlet probabilities) are drawn
+//! and kept as logarithms (a Gamma(a < 1) draw as ln G(a + 1) + ln U / a): under a vague prior
+//! such as Gamma(0.001, 0.001) half the prior mass lies below the smallest positive double, and
+//! clamping it there biased the estimate by most of a nat on the VIBES tutorial's one-component
+//! model.
+//!
+//! Temperatures follow β_t = (t/T)^4, dense near the prior where ln p(D | ·) changes fastest
+//! (a common choice; Neal uses geometric spacing near 0 to the same end). Chain c draws from
+//! its own generator seeded by (seed, c), so the estimate does not depend on the thread count.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+use occam_core::special::ln_gamma;
+use rand_distr::{Distribution, Gamma, Normal};
+
+use super::density::log_sum_exp;
+use super::flat::{Flat, Lik, Prior, Slot};
+use super::importance::{block_seed, summarise, Sampled};
+
+/// The inverse temperature of step `t` of `steps`.
+pub(crate) fn beta(t: usize, steps: usize) -> f64 {
+    (t as f64 / steps as f64).powi(4)
+}
+
+/// Checks that every parameter is (semi-)conjugate to what reads it, so each Gibbs conditional
+/// has a closed form; the reason otherwise.
+pub(crate) fn check(flat: &Flat) -> Result<(), String> {
+    let prior = |p: usize| &flat.params[p].prior;
+    let name = |p: usize| flat.params[p].name.as_str();
+    for o in &flat.obs {
+        match o.lik {
+            Lik::Gaussian { mean, precision } => {
+                if let Slot::Param(m) = mean {
+                    if !matches!(prior(m), Prior::Gaussian { .. } | Prior::NormalGamma { .. }) {
+                        return Err(format!(
+                            "the mean `{}` of `{}` is not Gaussian",
+                            name(m),
+                            o.name
+                        ));
+                    }
+                }
+                if let Slot::Param(t) = precision {
+                    if !matches!(prior(t), Prior::Gamma { .. }) {
+                        return Err(format!(
+                            "the precision `{}` of `{}` is not a Gamma",
+                            name(t),
+                            o.name
+                        ));
+                    }
+                }
+            }
+            Lik::Bernoulli(Slot::Param(p)) => {
+                if !matches!(prior(p), Prior::Beta { .. }) {
+                    return Err(format!("`{}` is not a Beta", name(p)));
+                }
+            }
+            Lik::Poisson(Slot::Param(p)) => {
+                if !matches!(prior(p), Prior::Gamma { .. }) {
+                    return Err(format!("`{}` is not a Gamma", name(p)));
+                }
+            }
+            Lik::Categorical(Slot::Param(p)) => {
+                if !matches!(prior(p), Prior::Dirichlet { .. }) {
+                    return Err(format!("`{}` is not a Dirichlet", name(p)));
+                }
+            }
+            Lik::Categorical(Slot::Const(_)) => {
+                return Err(format!("`{}` has constant category probabilities", o.name));
+            }
+            Lik::Bernoulli(Slot::Const(_)) | Lik::Poisson(Slot::Const(_)) => {}
+        }
+    }
+    if let Some(w) = flat.weights {
+        if !matches!(prior(w), Prior::Dirichlet { .. }) {
+            return Err("mixture weights without a Dirichlet prior".into());
+        }
+    }
+    Ok(())
+}
+
+/// The AIS estimate from `chains` chains of `steps` temperatures.
+pub(crate) fn ais(flat: &Flat, steps: usize, chains: usize, seed: u64) -> Sampled {
+    let ln_w: Vec<f64> = (0..chains)
+        .into_par_iter()
+        .map(|c| {
+            let mut rng = StdRng::seed_from_u64(block_seed(seed, c as u64));
+            let w = Chain::new(flat, &mut rng).run(steps, &mut rng);
+            if w.is_nan() {
+                f64::NEG_INFINITY
+            } else {
+                w
+            }
+        })
+        .collect();
+    summarise(&ln_w)
+}
+
+/// One chain's state.
+struct Chain<'a> {
+    flat: &'a Flat,
+    /// Per parameter, its elements (each `width` values): the value of a Gaussian, the logarithm
+    /// of a Gamma, of a Beta's probability, of each Dirichlet probability.
+    theta: Vec<Vec<f64>>,
+    z: Vec<usize>,
+    /// ln p(row i | component k, θ), rows × K.
+    ll: Vec<f64>,
+}
+
+/// Whether parameter `p` is kept as a logarithm.
+fn in_logs(flat: &Flat, p: usize) -> bool {
+    !matches!(
+        flat.params[p].prior,
+        Prior::Gaussian { .. } | Prior::NormalGamma { .. }
+    )
+}
+
+/// ln of a Gamma(shape, rate) draw, exact for shapes far below 1.
+fn ln_gamma_draw(shape: f64, rate: f64, rng: &mut StdRng) -> f64 {
+    let g = |a: f64, rng: &mut StdRng| {
+        Gamma::new(a, 1.0)
+            .map(|d| d.sample(rng))
+            .unwrap_or(f64::NAN)
+            .ln()
+    };
+    let ln_g = if shape >= 1.0 {
+        g(shape, rng)
+    } else {
+        let u: f64 = rng.random::<f64>();
+        g(shape + 1.0, rng) + (1.0 - u).ln() / shape
+    };
+    ln_g - rate.ln()
+}
+
+/// ln of the probabilities of a Dirichlet(alpha) draw.
+fn ln_dirichlet_draw(alpha: &[f64], rng: &mut StdRng, out: &mut Vec<f64>) {
+    let g: Vec<f64> = alpha.iter().map(|&a| ln_gamma_draw(a, 1.0, rng)).collect();
+    let total = log_sum_exp(&g);
+    out.extend(g.iter().map(|x| x - total));
+}
+
+/// A draw of one element of parameter `p` (its value, or the logarithms of [`in_logs`]) from
+/// the conjugate distribution given by its prior updated by `a` (see [`Chain::sample_theta`]);
+/// `tau` is the Normal–Gamma precision of the element (ln), if any.
+fn draw(prior: &Prior, a: &[f64], ln_tau: f64, rng: &mut StdRng, out: &mut Vec<f64>) {
+    let normal = |m0: f64, p0: f64, rng: &mut StdRng| {
+        let p = p0 + a[0];
+        let m = (p0 * m0 + a[1]) / p;
+        Normal::new(m, p.recip().sqrt())
+            .map(|d| d.sample(rng))
+            .unwrap_or(f64::NAN)
+    };
+    match *prior {
+        Prior::Gaussian { mean, precision } => out.push(normal(mean, precision, rng)),
+        Prior::NormalGamma { mean, kappa, .. } => {
+            // A precision below the smallest positive double is clamped there for this draw only.
+            let tau = ln_tau.exp().max(f64::MIN_POSITIVE);
+            out.push(normal(mean, kappa * tau, rng))
+        }
+        Prior::Gamma { shape, rate } => out.push(ln_gamma_draw(shape + a[0], rate + a[1], rng)),
+        Prior::Beta { a: pa, b: pb } => {
+            let mut two = Vec::with_capacity(2);
+            ln_dirichlet_draw(&[pa + a[0], pb + a[1]], rng, &mut two);
+            out.push(two[0]);
+        }
+        Prior::Dirichlet { alpha, width } => {
+            let al: Vec<f64> = a[..width].iter().map(|c| alpha + c).collect();
+            ln_dirichlet_draw(&al, rng, out);
+        }
+    }
+}
+
+/// ln of 1 − e^l for l ≤ 0 (accurate near both ends).
+fn ln_one_minus_exp(l: f64) -> f64 {
+    if l > -std::f64::consts::LN_2 {
+        (-l.exp_m1()).ln()
+    } else {
+        (-l.exp()).ln_1p()
+    }
+}
+
+impl<'a> Chain<'a> {
+    /// A draw from the prior: θ, then every row's component from θ's weights.
+    fn new(flat: &'a Flat, rng: &mut StdRng) -> Chain<'a> {
+        // Normal–Gamma means after their precisions.
+        let mut theta = vec![Vec::new(); flat.params.len()];
+        let order: Vec<usize> = (0..flat.params.len())
+            .filter(|&i| !matches!(flat.params[i].prior, Prior::NormalGamma { .. }))
+            .chain(
+                (0..flat.params.len())
+                    .filter(|&i| matches!(flat.params[i].prior, Prior::NormalGamma { .. })),
+            )
+            .collect();
+        for p in order {
+            // No statistics: the prior itself.
+            let zeros = vec![0.0; flat.params[p].width().max(2)];
+            let ln_taus = match flat.params[p].prior {
+                Prior::NormalGamma { tau, .. } => theta[tau].clone(),
+                _ => vec![f64::NAN; flat.elements(p)],
+            };
+            let mut v = Vec::new();
+            for ln_tau in ln_taus {
+                draw(&flat.params[p].prior, &zeros, ln_tau, rng, &mut v);
+            }
+            theta[p] = v;
+        }
+        let mut chain = Chain {
+            flat,
+            theta,
+            z: vec![0; flat.n],
+            ll: vec![0.0; flat.n * flat.k],
+        };
+        chain.draw_z_prior(rng);
+        chain
+    }
+
+    /// The rows' components from their prior p(z), the weights integrated out: the Pólya urn,
+    /// row i joining component k with probability ∝ α + (earlier rows in k).
+    fn draw_z_prior(&mut self, rng: &mut StdRng) {
+        let Some(alpha) = self.alpha() else {
+            return;
+        };
+        let mut counts = vec![0.0; self.flat.k];
+        let mut logit = vec![0.0; self.flat.k];
+        for i in 0..self.flat.n {
+            for (l, c) in logit.iter_mut().zip(&counts) {
+                *l = (alpha + c).ln();
+            }
+            self.z[i] = categorical(&logit, rng);
+            counts[self.z[i]] += 1.0;
+        }
+    }
+
+    /// The weights' symmetric Dirichlet concentration, for a mixture.
+    fn alpha(&self) -> Option<f64> {
+        match self.flat.params[self.flat.weights?].prior {
+            Prior::Dirichlet { alpha, .. } => Some(alpha),
+            _ => None,
+        }
+    }
+
+    /// The log weight after annealing through `steps` temperatures.
+    fn run(mut self, steps: usize, rng: &mut StdRng) -> f64 {
+        let mut ln_w = 0.0;
+        for t in 1..=steps {
+            self.fill_ll();
+            let k = self.flat.k;
+            let ln_lik: f64 = (0..self.flat.n).map(|i| self.ll[i * k + self.z[i]]).sum();
+            ln_w += (beta(t, steps) - beta(t - 1, steps)) * ln_lik;
+            if t < steps {
+                // A transition leaving π_{β_t} invariant (the last one is not needed).
+                let b = beta(t, steps);
+                self.sample_z_from_ll(b, rng);
+                self.sample_theta(b, rng);
+            }
+        }
+        ln_w
+    }
+
+    fn fill_ll(&mut self) {
+        let (n, k) = (self.flat.n, self.flat.k);
+        for i in 0..n {
+            for c in 0..k {
+                self.ll[i * k + c] = self.row_in_component(i, c);
+            }
+        }
+    }
+
+    /// ln p(row i | component k, θ): every present value of the row.
+    fn row_in_component(&self, i: usize, k: usize) -> f64 {
+        let mut s = 0.0;
+        for o in &self.flat.obs {
+            for d in 0..o.cols {
+                let at = i * o.cols + d;
+                if o.present[at] {
+                    s += self.ln_f(&o.lik, o.values[at], k, d);
+                }
+            }
+        }
+        s
+    }
+
+    /// ln f(x | θ) of one value in component `k`, column `d`, from the kept logarithms.
+    fn ln_f(&self, lik: &Lik, x: f64, k: usize, d: usize) -> f64 {
+        // ln of a positive slot: a constant's logarithm or a kept logarithm.
+        let ln = |s: Slot| match s {
+            Slot::Const(c) => c.ln(),
+            Slot::Param(_) => self.value(s, k, d),
+        };
+        match *lik {
+            Lik::Gaussian { mean, precision } => {
+                let (m, ln_t) = (self.value(mean, k, d), ln(precision));
+                0.5 * (ln_t - (2.0 * std::f64::consts::PI).ln())
+                    - 0.5 * ln_t.exp() * (x - m) * (x - m)
+            }
+            Lik::Bernoulli(p) => {
+                let ln_p = ln(p);
+                if x == 1.0 {
+                    ln_p
+                } else {
+                    ln_one_minus_exp(ln_p)
+                }
+            }
+            Lik::Poisson(r) => {
+                let ln_r = ln(r);
+                x * ln_r - ln_r.exp() - ln_gamma(x + 1.0)
+            }
+            Lik::Categorical(Slot::Param(p)) => {
+                let q = &self.flat.params[p];
+                self.theta[p][q.element(k, d) * q.width() + x as usize]
+            }
+            Lik::Categorical(Slot::Const(_)) => f64::NAN,
+        }
+    }
+
+    /// Every row's component in turn from (α + n_k^{−i}) p(x_i | θ_k)^b (`ll` current): Gibbs
+    /// with the weights integrated out (Dirichlet–multinomial), so that a component left empty can
+    /// be re-entered. With the weights kept, an empty component's weight under a small α
+    /// (Dirichlet(0.001) in the VIBES tutorial) is drawn below 1e−300 and no row ever joins it.
+    fn sample_z_from_ll(&mut self, b: f64, rng: &mut StdRng) {
+        let k = self.flat.k;
+        let Some(alpha) = self.alpha() else {
+            return;
+        };
+        let mut counts = vec![0.0; k];
+        for &c in &self.z {
+            counts[c] += 1.0;
+        }
+        let mut logit = vec![0.0; k];
+        for i in 0..self.flat.n {
+            counts[self.z[i]] -= 1.0;
+            for c in 0..k {
+                logit[c] = (alpha + counts[c]).ln() + b * self.ll[i * k + c];
+            }
+            self.z[i] = categorical(&logit, rng);
+            counts[self.z[i]] += 1.0;
+        }
+    }
+
+    /// Every parameter from its conditional given z and the others, the data's statistics
+    /// multiplied by `b`.
+    fn sample_theta(&mut self, b: f64, rng: &mut StdRng) {
+        let flat = self.flat;
+        for p in 0..flat.params.len() {
+            if flat.weights == Some(p) {
+                // Integrated out (`sample_z_from_ll`).
+                continue;
+            }
+            let param = &flat.params[p];
+            let width = param.width();
+            let elements = flat.elements(p);
+            // Per element: two accumulated statistics, or `width` counts for a Dirichlet.
+            let mut acc = vec![0.0; elements * width.max(2)];
+            let stride = width.max(2);
+            for o in &flat.obs {
+                for i in 0..flat.n {
+                    let k = self.z[i];
+                    for d in 0..o.cols {
+                        let at = i * o.cols + d;
+                        if !o.present[at] {
+                            continue;
+                        }
+                        let x = o.values[at];
+                        let e = param.element(k, d);
+                        let a = &mut acc[e * stride..(e + 1) * stride];
+                        match o.lik {
+                            Lik::Gaussian { mean, precision } => {
+                                if mean == Slot::Param(p) {
+                                    let t = self.positive(precision, k, d);
+                                    a[0] += b * t;
+                                    a[1] += b * t * x;
+                                } else if precision == Slot::Param(p) {
+                                    let m = self.value(mean, k, d);
+                                    a[0] += 0.5 * b;
+                                    a[1] += 0.5 * b * (x - m) * (x - m);
+                                }
+                            }
+                            Lik::Bernoulli(s) if s == Slot::Param(p) => {
+                                a[0] += b * x;
+                                a[1] += b * (1.0 - x);
+                            }
+                            Lik::Poisson(s) if s == Slot::Param(p) => {
+                                a[0] += b * x;
+                                a[1] += b;
+                            }
+                            Lik::Categorical(s) if s == Slot::Param(p) => a[x as usize] += b,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            // A Gamma that is the precision of Normal–Gamma means: their prior reads it too.
+            for (m, q) in flat.params.iter().enumerate() {
+                if let Prior::NormalGamma { mean, kappa, tau } = q.prior {
+                    if tau == p {
+                        for e in 0..flat.elements(m) {
+                            let mu = self.theta[m][e];
+                            debug_assert!(!in_logs(flat, m));
+                            acc[e * stride] += 0.5;
+                            acc[e * stride + 1] += 0.5 * kappa * (mu - mean) * (mu - mean);
+                        }
+                    }
+                }
+            }
+            let mut next = Vec::with_capacity(elements * width);
+            for e in 0..elements {
+                let a = &acc[e * stride..(e + 1) * stride];
+                let ln_tau = match param.prior {
+                    Prior::NormalGamma { tau, .. } => self.theta[tau][e],
+                    _ => f64::NAN,
+                };
+                draw(&param.prior, a, ln_tau, rng, &mut next);
+            }
+            self.theta[p] = next;
+        }
+    }
+
+    /// The kept number of a slot: a constant, a Gaussian's value, a logarithm ([`in_logs`]).
+    fn value(&self, s: Slot, k: usize, d: usize) -> f64 {
+        match s {
+            Slot::Const(c) => c,
+            Slot::Param(p) => {
+                let q = &self.flat.params[p];
+                self.theta[p][q.element(k, d) * q.width()]
+            }
+        }
+    }
+
+    /// The value of a positive slot (a constant or a kept logarithm, exponentiated).
+    fn positive(&self, s: Slot, k: usize, d: usize) -> f64 {
+        match s {
+            Slot::Const(c) => c,
+            Slot::Param(_) => self.value(s, k, d).exp(),
+        }
+    }
+}
+
+/// A draw from the categorical distribution with log-probabilities `logit` (up to a constant).
+fn categorical(logit: &[f64], rng: &mut impl Rng) -> usize {
+    let m = logit.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let total: f64 = logit.iter().map(|l| (l - m).exp()).sum();
+    let mut u = rng.random::<f64>() * total;
+    for (c, l) in logit.iter().enumerate() {
+        u -= (l - m).exp();
+        if u <= 0.0 {
+            return c;
+        }
+    }
+    logit.len() - 1
+}
