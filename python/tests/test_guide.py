@@ -16,7 +16,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCUMENTS = sorted((ROOT / "docs" / "guide").glob("*.md")) + [ROOT / "python" / "README.md"]
-FENCE = re.compile(r"^```(\S*)\s*$")
+FENCE = re.compile(r"^```(\S*)")
 
 
 def python_blocks(text):
@@ -47,8 +47,9 @@ def test_the_documents_have_python_examples():
 
 
 def test_block_finder_reads_only_python_fences():
-    text = "a\n```python\nx = 1\n```\n```sh\nrm -rf /\n```\n```python\ny = x\n```\n"
-    assert python_blocks(text) == [(3, "x = 1\n"), (9, "y = x\n")]
+    text = ("a\n```python\nx = 1\n```\n```console exit=2\n$ occam x\n```\n"
+            "```sh\nrm -rf /\n```\n```python\ny = x\n```\n")
+    assert python_blocks(text) == [(3, "x = 1\n"), (12, "y = x\n")]
 
 
 @pytest.mark.parametrize("path", WITH_PYTHON, ids=lambda p: str(p.relative_to(ROOT)))
