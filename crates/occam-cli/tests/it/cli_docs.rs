@@ -47,7 +47,7 @@ fn parse_help(text: &str) -> Result<Help, String> {
     let mut about = Vec::new();
     let mut section: Option<&str> = None;
     let mut items: Vec<Item> = Vec::new();
-    let mut flush = |section: Option<&str>, items: &mut Vec<Item>, help: &mut Help| {
+    let flush = |section: Option<&str>, items: &mut Vec<Item>, help: &mut Help| {
         let done = std::mem::take(items);
         match section {
             Some("Commands") => help.commands = done,
