@@ -43,7 +43,7 @@ WITH_PYTHON = [p for p in DOCUMENTS if python_blocks(p.read_text())]
 def test_the_documents_have_python_examples():
     # Losing them all (a renamed fence, a moved chapter) must not pass silently.
     names = {p.name for p in WITH_PYTHON}
-    assert {"07-python.md", "README.md", "14-large-data.md"} <= names, names
+    assert {"02-language.md", "07-python.md", "README.md", "14-large-data.md"} <= names, names
 
 
 def test_block_finder_reads_only_python_fences():
