@@ -3,7 +3,7 @@
 
 Usage:  python_overhead.py [--occam target/release/occam] [--n 100000] [--repeats 5] [--max-iter 200]
 
-Needs the `occam` Python package (a release build: `pip install ./python`, or
+Needs the `occam` Python package (a release build: `scripts/wheel`, then `pip install target/wheels/occam-*.whl`, or
 `maturin develop --release` in python/) and the release CLI (`cargo build --release`).
 
 Data: case c of gen_data.py (N = 100,000, D = 2, K_true = 10; seed 2026 + 2), written as CSV.

@@ -3,7 +3,8 @@
 
 Usage:  sklearn_estimator.py [--cases a,b,c] [--repeats 3] [--n-init 1] [--max-iter 100]
 
-Needs the `occam` Python package (release build: `pip install ./python`) and scikit-learn.
+Needs the `occam` Python package (release build: `scripts/wheel`, then
+`pip install target/wheels/occam-*.whl`) and scikit-learn.
 Data: gen_data.py cases a (N=10k D=2 K=10), b (N=2k D=10 K=40), c (N=100k D=2 K=10).
 Both estimators: n_components=K, covariance_type="full", Dirichlet-distribution weight prior,
 the same (default) hyperparameters, tol and max_iter, random_state=0; Occam with `--n-init`

@@ -3,7 +3,8 @@
 
 Usage:  sklearn_linear.py [--n 100000] [--d 50] [--repeats 3] [--seed 0]
 
-Needs the `occam` Python package (release build: `pip install ./python`) and scikit-learn.
+Needs the `occam` Python package (release build: `scripts/wheel`, then
+`pip install target/wheels/occam-*.whl`) and scikit-learn.
 Data: X (N × D) standard normal plus a per-column offset, y = X w + noise with half the weights
 zero (seeded). Both sides take the default constructor arguments (fit_intercept=True, tol=1e-3,
 max_iter=300, Gamma(1e-6, 1e-6) hyper-priors). Time per `fit()` call, wall and process CPU,

@@ -34,7 +34,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Run variational message passing and report the posterior.
     Fit(fit::FitArgs),
-    /// Fit several models on the same data and compare their bounds.
+    /// Fit several models (or one over a plate's sizes, --plate) on the same data and compare
+    /// their evidence: the bound, or other estimators side by side (--method).
     Compare(compare::CompareArgs),
     /// The posterior predictive of a saved fit (fit --out DIR) for new rows or missing entries.
     Predict(predict::PredictArgs),

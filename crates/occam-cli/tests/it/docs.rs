@@ -145,7 +145,7 @@ fn check(example: &Example, exit: i32, ran: &Ran, tmp: &str) -> Result<(), Strin
 }
 
 /// The repository root, where the guide's commands run.
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .canonicalize()
@@ -180,7 +180,7 @@ fn run_block(block: &Block) -> Result<(), String> {
 }
 
 /// The guide's chapters and the top-level README, sorted.
-fn documents() -> Vec<PathBuf> {
+pub(crate) fn documents() -> Vec<PathBuf> {
     let root = root();
     let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("docs/guide"))
         .expect("docs/guide exists")
@@ -233,6 +233,33 @@ fn every_guide_chapter_is_in_the_table_of_contents() {
             );
         }
     }
+}
+
+#[test]
+fn chapters_are_numbered_as_their_files_without_gaps() {
+    // `NN-name.md` opens with `# N. ` and is item N of the table of contents; the numbers run
+    // 1, 2, ... without a gap or a repeat.
+    let root = root();
+    let toc = std::fs::read_to_string(root.join("docs/guide/README.md")).unwrap();
+    let mut numbers = Vec::new();
+    for path in documents() {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        let Some(n) = name.split('-').next().and_then(|n| n.parse::<usize>().ok()) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let title = text.lines().next().unwrap_or("");
+        assert!(
+            title.starts_with(&format!("# {n}. ")),
+            "{name} opens with `{title}`, not `# {n}. ...`"
+        );
+        assert!(
+            toc.contains(&format!("{n}. [")) && toc.contains(&format!("]({name})")),
+            "docs/guide/README.md does not list {name} as item {n}"
+        );
+        numbers.push(n);
+    }
+    assert_eq!(numbers, (1..=numbers.len()).collect::<Vec<_>>());
 }
 
 const SAMPLE: &str = "\

@@ -5,6 +5,7 @@
 mod bayespy;
 mod binary;
 mod cli;
+mod cli_docs;
 mod common;
 mod crashes;
 mod docs;
@@ -13,6 +14,7 @@ mod errors_limits;
 mod figures;
 mod fuzz_flags;
 mod golden;
+mod guide_commands;
 mod predict;
 mod progress;
 mod shards;
