@@ -7,6 +7,7 @@ mod binary;
 mod cli;
 mod common;
 mod crashes;
+mod data_select;
 mod docs;
 mod errors;
 mod errors_limits;
