@@ -13,6 +13,9 @@ comparison, with NumPy arrays in and out.
 * :func:`compare` — fits several models to the same data and compares their bounds.
 * :mod:`occam.sklearn` — ``BayesianGaussianMixture``, a drop-in for scikit-learn's.
 * :mod:`occam.nn` — ``BayesianMLP``, Lawrence's Bayesian neural networks (VB committees, evidence, HMC).
+* :func:`read_data` and :func:`select_rows` — a data file's columns and rows, and a seeded
+  train/test split of an array's rows, as ``--data x=FILE:COLUMNS@ROWS`` chooses them; a data
+  value given to :meth:`Model.fit` may also be such a path.
 * Errors derive from :class:`OccamError` and carry the command line's located messages.
 """
 
@@ -40,6 +43,8 @@ from . import nn  # noqa: E402  Lawrence's Bayesian MLPs: occam.nn.BayesianMLP
 from . import latent  # noqa: E402  mixtures of Bayesian PCA: occam.latent.mbpca
 
 __all__ = [
+    "read_data",
+    "select_rows",
     "Model",
     "Result",
     "Posterior",
@@ -260,7 +265,8 @@ class Model:
             strict=False, callback=None, order=None, rotate=None, threads=None, settle=False,
             candidate_starts=True):
         """Fits the model by VMP. ``data`` maps names to arrays (NaN or a masked array marks a
-        missing value). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
+        missing value) or to data file paths, read as ``occam fit --data`` reads them
+        (``{"x": "faithful.csv:eruptions,waiting@..200"}``, see :func:`read_data`). ``restarts`` runs from seeds ``seed, seed+1, ...`` and keeps the best
         bound. A fit has converged when the bound's change over a sweep, divided by the number
         of observed values, is at most ``tol`` (nats per observed value); ``Result.converged``
         says whether it did. ``callback(iteration, bound, elapsed_seconds)`` is called after every sweep;
@@ -420,6 +426,33 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
     rows = _occam.compare([m._model for m in ms], _as_data(data),
                           None if priors is None else [float(p) for p in priors], **s)
     return Comparison(_Row((m.name, Result(f), d, p)) for m, (f, d, p) in zip(ms, rows))
+
+
+def read_data(path, columns=None, rows=None, return_columns=False):
+    """A data file as ``occam fit --data`` reads it (CSV with a header, ``.npy``, ``.npz``): a 2-D
+    float64 array, NaN where a cell is missing. ``path`` may carry a selection,
+    ``"faithful.csv:eruptions,waiting@..200"``; or give ``columns`` (names, positions counted
+    from 0, ``"A..B"`` ranges, or a list of them) and ``rows`` (``"..200"``, ``"200.."``,
+    ``"..80%,shuffle=1"``; see the guide's data chapter). Positions count from 0 and ranges
+    exclude their end, as in NumPy. With ``return_columns=True``, also the header's names of
+    the columns read (``None`` for an array)."""
+    spec = _os.fspath(path)
+    if columns is not None:
+        if isinstance(columns, (str, int)):
+            columns = [columns]
+        spec += ":" + ",".join(str(c) for c in columns)
+    if rows is not None:
+        spec += "@" + str(rows)
+    values, header, _ = _occam.read_data(spec)
+    return (values, header) if return_columns else values
+
+
+def select_rows(n, rows):
+    """The rows (0-based, increasing, a NumPy integer array) that ``@ROWS`` of ``--data`` takes of
+    ``n`` rows, for arrays: ``X[occam.select_rows(len(X), "..80%,shuffle=1")]`` is the same
+    training part as ``--data x=X.csv@..80%,shuffle=1``, and ``"80%..,shuffle=1"`` the rest."""
+    n = _check_int("n", n, 0)
+    return _np.asarray(_occam.select_rows(n, str(rows)), dtype=_np.intp)
 
 
 def probabilities(bounds, priors=None):

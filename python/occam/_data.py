@@ -1,9 +1,12 @@
 """Turning user data into what the extension takes: a dict of float64 arrays with one or two
 dimensions, NaN marking a missing value (masked arrays: masked cells become NaN). A C-contiguous
 float64 array without a mask is passed through as it is (no copy here; the extension copies it
-once into the data set)."""
+once into the data set). A path (``"faithful.csv"``, or ``"faithful.csv:eruptions,waiting@..200"``
+choosing columns and rows as ``occam fit --data`` does) is passed as text: the extension reads it
+as the command line does, so messages name the file's own lines and columns."""
 
 import numbers
+import os
 
 import numpy as np
 
@@ -11,7 +14,10 @@ from ._errors import DataShapeError, DataTypeError
 
 
 def as_table(name, value):
-    """One data value → a float64 array of 1 or 2 dimensions, with a clear error otherwise."""
+    """One data value → a float64 array of 1 or 2 dimensions (or a data file path, as text),
+    with a clear error otherwise."""
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
     if isinstance(value, np.ma.MaskedArray):
         mask = np.ma.getmaskarray(value)
         base = as_table(name, np.ma.getdata(value))

@@ -10,6 +10,12 @@ Monte Carlo or early stopping, fitted by the same library as ``occam nn fit``.
 
 Every setting of the spec (see ``docs/guide/09-networks.md``) is a keyword argument; the defaults are
 the committee paper's (H = 8, single α, 10 restarts, 100 pre-training and 5 × 500 iterations).
+
+A time series, as ``occam nn fit --lags K`` and ``occam nn predict`` take it:
+
+>>> y = 50 + 40 * np.sin(0.6 * np.arange(60))
+>>> net = BayesianMLP(hidden=2, restarts=1, cycles=2, iters_per_cycle=50).fit_series(y[:40], lags=3)
+>>> rows, mean = net.predict_series(y)                # rows 3, 4, ..., 59  # doctest: +SKIP
 """
 
 import json as _json
@@ -19,7 +25,7 @@ import numpy as _np
 from . import _occam
 from ._errors import DataShapeError, DataTypeError
 
-__all__ = ["BayesianMLP", "Network"]
+__all__ = ["BayesianMLP", "Network", "lag_windows"]
 
 Network = _occam.Network
 
@@ -51,6 +57,20 @@ def _matrix(name, x):
     return _np.ascontiguousarray(a)
 
 
+def lag_windows(series, lags):
+    """``(x, t)`` of a series as ``occam nn fit --lags K`` builds them: row i of ``x`` holds the
+    ``lags`` values before ``series[lags + i]``, the most recent first, and ``t[i]`` is that
+    value (``len(series) - lags`` rows)."""
+    s = _np.ascontiguousarray(_np.asarray(series, dtype=_np.float64))
+    if s.ndim != 1:
+        raise DataShapeError(f"series: expected 1 dimension, got shape {s.shape}")
+    if isinstance(lags, bool) or not isinstance(lags, (int, _np.integer)) or lags < 1:
+        from ._errors import UsageError
+
+        raise UsageError(f"lags must be a positive integer, got {lags!r}")
+    return _occam.lag_windows(s, int(lags))
+
+
 class BayesianMLP:
     """A Bayesian MLP regressor with scikit-learn's ``fit``/``predict`` shape.
 
@@ -78,6 +98,29 @@ class BayesianMLP:
             raise DataShapeError(f"x has {x.shape[0]} rows but t has {t.shape[0]} values")
         self.network_ = _occam.nn_fit(x, t, _json.dumps(self.spec))
         return self
+
+    def fit_series(self, series, lags):
+        """Fits a network predicting each value of ``series`` from its ``lags`` previous values
+        (:func:`lag_windows`), as ``occam nn fit --lags`` does; returns self."""
+        x, t = lag_windows(series, lags)
+        self.fit(x, t)
+        self.lags_ = int(lags)
+        return self
+
+    def predict_series(self, series, return_std=False, noise=True):
+        """One-step-ahead predictions for ``series`` by a network of :meth:`fit_series`:
+        ``(rows, mean)`` (or ``(rows, mean, sd)``), where ``rows`` are the positions in
+        ``series`` predicted (``lags``, ``lags + 1``, ...), as ``occam nn predict`` writes them
+        in its row column."""
+        lags = getattr(self, "lags_", None)
+        if lags is None:
+            from ._errors import UsageError
+
+            raise UsageError("predict_series needs a network fitted by fit_series")
+        x, _ = lag_windows(series, lags)
+        rows = _np.arange(lags, lags + x.shape[0])
+        out = self.predict(x, return_std=return_std, noise=noise)
+        return (rows, *out) if return_std else (rows, out)
 
     def _net(self):
         if self.network_ is None:

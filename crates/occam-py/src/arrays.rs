@@ -1,6 +1,7 @@
 //! NumPy arrays in and out. In: a dict of float64 arrays with one or two dimensions (the Python
 //! layer has already turned masked arrays into NaN and checked dtypes with clear messages), copied
-//! once into the data set — straight from the buffer when it is C-contiguous. Out: row-major
+//! once into the data set — straight from the buffer when it is C-contiguous — or of data file
+//! paths, read as `--data NAME=FILE:COLUMNS@ROWS` reads them. Out: row-major
 //! values reshaped to the parameter's dimensions.
 
 use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
@@ -59,6 +60,13 @@ pub fn dataset(py: Python<'_>, data: Option<&Bound<'_, PyDict>>) -> PyResult<Dat
                 format!("data names must be strings, got {k}"),
             )
         })?;
+        // A file (`"f.csv"`, or `"f.csv:a,b@..200"` as `--data` takes it) is read as the
+        // command line reads it, so its messages name the file's own lines and columns.
+        if let Ok(spec) = v.extract::<String>() {
+            let t = occam::data::read_spec(&name, &spec).py_err(py)?;
+            set.tables.insert(name, t);
+            continue;
+        }
         let (rows, cols, values) = table(py, &name, &v)?;
         set.insert_array(&name, rows, cols, values, None)
             .py_err(py)?;

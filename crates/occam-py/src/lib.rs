@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 mod arrays;
+mod data;
 mod errors;
 mod evidence;
 mod fitted;
@@ -29,6 +30,9 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::compare_evidence, m)?)?;
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;
+    m.add_function(wrap_pyfunction!(data::read_data, m)?)?;
+    m.add_function(wrap_pyfunction!(data::select_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(data::lag_windows, m)?)?;
     m.add_class::<nn::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(nn::nn_fit, m)?)?;
     m.add_class::<latent::PyMbpca>()?;

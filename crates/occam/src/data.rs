@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use occam_io::data::{
-    parse_csv, read, split_selection, utf8, DataError, Selection, Table, MAX_CELL_ECHO,
-    MAX_DATA_BYTES,
+    parse_csv, parse_rows, read, read_selected, split_selection, utf8, Bound, DataError, RowSpec,
+    Selection, Table, MAX_CELL_ECHO, MAX_DATA_BYTES,
 };
 
 use crate::error::{Error, Result};
@@ -25,13 +25,23 @@ pub struct DataSet {
 pub fn parse_data_arg(arg: &str) -> Result<(String, PathBuf, Selection)> {
     match arg.split_once('=') {
         Some((n, f)) if !n.trim().is_empty() && !f.is_empty() => {
-            let (path, sel) = split_selection(f, arg)?;
+            let (path, sel) = split_selection(f, &format!("--data `{arg}`"))?;
             Ok((n.trim().to_string(), path, sel))
         }
         _ => Err(Error::Usage(format!(
-            "bad --data `{arg}`: expected NAME=FILE, e.g. --data x=data.csv (or FILE:COLUMNS@ROWS, e.g. x=faithful.csv:eruptions,waiting@1-200)"
+            "bad --data `{arg}`: expected NAME=FILE, e.g. --data x=data.csv (or FILE:COLUMNS@ROWS, e.g. x=faithful.csv:eruptions,waiting@..200)"
         ))),
     }
+}
+
+/// Reads `FILE` or `FILE:COLUMNS@ROWS` (the part after `NAME=` of a `--data` argument; see
+/// [`split_selection`]) as data `name`: what the commands that take a data file read.
+pub fn read_spec(name: &str, spec: &str) -> Result<Table> {
+    let (path, sel) = split_selection(spec, &format!("`{spec}`"))?;
+    if !path.exists() {
+        return Err(Error::io(&path, "no such data file"));
+    }
+    Ok(read_selected(name, &path, &sel)?)
 }
 
 impl DataSet {
@@ -42,10 +52,16 @@ impl DataSet {
 
     /// Attaches the file `path` (`.csv` with a header, `.npy` or `.npz`) as data `name`.
     pub fn insert_file(&mut self, name: &str, path: &Path) -> Result<()> {
+        self.insert_selected(name, path, &Selection::default())
+    }
+
+    /// Attaches the columns and rows `sel` of the file `path` as data `name` (see
+    /// [`split_selection`] for the syntax of `--data NAME=FILE:COLUMNS@ROWS`).
+    pub fn insert_selected(&mut self, name: &str, path: &Path, sel: &Selection) -> Result<()> {
         if !path.exists() {
             return Err(Error::io(path, "no such data file"));
         }
-        let t = read(name, path)?;
+        let t = read_selected(name, path, sel)?;
         self.tables.insert(name.to_string(), t);
         Ok(())
     }
@@ -84,6 +100,7 @@ impl DataSet {
             csv: false,
             line_shifts: Vec::new(),
             source_columns: None,
+            source_rows: None,
         };
         if let Some(i) = values.iter().position(|v| v.is_infinite()) {
             return Err(table.error_at(i, format!("{} is not a finite number", values[i])));
@@ -97,11 +114,7 @@ impl DataSet {
         let mut set = DataSet::default();
         for a in args {
             let (name, path, sel) = parse_data_arg(a)?;
-            set.insert_file(&name, &path)?;
-            if !sel.is_all() {
-                let t = set.tables[&name].select(&sel)?;
-                set.tables.insert(name, t);
-            }
+            set.insert_selected(&name, &path, &sel)?;
         }
         Ok(set)
     }

@@ -366,6 +366,8 @@ pub struct Compared {
     pub difference: f64,
     /// Posterior model probability.
     pub probability: f64,
+    /// Wall-clock seconds of the model's fit (all its restarts).
+    pub seconds: f64,
 }
 
 /// Fits every model with the same settings and compares their bounds; `priors` are prior
@@ -395,9 +397,12 @@ pub fn compare_observed(
         )));
     }
     let mut fitted = Vec::with_capacity(models.len());
+    let mut seconds = Vec::with_capacity(models.len());
     for (i, m) in models.iter().enumerate() {
         let mut obs = observer(i);
+        let start = std::time::Instant::now();
         fitted.push(m.fit_observed(settings, obs.as_mut())?);
+        seconds.push(start.elapsed().as_secs_f64());
     }
     let bounds: Vec<f64> = fitted.iter().map(Fitted::bound).collect();
     let probs = probabilities(&bounds, priors);
@@ -405,10 +410,12 @@ pub fn compare_observed(
     Ok(fitted
         .into_iter()
         .zip(probs)
-        .map(|(f, p)| Compared {
+        .zip(seconds)
+        .map(|((f, p), seconds)| Compared {
             difference: f.bound() - best,
             probability: p,
             fitted: f,
+            seconds,
         })
         .collect())
 }

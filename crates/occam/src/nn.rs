@@ -9,7 +9,7 @@ pub use occam_nn::*;
 
 mod fit;
 pub use fit::{
-    fit_arrays, fit_file, fit_table, predict_arrays, predicted_rows_csv, predictions_csv,
+    fit_arrays, fit_file, fit_spec, fit_table, predict_arrays, predicted_rows_csv, predictions_csv,
     read_spec, spec_from_json, Columns, PredictedRows, SavedNetwork,
 };
 

@@ -108,6 +108,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         .map(|c| (c.fitted.loaded().file_name.clone(), c.fitted.outcome()))
         .collect();
     let probs: Vec<f64> = compared.iter().map(|c| c.probability).collect();
+    let seconds: Vec<f64> = compared.iter().map(|c| c.seconds).collect();
     let best = rows
         .iter()
         .map(|(_, o)| o.bound)
@@ -116,8 +117,10 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         let models: Vec<_> = rows
             .iter()
             .zip(&probs)
-            .map(|((name, o), p)| {
+            .zip(&seconds)
+            .map(|(((name, o), p), t)| {
                 json!({
+                    "seconds": t,
                     "model": name,
                     "bound": o.bound,
                     "difference": o.bound - best,
@@ -142,24 +145,26 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     ranked.sort_by(|&i, &j| rows[j].1.bound.total_cmp(&rows[i].1.bound));
     let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(5).max(5);
     outln!(
-        "{:<width$}  {:>14}  {:>12}  {:>11}  {:>10}  {:>5}",
+        "{:<width$}  {:>14}  {:>12}  {:>11}  {:>10}  {:>5}  {:>7}",
         "model",
         "bound (nats)",
         "vs best",
         "P(model)",
         "components",
-        "iter"
+        "iter",
+        "time"
     );
     for &i in &ranked {
         let ((name, o), p) = (&rows[i], probs[i]);
         outln!(
-            "{:<width$}  {:>14.4}  {:>12.4}  {:>11}  {:>10}  {:>5}{}",
+            "{:<width$}  {:>14.4}  {:>12.4}  {:>11}  {:>10}  {:>5}  {:>7}{}",
             name,
             o.bound,
             o.bound - best,
             probability(p),
             in_use(o),
             o.iterations,
+            duration(seconds[i]),
             if o.bound == best { "  best" } else { "" }
         );
     }
@@ -184,6 +189,20 @@ pub(super) fn probability(p: f64) -> String {
     }
 }
 
+/// Seconds with three significant digits and a unit (`0.041s`, `1.25s`, `312s`): a fit's time
+/// as a reader compares them down a column.
+pub(super) fn duration(s: f64) -> String {
+    if s < 1.0 {
+        format!("{s:.3}s")
+    } else if s < 10.0 {
+        format!("{s:.2}s")
+    } else if s < 100.0 {
+        format!("{s:.1}s")
+    } else {
+        format!("{s:.0}s")
+    }
+}
+
 /// Mixture components in use over the model's components (`in use/total`, summed over its
 /// mixtures), `-` for a model without mixtures.
 fn in_use(o: &occam::Outcome) -> String {
@@ -193,4 +212,21 @@ fn in_use(o: &occam::Outcome) -> String {
     let used: usize = o.components.iter().map(|c| c.in_use).sum();
     let total: usize = o.components.iter().map(|c| c.total).sum();
     format!("{used}/{total}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probabilities_and_times_read_as_a_user_reads_them() {
+        assert_eq!(probability(0.9614), "0.961");
+        assert_eq!(probability(1.0), "1.000");
+        assert_eq!(probability(2.84e-86), "2.84e-86");
+        assert_eq!(probability(0.0), "<1e-300");
+        assert_eq!(duration(0.04123), "0.041s");
+        assert_eq!(duration(1.254), "1.25s");
+        assert_eq!(duration(31.26), "31.3s");
+        assert_eq!(duration(312.4), "312s");
+    }
 }

@@ -30,8 +30,9 @@ pub enum LatentCommand {
 /// Arguments of `occam latent mbpca`.
 #[derive(Args, Debug)]
 pub struct MbpcaArgs {
-    /// Data file (CSV with a header, .npy or .npz).
-    pub data: PathBuf,
+    /// Data file (CSV with a header, .npy or .npz); FILE:COLUMNS@ROWS chooses columns and rows
+    /// as --data does.
+    pub data: String,
     /// Latent dimension of each component (default d − 1).
     #[arg(long, allow_negative_numbers = true)]
     pub q: Option<usize>,
@@ -49,8 +50,9 @@ pub struct MbpcaArgs {
 /// Arguments of `occam latent ica`.
 #[derive(Args, Debug)]
 pub struct IcaArgs {
-    /// Data file (CSV with a header, .npy or .npz).
-    pub data: PathBuf,
+    /// Data file (CSV with a header, .npy or .npz); FILE:COLUMNS@ROWS chooses columns and rows
+    /// as --data does.
+    pub data: String,
     /// Model sources (default: the number of sensors).
     #[arg(long, allow_negative_numbers = true)]
     pub sources: Option<usize>,
@@ -93,8 +95,8 @@ pub struct DigitsArgs {
     pub out: Option<PathBuf>,
 }
 
-fn matrix(path: &std::path::Path) -> Result<Matrix> {
-    let t = occam::data::read("data", path)?;
+fn matrix(spec: &str) -> Result<Matrix> {
+    let t = occam::data::read_spec("data", spec)?;
     if let Some(i) = t.present.iter().position(|p| !p) {
         return Err(t.error_at(i, "missing values are not supported here"));
     }

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use occam::nn::bnn::prior::PriorKind;
 use occam::nn::net::{Method, NetSpec};
 use occam::nn::{
-    fit_file, predicted_rows_csv, read_spec, reproduce, Columns, ReproduceOptions, SavedNetwork,
+    fit_spec, predicted_rows_csv, read_spec, reproduce, Columns, ReproduceOptions, SavedNetwork,
     REPRODUCTIONS,
 };
 
@@ -78,15 +78,17 @@ pub enum MethodArg {
 /// Arguments of `occam nn fit`.
 #[derive(Args, Debug)]
 pub struct FitArgs {
-    /// The data file (CSV with a header, .npy, .npz).
-    pub data: PathBuf,
+    /// The data file (CSV with a header, .npy, .npz); FILE:COLUMNS@ROWS chooses columns and
+    /// rows as --data does (e.g. sunspots.csv@..200 to train on the first 200 rows).
+    pub data: String,
     /// Where to save the network (JSON).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// The target column (name or 1-based number); default: the last column.
+    /// The target column (name or position counted from 0); default: the last column.
     #[arg(long)]
     pub target: Option<String>,
-    /// Input columns, comma-separated; default: every column but the target.
+    /// Input columns, comma-separated (names, positions from 0, ranges A..B with B excluded);
+    /// default: every column but the target.
     #[arg(long, value_delimiter = ',')]
     pub inputs: Option<Vec<String>>,
     /// Treat the target as a time series; its K previous values are the inputs.
@@ -170,12 +172,13 @@ impl FitArgs {
 pub struct PredictArgs {
     /// A network saved by `occam nn fit`.
     pub network: PathBuf,
-    /// The data file holding the network's input columns (for --lags networks, the series).
-    pub data: PathBuf,
+    /// The data file holding the network's input columns (for --lags networks, the series);
+    /// FILE@ROWS predicts chosen rows (e.g. @200..), still named by the file's own row.
+    pub data: String,
     /// Write the CSV here instead of printing it.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// A column of the data (name or 1-based position, e.g. the year) whose value in each
+    /// A column of the data (name or position counted from 0, e.g. the year) whose value in each
     /// predicted row is written beside the row index.
     #[arg(long, value_name = "COLUMN")]
     pub time: Option<String>,
@@ -207,7 +210,7 @@ pub fn run(c: &NnCommand) -> Result<()> {
                 inputs: a.inputs.clone(),
                 lags: a.lags,
             };
-            let saved = fit_file(&a.data, &cols, &spec)?;
+            let saved = fit_spec(&a.data, &cols, &spec)?;
             saved.save(&a.out)?;
             let net = &saved.net;
             outln!(
@@ -239,7 +242,8 @@ pub fn run(c: &NnCommand) -> Result<()> {
         }
         NnCommand::Predict(a) => {
             let saved = SavedNetwork::load(&a.network)?;
-            let csv = predicted_rows_csv(&saved.predict_rows(&a.data, a.time.as_deref())?);
+            let table = occam::data::read_spec("data", &a.data)?;
+            let csv = predicted_rows_csv(&saved.predict_rows_table(&table, a.time.as_deref())?);
             match &a.out {
                 Some(p) => occam::atomic::write(p, csv.as_bytes())?,
                 None => out!("{csv}"),

@@ -133,3 +133,37 @@ impl Drop for Bar {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The bar has no length (a fit stops at convergence, long before `--max-iter`), and shows
+    /// the elapsed time, iterations and their rate, the bound and its last change.
+    #[test]
+    fn the_bar_shows_time_rate_and_change_not_a_fraction_of_max_iter() {
+        let mut bar = Bar {
+            label: "fit".into(),
+            enabled: true,
+            every: None,
+            since: None,
+            bar: None,
+        };
+        let p = Progress {
+            restart: 0,
+            restarts: 1,
+            iteration: 3,
+            max_iter: 1000,
+            bound: -10.5,
+            change: Some(0.25),
+            elapsed: Duration::from_millis(30),
+            stage: Stage::Sweeps,
+        };
+        bar.observe(&p);
+        let (_, b) = bar.bar.as_ref().unwrap();
+        assert_eq!(b.length(), None);
+        assert_eq!(b.position(), 3);
+        assert_eq!(b.message(), "bound -10.500000 change 2.500e-1");
+    }
+}

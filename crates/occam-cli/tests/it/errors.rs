@@ -200,7 +200,7 @@ fn category_out_of_range() {
         &[("m.occam", "plate K = 3\nplate N from data y\np ~ Dirichlet(1) over K\ny[N] ~ Categorical(p)\n"), ("y.csv", "y\n0\n2\n3\n")],
         &["fit", "m.occam"],
         2,
-        &["y.csv:4:1", "3 is not a category"],
+        &["y.csv:4:1", "3 is not a category: the categories are 0 to 2"],
     );
 }
 

@@ -47,18 +47,34 @@ fn tokens(s: &str) -> Vec<(bool, &str)> {
     out
 }
 
-/// Equal text, and numbers equal to 1e-10 (see the module docs).
+/// Whether numeric token `i` is a wall-clock time, which no two runs share: followed by `s`
+/// and a space or line end (`compare`'s time column, `0.041s`), or the value of a JSON
+/// `"seconds"` key.
+fn is_time(t: &[(bool, &str)], i: usize) -> bool {
+    let after = t.get(i + 1).map_or("", |n| n.1);
+    let unit = after
+        .strip_prefix('s')
+        .is_some_and(|r| r.is_empty() || r.starts_with(char::is_whitespace));
+    unit || (i > 0 && t[i - 1].1.ends_with("\"seconds\":"))
+}
+
+/// Equal text, and numbers equal to 1e-10 (see the module docs); times (see [`is_time`]) are
+/// compared as text around them only.
 fn same(got: &str, want: &str) -> bool {
     let (g, w) = (tokens(got), tokens(want));
     g.len() == w.len()
-        && g.iter().zip(&w).all(|(a, b)| match (a, b) {
-            ((true, x), (true, y)) if x == y => true,
-            ((true, x), (true, y)) => match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(x), Ok(y)) => (x - y).abs() <= 1e-10 * x.abs().max(y.abs()).max(1.0),
-                _ => false,
-            },
-            (a, b) => a == b,
-        })
+        && g.iter()
+            .zip(&w)
+            .enumerate()
+            .all(|(i, (a, b))| match (a, b) {
+                ((true, x), (true, y)) if x == y => true,
+                ((true, _), (true, _)) if is_time(&g, i) && is_time(&w, i) => true,
+                ((true, x), (true, y)) => match (x.parse::<f64>(), y.parse::<f64>()) {
+                    (Ok(x), Ok(y)) => (x - y).abs() <= 1e-10 * x.abs().max(y.abs()).max(1.0),
+                    _ => false,
+                },
+                (a, b) => a == b,
+            })
 }
 
 #[test]
@@ -72,6 +88,14 @@ fn numbers_compare_to_1e_10_and_text_exactly() {
     assert!(!same("after 5 iterations", "after 6 iterations"));
     assert!(!same("node x1", "node x2"));
     assert!(!same("a,b", "a;b"));
+    // Times are not compared; the text around them is.
+    assert!(same("iter 98  0.041s  best\n", "iter 98  1.25s  best\n"));
+    assert!(same(
+        "{\"seconds\":0.5,\"x\":1}",
+        "{\"seconds\":0.25,\"x\":1}"
+    ));
+    assert!(!same("98  0.041s", "99  0.041s"));
+    assert!(!same("0.041 s", "0.042 s"));
 }
 
 fn compare_text(case: &str, what: &str, got: &str, want: &str, failures: &mut Vec<String>) {

@@ -8,6 +8,7 @@ mod cli;
 mod cli_docs;
 mod common;
 mod crashes;
+mod data_select;
 mod docs;
 mod errors;
 mod errors_limits;

@@ -58,7 +58,7 @@ pub enum ValueError {
         value: f64,
     },
     /// A Binomial value outside 0..=trials.
-    #[error("{value} is not a count in 0..={trials}")]
+    #[error("{value} is not a count from 0 to {trials}")]
     NotCountUpTo {
         /// The value.
         value: f64,
@@ -74,7 +74,7 @@ pub enum ValueError {
         last: usize,
     },
     /// A constant Categorical value that is not a category index.
-    #[error("category {value} is not one of 0..{k}")]
+    #[error("category {value} is not one of 0 to {}", .k.saturating_sub(1))]
     NotCategoryIndex {
         /// The value.
         value: f64,
@@ -131,6 +131,26 @@ mod tests {
         assert_eq!(
             MomentKind::Categorical { k: 2 }.fixed_moments(&[2.0]),
             Err(ValueError::NotCategoryIndex { value: 2.0, k: 2 })
+        );
+        // Ranges read as a user counts them: "0 to 2", never Rust's "0..3".
+        assert_eq!(
+            Categorical { k: 3 }
+                .observe_value(&[3.0], &mut u)
+                .unwrap_err()
+                .to_string(),
+            "3 is not a category: the categories are 0 to 2"
+        );
+        assert_eq!(
+            ValueError::NotCategoryIndex { value: 2.0, k: 2 }.to_string(),
+            "category 2 is not one of 0 to 1"
+        );
+        assert_eq!(
+            ValueError::NotCountUpTo {
+                value: 4.0,
+                trials: 3
+            }
+            .to_string(),
+            "4 is not a count from 0 to 3"
         );
     }
 }

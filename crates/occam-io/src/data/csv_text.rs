@@ -25,11 +25,25 @@ fn is_missing(cell: &str) -> bool {
 
 /// Parses CSV text with a header row.
 pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
+    parse_csv_ignoring(name, file, text, &|_| Ok(Vec::new()))
+}
+
+/// Which columns (by the header) may hold anything: their cells that are not numbers are read as
+/// missing, for a selection that leaves them out (an R export's text column).
+pub(crate) type Ignored<'a> = &'a dyn Fn(&[String]) -> Result<Vec<bool>>;
+
+/// [`parse_csv`], where the columns `ignored(header)` marks may hold text (read as missing).
+pub(crate) fn parse_csv_ignoring(
+    name: &str,
+    file: &str,
+    text: &str,
+    ignored: Ignored<'_>,
+) -> Result<Table> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let (header, rows, values, present, line_shifts) = if plain(text.as_bytes()) {
-        direct(file, text, BLOCK_BYTES)?
+        direct(file, text, BLOCK_BYTES, ignored)?
     } else {
-        general(file, text)?
+        general(file, text, ignored)?
     };
     Ok(Table {
         name: name.into(),
@@ -42,6 +56,7 @@ pub fn parse_csv(name: &str, file: &str, text: &str) -> Result<Table> {
         csv: true,
         line_shifts,
         source_columns: None,
+        source_rows: None,
     })
 }
 
@@ -232,7 +247,7 @@ fn no_rows(file: &str) -> DataError {
 }
 
 /// The `csv` crate's reading: any valid CSV.
-fn general(file: &str, text: &str) -> Result<Parsed> {
+fn general(file: &str, text: &str, ignored: Ignored<'_>) -> Result<Parsed> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -247,6 +262,7 @@ fn general(file: &str, text: &str) -> Result<Parsed> {
         .map(String::from)
         .collect();
     check_header(file, &header)?;
+    let free = ignored(&header)?;
     let header_line = lines.record(0);
     let mut shifts = Shifts::default();
     let mut values = Vec::new();
@@ -263,8 +279,10 @@ fn general(file: &str, text: &str) -> Result<Parsed> {
             .map_or(rows + 1 + header_line, |p| lines.record(p.byte()));
         shifts.at(rows, line);
         for (c, cell) in record.iter().enumerate() {
-            let v =
-                cell_value(cell).map_err(|e| cell_error(file, &header, line, c + 1, cell, e))?;
+            let v = match cell_value(cell) {
+                Err(_) if free.get(c) == Some(&true) => None,
+                v => v.map_err(|e| cell_error(file, &header, line, c + 1, cell, e))?,
+            };
             values.push(v.unwrap_or(0.0));
             present.push(v.is_some());
         }
@@ -330,7 +348,7 @@ enum Problem {
 }
 
 /// The direct reading of plain text (see [`plain`]), in blocks of about `block_bytes`.
-fn direct(file: &str, text: &str, block_bytes: usize) -> Result<Parsed> {
+fn direct(file: &str, text: &str, block_bytes: usize, ignored: Ignored<'_>) -> Result<Parsed> {
     let bytes = text.as_bytes();
     // The header: the first line that is not skipped.
     let (mut at, mut line) = (0, 1);
@@ -344,6 +362,7 @@ fn direct(file: &str, text: &str, block_bytes: usize) -> Result<Parsed> {
         }
     }
     check_header(file, &header)?;
+    let free = ignored(&header)?;
     let cols = header.len();
     // Blocks of whole lines, cut where the data lie (not by thread count): the same blocks and
     // the same table on any number of threads.
@@ -359,7 +378,7 @@ fn direct(file: &str, text: &str, block_bytes: usize) -> Result<Parsed> {
             let part = &text[w[0]..w[1]];
             (
                 memchr::memchr_iter(b'\n', part.as_bytes()).count(),
-                block(part, cols),
+                block(part, cols, &free),
             )
         })
         .collect();
@@ -389,8 +408,9 @@ fn direct(file: &str, text: &str, block_bytes: usize) -> Result<Parsed> {
     Ok((header, rows, values, present, shifts.list))
 }
 
-/// Parses the whole lines of `part` as rows of `cols` cells.
-fn block(part: &str, cols: usize) -> Block {
+/// Parses the whole lines of `part` as rows of `cols` cells (a cell of a `free` column that is
+/// not a number is missing).
+fn block(part: &str, cols: usize, free: &[bool]) -> Block {
     let mut b = Block {
         rows: 0,
         values: Vec::with_capacity(part.len() / 8),
@@ -419,6 +439,10 @@ fn block(part: &str, cols: usize) -> Block {
                     Ok(v) => {
                         b.values.push(v.unwrap_or(0.0));
                         b.present.push(v.is_some());
+                    }
+                    Err(_) if free.get(c) == Some(&true) => {
+                        b.values.push(0.0);
+                        b.present.push(false);
                     }
                     Err(e) => {
                         // A row of the wrong length is refused as such first, as the `csv`

@@ -12,7 +12,7 @@ pub mod plain;
 mod select;
 pub use csv_text::{parse_csv, MAX_CELL_ECHO};
 pub use error::{DataError, Result};
-pub use select::{split as split_selection, Selection};
+pub use select::{parse_rows, split as split_selection, Bound, RowSpec, Selection};
 
 /// A numeric table read from a data file.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +41,9 @@ pub struct Table {
     /// For a table of chosen columns (`--data x=FILE:COLUMNS`): the file's 0-based column of
     /// each, so that messages name the file's own column; `None`: the file's columns in order.
     pub source_columns: Option<Vec<usize>>,
+    /// For a table of chosen rows (`--data x=FILE@ROWS`): the file's data row (0-based, header
+    /// excluded) of each, so that outputs can name the file's own rows; `None`: in order.
+    pub source_rows: Option<Vec<usize>>,
 }
 
 impl Table {
@@ -97,13 +100,61 @@ pub fn read(name: &str, path: &Path) -> Result<Table> {
             let bytes = read_bounded(path)?;
             npy::from_npy_bytes(name, path, &bytes)
         }
-        "npz" => npy::from_npz(name, path),
+        "npz" => npy::from_npz(name, path, None).map(|(t, _)| t),
         _ => {
             let bytes = read_bounded(path)?;
             let text = utf8(path, &bytes)?;
             parse_csv(name, &path.display().to_string(), text)
         }
     }
+}
+
+/// Reads `--data NAME=FILE:COLUMNS@ROWS`: [`read`], then the selection (see
+/// [`Table::select`]); in a `.npz` file a name in `COLUMNS` that is one of its arrays chooses
+/// that array.
+///
+/// A CSV column left out may hold text (an R export's factor column): its cells are not read
+/// as numbers.
+pub fn read_selected(name: &str, path: &Path, sel: &Selection) -> Result<Table> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let Some(columns) = &sel.columns else {
+        return read(name, path)?.select(sel);
+    };
+    if ext == "npy" {
+        return read(name, path)?.select(sel);
+    }
+    if ext != "npz" {
+        let bytes = read_bounded(path)?;
+        let text = utf8(path, &bytes)?;
+        let file = path.display().to_string();
+        let context = if sel.arg.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", sel.arg)
+        };
+        let ignored = |header: &[String]| -> Result<Vec<bool>> {
+            let keep = select::positions(&file, header, header.len(), columns, &context)?;
+            let mut free = vec![true; header.len()];
+            for c in keep {
+                free[c] = false;
+            }
+            Ok(free)
+        };
+        return csv_text::parse_csv_ignoring(name, &file, text, &ignored)?.select(sel);
+    }
+    let (t, key) = npy::from_npz(name, path, sel.columns.as_deref())?;
+    let mut sel = sel.clone();
+    if let (Some(i), Some(c)) = (key, sel.columns.as_mut()) {
+        c.remove(i);
+        if c.is_empty() {
+            sel.columns = None;
+        }
+    }
+    t.select(&sel)
 }
 
 /// The largest data file read (and the largest array a header may declare), in bytes.

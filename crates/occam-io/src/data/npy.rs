@@ -6,16 +6,32 @@ use std::path::Path;
 use super::{data_file, DataError, Result, Table, MAX_DATA_BYTES};
 
 /// An array of a `.npz` archive: the one named like the data, or its only array.
-pub(super) fn from_npz(name: &str, path: &Path) -> Result<Table> {
+/// Reads the array of a `.npz` named `name`, or the only one; a name in `columns` (a
+/// `--data x=FILE.npz:KEY` selection) that is one of the file's arrays is read instead, and its
+/// place in `columns` returned (it is not a column).
+pub(super) fn from_npz(
+    name: &str,
+    path: &Path,
+    columns: Option<&[String]>,
+) -> Result<(Table, Option<usize>)> {
     let file = std::fs::File::open(path).map_err(|e| DataError::io(path, e))?;
     let mut archive = zip::ZipArchive::new(std::io::BufReader::new(file))
         .map_err(|e| data_file(path, format!("not a .npz file: {e}")))?;
-    let names: Vec<String> = archive
+    // Sorted: the archive lists its entries in hash order, and messages list them.
+    let mut names: Vec<String> = archive
         .file_names()
         .filter_map(|n| n.strip_suffix(".npy"))
         .map(String::from)
         .collect();
-    let key = if names.iter().any(|n| n == name) {
+    names.sort();
+    let chosen = columns.and_then(|c| {
+        c.iter()
+            .position(|w| names.iter().any(|n| n == w.trim()))
+            .map(|i| (i, c[i].trim().to_string()))
+    });
+    let key = if let Some((_, k)) = &chosen {
+        k.clone()
+    } else if names.iter().any(|n| n == name) {
         name.to_string()
     } else if names.len() == 1 {
         names[0].clone()
@@ -50,7 +66,7 @@ pub(super) fn from_npz(name: &str, path: &Path) -> Result<Table> {
         &mut bytes,
     )
     .map_err(|e| data_file(path, format!("cannot read array `{key}`: {e}")))?;
-    from_npy_bytes(name, path, &bytes)
+    Ok((from_npy_bytes(name, path, &bytes)?, chosen.map(|(i, _)| i)))
 }
 
 /// Where the data of a `.npy` file start: after the magic string, version, header length and
@@ -218,6 +234,7 @@ fn from_npy<R: std::io::Read>(name: &str, path: &Path, npy: npyz::NpyFile<R>) ->
         csv: false,
         line_shifts: Vec::new(),
         source_columns: None,
+        source_rows: None,
     })
 }
 

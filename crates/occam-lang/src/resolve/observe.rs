@@ -5,7 +5,7 @@ use super::{Resolver, Source};
 use crate::ast::{self, ExprKind, Stmt};
 use crate::catalog::ValueKind;
 use crate::diag::{did_you_mean, Code, Diagnostic};
-use crate::ir::{ConstValue, Init};
+use crate::ir::{ConstValue, Init, PlateSource};
 use crate::span::Span;
 
 impl Resolver<'_, '_> {
@@ -109,15 +109,26 @@ impl Resolver<'_, '_> {
         };
         let named: Vec<String> = dims.iter().map(|&p| self.plate_desc(p)).collect();
         // The data's rows and columns swapped (a row vector where a column is expected).
+        // When the first plate is sized by these data's own rows, its size says nothing about
+        // the data's intent: a 1 × 4 row for `y[N]` (N from the rows, so 1) is a transposed
+        // column exactly when the columns do not match the other axes and the rows do.
+        let rows_size_first = dims.first().is_some_and(|&p| {
+            matches!(&self.plates[p].source, PlateSource::Data { data, axis: 0 } if *data == e.name)
+        });
+        let rest_size = sizes.iter().skip(1).fold(1u64, |a, &b| a.saturating_mul(b));
         let transposed = match sizes.as_slice() {
+            [_] if rows_size_first => rows == 1 && cols > 1,
+            [_, ..] if rows_size_first => rows as u64 == rest_size && cols as u64 != rest_size,
             [n, m] => rows as u64 == *m && cols as u64 == *n,
-            [n, rest @ ..] if !rest.is_empty() => {
-                cols as u64 == *n
-                    && rows as u64 == rest.iter().fold(1u64, |a, &b| a.saturating_mul(b))
-            }
+            [n, rest @ ..] if !rest.is_empty() => cols as u64 == *n && rows as u64 == rest_size,
             _ => false,
         };
-        let hint = if transposed {
+        let hint = if transposed && rows_size_first {
+            format!(
+                "the data are {rows} × {cols} and {} takes its size from their rows: did you mean to transpose them to {cols} × {rows}? (rows are the first plate's elements)",
+                self.plates[dims[0]].name
+            )
+        } else if transposed {
             format!(
                 "the data are {rows} × {cols} and `{}` needs {want}: did you mean to transpose them? (rows are the first plate's elements)",
                 e.name

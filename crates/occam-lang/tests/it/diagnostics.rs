@@ -123,6 +123,23 @@ fn data_shape_transposed() {
 }
 
 #[test]
+fn data_shape_a_row_where_a_column_is_expected() {
+    // N is sized by the data's rows, so a 1 × 4 row makes N = 1: the transposition is named.
+    check(
+        "plate N from data y\nmu ~ Gaussian(0, 1)\ny[N] ~ Gaussian(mu, 1)\n",
+        &[("y", 1, 4)],
+        Code::DataShape,
+        "error: data `y` has shape 1 × 4 but `y[N]` needs 1 × 1\n --> m.occam:3:1\n  |\n3 | y[N] ~ Gaussian(mu, 1)\n  | ^ over N (size 1)\n  = hint: the data are 1 × 4 and N takes its size from their rows: did you mean to transpose them to 4 × 1? (rows are the first plate's elements)\n",
+    );
+    check(
+        "plate N from data y\nplate D = 2\nmu ~ Gaussian(0, 1)\ny[N, D] ~ Gaussian(mu, 1)\n",
+        &[("y", 2, 10)],
+        Code::DataShape,
+        "error: data `y` has shape 2 × 10 but `y[N, D]` needs 2 × 2\n --> m.occam:4:1\n  |\n4 | y[N, D] ~ Gaussian(mu, 1)\n  | ^ over N (size 2), D (size 2)\n  = hint: the data are 2 × 10 and N takes its size from their rows: did you mean to transpose them to 10 × 2? (rows are the first plate's elements)\n",
+    );
+}
+
+#[test]
 fn misspelt_variable_by_a_swap() {
     check(
         "mu ~ Gaussian(0, 1)\ntau ~ Gamma(1, 1)\ny ~ Gaussian(mu, tua)\n",

@@ -65,7 +65,10 @@ impl Conjugate {
             }
             Conjugate::DirichletCategorical { width, .. } => {
                 if !(x >= 0.0 && x.fract() == 0.0 && (x as usize) < *width) {
-                    return Err(format!("a Categorical value {x} (values are 0..{width})"));
+                    return Err(format!(
+                        "a Categorical value {x} (values are 0 to {})",
+                        width.saturating_sub(1)
+                    ));
                 }
                 out[x as usize] += 1.0;
             }

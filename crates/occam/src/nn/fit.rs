@@ -2,7 +2,7 @@
 //! `occam nn fit` and `occam nn predict` call (and the Python `occam.nn` module, with arrays).
 //!
 //! A data file is a table (CSV with a header, `.npy`, `.npz`; see [`crate::data`]). The target is
-//! one column (by header name, or by 1-based number; default: the last), the inputs the others
+//! one column (by header name, or by position counted from 0; default: the last), the inputs the others
 //! (or a named list). With `lags = K` the target column is a time series and the inputs of row n
 //! are its K previous values (the most recent first), as in the sunspot protocol. A saved network
 //! is JSON holding the spec, the column names, the standardisation and the posterior.
@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 /// Which columns of a table feed a network.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Columns {
-    /// The target column (name or 1-based number); default: the last column.
+    /// The target column (name or position counted from 0); default: the last column.
     pub target: Option<String>,
     /// The input columns; default: every column but the target.
     pub inputs: Option<Vec<String>>,
@@ -51,20 +51,32 @@ fn column_names(t: &Table) -> Vec<String> {
     }
 }
 
-/// The index of column `r` (a header name, else a 1-based number).
+/// The index of column `r`: a header name (or the `column N` name of a table without one, as
+/// saved networks name them), else a position counted from 0 as in `--data x=FILE:COLUMNS`.
 fn column(t: &Table, r: &str) -> Result<usize> {
-    let names = column_names(t);
-    if let Some(i) = names.iter().position(|n| n == r) {
+    if let Some(i) = column_names(t).iter().position(|n| n == r) {
         return Ok(i);
     }
-    match r.parse::<usize>() {
-        Ok(c) if (1..=t.cols).contains(&c) => Ok(c - 1),
-        _ => Err(Error::UnknownName(format!(
-            "{}: no column `{r}` (columns: {})",
-            t.file,
-            names.join(", ")
+    match t.column_positions(&[r.to_string()], "")?.as_slice() {
+        [c] => Ok(*c),
+        _ => Err(Error::Usage(format!(
+            "{}: `{r}` is several columns; give one",
+            t.file
         ))),
     }
+}
+
+/// The indices of columns `list`: names, positions from 0 and `A..B` ranges.
+fn columns(t: &Table, list: &[String]) -> Result<Vec<usize>> {
+    let names = column_names(t);
+    let mut out = Vec::new();
+    for r in list {
+        match names.iter().position(|n| n == r) {
+            Some(i) => out.push(i),
+            None => out.extend(t.column_positions(std::slice::from_ref(r), "")?),
+        }
+    }
+    Ok(out)
 }
 
 /// The values of column `c`, every cell present.
@@ -118,7 +130,7 @@ fn assemble(
         return Ok((d, names[target].clone(), Vec::new()));
     }
     let inputs: Vec<usize> = match &cols.inputs {
-        Some(list) => list.iter().map(|r| column(t, r)).collect::<Result<_>>()?,
+        Some(list) => columns(t, list)?,
         None => (0..t.cols).filter(|&c| c != target).collect(),
     };
     if inputs.is_empty() {
@@ -252,6 +264,11 @@ pub fn fit_file(path: &Path, cols: &Columns, spec: &NetSpec) -> Result<SavedNetw
     fit_table(&data::read("data", path)?, cols, spec)
 }
 
+/// Fits a network to `FILE` or `FILE:COLUMNS@ROWS` (see [`data::split_selection`]).
+pub fn fit_spec(file: &str, cols: &Columns, spec: &NetSpec) -> Result<SavedNetwork> {
+    fit_table(&data::read_spec("data", file)?, cols, spec)
+}
+
 /// Reads a spec file (JSON; every field optional).
 pub fn read_spec(path: &Path) -> Result<NetSpec> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
@@ -310,16 +327,22 @@ impl SavedNetwork {
     }
 
     /// Predictions for a data file, with the row each one is for and, given `time` (a column
-    /// name or 1-based position), that column's value in the row.
+    /// name or position counted from 0), that column's value in the row.
     pub fn predict_rows(&self, path: &Path, time: Option<&str>) -> Result<PredictedRows> {
-        let t = data::read("data", path)?;
-        let p = self.predict_table(&t)?;
+        self.predict_rows_table(&data::read("data", path)?, time)
+    }
+
+    /// [`SavedNetwork::predict_rows`] for a table, e.g. chosen rows of a file
+    /// ([`data::read_spec`]): each prediction's row is the file's own data row.
+    pub fn predict_rows_table(&self, t: &Table, time: Option<&str>) -> Result<PredictedRows> {
+        let p = self.predict_table(t)?;
         let first = self.first_row();
-        let rows: Vec<usize> = (first..first + p.mean.len()).collect();
+        let local: Vec<usize> = (first..first + p.mean.len()).collect();
+        let rows: Vec<usize> = local.iter().map(|&r| t.source_row(r)).collect();
         let time = match time {
             Some(r) => {
-                let c = column(&t, r)?;
-                let values = rows
+                let c = column(t, r)?;
+                let values = local
                     .iter()
                     .map(|&row| {
                         let i = row * t.cols + c;
@@ -330,7 +353,7 @@ impl SavedNetwork {
                         }
                     })
                     .collect::<Result<Vec<f64>>>()?;
-                Some((column_names(&t)[c].clone(), values))
+                Some((column_names(t)[c].clone(), values))
             }
             None => None,
         };

@@ -65,7 +65,9 @@ fn errors_in_late_blocks_name_their_line() {
     text += "1,zz\n";
     let lines = text.matches('\n').count();
     for block in [1, 7, 64, 1 << 20] {
-        let e = direct("x.csv", &text, block).unwrap_err().to_string();
+        let e = direct("x.csv", &text, block, &|_| Ok(Vec::new()))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             format!("x.csv:{lines}:2: column `y`: `zz` is not a number")
@@ -145,7 +147,7 @@ proptest! {
     fn direct_reading_equals_the_csv_crate(t in text(), block in 1usize..200) {
         prop_assume!(plain(t.as_bytes()));
         prop_assume!(!t.rsplit('\n').next().unwrap_or("").starts_with('#'));
-        prop_assert_eq!(outcome(direct("x.csv", &t, block)), outcome(general("x.csv", &t)));
+        prop_assert_eq!(outcome(direct("x.csv", &t, block, &|_| Ok(Vec::new()))), outcome(general("x.csv", &t, &|_| Ok(Vec::new()))));
     }
 
     /// Every cell's position is its place in the file: the line of its row (after skipped
@@ -153,7 +155,7 @@ proptest! {
     #[test]
     fn positions_are_the_files_lines(t in text(), block in 1usize..200) {
         prop_assume!(!t.rsplit('\n').next().unwrap_or("").starts_with('#'));
-        let readings = [direct("x.csv", &t, block), general("x.csv", &t)];
+        let readings = [direct("x.csv", &t, block, &|_| Ok(Vec::new())), general("x.csv", &t, &|_| Ok(Vec::new()))];
         for (h, rows, values, present, line_shifts) in readings.into_iter().flatten() {
             let table = Table {
                 name: "x".into(),
@@ -166,6 +168,7 @@ proptest! {
                 csv: true,
                 line_shifts,
                 source_columns: None,
+                source_rows: None,
             };
             // The file's data lines, in order: neither empty nor a comment, after the header.
             let lines: Vec<(usize, &str)> = t

@@ -60,13 +60,42 @@ fn columns_by_number_and_defaults() {
     let t = table(&sine_csv(20));
     let a = fit_table(&t, &Columns::default(), &quick()).unwrap();
     assert_eq!((a.target.as_str(), a.inputs.len()), ("y", 2));
+    // Positions count from 0, as in `--data x=FILE:COLUMNS`: 2 is `y`, 1 is `x`.
     let by_number = Columns {
-        target: Some("3".into()),
-        inputs: Some(vec!["2".into()]),
+        target: Some("2".into()),
+        inputs: Some(vec!["1".into()]),
         lags: None,
     };
     let b = fit_table(&t, &by_number, &quick()).unwrap();
-    assert_eq!(b.inputs, vec!["x"]);
+    assert_eq!(
+        (b.target.as_str(), b.inputs.clone()),
+        ("y", vec!["x".to_string()])
+    );
+    // A range of inputs; a position past the last column is a located error.
+    let c = fit_table(
+        &t,
+        &Columns {
+            inputs: Some(vec!["0..2".into()]),
+            ..Columns::default()
+        },
+        &quick(),
+    )
+    .unwrap();
+    assert_eq!(c.inputs, vec!["id", "x"]);
+    let e = fit_table(
+        &t,
+        &Columns {
+            target: Some("3".into()),
+            ..Columns::default()
+        },
+        &quick(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("column 3 is past the last (counted from 0)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -105,9 +134,16 @@ fn a_time_series_network_predicts_one_step_ahead() {
     assert_eq!(csv.lines().count(), 58);
     // By position too; an unknown column is a located error.
     assert_eq!(
-        saved.predict_rows(&path, Some("1")).unwrap().time,
+        saved.predict_rows(&path, Some("0")).unwrap().time,
         rows.time
     );
+    // Chosen rows of the file: the rows named are the file's own (row 43 is 1943, the first
+    // predicted from rows 40, 41 and 42).
+    let held_out = crate::data::read_spec("data", &format!("{}@40..", path.display())).unwrap();
+    let later = saved.predict_rows_table(&held_out, Some("year")).unwrap();
+    assert_eq!(later.rows, (43..60).collect::<Vec<_>>());
+    assert_eq!(later.time.as_ref().unwrap().1[0], 1943.0);
+    assert_eq!(later.predictions.mean[..], p.mean[40..]);
     let e = saved.predict_rows(&path, Some("when")).unwrap_err();
     assert!(e.to_string().contains("no column `when`"), "{e}");
 }
@@ -125,7 +161,8 @@ fn bad_columns_cells_and_files_are_located_errors() {
     )
     .unwrap_err();
     assert!(
-        e.to_string().contains("no column `z` (columns: id, x, y)"),
+        e.to_string()
+            .contains("no column `z` (columns: id, x, y; or positions 0 to 2)"),
         "{e}"
     );
     let t = table("x,y\n0,1\n1,\n2,3\n");
