@@ -71,7 +71,7 @@ fn unknown_functions_point_to_the_guide() {
     let (code, text) = rejected("y[N] ~ Poisson(exponential(b))");
     assert_eq!(code, Code::UnknownFunction);
     assert!(
-        text.contains("functions: sum, product, dot, matvec, concat; `sigmoid` and `softmax` go in a probability slot; see docs/guide/12-beyond-conjugate.md"),
+        text.contains("functions: sum, product, dot, matvec, concat, scale; `sigmoid` and `softmax` go in a probability slot; see docs/guide/12-beyond-conjugate.md"),
         "{text}"
     );
 }

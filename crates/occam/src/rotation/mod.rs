@@ -244,21 +244,11 @@ fn expressions(node: &Node) -> Vec<&Expr> {
 
 /// The dot products inside an expression.
 fn dots<'a>(e: &'a Expr, out: &mut Vec<(&'a Expr, &'a Expr)>) {
-    match &e.op {
-        ExprOp::Dot(a, b) => {
+    e.visit(|x| {
+        if let ExprOp::Dot(a, b) = &x.op {
             out.push((a, b));
-            dots(a, out);
-            dots(b, out);
         }
-        ExprOp::MatVec { matrix, vector } => {
-            dots(matrix, out);
-            dots(vector, out);
-        }
-        ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
-            xs.iter().for_each(|x| dots(x, out));
-        }
-        ExprOp::Const(_) | ExprOp::Var(_) => {}
-    }
+    });
 }
 
 /// What detection reads of a model: its variables' uses and the lowered nodes.

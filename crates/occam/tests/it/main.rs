@@ -11,6 +11,7 @@ mod driver;
 mod evidence;
 mod evidence_mixtures;
 mod extreme_priors;
+mod functions;
 mod fuzz;
 mod latent;
 mod logistic;
