@@ -110,3 +110,79 @@ pub enum RunError {
         iteration: usize,
     },
 }
+
+/// Why a node's q cannot be transformed by a rotation (parameter expansion): the reason follows
+/// the node's name in the caller's message (`` `x` is not a chain ``).
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+pub enum NotTransformable {
+    /// Not a GaussianARD or MvGaussian vector.
+    #[error("is not a Gaussian vector (GaussianARD or MvGaussian)")]
+    NotGaussianVector,
+    /// Some elements are observed.
+    #[error("has observed elements")]
+    Observed,
+    /// MAP, a mixture, or a member of a joint q-block.
+    #[error("is MAP, a mixture or in a joint q-block")]
+    Structured,
+    /// Not a chain.
+    #[error("is not a chain")]
+    NotChain,
+    /// A discrete chain.
+    #[error("is a discrete chain")]
+    DiscreteChain,
+    /// A Gaussian chain with inputs.
+    #[error("has inputs (controls), which a rotation does not transform")]
+    ChainInputs,
+    /// A chain whose parameters are a mixture.
+    #[error("has a mixture of parameters")]
+    MixedParameters,
+}
+
+/// Why the smoothing of one sequence of a chain failed (the caller names the node and sequence).
+#[derive(Debug, Error, Clone, Copy, PartialEq, Eq)]
+pub enum SequenceError {
+    /// Forward–backward found every path impossible.
+    #[error(
+        "no state path has positive probability under the expected parameters and the \
+         children's messages"
+    )]
+    NoPath,
+    /// The Gaussian chain's block-tridiagonal precision is not positive definite.
+    #[error("the chain's posterior precision is not positive definite at step {step}")]
+    NotPositiveDefinite {
+        /// The step (0-based) where the factorisation broke.
+        step: usize,
+    },
+}
+
+/// Why a saved q state cannot be put back ([`crate::engine::Vmp::set_q_state`]).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum StateError {
+    /// Another number of nodes.
+    #[error("{saved} nodes saved, the model has {model}")]
+    NodeCount {
+        /// Nodes in the saved state.
+        saved: usize,
+        /// Nodes of the model.
+        model: usize,
+    },
+    /// A node's arrays have other lengths.
+    #[error(
+        "node `{node}`: saved sizes (φ {}, u {}, A {}) differ from the model's (φ {}, u {}, A {})",
+        saved[0], saved[1], saved[2], model[0], model[1], model[2]
+    )]
+    Sizes {
+        /// The node.
+        node: String,
+        /// Saved lengths of φ, u and A.
+        saved: [usize; 3],
+        /// The model's lengths of φ, u and A.
+        model: [usize; 3],
+    },
+    /// A saved array holds NaN.
+    #[error("node `{node}`: saved state holds NaN")]
+    NaN {
+        /// The node.
+        node: String,
+    },
+}

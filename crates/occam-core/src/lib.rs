@@ -25,6 +25,12 @@
 //! assert!((mean - 4.7).abs() < 0.01);
 //! ```
 #![deny(missing_docs)]
+// The crate's only unsafe code is the AVX-512 kernels and `vzeroupper`, each called after a CPU
+// feature check: every unsafe block states why it is sound in a `// SAFETY:` comment, and
+// `.ci/run` (scripts/check-lints) keeps these lints here.
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(clippy::multiple_unsafe_ops_per_block)]
+#![deny(unsafe_op_in_unsafe_fn)]
 // Domain checks are written `!(x > 0.0)` on purpose: the negation also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 // Dense kernels index several arrays with one index; iterator chains would hide the formulas.

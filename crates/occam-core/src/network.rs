@@ -261,8 +261,8 @@ pub(crate) fn observe_each(
             let (vlen, mut u) = (d.value_len(), vec![0.0; len]);
             let n = values.len() / vlen.max(1);
             for e in (0..n).filter(|&e| observed.get(e)) {
-                let f = d.observe(&values[e * vlen..(e + 1) * vlen], &mut u);
-                each(e, &u, f.map_err(|why| (e, why))?);
+                let f = d.observe_value(&values[e * vlen..(e + 1) * vlen], &mut u);
+                each(e, &u, f.map_err(|why| (e, why.to_string()))?);
             }
             Ok(())
         }

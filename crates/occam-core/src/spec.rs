@@ -227,7 +227,9 @@ impl FamilySpec {
     }
 }
 
-/// A deterministic function or operator of the model language.
+/// A deterministic function or operator of the model language: everything the language needs to
+/// parse, check, lower, draw and document a call, declared once beside the factor it lowers to
+/// (`Deterministic::FUNCTION` in `factor/<function>.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FunctionSpec {
     /// Canonical name, callable as `name(...)`.
@@ -238,8 +240,53 @@ pub struct FunctionSpec {
     pub min_args: usize,
     /// Most arguments (`None`: any number).
     pub max_args: Option<usize>,
-    /// One line of documentation.
+    /// One line of documentation (the reference table, and the hint of a misuse).
     pub summary: &'static str,
+    /// How the language checks a call and what the call's value is.
+    pub rule: CallRule,
+    /// A model that calls it (on data `y[N]`, with plates `N` and `Q` declared): the reference's
+    /// example and the end-to-end test that fits every function from model text.
+    pub example: &'static str,
+}
+
+/// How the language checks a call of a function and what the call produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallRule {
+    /// An operator with rules of its own in the resolver (constant folding, flattening nested
+    /// sums, a product of Gammas, the row plate of a matrix): `sum`, `product`, `dot`, `matvec`
+    /// and `concat`. New functions use [`CallRule::Elementwise`].
+    Operator,
+    /// Argument `i` must be what `params[i]` accepts; every argument that is not a constant has
+    /// the event plate (or none) of argument `like`, and the value has argument `like`'s kind,
+    /// event plate and the union of the arguments' plates. The lowering builds the factor with
+    /// `Deterministic::from_call` from the arguments' event sizes and fills its slots in order.
+    Elementwise {
+        /// One entry per argument.
+        params: &'static [FnParam],
+        /// The argument whose kind and event plate the value has.
+        like: usize,
+    },
+}
+
+/// One argument of an elementwise function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FnParam {
+    /// Its name, for messages and the reference.
+    pub name: &'static str,
+    /// The kinds of value it accepts.
+    pub kinds: &'static [ValueKind],
+    /// What may fill it.
+    pub fill: Fill,
+}
+
+/// What may fill an argument of a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fill {
+    /// A random variable or expression, or data (no constant).
+    Random,
+    /// Data or a constant number only: a known value, which keeps the function linear in its
+    /// random arguments (and the factor exact).
+    Known,
 }
 
 /// An argument of a distribution, as the family's constructor sees it.

@@ -12,7 +12,8 @@
 use std::sync::LazyLock;
 
 pub use occam_core::spec::{
-    ConstDomain, EventShape, FamilySpec, FunctionSpec, SlotShape, SlotSpec, ValueKind,
+    CallRule, ConstDomain, EventShape, FamilySpec, Fill, FnParam, FunctionSpec, SlotShape,
+    SlotSpec, ValueKind,
 };
 
 /// One distribution (the engine's family spec).
@@ -146,7 +147,9 @@ mod tests {
         );
         assert!(function("dot").is_some());
         let names: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();
-        assert_eq!(names, ["sum", "product", "dot", "matvec", "concat"]);
+        // The operators come first; the elementwise functions follow in the engine's order.
+        assert_eq!(names[..5], ["sum", "product", "dot", "matvec", "concat"]);
+        assert!(names.contains(&"scale"));
     }
 
     #[test]

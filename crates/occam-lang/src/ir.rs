@@ -201,52 +201,24 @@ pub struct Expr {
 }
 
 impl Expr {
-    /// Calls `f` on this expression and every sub-expression (operands of sums, products, dot
-    /// products, matrix–vector products and concatenations), without recursion.
+    /// Calls `f` on this expression and every sub-expression (pre-order), without recursion.
     pub fn visit<'a>(&'a self, mut f: impl FnMut(&'a Expr)) {
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
             f(e);
-            match &e.op {
-                ExprOp::Const(_) | ExprOp::Var(_) => {}
-                ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
-                    stack.extend(xs.iter().rev())
-                }
-                ExprOp::Dot(a, b)
-                | ExprOp::MatVec {
-                    matrix: a,
-                    vector: b,
-                } => {
-                    stack.push(b);
-                    stack.push(a);
-                }
-            }
+            stack.extend(e.op.operands().rev());
         }
     }
 
     /// Pushes every variable referenced in this expression, including the
     /// Categorical variables that index plates.
     pub fn collect_vars(&self, out: &mut Vec<usize>) {
-        match &self.op {
-            ExprOp::Const(_) => {}
-            ExprOp::Var(r) => {
+        self.visit(|e| {
+            if let ExprOp::Var(r) = &e.op {
                 out.push(r.var);
                 out.extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var)));
             }
-            ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
-                for x in xs {
-                    x.collect_vars(out);
-                }
-            }
-            ExprOp::Dot(a, b)
-            | ExprOp::MatVec {
-                matrix: a,
-                vector: b,
-            } => {
-                a.collect_vars(out);
-                b.collect_vars(out);
-            }
-        }
+        });
     }
 }
 
@@ -281,6 +253,39 @@ pub enum ExprOp {
     },
     /// Scalars into a vector.
     Concat(Vec<Expr>),
+    /// A call of an elementwise function of the engine's table (`occam_core::factor::functions`,
+    /// rule `Elementwise`), its arguments in the function's parameter order.
+    Call {
+        /// The function's name.
+        function: String,
+        /// Its arguments.
+        args: Vec<Expr>,
+    },
+}
+
+/// The operands of an expression node, in order.
+pub type Operands<'a> = std::iter::Chain<std::slice::Iter<'a, Expr>, std::slice::Iter<'a, Expr>>;
+
+impl ExprOp {
+    /// The sub-expressions this node combines, in order (none for a constant or a reference):
+    /// the one walk over expressions, so that a new function adds no arm anywhere.
+    pub fn operands(&self) -> Operands<'_> {
+        let none: &[Expr] = &[];
+        match self {
+            ExprOp::Const(_) | ExprOp::Var(_) => none.iter().chain(none),
+            ExprOp::Sum(xs)
+            | ExprOp::Product(xs)
+            | ExprOp::Concat(xs)
+            | ExprOp::Call { args: xs, .. } => xs.iter().chain(none),
+            ExprOp::Dot(a, b)
+            | ExprOp::MatVec {
+                matrix: a,
+                vector: b,
+            } => std::slice::from_ref(a.as_ref())
+                .iter()
+                .chain(std::slice::from_ref(b.as_ref())),
+        }
+    }
 }
 
 /// A reference to a variable.

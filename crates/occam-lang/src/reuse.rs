@@ -194,18 +194,10 @@ fn entries<'m>(
                 }
                 _ => {}
             },
-            ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
-                for x in xs {
+            op => {
+                for x in op.operands() {
                     walk(model, x, reach, latent, out);
                 }
-            }
-            ExprOp::Dot(a, b)
-            | ExprOp::MatVec {
-                matrix: a,
-                vector: b,
-            } => {
-                walk(model, a, reach, latent, out);
-                walk(model, b, reach, latent, out);
             }
         }
     }

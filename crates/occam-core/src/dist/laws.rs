@@ -220,7 +220,7 @@ impl DistVisitor for CheckLaws {
         let mut sum_sq = vec![0.0; n];
         for _ in 0..draws {
             dist.sample(&phi, &mut rng, &mut x);
-            dist.observe(&x, &mut ux).unwrap();
+            dist.observe_value(&x, &mut ux).unwrap();
             for i in 0..n {
                 sum[i] += ux[i];
                 sum_sq[i] += ux[i] * ux[i];
@@ -279,7 +279,7 @@ impl DistVisitor for CheckFiniteValues {
                     .collect()
             })
             .collect();
-        let all_accepted = finite.iter().all(|x| dist.observe(x, &mut u).is_ok());
+        let all_accepted = finite.iter().all(|x| dist.observe_value(x, &mut u).is_ok());
         assert_eq!(
             all_accepted,
             dist.finite_values_are_valid(),
@@ -294,7 +294,7 @@ impl DistVisitor for CheckFiniteValues {
                     let mut x = finite[11].clone();
                     x[i] = bad;
                     assert!(
-                        dist.observe(&x, &mut u).is_err(),
+                        dist.observe_value(&x, &mut u).is_err(),
                         "{}: {bad} at {i}",
                         D::NAME
                     );

@@ -60,8 +60,10 @@ impl SlotInput {
     }
 }
 
-/// A natural-parameter vector outside the distribution's domain (e.g. a non-positive precision).
-#[derive(Clone, Debug, PartialEq)]
+/// A natural-parameter vector outside the distribution's domain (e.g. a non-positive precision);
+/// the text says which condition failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
 pub struct OutOfDomain(pub &'static str);
 
 /// Formulas of one exponential family, over one plate element.
@@ -135,12 +137,6 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// Writes u(x) for a fixed value x and returns f(x); a [`ValueError`] if x is outside the
     /// support.
     fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError>;
-    /// [`Self::observe_value`] with the error as text: the form the engine and the network's
-    /// value checks read until the engine's rewrite (issue 27 step 1) moves them to the typed
-    /// one. Families implement `observe_value` only.
-    fn observe(&self, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
-        self.observe_value(x, u).map_err(|e| e.to_string())
-    }
     /// Message to slot `slot`: ∂/∂pa\[slot\] of Σ_i w_i [φ(pa)·u_i − A(φ(pa))], given u = Σ w_i u_i
     /// and w = Σ w_i — Winn (2.18).
     fn message_to(&self, slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]);

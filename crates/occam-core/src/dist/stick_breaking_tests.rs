@@ -93,7 +93,7 @@ fn normaliser_and_base_measure_integrate_to_one_on_the_simplex() {
             }
             pi[k - 1] = rest;
             let mut ux = vec![0.0; k];
-            let f = d.observe(&pi, &mut ux).unwrap();
+            let f = d.observe_value(&pi, &mut ux).unwrap();
             let dot: f64 = phi.iter().zip(&ux).map(|(p, v)| p * v).sum();
             total += w * jac * (dot + f - a).exp();
             for slot in idx.iter_mut() {

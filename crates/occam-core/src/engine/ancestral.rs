@@ -56,7 +56,7 @@ impl Vmp {
                     &x[e * vlen..(e + 1) * vlen],
                     &mut u[e * len..(e + 1) * len],
                 )
-                .map_err(|w| self.numerical(i, e, w))?;
+                .map_err(|w| self.numerical(i, e, w.to_string()))?;
             }
             self.nodes[i].q.u = u;
             self.changed(i);

@@ -164,7 +164,7 @@ impl Vmp {
                     if centred_at(dist, &sharp, &x, &mut centred) {
                         phi[r.clone()].copy_from_slice(&centred);
                         a[e] = moments(dist, &phi[r.clone()], &mut u[r])
-                            .map_err(|w| self.numerical(i, e, w))?;
+                            .map_err(|w| self.numerical(i, e, w.to_string()))?;
                     }
                 }
             }
@@ -200,7 +200,7 @@ impl Vmp {
                     let r = e * len..(e + 1) * len;
                     phi[r.clone()].copy_from_slice(&values[r.clone()]);
                     a[e] = moments(dist, &phi[r.clone()], &mut u[r])
-                        .map_err(|w| self.numerical(i, e, w))?;
+                        .map_err(|w| self.numerical(i, e, w.to_string()))?;
                 }
             }
         }
@@ -276,7 +276,7 @@ impl Vmp {
                     *a = moments(&dist, phi, &mut scratch).map_err(|what| RunError::Numerical {
                         node: model.name.clone(),
                         element: e,
-                        what,
+                        what: what.to_string(),
                     })?;
                 }
             }
@@ -475,12 +475,12 @@ fn centred_at(d: &Dist, phi: &[f64], x: &[f64], out: &mut [f64]) -> bool {
     d.visit(C(phi, x, out))
 }
 
-pub(super) fn moments(d: &Dist, phi: &[f64], u: &mut [f64]) -> Result<f64, String> {
+pub(super) fn moments(d: &Dist, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
     struct M<'a>(&'a [f64], &'a mut [f64]);
     impl DistVisitor for M<'_> {
-        type Output = Result<f64, String>;
-        fn visit<D: ExpFamily>(self, d: &D) -> Result<f64, String> {
-            d.moments(self.0, self.1).map_err(|e| e.0.to_string())
+        type Output = Result<f64, OutOfDomain>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Result<f64, OutOfDomain> {
+            d.moments(self.0, self.1)
         }
     }
     d.visit(M(phi, u))

@@ -26,8 +26,8 @@
 //! reads (parent moments, priors, cached sums), `update` (2.19), `messages`, `bound`, `init`
 //! (initialisation and ancestral sampling).
 
-use crate::dist::{Dist, DistVisitor, ExpFamily};
-use crate::error::{BuildError, RunError};
+use crate::dist::{Dist, DistVisitor, ExpFamily, OutOfDomain};
+use crate::error::{BuildError, NotTransformable, RunError, SequenceError, StateError, ValueError};
 use crate::factor::Factor;
 use crate::graph::{Graph, NodeId, MAX_SLOTS};
 use crate::kernels;

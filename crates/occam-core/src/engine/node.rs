@@ -238,12 +238,12 @@ pub(super) fn constant_moments(node: &Node) -> Vec<f64> {
     u
 }
 
-pub(super) fn observe(d: &Dist, x: &[f64], u: &mut [f64]) -> Result<f64, String> {
+pub(super) fn observe(d: &Dist, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
     struct O<'a>(&'a [f64], &'a mut [f64]);
     impl DistVisitor for O<'_> {
-        type Output = Result<f64, String>;
-        fn visit<D: ExpFamily>(self, d: &D) -> Result<f64, String> {
-            d.observe(self.0, self.1)
+        type Output = Result<f64, ValueError>;
+        fn visit<D: ExpFamily>(self, d: &D) -> Result<f64, ValueError> {
+            d.observe_value(self.0, self.1)
         }
     }
     d.visit(O(x, u))

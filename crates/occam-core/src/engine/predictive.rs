@@ -118,7 +118,7 @@ impl Vmp {
             }
             sample(&dist, &phi, rng, xe);
             observe(&dist, xe, &mut u[e * len..(e + 1) * len])
-                .map_err(|w| self.numerical(i, e, w))?;
+                .map_err(|w| self.numerical(i, e, w.to_string()))?;
         }
         self.nodes[i].q.u = u;
         self.changed(i);

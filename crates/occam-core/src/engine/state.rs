@@ -38,13 +38,12 @@ impl Vmp {
     /// initialised, so a run with one restart continues from this state (a warm start). An
     /// error names the first node whose arrays have other lengths than its current ones (another
     /// model or other data); nothing is changed then.
-    pub fn set_q_state(&mut self, state: Vec<Option<QState>>) -> Result<(), String> {
+    pub fn set_q_state(&mut self, state: Vec<Option<QState>>) -> Result<(), StateError> {
         if state.len() != self.nodes.len() {
-            return Err(format!(
-                "{} nodes saved, the model has {}",
-                state.len(),
-                self.nodes.len()
-            ));
+            return Err(StateError::NodeCount {
+                saved: state.len(),
+                model: self.nodes.len(),
+            });
         }
         let current = self.snapshot();
         for (i, (s, c)) in state.iter().zip(&current).enumerate() {
@@ -52,23 +51,17 @@ impl Vmp {
                 let fits =
                     s.phi.len() == c.phi.len() && s.u.len() == c.u.len() && s.a.len() == c.a.len();
                 if !fits {
-                    return Err(format!(
-                        "node `{}`: saved sizes (φ {}, u {}, A {}) differ from the model's (φ {}, u {}, A {})",
-                        self.nodes[i].name,
-                        s.phi.len(),
-                        s.u.len(),
-                        s.a.len(),
-                        c.phi.len(),
-                        c.u.len(),
-                        c.a.len()
-                    ));
+                    return Err(StateError::Sizes {
+                        node: self.nodes[i].name.clone(),
+                        saved: [s.phi.len(), s.u.len(), s.a.len()],
+                        model: [c.phi.len(), c.u.len(), c.a.len()],
+                    });
                 }
                 let finite = |v: &[f64]| v.iter().all(|x| !x.is_nan());
                 if !(finite(&s.phi) && finite(&s.u) && finite(&s.a)) {
-                    return Err(format!(
-                        "node `{}`: saved state holds NaN",
-                        self.nodes[i].name
-                    ));
+                    return Err(StateError::NaN {
+                        node: self.nodes[i].name.clone(),
+                    });
                 }
             }
         }
@@ -129,6 +122,6 @@ mod tests {
         let e = b
             .set_q_state(bad.into_iter().map(Some).collect())
             .unwrap_err();
-        assert!(e.contains("node `mu`"), "{e}");
+        assert!(e.to_string().contains("node `mu`"), "{e}");
     }
 }

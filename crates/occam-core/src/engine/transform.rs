@@ -66,20 +66,20 @@ fn prior_natural(nodes: &[Node], node: &Node, e: usize, phi: &mut [f64]) {
 impl Vmp {
     /// The event dimension of node i if its q may be transformed (a latent, fully unobserved,
     /// non-MAP Gaussian vector outside mixtures and q-blocks); otherwise why not.
-    fn transformable(&self, i: usize) -> Result<usize, String> {
+    fn transformable(&self, i: usize) -> Result<usize, NotTransformable> {
         let n = &self.nodes[i];
         let (
             Body::Stochastic(Dist::GaussianArd(_) | Dist::MvGaussian(_)),
             MomentKind::Gaussian { d },
         ) = (&n.body, n.kind)
         else {
-            return Err("is not a Gaussian vector (GaussianARD or MvGaussian)".into());
+            return Err(NotTransformable::NotGaussianVector);
         };
         if !n.observed.is_none() {
-            return Err("has observed elements".into());
+            return Err(NotTransformable::Observed);
         }
         if n.map || !n.selectors.is_empty() || n.block.is_some() {
-            return Err("is MAP, a mixture or in a joint q-block".into());
+            return Err(NotTransformable::Structured);
         }
         Ok(d)
     }

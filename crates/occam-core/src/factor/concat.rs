@@ -7,7 +7,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
-use crate::spec::FunctionSpec;
+use crate::spec::{CallRule, FunctionSpec};
 
 /// Concatenation of `n` scalars.
 #[derive(Clone, Debug)]
@@ -24,6 +24,8 @@ impl Deterministic for Concat {
         min_args: 1,
         max_args: None,
         summary: "scalars into a vector",
+        rule: CallRule::Operator,
+        example: "a ~ Gaussian(0, 1)\nb ~ Gaussian(0, 1)\ny[N] over Q ~ MvGaussian(mean = concat(a, b), precision = identity)\nobserve y\n",
     });
     fn n_slots(&self) -> usize {
         self.n

@@ -7,7 +7,7 @@ use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::linalg::trace_of_product;
 use crate::moments::MomentKind;
-use crate::spec::FunctionSpec;
+use crate::spec::{CallRule, FunctionSpec};
 
 /// Inner product of two d-vectors.
 #[derive(Clone, Debug)]
@@ -24,6 +24,8 @@ impl Deterministic for Dot {
         min_args: 2,
         max_args: Some(2),
         summary: "inner product of two vectors over the same event plate",
+        rule: CallRule::Operator,
+        example: "w over Q ~ GaussianARD(0, 1)\nx[N] over Q ~ GaussianARD(0, 1)\ny[N] ~ Gaussian(mean = dot(w, x), precision = 1)\nobserve y\n",
     });
     const BILINEAR: bool = true;
     fn n_slots(&self) -> usize {

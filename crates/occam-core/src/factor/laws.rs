@@ -3,6 +3,7 @@
 
 use super::{for_each_test_instance, Factor};
 use crate::dist::laws::random_moments;
+use crate::moments::MomentKind;
 use crate::Rng;
 use rand::{Rng as _, SeedableRng};
 
@@ -48,4 +49,29 @@ fn every_factor_message_is_the_gradient_of_its_moments() {
             }
         }
     });
+}
+
+#[test]
+fn every_elementwise_function_builds_its_factor_from_a_call() {
+    use crate::spec::CallRule;
+    for f in super::functions() {
+        let CallRule::Elementwise { params, like } = f.rule else {
+            continue;
+        };
+        assert!(like < params.len(), "{}", f.name);
+        assert_eq!(
+            (f.min_args, f.max_args),
+            (params.len(), Some(params.len())),
+            "{}: the arity is the parameter list",
+            f.name
+        );
+        for d in [1, 4] {
+            let dims = vec![d; params.len()];
+            let factor = super::call(f.name, &dims)
+                .unwrap_or_else(|| panic!("{}: no factor for sizes {dims:?}", f.name));
+            assert_eq!(factor.name(), f.name);
+            assert_eq!(factor.n_slots(), params.len(), "{}", f.name);
+            assert_eq!(factor.kind(), MomentKind::Gaussian { d }, "{}", f.name);
+        }
+    }
 }

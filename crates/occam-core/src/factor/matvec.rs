@@ -9,7 +9,7 @@ use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::linalg::{mat_vec, quad_form, trace_of_product};
 use crate::moments::MomentKind;
-use crate::spec::FunctionSpec;
+use crate::spec::{CallRule, FunctionSpec};
 
 /// y = W x with `rows` stacked rows of dimension `cols`.
 #[derive(Clone, Debug)]
@@ -28,6 +28,8 @@ impl Deterministic for MatVec {
         min_args: 2,
         max_args: Some(2),
         summary: "W @ x: rows of W (its last plate) times a vector; the row plate becomes the event plate",
+        rule: CallRule::Operator,
+        example: "plate P = 3\nW[P] over Q ~ GaussianARD(0, 1)\nx[N] over Q ~ GaussianARD(0, 1)\ny[N] over P ~ GaussianARD(mean = matvec(W, x), precision = 1)\nobserve y\n",
     });
     const BILINEAR: bool = true;
     fn n_slots(&self) -> usize {

@@ -6,12 +6,16 @@
 //! which receives φ = Σ child messages (the natural parameter of X's pseudo-posterior).
 //!
 //! Adding a factor is one file plus one line in `registry!`. A factor the model language calls
-//! by name declares its [`FunctionSpec`] in its own file; the language's table of functions is
-//! [`functions`].
+//! by name declares its [`FunctionSpec`] in its own file (name, arity, argument kinds, value kind,
+//! documentation line, an example model) and, for a [`CallRule::Elementwise`] function, builds
+//! itself from a call with [`Deterministic::from_call`]: the language's table of functions is
+//! [`functions`], and the lowering of a call is [`call`]. Nothing else names a function: the
+//! resolver, the lowering, the drawing, the reference page and the end-to-end tests read the
+//! table (`scale.rs` is the example).
 
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
-use crate::spec::FunctionSpec;
+use crate::spec::{CallRule, FunctionSpec};
 
 /// Formulas of one deterministic function over one plate element's flat slices.
 pub trait Deterministic: Clone + std::fmt::Debug + Send + Sync + 'static {
@@ -39,6 +43,14 @@ pub trait Deterministic: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn message_to(&self, s: usize, phi: &[f64], pa: &[&[f64]], m: &mut [f64]);
     /// Representative instances for the shared law tests.
     fn test_instances() -> Vec<Self>;
+    /// The factor for a call of an elementwise function ([`CallRule::Elementwise`]) whose
+    /// arguments have event sizes `dims` (1 for a scalar; a constant argument has the size of
+    /// the value), or `None` if it takes no such call. Its slots are the call's arguments, in
+    /// order.
+    fn from_call(dims: &[usize]) -> Option<Self> {
+        let _ = dims;
+        None
+    }
 }
 
 macro_rules! registry {
@@ -105,6 +117,19 @@ macro_rules! registry {
             FUNCTION_TABLE.iter().filter_map(Option::as_ref)
         }
 
+        /// The factor a call of the elementwise function `name` lowers to, for arguments of event
+        /// sizes `dims` (see [`Deterministic::from_call`]).
+        pub fn call(name: &str, dims: &[usize]) -> Option<Factor> {
+            $(
+                if <$ty as Deterministic>::FUNCTION.is_some_and(|f| {
+                    f.name == name && matches!(f.rule, CallRule::Elementwise { .. })
+                }) {
+                    return <$ty as Deterministic>::from_call(dims).map(Factor::$variant);
+                }
+            )*
+            None
+        }
+
         #[cfg(test)]
         pub(crate) fn for_each_test_instance(mut f: impl FnMut(Factor)) {
             $(for x in <$ty as Deterministic>::test_instances() { f(Factor::$variant(x)); })*
@@ -120,6 +145,7 @@ registry! {
     Concat => concat::Concat,
     GammaProduct => gamma_product::GammaProduct,
     Gate => gate::Gate,
+    Scale => scale::Scale,
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
-use crate::spec::FunctionSpec;
+use crate::spec::{CallRule, FunctionSpec};
 
 /// Product of `n` scalar Gaussian terms.
 #[derive(Clone, Debug)]
@@ -24,6 +24,8 @@ impl Deterministic for Product {
         min_args: 1,
         max_args: None,
         summary: "product of Gaussian scalars, or of Gammas (a precision), with constant factors",
+        rule: CallRule::Operator,
+        example: "a ~ Gaussian(1, 1)\nb ~ Gaussian(1, 1)\ny[N] ~ Gaussian(mean = product(a, b), precision = 1)\nobserve y\n",
     });
     const BILINEAR: bool = true;
     fn n_slots(&self) -> usize {

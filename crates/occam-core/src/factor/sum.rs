@@ -7,7 +7,7 @@
 use super::Deterministic;
 use crate::dist::SlotInput;
 use crate::moments::MomentKind;
-use crate::spec::FunctionSpec;
+use crate::spec::{CallRule, FunctionSpec};
 
 /// Sum of `n` Gaussian terms of dimension `d`.
 #[derive(Clone, Debug)]
@@ -26,6 +26,8 @@ impl Deterministic for Sum {
         min_args: 1,
         max_args: None,
         summary: "sum of Gaussian scalars (or vectors over one event plate) and constants",
+        rule: CallRule::Operator,
+        example: "a ~ Gaussian(0, 1)\nb ~ Gaussian(0, 1)\ny[N] ~ Gaussian(mean = sum(a, b), precision = 1)\nobserve y\n",
     });
     fn n_slots(&self) -> usize {
         self.n

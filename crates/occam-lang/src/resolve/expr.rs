@@ -432,6 +432,7 @@ impl Resolver<'_, '_> {
             ExprOp::Dot(..) => "a dot product (real-valued)".to_string(),
             ExprOp::MatVec { .. } => "a matrix-vector product (a real vector)".to_string(),
             ExprOp::Concat(_) => "a concatenation (a real vector)".to_string(),
+            ExprOp::Call { function, .. } => format!("a value of {function}() ({kind})"),
         }
     }
 

@@ -1,11 +1,12 @@
 //! Deterministic functions and operators: `+`, `*`, `dot`, `@`/`matvec`,
-//! `concat`, with constant folding and the kind and event checks of each.
+//! `concat`, with constant folding and the kind and event checks of each; every other function
+//! of the engine's table is checked by its declaration (`call.rs`).
 
 use super::consts;
 use super::expr::{constant, Ctx};
 use super::Resolver;
 use crate::ast::{self, ExprKind};
-use crate::catalog::{self, ValueKind};
+use crate::catalog::{self, CallRule, ValueKind};
 use crate::diag::{did_you_mean, Code, Diagnostic};
 use crate::ir::{ConstValue, Event, Expr, ExprOp};
 use crate::span::Span;
@@ -107,11 +108,12 @@ impl Resolver<'_, '_> {
         if !ok {
             return None;
         }
-        match spec.name {
-            "sum" => self.sum(parts, span, ctx),
-            "product" => self.product(parts, span, ctx),
-            "dot" => self.dot(parts, span, ctx),
-            _ => self.concat(parts, span, ctx),
+        match (spec.rule, spec.name) {
+            (CallRule::Elementwise { .. }, _) => self.elementwise(spec, parts, span, ctx),
+            (CallRule::Operator, "sum") => self.sum(parts, span, ctx),
+            (CallRule::Operator, "product") => self.product(parts, span, ctx),
+            (CallRule::Operator, "dot") => self.dot(parts, span, ctx),
+            (CallRule::Operator, _) => self.concat(parts, span, ctx),
         }
     }
 

@@ -6,6 +6,7 @@
 //! Categorical's categories are known before anything is indexed by it) →
 //! observations, data shapes and initialisers → joint q-blocks.
 
+mod call;
 mod chain_inputs;
 mod chains;
 mod consts;

@@ -247,19 +247,9 @@ impl Resolver<'_, '_> {
 }
 
 fn index_vars(e: &Expr, out: &mut Vec<usize>) {
-    match &e.op {
-        ExprOp::Const(_) => {}
-        ExprOp::Var(r) => out.extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var))),
-        ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
-            xs.iter().for_each(|x| index_vars(x, out))
+    e.visit(|x| {
+        if let ExprOp::Var(r) = &x.op {
+            out.extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var)));
         }
-        ExprOp::Dot(a, b)
-        | ExprOp::MatVec {
-            matrix: a,
-            vector: b,
-        } => {
-            index_vars(a, out);
-            index_vars(b, out);
-        }
-    }
+    });
 }

@@ -760,3 +760,24 @@ fn repeated_twice_through_one_deterministic_is_one_error_per_pair() {
         .message
         .contains("`a` enters the mean of `y` twice"));
 }
+
+#[test]
+fn scale_by_a_latent_variable() {
+    // scale(x, c) multiplies by a known value: a latent `w` would make it bilinear.
+    check(
+        "plate N = 4\nplate Q = 2\nw over Q ~ GaussianARD(0, 1)\nx[N] over Q ~ GaussianARD(0, 1)\ny[N] over Q ~ GaussianARD(scale(x, w), 1)\n",
+        &[],
+        Code::NonConjugate,
+        "error: argument `c` of scale() must be data or a number, a known value (real-valued or a real vector); got GaussianARD `w`\n --> m.occam:5:36\n  |\n5 | y[N] over Q ~ GaussianARD(scale(x, w), 1)\n  |                                    ^ not a known value\n  = hint: scale(x, c): a Gaussian scalar or vector x times data c (over the same event plate) or a constant, element by element\n",
+    );
+}
+
+#[test]
+fn scale_over_another_event_plate() {
+    check(
+        "plate N = 4\nplate Q = 2\nplate R = 3\ndata c[N] over R\nx[N] over Q ~ GaussianARD(0, 1)\ny[N] over Q ~ GaussianARD(scale(x, c), 1)\n",
+        &[("c", 4, 3)],
+        Code::EventMismatch,
+        "error: event plate mismatch in scale(): `x` is over Q (size 2), `c` over R (size 3)\n --> m.occam:6:36\n  |\n6 | y[N] over Q ~ GaussianARD(scale(x, c), 1)\n  |                                    ^ over R (size 3)\n  = hint: scale() works element by element over one event plate\n",
+    );
+}

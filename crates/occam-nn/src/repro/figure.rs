@@ -22,7 +22,17 @@ pub struct Figure {
     pub scatter: bool,
 }
 
-fn plot_err(path: &Path) -> impl Fn(String) -> ReproError + '_ {
+/// Drawing a figure failed: plotters' message, and the figure.
+#[derive(Debug, thiserror::Error)]
+#[error("{why}")]
+pub struct PlotError {
+    /// The figure's name.
+    pub figure: String,
+    /// What plotters reported.
+    pub why: String,
+}
+
+fn plot_err(path: &Path) -> impl Fn(PlotError) -> ReproError + '_ {
     move |e| ReproError::Io {
         path: path.display().to_string(),
         source: std::io::Error::other(e),
@@ -30,6 +40,13 @@ fn plot_err(path: &Path) -> impl Fn(String) -> ReproError + '_ {
 }
 
 impl Figure {
+    fn plot_error(&self, e: impl std::fmt::Display) -> PlotError {
+        PlotError {
+            figure: self.name.clone(),
+            why: e.to_string(),
+        }
+    }
+
     /// CSV text: `series,x,y`.
     pub fn to_csv(&self) -> String {
         let mut s = String::from("series,x,y\n");
@@ -47,11 +64,11 @@ impl Figure {
     }
 
     /// The SVG text.
-    pub fn to_svg(&self) -> Result<String, String> {
+    pub fn to_svg(&self) -> Result<String, PlotError> {
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, (720, 440)).into_drawing_area();
-            root.fill(&WHITE).map_err(|e| e.to_string())?;
+            root.fill(&WHITE).map_err(|e| self.plot_error(e))?;
             let all: Vec<[f64; 2]> = self
                 .series
                 .iter()
@@ -77,30 +94,30 @@ impl Figure {
                 .x_label_area_size(40)
                 .y_label_area_size(70)
                 .build_cartesian_2d(range(0), range(1))
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| self.plot_error(e))?;
             chart
                 .configure_mesh()
                 .x_desc(self.x_label.as_str())
                 .y_desc(self.y_label.as_str())
                 .draw()
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| self.plot_error(e))?;
             let colours = [BLUE, RED, BLACK, GREEN, MAGENTA];
             for (i, (_, pts)) in self.series.iter().enumerate() {
                 let c = colours[i % colours.len()];
                 if self.scatter {
                     chart
                         .draw_series(pts.iter().map(|p| Circle::new((p[0], p[1]), 4, c.filled())))
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|e| self.plot_error(e))?;
                 } else {
                     chart
                         .draw_series(LineSeries::new(
                             pts.iter().map(|p| (p[0], p[1])),
                             c.stroke_width(2),
                         ))
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|e| self.plot_error(e))?;
                 }
             }
-            root.present().map_err(|e| e.to_string())?;
+            root.present().map_err(|e| self.plot_error(e))?;
         }
         Ok(out)
     }

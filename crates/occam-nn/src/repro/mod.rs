@@ -15,7 +15,7 @@ mod thesis;
 mod toy;
 
 pub use baselines::{baseline_rows, baseline_rows_scored, PaperBaselines, Score};
-pub use figure::Figure;
+pub use figure::{Figure, PlotError};
 pub use sunspot_study::{sunspot_protocol_part, sunspot_protocols, STUDY_SCALINGS};
 pub use sunspots::{sunspot_vb_options, sunspots, REPRODUCED_YEARS};
 pub use tecator::tecator;

@@ -36,23 +36,11 @@ pub(super) fn edges(m: &Model) -> Vec<(usize, usize, bool)> {
     for v in 0..m.variables.len() {
         let mut index_vars = Vec::new();
         let mut visit = |e: &occam_lang::ir::Expr| {
-            let mut stack = vec![e];
-            while let Some(x) = stack.pop() {
-                match &x.op {
-                    ExprOp::Var(r) => index_vars
-                        .extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var))),
-                    ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => stack.extend(xs),
-                    ExprOp::Dot(a, b)
-                    | ExprOp::MatVec {
-                        matrix: a,
-                        vector: b,
-                    } => {
-                        stack.push(a);
-                        stack.push(b);
-                    }
-                    ExprOp::Const(_) => {}
+            e.visit(|x| {
+                if let ExprOp::Var(r) = &x.op {
+                    index_vars.extend(r.index.iter().filter_map(|i| i.by.as_ref().map(|c| c.var)));
                 }
-            }
+            })
         };
         match &m.variables[v].node {
             Node::Stochastic { args, .. } => args.iter().for_each(|a| visit(&a.value)),

@@ -39,6 +39,7 @@ use rand_distr::{Distribution, Gamma, Normal};
 use super::density::log_sum_exp;
 use super::flat::{Flat, Lik, Prior, Slot};
 use super::importance::{block_seed, summarise, Sampled};
+use super::not_applicable::NotApplicable;
 
 /// The inverse temperature of step `t` of `steps`.
 pub(crate) fn beta(t: usize, steps: usize) -> f64 {
@@ -47,55 +48,59 @@ pub(crate) fn beta(t: usize, steps: usize) -> f64 {
 
 /// Checks that every parameter is (semi-)conjugate to what reads it, so each Gibbs conditional
 /// has a closed form; the reason otherwise.
-pub(crate) fn check(flat: &Flat) -> Result<(), String> {
+pub(crate) fn check(flat: &Flat) -> Result<(), NotApplicable> {
     let prior = |p: usize| &flat.params[p].prior;
-    let name = |p: usize| flat.params[p].name.as_str();
+    let not_a = |p: usize, family: &str| NotApplicable::Variable {
+        var: flat.params[p].name.clone(),
+        why: format!("is not a {family}"),
+    };
+    let part = |p: usize, obs: &str, slot: &str, family: &str| NotApplicable::Part {
+        var: obs.to_string(),
+        why: format!("its {slot} `{}` is not {family}", flat.params[p].name),
+    };
     for o in &flat.obs {
         match o.lik {
             Lik::Gaussian { mean, precision } => {
                 if let Slot::Param(m) = mean {
                     if !matches!(prior(m), Prior::Gaussian { .. } | Prior::NormalGamma { .. }) {
-                        return Err(format!(
-                            "the mean `{}` of `{}` is not Gaussian",
-                            name(m),
-                            o.name
-                        ));
+                        return Err(part(m, &o.name, "mean", "a Gaussian"));
                     }
                 }
                 if let Slot::Param(t) = precision {
                     if !matches!(prior(t), Prior::Gamma { .. }) {
-                        return Err(format!(
-                            "the precision `{}` of `{}` is not a Gamma",
-                            name(t),
-                            o.name
-                        ));
+                        return Err(part(t, &o.name, "precision", "a Gamma"));
                     }
                 }
             }
             Lik::Bernoulli(Slot::Param(p)) => {
                 if !matches!(prior(p), Prior::Beta { .. }) {
-                    return Err(format!("`{}` is not a Beta", name(p)));
+                    return Err(not_a(p, "Beta"));
                 }
             }
             Lik::Poisson(Slot::Param(p)) => {
                 if !matches!(prior(p), Prior::Gamma { .. }) {
-                    return Err(format!("`{}` is not a Gamma", name(p)));
+                    return Err(not_a(p, "Gamma"));
                 }
             }
             Lik::Categorical(Slot::Param(p)) => {
                 if !matches!(prior(p), Prior::Dirichlet { .. }) {
-                    return Err(format!("`{}` is not a Dirichlet", name(p)));
+                    return Err(not_a(p, "Dirichlet"));
                 }
             }
             Lik::Categorical(Slot::Const(_)) => {
-                return Err(format!("`{}` has constant category probabilities", o.name));
+                return Err(NotApplicable::Variable {
+                    var: o.name.clone(),
+                    why: "has constant category probabilities".into(),
+                });
             }
             Lik::Bernoulli(Slot::Const(_)) | Lik::Poisson(Slot::Const(_)) => {}
         }
     }
     if let Some(w) = flat.weights {
         if !matches!(prior(w), Prior::Dirichlet { .. }) {
-            return Err("mixture weights without a Dirichlet prior".into());
+            return Err(NotApplicable::Model(
+                "mixture weights without a Dirichlet prior",
+            ));
         }
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! own, Z(s_p + Σ s(x_i), n_p + N) / Z(s_p, n_p) (Sahani, "Integrals again"; the slide's
 //! Z(s_p, p) is a misprint for Z(s_p, n_p)), times the base measure Π h(x_i).
 
+use super::NotApplicable;
 use std::f64::consts::PI;
 
 use occam_core::special::{ln_beta, ln_gamma};
@@ -39,7 +40,7 @@ impl Conjugate {
     }
 
     /// Adds the statistics of one value to `out`; an error for a value outside the support.
-    pub fn add(&self, x: f64, out: &mut [f64]) -> Result<(), String> {
+    pub fn add(&self, x: f64, out: &mut [f64]) -> Result<(), NotApplicable> {
         match self {
             Conjugate::KnownPrecision { .. }
             | Conjugate::KnownMean { .. }
@@ -50,14 +51,14 @@ impl Conjugate {
             }
             Conjugate::BetaBernoulli { .. } => {
                 if x != 0.0 && x != 1.0 {
-                    return Err(format!("a Bernoulli value {x}"));
+                    return Err(NotApplicable::Other(format!("a Bernoulli value {x}")));
                 }
                 out[0] += 1.0;
                 out[1] += x;
             }
             Conjugate::GammaPoisson { .. } => {
                 if !(x >= 0.0 && x.fract() == 0.0) {
-                    return Err(format!("a Poisson value {x}"));
+                    return Err(NotApplicable::Other(format!("a Poisson value {x}")));
                 }
                 out[0] += 1.0;
                 out[1] += x;
@@ -65,10 +66,10 @@ impl Conjugate {
             }
             Conjugate::DirichletCategorical { width, .. } => {
                 if !(x >= 0.0 && x.fract() == 0.0 && (x as usize) < *width) {
-                    return Err(format!(
+                    return Err(NotApplicable::Other(format!(
                         "a Categorical value {x} (values are 0 to {})",
                         width.saturating_sub(1)
-                    ));
+                    )));
                 }
                 out[x as usize] += 1.0;
             }
@@ -139,7 +140,7 @@ pub(crate) fn dirichlet_multinomial(alpha: f64, width: usize, counts: &[f64]) ->
 }
 
 /// ln f(x) under a distribution whose slots are all constants.
-fn fixed(lik: &Lik, x: f64) -> Result<f64, String> {
+fn fixed(lik: &Lik, x: f64) -> Result<f64, NotApplicable> {
     let c = |s: Slot| match s {
         Slot::Const(v) => v,
         Slot::Param(_) => f64::NAN,
@@ -161,13 +162,17 @@ fn fixed(lik: &Lik, x: f64) -> Result<f64, String> {
             let r = c(r);
             x * r.ln() - r - ln_gamma(x + 1.0)
         }
-        Lik::Categorical(_) => return Err("a Categorical with constant probabilities".into()),
+        Lik::Categorical(_) => {
+            return Err(NotApplicable::Model(
+                "a Categorical with constant probabilities",
+            ))
+        }
     })
 }
 
 /// The conjugate pair an observation's distribution forms with its parameters, with the
 /// parameters it uses; an error if the pair is not conjugate.
-pub(crate) fn pair(flat: &Flat, lik: &Lik) -> Result<(Conjugate, Vec<usize>), String> {
+pub(crate) fn pair(flat: &Flat, lik: &Lik) -> Result<(Conjugate, Vec<usize>), NotApplicable> {
     let p = |i: usize| -> &Param { &flat.params[i] };
     let name = |i: usize| flat.params[i].name.clone();
     Ok(match *lik {
@@ -184,9 +189,9 @@ pub(crate) fn pair(flat: &Flat, lik: &Lik) -> Result<(Conjugate, Vec<usize>), St
                 vec![m],
             ),
             _ => {
-                return Err(format!(
-                    "`{}` is not a Gaussian with a fixed precision",
-                    name(m)
+                return Err(NotApplicable::variable(
+                    &name(m),
+                    "is not a Gaussian with a fixed precision",
                 ))
             }
         },
@@ -202,7 +207,7 @@ pub(crate) fn pair(flat: &Flat, lik: &Lik) -> Result<(Conjugate, Vec<usize>), St
                 },
                 vec![t],
             ),
-            _ => return Err(format!("`{}` is not a Gamma", name(t))),
+            _ => return Err(NotApplicable::variable(&name(t), "is not a Gamma")),
         },
         Lik::Gaussian {
             mean: Slot::Param(m),
@@ -222,30 +227,27 @@ pub(crate) fn pair(flat: &Flat, lik: &Lik) -> Result<(Conjugate, Vec<usize>), St
                 )
             }
             _ => {
-                return Err(format!(
-                    "the mean `{}` and precision `{}` have independent priors (no closed form; \
-                     a Normal–Gamma prior writes the mean's precision as c * {})",
-                    name(m),
-                    name(t),
-                    name(t)
-                ))
+                return Err(NotApplicable::IndependentPriors {
+                    mean: name(m).to_string(),
+                    precision: name(t).to_string(),
+                })
             }
         },
         Lik::Bernoulli(Slot::Param(q)) => match p(q).prior {
             Prior::Beta { a, b } => (Conjugate::BetaBernoulli { a, b }, vec![q]),
-            _ => return Err(format!("`{}` is not a Beta", name(q))),
+            _ => return Err(NotApplicable::variable(&name(q), "is not a Beta")),
         },
         Lik::Poisson(Slot::Param(q)) => match p(q).prior {
             Prior::Gamma { shape, rate } => {
                 (Conjugate::GammaPoisson { a: shape, b: rate }, vec![q])
             }
-            _ => return Err(format!("`{}` is not a Gamma", name(q))),
+            _ => return Err(NotApplicable::variable(&name(q), "is not a Gamma")),
         },
         Lik::Categorical(Slot::Param(q)) => match p(q).prior {
             Prior::Dirichlet { alpha, width } => {
                 (Conjugate::DirichletCategorical { alpha, width }, vec![q])
             }
-            _ => return Err(format!("`{}` is not a Dirichlet", name(q))),
+            _ => return Err(NotApplicable::variable(&name(q), "is not a Dirichlet")),
         },
         Lik::Gaussian {
             mean: Slot::Const(_),

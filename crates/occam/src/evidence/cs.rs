@@ -12,23 +12,30 @@ use super::conjugate::dirichlet_multinomial;
 use super::density::{log_lik, row_in_component, Theta};
 use super::exact::conjugate_groups;
 use super::flat::{Flat, Prior};
+use super::NotApplicable;
 use crate::fitted::Fitted;
 
 /// The Cheeseman–Stutz estimate, or why it does not apply.
-pub(crate) fn cheeseman_stutz(flat: &Flat, fitted: &Fitted, theta: &Theta) -> Result<f64, String> {
+pub(crate) fn cheeseman_stutz(
+    flat: &Flat,
+    fitted: &Fitted,
+    theta: &Theta,
+) -> Result<f64, NotApplicable> {
     let (groups, width, rows) = conjugate_groups(flat)?;
     let (n, k) = (flat.n, flat.k);
     let r: Vec<f64> = match &flat.index {
         Some(z) => {
-            let post = fitted.posterior(z).map_err(|e| e.to_string())?;
+            let post = fitted
+                .posterior(z)
+                .map_err(|e| NotApplicable::Other(e.to_string()))?;
             post.param("probabilities")
                 .map(|p| p.values.clone())
-                .ok_or_else(|| format!("`{z}`: q has no probabilities"))?
+                .ok_or_else(|| NotApplicable::part(z, "q has no probabilities"))?
         }
         None => vec![1.0; n],
     };
     if r.len() != n * k {
-        return Err("responsibilities of another shape".into());
+        return Err(NotApplicable::Model("responsibilities of another shape"));
     }
     let mut stats = vec![0.0; k * width];
     let mut counts = vec![0.0; k];
@@ -52,7 +59,9 @@ pub(crate) fn cheeseman_stutz(flat: &Flat, fitted: &Fitted, theta: &Theta) -> Re
     let ln_w: Vec<f64> = match flat.weights {
         Some(w) => {
             let Prior::Dirichlet { alpha, .. } = flat.params[w].prior else {
-                return Err("mixture weights without a Dirichlet prior".into());
+                return Err(NotApplicable::Model(
+                    "mixture weights without a Dirichlet prior",
+                ));
             };
             complete += dirichlet_multinomial(alpha, k, &counts);
             theta[w].iter().map(|p| p.ln()).collect()

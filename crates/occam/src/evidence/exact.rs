@@ -7,6 +7,7 @@
 
 use super::conjugate::{dirichlet_multinomial, pair, Conjugate};
 use super::flat::{Flat, Prior};
+use super::NotApplicable;
 use super::Options;
 
 /// One conjugate group: an observation's column, with the parameters it reads.
@@ -20,7 +21,9 @@ pub(crate) struct Group {
 /// The conjugate groups of a recognised model (one per column of each observation), the width
 /// of a component's statistics and each row's statistics (rows × width); an error when a
 /// parameter is not conjugate to the one observation that reads it.
-pub(crate) fn conjugate_groups(flat: &Flat) -> Result<(Vec<Group>, usize, Vec<f64>), String> {
+pub(crate) fn conjugate_groups(
+    flat: &Flat,
+) -> Result<(Vec<Group>, usize, Vec<f64>), NotApplicable> {
     let mut groups = Vec::new();
     let mut uses = vec![0usize; flat.params.len()];
     let mut width = 0;
@@ -29,16 +32,16 @@ pub(crate) fn conjugate_groups(flat: &Flat) -> Result<(Vec<Group>, usize, Vec<f6
         for &p in &params {
             uses[p] += 1;
             if flat.weights.is_some() && !flat.params[p].by_k {
-                return Err(format!(
-                    "`{}` is shared by all components, which couples them (no closed form per \
+                return Err(NotApplicable::variable(
+                    &flat.params[p].name,
+                    "is shared by all components, which couples them (no closed form per \
                      assignment)",
-                    flat.params[p].name
                 ));
             }
             if flat.params[p].cols == 1 && o.cols > 1 {
-                return Err(format!(
-                    "`{}` is shared by the columns of `{}`",
-                    flat.params[p].name, o.name
+                return Err(NotApplicable::variable(
+                    &flat.params[p].name,
+                    format!("is shared by the columns of `{}`", o.name),
                 ));
             }
         }
@@ -51,9 +54,9 @@ pub(crate) fn conjugate_groups(flat: &Flat) -> Result<(Vec<Group>, usize, Vec<f6
         }
     }
     if let Some(p) = uses.iter().position(|&u| u > 1) {
-        return Err(format!(
-            "`{}` is read by several observations",
-            flat.params[p].name
+        return Err(NotApplicable::variable(
+            &flat.params[p].name,
+            "is read by several observations",
         ));
     }
     // Row statistics: rows × width, one block per group (column of an observation).
@@ -68,7 +71,11 @@ pub(crate) fn conjugate_groups(flat: &Flat) -> Result<(Vec<Group>, usize, Vec<f6
                     let row = &mut rows[i * width + grp.at..i * width + grp.at + grp.kind.len()];
                     grp.kind
                         .add(o.values[at], row)
-                        .map_err(|e| format!("`{}` row {}: {e}", o.name, i + 1))?;
+                        .map_err(|e| NotApplicable::Row {
+                            var: o.name.clone(),
+                            row: i + 1,
+                            why: e.to_string(),
+                        })?;
                 }
             }
             g += 1;
@@ -78,7 +85,7 @@ pub(crate) fn conjugate_groups(flat: &Flat) -> Result<(Vec<Group>, usize, Vec<f6
 }
 
 /// The exact log evidence, or why it is not available.
-pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, String> {
+pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, NotApplicable> {
     let (groups, width, rows) = conjugate_groups(flat)?;
     let Some(w) = flat.weights else {
         let s: Vec<f64> = (0..width)
@@ -90,15 +97,17 @@ pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, String> {
             .sum());
     };
     let Prior::Dirichlet { alpha, .. } = flat.params[w].prior else {
-        return Err("mixture weights without a Dirichlet prior".into());
+        return Err(NotApplicable::Model(
+            "mixture weights without a Dirichlet prior",
+        ));
     };
     let k = flat.k;
     let count = (k as f64).powi(flat.n as i32);
     if count > opts.max_assignments as f64 {
-        return Err(format!(
+        return Err(NotApplicable::Other(format!(
             "{k}^{} = {count:.3e} assignments exceed the limit of {} (--max-assignments)",
             flat.n, opts.max_assignments
-        ));
+        )));
     }
     let mut e = Enumeration {
         groups: &groups,

@@ -4,6 +4,7 @@
 //! components `K` (a finite mixture). Every other shape is refused with the reason, which the
 //! estimators return as "not applicable".
 
+use super::NotApplicable;
 use occam_lang::ir::{ConstValue, Expr, ExprOp, Model, Node};
 
 use crate::model::Loaded;
@@ -146,21 +147,25 @@ fn arg<'a>(args: &'a [occam_lang::ir::Arg], slot: &str) -> Option<&'a Expr> {
 }
 
 /// Recognises `loaded` as a [`Flat`] model, or says why it is not one.
-pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, String> {
+pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, NotApplicable> {
     let m = &loaded.model;
     if !m.q_blocks.is_empty() {
-        return Err("the model has joint q-blocks".into());
+        return Err(NotApplicable::Model("the model has joint q-blocks"));
     }
     let observed: Vec<usize> = (0..m.variables.len())
         .filter(|&v| m.variables[v].observed)
         .collect();
     if observed.is_empty() {
-        return Err("the model observes nothing".into());
+        return Err(NotApplicable::Model("the model observes nothing"));
     }
     // Rows: the first plate of the observed variables.
     let rows = match m.variables[observed[0]].plates.first() {
         Some(&p) => p,
-        None => return Err("an observed variable has no plate of rows".into()),
+        None => {
+            return Err(NotApplicable::Model(
+                "an observed variable has no plate of rows",
+            ))
+        }
     };
     let n = m.plates[rows].size as usize;
     // The mixture index, if any: a latent Categorical over the rows.
@@ -168,33 +173,51 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, String> {
     for (v, var) in m.variables.iter().enumerate() {
         if var.observed || var.map {
             if var.map {
-                return Err(format!("`{}` is a point estimate (map)", var.name));
+                return Err(NotApplicable::variable(
+                    &var.name,
+                    "is a point estimate (map)",
+                ));
             }
             continue;
         }
         match &var.node {
             Node::Stochastic { distribution, args } if distribution == "Categorical" => {
                 if index.is_some() {
-                    return Err("more than one latent Categorical index".into());
+                    return Err(NotApplicable::Model(
+                        "more than one latent Categorical index",
+                    ));
                 }
                 if var.plates != [rows] {
-                    return Err(format!("`{}` is not indexed by the rows alone", var.name));
+                    return Err(NotApplicable::variable(
+                        &var.name,
+                        "is not indexed by the rows alone",
+                    ));
                 }
                 let w = match arg(args, "probs").map(|e| &e.op) {
                     Some(ExprOp::Var(r)) if r.index.is_empty() => r.var,
-                    _ => return Err(format!("`{}` does not read one weight vector", var.name)),
+                    _ => {
+                        return Err(NotApplicable::variable(
+                            &var.name,
+                            "does not read one weight vector",
+                        ))
+                    }
                 };
                 let kp = match var.event_plates.first() {
                     Some(&p) => p,
-                    None => return Err(format!("`{}` has no plate of components", var.name)),
+                    None => {
+                        return Err(NotApplicable::variable(
+                            &var.name,
+                            "has no plate of components",
+                        ))
+                    }
                 };
                 index = Some((v, w, kp));
             }
             Node::Stochastic { .. } => {}
             Node::Deterministic { .. } => {
-                return Err(format!("`{}` is deterministic", var.name));
+                return Err(NotApplicable::variable(&var.name, "is deterministic"));
             }
-            Node::Data => return Err(format!("`{}` is a data input", var.name)),
+            Node::Data => return Err(NotApplicable::variable(&var.name, "is a data input")),
         }
     }
     let kplate = index.map(|(_, _, p)| p);
@@ -209,17 +232,19 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, String> {
         let Node::Stochastic { distribution, args } = &var.node else {
             continue;
         };
-        let (by_k, cols) = layout(m, &var.plates, kplate)
-            .ok_or_else(|| format!("`{}`: plates other than components and columns", var.name))?;
+        let (by_k, cols) = layout(m, &var.plates, kplate).ok_or_else(|| {
+            NotApplicable::part(&var.name, "plates other than components and columns")
+        })?;
         let c = |s: &str| arg(args, s).and_then(constant);
         let prior = match distribution.as_str() {
             "Gaussian" => {
-                let mean = c("mean").ok_or_else(|| format!("`{}`: a latent mean", var.name))?;
+                let mean =
+                    c("mean").ok_or_else(|| NotApplicable::part(&var.name, "a latent mean"))?;
                 match arg(args, "precision").map(|e| (&e.op, constant(e))) {
                     Some((_, Some(p))) => Prior::Gaussian { mean, precision: p },
                     Some((op, None)) => {
                         let (kappa, tau) = scaled(op).ok_or_else(|| {
-                            format!("`{}`: a precision other than c * tau", var.name)
+                            NotApplicable::part(&var.name, "a precision other than c * tau")
                         })?;
                         pending_ng.push((params.len(), tau));
                         Prior::NormalGamma {
@@ -228,29 +253,35 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, String> {
                             tau: usize::MAX,
                         }
                     }
-                    None => return Err(format!("`{}`: no precision", var.name)),
+                    None => return Err(NotApplicable::part(&var.name, "no precision")),
                 }
             }
             "Gamma" => Prior::Gamma {
-                shape: c("shape").ok_or_else(|| format!("`{}`: a latent shape", var.name))?,
-                rate: c("rate").ok_or_else(|| format!("`{}`: a latent rate", var.name))?,
+                shape: c("shape")
+                    .ok_or_else(|| NotApplicable::part(&var.name, "a latent shape"))?,
+                rate: c("rate").ok_or_else(|| NotApplicable::part(&var.name, "a latent rate"))?,
             },
             "Beta" => Prior::Beta {
-                a: c("alpha").ok_or_else(|| format!("`{}`: a latent alpha", var.name))?,
-                b: c("beta").ok_or_else(|| format!("`{}`: a latent beta", var.name))?,
+                a: c("alpha").ok_or_else(|| NotApplicable::part(&var.name, "a latent alpha"))?,
+                b: c("beta").ok_or_else(|| NotApplicable::part(&var.name, "a latent beta"))?,
             },
             "Dirichlet" => {
                 let width = match var.event_plates.first() {
                     Some(&p) => m.plates[p].size as usize,
-                    None => return Err(format!("`{}`: no event plate", var.name)),
+                    None => return Err(NotApplicable::part(&var.name, "no event plate")),
                 };
                 Prior::Dirichlet {
                     alpha: c("concentration")
-                        .ok_or_else(|| format!("`{}`: a vector concentration", var.name))?,
+                        .ok_or_else(|| NotApplicable::part(&var.name, "a vector concentration"))?,
                     width,
                 }
             }
-            other => return Err(format!("`{}`: a {other} parameter", var.name)),
+            other => {
+                return Err(NotApplicable::part(
+                    &var.name,
+                    format!("a {other} parameter"),
+                ))
+            }
         };
         params.push(Param {
             var: v,
@@ -264,12 +295,14 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, String> {
         let t = params
             .iter()
             .position(|q| q.var == tau_var)
-            .ok_or("a Gaussian precision reads a non-parameter")?;
+            .ok_or(NotApplicable::Model(
+                "a Gaussian precision reads a non-parameter",
+            ))?;
         let same = params[t].by_k == params[p].by_k && params[t].cols == params[p].cols;
         if !matches!(params[t].prior, Prior::Gamma { .. }) || !same {
-            return Err(format!(
-                "`{}`: its precision is not a Gamma of the same plates",
-                params[p].name
+            return Err(NotApplicable::part(
+                &params[p].name,
+                "its precision is not a Gamma of the same plates",
             ));
         }
         if let Prior::NormalGamma { tau, .. } = &mut params[p].prior {
@@ -278,10 +311,15 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, String> {
     }
     let weights = match index {
         Some((_, w, _)) => {
-            let p = params.iter().position(|q| q.var == w).ok_or("weights")?;
+            let p = params
+                .iter()
+                .position(|q| q.var == w)
+                .ok_or(NotApplicable::Model("weights"))?;
             let ok = matches!(params[p].prior, Prior::Dirichlet { width, .. } if width == k);
             if !ok || params[p].by_k || params[p].cols != 1 {
-                return Err("the mixture weights are not one Dirichlet over the components".into());
+                return Err(NotApplicable::Model(
+                    "the mixture weights are not one Dirichlet over the components",
+                ));
             }
             Some(p)
         }
@@ -340,32 +378,39 @@ fn observation(
     kplate: Option<usize>,
     z: Option<usize>,
     params: &[Param],
-) -> Result<Obs, String> {
+) -> Result<Obs, NotApplicable> {
     let m = &loaded.model;
     let var = &m.variables[v];
     let Node::Stochastic { distribution, args } = &var.node else {
-        return Err(format!("`{}` is observed but not random", var.name));
+        return Err(NotApplicable::variable(
+            &var.name,
+            "is observed but not random",
+        ));
     };
     if var.plates.first() != Some(&rows) || var.plates.len() > 2 {
-        return Err(format!(
-            "`{}` is not laid out as rows [N] or [N, D]",
-            var.name
+        return Err(NotApplicable::variable(
+            &var.name,
+            "is not laid out as rows [N] or [N, D]",
         ));
     }
     let cols = var.plates.get(1).map_or(1, |&p| m.plates[p].size as usize);
     let colplate = var.plates.get(1).copied();
-    let slot = |name: &str| -> Result<Slot, String> {
-        let e = arg(args, name).ok_or_else(|| format!("`{}`: no {name}", var.name))?;
+    let slot = |name: &str| -> Result<Slot, NotApplicable> {
+        let e =
+            arg(args, name).ok_or_else(|| NotApplicable::part(&var.name, format!("no {name}")))?;
         if let Some(c) = constant(e) {
             return Ok(Slot::Const(c));
         }
         let ExprOp::Var(r) = &e.op else {
-            return Err(format!("`{}`: {name} is an expression", var.name));
+            return Err(NotApplicable::part(
+                &var.name,
+                format!("{name} is an expression"),
+            ));
         };
         let p = params
             .iter()
             .position(|q| q.var == r.var)
-            .ok_or_else(|| format!("`{}`: {name} reads `{}`", var.name, r.name))?;
+            .ok_or_else(|| NotApplicable::part(&var.name, format!("{name} reads `{}`", r.name)))?;
         for ix in &r.index {
             let ok = if Some(ix.plate) == kplate {
                 ix.by.as_ref().map(|b| b.var) == z
@@ -373,12 +418,18 @@ fn observation(
                 ix.by.is_none() && Some(ix.plate) == colplate
             };
             if !ok {
-                return Err(format!("`{}`: `{}` is indexed otherwise", var.name, r.name));
+                return Err(NotApplicable::part(
+                    &var.name,
+                    format!("`{}` is indexed otherwise", r.name),
+                ));
             }
         }
         let q = &params[p];
         if q.by_k && !r.index.iter().any(|i| i.by.is_some()) || q.cols > 1 && q.cols != cols {
-            return Err(format!("`{}`: `{}` is indexed otherwise", var.name, r.name));
+            return Err(NotApplicable::part(
+                &var.name,
+                format!("`{}` is indexed otherwise", r.name),
+            ));
         }
         Ok(Slot::Param(p))
     };
@@ -390,15 +441,20 @@ fn observation(
         "Bernoulli" => Lik::Bernoulli(slot("prob")?),
         "Poisson" => Lik::Poisson(slot("rate")?),
         "Categorical" => Lik::Categorical(slot("probs")?),
-        other => return Err(format!("`{}`: a {other} observation", var.name)),
+        other => {
+            return Err(NotApplicable::part(
+                &var.name,
+                format!("a {other} observation"),
+            ))
+        }
     };
     let table = loaded
         .data
         .tables
         .get(&var.name)
-        .ok_or_else(|| format!("`{}`: no data attached", var.name))?;
+        .ok_or_else(|| NotApplicable::part(&var.name, "no data attached"))?;
     if table.values.len() != m.plates[rows].size as usize * cols {
-        return Err(format!("`{}`: data of another shape", var.name));
+        return Err(NotApplicable::part(&var.name, "data of another shape"));
     }
     for (i, (&x, &ok)) in table.values.iter().zip(&table.present).enumerate() {
         let fine = match lik {
@@ -411,11 +467,12 @@ fn observation(
             Lik::Categorical(Slot::Const(_)) => false,
         };
         if ok && !fine {
-            return Err(format!(
-                "`{}` value {x} (row {}) is outside the support of its {distribution}",
-                var.name,
-                i / cols + 1
-            ));
+            return Err(NotApplicable::Value {
+                var: var.name.clone(),
+                row: i / cols + 1,
+                why: format!("is outside the support of its {distribution}"),
+                value: x,
+            });
         }
     }
     Ok(Obs {

@@ -24,12 +24,14 @@ mod density;
 mod exact;
 mod flat;
 mod importance;
+mod not_applicable;
 mod proposal;
 mod relabel;
 mod table;
 
 use std::time::Instant;
 
+pub use not_applicable::NotApplicable;
 pub use table::{compare_evidence, EvidenceRow};
 
 use crate::error::{Error, Result};
@@ -284,7 +286,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                 None,
                 format!("+{:.4} nats; {}", r.log_count, r.note),
             ),
-            Err(why) => na(why),
+            Err(why) => na(why.to_string()),
         },
         Method::Exact => match exact::exact(&flat, opts) {
             Ok(v) => {
@@ -295,7 +297,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                 };
                 done(Kind::Exact, v, None, None, how)
             }
-            Err(why) => na(why),
+            Err(why) => na(why.to_string()),
         },
         Method::Bic => {
             let theta = q_mean(&flat, fitted);
@@ -312,7 +314,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                         format!("ln p(D|θ̂) = {ll:.4} at q's mean, d = {d}, N = {}", flat.n),
                     )
                 }
-                Err(why) => na(why),
+                Err(why) => na(why.to_string()),
             }
         }
         Method::Cs => {
@@ -324,7 +326,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                     None,
                     "expected statistics of q, θ̂ = q's mean".into(),
                 ),
-                Err(why) => na(why),
+                Err(why) => na(why.to_string()),
             }
         }
         Method::Is => match proposal::Proposal::new(&flat, fitted, opts.widen, opts.defensive) {
@@ -353,7 +355,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                     } + &below_bound(fitted, s.log_z, s.se),
                 )
             }
-            Err(why) => na(why),
+            Err(why) => na(why.to_string()),
         },
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
@@ -374,7 +376,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                     } + &below_bound(fitted, s.log_z, s.se),
                 )
             }
-            Err(why) => na(why),
+            Err(why) => na(why.to_string()),
         },
     }
 }
@@ -396,14 +398,19 @@ fn below_bound(fitted: &Fitted, log_z: f64, se: f64) -> String {
 }
 
 /// q's mean of every parameter (BIC's plug-in θ̂).
-fn q_mean(flat: &flat::Flat, fitted: &Fitted) -> std::result::Result<density::Theta, String> {
+fn q_mean(
+    flat: &flat::Flat,
+    fitted: &Fitted,
+) -> std::result::Result<density::Theta, NotApplicable> {
     flat.params
         .iter()
         .map(|p| {
-            let post = fitted.posterior(&p.name).map_err(|e| e.to_string())?;
+            let post = fitted
+                .posterior(&p.name)
+                .map_err(|e| NotApplicable::Other(e.to_string()))?;
             let mean = post
                 .param("mean")
-                .ok_or_else(|| format!("`{}`: q has no mean", p.name))?;
+                .ok_or_else(|| NotApplicable::part(&p.name, "q has no mean"))?;
             Ok(match p.prior {
                 // A Beta's mean is reported for both categories: keep the first.
                 flat::Prior::Beta { .. } => mean.values.iter().step_by(2).copied().collect(),

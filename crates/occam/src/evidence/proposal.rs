@@ -5,6 +5,7 @@
 //! the weights stay below max p(D | θ) / defensive, and modes q missed, beyond relabelling, are
 //! still reached).
 
+use super::NotApplicable;
 use rand::Rng;
 use rand_distr::{Beta, Distribution, Gamma, Normal};
 
@@ -100,14 +101,16 @@ impl Proposal {
         fitted: &Fitted,
         widen: f64,
         defensive: f64,
-    ) -> Result<Proposal, String> {
+    ) -> Result<Proposal, NotApplicable> {
         let mut qs = Vec::new();
         for (i, p) in flat.params.iter().enumerate() {
-            let post = fitted.posterior(&p.name).map_err(|e| e.to_string())?;
-            let get = |n: &str| -> Result<&[f64], String> {
+            let post = fitted
+                .posterior(&p.name)
+                .map_err(|e| NotApplicable::Other(e.to_string()))?;
+            let get = |n: &str| -> Result<&[f64], NotApplicable> {
                 post.param(n)
                     .map(|x| x.values.as_slice())
-                    .ok_or_else(|| format!("`{}`: q has no {n}", p.name))
+                    .ok_or_else(|| NotApplicable::part(&p.name, format!("q has no {n}")))
             };
             let n = flat.elements(i);
             let mut row = Vec::with_capacity(n);
@@ -148,17 +151,17 @@ impl Proposal {
                 Q::Gamma(a, b) | Q::Beta(a, b) => !(*a > 0.0 && *b > 0.0),
                 Q::Dirichlet(al) => !al.iter().all(|&a| a > 0.0),
             }) {
-                return Err(format!("`{}`: q is degenerate", p.name));
+                return Err(NotApplicable::part(&p.name, "q is degenerate"));
             }
             qs.push(row);
         }
         let symmetric = flat.weights.is_some() && flat.k > 1;
         if symmetric && flat.k > MAX_SYMMETRIC_K {
-            return Err(format!(
+            return Err(NotApplicable::Other(format!(
                 "K = {} components: the relabelling-symmetric proposal sums over 2^K terms \
                  (at most K = {MAX_SYMMETRIC_K})",
                 flat.k
-            ));
+            )));
         }
         Ok(Proposal {
             qs,

@@ -9,6 +9,7 @@
 //! factor of 4).
 
 use super::flat::{Flat, Prior};
+use super::NotApplicable;
 use crate::fitted::Fitted;
 
 /// The correction and what it assumed.
@@ -20,14 +21,16 @@ pub(crate) struct Relabel {
 }
 
 /// q's mean and variance of every element of component `k`'s parameters.
-fn summary(flat: &Flat, fitted: &Fitted) -> Result<Vec<Vec<(f64, f64)>>, String> {
+fn summary(flat: &Flat, fitted: &Fitted) -> Result<Vec<Vec<(f64, f64)>>, NotApplicable> {
     let mut out = vec![Vec::new(); flat.k];
     for p in flat.params.iter().filter(|p| p.by_k) {
-        let post = fitted.posterior(&p.name).map_err(|e| e.to_string())?;
-        let get = |n: &str| -> Result<Vec<f64>, String> {
+        let post = fitted
+            .posterior(&p.name)
+            .map_err(|e| NotApplicable::Other(e.to_string()))?;
+        let get = |n: &str| -> Result<Vec<f64>, NotApplicable> {
             post.param(n)
                 .map(|x| x.values.clone())
-                .ok_or_else(|| format!("`{}`: q has no {n}", p.name))
+                .ok_or_else(|| NotApplicable::part(&p.name, format!("q has no {n}")))
         };
         let per = p.cols
             * match p.prior {
@@ -84,9 +87,9 @@ fn ln_factorial(n: usize) -> f64 {
 }
 
 /// The label-switching correction of a fitted mixture.
-pub(crate) fn relabellings(flat: &Flat, fitted: &Fitted) -> Result<Relabel, String> {
+pub(crate) fn relabellings(flat: &Flat, fitted: &Fitted) -> Result<Relabel, NotApplicable> {
     if flat.weights.is_none() {
-        return Err("no mixture index: nothing to relabel".into());
+        return Err(NotApplicable::Model("no mixture index: nothing to relabel"));
     }
     let s = summary(flat, fitted)?;
     let k = flat.k;

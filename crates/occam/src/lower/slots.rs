@@ -388,6 +388,36 @@ impl Lowering<'_> {
                         MomentKind::Gaussian { d: parts.len() },
                     )
                 }
+                ExprOp::Call { function, args } => {
+                    // An elementwise function of the engine's table: its factor from the
+                    // arguments' event sizes (a constant takes the value's), its slots in order.
+                    let dims: Vec<usize> = args
+                        .iter()
+                        .map(|x| match x.op {
+                            ExprOp::Const(_) => d,
+                            _ => x.event.map_or(1, |ev| ev.size as usize),
+                        })
+                        .collect();
+                    let Some(factor) = occam_core::factor::call(function, &dims) else {
+                        return Err(self.unsupported(
+                            e.span,
+                            format!("the engine has no function `{function}` for sizes {dims:?}"),
+                            "see `occam help distributions` for the functions",
+                        ));
+                    };
+                    let mut ps = Vec::with_capacity(args.len());
+                    for (s, x) in args.iter().enumerate() {
+                        let u = Use {
+                            input: factor.slot_input(s),
+                            stack_plate: None,
+                            slot,
+                            domain: ConstDomain::Real,
+                        };
+                        ps.push(self.arg(x, u, owner, None)?);
+                    }
+                    let kind = factor.kind();
+                    (factor, ps, kind)
+                }
                 ExprOp::Var(r) => {
                     // A deterministic variable that is a plain (possibly indexed) reference.
                     let src = if r.is_mixture() {

@@ -361,7 +361,7 @@ pub fn missing(loaded: &Loaded, c: &Compiled, opts: &PredictOptions) -> Result<V
     let mut copy = loaded.compile(true)?;
     copy.vmp
         .set_q_state(c.vmp.q_state().into_iter().map(Some).collect())
-        .map_err(Error::Run)?;
+        .map_err(|e| Error::Run(e.to_string()))?;
     let mut out = predict_compiled(loaded, &mut copy, &vars, opts, &[])?;
     for (p, &v) in out.iter_mut().zip(&vars) {
         p.keep_missing(&loaded.data.tables[&loaded.model.variables[v].name].present);

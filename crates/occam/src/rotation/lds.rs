@@ -18,7 +18,7 @@ use occam_core::linalg::{inverse_and_log_det, transpose};
 use occam_lang::ir::{Expr, ExprOp, Node};
 
 use super::lds_objective::{self, Dynamics, Lds, RowPrior};
-use super::{best_rotation, Factor, Product, Scan};
+use super::{best_rotation, Factor, NotRotatable, Product, Scan};
 
 /// A linear dynamical system rotated as a whole (see the module doc).
 #[derive(Clone, Debug)]
@@ -60,7 +60,7 @@ pub(super) fn chain_operand<'e>(
 pub(super) fn detect(
     scan: &Scan<'_>,
     (x, c): (&Expr, &Expr),
-) -> std::result::Result<ChainRotation, String> {
+) -> std::result::Result<ChainRotation, NotRotatable> {
     let m = &scan.loaded.model;
     let ExprOp::Var(xr) = &x.op else {
         unreachable!("chain_operand gives a variable")
@@ -70,32 +70,28 @@ pub(super) fn detect(
         unreachable!("a chain is stochastic")
     };
     if xr.is_mixture() || scan.uses[xv] != 1 {
-        return Err(format!(
-            "the chain {} is a mixture or read {} times; a rotation needs it in this product only",
-            scan.place(xv),
-            scan.uses[xv]
-        ));
+        return Err(NotRotatable::SharedChain {
+            place: scan.place(xv),
+            uses: scan.uses[xv],
+        });
     }
     let arg = |slot: &str| args.iter().find(|a| a.slot == slot).map(|a| &a.value);
     if arg("control").is_some() || arg("inputs").is_some() {
-        return Err(format!(
-            "the chain {} has inputs, which a rotation does not transform",
-            scan.place(xv)
-        ));
+        return Err(NotRotatable::ChainInputs {
+            place: scan.place(xv),
+        });
     }
     let state = var.event_plates[0];
     let (cv, plate) = scan.factor(c)?;
     if plate != state {
-        return Err(format!(
-            "{} is not over the chain's state plate",
-            scan.place(cv)
-        ));
+        return Err(NotRotatable::NotOverState {
+            place: scan.place(cv),
+        });
     }
     let Some(ExprOp::Var(ar)) = arg("dynamics").map(|e| &e.op) else {
-        return Err(format!(
-            "the dynamics of the chain {} are not a variable",
-            scan.place(xv)
-        ));
+        return Err(NotRotatable::DynamicsNotVariable {
+            place: scan.place(xv),
+        });
     };
     let a = &m.variables[ar.var];
     let gaussian = matches!(&a.node, Node::Stochastic { distribution, .. }
@@ -108,12 +104,10 @@ pub(super) fn detect(
         || a.map
         || scan.uses[ar.var] != 1
     {
-        return Err(format!(
-            "the dynamics {} must be a latent Gaussian `{n}[D] over D` over the state plate D, read \
-             only by the chain",
-            scan.place(ar.var),
-            n = a.name
-        ));
+        return Err(NotRotatable::Dynamics {
+            place: scan.place(ar.var),
+            name: a.name.clone(),
+        });
     }
     Ok(ChainRotation {
         chain: scan.make(xv, state),

@@ -25,6 +25,8 @@
 //! ([`lds_objective`]).
 
 pub mod lds;
+mod not_rotatable;
+pub use not_rotatable::NotRotatable;
 pub mod lds_objective;
 pub mod objective;
 
@@ -244,21 +246,11 @@ fn expressions(node: &Node) -> Vec<&Expr> {
 
 /// The dot products inside an expression.
 fn dots<'a>(e: &'a Expr, out: &mut Vec<(&'a Expr, &'a Expr)>) {
-    match &e.op {
-        ExprOp::Dot(a, b) => {
+    e.visit(|x| {
+        if let ExprOp::Dot(a, b) = &x.op {
             out.push((a, b));
-            dots(a, out);
-            dots(b, out);
         }
-        ExprOp::MatVec { matrix, vector } => {
-            dots(matrix, out);
-            dots(vector, out);
-        }
-        ExprOp::Sum(xs) | ExprOp::Product(xs) | ExprOp::Concat(xs) => {
-            xs.iter().for_each(|x| dots(x, out));
-        }
-        ExprOp::Const(_) | ExprOp::Var(_) => {}
-    }
+    });
 }
 
 /// What detection reads of a model: its variables' uses and the lowered nodes.
@@ -278,32 +270,29 @@ impl Scan<'_> {
 
     /// An operand of a product that may be rotated as a latent Gaussian vector, used only there:
     /// its variable and event plate.
-    pub(super) fn factor(&self, e: &Expr) -> std::result::Result<(usize, usize), String> {
+    pub(super) fn factor(&self, e: &Expr) -> std::result::Result<(usize, usize), NotRotatable> {
         let m = &self.loaded.model;
         let ExprOp::Var(r) = &e.op else {
-            return Err("an operand is not a variable".into());
+            return Err(NotRotatable::NotAVariable);
         };
         let var = &m.variables[r.var];
         let gaussian = matches!(&var.node, Node::Stochastic { distribution, .. }
             if distribution == "GaussianARD" || distribution == "MvGaussian");
         if !gaussian || var.event_plates.len() != 1 {
-            return Err(format!(
-                "{} is not a GaussianARD or MvGaussian vector",
-                self.place(r.var)
-            ));
+            return Err(NotRotatable::NotGaussianVector {
+                place: self.place(r.var),
+            });
         }
         if r.is_mixture() || var.observed || var.map {
-            return Err(format!(
-                "{} is a mixture, observed or MAP",
-                self.place(r.var)
-            ));
+            return Err(NotRotatable::NotLatent {
+                place: self.place(r.var),
+            });
         }
         if self.uses[r.var] != 1 {
-            return Err(format!(
-                "{} is used {} times; a rotation needs it in this product only",
-                self.place(r.var),
-                self.uses[r.var]
-            ));
+            return Err(NotRotatable::Shared {
+                place: self.place(r.var),
+                uses: self.uses[r.var],
+            });
         }
         Ok((r.var, var.event_plates[0]))
     }
@@ -375,7 +364,7 @@ pub fn detect(loaded: &Loaded, c: &Compiled) -> Result<Vec<Rotation>> {
             None => scan.factor(a).and_then(|(wv, plate)| {
                 let (xv, other) = scan.factor(b)?;
                 if plate != other {
-                    return Err("its operands have different event plates".into());
+                    return Err(NotRotatable::EventPlates);
                 }
                 Ok(Rotation::Product(Product {
                     w: scan.make(wv, plate),

@@ -12,6 +12,7 @@ mod evidence;
 mod evidence_ais;
 mod evidence_mixtures;
 mod extreme_priors;
+mod functions;
 mod fuzz;
 mod latent;
 mod logistic;

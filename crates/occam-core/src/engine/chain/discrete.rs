@@ -15,14 +15,10 @@ pub(super) fn update(
     eta: &[f64],
     u: &mut [f64],
     rec: &mut [f64],
-) -> Result<(), String> {
+) -> Result<(), SequenceError> {
     let (lp0, la) = (seq.pa[0], seq.pa[1]);
     let (h, xi) = rec.split_at_mut(1);
-    let log_z = forward_backward(k, lp0, la, eta, u, xi).ok_or_else(|| {
-        "no state path has positive probability under the expected parameters and the \
-         children's messages"
-            .to_string()
-    })?;
+    let log_z = forward_backward(k, lp0, la, eta, u, xi).ok_or(SequenceError::NoPath)?;
     h[0] = entropy(log_z, lp0, la, eta, u, xi);
     Ok(())
 }

@@ -86,7 +86,7 @@ pub(super) fn update(
     eta: &[f64],
     u: &mut [f64],
     rec: &mut [f64],
-) -> Result<(), String> {
+) -> Result<(), SequenceError> {
     // The precision blocks and the smoother's arrays live in a workspace kept per thread: fresh
     // T·D² arrays per sequence and sweep cost more in page faults than the smoothing itself.
     WORKSPACE.with(|ws| {
@@ -116,7 +116,7 @@ fn update_in(
     u: &mut [f64],
     rec: &mut [f64],
     ws: &mut Workspace,
-) -> Result<(), String> {
+) -> Result<(), SequenceError> {
     let (len, dd, row) = (seq.len, d * d, d + d * d);
     let p = Params { d, pa: &seq.pa };
     let zeroed = |v: &mut Vec<f64>, n: usize| {
@@ -174,9 +174,8 @@ fn update_in(
             }
         }
     }
-    smooth_into(d, diag, sub, h, &mut ws.smoothed, &mut ws.work).map_err(|t| {
-        format!("the chain's posterior precision is not positive definite at step {t}")
-    })?;
+    smooth_into(d, diag, sub, h, &mut ws.smoothed, &mut ws.work)
+        .map_err(|step| SequenceError::NotPositiveDefinite { step })?;
     let sm = &ws.smoothed;
     for t in 0..len {
         let (mu, cov) = (&sm.mean[t * d..(t + 1) * d], &sm.cov[t * dd..(t + 1) * dd]);

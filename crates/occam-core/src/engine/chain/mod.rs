@@ -192,7 +192,7 @@ impl Vmp {
             unreachable!("update_chain on a chain node")
         };
         let nodes = &self.nodes;
-        let failed: Option<(usize, String)> = u
+        let failed: Option<(usize, SequenceError)> = u
             .par_chunks_mut(steps * row)
             .zip(a.par_chunks_mut(stride))
             .enumerate()

@@ -43,19 +43,19 @@ fn sandwich(l: &[f64], m: &[f64], r: &[f64], d: usize) -> Vec<f64> {
 impl Vmp {
     /// Node i's state dimension if it is a Gaussian chain a rotation may transform: no inputs, no
     /// mixture of parameters; otherwise why not.
-    fn rotatable_chain(&self, i: usize) -> Result<usize, String> {
+    fn rotatable_chain(&self, i: usize) -> Result<usize, NotTransformable> {
         let z = &self.nodes[i];
         let Body::Chain(ch) = &z.body else {
-            return Err("is not a chain".into());
+            return Err(NotTransformable::NotChain);
         };
         let ChainKind::Gaussian { d } = ch.kind else {
-            return Err("is a discrete chain".into());
+            return Err(NotTransformable::DiscreteChain);
         };
         if ch.n_inputs > 0 {
-            return Err("has inputs (controls), which a rotation does not transform".into());
+            return Err(NotTransformable::ChainInputs);
         }
         if z.configs > 1 {
-            return Err("has a mixture of parameters".into());
+            return Err(NotTransformable::MixedParameters);
         }
         Ok(d)
     }

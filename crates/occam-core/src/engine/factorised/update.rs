@@ -85,7 +85,7 @@ pub(in crate::engine) fn update_rows<D: ExpFamily>(
         a[r] = if c.map {
             moments.and_then(|_| {
                 d.mode(pe, &mut x);
-                d.observe(&x, ue)
+                d.observe_value(&x, ue).map_err(|e| e.to_string())
             })
         } else {
             moments

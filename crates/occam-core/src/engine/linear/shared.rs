@@ -196,7 +196,7 @@ fn shared_moments_into(
     let mut centred = vec![0.0; q];
     centred.extend_from_slice(phi2);
     let mut u0 = vec![0.0; q + q * q];
-    let a0 = moments(dist, &centred, &mut u0).map_err(|w| (0, w))?;
+    let a0 = moments(dist, &centred, &mut u0).map_err(|w| (0, w.to_string()))?;
     let cov = &u0[q..];
     let nq = phi1.len();
     if u.len() != nq + q * q {
@@ -312,7 +312,7 @@ impl Vmp {
                 let mut centred = vec![0.0; q];
                 centred.extend_from_slice(&prior[q..]);
                 moments(dist, &centred, &mut vec![0.0; x.len])
-                    .map_err(|w| self.numerical(i, 0, w))?;
+                    .map_err(|w| self.numerical(i, 0, w.to_string()))?;
                 let mut draws = vec![0.0; n * q];
                 gaussian_vector_sample_rows(&prior, q, rng, &mut draws);
                 let kappa = super::super::init::RANDOM_START_SHARPNESS;
