@@ -295,6 +295,17 @@ impl Fitted {
         crate::predict::new_rows(&self.loaded, &self.compiled, new, sizes, opts)
     }
 
+    /// The filtered and `ahead`-step-ahead predictive of a chain model, of its own sequences
+    /// (`new` empty) or of held-out ones (see [`crate::predict::ahead`]). The fit is not changed.
+    pub fn predict_ahead(
+        &self,
+        new: &DataSet,
+        ahead: usize,
+        opts: &crate::predict::PredictOptions,
+    ) -> Result<crate::predict::ChainPredictive> {
+        crate::predict::ahead(&self.loaded, &self.compiled, new, ahead, opts)
+    }
+
     /// The posterior predictive of the missing entries of the fitted data (see
     /// [`crate::predict::missing`]).
     pub fn predict_missing(

@@ -20,8 +20,11 @@ impl Vmp {
     /// dπ, not their mean-field q ∝ exp⟨ln p(z | π)⟩) are drawn from their conditional given
     /// the drawn parents, like the missing elements. Leaves the model's moments at the last draw.
     ///
-    /// A latent node in a joint q over several nodes (a Markov chain, a tree-structured block)
-    /// is an error: its members' marginals are not independent.
+    /// A chain's steps are drawn each from its own marginal in the chain's moments (q(z_t), or
+    /// what [`Vmp::set_chain_moments`] put there), so every entry of a child follows its marginal
+    /// predictive but the draws of different steps are not joint paths. A latent node in a
+    /// tree-structured q over several nodes is an error: its members' marginals are not
+    /// independent.
     pub fn sample_predictive(
         &mut self,
         seed: u64,
@@ -31,12 +34,11 @@ impl Vmp {
     ) -> Result<Vec<Vec<f64>>, RunError> {
         let mut rng = Rng::seed_from_u64(seed);
         for i in 0..self.nodes.len() {
-            let joint = self.block_of[i].is_some_and(|b| {
-                matches!(self.blocks[b as usize], Block::Chain(_) | Block::Tree(_))
-            });
+            let joint =
+                self.block_of[i].is_some_and(|b| matches!(self.blocks[b as usize], Block::Tree(_)));
             if joint {
                 return Err(RunError::Schedule(format!(
-                    "`{}`: predictive draws through a chain or tree-structured q are not written yet",
+                    "`{}`: predictive draws through a tree-structured q are not written yet",
                     self.nodes[i].name
                 )));
             }
@@ -83,7 +85,8 @@ impl Vmp {
                 self.changed(i);
                 return Ok(Vec::new());
             }
-            Body::Constant | Body::Chain(_) => return Ok(Vec::new()),
+            Body::Chain(_) => return Ok(self.draw_chain_steps(i, rng)),
+            Body::Constant => return Ok(Vec::new()),
         };
         let node = &self.nodes[i];
         let (n, len, vlen) = (node.n, node.len, value_len(&dist));

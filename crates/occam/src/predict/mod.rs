@@ -24,7 +24,9 @@ use crate::error::{Error, Result};
 use crate::lower::Compiled;
 use crate::model::{self, Loaded};
 
+mod chain;
 mod summary;
+pub use chain::{ahead, ChainPredictive, ChainTarget};
 pub use summary::{quantile, Predictive};
 
 /// How to predict.
@@ -189,15 +191,55 @@ pub fn new_rows(
     opts: &PredictOptions,
 ) -> Result<Vec<Predictive>> {
     opts.validate()?;
+    if let Some(chain) = chain_of(fitted) {
+        return Err(Error::Usage(format!(
+            "{}: `{}` is a chain: give the number of steps to predict past each sequence's end \
+             (--ahead K in `occam predict`, ahead=K in Python)",
+            fitted.file_name, fitted.model.variables[chain].name
+        )));
+    }
     let loaded = load_new_rows(fitted, new, sizes)?;
+    let (mut fresh, local, order) = start_new_rows(fitted, c, &loaded, opts.seed, None)?;
+    // With no target given for the new rows their latent variables are drawn from their prior
+    // under q (exact); with some given, from their q updated to those values.
+    let given = targets(&loaded)
+        .iter()
+        .any(|&v| new.tables.contains_key(&loaded.model.variables[v].name));
+    let ancestral: Vec<bool> = if given {
+        settle(&loaded, &mut fresh, &order, opts)?;
+        Vec::new()
+    } else {
+        local
+    };
+    predict_compiled(&loaded, &mut fresh, &targets(&loaded), opts, &ancestral)
+}
+
+/// The chain variable of a model, if it has one.
+fn chain_of(loaded: &Loaded) -> Option<usize> {
+    loaded.model.variables.iter().position(|v| {
+        matches!(&v.node, Node::Stochastic { distribution, .. }
+            if occam_core::engine::chain_family(distribution).is_some())
+    })
+}
+
+/// `loaded` (the fitted model on other rows) compiled and started: every node outside the row
+/// plates (the parameters) at the fitted q of the node of the same name in `c`, the others
+/// (the new rows' nodes, and the node of variable `also_local`) at a fresh start. Returns the compiled model, which
+/// nodes are local, and those nodes' default update order.
+fn start_new_rows(
+    fitted: &Loaded,
+    c: &Compiled,
+    loaded: &Loaded,
+    seed: u64,
+    also_local: Option<usize>,
+) -> Result<(Compiled, Vec<bool>, Vec<NodeId>)> {
     let mut fresh = loaded.compile(true)?;
-    let run = |e: RunError, l: &Loaded, c: &Compiled| crate::driver::run_error(l, c, &e);
+    let also_local = also_local.map(|v| fresh.var_nodes[v]);
     fresh
         .vmp
-        .initialize(opts.seed)
-        .map_err(|e| run(e, &loaded, &fresh))?;
-    // The parameters keep the fitted q; the new rows' nodes start afresh.
-    let rows = row_plates(&loaded);
+        .initialize(seed)
+        .map_err(|e| crate::driver::run_error(loaded, &fresh, &e))?;
+    let rows = row_plates(loaded);
     let saved = c.vmp.q_state();
     let old_names = c.vmp.names();
     let names: Vec<String> = fresh.vmp.names().iter().map(|n| n.to_string()).collect();
@@ -208,11 +250,12 @@ pub fn new_rows(
     let local: Vec<bool> = ids
         .iter()
         .map(|&id| {
-            fresh
-                .vmp
-                .node_plates(id)
-                .iter()
-                .any(|p| rows.iter().any(|r| r == p))
+            Some(id) == also_local
+                || fresh
+                    .vmp
+                    .node_plates(id)
+                    .iter()
+                    .any(|p| rows.iter().any(|r| r == p))
         })
         .collect();
     let state: Vec<Option<QState>> = names
@@ -240,18 +283,7 @@ pub fn new_rows(
         .into_iter()
         .filter(|id| local[id.index()])
         .collect();
-    // With no target given for the new rows their latent variables are drawn from their prior
-    // under q (exact); with some given, from their q updated to those values.
-    let given = targets(&loaded)
-        .iter()
-        .any(|&v| new.tables.contains_key(&loaded.model.variables[v].name));
-    let ancestral: Vec<bool> = if given {
-        settle(&loaded, &mut fresh, &order, opts)?;
-        Vec::new()
-    } else {
-        local
-    };
-    predict_compiled(&loaded, &mut fresh, &targets(&loaded), opts, &ancestral)
+    Ok((fresh, local, order))
 }
 
 /// Sweeps over `order` (the new rows' latent nodes) until the bound changes by at most
@@ -308,15 +340,6 @@ fn predict_compiled(
                 .flatten()
         })
         .collect();
-    if let Some(chain) = loaded.model.variables.iter().find(|v| {
-        matches!(&v.node, Node::Stochastic { distribution, .. }
-            if occam_core::engine::chain_family(distribution).is_some())
-    }) {
-        return Err(Error::Usage(format!(
-            "{}: `{}` is a chain: its filtered and k-step-ahead predictive is not written yet",
-            loaded.file_name, chain.name
-        )));
-    }
     let draws = c
         .vmp
         .sample_predictive(opts.seed, opts.draws, &nodes, ancestral)
@@ -357,6 +380,14 @@ pub fn missing(loaded: &Loaded, c: &Compiled, opts: &PredictOptions) -> Result<V
         .collect();
     if vars.is_empty() {
         return Ok(Vec::new());
+    }
+    if let Some(chain) = chain_of(loaded) {
+        // A chain's q(z_t) is smoothed: its missing entries' predictive is not the filtered one
+        // `--ahead` gives, and entries past a sequence's end are not part of the model.
+        return Err(Error::Usage(format!(
+            "{}: `{}` is a chain: the predictive of its missing entries is not written yet",
+            loaded.file_name, loaded.model.variables[chain].name
+        )));
     }
     let mut copy = loaded.compile(true)?;
     copy.vmp

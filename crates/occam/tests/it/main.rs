@@ -19,6 +19,7 @@ mod mbpca;
 mod outputs;
 mod parity;
 mod predict;
+mod predict_chains;
 mod regression;
 mod shards;
 mod softmax;
