@@ -198,10 +198,22 @@ pub fn new_rows(
             fitted.file_name, fitted.model.variables[chain].name
         )));
     }
+    let (loaded, mut fresh, ancestral) = prepare_new_rows(fitted, c, new, sizes, opts)?;
+    predict_compiled(&loaded, &mut fresh, &targets(&loaded), opts, &ancestral)
+}
+
+/// The model compiled for new rows with the fitted parameters, and which nodes the predictive
+/// draws from their prior under q (the new rows' latent nodes when no target is given for them;
+/// with some given, those nodes are settled to them instead).
+fn prepare_new_rows(
+    fitted: &Loaded,
+    c: &Compiled,
+    new: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    opts: &PredictOptions,
+) -> Result<(Loaded, Compiled, Vec<bool>)> {
     let loaded = load_new_rows(fitted, new, sizes)?;
     let (mut fresh, local, order) = start_new_rows(fitted, c, &loaded, opts.seed, None)?;
-    // With no target given for the new rows their latent variables are drawn from their prior
-    // under q (exact); with some given, from their q updated to those values.
     let given = targets(&loaded)
         .iter()
         .any(|&v| new.tables.contains_key(&loaded.model.variables[v].name));
@@ -211,7 +223,42 @@ pub fn new_rows(
     } else {
         local
     };
-    predict_compiled(&loaded, &mut fresh, &targets(&loaded), opts, &ancestral)
+    Ok((loaded, fresh, ancestral))
+}
+
+/// The predictive density of observed variable `name` for new rows (as [`new_rows`] defines
+/// them) at `points` (one value of an entry each, back to back): per entry of its rows,
+/// `opts.draws` seeded draws' average of the conditional density (module doc of
+/// [`occam_core::engine::Vmp::predictive_density`]), `entries × points` values. The fit is not
+/// changed.
+pub fn density(
+    fitted: &Loaded,
+    c: &Compiled,
+    new: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    name: &str,
+    points: &[f64],
+    opts: &PredictOptions,
+) -> Result<Vec<f64>> {
+    opts.validate()?;
+    let v = targets(fitted)
+        .into_iter()
+        .find(|&v| fitted.model.variables[v].name == name)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: `{name}` is not an observed variable",
+                fitted.file_name
+            ))
+        })?;
+    let (loaded, mut fresh, ancestral) = prepare_new_rows(fitted, c, new, sizes, opts)?;
+    let node = fresh.var_nodes[v];
+    fresh
+        .vmp
+        .predictive_density(opts.seed, opts.draws, node, &ancestral, points)
+        .map_err(|e| match e {
+            RunError::Schedule(m) => Error::Usage(format!("{}: {m}", loaded.file_name)),
+            e => crate::driver::run_error(&loaded, &fresh, &e),
+        })
 }
 
 /// The chain variable of a model, if it has one.

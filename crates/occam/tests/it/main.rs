@@ -20,6 +20,7 @@ mod outputs;
 mod parity;
 mod predict;
 mod predict_chains;
+mod predict_density;
 mod regression;
 mod shards;
 mod softmax;
