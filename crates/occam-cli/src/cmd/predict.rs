@@ -6,7 +6,7 @@
 //! of each sequence and the k-step-ahead predictive for the K steps past its end, one line per
 //! sequence and step.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use occam::model::plate_sizes;
@@ -77,7 +77,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     if let Some(k) = a.ahead {
         let new = DataSet::from_args(&a.data)?;
         let p = fitted.predict_ahead(&new, k, &opts)?;
-        return write_ahead(a, &p);
+        return write_ahead(a.out.as_deref(), &p);
     }
     let preds: Vec<Predictive> = if a.missing {
         let p = fitted.predict_missing(&opts)?;
@@ -93,15 +93,21 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         let sizes = plate_sizes(&a.plates)?;
         fitted.predict(&new, &sizes, &opts)?
     };
-    let as_dir = preds.len() > 1 || a.samples || a.out.as_ref().is_some_and(|o| o.is_dir());
-    match &a.out {
-        None if a.samples => {
+    write_predictions(&preds, a.out.as_deref(), a.samples)
+}
+
+/// Prints (`out` None) or writes the tables of `preds`: to the file `out` (one variable) or
+/// into the directory `out` (`predict_NAME.csv`, with `samples` also `samples_NAME.csv`).
+pub fn write_predictions(preds: &[Predictive], out: Option<&Path>, samples: bool) -> Result<()> {
+    let as_dir = preds.len() > 1 || samples || out.is_some_and(|o| o.is_dir());
+    match out {
+        None if samples => {
             return Err(Error::Usage(
                 "--samples writes files: give --out DIR".into(),
             ))
         }
         None => {
-            for p in &preds {
+            for p in preds {
                 outln!("{}", p.to_csv().trim_end());
             }
         }
@@ -109,11 +115,11 @@ pub fn run(a: &PredictArgs) -> Result<()> {
             if as_dir {
                 atomic::ensure_dir(out)?;
             }
-            for p in &preds {
+            for p in preds {
                 let path = if as_dir {
                     out.join(format!("predict_{}.csv", p.name))
                 } else {
-                    out.clone()
+                    out.to_path_buf()
                 };
                 atomic::write(&path, p.to_csv().as_bytes())?;
                 eprintln!(
@@ -122,7 +128,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                     p.rows,
                     path.display()
                 );
-                if a.samples {
+                if samples {
                     let path = out.join(format!("samples_{}.csv", p.name));
                     atomic::write(&path, p.samples_csv().as_bytes())?;
                     eprintln!(
@@ -140,14 +146,14 @@ pub fn run(a: &PredictArgs) -> Result<()> {
 
 /// Prints or writes (`--out FILE`, or `predict_CHAIN.csv` in an existing directory) the table
 /// of `--ahead`.
-fn write_ahead(a: &PredictArgs, p: &ChainPredictive) -> Result<()> {
-    match &a.out {
+pub fn write_ahead(out: Option<&Path>, p: &ChainPredictive) -> Result<()> {
+    match out {
         None => outln!("{}", p.to_csv().trim_end()),
         Some(out) => {
             let path = if out.is_dir() {
                 out.join(format!("predict_{}.csv", p.chain))
             } else {
-                out.clone()
+                out.to_path_buf()
             };
             atomic::write(&path, p.to_csv().as_bytes())?;
             eprintln!(

@@ -200,3 +200,50 @@ fn predict_ahead_on_a_chain_writes_one_line_per_step() {
     assert_eq!(e.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&e.stderr).contains("--ahead"));
 }
+
+/// `occam fit MODEL --predict X=new.csv --predict-out FILE` (fit, then predict, in one command)
+/// writes the same bytes as `occam fit --out DIR` then `occam predict --fit DIR --data
+/// X=new.csv`; without new rows --predict-out is a usage error.
+#[test]
+fn fit_and_predict_in_one_command_equals_fit_save_predict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("reg.occam"), REGRESSION).unwrap();
+    let rows: String = X.iter().map(|r| format!("{},{}\n", r[0], r[1])).collect();
+    std::fs::write(d.join("X.csv"), format!("a,b\n{rows}")).unwrap();
+    let ys: String = Y.iter().map(|y| format!("{y}\n")).collect();
+    std::fs::write(d.join("y.csv"), format!("y\n{ys}")).unwrap();
+    std::fs::write(d.join("new.csv"), "a,b\n1,3\n0.5,-2\n1,0.25\n").unwrap();
+    succeeded(occam().current_dir(d).args([
+        "fit",
+        "reg.occam",
+        "--predict",
+        "X=new.csv",
+        "--predict-out",
+        "one.csv",
+    ]));
+    succeeded(
+        occam()
+            .current_dir(d)
+            .args(["fit", "reg.occam", "--out", "fit"]),
+    );
+    succeeded(occam().current_dir(d).args([
+        "predict",
+        "--fit",
+        "fit",
+        "--data",
+        "X=new.csv",
+        "--out",
+        "two.csv",
+    ]));
+    let one = std::fs::read(d.join("one.csv")).unwrap();
+    assert_eq!(one, std::fs::read(d.join("two.csv")).unwrap());
+    assert_eq!(String::from_utf8(one).unwrap().lines().count(), 4);
+    let e = occam()
+        .current_dir(d)
+        .args(["fit", "reg.occam", "--predict-out", "x.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("--predict NAME=FILE"));
+}

@@ -379,3 +379,32 @@ fn lds_with_known_parameters_is_the_kalman_filter() {
     assert!(worst < TOL, "{worst}");
     assert!(fit.saved().to_json() == before);
 }
+
+/// The LDS example (learnt dynamics, rotated C·x): a saved fit loads (C is saved in the linear
+/// kernel's shared form) and predicts ahead bit for bit as the live fit; the state's predictive
+/// spreads as the horizon grows.
+#[test]
+fn a_saved_lds_predicts_ahead_the_same_bits() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut d = DataSet::new();
+    d.insert_file("y", &root.join("examples/models/lds/y.csv"))
+        .unwrap();
+    let fit = Model::from_file(root.join("examples/models/lds.occam"), &d)
+        .unwrap()
+        .fit(&Settings::default())
+        .unwrap();
+    let opts = PredictOptions::default();
+    let live = fit.predict_ahead(&DataSet::new(), 5, &opts).unwrap();
+    let text = fit.saved().to_json();
+    let back = occam::saved::SavedFit::from_json("fit.json", &text).unwrap();
+    let loaded = occam::Fitted::from_saved(&back).unwrap();
+    let again = loaded.predict_ahead(&DataSet::new(), 5, &opts).unwrap();
+    assert_eq!(
+        again, live,
+        "save → load → predict ahead gives the same bits"
+    );
+    let y = &live.targets[0];
+    let t = live.lengths[0];
+    assert!(y.exact);
+    assert!(y.sd[0][(t + 4) * y.cols] > y.sd[0][t * y.cols]);
+}
