@@ -95,7 +95,7 @@ impl Vmp {
             self.nodes[target.0].len,
             value_len(&dist),
         );
-        if points.is_empty() || points.len() % vlen != 0 {
+        if points.is_empty() || !points.len().is_multiple_of(vlen) {
             return Err(RunError::Schedule(format!(
                 "{} numbers are not points of length {vlen}",
                 points.len()

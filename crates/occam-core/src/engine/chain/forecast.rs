@@ -222,7 +222,7 @@ impl Vmp {
         if moments.len() != ch.lengths.len()
             || moments
                 .iter()
-                .any(|m| m.len() % row != 0 || m.len() > steps * row)
+                .any(|m| !m.len().is_multiple_of(row) || m.len() > steps * row)
         {
             return Err(format!(
                 "`{}`: {} sequences of moments do not fit {} sequences of {} steps",
