@@ -178,7 +178,7 @@ class Result:
         return {v: self.posterior(v) for v in self.variables}
 
     def predict(self, data=None, plates=None, draws=1000, seed=0,
-                quantiles=(0.025, 0.5, 0.975), missing=False):
+                quantiles=(0.025, 0.5, 0.975), missing=False, ahead=None):
         """The posterior predictive of every observed variable under q, by name, for new rows
         of the data plates: ``data`` holds the new rows' covariates (e.g. ``{"X": X_new}``),
         ``plates`` sizes plates no new data size (``{"N": 20}``); plates neither given nor
@@ -187,9 +187,24 @@ class Result:
         ``(rows, cols)``, ``quantiles`` ``{p: (rows, cols)}``, ``samples``
         ``(draws, rows, cols)`` (seeded by ``seed``), ``exact`` (mean and sd in closed form
         rather than from the draws) and ``missing`` (with ``missing=True``: which entries were
-        missing; the others hold their data with sd 0). The fit is not changed."""
+        missing; the others hold their data with sd 0). The fit is not changed.
+
+        For a chain model (``MarkovChain``, ``GaussianMarkovChain``) give ``ahead=K``: the
+        one-step predictive p(y_t | y_<t) at every step of each sequence (of the fit, or the
+        held-out sequences in ``data``) and the k-step-ahead predictive for the K steps past its
+        end. Each observed variable over the time plate gets ``mean``, ``sd`` and ``quantiles``
+        of shape ``(sequences, steps, cols)`` and ``exact``; the chain gets ``probabilities``
+        ``(sequences, steps, K)`` (or the state's ``mean`` and ``sd``), ``lengths`` and
+        ``horizon`` (1 within the data, k for the k-th step past the end, 0 in the NaN padding
+        past a sequence's length + K)."""
         draws = _check_int("draws", draws, 1)
         seed = _check_int("seed", seed, 0)
+        if ahead is not None:
+            ahead = _check_int("ahead", ahead, 0)
+            if plates is not None or missing:
+                raise UsageError("ahead= predicts chains: it takes no plates= or missing=")
+            return self._fitted.predict_ahead(_as_data(data), ahead, draws, seed,
+                                              [float(q) for q in quantiles])
         return self._fitted.predict(_as_data(data), None if plates is None else dict(plates),
                                     draws, seed, [float(q) for q in quantiles], bool(missing))
 
@@ -237,6 +252,17 @@ class Result:
         return f"<occam.Result bound={self.bound:.6g} iterations={self.iterations} converged={self.converged}>"
 
 
+def _model_from_state(path, name, text):
+    if path is not None and _os.path.isfile(path):
+        try:
+            model = Model(path)
+            if model._model.pickle_state()[2] == text:
+                return model
+        except OccamError:
+            pass
+    return Model.from_string(text, name)
+
+
 class Model:
     """A model: ``Model("model.occam")`` reads a file (``NAME.csv`` next to it supplies data not
     given to :meth:`fit`); :meth:`from_string` takes source text. Errors in the model raise
@@ -260,6 +286,13 @@ class Model:
     @property
     def name(self):
         return self._model.name
+
+    def __reduce__(self):
+        # The model text travels with the pickle (a worker may not see the file); a file model
+        # comes back as the file when that file still holds the same text, so the data files
+        # next to it (NAME.csv) are found as before, and otherwise as a text model named by the
+        # path.
+        return (_model_from_state, self._model.pickle_state())
 
     def fit(self, data=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=True,
             strict=False, callback=None, order=None, rotate=None, threads=None, settle=False,

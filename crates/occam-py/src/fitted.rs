@@ -154,6 +154,88 @@ impl PyFitted {
         })
     }
 
+    /// The filtered and `ahead`-step-ahead predictive of a chain model, of its own sequences
+    /// (`data` None) or of held-out ones: `{target: {"mean", "sd" (S, T, cols), "quantiles":
+    /// {p: (S, T, cols)}, "exact"}, chain: {"probabilities" (S, T, K) or "mean", "sd" (S, T,
+    /// D), "lengths" (S,), "horizon" (S, T)}}`, T = the longest sequence + `ahead`, NaN (and
+    /// horizon 0) past a sequence's own length + `ahead`.
+    #[pyo3(signature = (data, ahead, draws=1000, seed=0, quantiles=vec![0.025, 0.5, 0.975]))]
+    fn predict_ahead<'py>(
+        &self,
+        py: Python<'py>,
+        data: Option<&Bound<'py, PyDict>>,
+        ahead: usize,
+        draws: usize,
+        seed: u64,
+        quantiles: Vec<f64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        crate::errors::guard(py, || {
+            let opts = occam::predict::PredictOptions {
+                draws,
+                seed,
+                quantiles,
+                ..Default::default()
+            };
+            let new = crate::arrays::dataset(py, data)?;
+            let p = self.inner.predict_ahead(&new, ahead, &opts).py_err(py)?;
+            let n_seq = p.lengths.len();
+            let steps = p.lengths.iter().max().map_or(0, |l| l + ahead);
+            // Per sequence `(len + ahead) × width` values into (S, steps, width), NaN-padded.
+            let pad = |per_seq: &[Vec<f64>], width: usize| -> Vec<f64> {
+                let mut out = vec![f64::NAN; n_seq * steps * width];
+                for (s, v) in per_seq.iter().enumerate() {
+                    out[s * steps * width..s * steps * width + v.len()].copy_from_slice(v);
+                }
+                out
+            };
+            let out = PyDict::new(py);
+            for t in &p.targets {
+                let d = PyDict::new(py);
+                let shape = [n_seq, steps, t.cols];
+                d.set_item("mean", shaped(py, pad(&t.mean, t.cols), &shape)?)?;
+                d.set_item("sd", shaped(py, pad(&t.sd, t.cols), &shape)?)?;
+                let q = PyDict::new(py);
+                for (prob, values) in &t.quantiles {
+                    q.set_item(*prob, shaped(py, pad(values, t.cols), &shape)?)?;
+                }
+                d.set_item("quantiles", q)?;
+                d.set_item("exact", t.exact)?;
+                out.set_item(&t.name, d)?;
+            }
+            let k = p.states;
+            let z = PyDict::new(py);
+            let shape = [n_seq, steps, k];
+            if p.discrete {
+                z.set_item("probabilities", shaped(py, pad(&p.state, k), &shape)?)?;
+            } else {
+                let row = k + k * k;
+                let (mut mean, mut sd) = (Vec::new(), Vec::new());
+                for st in &p.state {
+                    let (mut m, mut v) = (Vec::new(), Vec::new());
+                    for u in st.chunks_exact(row) {
+                        m.extend_from_slice(&u[..k]);
+                        v.extend((0..k).map(|j| (u[k + j * k + j] - u[j] * u[j]).max(0.0).sqrt()));
+                    }
+                    mean.push(m);
+                    sd.push(v);
+                }
+                z.set_item("mean", shaped(py, pad(&mean, k), &shape)?)?;
+                z.set_item("sd", shaped(py, pad(&sd, k), &shape)?)?;
+            }
+            let lengths: Vec<f64> = p.lengths.iter().map(|&l| l as f64).collect();
+            z.set_item("lengths", shaped(py, lengths, &[n_seq])?)?;
+            let mut horizon = vec![0.0; n_seq * steps];
+            for s in 0..n_seq {
+                for t in 0..p.lengths[s] + ahead {
+                    horizon[s * steps + t] = p.horizon(s, t) as f64;
+                }
+            }
+            z.set_item("horizon", shaped(py, horizon, &[n_seq, steps])?)?;
+            out.set_item(&p.chain, z)?;
+            Ok(out)
+        })
+    }
+
     /// The model's variables, in model order.
     #[getter]
     fn variables(&self) -> Vec<String> {

@@ -272,6 +272,19 @@ impl PyModel {
         }
     }
 
+    /// What a pickle keeps: `(path, name, text)`, the path `None` for a text model. A file
+    /// model's text is read now (it is read again at every fit), so the pickle holds the model
+    /// as it is when pickled.
+    fn pickle_state(&self, py: Python<'_>) -> PyResult<(Option<String>, String, String)> {
+        crate::errors::guard(py, || match &self.source {
+            Source::File(p) => {
+                let (name, text, _) = occam::model::read_source(p).py_err(py)?;
+                Ok((Some(p.display().to_string()), name, text))
+            }
+            Source::Text { name, text } => Ok((None, name.clone(), text.clone())),
+        })
+    }
+
     /// Fits the model to `data` (`{name: float64 array}`, NaN = missing); `order` is the update
     /// order by node name (default: parents before children); `rotate` rotates the factors of
     /// PCA-type products and the state spaces of linear dynamical systems after every sweep

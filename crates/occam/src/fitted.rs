@@ -295,6 +295,30 @@ impl Fitted {
         crate::predict::new_rows(&self.loaded, &self.compiled, new, sizes, opts)
     }
 
+    /// The predictive density of observed variable `name` for new rows at `points` (see
+    /// [`crate::predict::density`]). The fit is not changed.
+    pub fn predictive_density(
+        &self,
+        new: &DataSet,
+        sizes: &std::collections::BTreeMap<String, u64>,
+        name: &str,
+        points: &[f64],
+        opts: &crate::predict::PredictOptions,
+    ) -> Result<Vec<f64>> {
+        crate::predict::density(&self.loaded, &self.compiled, new, sizes, name, points, opts)
+    }
+
+    /// The filtered and `ahead`-step-ahead predictive of a chain model, of its own sequences
+    /// (`new` empty) or of held-out ones (see [`crate::predict::ahead`]). The fit is not changed.
+    pub fn predict_ahead(
+        &self,
+        new: &DataSet,
+        ahead: usize,
+        opts: &crate::predict::PredictOptions,
+    ) -> Result<crate::predict::ChainPredictive> {
+        crate::predict::ahead(&self.loaded, &self.compiled, new, ahead, opts)
+    }
+
     /// The posterior predictive of the missing entries of the fitted data (see
     /// [`crate::predict::missing`]).
     pub fn predict_missing(

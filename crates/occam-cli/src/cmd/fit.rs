@@ -34,6 +34,21 @@ pub struct FitArgs {
     /// the same shapes. The first restart continues from it.
     #[arg(long = "init-from", value_name = "DIR")]
     pub init_from: Option<PathBuf>,
+    /// After the fit, predict new rows as `occam predict` does (scikit-learn's
+    /// `fit(...).predict(...)`): NAME=FILE gives the new rows' data under the model's names
+    /// (repeatable), e.g. the covariates X=new.csv. The tables go to --predict-out; the numbers
+    /// are those of `fit --out DIR` then `predict --fit DIR --data ...` (1000 draws, seed 0,
+    /// quantiles 0.025, 0.5, 0.975).
+    #[arg(long = "predict", value_name = "NAME=FILE", requires = "predict_out")]
+    pub predict: Vec<String>,
+    /// For a chain model, after the fit, the predictive K steps past each sequence's end, as
+    /// `occam predict --ahead K` (with --predict: of those held-out sequences).
+    #[arg(long = "predict-ahead", value_name = "K", requires = "predict_out")]
+    pub predict_ahead: Option<usize>,
+    /// Where --predict / --predict-ahead write: a CSV file (one variable) or a directory
+    /// (predict_NAME.csv per variable).
+    #[arg(long = "predict-out", value_name = "FILE")]
+    pub predict_out: Option<PathBuf>,
     /// Keep the observed data's values in posterior.json (left out by default).
     #[arg(long = "include-data", requires = "out")]
     pub include_data: bool,
@@ -94,6 +109,27 @@ pub fn run(a: &FitArgs) -> Result<()> {
         None => model.fit_observed(&settings, &mut bar)?,
     };
     timed("fitted");
+    if let Some(out) = &a.predict_out {
+        let new = DataSet::from_args(&a.predict)?;
+        let opts = occam::predict::PredictOptions::default();
+        match a.predict_ahead {
+            Some(k) => {
+                let p = fitted.predict_ahead(&new, k, &opts)?;
+                super::predict::write_ahead(Some(out), &p)?;
+            }
+            None if a.predict.is_empty() => {
+                return Err(Error::Usage(
+                    "--predict-out: give the new rows with --predict NAME=FILE (or a chain's \
+                     --predict-ahead K)"
+                        .into(),
+                ))
+            }
+            None => {
+                let p = fitted.predict(&new, &Default::default(), &opts)?;
+                super::predict::write_predictions(&p, Some(out), false)?;
+            }
+        }
+    }
     let written = match &a.out {
         Some(dir) => occam_report::outputs::write_outputs_swapped(dir, &fitted, a.include_data)?,
         None => Vec::new(),

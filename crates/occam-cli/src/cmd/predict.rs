@@ -1,13 +1,16 @@
 //! `occam predict --fit DIR`: the posterior predictive of a saved fit (`occam fit --out DIR`)
 //! for new rows (`--data X=new.csv` for the covariates, `--plate N=20` for plates no new data
 //! size) or for the missing entries of the fitted data (`--missing`), as CSV: a `row` column,
-//! then each entry's mean, sd and quantiles; `--samples` adds the draws.
+//! then each entry's mean, sd and quantiles; `--samples` adds the draws. For a chain model
+//! (`MarkovChain`, `GaussianMarkovChain`) `--ahead K` gives the one-step predictive at every step
+//! of each sequence and the k-step-ahead predictive for the K steps past its end, one line per
+//! sequence and step.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use occam::model::plate_sizes;
-use occam::predict::{PredictOptions, Predictive};
+use occam::predict::{ChainPredictive, PredictOptions, Predictive};
 use occam::saved::SavedFit;
 use occam::{atomic, DataSet};
 
@@ -31,6 +34,13 @@ pub struct PredictArgs {
     /// Predict the missing (empty or NaN) entries of the fitted data instead of new rows.
     #[arg(long, conflicts_with_all = ["data", "plates"])]
     pub missing: bool,
+    /// For a chain model: the number of steps past each sequence's end to predict. The table has
+    /// one line per sequence and step: the one-step predictive p(y_t | y_<t) at every step of the
+    /// data (horizon 1), then the k-step-ahead predictive (horizon k = 1..K), with the state's
+    /// predictive (probabilities, or mean and sd). The sequences are the fit's, or held-out ones
+    /// given with --data under the fit's names.
+    #[arg(long, value_name = "K", conflicts_with_all = ["missing", "plates", "samples"])]
+    pub ahead: Option<usize>,
     /// Number of draws from the predictive (quantiles, and the moments where no closed form).
     #[arg(long, default_value_t = 1000, allow_negative_numbers = true)]
     pub draws: usize,
@@ -64,6 +74,11 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         quantiles: a.quantiles.clone(),
         ..PredictOptions::default()
     };
+    if let Some(k) = a.ahead {
+        let new = DataSet::from_args(&a.data)?;
+        let p = fitted.predict_ahead(&new, k, &opts)?;
+        return write_ahead(a.out.as_deref(), &p);
+    }
     let preds: Vec<Predictive> = if a.missing {
         let p = fitted.predict_missing(&opts)?;
         if p.is_empty() {
@@ -78,15 +93,21 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         let sizes = plate_sizes(&a.plates)?;
         fitted.predict(&new, &sizes, &opts)?
     };
-    let as_dir = preds.len() > 1 || a.samples || a.out.as_ref().is_some_and(|o| o.is_dir());
-    match &a.out {
-        None if a.samples => {
+    write_predictions(&preds, a.out.as_deref(), a.samples)
+}
+
+/// Prints (`out` None) or writes the tables of `preds`: to the file `out` (one variable) or
+/// into the directory `out` (`predict_NAME.csv`, with `samples` also `samples_NAME.csv`).
+pub fn write_predictions(preds: &[Predictive], out: Option<&Path>, samples: bool) -> Result<()> {
+    let as_dir = preds.len() > 1 || samples || out.is_some_and(|o| o.is_dir());
+    match out {
+        None if samples => {
             return Err(Error::Usage(
                 "--samples writes files: give --out DIR".into(),
             ))
         }
         None => {
-            for p in &preds {
+            for p in preds {
                 outln!("{}", p.to_csv().trim_end());
             }
         }
@@ -94,11 +115,11 @@ pub fn run(a: &PredictArgs) -> Result<()> {
             if as_dir {
                 atomic::ensure_dir(out)?;
             }
-            for p in &preds {
+            for p in preds {
                 let path = if as_dir {
                     out.join(format!("predict_{}.csv", p.name))
                 } else {
-                    out.clone()
+                    out.to_path_buf()
                 };
                 atomic::write(&path, p.to_csv().as_bytes())?;
                 eprintln!(
@@ -107,7 +128,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                     p.rows,
                     path.display()
                 );
-                if a.samples {
+                if samples {
                     let path = out.join(format!("samples_{}.csv", p.name));
                     atomic::write(&path, p.samples_csv().as_bytes())?;
                     eprintln!(
@@ -118,6 +139,30 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                     );
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// Prints or writes (`--out FILE`, or `predict_CHAIN.csv` in an existing directory) the table
+/// of `--ahead`.
+pub fn write_ahead(out: Option<&Path>, p: &ChainPredictive) -> Result<()> {
+    match out {
+        None => outln!("{}", p.to_csv().trim_end()),
+        Some(out) => {
+            let path = if out.is_dir() {
+                out.join(format!("predict_{}.csv", p.chain))
+            } else {
+                out.to_path_buf()
+            };
+            atomic::write(&path, p.to_csv().as_bytes())?;
+            eprintln!(
+                "wrote the predictive of chain {} ({} sequences, {} steps ahead) to {}",
+                p.chain,
+                p.lengths.len(),
+                p.ahead,
+                path.display()
+            );
         }
     }
     Ok(())

@@ -147,3 +147,103 @@ fn a_warm_start_from_a_saved_mixture_converges_at_once() {
     assert!(iters(&warm) <= 2, "{}", iters(&warm));
     assert!((bound(&warm) - bound(&cold)).abs() < 1e-6 * bound(&cold).abs());
 }
+
+/// `--ahead K` on BayesPy's HMM with known parameters: one line per step, horizon 1 over the
+/// 100 steps of the data then 1..3, state probabilities summing to 1, and the 3-step
+/// prediction equal to the 1-step one times A twice (A from the example's A.csv).
+#[test]
+fn predict_ahead_on_a_chain_writes_one_line_per_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fit");
+    let model = "examples/bayespy/hmm_known/hmm_known.occam";
+    succeeded(occam().args(["fit", model, "--out"]).arg(&out));
+    let text = String::from_utf8(
+        succeeded(occam().args(["predict", "--ahead", "3", "--fit"]).arg(&out)).stdout,
+    )
+    .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "sequence,step,horizon,y_mean,y_sd,y_q0.025,y_q0.5,y_q0.975,z_p_0,z_p_1"
+    );
+    assert_eq!(lines.len(), 1 + 100 + 3);
+    let row = |i: usize| -> Vec<f64> { lines[i].split(',').map(|v| v.parse().unwrap()).collect() };
+    assert_eq!(&row(100)[..3], &[0.0, 99.0, 1.0]);
+    assert_eq!(&row(103)[..3], &[0.0, 102.0, 3.0]);
+    for (i, line) in lines.iter().enumerate().skip(1) {
+        let r = row(i);
+        assert!((r[8] + r[9] - 1.0).abs() < 1e-12, "{line}");
+    }
+    let a: Vec<f64> = std::fs::read_to_string(root().join("examples/bayespy/hmm_known/A.csv"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let v: Vec<f64> = l.split(',').filter_map(|x| x.trim().parse().ok()).collect();
+            (v.len() == 2).then_some(v)
+        })
+        .flatten()
+        .collect();
+    assert_eq!(a.len(), 4, "A.csv");
+    let mut p = [row(101)[8], row(101)[9]];
+    for _ in 0..2 {
+        p = [p[0] * a[0] + p[1] * a[2], p[0] * a[1] + p[1] * a[3]];
+    }
+    let last = row(103);
+    // The CSV prints the shortest round-tripping decimal of each number.
+    assert!((last[8] - p[0]).abs() < 1e-14 && (last[9] - p[1]).abs() < 1e-14);
+    // Without --ahead a chain model is a usage error that names the flag.
+    let e = occam()
+        .args(["predict", "--fit"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("--ahead"));
+}
+
+/// `occam fit MODEL --predict X=new.csv --predict-out FILE` (fit, then predict, in one command)
+/// writes the same bytes as `occam fit --out DIR` then `occam predict --fit DIR --data
+/// X=new.csv`; without new rows --predict-out is a usage error.
+#[test]
+fn fit_and_predict_in_one_command_equals_fit_save_predict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("reg.occam"), REGRESSION).unwrap();
+    let rows: String = X.iter().map(|r| format!("{},{}\n", r[0], r[1])).collect();
+    std::fs::write(d.join("X.csv"), format!("a,b\n{rows}")).unwrap();
+    let ys: String = Y.iter().map(|y| format!("{y}\n")).collect();
+    std::fs::write(d.join("y.csv"), format!("y\n{ys}")).unwrap();
+    std::fs::write(d.join("new.csv"), "a,b\n1,3\n0.5,-2\n1,0.25\n").unwrap();
+    succeeded(occam().current_dir(d).args([
+        "fit",
+        "reg.occam",
+        "--predict",
+        "X=new.csv",
+        "--predict-out",
+        "one.csv",
+    ]));
+    succeeded(
+        occam()
+            .current_dir(d)
+            .args(["fit", "reg.occam", "--out", "fit"]),
+    );
+    succeeded(occam().current_dir(d).args([
+        "predict",
+        "--fit",
+        "fit",
+        "--data",
+        "X=new.csv",
+        "--out",
+        "two.csv",
+    ]));
+    let one = std::fs::read(d.join("one.csv")).unwrap();
+    assert_eq!(one, std::fs::read(d.join("two.csv")).unwrap());
+    assert_eq!(String::from_utf8(one).unwrap().lines().count(), 4);
+    let e = occam()
+        .current_dir(d)
+        .args(["fit", "reg.occam", "--predict-out", "x.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stderr).contains("--predict NAME=FILE"));
+}

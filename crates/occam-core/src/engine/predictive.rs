@@ -20,8 +20,11 @@ impl Vmp {
     /// dπ, not their mean-field q ∝ exp⟨ln p(z | π)⟩) are drawn from their conditional given
     /// the drawn parents, like the missing elements. Leaves the model's moments at the last draw.
     ///
-    /// A latent node in a joint q over several nodes (a Markov chain, a tree-structured block)
-    /// is an error: its members' marginals are not independent.
+    /// A chain's steps are drawn each from its own marginal in the chain's moments (q(z_t), or
+    /// what [`Vmp::set_chain_moments`] put there), so every entry of a child follows its marginal
+    /// predictive but the draws of different steps are not joint paths. A latent node in a
+    /// tree-structured q over several nodes is an error: its members' marginals are not
+    /// independent.
     pub fn sample_predictive(
         &mut self,
         seed: u64,
@@ -31,12 +34,11 @@ impl Vmp {
     ) -> Result<Vec<Vec<f64>>, RunError> {
         let mut rng = Rng::seed_from_u64(seed);
         for i in 0..self.nodes.len() {
-            let joint = self.block_of[i].is_some_and(|b| {
-                matches!(self.blocks[b as usize], Block::Chain(_) | Block::Tree(_))
-            });
+            let joint =
+                self.block_of[i].is_some_and(|b| matches!(self.blocks[b as usize], Block::Tree(_)));
             if joint {
                 return Err(RunError::Schedule(format!(
-                    "`{}`: predictive draws through a chain or tree-structured q are not written yet",
+                    "`{}`: predictive draws through a tree-structured q are not written yet",
                     self.nodes[i].name
                 )));
             }
@@ -64,6 +66,88 @@ impl Vmp {
         Ok(out)
     }
 
+    /// The predictive density of stochastic node `target` at `points` (values of one element,
+    /// back to back), for every element: the average over `draws` seeded draws of everything else
+    /// (as [`Vmp::sample_predictive`] draws them, `ancestral` alike) of the conditional density
+    /// p(x | drawn parents) = exp(φ·u(x) + f(x) − A(φ)) (Winn (2.1)). Each term is a normalised
+    /// density, so the average is one for any draws; a mixture's index is drawn with weights
+    /// ⟨π_k⟩ (a drawn π), never exp⟨ln π_k⟩. Returns `elements × points` values. Leaves the
+    /// model's moments at the last draw.
+    pub fn predictive_density(
+        &mut self,
+        seed: u64,
+        draws: usize,
+        target: NodeId,
+        ancestral: &[bool],
+        points: &[f64],
+    ) -> Result<Vec<f64>, RunError> {
+        let dist = match &self.nodes[target.0].body {
+            Body::Stochastic(d) => d.clone(),
+            _ => {
+                return Err(RunError::Schedule(format!(
+                    "`{}` has no density",
+                    self.nodes[target.0].name
+                )))
+            }
+        };
+        let (n, len, vlen) = (
+            self.nodes[target.0].n,
+            self.nodes[target.0].len,
+            value_len(&dist),
+        );
+        if points.is_empty() || !points.len().is_multiple_of(vlen) {
+            return Err(RunError::Schedule(format!(
+                "{} numbers are not points of length {vlen}",
+                points.len()
+            )));
+        }
+        let np = points.len() / vlen;
+        // u(x) and f(x) of every point, once.
+        let mut ux = vec![0.0; np * len];
+        let mut fx = vec![0.0; np];
+        for (p, x) in points.chunks_exact(vlen).enumerate() {
+            fx[p] = observe(&dist, x, &mut ux[p * len..(p + 1) * len])
+                .map_err(|w| self.numerical(target.0, 0, format!("point {p}: {w}")))?;
+        }
+        let mut rng = Rng::seed_from_u64(seed);
+        let phis: Vec<Vec<f64>> = (0..self.nodes.len())
+            .map(|i| match self.nodes[i].body {
+                Body::Stochastic(_) => self.natural(NodeId(i)).to_vec(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for i in 0..self.nodes.len() {
+            self.unshare(i);
+        }
+        let mut out = vec![0.0; n * np];
+        let (mut phi, mut tmp, mut buf) = (vec![0.0; len], vec![0.0; len], Vec::new());
+        for _ in 0..draws {
+            for i in 0..self.nodes.len() {
+                if i == target.0 {
+                    let node = &self.nodes[i];
+                    for e in 0..n {
+                        dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
+                        let a = moments(&dist, &phi, &mut tmp).map_err(|_| {
+                            self.numerical(
+                                i,
+                                e,
+                                "the predictive given the drawn parents is improper".into(),
+                            )
+                        })?;
+                        for p in 0..np {
+                            let lp = natural_dot(&phi, &ux[p * len..(p + 1) * len]) + fx[p] - a;
+                            out[e * np + p] += lp.exp();
+                        }
+                    }
+                }
+                let prior = ancestral.get(i).copied().unwrap_or(false);
+                self.draw_node(i, &phis[i], prior, &mut rng)?;
+            }
+        }
+        out.iter_mut().for_each(|v| *v /= draws as f64);
+        Ok(out)
+    }
+
     /// One draw of node i (its values; empty for deterministic nodes and constants), its moments
     /// left at u(draw).
     fn draw_node(
@@ -83,7 +167,8 @@ impl Vmp {
                 self.changed(i);
                 return Ok(Vec::new());
             }
-            Body::Constant | Body::Chain(_) => return Ok(Vec::new()),
+            Body::Chain(_) => return Ok(self.draw_chain_steps(i, rng)),
+            Body::Constant => return Ok(Vec::new()),
         };
         let node = &self.nodes[i];
         let (n, len, vlen) = (node.n, node.len, value_len(&dist));

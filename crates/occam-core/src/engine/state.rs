@@ -48,8 +48,18 @@ impl Vmp {
         let current = self.snapshot();
         for (i, (s, c)) in state.iter().zip(&current).enumerate() {
             if let Some(s) = s {
-                let fits =
+                let same =
                     s.phi.len() == c.phi.len() && s.u.len() == c.u.len() && s.a.len() == c.a.len();
+                // A Gaussian node that keeps its rows' means and one shared covariance (the
+                // linear kernel's shared form) is saved in that form; a fresh model holds it per
+                // element until its first update (and a model in which it cannot take that
+                // form, e.g. with missing data below it, gets it expanded per element below).
+                let n = &self.nodes[i];
+                let shared = matches!(n.kind, MomentKind::Gaussian { d }
+                        if s.u.len() == n.n * d + d * d && n.n >= 2)
+                    && s.phi.len() == s.u.len()
+                    && s.a.len() == c.a.len();
+                let fits = same || shared;
                 if !fits {
                     return Err(StateError::Sizes {
                         node: self.nodes[i].name.clone(),
@@ -78,6 +88,11 @@ impl Vmp {
             })
             .collect();
         self.restore(merged);
+        for i in 0..self.nodes.len() {
+            if self.shared[i].is_none() {
+                self.unshare(i);
+            }
+        }
         // Deterministic nodes read the restored moments.
         for i in 0..self.nodes.len() {
             if matches!(self.nodes[i].body, Body::Deterministic(_)) {

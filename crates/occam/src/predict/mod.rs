@@ -24,7 +24,9 @@ use crate::error::{Error, Result};
 use crate::lower::Compiled;
 use crate::model::{self, Loaded};
 
+mod chain;
 mod summary;
+pub use chain::{ahead, ChainPredictive, ChainTarget};
 pub use summary::{quantile, Predictive};
 
 /// How to predict.
@@ -189,15 +191,102 @@ pub fn new_rows(
     opts: &PredictOptions,
 ) -> Result<Vec<Predictive>> {
     opts.validate()?;
+    if let Some(chain) = chain_of(fitted) {
+        return Err(Error::Usage(format!(
+            "{}: `{}` is a chain: give the number of steps to predict past each sequence's end \
+             (--ahead K in `occam predict`, ahead=K in Python)",
+            fitted.file_name, fitted.model.variables[chain].name
+        )));
+    }
+    let (loaded, mut fresh, ancestral) = prepare_new_rows(fitted, c, new, sizes, opts)?;
+    predict_compiled(&loaded, &mut fresh, &targets(&loaded), opts, &ancestral)
+}
+
+/// The model compiled for new rows with the fitted parameters, and which nodes the predictive
+/// draws from their prior under q (the new rows' latent nodes when no target is given for them;
+/// with some given, those nodes are settled to them instead).
+fn prepare_new_rows(
+    fitted: &Loaded,
+    c: &Compiled,
+    new: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    opts: &PredictOptions,
+) -> Result<(Loaded, Compiled, Vec<bool>)> {
     let loaded = load_new_rows(fitted, new, sizes)?;
-    let mut fresh = loaded.compile(true)?;
-    let run = |e: RunError, l: &Loaded, c: &Compiled| crate::driver::run_error(l, c, &e);
+    let (mut fresh, local, order) = start_new_rows(fitted, c, &loaded, opts.seed, None)?;
+    let given = targets(&loaded)
+        .iter()
+        .any(|&v| new.tables.contains_key(&loaded.model.variables[v].name));
+    let ancestral: Vec<bool> = if given {
+        settle(&loaded, &mut fresh, &order, opts)?;
+        Vec::new()
+    } else {
+        local
+    };
+    Ok((loaded, fresh, ancestral))
+}
+
+/// The predictive density of observed variable `name` for new rows (as [`new_rows`] defines
+/// them) at `points` (one value of an entry each, back to back): per entry of its rows,
+/// `opts.draws` seeded draws' average of the conditional density (module doc of
+/// [`occam_core::engine::Vmp::predictive_density`]), `entries × points` values. The fit is not
+/// changed.
+pub fn density(
+    fitted: &Loaded,
+    c: &Compiled,
+    new: &DataSet,
+    sizes: &BTreeMap<String, u64>,
+    name: &str,
+    points: &[f64],
+    opts: &PredictOptions,
+) -> Result<Vec<f64>> {
+    opts.validate()?;
+    let v = targets(fitted)
+        .into_iter()
+        .find(|&v| fitted.model.variables[v].name == name)
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: `{name}` is not an observed variable",
+                fitted.file_name
+            ))
+        })?;
+    let (loaded, mut fresh, ancestral) = prepare_new_rows(fitted, c, new, sizes, opts)?;
+    let node = fresh.var_nodes[v];
     fresh
         .vmp
-        .initialize(opts.seed)
-        .map_err(|e| run(e, &loaded, &fresh))?;
-    // The parameters keep the fitted q; the new rows' nodes start afresh.
-    let rows = row_plates(&loaded);
+        .predictive_density(opts.seed, opts.draws, node, &ancestral, points)
+        .map_err(|e| match e {
+            RunError::Schedule(m) => Error::Usage(format!("{}: {m}", loaded.file_name)),
+            e => crate::driver::run_error(&loaded, &fresh, &e),
+        })
+}
+
+/// The chain variable of a model, if it has one.
+fn chain_of(loaded: &Loaded) -> Option<usize> {
+    loaded.model.variables.iter().position(|v| {
+        matches!(&v.node, Node::Stochastic { distribution, .. }
+            if occam_core::engine::chain_family(distribution).is_some())
+    })
+}
+
+/// `loaded` (the fitted model on other rows) compiled and started: every node outside the row
+/// plates (the parameters) at the fitted q of the node of the same name in `c`, the others
+/// (the new rows' nodes, and the node of variable `also_local`) at a fresh start. Returns the compiled model, which
+/// nodes are local, and those nodes' default update order.
+fn start_new_rows(
+    fitted: &Loaded,
+    c: &Compiled,
+    loaded: &Loaded,
+    seed: u64,
+    also_local: Option<usize>,
+) -> Result<(Compiled, Vec<bool>, Vec<NodeId>)> {
+    let mut fresh = loaded.compile(true)?;
+    let also_local = also_local.map(|v| fresh.var_nodes[v]);
+    fresh
+        .vmp
+        .initialize(seed)
+        .map_err(|e| crate::driver::run_error(loaded, &fresh, &e))?;
+    let rows = row_plates(loaded);
     let saved = c.vmp.q_state();
     let old_names = c.vmp.names();
     let names: Vec<String> = fresh.vmp.names().iter().map(|n| n.to_string()).collect();
@@ -208,11 +297,12 @@ pub fn new_rows(
     let local: Vec<bool> = ids
         .iter()
         .map(|&id| {
-            fresh
-                .vmp
-                .node_plates(id)
-                .iter()
-                .any(|p| rows.iter().any(|r| r == p))
+            Some(id) == also_local
+                || fresh
+                    .vmp
+                    .node_plates(id)
+                    .iter()
+                    .any(|p| rows.iter().any(|r| r == p))
         })
         .collect();
     let state: Vec<Option<QState>> = names
@@ -240,18 +330,7 @@ pub fn new_rows(
         .into_iter()
         .filter(|id| local[id.index()])
         .collect();
-    // With no target given for the new rows their latent variables are drawn from their prior
-    // under q (exact); with some given, from their q updated to those values.
-    let given = targets(&loaded)
-        .iter()
-        .any(|&v| new.tables.contains_key(&loaded.model.variables[v].name));
-    let ancestral: Vec<bool> = if given {
-        settle(&loaded, &mut fresh, &order, opts)?;
-        Vec::new()
-    } else {
-        local
-    };
-    predict_compiled(&loaded, &mut fresh, &targets(&loaded), opts, &ancestral)
+    Ok((fresh, local, order))
 }
 
 /// Sweeps over `order` (the new rows' latent nodes) until the bound changes by at most
@@ -308,15 +387,6 @@ fn predict_compiled(
                 .flatten()
         })
         .collect();
-    if let Some(chain) = loaded.model.variables.iter().find(|v| {
-        matches!(&v.node, Node::Stochastic { distribution, .. }
-            if occam_core::engine::chain_family(distribution).is_some())
-    }) {
-        return Err(Error::Usage(format!(
-            "{}: `{}` is a chain: its filtered and k-step-ahead predictive is not written yet",
-            loaded.file_name, chain.name
-        )));
-    }
     let draws = c
         .vmp
         .sample_predictive(opts.seed, opts.draws, &nodes, ancestral)
@@ -357,6 +427,14 @@ pub fn missing(loaded: &Loaded, c: &Compiled, opts: &PredictOptions) -> Result<V
         .collect();
     if vars.is_empty() {
         return Ok(Vec::new());
+    }
+    if let Some(chain) = chain_of(loaded) {
+        // A chain's q(z_t) is smoothed: its missing entries' predictive is not the filtered one
+        // `--ahead` gives, and entries past a sequence's end are not part of the model.
+        return Err(Error::Usage(format!(
+            "{}: `{}` is a chain: the predictive of its missing entries is not written yet",
+            loaded.file_name, loaded.model.variables[chain].name
+        )));
     }
     let mut copy = loaded.compile(true)?;
     copy.vmp

@@ -21,6 +21,8 @@ mod mbpca;
 mod outputs;
 mod parity;
 mod predict;
+mod predict_chains;
+mod predict_density;
 mod regression;
 mod shards;
 mod softmax;

@@ -109,3 +109,50 @@ fn an_old_or_damaged_fit_file_is_a_clear_error() {
     let e = occam::Fitted::from_saved(&saved).err().unwrap().to_string();
     assert!(e.contains("hash"), "{e}");
 }
+
+/// A warm start from a fit stopped early reaches the full run's bound in at most the
+/// iterations the full run had left: the saved q is where the stopped run was, and the
+/// warm run's sweeps are the full run's from there on.
+#[test]
+fn a_warm_start_from_a_stopped_fit_needs_at_most_the_remaining_iterations() {
+    use occam::saved::SavedFit;
+    let src = "plates N from data x\nmu ~ Gaussian(mean = 0, precision = 1e-3)\n\
+        tau ~ Gamma(shape = 1e-3, rate = 1e-3)\nx[N] ~ Gaussian(mean = mu, precision = tau)\n";
+    let xs: Vec<f64> = (0..30)
+        .map(|i| 5.0 + ((i * 37 % 17) as f64 - 8.0) * 0.4)
+        .collect();
+    let mut d = DataSet::new();
+    d.insert_array("x", xs.len(), 1, xs, None).unwrap();
+    let model = Model::from_source("normal.occam", src, &d).unwrap();
+    let settings = Settings {
+        tol: 1e-12,
+        ..Settings::default()
+    };
+    let full = model.fit(&settings).unwrap();
+    let n = full.outcome().iterations;
+    assert!(full.outcome().converged && n >= 6, "{n}");
+    for stop in [1, 3, n / 2] {
+        let early = model
+            .fit(&Settings {
+                max_iter: stop,
+                ..settings.clone()
+            })
+            .unwrap();
+        assert!(!early.outcome().converged);
+        let saved = SavedFit::from_json("fit.json", &early.saved().to_json()).unwrap();
+        let warm = model.fit_from(&settings, &saved, &mut ()).unwrap();
+        let m = warm.outcome().iterations;
+        println!("stopped at {stop}: warm start {m} sweeps, full run {n}");
+        assert!(warm.outcome().converged);
+        assert!(
+            m <= n - stop,
+            "{m} sweeps after {stop}, the full run took {n}"
+        );
+        assert!(
+            (warm.bound() - full.bound()).abs() <= 1e-10 * full.bound().abs(),
+            "{} {}",
+            warm.bound(),
+            full.bound()
+        );
+    }
+}

@@ -29,6 +29,7 @@
 
 mod block;
 mod discrete;
+mod forecast;
 mod forward_backward;
 mod gaussian;
 mod rotate;
