@@ -141,8 +141,29 @@ fn joint_moments(m: &[f64], cov: &[f64], u: &mut [f64]) {
     }
 }
 
+/// For a member that is a mixture whose parents depend on the component only (`config_only`,
+/// runs of one): ⟨φ⟩ of each component, once (the prior of element e is then Σ_q w_eq ⟨φ_q⟩,
+/// Winn (2.52)); `None` otherwise.
+fn component_priors(nodes: &[Node], s: usize) -> Option<Vec<f64>> {
+    let node = &nodes[s];
+    let Body::Stochastic(Dist::Gaussian(gaussian)) = &node.body else {
+        return None;
+    };
+    if !node.config_only || node.period != 1 || node.selectors.is_empty() {
+        return None;
+    }
+    let mut phi = vec![0.0; node.configs * 2];
+    let mut buf = Vec::new();
+    for (q, out) in phi.chunks_exact_mut(2).enumerate() {
+        // Element 0's extended element q reads component q's parents.
+        let pa = gather(nodes, node, q, &mut buf);
+        gaussian.prior(&pa[..node.parents.len()], out);
+    }
+    Some(phi)
+}
+
 /// q(x_n) from x's messages `eta` = [η, H] and the members' priors `prior` = [φ₁, φ₂] per member
-/// (module docs): writes m_n, Σ_n, each member's marginal φ and the entropy gap; `false` if Λ_n
+/// (module docs): writes m_n, Σ_n, each member's marginal [φ₁, φ₂, A] and the entropy gap; `false` if Λ_n
 /// is not positive definite. `lambda` is scratch (d × d).
 fn solve(
     eta: &[f64],
@@ -169,9 +190,12 @@ fn solve(
     let mut g = -0.5 * chol.log_det();
     for i in 0..d {
         let v = cov[i * d + i];
-        g -= 0.5 * v.ln();
-        marginal[2 * i] = m[i] / v;
-        marginal[2 * i + 1] = -0.5 / v;
+        let ln_v = v.ln();
+        g -= 0.5 * ln_v;
+        marginal[3 * i] = m[i] / v;
+        marginal[3 * i + 1] = -0.5 / v;
+        // A of a scalar Gaussian (`dist::gaussian::moments_scalar`).
+        marginal[3 * i + 2] = 0.5 * (m[i] * m[i] / v + ln_v + LN_2PI);
     }
     *gap = g;
     true
@@ -189,6 +213,18 @@ impl QBlock for JointGaussian {
         // Each member's expected prior natural parameters (no child outside x: `check`).
         let mut prior = vec![0.0; n * 2 * d];
         for (k, &s) in self.sources.iter().enumerate() {
+            if let Some(phi) = component_priors(&vmp.nodes, s) {
+                let node = &vmp.nodes[s];
+                for e in 0..n {
+                    let out = &mut prior[(e * d + k) * 2..(e * d + k) * 2 + 2];
+                    for (q, th) in phi.chunks_exact(2).enumerate() {
+                        let w = config_weight(&vmp.nodes, node, e, q);
+                        out[0] += w * th[0];
+                        out[1] += w * th[1];
+                    }
+                }
+                continue;
+            }
             let dist = vmp.nodes[s].dist().expect("members are stochastic").clone();
             let none = vec![0.0; n * 2];
             let state = vmp.run_update(s, &dist, &none)?;
@@ -200,15 +236,18 @@ impl QBlock for JointGaussian {
         }
         let messages = vmp.child_messages(x);
         let len = d + d * d;
-        let mut kept = vec![0.0; n * len];
-        let mut gap = vec![0.0; n];
-        let mut marginal = vec![0.0; n * 2 * d];
+        // x's arrays are overwritten in place (every entry is written below).
+        let xq = &mut vmp.nodes[x].q;
+        let (mut kept, mut gap) = (std::mem::take(&mut xq.phi), std::mem::take(&mut xq.a));
+        kept.resize(n * len, 0.0);
+        gap.resize(n, 0.0);
+        let mut marginal = vec![0.0; n * 3 * d];
         // Elements are independent given the messages: chunks run in parallel.
         let chunk = kernels::elements_per_chunk(len);
         let failed = kept
             .par_chunks_mut(chunk * len)
             .zip(gap.par_chunks_mut(chunk))
-            .zip(marginal.par_chunks_mut(chunk * 2 * d))
+            .zip(marginal.par_chunks_mut(chunk * 3 * d))
             .enumerate()
             .filter_map(|(ch, ((kept, gap), marginal))| {
                 let start = ch * chunk;
@@ -217,7 +256,7 @@ impl QBlock for JointGaussian {
                     let e = start + r;
                     let eta = &messages[e * len..(e + 1) * len];
                     let p = &prior[e * 2 * d..(e + 1) * 2 * d];
-                    let out = &mut marginal[r * 2 * d..(r + 1) * 2 * d];
+                    let out = &mut marginal[r * 3 * d..(r + 1) * 3 * d];
                     let (m, cov) = kept[r * len..(r + 1) * len].split_at_mut(d);
                     if !solve(eta, p, &mut lambda, m, cov, out, g) {
                         return Some(e);
@@ -228,6 +267,12 @@ impl QBlock for JointGaussian {
             .min();
         if let Some(e) = failed {
             vmp.recycle(messages);
+            let xq = &mut vmp.nodes[x].q;
+            // Nothing was changed: x's kept q (now partly overwritten) is cleared, so its moments
+            // fall back to the members' product (`refresh_joint`).
+            kept.iter_mut().for_each(|v| *v = 0.0);
+            gap.iter_mut().for_each(|v| *v = 0.0);
+            (xq.phi, xq.a) = (kept, gap);
             return Err(vmp.numerical(
                 self.sources[0],
                 e,
@@ -239,15 +284,11 @@ impl QBlock for JointGaussian {
             let node = &mut vmp.nodes[s];
             for e in 0..n {
                 let (m, v) = (kept[e * len + k], kept[e * len + d + k * d + k]);
-                let (phi, u) = (
-                    &mut node.q.phi[e * 2..e * 2 + 2],
-                    &mut node.q.u[e * 2..e * 2 + 2],
-                );
-                phi.copy_from_slice(&marginal[(e * d + k) * 2..(e * d + k) * 2 + 2]);
-                u[0] = m;
-                u[1] = m * m + v;
-                // A of a scalar Gaussian (`dist::gaussian::moments_scalar`).
-                node.q.a[e] = 0.5 * (m * m / v + v.ln() + LN_2PI);
+                let mk = &marginal[(e * d + k) * 3..(e * d + k) * 3 + 3];
+                node.q.phi[e * 2..e * 2 + 2].copy_from_slice(&mk[..2]);
+                node.q.u[e * 2] = m;
+                node.q.u[e * 2 + 1] = m * m + v;
+                node.q.a[e] = mk[2];
             }
             vmp.changed(s);
         }
