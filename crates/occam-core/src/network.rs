@@ -146,6 +146,8 @@ pub(crate) struct ModelNode {
     pub init: Option<Init>,
     /// The tree-structured q-block the node is a member of (`engine/tree`).
     pub block: Option<usize>,
+    /// A concatenation whose parents share one Gaussian q-block (`engine/joint_gaussian`).
+    pub joint_gaussian: bool,
 }
 
 impl ModelNode {
@@ -178,6 +180,7 @@ impl ModelNode {
             map: false,
             init: None,
             block: None,
+            joint_gaussian: false,
         }
     }
 

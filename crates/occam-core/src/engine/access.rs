@@ -13,7 +13,9 @@ impl Vmp {
     /// Coordinate ascent raises the bound in any order; the order only decides where it ends.
     pub fn default_order(&self) -> Vec<NodeId> {
         let latent: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].has_latent() && !self.tree_follower(i))
+            .filter(|&i| {
+                self.nodes[i].has_latent() && !self.tree_follower(i) && !self.joint_follower(i)
+            })
             .collect();
         let (from_start, rest): (Vec<usize>, Vec<usize>) = latent
             .into_iter()

@@ -48,6 +48,7 @@ mod elements;
 mod factorised;
 mod fused;
 mod init;
+mod joint_gaussian;
 mod linear;
 mod messages;
 mod node;
@@ -199,6 +200,17 @@ impl Vmp {
             return;
         };
         let mut u = vec![0.0; node.n * node.len];
+        if node.joint_gaussian {
+            // A Gaussian q-block's vector: its joint moments (`joint_gaussian`).
+            let mut buf = Vec::new();
+            joint_gaussian::refresh_joint(node, &mut u, |e| {
+                let pa = gather(&self.nodes, node, e, &mut buf);
+                pa[..node.parents.len()].concat()
+            });
+            self.nodes[i].q.u = u;
+            self.changed(i);
+            return;
+        }
         let mut buf = Vec::new();
         for e in 0..node.n {
             let pa = gather(&self.nodes, node, e, &mut buf);

@@ -112,6 +112,8 @@ pub(super) enum Block {
     Chain(chain::ChainBlock),
     /// A tree-structured q over discrete nodes (module `tree`).
     Tree(tree::TreeBlock),
+    /// A Gaussian q joint over scalar Gaussian nodes read as one vector (module `joint_gaussian`).
+    JointGaussian(joint_gaussian::JointGaussian),
 }
 
 macro_rules! for_block {
@@ -123,6 +125,7 @@ macro_rules! for_block {
             Block::Linear($x) => $body,
             Block::Chain($x) => $body,
             Block::Tree($x) => $body,
+            Block::JointGaussian($x) => $body,
         }
     };
 }
@@ -179,6 +182,10 @@ pub(super) fn assign(
     };
     for (t, tree) in trees.iter().enumerate() {
         claim(Block::Tree(tree::TreeBlock::new(t, tree)), &mut of);
+    }
+    for (x, _) in nodes.iter().enumerate().filter(|(_, n)| n.joint_gaussian) {
+        let block = joint_gaussian::JointGaussian::new(nodes, x);
+        claim(Block::JointGaussian(block), &mut of);
     }
     for (i, node) in nodes.iter().enumerate() {
         if of[i].is_some() {

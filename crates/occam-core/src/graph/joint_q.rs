@@ -30,7 +30,18 @@ impl Graph {
     /// let evidence: f64 = 0.3 * (0.9 * 0.4 + 0.1 * 0.9) + 0.7 * (0.2 * 0.4 + 0.8 * 0.9);
     /// assert!((vmp.bound() - evidence.ln()).abs() < 1e-12);
     /// ```
+    ///
+    /// Members that are scalar Gaussian nodes instead form a Gaussian q-block (see
+    /// [`Graph::joint_gaussian`]).
     pub fn joint_q(&mut self, members: &[NodeId]) -> Result<(), BuildError> {
+        let gaussian = |id: &NodeId| {
+            self.nodes
+                .get(id.0)
+                .is_some_and(|n| matches!(n.body, Body::Stochastic(Dist::Gaussian(_))))
+        };
+        if members.first().is_some_and(gaussian) {
+            return self.joint_gaussian(members);
+        }
         let block = self
             .nodes
             .iter()
@@ -65,6 +76,91 @@ impl Graph {
         for id in members {
             self.nodes[id.0].block = Some(block);
         }
+        Ok(())
+    }
+}
+
+impl Graph {
+    /// Declares `members` — latent scalar Gaussian nodes in one plate set, read together by one
+    /// `concat` node (in any order) and by nothing else — one q-block whose q is a
+    /// full-covariance Gaussian over the concatenated vector at each plate element (Bayesian
+    /// ICA's q(x_n) joint over the sources, Lawrence §6.5). Solved by `engine/joint_gaussian`;
+    /// updated as a unit whenever any member is scheduled. Checked fully when compiling.
+    ///
+    /// ```
+    /// use occam_core::prelude::*;
+    /// let mut g = Graph::new();
+    /// let n = g.plate("n", 4);
+    /// let a = g.add("a", Gaussian, &[n], [c(0.0), c(1.0)]).unwrap();
+    /// let b = g.add("b", Gaussian, &[n], [c(0.0), c(2.0)]).unwrap();
+    /// let x = g.deterministic("x", Concat { n: 2 }, &[n], [p(a), p(b)]).unwrap();
+    /// let w = g.constant("w", MomentKind::Gaussian { d: 2 }, &[], &[1.0, 1.0]).unwrap();
+    /// let f = g.deterministic("f", Dot { d: 2 }, &[n], [p(w), p(x)]).unwrap();
+    /// let y = g.add("y", Gaussian, &[n], [p(f), c(4.0)]).unwrap();
+    /// g.observe(y, &[0.5, -1.0, 2.0, 0.0]).unwrap();
+    /// g.joint_q(&[a, b]).unwrap();
+    /// let mut vmp = g.compile().unwrap();
+    /// vmp.run(&RunOptions::default()).unwrap();
+    /// // Everything latent is in the block: the bound is the exact ln p(y), y_n ~ N(0, 1 + ½ + ¼).
+    /// let v: f64 = 1.0 + 0.5 + 0.25;
+    /// let exact: f64 = [0.5f64, -1.0, 2.0, 0.0]
+    ///     .iter()
+    ///     .map(|y| -0.5 * (2.0 * std::f64::consts::PI * v).ln() - 0.5 * y * y / v)
+    ///     .sum();
+    /// assert!((vmp.bound() - exact).abs() < 1e-10);
+    /// ```
+    pub fn joint_gaussian(&mut self, members: &[NodeId]) -> Result<(), BuildError> {
+        let shape = |node: &str, what: &str| BuildError::Shape {
+            node: node.into(),
+            what: what.into(),
+        };
+        if members.is_empty() {
+            return Err(shape("joint_q", "a q-block needs at least one member"));
+        }
+        let mut wanted: Vec<usize> = members.iter().map(|m| m.0).collect();
+        wanted.sort_unstable();
+        if wanted.windows(2).any(|w| w[0] == w[1]) {
+            return Err(shape("joint_q", "a member is named twice in one q-block"));
+        }
+        for &m in &wanted {
+            let node = &self.nodes[m];
+            if !matches!(node.body, Body::Stochastic(Dist::Gaussian(_))) {
+                return Err(shape(
+                    &node.name,
+                    "a Gaussian q-block's members are all scalar Gaussian nodes",
+                ));
+            }
+            if node.block.is_some() {
+                return Err(shape(&node.name, "is already in another q-block"));
+            }
+        }
+        // The concatenation that reads exactly the members.
+        let x = (0..self.nodes.len()).find(|&i| {
+            let n = &self.nodes[i];
+            let Body::Deterministic(Factor::Concat(_)) = n.body else {
+                return false;
+            };
+            let mut read: Vec<usize> = n
+                .parents
+                .iter()
+                .filter_map(|e| match e.source {
+                    Source::Node(p) => Some(p),
+                    Source::Const(_) => None,
+                })
+                .collect();
+            read.sort_unstable();
+            read == wanted && n.parents.len() == wanted.len()
+        });
+        let Some(x) = x else {
+            return Err(shape(
+                &self.nodes[wanted[0]].name,
+                "a Gaussian q-block's members must be exactly the parts of one `concat`",
+            ));
+        };
+        if self.nodes[x].joint_gaussian {
+            return Err(shape(&self.nodes[x].name, "is already a Gaussian q-block"));
+        }
+        self.nodes[x].joint_gaussian = true;
         Ok(())
     }
 }

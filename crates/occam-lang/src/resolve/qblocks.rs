@@ -1,6 +1,8 @@
 //! Joint q-blocks: `q joint(a, b, c)` names latent Categorical variables whose q is one joint
-//! distribution (a tree-structured q, Winn §5.3–5.6). Runs after observations, since an observed
-//! variable has no q.
+//! distribution (a tree-structured q, Winn §5.3–5.6), or latent scalar Gaussian variables read
+//! together by one `concat`, whose q is one full-covariance Gaussian per element (the engine's
+//! Gaussian q-block; its structure is checked when the model is built). Runs after
+//! observations, since an observed variable has no q.
 //!
 //! Checked here, each at the name in the statement: the name is a variable; it is a latent,
 //! non-MAP Categorical (a chain is a q-block of its own); it is in one block only; its mixture
@@ -83,14 +85,14 @@ impl Resolver<'_, '_> {
                 "a chain",
                 "leave it out; its steps are already joint in q",
             )),
-            Some(d) if d.name != "Categorical" => Some(err(
+            Some(d) if d.name != "Categorical" && d.name != "Gaussian" => Some(err(
                 format!(
-                    "`{}` is {}: only Categorical variables can share a q-block",
+                    "`{}` is {}: only Categorical or scalar Gaussian variables can share a q-block",
                     e.name, d.name
                 ),
-                "not a discrete latent variable",
-                "a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6); \
-                 continuous variables stay factorised",
+                "not a Categorical or Gaussian latent variable",
+                "a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6), or a \
+                 joint Gaussian over scalar Gaussians read together by one `concat`",
             )),
             None => Some(err(
                 format!(
@@ -147,6 +149,29 @@ impl Resolver<'_, '_> {
         named: &HashMap<usize, Span>,
     ) -> Option<ir::QBlock> {
         let inside = |v: usize| members.iter().any(|&(m, _)| m == v);
+        let gaussian = |v: usize| self.vars[v].dist.is_some_and(|d| d.name == "Gaussian");
+        let count = members.iter().filter(|&&(m, _)| gaussian(m)).count();
+        if count == members.len() {
+            // A Gaussian q-block: its members are the parts of one `concat` and nothing else
+            // reads them, which the engine checks when the model is built.
+            return Some(ir::QBlock {
+                members: members.iter().map(|&(m, _)| m).collect(),
+                evidence: Vec::new(),
+                span: q.span,
+            });
+        }
+        if count > 0 {
+            self.error(
+                Diagnostic::new(
+                    Code::Misuse,
+                    q.span,
+                    "a q-block holds Categorical variables or Gaussian ones, not both",
+                )
+                .label("the q-block")
+                .hint("split it into one block of each kind"),
+            );
+            return None;
+        }
         let mut ok = true;
         for &(m, span) in members {
             let outside: Vec<usize> = self

@@ -616,10 +616,20 @@ fn q_block_unknown_member() {
 #[test]
 fn q_block_continuous_member() {
     check(
+        &ab("mu ~ Gamma(1, 1)\nq joint(a, mu)\n"),
+        &[("tb", 2, 2)],
+        Code::Misuse,
+        "error: `mu` is Gamma: only Categorical or scalar Gaussian variables can share a q-block\n --> m.occam:8:12\n  |\n8 | q joint(a, mu)\n  |            ^^ not a Categorical or Gaussian latent variable\n  |\n7 | mu ~ Gamma(1, 1)\n  | -- declared here\n  = hint: a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6), or a joint Gaussian over scalar Gaussians read together by one `concat`\n",
+    );
+}
+
+#[test]
+fn q_block_of_both_kinds() {
+    check(
         &ab("mu ~ Gaussian(0, 1)\nq joint(a, mu)\n"),
         &[("tb", 2, 2)],
         Code::Misuse,
-        "error: `mu` is Gaussian: only Categorical variables can share a q-block\n --> m.occam:8:12\n  |\n8 | q joint(a, mu)\n  |            ^^ not a discrete latent variable\n  |\n7 | mu ~ Gaussian(0, 1)\n  | -- declared here\n  = hint: a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6); continuous variables stay factorised\n",
+        "error: a q-block holds Categorical variables or Gaussian ones, not both\n --> m.occam:8:1\n  |\n8 | q joint(a, mu)\n  | ^^^^^^^^^^^^^^ the q-block\n  = hint: split it into one block of each kind\n",
     );
 }
 

@@ -274,6 +274,39 @@ fn lawrence_ica_toy_with_joint_sources_prunes_and_separates() {
     }
 }
 
+#[test]
+fn lawrence_ica_toy_with_a_joint_q_block_in_the_language() {
+    // examples/ica/ica_joint.occam: the model file with `q joint(s1, s2, s3)`, q(x_n) one
+    // full-covariance Gaussian per n (the engine's Gaussian q-block), from the same random W as
+    // ica.occam. The bound never decreases, and the q-block is updated once per sweep (`s1`
+    // stands for the block).
+    let toy = synth::ica_toy(200, 2, 3, 1e-4, 5);
+    let order = [
+        "s1", "z1", "z2", "z3", "g1", "g2", "g3", "pi1", "pi2", "pi3", "mu", "W", "beta", "alpha",
+    ]
+    .map(String::from)
+    .to_vec();
+    let model = Model::from_file(example("ica/ica_joint.occam"), &data(&[("t", &toy.t)])).unwrap();
+    let joint = model
+        .fit(&Settings {
+            order: Some(order),
+            max_iter: 200,
+            ..Settings::default()
+        })
+        .unwrap();
+    monotone(&joint);
+    let a = param(&joint, "alpha", "mean");
+    for j in 0..2 {
+        let truth = toy.sources.column(j);
+        let best = ["s1", "s2", "s3"]
+            .iter()
+            .map(|s| synth::correlation(&param(&joint, s, "mean"), &truth).abs())
+            .fold(0.0, f64::max);
+        eprintln!("joint q block: alpha {a:?}, true source {j}: best |correlation| {best}");
+        assert!(best > 0.9, "true source {j}: best |correlation| {best}");
+    }
+}
+
 /// examples/models/factor_analysis.occam, y[N] ~ MvGaussian(W @ x + mu, Lambda), is served by the
 /// matrix–vector kernel with its offset: neither the product nor the sum keeps per-n moments, and
 /// the bound never decreases.

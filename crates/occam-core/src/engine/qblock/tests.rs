@@ -26,6 +26,7 @@ fn cases() -> Vec<(&'static str, Graph, &'static [&'static str])> {
         ("hmm", models::hmm(false), &["chain"]),
         ("lds", models::lds(false), &["chain"]),
         ("tree", models::tree(false), &["tree"]),
+        ("ica", models::ica(), &["joint gaussian", "linear"]),
     ]
 }
 
@@ -37,6 +38,7 @@ fn kind(b: &Block) -> &'static str {
         Block::Linear(_) => "linear",
         Block::Chain(_) => "chain",
         Block::Tree(_) => "tree",
+        Block::JointGaussian(_) => "joint gaussian",
     }
 }
 
@@ -242,7 +244,14 @@ fn messages_to_parents_are_the_gradient_of_the_bound() {
         }
         vmp.changed_all();
     }
-    for k in ["factorised", "fused", "linear", "chain", "tree"] {
+    for k in [
+        "factorised",
+        "fused",
+        "linear",
+        "chain",
+        "tree",
+        "joint gaussian",
+    ] {
         assert!(checked.contains(k), "no message of a {k} block was checked");
     }
 }

@@ -164,6 +164,9 @@ impl Vmp {
                  sharded update is not built"
             }
             Some(Block::Tree(_)) => "a tree-structured q, whose sharded update is not built",
+            Some(Block::JointGaussian(_)) => {
+                "a Gaussian q-block without the data plate, whose sharded update is not built"
+            }
             Some(Block::Linear(_)) => {
                 "the data of a linear-Gaussian structure without the data plate"
             }

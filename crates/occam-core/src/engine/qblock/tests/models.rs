@@ -210,3 +210,65 @@ pub(super) fn tree(fixed: bool) -> Graph {
 /// [`tree`]'s tables: tb (rows: p(b | a)), tx (rows: p(x | b)).
 pub(super) const TREE: ([f64; 4], [f64; 6]) =
     ([0.9, 0.1, 0.2, 0.8], [0.6, 0.3, 0.1, 0.1, 0.2, 0.7]);
+
+/// Bayesian ICA (Lawrence §6.5): t[N, P] ~ N(w_pᵀ x_n, β⁻¹), x_n = concat(s_1n, s_2n) joint in q
+/// (a Gaussian q-block), each source a mixture s_jn ~ N(0, g_j[z_jn]⁻¹) with z_jn ~ Cat(π_j),
+/// π_j ~ Dir(1, 1), g_j[K] ~ Gamma(2, 1); W[P] ~ GaussianARD(0, α), α[I] ~ Gamma(1.5, 0.7),
+/// β ~ Gamma(2, 1).
+pub(super) fn ica() -> Graph {
+    let (n, pn, i, k) = (15, 3, 2, 2);
+    let mut g = Graph::new();
+    let (np, pp, ip, kp) = (
+        g.plate("N", n),
+        g.plate("P", pn),
+        g.plate("I", i),
+        g.plate("K", k),
+    );
+    let alpha = g
+        .add("alpha", Gamma { shape: 1.5 }, &[ip], [c(0.7)])
+        .unwrap();
+    let w = g
+        .add("W", GaussianArd { d: i }, &[pp], [c(0.0), p(alpha)])
+        .unwrap();
+    let mut sources = Vec::new();
+    for j in 0..i {
+        let pi = g
+            .add(
+                &format!("pi{j}"),
+                Dirichlet {
+                    concentration: vec![1.0; k],
+                },
+                &[],
+                [],
+            )
+            .unwrap();
+        let prec = g
+            .add(&format!("g{j}"), Gamma { shape: 2.0 }, &[kp], [c(1.0)])
+            .unwrap();
+        let z = g
+            .add(&format!("z{j}"), Categorical { k }, &[np], [p(pi)])
+            .unwrap();
+        g.initialize(z, Init::Random);
+        let s = g
+            .add_mixture(
+                &format!("s{j}"),
+                Gaussian,
+                &[np],
+                &[(z, kp)],
+                [c(0.0), p(prec)],
+            )
+            .unwrap();
+        sources.push(s);
+    }
+    let x = g
+        .deterministic("x", Concat { n: i }, &[np], sources.iter().map(|&s| p(s)))
+        .unwrap();
+    let f = g
+        .deterministic("f", Dot { d: i }, &[np, pp], [p(w), p(x)])
+        .unwrap();
+    let beta = g.add("beta", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap();
+    let t = g.add("t", Gaussian, &[np, pp], [p(f), p(beta)]).unwrap();
+    g.observe(t, &uniform(n * pn, -2.0, 2.0, 7)).unwrap();
+    g.joint_q(&sources).unwrap();
+    g
+}

@@ -2,6 +2,7 @@
 //! element from its definition, and ln p(data) of the fixed chain and tree models.
 
 use super::super::super::*;
+use super::super::Block;
 use super::models::{HMM, LDS, TREE};
 use crate::special::LN_2PI;
 
@@ -35,6 +36,10 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
         let Body::Deterministic(f) = &nodes[i].body else {
             continue;
         };
+        if nodes[i].joint_gaussian {
+            // Its moments are the joint q's, which its parents' marginals do not give.
+            continue;
+        }
         let f = f.clone();
         let node = &nodes[i];
         let mut u = vec![0.0; node.n * node.len];
@@ -71,11 +76,39 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
         }
     }
     let node = &nodes[m];
-    Some(
-        node.dist()
-            .expect("stochastic")
-            .visit(Scratch(&nodes, node)),
-    )
+    let own = node
+        .dist()
+        .expect("stochastic")
+        .visit(Scratch(&nodes, node));
+    Some(own + joint_gap(vmp, m))
+}
+
+/// For the first member of a Gaussian q-block, Σ_n (H[q(x_n)] − Σ_i H[q(x_ni)]) from x's joint
+/// moments (Σ_n = ⟨x xᵀ⟩ − ⟨x⟩⟨x⟩ᵀ); 0 for every other node.
+fn joint_gap(vmp: &Vmp, m: usize) -> f64 {
+    let Some(Block::JointGaussian(_)) = vmp.block_of(m) else {
+        return 0.0;
+    };
+    let x = vmp.nodes[m].children[0].0;
+    let sources: Vec<usize> = vmp.nodes[x]
+        .parents
+        .iter()
+        .map(|e| match e.source {
+            Source::Node(p) => p,
+            Source::Const(_) => unreachable!(),
+        })
+        .collect();
+    if sources.iter().min() != Some(&m) {
+        return 0.0;
+    }
+    let (node, d) = (&vmp.nodes[x], sources.len());
+    let mut gap = 0.0;
+    for u in node.q.u.chunks_exact(node.len) {
+        let cov: Vec<f64> = (0..d * d).map(|c| u[d + c] - u[c / d] * u[c % d]).collect();
+        let (_, log_det) = crate::linalg::inverse_and_log_det(&cov, d).expect("a covariance");
+        gap += 0.5 * log_det - 0.5 * (0..d).map(|i| cov[i * d + i].ln()).sum::<f64>();
+    }
+    gap
 }
 
 /// ln N(x; m, 1/λ).
