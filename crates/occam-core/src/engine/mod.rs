@@ -51,6 +51,7 @@ mod init;
 mod linear;
 mod messages;
 mod node;
+mod noncj;
 mod packed;
 mod predictive;
 mod prune;

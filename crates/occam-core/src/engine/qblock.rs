@@ -97,6 +97,8 @@ pub(super) enum Block {
     Chain(chain::ChainBlock),
     /// A tree-structured q over discrete nodes (module `tree`).
     Tree(tree::TreeBlock),
+    /// A node with non-conjugate children, updated by a checked step (module `noncj`).
+    NonConjugate(noncj::NonConjugate),
 }
 
 macro_rules! for_block {
@@ -108,6 +110,7 @@ macro_rules! for_block {
             Block::Linear($x) => $body,
             Block::Chain($x) => $body,
             Block::Tree($x) => $body,
+            Block::NonConjugate($x) => $body,
         }
     };
 }
@@ -173,6 +176,9 @@ pub(super) fn assign(
                 Block::Shared(linear::SharedCovariance::new(i))
             }
             Body::Stochastic(_) if fused[i] => Block::Fused(fused::FusedIndex::new(i)),
+            Body::Stochastic(_) if noncj::needs_checked_step(nodes, i) => {
+                Block::NonConjugate(noncj::NonConjugate::new(nodes, i))
+            }
             Body::Stochastic(_) => Block::Factorised(factorised::Factorised::new(i)),
             Body::Deterministic(_) | Body::Constant => continue,
         };

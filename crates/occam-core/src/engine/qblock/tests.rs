@@ -26,6 +26,7 @@ fn cases() -> Vec<(&'static str, Graph, &'static [&'static str])> {
         ("hmm", models::hmm(false), &["chain"]),
         ("lds", models::lds(false), &["chain"]),
         ("tree", models::tree(false), &["tree"]),
+        ("noncj", models::noncj(), &["noncj", "factorised"]),
     ]
 }
 
@@ -37,6 +38,7 @@ fn kind(b: &Block) -> &'static str {
         Block::Linear(_) => "linear",
         Block::Chain(_) => "chain",
         Block::Tree(_) => "tree",
+        Block::NonConjugate(_) => "noncj",
     }
 }
 

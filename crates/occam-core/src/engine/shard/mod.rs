@@ -164,6 +164,10 @@ impl Vmp {
                  sharded update is not built"
             }
             Some(Block::Tree(_)) => "a tree-structured q, whose sharded update is not built",
+            Some(Block::NonConjugate(_)) => {
+                "its children are non-conjugate (quadrature logit, log-link Poisson): its update is \
+                 a step checked against the bound over every row, whose sharded form is not built"
+            }
             Some(Block::Linear(_)) => {
                 "the data of a linear-Gaussian structure without the data plate"
             }
