@@ -48,6 +48,11 @@ pub struct CompareArgs {
     /// Variance inflation of the importance-sampling proposal over q (≥ 1).
     #[arg(long, default_value_t = 2.0)]
     pub widen: f64,
+    /// Rank models whose bounds are of different kinds (exact ELBO, lower bound, approximate);
+    /// without it such a comparison is refused with each model's kind and the variables that
+    /// make it so.
+    #[arg(long = "mixed-bounds")]
+    pub mixed_bounds: bool,
     /// Largest number of assignments K^N that method exact enumerates.
     #[arg(long = "max-assignments", default_value_t = 1 << 22)]
     pub max_assignments: u64,
@@ -88,7 +93,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     if methods != [occam::evidence::Method::Vb] {
         return super::compare_methods::run(a, &models, &settings, &priors, &methods);
     }
-    let compared = occam::compare_observed(&models, &settings, &priors, &mut |i| {
+    let compared = occam::compare_kinds(&models, &settings, &priors, a.mixed_bounds, &mut |i| {
         Box::new(Bar::new(models[i].name())) as Box<dyn Observer>
     })
     .map_err(|e| match e {
@@ -112,6 +117,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                 json!({
                     "model": name,
                     "bound": o.bound,
+                    "bound_quality": o.bound_quality,
                     "difference": o.bound - best,
                     "probability": p,
                     "iterations": o.iterations,
@@ -154,6 +160,23 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             o.iterations,
             if o.bound == best { "  best" } else { "" }
         );
+    }
+    // The kind of the bounds ranked (several only with --mixed-bounds).
+    let mut kinds: Vec<String> = rows
+        .iter()
+        .map(|(n, o)| format!("{n}: {}", o.bound_quality))
+        .collect();
+    if rows
+        .windows(2)
+        .all(|w| w[0].1.bound_quality == w[1].1.bound_quality)
+    {
+        kinds = vec![format!("{} (every model)", rows[0].1.bound_quality)];
+    }
+    if rows
+        .iter()
+        .any(|(_, o)| o.bound_quality != occam::quality::BoundQuality::Exact)
+    {
+        outln!("bound kind: {}", kinds.join(", "));
     }
     for ((name, o), _) in rows.iter().zip(&probs) {
         for w in &o.warnings {

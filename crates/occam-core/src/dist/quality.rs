@@ -8,7 +8,8 @@
 use std::fmt;
 
 /// The kind of a bound term (module docs), ordered from best to worst.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BoundQuality {
     /// The ELBO's own expectation ⟨ln p⟩ − ⟨ln q⟩, in closed form or by a deterministic
     /// quadrature whose error is below 1e-9 (the logit families' Gauss–Hermite/Legendre rule).

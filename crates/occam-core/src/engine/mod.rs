@@ -56,6 +56,7 @@ mod packed;
 mod predictive;
 mod prune;
 mod qblock;
+mod quality;
 mod shard;
 mod state;
 mod transform;

@@ -5,8 +5,8 @@
 //! Poisson).
 //!
 //! Such a child's message is the gradient of its bound term at the current moments of the node,
-//! not a constant of them (Knowles & Minka eq. (6)). The node's ordinary update — φ* = ⟨φ_prior⟩
-//! + Σ messages, Winn (2.19) — is then a natural-gradient step of length one on the bound:
+//! not a constant of them (Knowles & Minka eq. (6)). The node's ordinary update, Winn (2.19),
+//! φ* = ⟨φ_prior⟩ + Σ messages, is then a natural-gradient step of length one on the bound:
 //! for an exponential-family q, ∂L/∂u = ⟨φ_prior⟩ + Σ m − φ, and ∂L/∂φ = F(φ)·∂L/∂u with the
 //! Fisher matrix F = ∂u/∂φ, so φ* − φ = F⁻¹∂L/∂φ is an ascent direction, but the full step may
 //! overshoot (the bound is not quadratic in u). The update here takes the step, evaluates the

@@ -174,7 +174,7 @@ mod tests {
                 .nodes
                 .iter()
                 .zip(&r.weights)
-                .map(|(z, w)| w * z.powi(2 * k as i32))
+                .map(|(z, w)| w * z.powi(2 * k))
                 .sum();
             assert!((m / double_fact - 1.0).abs() < 1e-12, "E z^{}: {m}", 2 * k);
         }
