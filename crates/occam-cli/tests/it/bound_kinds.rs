@@ -61,6 +61,11 @@ fn mixed_bound_kinds_are_labelled_and_not_ranked_without_the_flag() {
         out.contains("bound kind: exact.occam: exact, jj.occam: lower bound"),
         "{out}"
     );
+    let (code, out, err) = run_in(&f, &[&args[..], &["--mixed-bounds", "--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["models"][0].get("bound_quality").is_none(), "{out}");
+    assert_eq!(v["models"][1]["bound_quality"], "lower_bound");
     // Two exact models rank as before, without a kind line.
     let (code, out, err) = run_in(&f, &["compare", "exact.occam", "exact.occam"]);
     assert_eq!(code, 0, "{err}");
