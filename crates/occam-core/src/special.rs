@@ -9,6 +9,7 @@
 pub use statrs::function::gamma::{digamma, ln_gamma};
 
 pub mod conjugate;
+pub mod gaussian_softplus;
 pub mod logistic;
 pub mod normal;
 
@@ -16,6 +17,7 @@ pub use conjugate::{
     beta_mean_ln, dirichlet_mean_ln, gamma_entropy, gamma_expected_ln_pdf, gamma_mean_ln, kl_beta,
     kl_dirichlet, kl_dirichlet_symmetric, kl_gamma,
 };
+pub use gaussian_softplus::{expect_softplus, GaussHermite};
 pub use logistic::{
     binary_entropy, binary_entropy_pm, ln_2cosh, log_add_exp, log_sigmoid, log_sum_exp, logit,
     sigmoid, softplus,

@@ -57,6 +57,11 @@ impl Serialize for Report<'_> {
         m.serialize_entry("ard", &tree(&occam::latent::ard::ard(loaded, c)))?;
         m.serialize_entry("best_restart", &tree(&o.best_restart))?;
         m.serialize_entry("bound", &o.bound)?;
+        // Only for bounds that are not the exact ELBO (other reports are unchanged).
+        let labelled = o.bound_quality != occam::quality::BoundQuality::Exact;
+        if labelled {
+            m.serialize_entry("bound_quality", &o.bound_quality)?;
+        }
         m.serialize_entry("bound_trace", &o.bound_trace)?;
         // Per-step chain reports, only for models with chains (other reports are unchanged).
         if !chains.is_empty() {
@@ -70,6 +75,14 @@ impl Serialize for Report<'_> {
         m.serialize_entry("iterations", &o.iterations)?;
         m.serialize_entry("model", &loaded.file_name)?;
         m.serialize_entry("node_bounds", &node_bounds)?;
+        if labelled {
+            let kinds: std::collections::BTreeMap<&str, _> = o
+                .node_qualities
+                .iter()
+                .map(|(n, k)| (n.as_str(), k))
+                .collect();
+            m.serialize_entry("node_qualities", &kinds)?;
+        }
         m.serialize_entry("prune_start", &tree(&o.prune_start))?;
         if !loaded.model.q_blocks.is_empty() {
             m.serialize_entry("q_blocks", &q_blocks(loaded, c))?;

@@ -257,6 +257,20 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             "not converged"
         }
     );
+    if o.bound_quality != occam::quality::BoundQuality::Exact {
+        // Exact bounds (the ELBO itself) print no kind line: every report before kinds were
+        // labelled was of one.
+        let _ = writeln!(
+            s,
+            "bound kind: {}: the terms of {} are {}; see docs/guide/12-beyond-conjugate.md",
+            o.bound_quality,
+            occam::quality::culprits(loaded, c, o.bound_quality).join(", "),
+            match o.bound_quality {
+                occam::quality::BoundQuality::Approximate => "estimates of their expectations",
+                _ => "local bounds below their expectations, so L is below the ELBO of q",
+            }
+        );
+    }
     let _ = writeln!(s, "stop: {}", o.stop);
     if o.restart_bounds.len() > 1 {
         let _ = writeln!(

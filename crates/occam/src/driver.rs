@@ -131,6 +131,11 @@ pub struct Outcome {
     pub warnings: Vec<Warning>,
     /// Per-node bound terms.
     pub node_bounds: Vec<(String, f64)>,
+    /// What the bound is: exact (the ELBO), a lower bound on it, or approximate — the worst of
+    /// the nodes' kinds ([`crate::quality`]).
+    pub bound_quality: crate::quality::BoundQuality,
+    /// Each node's kind of bound term.
+    pub node_qualities: Vec<(String, crate::quality::BoundQuality)>,
     /// What the rotations did (`Settings::rotate`), summed over restarts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotated: Option<crate::rotation::Rotated>,
@@ -235,6 +240,7 @@ pub fn fit(
         });
     }
     let components = components(loaded, c);
+    let (bound_quality, node_qualities) = crate::quality::qualities(c);
     Ok(Outcome {
         bound: f.bound,
         iterations: f.bound_trace.len(),
@@ -249,6 +255,8 @@ pub fn fit(
         seed: f.seed,
         warnings,
         node_bounds: f.node_bounds,
+        bound_quality,
+        node_qualities,
         rotated,
     })
 }

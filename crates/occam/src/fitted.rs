@@ -197,6 +197,7 @@ impl Fitted {
             .map(|n| n.to_string())
             .zip(compiled.vmp.node_bounds())
             .collect();
+        let (bound_quality, node_qualities) = crate::quality::qualities(&compiled);
         let outcome = Outcome {
             bound: saved.bound,
             iterations: saved.iterations,
@@ -221,6 +222,8 @@ impl Fitted {
             seed: saved.seed,
             warnings: Vec::new(),
             node_bounds,
+            bound_quality,
+            node_qualities,
             rotated: None,
         };
         Ok(Fitted {
@@ -412,6 +415,18 @@ pub fn compare_observed(
     priors: &[f64],
     observer: &mut dyn FnMut(usize) -> Box<dyn Observer>,
 ) -> Result<Vec<Compared>> {
+    compare_kinds(models, settings, priors, false, observer)
+}
+
+/// [`compare_observed`] that ranks bounds of different kinds (exact, lower bound, approximate)
+/// when `mixed_bounds`, and otherwise refuses them ([`crate::quality::check_kinds`]).
+pub fn compare_kinds(
+    models: &[Model],
+    settings: &Settings,
+    priors: &[f64],
+    mixed_bounds: bool,
+    observer: &mut dyn FnMut(usize) -> Box<dyn Observer>,
+) -> Result<Vec<Compared>> {
     if !priors.is_empty()
         && (priors.len() != models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
     {
@@ -428,6 +443,7 @@ pub fn compare_observed(
         fitted.push(m.fit_observed(settings, obs.as_mut())?);
         seconds.push(start.elapsed().as_secs_f64());
     }
+    crate::quality::check_kinds(&fitted.iter().collect::<Vec<_>>(), mixed_bounds)?;
     let bounds: Vec<f64> = fitted.iter().map(Fitted::bound).collect();
     let probs = probabilities(&bounds, priors);
     let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -90,6 +90,7 @@ pub mod model;
 pub mod nn;
 pub mod posterior;
 pub mod predict;
+pub mod quality;
 pub mod regression;
 pub mod rotation;
 pub mod sample;
@@ -104,7 +105,9 @@ pub use occam_binary as binary;
 pub use data::DataSet;
 pub use driver::{Components, Outcome, Settings};
 pub use error::{Error, Result};
-pub use fitted::{compare, compare_observed, probabilities, Compared, Fitted, Model};
+pub use fitted::{
+    compare, compare_kinds, compare_observed, probabilities, Compared, Fitted, Model,
+};
 pub use occam_core::prelude::{Flow, Observer, Progress, Stage, Stop, StopReason};
 pub use posterior::{Param, Posterior};
 pub use warning::Warning;

@@ -56,6 +56,11 @@ pub struct CompareArgs {
     /// Chains of annealed importance sampling (method ais), run in parallel.
     #[arg(long, default_value_t = 64)]
     pub chains: usize,
+    /// Rank models whose bounds are of different kinds (exact ELBO, lower bound, approximate);
+    /// without it such a comparison is refused with each model's kind and the variables that
+    /// make it so.
+    #[arg(long = "mixed-bounds")]
+    pub mixed_bounds: bool,
     /// Largest number of assignments K^N that method exact enumerates.
     #[arg(long = "max-assignments", default_value_t = 1 << 22)]
     pub max_assignments: u64,
@@ -96,7 +101,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     if methods != [occam::evidence::Method::Vb] {
         return super::compare_methods::run(a, &models, &settings, &priors, &methods);
     }
-    let compared = occam::compare_observed(&models, &settings, &priors, &mut |i| {
+    let compared = occam::compare_kinds(&models, &settings, &priors, a.mixed_bounds, &mut |i| {
         Box::new(Bar::new(models[i].name())) as Box<dyn Observer>
     })
     .map_err(|e| match e {
@@ -119,7 +124,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             .zip(&probs)
             .zip(&seconds)
             .map(|(((name, o), p), t)| {
-                json!({
+                let mut row = json!({
                     "seconds": t,
                     "model": name,
                     "bound": o.bound,
@@ -130,7 +135,12 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                     "restart_bounds": o.restart_bounds,
                     "components": o.components,
                     "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                })
+                });
+                // Only for bounds that are not the exact ELBO (other reports are unchanged).
+                if o.bound_quality != occam::quality::BoundQuality::Exact {
+                    row["bound_quality"] = json!(o.bound_quality);
+                }
+                row
             })
             .collect();
         let best_name = rows
@@ -167,6 +177,23 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             duration(seconds[i]),
             if o.bound == best { "  best" } else { "" }
         );
+    }
+    // The kind of the bounds ranked (several only with --mixed-bounds).
+    let mut kinds: Vec<String> = rows
+        .iter()
+        .map(|(n, o)| format!("{n}: {}", o.bound_quality))
+        .collect();
+    if rows
+        .windows(2)
+        .all(|w| w[0].1.bound_quality == w[1].1.bound_quality)
+    {
+        kinds = vec![format!("{} (every model)", rows[0].1.bound_quality)];
+    }
+    if rows
+        .iter()
+        .any(|(_, o)| o.bound_quality != occam::quality::BoundQuality::Exact)
+    {
+        outln!("bound kind: {}", kinds.join(", "));
     }
     for ((name, o), _) in rows.iter().zip(&probs) {
         for w in &o.warnings {

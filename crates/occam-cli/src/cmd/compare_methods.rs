@@ -92,6 +92,10 @@ pub fn run(
         Error::Usage(m) => Error::Usage(format!("--{m}")),
         e => e,
     })?;
+    // The bound column ranks bounds: of one kind only, unless asked (--mixed-bounds).
+    let vb = methods.contains(&occam::evidence::Method::Vb);
+    let fits: Vec<&occam::Fitted> = rows.iter().map(|r| &r.fitted).collect();
+    occam::quality::check_kinds(&fits, a.mixed_bounds || !vb)?;
     let name = |r: &EvidenceRow| r.fitted.loaded().file_name.clone();
     let best: Vec<Option<String>> = (0..methods.len())
         .map(|j| {

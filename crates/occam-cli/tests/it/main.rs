@@ -4,6 +4,7 @@
 
 mod bayespy;
 mod binary;
+mod bound_kinds;
 mod cli;
 mod cli_docs;
 mod common;

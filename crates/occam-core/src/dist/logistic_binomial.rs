@@ -55,6 +55,9 @@ impl ExpFamily for BinomialLogit {
     fn kind(&self) -> MomentKind {
         MomentKind::Scalar
     }
+    fn bound_quality(&self) -> super::BoundQuality {
+        super::BoundQuality::LowerBound
+    }
     fn slot_input(&self, _slot: usize) -> SlotInput {
         SlotInput::single(MomentKind::Gaussian { d: 1 })
     }

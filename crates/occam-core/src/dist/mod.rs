@@ -28,11 +28,13 @@ use crate::Rng;
 
 pub use crate::spec::SlotSpec as Slot;
 use crate::spec::{ArgError, Args, FamilySpec, Param};
+mod quality;
 /// The Jaakkola–Jordan bound of the logit families, for checks outside the family files.
 pub use logistic::{jj_bound, jj_lambda, jj_xi};
 /// Many draws from one Gaussian-vector φ with one factorisation (the engine's shared-covariance
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
+pub use quality::BoundQuality;
 
 /// What a slot accepts: moments of `kind`, gathered over `stack` elements of the child's event
 /// plate (`stack == 1`: an ordinary parent; `stack == d`: e.g. the d Gamma precisions of an ARD
@@ -195,6 +197,19 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     fn orders_categories(&self) -> bool {
         false
     }
+    /// What this family's bound term is (see [`BoundQuality`]): `Exact` unless the family
+    /// replaces ⟨A⟩ by a local bound (the Jaakkola–Jordan and Böhning families) or an estimate.
+    fn bound_quality(&self) -> BoundQuality {
+        BoundQuality::Exact
+    }
+    /// Whether its messages to its parents are gradients of a term that is not linear in the
+    /// parents' moments (non-conjugate VMP, Knowles & Minka 2011): a Gaussian parent's update
+    /// from them is a natural-gradient step that can lower the bound, which the engine then
+    /// checks and shortens (`engine::noncj`). False for conjugate families and for local-bound
+    /// families whose term is linear in the moments at the optimal local parameter.
+    fn non_conjugate(&self) -> bool {
+        false
+    }
     /// Representative instances (dimensions, constants) for the shared law tests.
     fn test_instances() -> Vec<Self>;
     /// A random natural-parameter vector inside the domain, for the law tests.
@@ -278,6 +293,9 @@ registry! {
     BernoulliLogit => logistic::BernoulliLogit,
     BinomialLogit => logistic_binomial::BinomialLogit,
     CategoricalSoftmax => softmax::CategoricalSoftmax,
+    BernoulliLogitQuad => logistic_quad::BernoulliLogitQuad,
+    BinomialLogitQuad => logistic_binomial_quad::BinomialLogitQuad,
+    PoissonLog => poisson_log::PoissonLog,
 }
 
 /// The spec of the family named `name` or one of its aliases.
@@ -376,6 +394,14 @@ impl Dist {
     pub fn orders_categories(&self) -> bool {
         self.visit(Ordered)
     }
+    /// [`ExpFamily::bound_quality`].
+    pub fn bound_quality(&self) -> BoundQuality {
+        self.visit(Quality)
+    }
+    /// [`ExpFamily::non_conjugate`].
+    pub fn non_conjugate(&self) -> bool {
+        self.visit(NonConjugate)
+    }
     /// [`ExpFamily::packed_moments`].
     pub fn packed_moments(&self) -> Option<Vec<usize>> {
         self.visit(PackedMoments)
@@ -383,6 +409,22 @@ impl Dist {
 }
 
 struct PackedMoments;
+
+struct Quality;
+impl DistVisitor for Quality {
+    type Output = BoundQuality;
+    fn visit<D: ExpFamily>(self, d: &D) -> BoundQuality {
+        d.bound_quality()
+    }
+}
+
+struct NonConjugate;
+impl DistVisitor for NonConjugate {
+    type Output = bool;
+    fn visit<D: ExpFamily>(self, d: &D) -> bool {
+        d.non_conjugate()
+    }
+}
 
 struct Mean<'a>(&'a [f64]);
 

@@ -72,6 +72,9 @@ impl ExpFamily for CategoricalSoftmax {
     fn kind(&self) -> MomentKind {
         MomentKind::Categorical { k: self.k }
     }
+    fn bound_quality(&self) -> super::BoundQuality {
+        super::BoundQuality::LowerBound
+    }
     fn slot_input(&self, _slot: usize) -> SlotInput {
         SlotInput::single(MomentKind::Gaussian { d: self.k })
     }

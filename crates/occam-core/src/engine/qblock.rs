@@ -114,6 +114,8 @@ pub(super) enum Block {
     Tree(tree::TreeBlock),
     /// A Gaussian q joint over scalar Gaussian nodes read as one vector (module `joint_gaussian`).
     JointGaussian(joint_gaussian::JointGaussian),
+    /// A node with non-conjugate children, updated by a checked step (module `noncj`).
+    NonConjugate(noncj::NonConjugate),
 }
 
 macro_rules! for_block {
@@ -126,6 +128,7 @@ macro_rules! for_block {
             Block::Chain($x) => $body,
             Block::Tree($x) => $body,
             Block::JointGaussian($x) => $body,
+            Block::NonConjugate($x) => $body,
         }
     };
 }
@@ -201,6 +204,9 @@ pub(super) fn assign(
                 Block::Shared(linear::SharedCovariance::new(i))
             }
             Body::Stochastic(_) if fused[i] => Block::Fused(fused::FusedIndex::new(i)),
+            Body::Stochastic(_) if noncj::needs_checked_step(nodes, i) => {
+                Block::NonConjugate(noncj::NonConjugate::new(nodes, i))
+            }
             Body::Stochastic(_) => Block::Factorised(factorised::Factorised::new(i)),
             Body::Deterministic(_) | Body::Constant => continue,
         };

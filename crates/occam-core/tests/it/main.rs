@@ -14,6 +14,7 @@ mod mixture_messages;
 mod mixtures;
 mod monotone_bound;
 mod monotone_logit;
+mod monotone_noncj;
 mod sampling;
 mod starts;
 mod structure;

@@ -448,6 +448,9 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
     if rng.random::<bool>() {
         super::monotone_logit::add_logit_leaves(&mut g, &mut rng, n, nn, z, kp, k, mu0);
     }
+    if rng.random::<bool>() {
+        super::monotone_noncj::add_noncj_leaves(&mut g, &mut rng, n, nn, z, kp, mu0);
+    }
     let mut vmp = g.compile().unwrap();
     let mut order = vmp.default_order();
     order.shuffle(&mut rng);

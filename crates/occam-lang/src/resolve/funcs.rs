@@ -43,17 +43,20 @@ impl Resolver<'_, '_> {
                 .label("not a deterministic function")
                 .hint(did_you_mean(&func.name, names).unwrap_or_else(|| {
                     format!(
-                        "functions: {}; {} go in a probability slot; see {}",
+                        "functions: {}; {} go in a probability or rate slot; see {}",
                         catalog::FUNCTIONS
                             .iter()
                             .map(|f| f.name)
                             .collect::<Vec<_>>()
                             .join(", "),
-                        catalog::LINKS
-                            .iter()
-                            .map(|l| format!("`{}`", l.name))
-                            .collect::<Vec<_>>()
-                            .join(" and "),
+                        {
+                            let links: Vec<String> = catalog::LINKS
+                                .iter()
+                                .map(|l| format!("`{}`", l.name))
+                                .collect();
+                            let (last, rest) = links.split_last().expect("links");
+                            format!("{} and {last}", rest.join(", "))
+                        },
                         super::link::GUIDE
                     )
                 }))

@@ -1,7 +1,9 @@
-//! Link functions in a family's probability slot: `Bernoulli(sigmoid(x))` and
-//! `Binomial(n, sigmoid(x))` are the logit-parameterised families `BernoulliLogit(x)` and
-//! `BinomialLogit(n, x)` of the engine (the Jaakkola–Jordan bound), and `sigmoid` is allowed there
-//! only; anywhere else it gets a located error that says where it may go.
+//! Link functions in a family's probability (or rate) slot: `Bernoulli(sigmoid(x))` and
+//! `Binomial(n, sigmoid(x))` are the logit-parameterised families `BernoulliLogitQuad(x)` and
+//! `BinomialLogitQuad(n, x)` of the engine (exact expectations by quadrature), `sigmoid_jj` the
+//! Jaakkola–Jordan ones `BernoulliLogit`/`BinomialLogit`, `Poisson(exp(x))` the log-link
+//! `PoissonLog(x)`, `Categorical(softmax(x))` Böhning's `CategoricalSoftmax(x)`. A link is allowed
+//! there only; anywhere else it gets a located error that says where it may go.
 
 use super::Resolver;
 use crate::ast::{self, ExprKind};
@@ -43,7 +45,7 @@ impl Resolver<'_, '_> {
                     args[i].value.span,
                     format!("`{}` takes one positional argument", func.name),
                 )
-                .label("one argument: the log-odds")
+                .label("one argument: a Gaussian expression")
                 .hint(format!(
                     "write `{}({}(x))` with x a Gaussian expression; see {GUIDE}",
                     spec.name, func.name
@@ -77,12 +79,11 @@ impl Resolver<'_, '_> {
         &'static DistSpec,
         &'static str,
     )> {
-        let (link, slot, to) = catalog::LINKS.iter().find_map(|l| {
-            l.families
-                .iter()
-                .find(|(from, _, _)| *from == spec.name)
-                .map(|&(_, slot, to)| (l, slot, to))
-        })?;
+        // Every link a family has fills the same slot; the call's name picks the link.
+        let (_, slot, _) = catalog::LINKS
+            .iter()
+            .flat_map(|l| l.families.iter())
+            .find(|(from, _, _)| *from == spec.name)?;
         let (pos, _) = spec.slot(slot)?;
         let i = args.iter().position(|a| match &a.name {
             Some(n) => spec.slot(&n.name).is_some_and(|(k, _)| k == pos),
@@ -95,9 +96,12 @@ impl Resolver<'_, '_> {
         let ExprKind::Call { func, args: inner } = &args[i].value.kind else {
             return None;
         };
-        if func.name != link.name {
-            return None;
-        }
+        let to = catalog::LINKS
+            .iter()
+            .filter(|l| l.name == func.name)
+            .flat_map(|l| l.families.iter())
+            .find(|(from, _, _)| *from == spec.name)
+            .map(|&(_, _, to)| to)?;
         let target = catalog::distribution(to)?;
         let renamed = target.slots.get(pos)?.name;
         Some((func, inner.as_slice(), i, target, renamed))
@@ -107,6 +111,11 @@ impl Resolver<'_, '_> {
     pub(super) fn misplaced_link(&self, func: &ast::Ident) -> Option<Diagnostic> {
         let link = catalog::LINKS.iter().find(|l| l.name == func.name)?;
         let (name, families) = (link.name, link.families);
+        let what = if families[0].1 == "rate" {
+            "rate"
+        } else {
+            "probability"
+        };
         let forms = families
             .iter()
             .map(|(from, _, _)| match *from {
@@ -119,9 +128,9 @@ impl Resolver<'_, '_> {
             Diagnostic::new(
                 Code::Misuse,
                 func.span,
-                format!("`{name}` is allowed only as the probability of a distribution"),
+                format!("`{name}` is allowed only as the {what} of a distribution"),
             )
-            .label("not inside a probability slot")
+            .label(format!("not inside a {what} slot"))
             .hint(format!(
                 "write {forms} with x a Gaussian expression; see {GUIDE}"
             )),

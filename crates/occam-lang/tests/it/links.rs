@@ -1,5 +1,6 @@
-//! Link functions: `Bernoulli(sigmoid(x))`, `Binomial(n, sigmoid(x))` and
-//! `Categorical(softmax(x))` resolve to the logit families; a link anywhere else, and unknown functions, get located errors that point to
+//! Link functions: `Bernoulli(sigmoid(x))`, `Binomial(n, sigmoid(x))` (quadrature families,
+//! `sigmoid_jj` the Jaakkola–Jordan ones), `Poisson(exp(x))` and `Categorical(softmax(x))`
+//! resolve to the logit and log-link families; a link anywhere else, and unknown functions, get located errors that point to
 //! the guide chapter on non-conjugate models.
 
 use occam_lang::ir::{ExprOp, Node};
@@ -38,16 +39,30 @@ fn sigmoid_in_a_probability_slot_is_the_logit_family() {
         "y[N] ~ Bernoulli(p = sigmoid(dot(X[N], w) + b))",
     ] {
         let (dist, args) = resolved(line);
-        assert_eq!(dist, "BernoulliLogit", "{line}");
+        assert_eq!(dist, "BernoulliLogitQuad", "{line}");
         assert_eq!(args.len(), 1);
         assert_eq!(args[0].0, "logit");
         assert!(matches!(args[0].1, ExprOp::Sum { .. }), "{:?}", args[0].1);
     }
     let (dist, args) = resolved("y[N] ~ Binomial(5, sigmoid(dot(X[N], w)))");
-    assert_eq!(dist, "BinomialLogit");
+    assert_eq!(dist, "BinomialLogitQuad");
     assert_eq!(args[0].0, "trials");
     assert_eq!(args[1].0, "logit");
     assert!(matches!(args[1].1, ExprOp::Dot { .. }), "{:?}", args[1].1);
+    // The Jaakkola–Jordan families by their link's name.
+    let (dist, args) = resolved("y[N] ~ Bernoulli(sigmoid_jj(dot(X[N], w) + b))");
+    assert_eq!(dist, "BernoulliLogit");
+    assert_eq!(args[0].0, "logit");
+    assert_eq!(
+        resolved("y[N] ~ Binomial(5, p = sigmoid_jj(b))").0,
+        "BinomialLogit"
+    );
+    // Poisson regression with the log link.
+    let (dist, args) = resolved("y[N] ~ Poisson(exp(dot(X[N], w) + b))");
+    assert_eq!(dist, "PoissonLog");
+    assert_eq!(args[0].0, "log_rate");
+    assert!(matches!(args[0].1, ExprOp::Sum { .. }), "{:?}", args[0].1);
+    assert_eq!(resolved("y[N] ~ Poisson(rate = exp(b))").0, "PoissonLog");
     // Without a link the families are the Beta-parent ones.
     assert_eq!(resolved("y[N] ~ Bernoulli(0.3)").0, "Bernoulli");
 }
@@ -64,6 +79,13 @@ fn sigmoid_elsewhere_is_a_located_error_saying_where_it_goes() {
     let err = compile(&src, "m.occam", &shapes()).expect_err("must be rejected");
     assert_eq!(err.items.len(), 1, "{}", err.render_plain());
     assert_eq!(err.items[0].code, Code::BadArguments);
+    let (code, text) = rejected("y[N] ~ Gaussian(exp(b), 1)");
+    assert_eq!(code, Code::Misuse);
+    assert!(
+        text.contains("`exp` is allowed only as the rate of a distribution")
+            && text.contains("hint: write `Poisson(exp(x))` with x a Gaussian expression"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -80,7 +102,8 @@ fn unknown_functions_point_to_the_guide() {
         "{names:?}"
     );
     let hint = format!(
-        "functions: {}; `sigmoid` and `softmax` go in a probability slot; see docs/guide/12-beyond-conjugate.md",
+        "functions: {}; `sigmoid`, `sigmoid_jj`, `softmax` and `exp` go in a probability or rate \
+         slot; see docs/guide/12-beyond-conjugate.md",
         names.join(", ")
     );
     assert!(text.contains(&hint), "{text}");

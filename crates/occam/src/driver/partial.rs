@@ -75,6 +75,7 @@ fn partial(
         .map(|(n, t)| (n.to_string(), t))
         .collect();
     let components: Vec<Components> = components(loaded, c);
+    let (bound_quality, node_qualities) = crate::quality::qualities(c);
     let observed_values = c.vmp.observed_values().max(1);
     let mut warnings: Vec<crate::warning::Warning> = loaded.warnings.clone();
     if last.stage != Stage::Sweeps {
@@ -102,6 +103,8 @@ fn partial(
         seed: s.seed.wrapping_add(last.restart as u64),
         warnings,
         node_bounds,
+        bound_quality,
+        node_qualities,
         rotated: None,
     })
 }

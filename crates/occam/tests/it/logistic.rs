@@ -1,4 +1,4 @@
-//! Logistic regression written as `y ~ Bernoulli(sigmoid(dot(X, w)))` (the Jaakkola–Jordan
+//! Logistic regression written as `y ~ Bernoulli(sigmoid_jj(dot(X, w)))` (the Jaakkola–Jordan
 //! bound, `occam_core::dist::BernoulliLogit`): 30 points, 2 inputs and a bias, w ~ N(0, I).
 //!
 //! - Against an independent implementation of the same approximation — the closed-form JJ
@@ -18,13 +18,13 @@ use rand::{Rng as _, SeedableRng};
 const MODEL: &str = "plates N, C from data X
 data X[N] over C
 w over C ~ MvGaussian(mean = 0, precision = 1)
-y[N] ~ Bernoulli(sigmoid(dot(X[N], w)))
+y[N] ~ Bernoulli(sigmoid_jj(dot(X[N], w)))
 observe y
 ";
 
 /// 30 points: a bias column and two standard-normal inputs; labels drawn from weights
 /// (0.5, 1.5, −1) with a fixed seed.
-fn data() -> (Vec<[f64; 3]>, Vec<f64>) {
+pub(crate) fn data() -> (Vec<[f64; 3]>, Vec<f64>) {
     let mut rng = occam_core::Rng::seed_from_u64(29);
     let mut normal = || {
         // Box–Muller, to keep the draw independent of rand_distr's version.
@@ -63,7 +63,7 @@ fn log_joint(x: &[[f64; 3]], y: &[f64], w: [f64; 3]) -> f64 {
 
 /// Exact log evidence, posterior means and standard deviations by tensor Gauss–Legendre over
 /// the box `centre ± 9 half`, 4 panels of 16 points per axis.
-fn quadrature(
+pub(crate) fn quadrature(
     x: &[[f64; 3]],
     y: &[f64],
     centre: [f64; 3],
@@ -239,7 +239,7 @@ fn logistic_regression_is_the_jj_fixed_point_below_the_exact_posterior() {
 #[test]
 fn binomial_logit_matches_one_dimensional_quadrature() {
     const COUNTS: [f64; 8] = [7.0, 9.0, 6.0, 8.0, 10.0, 7.0, 5.0, 8.0];
-    let src = "plate N = 8\ntheta ~ Gaussian(0, 1)\ny[N] ~ Binomial(10, sigmoid(theta + 0.5))\nobserve y\n";
+    let src = "plate N = 8\ntheta ~ Gaussian(0, 1)\ny[N] ~ Binomial(10, sigmoid_jj(theta + 0.5))\nobserve y\n";
     let mut d = DataSet::new();
     d.insert_array("y", 8, 1, COUNTS.to_vec(), None).unwrap();
     let fit = Model::from_source("binomial", src, &d)

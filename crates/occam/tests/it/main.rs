@@ -18,6 +18,7 @@ mod latent;
 mod logistic;
 mod logistic_pima;
 mod mbpca;
+mod noncj;
 mod outputs;
 mod parity;
 mod predict;

@@ -27,6 +27,7 @@ fn cases() -> Vec<(&'static str, Graph, &'static [&'static str])> {
         ("lds", models::lds(false), &["chain"]),
         ("tree", models::tree(false), &["tree"]),
         ("ica", models::ica(), &["joint gaussian", "linear"]),
+        ("noncj", models::noncj(), &["noncj", "factorised"]),
     ]
 }
 
@@ -39,6 +40,7 @@ fn kind(b: &Block) -> &'static str {
         Block::Chain(_) => "chain",
         Block::Tree(_) => "tree",
         Block::JointGaussian(_) => "joint gaussian",
+        Block::NonConjugate(_) => "noncj",
     }
 }
 

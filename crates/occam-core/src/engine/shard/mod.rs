@@ -167,6 +167,10 @@ impl Vmp {
             Some(Block::JointGaussian(_)) => {
                 "a Gaussian q-block without the data plate, whose sharded update is not built"
             }
+            Some(Block::NonConjugate(_)) => {
+                "its children are non-conjugate (quadrature logit, log-link Poisson): its update is \
+                 a step checked against the bound over every row, whose sharded form is not built"
+            }
             Some(Block::Linear(_)) => {
                 "the data of a linear-Gaussian structure without the data plate"
             }

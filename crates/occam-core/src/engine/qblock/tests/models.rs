@@ -270,5 +270,43 @@ pub(super) fn ica() -> Graph {
     let t = g.add("t", Gaussian, &[np, pp], [p(f), p(beta)]).unwrap();
     g.observe(t, &uniform(n * pn, -2.0, 2.0, 7)).unwrap();
     g.joint_q(&sources).unwrap();
+/// Non-conjugate leaves: t[N] ~ N(μ, τ⁻¹) latent, w ~ N(0, I₂); y[N] ~ Bernoulli(σ(t + Xw)) and
+/// k[N] ~ Poisson(e^t), both by their exact expectations (`BernoulliLogitQuad`, `PoissonLog`):
+/// t and w take the checked-step block, their parents μ and τ stay factorised.
+pub(super) fn noncj() -> Graph {
+    let nn = 15;
+    let mut g = Graph::new();
+    let n = g.plate("N", nn);
+    let mu = g.add("mu", Gaussian, &[], [c(0.0), c(1.0)]).unwrap();
+    let tau = g.add("tau", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap();
+    let t = g.add("t", Gaussian, &[n], [p(mu), p(tau)]).unwrap();
+    let x = g
+        .constant(
+            "X",
+            MomentKind::Gaussian { d: 2 },
+            &[n],
+            &uniform(2 * nn, -2.0, 2.0, 7),
+        )
+        .unwrap();
+    let w = g
+        .add(
+            "w",
+            MvGaussian { d: 2 },
+            &[],
+            [cv(vec![0.0, 0.0]), cv(vec![1.0, 0.0, 0.0, 1.0])],
+        )
+        .unwrap();
+    let f = g
+        .deterministic("f", Dot { d: 2 }, &[n], [p(x), p(w)])
+        .unwrap();
+    let eta = g
+        .deterministic("eta", Sum { n: 2, d: 1 }, &[n], [p(t), p(f)])
+        .unwrap();
+    let y = g.add("y", BernoulliLogitQuad, &[n], [p(eta)]).unwrap();
+    let ys: Vec<f64> = uniform(nn, 0.0, 1.0, 8).iter().map(|u| u.round()).collect();
+    g.observe(y, &ys).unwrap();
+    let k = g.add("k", PoissonLog, &[n], [p(t)]).unwrap();
+    let ks: Vec<f64> = uniform(nn, 0.0, 6.0, 9).iter().map(|u| u.floor()).collect();
+    g.observe(k, &ks).unwrap();
     g
 }

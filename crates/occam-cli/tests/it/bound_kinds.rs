@@ -1,0 +1,73 @@
+//! Bound kinds: a fit whose bound is a lower bound on the ELBO (`sigmoid_jj`) says so and names
+//! the variable; `compare` refuses to rank an exact ELBO beside it (exit 2, each model's kind and
+//! the variable's place) unless `--mixed-bounds`, and then prints the kinds under the table.
+
+use crate::common::run_in;
+
+const X: &str = "x\n-1.2\n0.3\n1.5\n-0.4\n0.8\n2.1\n-1.9\n0.1\n";
+const Y: &str = "y\n0\n1\n1\n0\n0\n1\n0\n1\n";
+const EXACT: &str = "plates N from data x\ndata x[N]\nb ~ Gaussian(0, 1)\nw ~ Gaussian(0, 1)\ny[N] ~ Bernoulli(sigmoid(w * x[N] + b))\nobserve y\n";
+
+fn files(jj: &str) -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("x.csv", X.as_bytes().to_vec()),
+        ("y.csv", Y.as_bytes().to_vec()),
+        ("exact.occam", EXACT.as_bytes().to_vec()),
+        ("jj.occam", jj.as_bytes().to_vec()),
+    ]
+}
+
+#[test]
+fn mixed_bound_kinds_are_labelled_and_not_ranked_without_the_flag() {
+    let jj = EXACT.replace("sigmoid(", "sigmoid_jj(");
+    let owned = files(&jj);
+    let f: Vec<(&str, &[u8])> = owned.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+    // The exact fit prints no kind line; the JJ fit names its kind and variable.
+    let (code, out, err) = run_in(&f, &["fit", "exact.occam"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("bound kind"), "{out}");
+    let (code, out, err) = run_in(&f, &["fit", "jj.occam"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "bound kind: lower bound: the terms of variable `y` at jj.occam:5:1 are local bounds"
+        ),
+        "{out}"
+    );
+    let (code, out, err) = run_in(&f, &["fit", "jj.occam", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["bound_quality"], "lower_bound");
+    assert_eq!(v["node_qualities"]["y"], "lower_bound");
+    assert_eq!(v["node_qualities"]["w"], "exact");
+    // compare refuses, naming each model's kind and the variable's place.
+    let args = ["compare", "exact.occam", "jj.occam"];
+    let (code, _, err) = run_in(&f, &args);
+    assert_eq!(code, 2, "{err}");
+    for needle in [
+        "the models' bounds are of different kinds",
+        "exact.occam: exact",
+        "jj.occam: lower bound (variable `y` at jj.occam:5:1)",
+        "--mixed-bounds",
+    ] {
+        assert!(err.contains(needle), "`{needle}` in {err}");
+    }
+    let (code, _, err) = run_in(&f, &[&args[..], &["--method", "vb,bic"]].concat());
+    assert_eq!(code, 2, "{err}");
+    // With the flag it ranks them, and says which is which.
+    let (code, out, err) = run_in(&f, &[&args[..], &["--mixed-bounds"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("bound kind: exact.occam: exact, jj.occam: lower bound"),
+        "{out}"
+    );
+    let (code, out, err) = run_in(&f, &[&args[..], &["--mixed-bounds", "--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["models"][0].get("bound_quality").is_none(), "{out}");
+    assert_eq!(v["models"][1]["bound_quality"], "lower_bound");
+    // Two exact models rank as before, without a kind line.
+    let (code, out, err) = run_in(&f, &["compare", "exact.occam", "exact.occam"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("bound kind"), "{out}");
+}

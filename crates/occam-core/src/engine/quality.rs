@@ -1,0 +1,25 @@
+//! What each node's bound term is — the ELBO's own expectation, a lower bound on it, or an
+//! estimate ([`BoundQuality`]) — and the kind of the whole bound (the worst of its terms).
+
+use super::*;
+use crate::dist::BoundQuality;
+
+impl Vmp {
+    /// The kind of each node's bound term: its family's ([`ExpFamily::bound_quality`]) for a
+    /// stochastic node; `Exact` for chains (their joint q's expectations are closed form),
+    /// deterministic nodes and constants (no term).
+    pub fn node_qualities(&self) -> Vec<BoundQuality> {
+        self.nodes
+            .iter()
+            .map(|n| match &n.body {
+                Body::Stochastic(d) => d.bound_quality(),
+                _ => BoundQuality::Exact,
+            })
+            .collect()
+    }
+
+    /// The kind of the bound: the worst kind among the nodes' terms.
+    pub fn bound_quality(&self) -> BoundQuality {
+        BoundQuality::total(self.node_qualities())
+    }
+}
