@@ -3,3 +3,4 @@
 //! them once in a target directory (why, and the check that keeps it so: this crate's
 //! `Cargo.toml` and `scripts/check-features`).
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]

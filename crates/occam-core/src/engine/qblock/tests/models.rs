@@ -270,6 +270,9 @@ pub(super) fn ica() -> Graph {
     let t = g.add("t", Gaussian, &[np, pp], [p(f), p(beta)]).unwrap();
     g.observe(t, &uniform(n * pn, -2.0, 2.0, 7)).unwrap();
     g.joint_q(&sources).unwrap();
+    g
+}
+
 /// Non-conjugate leaves: t[N] ~ N(μ, τ⁻¹) latent, w ~ N(0, I₂); y[N] ~ Bernoulli(σ(t + Xw)) and
 /// k[N] ~ Poisson(e^t), both by their exact expectations (`BernoulliLogitQuad`, `PoissonLog`):
 /// t and w take the checked-step block, their parents μ and τ stay factorised.
