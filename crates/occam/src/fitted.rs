@@ -419,7 +419,7 @@ pub fn compare_observed(
 }
 
 /// [`compare_observed`] that ranks bounds of different kinds (exact, lower bound, approximate)
-/// when `mixed_bounds`, and otherwise refuses them ([`crate::quality::check_kinds`]).
+/// when `mixed_bounds`, and otherwise refuses them ([`check_kinds`]).
 pub fn compare_kinds(
     models: &[Model],
     settings: &Settings,
@@ -443,7 +443,7 @@ pub fn compare_kinds(
         fitted.push(m.fit_observed(settings, obs.as_mut())?);
         seconds.push(start.elapsed().as_secs_f64());
     }
-    crate::quality::check_kinds(&fitted.iter().collect::<Vec<_>>(), mixed_bounds)?;
+    check_kinds(&fitted.iter().collect::<Vec<_>>(), mixed_bounds)?;
     let bounds: Vec<f64> = fitted.iter().map(Fitted::bound).collect();
     let probs = probabilities(&bounds, priors);
     let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -458,6 +458,37 @@ pub fn compare_kinds(
             seconds,
         })
         .collect())
+}
+
+/// Refuses to rank fits whose bounds are of different kinds unless `mixed` (the caller's
+/// `--mixed-bounds`): the error names each model's kind and the variables that make it so.
+pub fn check_kinds(fitted: &[&Fitted], mixed: bool) -> Result<()> {
+    let kinds: Vec<crate::quality::BoundQuality> =
+        fitted.iter().map(|f| f.outcome().bound_quality).collect();
+    if mixed || kinds.windows(2).all(|w| w[0] == w[1]) {
+        return Ok(());
+    }
+    let lines: Vec<String> = fitted
+        .iter()
+        .zip(&kinds)
+        .map(|(f, k)| {
+            let why = match k {
+                crate::quality::BoundQuality::Exact => String::new(),
+                _ => format!(
+                    " ({})",
+                    crate::quality::culprits(f.loaded(), f.compiled(), *k).join(", ")
+                ),
+            };
+            format!("  {}: {k}{why}", f.loaded().file_name)
+        })
+        .collect();
+    Err(Error::Usage(format!(
+        "the models' bounds are of different kinds, so their differences mix evidence with the \
+         looseness of a bound:\n{}\nwrite the models with one kind (e.g. `sigmoid` for \
+         `sigmoid_jj`: docs/guide/12-beyond-conjugate.md) or pass --mixed-bounds to rank them \
+         anyway",
+        lines.join("\n")
+    )))
 }
 
 #[cfg(test)]

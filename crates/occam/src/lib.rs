@@ -106,7 +106,7 @@ pub use data::DataSet;
 pub use driver::{Components, Outcome, Settings};
 pub use error::{Error, Result};
 pub use fitted::{
-    compare, compare_kinds, compare_observed, probabilities, Compared, Fitted, Model,
+    check_kinds, compare, compare_kinds, compare_observed, probabilities, Compared, Fitted, Model,
 };
 pub use occam_core::prelude::{Flow, Observer, Progress, Stage, Stop, StopReason};
 pub use posterior::{Param, Posterior};

@@ -95,7 +95,7 @@ pub fn run(
     // The bound column ranks bounds: of one kind only, unless asked (--mixed-bounds).
     let vb = methods.contains(&occam::evidence::Method::Vb);
     let fits: Vec<&occam::Fitted> = rows.iter().map(|r| &r.fitted).collect();
-    occam::quality::check_kinds(&fits, a.mixed_bounds || !vb)?;
+    occam::check_kinds(&fits, a.mixed_bounds || !vb)?;
     let name = |r: &EvidenceRow| r.fitted.loaded().file_name.clone();
     let best: Vec<Option<String>> = (0..methods.len())
         .map(|j| {
