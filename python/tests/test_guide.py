@@ -4,7 +4,8 @@
 
 The blocks of one file run in order in one namespace (a chapter is one session: a later block
 uses the `x` or `occam` of an earlier one), in a fresh temporary directory that holds links to the
-repository's `examples/` and `docs/`, so the paths the guide writes resolve as from the
+repository's `examples/`, `docs/` and `crates/` (whose data files, such as the sunspots of
+`crates/occam-nn/data/`, the guide reads), so the paths the guide writes resolve as from the
 repository root and the files an example writes (`res.save("fit.json")`) land in the temporary
 directory. A block fails the test with its file and line."""
 
@@ -54,7 +55,7 @@ def test_block_finder_reads_only_python_fences():
 
 @pytest.mark.parametrize("path", WITH_PYTHON, ids=lambda p: str(p.relative_to(ROOT)))
 def test_python_examples_of_the_documentation_run(path, tmp_path, monkeypatch):
-    for name in ("examples", "docs"):
+    for name in ("examples", "docs", "crates"):
         (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": "__guide__"}
