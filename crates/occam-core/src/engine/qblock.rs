@@ -74,11 +74,8 @@ pub(super) trait QBlock {
     }
 
     /// Puts back a snapshot of `member`.
-    fn restore(&self, vmp: &mut Vmp, member: usize, state: NodeState) {
-        let n = &mut vmp.nodes[member];
-        n.q = state;
-        // Per-element moments formed on request (`Vmp::moments`) belong to the old state.
-        n.lazy = Default::default();
+    fn restore(&self, vmp: &mut Vmp, member: usize, mut state: NodeState) {
+        self.restore_swap(vmp, member, &mut state);
     }
 
     /// [`QBlock::snapshot`] into `out`, reusing its buffers (a block that overrides `snapshot`
@@ -93,6 +90,7 @@ pub(super) trait QBlock {
     fn restore_swap(&self, vmp: &mut Vmp, member: usize, state: &mut NodeState) {
         let n = &mut vmp.nodes[member];
         std::mem::swap(&mut n.q, state);
+        // Per-element moments formed on request (`Vmp::moments`) belong to the old state.
         n.lazy = Default::default();
     }
 }

@@ -123,11 +123,5 @@ pub(crate) fn row_in_component(flat: &Flat, theta: &Theta, i: usize, k: usize) -
     s
 }
 
-/// ln Σ exp(x).
-pub(crate) fn log_sum_exp(xs: &[f64]) -> f64 {
-    let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if m == f64::NEG_INFINITY || m.is_nan() {
-        return m;
-    }
-    m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
-}
+/// ln Σ exp(x): the core's ([`occam_core::special::log_sum_exp`]).
+pub(crate) use occam_core::special::log_sum_exp;

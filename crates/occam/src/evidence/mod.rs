@@ -160,7 +160,7 @@ pub enum Evidence {
     },
 }
 
-/// The word that marks an unreliable estimate's note (the flag is set from it, so the two agree).
+/// The word that marks each flag in an unreliable estimate's note.
 const UNRELIABLE: &str = "UNRELIABLE";
 
 /// Below this effective sample size an importance-sampling estimate is flagged unreliable: q is
@@ -257,7 +257,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
             se,
             ess,
             seconds: start.elapsed().as_secs_f64(),
-            unreliable: note.contains(UNRELIABLE),
+            unreliable: false,
             note,
         })
     };
@@ -332,27 +332,24 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
         Method::Is => match proposal::Proposal::new(&flat, fitted, opts.widen, opts.defensive) {
             Ok(q) => {
                 let s = importance::importance(&flat, &q, opts.samples, opts.seed);
-                done(
-                    Kind::Estimate,
-                    s.log_z,
-                    Some(s.se),
-                    Some(s.ess),
-                    format!(
-                        "{} draws ({:.0}% from the prior), ESS {:.0}{}",
-                        opts.samples,
-                        100.0 * opts.defensive,
-                        s.ess,
-                        if flat.weights.is_some() && flat.k > 1 {
-                            ", proposal symmetric under relabelling"
-                        } else {
-                            ""
-                        }
-                    ) + if s.ess < RELIABLE_ESS {
-                        "; UNRELIABLE: ESS < 100 (q is far from the posterior; the se \
-                         understates the error)"
+                let note = format!(
+                    "{} draws ({:.0}% from the prior), ESS {:.0}{}",
+                    opts.samples,
+                    100.0 * opts.defensive,
+                    s.ess,
+                    if flat.weights.is_some() && flat.k > 1 {
+                        ", proposal symmetric under relabelling"
                     } else {
                         ""
-                    } + &below_bound(fitted, s.log_z, s.se),
+                    }
+                );
+                let few = (s.ess < RELIABLE_ESS).then_some(
+                    "ESS < 100 (q is far from the posterior; the se understates the error)",
+                );
+                let (note, unreliable) = flagged(fitted, &s, note, few);
+                flag(
+                    done(Kind::Estimate, s.log_z, Some(s.se), Some(s.ess), note),
+                    unreliable,
                 )
             }
             Err(why) => na(why.to_string()),
@@ -360,20 +357,18 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
                 let s = ais::ais(&flat, opts.temperatures, opts.chains, opts.seed);
-                done(
-                    Kind::Estimate,
-                    s.log_z,
-                    Some(s.se),
-                    Some(s.ess),
-                    format!(
-                        "{} chains × {} temperatures from the prior, Gibbs sweeps, ESS {:.0}",
-                        opts.chains, opts.temperatures, s.ess
-                    ) + if s.ess < RELIABLE_ESS.min(opts.chains as f64 / 4.0) {
-                        "; UNRELIABLE: the chains' weights are dominated by a few (more \
-                         temperatures, or more chains)"
-                    } else {
-                        ""
-                    } + &below_bound(fitted, s.log_z, s.se),
+                let note = format!(
+                    "{} chains × {} temperatures from the prior, Gibbs sweeps, ESS {:.0}",
+                    opts.chains, opts.temperatures, s.ess
+                );
+                let few = (s.ess < RELIABLE_ESS.min(opts.chains as f64 / 4.0)).then_some(
+                    "the chains' weights are dominated by a few (more temperatures, or more \
+                     chains)",
+                );
+                let (note, unreliable) = flagged(fitted, &s, note, few);
+                flag(
+                    done(Kind::Estimate, s.log_z, Some(s.se), Some(s.ess), note),
+                    unreliable,
                 )
             }
             Err(why) => na(why.to_string()),
@@ -381,20 +376,38 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
     }
 }
 
-/// The flag of a sampling estimate more than 3 standard errors below the fit's VB bound, which is
-/// a lower bound on ln p(D) (Winn (1.8)): the sampler missed most of the posterior mass (for AIS,
-/// chains that did not mix between the modes of a mixture), whatever its standard error says.
-fn below_bound(fitted: &Fitted, log_z: f64, se: f64) -> String {
+/// A sampling estimate's note with its flags, and whether it has any: `few` when its weights are
+/// carried by too few draws or chains, and when it lies more than 3 standard errors below the
+/// fit's VB bound, which is a lower bound on ln p(D) (Winn (1.8)): the sampler missed most of the
+/// posterior mass (for AIS, chains that did not mix between the modes of a mixture), whatever
+/// its standard error says.
+fn flagged(
+    fitted: &Fitted,
+    s: &importance::Sampled,
+    mut note: String,
+    few: Option<&str>,
+) -> (String, bool) {
     let l = fitted.bound();
-    let gap = l - log_z;
-    if gap > 3.0 * se + 1e-9 * l.abs().max(1.0) {
+    let gap = l - s.log_z;
+    let below = (gap > 3.0 * s.se + 1e-9 * l.abs().max(1.0)).then(|| {
         format!(
-            "; {UNRELIABLE}: {gap:.4} nats below the VB lower bound {l:.4} (the sampler missed \
-             most of the posterior mass)"
+            "{gap:.4} nats below the VB lower bound {l:.4} (the sampler missed most of the \
+             posterior mass)"
         )
-    } else {
-        String::new()
+    });
+    let flags: Vec<String> = few.map(String::from).into_iter().chain(below).collect();
+    for f in &flags {
+        note += &format!("; {UNRELIABLE}: {f}");
     }
+    (note, !flags.is_empty())
+}
+
+/// `e` with its [`Estimate::unreliable`] flag set to `unreliable`.
+fn flag(mut e: Evidence, unreliable: bool) -> Evidence {
+    if let Evidence::Estimate(x) = &mut e {
+        x.unreliable = unreliable;
+    }
+    e
 }
 
 /// q's mean of every parameter (BIC's plug-in θ̂).

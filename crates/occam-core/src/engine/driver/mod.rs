@@ -416,21 +416,8 @@ impl Vmp {
     }
 
     /// Puts back a snapshot and drops every cached product.
-    pub(crate) fn restore(&mut self, state: Vec<NodeState>) {
-        let blocks = self.blocks.clone();
-        for (i, s) in state.into_iter().enumerate() {
-            match self.block_of[i] {
-                Some(b) => blocks[b as usize].restore(self, i, s),
-                None => {
-                    let n = &mut self.nodes[i];
-                    n.q = s;
-                    // Per-element moments formed on request (`Vmp::moments`) belong to the old
-                    // state.
-                    n.lazy = Default::default();
-                }
-            }
-        }
-        self.changed_all();
+    pub(crate) fn restore(&mut self, mut state: Vec<NodeState>) {
+        self.put_back(&mut state, false);
     }
 
     /// [`Vmp::snapshot`] into `buf`, reusing its buffers, for trials repeated from one state
@@ -453,9 +440,15 @@ impl Vmp {
     /// Puts back a snapshot of [`Vmp::snapshot_into`] by swapping (`buf` then holds the replaced
     /// states, whose buffers the next snapshot reuses) and drops every cached product.
     pub(crate) fn restore_swap(&mut self, buf: &mut [NodeState]) {
+        self.put_back(buf, true);
+    }
+
+    /// Swaps `buf` in as every node's state (each block's `QBlock::restore_swap`) but, when
+    /// `skip_observed`, fully observed nodes (which [`Vmp::snapshot_into`] leaves out).
+    fn put_back(&mut self, buf: &mut [NodeState], skip_observed: bool) {
         let blocks = self.blocks.clone();
         for (i, s) in buf.iter_mut().enumerate() {
-            if self.fully_observed(i) {
+            if skip_observed && self.fully_observed(i) {
                 continue;
             }
             match self.block_of[i] {
@@ -463,6 +456,8 @@ impl Vmp {
                 None => {
                     let n = &mut self.nodes[i];
                     std::mem::swap(&mut n.q, s);
+                    // Per-element moments formed on request (`Vmp::moments`) belong to the old
+                    // state.
                     n.lazy = Default::default();
                 }
             }
