@@ -96,7 +96,7 @@ impl ExpFamily for BernoulliLogit {
         event: EventShape::Scalar,
         slots: &[LOGIT_SLOT],
         params: &[],
-        summary: "0 or 1 with probability sigmoid(logit): `Bernoulli(sigmoid(x))`; \
+        summary: "0 or 1 with probability sigmoid(logit): `Bernoulli(sigmoid_jj(x))`; \
                   Jaakkola–Jordan bound (a true lower bound)",
     };
 

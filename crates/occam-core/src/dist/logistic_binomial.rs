@@ -40,7 +40,7 @@ impl ExpFamily for BinomialLogit {
         ],
         params: &[],
         summary: "successes in `trials` draws with probability sigmoid(logit): \
-                  `Binomial(n, sigmoid(x))`; Jaakkola–Jordan bound (a true lower bound)",
+                  `Binomial(n, sigmoid_jj(x))`; Jaakkola–Jordan bound (a true lower bound)",
     };
 
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
