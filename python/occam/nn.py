@@ -23,11 +23,14 @@ import json as _json
 import numpy as _np
 
 from . import _occam
-from ._errors import DataShapeError, DataTypeError
+from ._errors import DataError, DataShapeError, DataTypeError
 
 __all__ = ["BayesianMLP", "Network", "lag_windows"]
 
 Network = _occam.Network
+
+# The file format of `occam nn fit --out` (crates/occam/src/nn/fit.rs, `SavedNetwork`).
+_SAVED_FORMAT = "occam-nn-network/1"
 
 _FIELDS = (
     "hidden",
@@ -153,13 +156,48 @@ class BayesianMLP:
         return self._net().train_rmse
 
     def to_json(self):
-        """The fitted network as JSON text."""
-        return self._net().to_json()
+        """The fitted network as JSON text, in the file format of ``occam nn fit --out``
+        (``{"format": "occam-nn-network/1", "target", "inputs", "lags", "net"}``), so a network
+        fitted here is read by ``occam nn predict`` and keeps its lag order. Its columns take the
+        names the command line gives the columns of an ``.npy`` array: ``column 1`` ... for the
+        inputs and the next one for the target (a series of :meth:`fit_series`: ``column 1``, no
+        inputs); a CSV for it needs a header with those names."""
+        net = self._net()
+        lags = getattr(self, "lags_", None)
+        if lags is None:
+            inputs = [f"column {i + 1}" for i in range(net.inputs)]
+            target = f"column {net.inputs + 1}"
+        else:
+            inputs, target = [], "column 1"
+        saved = {
+            "format": _SAVED_FORMAT,
+            "target": target,
+            "inputs": inputs,
+            "lags": lags,
+            "net": _json.loads(net.to_json()),
+        }
+        return _json.dumps(saved)
 
     @classmethod
     def from_json(cls, text):
-        """A fitted network from :meth:`to_json`'s text."""
+        """A fitted network from :meth:`to_json`'s text, from a file that ``occam nn fit --out``
+        wrote, or from a bare network (``Network.to_json``); a time-series network keeps its lag
+        order, so :meth:`predict_series` works after the round trip."""
+        lags = None
+        try:
+            parsed = _json.loads(text)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and "format" in parsed:
+            if parsed["format"] != _SAVED_FORMAT or "net" not in parsed:
+                raise DataError(
+                    f"not a saved network: format {parsed['format']!r} (expected {_SAVED_FORMAT!r})"
+                )
+            lags = parsed.get("lags")
+            text = _json.dumps(parsed["net"])
         net = Network.from_json(text)
         obj = cls(**{k: v for k, v in _json.loads(net.spec).items() if k in _FIELDS})
         obj.network_ = net
+        if lags is not None:
+            obj.lags_ = int(lags)
         return obj

@@ -87,3 +87,24 @@ def test_lag_windows_and_a_series_network_equal_the_command_line(tmp_path):
     np.testing.assert_allclose(cli[:, 1], mean[40:], rtol=1e-12)
     with pytest.raises(occam.UsageError, match="fit_series"):
         BayesianMLP(**spec).fit(x, t).predict_series(y)
+    # A series network keeps its lag order through JSON, both ways between Python and the CLI.
+    back = BayesianMLP.from_json(net.to_json())
+    back_rows, back_mean = back.predict_series(y)
+    assert np.array_equal(back_rows, rows)
+    np.testing.assert_array_equal(back_mean, mean)
+    cli_net = BayesianMLP.from_json(out.read_text())
+    assert cli_net.lags_ == 3
+    np.testing.assert_allclose(cli_net.predict_series(y)[1][40:], mean[40:], rtol=1e-12)
+    headerless = tmp_path / "series.npy"  # an array's columns are `column 1`, ...
+    np.save(headerless, y[:, None])
+    saved = tmp_path / "py_net.json"
+    saved.write_text(net.to_json())
+    pred = subprocess.run([str(binary), "nn", "predict", str(saved), str(headerless)], check=True,
+                          capture_output=True, text=True).stdout
+    from_py = np.loadtxt(pred.splitlines(), delimiter=",", skiprows=1)
+    np.testing.assert_allclose(from_py[:, 1], mean, rtol=1e-12)
+
+
+def test_from_json_refuses_another_format():
+    with pytest.raises(occam.DataError, match="not a saved network: format 'other/1'"):
+        BayesianMLP.from_json(json.dumps({"format": "other/1", "net": {}}))

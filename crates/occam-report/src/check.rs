@@ -60,6 +60,9 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
         if let Some(t) = loaded.data.tables.get(&var.name) {
             let missing = t.present.iter().filter(|p| !**p).count();
             let _ = write!(extra, ", {}×{} from {}", t.rows, t.cols, t.file);
+            if let Some(chosen) = t.selection_text() {
+                let _ = write!(extra, " ({chosen})");
+            }
             if missing > 0 {
                 let _ = write!(extra, " ({missing} missing)");
             }

@@ -75,6 +75,24 @@ fn data_columns_and_rows_are_chosen_on_the_command_line() {
     assert_eq!(b["variables"]["x"]["plates"][0]["size"], 6);
     assert_eq!(a["bound"], fit(":1..@..80%,shuffle=3")["bound"]);
     assert_ne!(a["bound"], fit(":1..@..80%")["bound"]);
+    // `check` says what was chosen, in the syntax it was written in.
+    let check = String::from_utf8(
+        succeeded(occam().args([
+            "check",
+            model.to_str().unwrap(),
+            "--data",
+            &format!("x={}:eruptions,waiting@..20", csv.display()),
+        ]))
+        .stdout,
+    )
+    .unwrap();
+    assert!(
+        check.contains(&format!(
+            "20×2 from {} (columns eruptions, waiting; rows 0..20)",
+            csv.display()
+        )),
+        "{check}"
+    );
     let fails = |spec: &str, cmd: &str| {
         let mut c = occam();
         c.args([cmd, model.to_str().unwrap(), "--data"])

@@ -24,7 +24,7 @@ pub(super) struct Ctx {
 }
 
 impl Ctx {
-    fn allows(&self, p: usize) -> bool {
+    pub(super) fn allows(&self, p: usize) -> bool {
         self.plates.contains(&p) || self.extra.contains(&p)
     }
 

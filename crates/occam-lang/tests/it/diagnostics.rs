@@ -791,3 +791,15 @@ fn scale_over_another_event_plate() {
         "error: event plate mismatch in scale(): `x` is over Q (size 2), `c` over R (size 3)\n --> m.occam:6:36\n  |\n6 | y[N] over Q ~ GaussianARD(scale(x, c), 1)\n  |                                    ^ over R (size 3)\n  = hint: scale() works element by element over one event plate\n",
     );
 }
+
+/// A regression written as in NumPy, `X @ w` on a table `X[N, D]`: the error says how Occam
+/// writes it (rows as vectors over D, `dot`, and `w` as one vector).
+#[test]
+fn numpy_style_matrix_times_vector() {
+    check(
+        "plates N, D from data X\ndata X[N, D]\nw[D] ~ Gaussian(0, 1)\ny[N] ~ Bernoulli(sigmoid(X @ w))\nobserve y\n",
+        &[("X", 20, 2), ("y", 20, 1)],
+        Code::PlateMismatch,
+        "error: `X @ w`: `X` is a table of numbers over N and D, not a matrix of vectors\n --> m.occam:4:26\n  |\n4 | y[N] ~ Bernoulli(sigmoid(X @ w))\n  |                          ^ `X[N, D]` varies over D\n  |\n2 | data X[N, D]\n  |      - `X` declared here\n  = hint: for one row of `X` per element of N, declare `data X[N] over D` and write `dot(X[N], w)`, with `w over D` declared as one vector (e.g. `w over D ~ GaussianARD(0, 1)`) instead of `w[D]`\n",
+    );
+}

@@ -259,7 +259,15 @@ impl Table {
             None => (0..self.rows).collect(),
             Some(r) => r.resolve(self.rows, &self.file, &context)?,
         };
-        Ok(self.take(&rows, &cols))
+        let mut t = self.take(&rows, &cols);
+        // What was not chosen keeps the file's own order: no mapping to report.
+        if sel.columns.is_none() {
+            t.source_columns.clone_from(&self.source_columns);
+        }
+        if sel.rows.is_none() {
+            t.source_rows.clone_from(&self.source_rows);
+        }
+        Ok(t)
     }
 
     /// The table of rows `rows` (increasing) and columns `cols` of this one.
@@ -303,6 +311,41 @@ impl Table {
         }
     }
 
+    /// What a selection chose, in the syntax of `--data NAME=FILE:COLUMNS@ROWS` (0-based, end
+    /// excluded): e.g. `columns eruptions, waiting; rows 0..200` or `rows 3 ranges, 150 of 272`
+    /// when shuffled rows are no one range; `None` for a whole file.
+    pub fn selection_text(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(cols) = &self.source_columns {
+            let names: Vec<String> = match &self.header {
+                Some(h) => h.iter().map(|n| clip(n)).collect(),
+                None => cols.iter().map(|c| c.to_string()).collect(),
+            };
+            parts.push(format!("columns {}", shorten(&names)));
+        }
+        if let Some(rows) = &self.source_rows {
+            let mut ranges: Vec<(usize, usize)> = Vec::new();
+            for &r in rows {
+                match ranges.last_mut() {
+                    Some((_, end)) if *end == r => *end += 1,
+                    _ => ranges.push((r, r + 1)),
+                }
+            }
+            let text: Vec<String> = ranges.iter().map(|(a, b)| format!("{a}..{b}")).collect();
+            parts.push(if ranges.len() <= 3 {
+                format!("rows {}", text.join(", "))
+            } else {
+                format!(
+                    "{} rows in {} runs, from {}",
+                    rows.len(),
+                    ranges.len(),
+                    shorten(&text)
+                )
+            });
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
+
     /// The file's data row (0-based, header excluded) of row `r`.
     pub fn source_row(&self, r: usize) -> usize {
         self.source_rows
@@ -317,5 +360,21 @@ impl Table {
             .as_ref()
             .and_then(|s| s.get(c).copied())
             .unwrap_or(c)
+    }
+}
+
+/// At most the first 8 items of a list, then how many more.
+fn shorten(items: &[String]) -> String {
+    match items.len() {
+        0..=8 => items.join(", "),
+        n => format!("{}, … ({} more)", items[..8].join(", "), n - 8),
+    }
+}
+
+/// A column name clipped to 40 characters for a summary line.
+fn clip(name: &str) -> String {
+    match name.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &name[..i]),
+        None => name.to_string(),
     }
 }

@@ -263,3 +263,32 @@ fn a_text_column_left_out_is_not_read() {
     std::fs::write(&p, "rownames,glu,bmi,type\n1,86,30.2,\"No\"\n").unwrap();
     assert_eq!(read(":glu,bmi").unwrap().values, [86.0, 30.2]);
 }
+
+#[test]
+fn a_selection_describes_itself_in_its_own_syntax() {
+    let t = faithful();
+    assert_eq!(t.selection_text(), None);
+    let both = t
+        .select(&Selection {
+            columns: Some(vec!["waiting".into()]),
+            rows: Some(parse_rows("1..3", "x").unwrap()),
+            ..Selection::default()
+        })
+        .unwrap();
+    assert_eq!(
+        both.selection_text().as_deref(),
+        Some("columns waiting; rows 1..3")
+    );
+    let n = 40;
+    let text = format!(
+        "a\n{}",
+        (0..n).map(|i| format!("{i}\n")).collect::<String>()
+    );
+    let long = parse_csv("x", "l.csv", &text).unwrap();
+    let shuffled = long.select(&rows("..50%,shuffle=7")).unwrap();
+    let s = shuffled.selection_text().unwrap();
+    assert_eq!(
+        s,
+        "20 rows in 11 runs, from 1..2, 5..6, 7..8, 10..11, 12..15, 18..20, 21..26, 27..29, … (3 more)"
+    );
+}
