@@ -26,6 +26,11 @@ fn scaled_ref(e: &Expr) -> Option<(&VarRef, f64)> {
     match &e.op {
         ExprOp::Var(r) if !r.is_mixture() => Some((r, 1.0)),
         ExprOp::Product(parts) => match parts.as_slice() {
+            // `1 * a`: the resolver folds the factor 1 away.
+            [x] => match &x.op {
+                ExprOp::Var(r) if !r.is_mixture() => Some((r, 1.0)),
+                _ => None,
+            },
             [x, c] => match (&x.op, &c.op) {
                 (ExprOp::Var(r), ExprOp::Const(ConstValue::Scalar(c)))
                     if !r.is_mixture() && *c > 0.0 =>
