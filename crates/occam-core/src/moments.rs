@@ -33,6 +33,10 @@ pub enum MomentKind {
         /// Number of categories.
         k: usize,
     },
+    /// u = [s, ln a, ln Γ(s), s ln s] of a latent a whose multiple s = c·a is the shape of Gamma
+    /// children (Winn Example 2.1, (2.68)); c is a constant of the latent's family (1 for a fixed
+    /// value, the shape itself), and the children read s, ln Γ(s) and s ln s only.
+    GammaShape,
     /// u = \[x\] for counts and other scalars with no conjugate children (Bernoulli, Binomial,
     /// Poisson, Exponential).
     Scalar,
@@ -47,6 +51,7 @@ impl MomentKind {
             MomentKind::Wishart { d } => d * d + 1,
             MomentKind::Dirichlet { k } | MomentKind::Categorical { k } => k,
             MomentKind::Scalar => 1,
+            MomentKind::GammaShape => 4,
         }
     }
 
@@ -59,7 +64,7 @@ impl MomentKind {
     pub fn value_len(self) -> usize {
         match self {
             MomentKind::Gaussian { d } => d,
-            MomentKind::Gamma | MomentKind::Scalar => 1,
+            MomentKind::Gamma | MomentKind::Scalar | MomentKind::GammaShape => 1,
             MomentKind::Wishart { d } => d * d,
             MomentKind::Dirichlet { k } => k,
             MomentKind::Categorical { .. } => 1,
@@ -118,6 +123,12 @@ impl MomentKind {
                 u
             }
             MomentKind::Scalar => vec![x[0]],
+            MomentKind::GammaShape => {
+                if x[0] <= 0.0 {
+                    return Err(ValueError::NotPositive { value: x[0] });
+                }
+                crate::dist::shape_stats(x[0], 1.0).to_vec()
+            }
         })
     }
 }
@@ -133,6 +144,7 @@ impl fmt::Display for MomentKind {
             MomentKind::Dirichlet { k } => write!(f, "Dirichlet ({k} categories)"),
             MomentKind::Categorical { k } => write!(f, "Categorical ({k} categories)"),
             MomentKind::Scalar => write!(f, "scalar"),
+            MomentKind::GammaShape => write!(f, "Gamma shape"),
         }
     }
 }

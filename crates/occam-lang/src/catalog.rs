@@ -161,7 +161,13 @@ mod tests {
         );
         assert_eq!(
             producers(&[ValueKind::Positive]),
-            vec!["Gamma", "Exponential"]
+            vec![
+                "Gamma",
+                "Exponential",
+                "ShapeGamma",
+                "GammaRandomShape",
+                "GammaTiedShape"
+            ]
         );
         assert!(function("dot").is_some());
         let names: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();

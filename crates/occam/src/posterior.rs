@@ -133,6 +133,19 @@ fn summaries(c: &Compiled, node: NodeId, kind: MomentKind, u: &[f64], n: usize) 
         MomentKind::Scalar => vec![Column::per_element("mean", vec![], u, len, |u, out| {
             out.push(u[0])
         })],
+        // u = [c a, ln a, ln Γ(c a), c a ln(c a)]: the mean from the engine (it knows c).
+        MomentKind::GammaShape => {
+            let mut cols = Vec::new();
+            if let Some(m) = c.vmp.mean(node) {
+                let mut col = Column::new("mean", vec![], n);
+                col.values = m;
+                cols.push(col);
+            }
+            cols.push(Column::per_element("mean_log", vec![], u, len, |u, out| {
+                out.push(u[1])
+            }));
+            cols
+        }
     }
 }
 

@@ -1,5 +1,6 @@
-//! Gamma(x | a, b) with shape a (a constant: no conjugate prior exists, Winn Table 2.1) and rate b
-//! — Winn (A.11–A.14).
+//! Gamma(x | a, b) with shape a and rate b — Winn (A.11–A.14). The shape has no conjugate prior
+//! (Winn Table 2.1): this family holds a constant shape; a random one (Winn Example 2.1) builds
+//! [`super::GammaRandomShape`] (its variable then gets [`super::ShapeGamma`], q by quadrature).
 //!
 //! u = [x, ln x], φ = [−b, a − 1], f = 0, A(φ) = ln Γ(φ₂ + 1) − (φ₂ + 1) ln(−φ₁).
 //! ⟨u⟩ = [a/b, ψ(a) − ln b]. The rate may have a Gamma parent: message [−⟨x⟩, a].
@@ -8,7 +9,7 @@ use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
-    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
+    Arg, ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
 };
 use crate::special::{digamma, ln_gamma};
 use crate::Rng;
@@ -31,7 +32,7 @@ pub(crate) fn shape_rate(phi: &[f64]) -> Result<(f64, f64), OutOfDomain> {
 }
 
 /// The rate slot of the Gamma: a Gamma or a positive constant.
-const RATE_SLOT: SlotSpec = SlotSpec {
+pub(crate) const RATE_SLOT: SlotSpec = SlotSpec {
     name: "rate",
     aliases: &["b", "beta", "inverse_scale"],
     kinds: &[ValueKind::Positive],
@@ -58,18 +59,27 @@ impl ExpFamily for Gamma {
             SlotSpec {
                 name: "shape",
                 aliases: &["a"],
-                kinds: &[],
+                kinds: &[ValueKind::Positive],
                 constant: ConstDomain::Positive,
                 shape: SlotShape::Scalar,
-                expects: "a positive constant",
+                expects: "a positive constant, or a Gamma- or Exponential-distributed variable                           (times a positive constant)",
             },
             RATE_SLOT,
         ],
         params: &["shape", "rate"],
-        summary: "Gamma with shape and rate (mean shape / rate)",
+        summary: "Gamma with shape and rate (mean shape / rate); a random shape (a `Gamma` or \
+                  `Exponential` variable, times a positive constant) makes it `GammaRandomShape` \
+                  (`GammaTiedShape` when the rate is a multiple of the same variable) and the \
+                  shape's variable `ShapeGamma`",
     };
 
+    /// The family's parent slots: the rate only (a constant shape is a field).
+    const SLOTS: &'static [SlotSpec] = &[RATE_SLOT];
+
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
+        if let Arg::Variable(_) = args.get(0) {
+            return Ok(super::GammaRandomShape.into());
+        }
         Ok(Gamma {
             shape: args.number(0)?,
         }

@@ -27,6 +27,11 @@ pub(crate) fn random_moments(rng: &mut Rng, kind: MomentKind) -> Vec<f64> {
         .into(),
         MomentKind::Categorical { k } => super::Categorical { k }.into(),
         MomentKind::Scalar => super::Poisson.into(),
+        MomentKind::GammaShape => super::ShapeGamma {
+            alpha: 2.0,
+            scale: 1.0,
+        }
+        .into(),
     };
     struct R<'a>(&'a mut Rng);
     impl DistVisitor for R<'_> {
@@ -188,7 +193,7 @@ impl DistVisitor for CheckLaws {
                                 m.iter().map(|v| v.exp()).collect::<Vec<_>>()
                             }
                             MomentKind::Categorical { .. } => vec![0.0],
-                            MomentKind::Scalar => vec![m[0]],
+                            MomentKind::Scalar | MomentKind::GammaShape => vec![m[0]],
                         };
                         let value = match inp.kind {
                             MomentKind::Dirichlet { .. } => {
@@ -336,8 +341,18 @@ impl DistVisitor for CheckSpec {
         }
         assert!(dist.free_params() >= 1, "{}", D::NAME);
         assert!(dist.free_params() <= dist.kind().len(), "{}", D::NAME);
-        // Every core parent slot is a slot of the spec that takes a variable, in order.
-        assert_eq!(D::SLOTS, spec.parent_slots(), "{}", D::NAME);
+        // Every core parent slot is a slot of the spec that takes a variable, in order; a family
+        // may hold a leading slot that also takes a variable as a constant (the Gamma's shape,
+        // whose random form is another family).
+        let parents = spec.parent_slots();
+        assert!(parents.ends_with(D::SLOTS), "{}", D::NAME);
+        assert!(
+            parents[..parents.len() - D::SLOTS.len()]
+                .iter()
+                .all(|s| s.takes_constant()),
+            "{}",
+            D::NAME
+        );
         assert!(D::SLOTS.iter().all(|s| s.takes_variable()), "{}", D::NAME);
         let mut all: Vec<&str> = spec
             .slots

@@ -29,12 +29,15 @@ use crate::Rng;
 pub use crate::spec::SlotSpec as Slot;
 use crate::spec::{ArgError, Args, FamilySpec, Param};
 mod quality;
+mod shape_quad;
 /// The Jaakkola–Jordan bound of the logit families, for checks outside the family files.
 pub use logistic::{jj_bound, jj_lambda, jj_xi};
 /// Many draws from one Gaussian-vector φ with one factorisation (the engine's shared-covariance
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
 pub use quality::BoundQuality;
+/// u(a) of a Gamma's random shape ([`MomentKind::GammaShape`]).
+pub use shape_quad::shape_stats;
 
 /// What a slot accepts: moments of `kind`, gathered over `stack` elements of the child's event
 /// plate (`stack == 1`: an ordinary parent; `stack == d`: e.g. the d Gamma precisions of an ARD
@@ -296,6 +299,9 @@ registry! {
     BernoulliLogitQuad => logistic_quad::BernoulliLogitQuad,
     BinomialLogitQuad => logistic_binomial_quad::BinomialLogitQuad,
     PoissonLog => poisson_log::PoissonLog,
+    ShapeGamma => shape_gamma::ShapeGamma,
+    GammaRandomShape => gamma_random_shape::GammaRandomShape,
+    GammaTiedShape => gamma_tied_shape::GammaTiedShape,
 }
 
 /// The spec of the family named `name` or one of its aliases.

@@ -121,6 +121,11 @@ impl Vmp {
             match n.kind {
                 MomentKind::Gaussian { d } => out.extend_from_slice(&u[..d]),
                 MomentKind::Gamma | MomentKind::Scalar => out.push(u[0]),
+                // u[0] = c·⟨a⟩ (MomentKind::GammaShape).
+                MomentKind::GammaShape => out.push(match n.dist() {
+                    Some(crate::dist::Dist::ShapeGamma(g)) => u[0] / g.scale,
+                    _ => u[0],
+                }),
                 MomentKind::Wishart { d } => out.extend_from_slice(&u[..d * d]),
                 MomentKind::Categorical { .. } => out.extend_from_slice(u),
                 MomentKind::Dirichlet { .. } => {

@@ -36,6 +36,7 @@ use crate::error::{Error, Result};
 
 pub mod chain;
 mod qblocks;
+mod shape;
 mod slots;
 
 /// What the lowering produced: the graph and the map between core nodes and model variables.
@@ -134,6 +135,8 @@ struct Lowering<'a> {
     /// Categorical variables used as mixture selectors, and as gate indices.
     selector_cats: Vec<usize>,
     gate_cats: Vec<usize>,
+    /// Variables used as a Gamma's random shape, with the constant of their uses (`shape.rs`).
+    shape_vars: HashMap<usize, f64>,
 }
 
 /// Lowers `model`; observed variables get their tables from `data` when `observe` is true.
@@ -151,6 +154,7 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
         has_mixture: false,
         selector_cats: Vec::new(),
         gate_cats: Vec::new(),
+        shape_vars: shape::shape_uses(model, src)?,
     };
     for p in &model.plates {
         let size = usize::try_from(p.size).map_err(|_| {

@@ -59,7 +59,7 @@ impl Lowering<'_> {
                 spec,
             },
         );
-        let dist: Dist = match built {
+        let mut dist: Dist = match built {
             Some(Ok(dist)) => dist,
             Some(Err(e)) => {
                 let span = e
@@ -79,6 +79,21 @@ impl Lowering<'_> {
                 )))
             }
         };
+        // A Gamma's random shape (Winn Example 2.1, `shape.rs`): the shape variable's own family,
+        // and the child's shape slot reading that variable.
+        if let Some(&c) = self.shape_vars.get(&v) {
+            dist = self.as_shape_variable(v, dist, c)?;
+        }
+        let rewritten;
+        let args = if matches!(dist, Dist::GammaRandomShape(_) | Dist::GammaTiedShape(_)) {
+            let (d, a) = self.random_shape_child(dist, args)?;
+            dist = d;
+            rewritten = a;
+            rewritten.as_slice()
+        } else {
+            args
+        };
+        let arg = |slot: &str| args.iter().find(|a| a.slot == slot);
         // This variable alone within the model's state budget, before its slots' constants (a
         // Wishart's D × D rate) are made: an event plate of 30,000 columns allocated 7.2 GB here.
         self.check_variable_size(v, dist.kind().len())?;

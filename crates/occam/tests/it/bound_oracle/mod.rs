@@ -9,7 +9,8 @@
 //! * mixtures of K ≤ 3 latent means over N ≤ 6 points: all K^N assignments, the means integrated
 //!   out in closed form;
 //! * missing observations (NaN): the missing rows drop out of the exact evidence;
-//! * a Gamma precision: the closed form with a known mean, 1-D quadrature with a latent mean.
+//! * a Gamma precision: the closed form with a known mean, 1-D quadrature with a latent mean;
+//! * a Gamma's random shape (plain and tied to the rate): 1-D quadrature, q exact.
 //!
 //! Everywhere the bound must stay below the evidence, L ≤ ln p(D) + 1e-9·max(1, |ln p(D)|) (Winn
 //! (1.8): L = ln p(D) − KL(q ‖ p)); where q can be exact (one scalar Gaussian latent with
@@ -200,3 +201,4 @@ mod missing;
 mod mixture;
 mod precision;
 mod product;
+mod shape;
