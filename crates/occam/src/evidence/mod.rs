@@ -7,6 +7,7 @@
 //! | `vb` | the VB bound L (Winn (1.8): ln p(D) − KL(q ‖ p)) | every model |
 //! | `vbsym` | L + ln(K!/Π m_g!): the bound corrected for the K! relabelled modes of a mixture (module `relabel`) | mixtures |
 //! | `exact` | closed form of a one-layer conjugate model; all K^N assignments of a small mixture (module `exact`) | recognised models |
+//! | `laplace` | F(η*) + (d/2) ln 2π − ½ ln \|A\| at the MAP in unconstrained coordinates (module `laplace`), + ln K!/Π m_g! for a mixture | recognised models |
 //! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
 //! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`) | recognised conjugate models |
 //! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
@@ -24,10 +25,14 @@ mod density;
 mod exact;
 mod flat;
 mod importance;
+mod laplace;
+#[cfg(test)]
+mod laplace_tests;
 mod not_applicable;
 mod proposal;
 mod relabel;
 mod table;
+mod unconstrained;
 
 use std::time::Instant;
 
@@ -46,6 +51,8 @@ pub enum Method {
     VbSym,
     /// Exact: closed form or enumeration.
     Exact,
+    /// Laplace's approximation at the MAP.
+    Laplace,
     /// The Bayesian information criterion.
     Bic,
     /// Cheeseman–Stutz.
@@ -58,10 +65,11 @@ pub enum Method {
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 8] = [
         Method::Vb,
         Method::VbSym,
         Method::Exact,
+        Method::Laplace,
         Method::Bic,
         Method::Cs,
         Method::Is,
@@ -74,6 +82,7 @@ impl Method {
             Method::Vb => "vb",
             Method::VbSym => "vbsym",
             Method::Exact => "exact",
+            Method::Laplace => "laplace",
             Method::Bic => "bic",
             Method::Cs => "cs",
             Method::Is => "is",
@@ -108,6 +117,8 @@ pub enum Kind {
     Estimate,
     /// Correct up to O(1) as the data grow.
     Asymptotic,
+    /// Correct up to O(1/N) as the data grow (a Gaussian at the mode: Laplace).
+    SecondOrder,
 }
 
 impl Kind {
@@ -119,6 +130,7 @@ impl Kind {
             Kind::SeparatedBound => "bound if separated",
             Kind::Estimate => "estimate",
             Kind::Asymptotic => "asymptotic",
+            Kind::SecondOrder => "asymptotic O(1/N)",
         }
     }
 }
@@ -296,6 +308,28 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                     "closed form".into()
                 };
                 done(Kind::Exact, v, None, None, how)
+            }
+            Err(why) => na(why.to_string()),
+        },
+        Method::Laplace => match q_mean(&flat, fitted).and_then(|t| laplace::laplace(&flat, &t)) {
+            Ok(l) => {
+                let mut note = format!(
+                    "ln p(D,θ*) = {:.4}, ln|A| = {:.4}, d = {}, max|∇| {:.1e}",
+                    l.log_joint, l.log_det, l.dim, l.gradient
+                );
+                if let Some(r) = &l.relabel {
+                    note += &format!("; +{:.4} nats relabelling, {}", r.log_count, r.note);
+                }
+                if !l.positive_definite {
+                    note += &format!(
+                        "; {UNRELIABLE}: the Hessian of ln p(D, θ) at the mode is not negative \
+                         definite (a saddle or a flat direction; ln|A| from |eigenvalues|)"
+                    );
+                }
+                flag(
+                    done(Kind::SecondOrder, l.log_evidence, None, None, note),
+                    !l.positive_definite,
+                )
             }
             Err(why) => na(why.to_string()),
         },
