@@ -12,6 +12,7 @@
 //! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`) | recognised conjugate models |
 //! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
 //! | `ais` | annealed importance sampling from the prior, Gibbs transitions (module `ais`) | recognised (semi-)conjugate models |
+//! | `cv` | K-fold cross-validation: Σ_i ln p(x_i \| other folds) under q (module `cv`); not ln p(D) | recognised models |
 //!
 //! "Recognised" is module `flat`: rows of observations whose parameters have constant-hyperparameter
 //! priors (Gaussian, Normal–Gamma, Gamma, Beta, Dirichlet), shared by every row or chosen per
@@ -19,8 +20,10 @@
 //! [`Evidence::NotApplicable`] with the reason, never an error.
 
 mod ais;
+mod average;
 mod conjugate;
 mod cs;
+mod cv;
 mod density;
 mod exact;
 mod flat;
@@ -36,8 +39,9 @@ mod unconstrained;
 
 use std::time::Instant;
 
+pub use average::average;
 pub use not_applicable::NotApplicable;
-pub use table::{compare_evidence, EvidenceRow};
+pub use table::{compare_evidence, weights, EvidenceRow};
 
 use crate::error::{Error, Result};
 use crate::fitted::Fitted;
@@ -61,11 +65,13 @@ pub enum Method {
     Is,
     /// Annealed importance sampling.
     Ais,
+    /// K-fold cross-validation (held-out log predictive density; not an evidence).
+    Cv,
 }
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 8] = [
+    pub const ALL: [Method; 9] = [
         Method::Vb,
         Method::VbSym,
         Method::Exact,
@@ -74,6 +80,7 @@ impl Method {
         Method::Cs,
         Method::Is,
         Method::Ais,
+        Method::Cv,
     ];
 
     /// The name on the command line and in tables.
@@ -87,6 +94,7 @@ impl Method {
             Method::Cs => "cs",
             Method::Is => "is",
             Method::Ais => "ais",
+            Method::Cv => "cv",
         }
     }
 
@@ -119,6 +127,9 @@ pub enum Kind {
     Asymptotic,
     /// Correct up to O(1/N) as the data grow (a Gaussian at the mode: Laplace).
     SecondOrder,
+    /// Not ln p(D): Σ_i ln p(x_i | the other folds), cross-validation's estimate of N times the
+    /// expected log predictive density of a new row, ± its standard error across rows.
+    HeldOut,
 }
 
 impl Kind {
@@ -131,6 +142,7 @@ impl Kind {
             Kind::Estimate => "estimate",
             Kind::Asymptotic => "asymptotic",
             Kind::SecondOrder => "asymptotic O(1/N)",
+            Kind::HeldOut => "held-out, not ln p",
         }
     }
 }
@@ -203,7 +215,7 @@ impl Evidence {
 }
 
 /// Options of the estimators.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Importance-sampling draws.
     pub samples: usize,
@@ -219,6 +231,11 @@ pub struct Options {
     pub temperatures: usize,
     /// Chains of annealed importance sampling.
     pub chains: usize,
+    /// Folds of cross-validation.
+    pub folds: usize,
+    /// Settings of cross-validation's fits on K − 1 folds (`None`: the defaults with `seed`);
+    /// [`compare_evidence`] passes the comparison's own.
+    pub refit: Option<crate::driver::Settings>,
 }
 
 impl Default for Options {
@@ -231,6 +248,8 @@ impl Default for Options {
             defensive: 0.1,
             temperatures: 1000,
             chains: 64,
+            folds: 5,
+            refit: None,
         }
     }
 }
@@ -252,6 +271,9 @@ impl Options {
         }
         if !(2..=1_000_000).contains(&self.chains) {
             return Err(Error::Usage("chains: give 2 to 1000000".into()));
+        }
+        if self.folds < 2 {
+            return Err(Error::Usage("folds: give at least 2".into()));
         }
         Ok(())
     }
@@ -388,6 +410,33 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
             }
             Err(why) => na(why.to_string()),
         },
+        Method::Cv => {
+            let settings = opts.refit.clone().unwrap_or(crate::driver::Settings {
+                seed: opts.seed,
+                ..Default::default()
+            });
+            match cv::cross_validate(
+                fitted,
+                &flat,
+                opts.folds,
+                opts.samples,
+                opts.seed,
+                &settings,
+            ) {
+                Ok(h) => done(
+                    Kind::HeldOut,
+                    h.total,
+                    Some(h.se),
+                    None,
+                    format!(
+                        "{} folds of {} rows, {} draws from each fold's q; N × expected log \
+                         predictive density, not ln p(D); se across rows",
+                        opts.folds, h.rows, opts.samples
+                    ),
+                ),
+                Err(why) => na(why.to_string()),
+            }
+        }
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
                 let s = ais::ais(&flat, opts.temperatures, opts.chains, opts.seed);
@@ -442,6 +491,12 @@ fn flag(mut e: Evidence, unreliable: bool) -> Evidence {
         x.unreliable = unreliable;
     }
     e
+}
+
+/// The number of free parameters of a recognised model (BIC's d), or `None` for a model the
+/// estimators do not recognise.
+pub fn free_parameters(fitted: &Fitted) -> Option<usize> {
+    flat::recognise(fitted.loaded()).ok().map(|f| f.dimension())
 }
 
 /// q's mean of every parameter (BIC's plug-in θ̂).
