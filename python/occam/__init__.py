@@ -428,11 +428,12 @@ def load(path):
 
 def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6,
             prune=True, strict=False, methods=None, plate=None, samples=20000, widen=2.0,
-            max_assignments=4194304, temperatures=1000, chains=64):
+            max_assignments=4194304, temperatures=1000, chains=64, folds=5):
     """Fits every model (``Model`` objects or paths) to the same data with the same settings and
     compares their bounds; ``priors`` are prior model weights (equal when omitted).
 
-    ``methods`` (e.g. ``["vb", "exact", "is"]``; also ``"vbsym"``, ``"bic"``, ``"cs"``, ``"ais"``)
+    ``methods`` (e.g. ``["vb", "exact", "is"]``; also ``"vbsym"``, ``"laplace"``, ``"bic"``,
+    ``"cs"``, ``"ais"``, and ``"cv"``, ``folds``-fold cross-validation, which is not an evidence)
     adds the evidence estimates of ``occam compare --method`` to each row
     (``row.evidence[method]``); for small data use ``"is"`` (checked against ``"exact"`` where
     that applies), and ``"ais"`` (annealed importance sampling, ``chains`` chains of
@@ -449,7 +450,7 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
             None if priors is None else [float(p) for p in priors],
             methods=None if methods is None else [str(m) for m in methods], plate=sweep,
             samples=int(samples), widen=float(widen), max_assignments=int(max_assignments),
-            temperatures=int(temperatures), chains=int(chains), **s)
+            temperatures=int(temperatures), chains=int(chains), folds=int(folds), **s)
         bounds = [f.bound for f, _, _ in rows]
         probs = _occam.probabilities(bounds, None if priors is None else [float(p) for p in priors])
         best = max(bounds)

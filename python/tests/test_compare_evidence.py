@@ -58,8 +58,8 @@ def test_not_applicable_and_usage_errors():
                          methods=["vb", "exact"])
     reason = rows[0].evidence["exact"]["not_applicable"]
     assert "independent priors" in reason
-    with pytest.raises(occam.UsageError, match="unknown `laplace`"):
-        occam.compare([MODEL], data={"x": X}, methods=["laplace"])
+    with pytest.raises(occam.UsageError, match="unknown `harmonic`"):
+        occam.compare([MODEL], data={"x": X}, methods=["harmonic"])
     with pytest.raises(occam.UsageError, match="plate"):
         occam.compare([MODEL], data={"x": X}, plate="K")
     with pytest.raises(occam.UsageError, match="takes its size from data"):
@@ -76,3 +76,28 @@ def test_ais_from_python_matches_exact_and_the_command_line_options():
         assert "32 chains × 300 temperatures" in a["note"]
     with pytest.raises(occam.UsageError, match="chains"):
         occam.compare([MODEL], data={"x": X}, methods=["ais"], chains=1)
+
+
+def test_laplace_and_cross_validation_from_python_match_the_command_line():
+    binary = pathlib.Path(os.environ.get("OCCAM_BIN", ROOT / "target" / "debug" / "occam"))
+    rows = occam.compare([MODEL], data={"x": X}, plate="K=1..3",
+                         methods=["exact", "laplace", "cv"], folds=3, restarts=5)
+    for r in rows:
+        lap, e = r.evidence["laplace"], r.evidence["exact"]["log_evidence"]
+        assert lap["kind"] == "asymptotic O(1/N)"
+        assert abs(lap["log_evidence"] - e) < 1.0, (lap, e)
+        assert r.evidence["cv"]["kind"] == "held-out, not ln p"
+        assert "3 folds" in r.evidence["cv"]["note"]
+    assert int(np.argmax([r.evidence["cv"]["log_evidence"] for r in rows])) == 2
+    with pytest.raises(occam.UsageError, match="folds"):
+        occam.compare([MODEL], data={"x": X}, methods=["cv"], folds=1)
+    if not binary.is_file():
+        pytest.skip(f"{binary} is missing")
+    csv = ROOT / "docs" / "guide" / "examples" / "three_clusters.csv"
+    out = subprocess.run([str(binary), "compare", str(MODEL), "--data", f"x={csv}", "--plate",
+                          "K=1..3", "--method", "laplace,cv", "--folds", "3", "--restarts", "5",
+                          "--json"], capture_output=True, text=True, check=True, cwd=ROOT)
+    for r, c in zip(rows, json.loads(out.stdout)["models"]):
+        for e in c["evidence"]:
+            assert r.evidence[e["method"]]["log_evidence"] == pytest.approx(e["log_evidence"],
+                                                                            abs=1e-9)

@@ -15,7 +15,7 @@ use crate::model::{fit_released, settings, PyModel};
 /// and either `kind`, `log_evidence`, `se`, `ess`, `seconds`, `note`, `probability` or
 /// `not_applicable`.
 #[pyfunction]
-#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, temperatures=1000, chains=64, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false))]
+#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, temperatures=1000, chains=64, folds=5, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare_evidence<'py>(
     py: Python<'py>,
@@ -29,6 +29,7 @@ pub fn compare_evidence<'py>(
     max_assignments: u64,
     temperatures: usize,
     chains: usize,
+    folds: usize,
     seed: u64,
     restarts: usize,
     max_iter: usize,
@@ -82,10 +83,16 @@ pub fn compare_evidence<'py>(
             max_assignments,
             temperatures,
             chains,
+            folds,
             ..Options::default()
         };
         opts.validate().py_err(py)?;
         let s = settings(seed, restarts, max_iter, tol, prune, strict, None, None);
+        // Cross-validation refits with the comparison's own settings.
+        let opts = Options {
+            refit: Some(s.clone()),
+            ..opts
+        };
         let mut rows = Vec::with_capacity(loaded.len());
         for model in &loaded {
             let start = std::time::Instant::now();

@@ -99,6 +99,21 @@ impl Model {
         })
     }
 
+    /// The same model text against other data (re-resolved: plates sized from data take the
+    /// new sizes). Cross-validation fits it on subsets of the rows.
+    pub fn with_data(&self, data: &DataSet) -> Result<Model> {
+        let l = &self.loaded;
+        Ok(Model {
+            loaded: Arc::new(model::load_source(
+                &l.path,
+                l.file_name.clone(),
+                l.source.clone(),
+                None,
+                data,
+            )?),
+        })
+    }
+
     /// Compiles and fits the model, calling `observer` after every sweep.
     pub fn fit_observed(&self, settings: &Settings, observer: &mut dyn Observer) -> Result<Fitted> {
         settings.validate()?;
@@ -251,6 +266,13 @@ impl Fitted {
     /// The loaded model.
     pub fn loaded(&self) -> &Loaded {
         &self.loaded
+    }
+
+    /// The model that was fitted (to fit it again, or on other data).
+    pub fn model(&self) -> Model {
+        Model {
+            loaded: self.loaded.clone(),
+        }
     }
 
     /// The compiled engine in its fitted state.

@@ -33,7 +33,10 @@ pub struct CompareArgs {
     /// conjugate model, or every assignment of a small mixture), bic, cs (Cheeseman–Stutz from
     /// q's expected statistics), is (importance sampling
     /// from the widened q, symmetric under relabelling; ± standard error), ais (annealed
-    /// importance sampling from the prior by Gibbs sweeps; ± standard error). For small data use
+    /// importance sampling from the prior by Gibbs sweeps; ± standard error), laplace (Laplace's
+    /// approximation at the MAP: error O(1/N)), cv (K-fold cross-validation, --folds: the
+    /// held-out log predictive density summed over rows, not an evidence; ± se across rows).
+    /// For small data use
     /// `is` (checked against `exact` where that applies): `vb` alone under-rates a mixture of K
     /// separated components by up to ln K! and can pick too few. Where `is` is flagged
     /// UNRELIABLE (larger mixtures), use `ais`. A method that does not apply to a model prints
@@ -64,6 +67,24 @@ pub struct CompareArgs {
     /// Largest number of assignments K^N that method exact enumerates.
     #[arg(long = "max-assignments", default_value_t = 1 << 22)]
     pub max_assignments: u64,
+    /// Folds of cross-validation (method cv), split by a shuffle seeded by --seed.
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// Bayesian model averaging: predict new rows (--predict) with every model and average the
+    /// predictives weighted by the posterior model probabilities under METHOD (one of
+    /// --method); the averaged table goes to --predict-out.
+    #[arg(long, value_name = "METHOD", requires = "predict_out")]
+    pub average: Option<String>,
+    /// The new rows' data for --average under the model's names (repeatable), e.g. X=new.csv.
+    #[arg(long = "predict", value_name = "NAME=FILE")]
+    pub predict: Vec<String>,
+    /// Where --average writes the averaged predictive: a CSV file (one variable) or a directory.
+    #[arg(long = "predict-out", value_name = "FILE", requires = "average")]
+    pub predict_out: Option<PathBuf>,
+    /// Write an SVG of every method's ln p(D) against the models' free parameters (their
+    /// order when a model is not recognised) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
 }
 
 /// Runs `occam compare`.
@@ -98,7 +119,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             )));
         }
     }
-    if methods != [occam::evidence::Method::Vb] {
+    if methods != [occam::evidence::Method::Vb] || a.average.is_some() || a.plot.is_some() {
         return super::compare_methods::run(a, &models, &settings, &priors, &methods);
     }
     let compared = occam::compare_kinds(&models, &settings, &priors, a.mixed_bounds, &mut |i| {

@@ -32,6 +32,29 @@ pub fn methods(given: Option<&[String]>) -> Result<Vec<Method>> {
     Ok(out)
 }
 
+/// One estimate as JSON: `method`, `kind`, `log_evidence`, `se`, `ess`, `seconds`,
+/// `probability` (null when not given), `note`; or `method` and `not_applicable`.
+pub fn evidence_json(e: &Evidence, p: Option<f64>) -> serde_json::Value {
+    match e {
+        Evidence::Estimate(e) => {
+            json!({
+                "method": e.method.name(),
+                "kind": e.kind.label(),
+                "log_evidence": e.log_evidence,
+                "se": e.se,
+                "ess": e.ess,
+                "seconds": e.seconds,
+                "probability": p,
+                "note": e.note,
+            })
+        }
+        Evidence::NotApplicable { method, reason } => json!({
+            "method": method.name(),
+            "not_applicable": reason,
+        }),
+    }
+}
+
 /// Sizes from `FROM..TO` or `A,B,C`.
 fn sizes(s: &str) -> Option<Vec<u64>> {
     if let Some((a, b)) = s.split_once("..") {
@@ -83,6 +106,7 @@ pub fn run(
         max_assignments: a.max_assignments,
         temperatures: a.temperatures,
         chains: a.chains,
+        folds: a.folds,
         ..Options::default()
     };
     let rows = compare_evidence(models, settings, priors, methods, &opts, &mut |i| {
@@ -92,6 +116,8 @@ pub fn run(
         Error::Usage(m) => Error::Usage(format!("--{m}")),
         e => e,
     })?;
+    super::compare_extras::average(a, &rows, methods)?;
+    super::compare_extras::plot(a, &rows, methods)?;
     // The bound column ranks bounds: of one kind only, unless asked (--mixed-bounds).
     let vb = methods.contains(&occam::evidence::Method::Vb);
     let fits: Vec<&occam::Fitted> = rows.iter().map(|r| &r.fitted).collect();
@@ -114,22 +140,7 @@ pub fn run(
                     .evidence
                     .iter()
                     .zip(&r.probability)
-                    .map(|(e, p)| match e {
-                        Evidence::Estimate(e) => json!({
-                            "method": e.method.name(),
-                            "kind": e.kind.label(),
-                            "log_evidence": e.log_evidence,
-                            "se": e.se,
-                            "ess": e.ess,
-                            "seconds": e.seconds,
-                            "probability": p,
-                            "note": e.note,
-                        }),
-                        Evidence::NotApplicable { method, reason } => json!({
-                            "method": method.name(),
-                            "not_applicable": reason,
-                        }),
-                    })
+                    .map(|(e, p)| evidence_json(e, *p))
                     .collect();
                 json!({
                     "model": name(r),
@@ -151,7 +162,7 @@ pub fn run(
     }
     let width = rows.iter().map(|r| name(r).len()).max().unwrap_or(5).max(5);
     outln!(
-        "{:<width$}  {:<6}  {:<18}  {:>14}  {:>8}  {:>9}  {:>8}  note",
+        "{:<width$}  {:<7}  {:<18}  {:>14}  {:>8}  {:>9}  {:>8}  note",
         "model",
         "method",
         "kind",
@@ -165,7 +176,7 @@ pub fn run(
             let model = if j == 0 { name(r) } else { String::new() };
             match e {
                 Evidence::Estimate(e) => outln!(
-                    "{:<width$}  {:<6}  {:<18}  {:>14.4}  {:>8}  {:>9}  {:>8.3}  {}",
+                    "{:<width$}  {:<7}  {:<18}  {:>14.4}  {:>8}  {:>9}  {:>8.3}  {}",
                     model,
                     e.method.name(),
                     e.kind.label(),
@@ -176,7 +187,7 @@ pub fn run(
                     e.note
                 ),
                 Evidence::NotApplicable { method, reason } => outln!(
-                    "{:<width$}  {:<6}  {:<18}  {:>14}  {:>8}  {:>9}  {:>8}  {}",
+                    "{:<width$}  {:<7}  {:<18}  {:>14}  {:>8}  {:>9}  {:>8}  {}",
                     model,
                     method.name(),
                     "n/a",

@@ -69,6 +69,11 @@ pub struct FitArgs {
     /// name, each matching as many files).
     #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
     pub shards: Vec<String>,
+    /// After the fit, estimate the model's log evidence by these methods (comma-separated, the
+    /// methods of `compare --method`: vb, vbsym, exact, laplace, bic, cs, is, ais, cv) with
+    /// their defaults and --seed; printed under the summary (with --json, an `evidence` list).
+    #[arg(long, value_delimiter = ',', value_name = "METHODS")]
+    pub evidence: Option<Vec<String>>,
 }
 
 /// Runs `occam fit`.
@@ -130,16 +135,58 @@ pub fn run(a: &FitArgs) -> Result<()> {
             }
         }
     }
+    let evidence = match &a.evidence {
+        Some(m) => {
+            let methods = super::compare_methods::methods(Some(m))
+                .map_err(|e| Error::Usage(e.to_string().replace("--method", "--evidence")))?;
+            let opts = occam::evidence::Options {
+                seed: settings.seed,
+                refit: Some(settings.clone()),
+                ..Default::default()
+            };
+            methods
+                .iter()
+                .map(|&m| occam::evidence::estimate(&fitted, m, &opts))
+                .collect()
+        }
+        None => Vec::new(),
+    };
     let written = match &a.out {
         Some(dir) => occam_report::outputs::write_outputs_swapped(dir, &fitted, a.include_data)?,
         None => Vec::new(),
     };
     if a.json {
-        let text = serde_json::to_string(&fitted.report(true))
+        let mut report = serde_json::to_value(fitted.report(true))
+            .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
+        if a.evidence.is_some() {
+            report["evidence"] = evidence
+                .iter()
+                .map(|e| super::compare_methods::evidence_json(e, None))
+                .collect();
+        }
+        let text = serde_json::to_string(&report)
             .map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))?;
         outln!("{text}");
     } else {
         out!("{}", fitted.summary());
+        if !evidence.is_empty() {
+            outln!("\nevidence (ln p(D), nats):");
+            for e in &evidence {
+                match e {
+                    occam::evidence::Evidence::Estimate(e) => outln!(
+                        "  {:<8} {:<18} {:>14.4}{}  {}",
+                        e.method.name(),
+                        e.kind.label(),
+                        e.log_evidence,
+                        e.se.map_or(String::new(), |s| format!(" ± {s:.4}")),
+                        e.note
+                    ),
+                    occam::evidence::Evidence::NotApplicable { method, reason } => {
+                        outln!("  {:<8} n/a: {reason}", method.name())
+                    }
+                }
+            }
+        }
         if let Some(dir) = &a.out {
             outln!(
                 "\nwrote {} files to {}: {}",

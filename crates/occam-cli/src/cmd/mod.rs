@@ -3,6 +3,7 @@
 pub mod binary;
 pub mod check;
 pub mod compare;
+pub mod compare_extras;
 pub mod compare_methods;
 pub mod fit;
 pub mod graph;

@@ -8,6 +8,7 @@ mod bound_kinds;
 mod cli;
 mod cli_docs;
 mod common;
+mod compare_methods;
 mod crashes;
 mod data_select;
 mod docs;

@@ -7,10 +7,12 @@
 //! | `vb` | the VB bound L (Winn (1.8): ln p(D) − KL(q ‖ p)) | every model |
 //! | `vbsym` | L + ln(K!/Π m_g!): the bound corrected for the K! relabelled modes of a mixture (module `relabel`) | mixtures |
 //! | `exact` | closed form of a one-layer conjugate model; all K^N assignments of a small mixture (module `exact`) | recognised models |
+//! | `laplace` | F(η*) + (d/2) ln 2π − ½ ln \|A\| at the MAP in unconstrained coordinates (module `laplace`), + ln K!/Π m_g! for a mixture | recognised models |
 //! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
 //! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`) | recognised conjugate models |
 //! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
 //! | `ais` | annealed importance sampling from the prior, Gibbs transitions (module `ais`) | recognised (semi-)conjugate models |
+//! | `cv` | K-fold cross-validation: Σ_i ln p(x_i \| other folds) under q (module `cv`); not ln p(D) | recognised models |
 //!
 //! "Recognised" is module `flat`: rows of observations whose parameters have constant-hyperparameter
 //! priors (Gaussian, Normal–Gamma, Gamma, Beta, Dirichlet), shared by every row or chosen per
@@ -18,21 +20,28 @@
 //! [`Evidence::NotApplicable`] with the reason, never an error.
 
 mod ais;
+mod average;
 mod conjugate;
 mod cs;
+mod cv;
 mod density;
 mod exact;
 mod flat;
 mod importance;
+mod laplace;
+#[cfg(test)]
+mod laplace_tests;
 mod not_applicable;
 mod proposal;
 mod relabel;
 mod table;
+mod unconstrained;
 
 use std::time::Instant;
 
+pub use average::average;
 pub use not_applicable::NotApplicable;
-pub use table::{compare_evidence, EvidenceRow};
+pub use table::{compare_evidence, weights, EvidenceRow};
 
 use crate::error::{Error, Result};
 use crate::fitted::Fitted;
@@ -46,6 +55,8 @@ pub enum Method {
     VbSym,
     /// Exact: closed form or enumeration.
     Exact,
+    /// Laplace's approximation at the MAP.
+    Laplace,
     /// The Bayesian information criterion.
     Bic,
     /// Cheeseman–Stutz.
@@ -54,18 +65,22 @@ pub enum Method {
     Is,
     /// Annealed importance sampling.
     Ais,
+    /// K-fold cross-validation (held-out log predictive density; not an evidence).
+    Cv,
 }
 
 impl Method {
     /// Every method, in table order.
-    pub const ALL: [Method; 7] = [
+    pub const ALL: [Method; 9] = [
         Method::Vb,
         Method::VbSym,
         Method::Exact,
+        Method::Laplace,
         Method::Bic,
         Method::Cs,
         Method::Is,
         Method::Ais,
+        Method::Cv,
     ];
 
     /// The name on the command line and in tables.
@@ -74,10 +89,12 @@ impl Method {
             Method::Vb => "vb",
             Method::VbSym => "vbsym",
             Method::Exact => "exact",
+            Method::Laplace => "laplace",
             Method::Bic => "bic",
             Method::Cs => "cs",
             Method::Is => "is",
             Method::Ais => "ais",
+            Method::Cv => "cv",
         }
     }
 
@@ -108,6 +125,11 @@ pub enum Kind {
     Estimate,
     /// Correct up to O(1) as the data grow.
     Asymptotic,
+    /// Correct up to O(1/N) as the data grow (a Gaussian at the mode: Laplace).
+    SecondOrder,
+    /// Not ln p(D): Σ_i ln p(x_i | the other folds), cross-validation's estimate of N times the
+    /// expected log predictive density of a new row, ± its standard error across rows.
+    HeldOut,
 }
 
 impl Kind {
@@ -119,6 +141,8 @@ impl Kind {
             Kind::SeparatedBound => "bound if separated",
             Kind::Estimate => "estimate",
             Kind::Asymptotic => "asymptotic",
+            Kind::SecondOrder => "asymptotic O(1/N)",
+            Kind::HeldOut => "held-out, not ln p",
         }
     }
 }
@@ -191,7 +215,7 @@ impl Evidence {
 }
 
 /// Options of the estimators.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Options {
     /// Importance-sampling draws.
     pub samples: usize,
@@ -207,6 +231,11 @@ pub struct Options {
     pub temperatures: usize,
     /// Chains of annealed importance sampling.
     pub chains: usize,
+    /// Folds of cross-validation.
+    pub folds: usize,
+    /// Settings of cross-validation's fits on K − 1 folds (`None`: the defaults with `seed`);
+    /// [`compare_evidence`] passes the comparison's own.
+    pub refit: Option<crate::driver::Settings>,
 }
 
 impl Default for Options {
@@ -219,6 +248,8 @@ impl Default for Options {
             defensive: 0.1,
             temperatures: 1000,
             chains: 64,
+            folds: 5,
+            refit: None,
         }
     }
 }
@@ -240,6 +271,9 @@ impl Options {
         }
         if !(2..=1_000_000).contains(&self.chains) {
             return Err(Error::Usage("chains: give 2 to 1000000".into()));
+        }
+        if self.folds < 2 {
+            return Err(Error::Usage("folds: give at least 2".into()));
         }
         Ok(())
     }
@@ -299,6 +333,28 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
             }
             Err(why) => na(why.to_string()),
         },
+        Method::Laplace => match q_mean(&flat, fitted).and_then(|t| laplace::laplace(&flat, &t)) {
+            Ok(l) => {
+                let mut note = format!(
+                    "ln p(D,θ*) = {:.4}, ln|A| = {:.4}, d = {}, max|∇| {:.1e}",
+                    l.log_joint, l.log_det, l.dim, l.gradient
+                );
+                if let Some(r) = &l.relabel {
+                    note += &format!("; +{:.4} nats relabelling, {}", r.log_count, r.note);
+                }
+                if !l.positive_definite {
+                    note += &format!(
+                        "; {UNRELIABLE}: the Hessian of ln p(D, θ) at the mode is not negative \
+                         definite (a saddle or a flat direction; ln|A| from |eigenvalues|)"
+                    );
+                }
+                flag(
+                    done(Kind::SecondOrder, l.log_evidence, None, None, note),
+                    !l.positive_definite,
+                )
+            }
+            Err(why) => na(why.to_string()),
+        },
         Method::Bic => {
             let theta = q_mean(&flat, fitted);
             match theta {
@@ -354,6 +410,33 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
             }
             Err(why) => na(why.to_string()),
         },
+        Method::Cv => {
+            let settings = opts.refit.clone().unwrap_or(crate::driver::Settings {
+                seed: opts.seed,
+                ..Default::default()
+            });
+            match cv::cross_validate(
+                fitted,
+                &flat,
+                opts.folds,
+                opts.samples,
+                opts.seed,
+                &settings,
+            ) {
+                Ok(h) => done(
+                    Kind::HeldOut,
+                    h.total,
+                    Some(h.se),
+                    None,
+                    format!(
+                        "{} folds of {} rows, {} draws from each fold's q; N × expected log \
+                         predictive density, not ln p(D); se across rows",
+                        opts.folds, h.rows, opts.samples
+                    ),
+                ),
+                Err(why) => na(why.to_string()),
+            }
+        }
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
                 let s = ais::ais(&flat, opts.temperatures, opts.chains, opts.seed);
@@ -408,6 +491,12 @@ fn flag(mut e: Evidence, unreliable: bool) -> Evidence {
         x.unreliable = unreliable;
     }
     e
+}
+
+/// The number of free parameters of a recognised model (BIC's d), or `None` for a model the
+/// estimators do not recognise.
+pub fn free_parameters(fitted: &Fitted) -> Option<usize> {
+    flat::recognise(fitted.loaded()).ok().map(|f| f.dimension())
 }
 
 /// q's mean of every parameter (BIC's plug-in θ̂).

@@ -13,6 +13,7 @@ use super::NotApplicable;
 use crate::fitted::Fitted;
 
 /// The correction and what it assumed.
+#[derive(Clone, Debug)]
 pub(crate) struct Relabel {
     /// ln (K! / Π m_g!).
     pub log_count: f64,
@@ -91,8 +92,13 @@ pub(crate) fn relabellings(flat: &Flat, fitted: &Fitted) -> Result<Relabel, NotA
     if flat.weights.is_none() {
         return Err(NotApplicable::Model("no mixture index: nothing to relabel"));
     }
-    let s = summary(flat, fitted)?;
-    let k = flat.k;
+    Ok(count(&summary(flat, fitted)?))
+}
+
+/// ln (K! / Π m_g!) for components summarised by (mean, variance) of each of their
+/// coordinates, `s[k]` for component k (module doc).
+pub(crate) fn count(s: &[Vec<(f64, f64)>]) -> Relabel {
+    let k = s.len();
     // Union–find over "identical or overlapping".
     let mut group: Vec<usize> = (0..k).collect();
     let mut overlapping = Vec::new();
@@ -127,5 +133,5 @@ pub(crate) fn relabellings(flat: &Flat, fitted: &Fitted) -> Result<Relabel, NotA
             pairs.join(", ")
         ));
     }
-    Ok(Relabel { log_count, note })
+    Relabel { log_count, note }
 }

@@ -44,6 +44,10 @@ pub fn compare_evidence(
         return Err(Error::Usage("method: give at least one".into()));
     }
     opts.validate()?;
+    let opts = &Options {
+        refit: Some(opts.refit.clone().unwrap_or_else(|| settings.clone())),
+        ..opts.clone()
+    };
     let mut rows = Vec::with_capacity(models.len());
     for (i, m) in models.iter().enumerate() {
         let mut obs = observer(i);
@@ -77,4 +81,13 @@ pub fn compare_evidence(
         }
     }
     Ok(rows)
+}
+
+/// The posterior model probabilities of the rows under method `j` (the order of the methods
+/// given to [`compare_evidence`]), or `None` when the method does not apply to every model:
+/// the weights of a Bayesian model average ([`super::average`]).
+pub fn weights(rows: &[EvidenceRow], j: usize) -> Option<Vec<f64>> {
+    rows.iter()
+        .map(|r| r.probability.get(j).copied().flatten())
+        .collect()
 }

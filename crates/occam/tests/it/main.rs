@@ -10,6 +10,8 @@ mod defaults;
 mod driver;
 mod evidence;
 mod evidence_ais;
+mod evidence_cv;
+mod evidence_laplace;
 mod evidence_mixtures;
 mod extreme_priors;
 mod functions;
