@@ -27,6 +27,7 @@ mod predict_density;
 mod regression;
 mod shards;
 mod softmax;
+mod softmax_gap;
 mod square_ard;
 mod trees;
 mod unit_plates;
