@@ -70,8 +70,14 @@ fn bohning_gap_per_observation_against_quadrature() {
              (Jensen's ceiling ½s² = {:.4})",
             0.5 * s * s
         );
-        assert!(gap > 0.0 && gap <= 0.5 * s * s, "gap {gap} outside (0, ½s²]");
-        assert!((gap - measured).abs() < 1e-4, "gap {gap} vs measured {measured}");
+        assert!(
+            gap > 0.0 && gap <= 0.5 * s * s,
+            "gap {gap} outside (0, ½s²]"
+        );
+        assert!(
+            (gap - measured).abs() < 1e-4,
+            "gap {gap} vs measured {measured}"
+        );
     }
 }
 
@@ -150,8 +156,19 @@ fn bohning_gap_on_the_evidence() {
         elbo - bound,
         log_z - bound
     );
-    assert!((bohning - bound).abs() < 1e-9, "{bohning} vs the fit's {bound}");
+    assert!(
+        (bohning - bound).abs() < 1e-9,
+        "{bohning} vs the fit's {bound}"
+    );
     assert!(bound < elbo && elbo < log_z);
-    assert!(((elbo - bound) - 0.342_664).abs() < 1e-4, "bound gap {}", elbo - bound);
-    assert!(((log_z - bound) - 0.450_997).abs() < 1e-4, "total gap {}", log_z - bound);
+    assert!(
+        ((elbo - bound) - 0.342_664).abs() < 1e-4,
+        "bound gap {}",
+        elbo - bound
+    );
+    assert!(
+        ((log_z - bound) - 0.450_997).abs() < 1e-4,
+        "total gap {}",
+        log_z - bound
+    );
 }
