@@ -26,10 +26,10 @@ integrates the likelihood over the Gaussian of the linear predictor under q,
 * two classes: η ~ N(m, v), ``p(y=1) = E σ(η)`` by quadrature (Gauss–Hermite for sd ≤ 1,
   Gauss–Legendre over the logistic variable beyond, see ``_GH_NODES``; the probit
   approximation σ(m / √(1 + πv/8)) is off by up to ~0.02 and is not used);
-* K classes: η ~ N(M, S) over the K logits, ``p_k = E softmax_k(η)`` by tensor Gauss–Hermite
-  (``_TENSOR_NODES`` points in all) for K ≤ 4, and for larger K by Monte Carlo on
-  ``_MC_DRAWS`` fixed standard-normal draws (seed 0, the same for every row, so predictions are
-  deterministic and each row's depends on that row only).
+* K classes: η ~ N(M, S) over the K logits, ``p_k = E softmax_k(η)`` by randomised
+  quasi-Monte Carlo: 4096 scrambled Sobol points with a fixed seed (0), the same for every row,
+  so predictions are deterministic and each row's depends on that row only (errors measured
+  ≤ 5e-4 on iris, see ``_SOBOL_LOG2``; about 0.4 ms a row for K = 3 here).
 
 ``decision_function`` is the log-odds of the predictive, ``log p(y=1) − log p(y=0)`` (two
 classes), and the log predictive probabilities (K classes), so that its sign, its argmax and
@@ -59,11 +59,13 @@ with ``SCIPY_ARRAY_API=1``; the estimator computes in NumPy) and the pandas chec
 is not installed (it is not among the test pins).
 """
 
+import functools
 import numbers
 import warnings
 
 import numpy as np
-from scipy.special import log_expit, log_ndtr, logsumexp
+from scipy.special import log_expit, log_ndtr, logsumexp, ndtri
+from scipy.stats import qmc
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
@@ -82,10 +84,15 @@ __all__ = ["BayesianLogisticRegression"]
 # Checked to 1e-9 against adaptive quadrature (python/tests/test_sklearn_logistic.py).
 _GH_NODES = 64
 _GL_PANELS, _GL_NODES, _EPS_RANGE = 40, 16, 50.0
-# Total tensor Gauss–Hermite points for K ≤ 4 classes (16³ = 4096, 8⁴ = 4096) and Monte Carlo
-# draws beyond.
-_TENSOR_NODES = 4096
-_MC_DRAWS = 4096
+# K classes: E softmax(η) by randomised quasi-Monte Carlo, 2^_SOBOL_LOG2 scrambled Sobol points
+# (scipy.stats.qmc.Sobol, seed 0) mapped to standard normals by Φ⁻¹, the same points for every
+# row. On iris (K = 3, training on every third row, predicting at 1, 1.5 and 3 times the inputs)
+# the largest error against 4 × 2^16 points is 3.4e-4 (C = 1) and 5.0e-4 (C = 100); a tensor
+# Gauss–Hermite rule of the same size (16³) is off by 5e-3 there (softmax turns sharply where
+# the logits' spread is wide).
+_SOBOL_LOG2 = 12
+# Values per block of rows in the K-class predictive (about 16 MB of float64 per array).
+_CHUNK = 1 << 21
 
 _METHODS = {"quadrature": "sigmoid", "jaakkola_jordan": "sigmoid_jj"}
 
@@ -128,6 +135,15 @@ def _binary_log_predictive(m, s):
         out[wide, 0] = logsumexp(log_ndtr(-t) + lw, axis=1)
         out[wide, 1] = logsumexp(log_ndtr(t) + lw, axis=1)
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def _sobol_normal(k):
+    """2^_SOBOL_LOG2 standard-normal points in K dimensions (scrambled Sobol, seed 0, by Φ⁻¹);
+    read-only."""
+    z = ndtri(qmc.Sobol(k, scramble=True, seed=0).random_base2(_SOBOL_LOG2))
+    z.setflags(write=False)
+    return z
 
 
 def _model_text(n_classes, fit_intercept, ard, C, intercept_scaling, lambda_1, lambda_2, link):
@@ -278,23 +294,24 @@ class BayesianLogisticRegression(ClassifierMixin, BaseEstimator):
         m, S = self._linear(X)
         if m.ndim == 1:
             return _binary_log_predictive(m, np.sqrt(np.maximum(S, 0.0)))
-        k = m.shape[1]
-        per_axis = int(np.floor(_TENSOR_NODES ** (1.0 / k) + 1e-9))
-        if per_axis >= 8:
-            z1, q1 = _gauss_hermite(per_axis)
-            grids = np.meshgrid(*([z1] * k), indexing="ij")
-            Z = np.stack([g.ravel() for g in grids], axis=1)
-            lq = np.sum(np.log(np.stack(np.meshgrid(*([q1] * k), indexing="ij"), -1).reshape(-1, k)), axis=1)
-        else:
-            Z = np.random.default_rng(0).standard_normal((_MC_DRAWS, k))
-            lq = np.full(_MC_DRAWS, -np.log(_MC_DRAWS))
-        L = np.linalg.cholesky(S + 1e-300 * np.eye(k))
+        Z = _sobol_normal(m.shape[1])
+        # A zero row without an intercept has S = 0: a jitter of 1e-12 variance keeps it factorable.
+        L = np.linalg.cholesky(S + 1e-12 * np.eye(m.shape[1]))
         out = np.empty_like(m)
-        for i in range(m.shape[0]):
-            eta = m[i] + Z @ L[i].T                      # points × K
-            logp = eta - logsumexp(eta, axis=1, keepdims=True)
-            out[i] = logsumexp(logp + lq[:, None], axis=0)
-        return out - logsumexp(out, axis=1, keepdims=True)
+        step = max(1, _CHUNK // Z.size)  # rows per block of about _CHUNK values
+        k = m.shape[1]
+        for i in range(0, m.shape[0], step):
+            r = slice(i, i + step)
+            # η_k at every point, one rows × points array per class (K small: the class axis is
+            # kept outermost so no reduction runs along a short axis).
+            eta = [m[r, j, None] + L[r, j, :] @ Z.T for j in range(k)]
+            top = functools.reduce(np.maximum, eta)
+            e = [np.exp(x - top) for x in eta]
+            total = functools.reduce(np.add, e)
+            for j in range(k):
+                out[r, j] = (e[j] / total).mean(axis=1)
+        with np.errstate(divide="ignore"):
+            return np.log(out / out.sum(axis=1, keepdims=True))
 
     def predict_log_proba(self, X):
         """The log of ``predict_proba``."""
