@@ -22,6 +22,9 @@
 //! as ⟨lse⟩ ≥ lse(m)): it grows as s², so it is small once the logits are well determined. On the
 //! evidence of 20 draws with counts (10, 6, 4) and θ ~ N(0, I): bound −23.172, the ELBO of the
 //! same q with ⟨lse⟩ by quadrature −22.829 (0.343 nats of looseness), log Z −22.721 (0.451 in all).
+//! Bouchard's bound (2007; lse(η) ≤ α + Σ_k ln(1 + e^{η_k − α}) with Jaakkola–Jordan on each
+//! term), measured in the same test, is looser than this one in 5 of those 6 cases (gaps 0.814,
+//! 0.866, 1.136 and 0.546, 0.695, 1.080) and tighter only at m = (2, 0, −2), s = 2.
 
 use super::{Categorical, Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;

@@ -8,6 +8,13 @@
 //!    the ELBO of the same q with ⟨lse⟩ by quadrature (so bound gap = Böhning's looseness at q),
 //!    and log Z by quadrature of the exact posterior.
 //!
+//! Beside Böhning's, the per-observation test measures Bouchard's bound (Bouchard 2007,
+//! "Efficient bounds for the softmax function": lse(η) ≤ α + Σ_k ln(1 + e^{η_k − α}), each
+//! softplus under its Jaakkola–Jordan bound, α and ξ at their joint optimum by the fixed point
+//! ξ_k² = ⟨(η_k − α)²⟩, α = ((K/2 − 1)/2 + Σ λ(ξ_k)m_k)/Σ λ(ξ_k)), the usual alternative local
+//! bound: for K = 3 it is looser than Böhning's in 5 of the 6 cases (by 0.06–0.80 nats, most where
+//! the logits are certain) and tighter only at m = (2, 0, −2), s = 2, so it is not offered.
+//!
 //! The gaps are asserted to the measured values (deterministic quadrature, 1e-4) and their sign.
 
 use occam::{DataSet, Model, Settings};
@@ -49,18 +56,47 @@ fn expect3(m: [f64; 3], l: [[f64; 3]; 3], f: impl Fn([f64; 3]) -> f64) -> f64 {
     total
 }
 
+/// Bouchard's bound on ⟨lse(η)⟩ for η ~ N(m, s²I) at its optimal α, ξ (module docs).
+fn bouchard(m: [f64; 3], s2: f64) -> f64 {
+    let lambda = |x: f64| {
+        if x < 1e-6 {
+            0.125
+        } else {
+            (x / 2.0).tanh() / (4.0 * x)
+        }
+    };
+    let k = m.len() as f64;
+    let mut alpha = 0.0;
+    for _ in 0..2000 {
+        let l: Vec<f64> = m
+            .iter()
+            .map(|mk| lambda(((mk - alpha).powi(2) + s2).sqrt()))
+            .collect();
+        let num: f64 = (k / 2.0 - 1.0) / 2.0 + l.iter().zip(&m).map(|(a, b)| a * b).sum::<f64>();
+        alpha = num / l.iter().sum::<f64>();
+    }
+    alpha
+        + m.iter()
+            .map(|mk| {
+                let second = (mk - alpha).powi(2) + s2;
+                let xi = second.sqrt();
+                (1.0 + xi.exp()).ln() + (mk - alpha - xi) / 2.0 + lambda(xi) * (second - xi * xi)
+            })
+            .sum::<f64>()
+}
+
 #[test]
 fn bohning_gap_per_observation_against_quadrature() {
-    // (m, s, measured gap lse(m) + ½s² − ⟨lse(η)⟩)
-    let cases: [([f64; 3], f64, f64); 6] = [
-        ([0.0, 0.0, 0.0], 0.3, 0.015_437),
-        ([0.0, 0.0, 0.0], 1.0, 0.208_611),
-        ([0.0, 0.0, 0.0], 2.0, 1.077_861),
-        ([2.0, 0.0, -2.0], 0.3, 0.034_272),
-        ([2.0, 0.0, -2.0], 1.0, 0.370_329),
-        ([2.0, 0.0, -2.0], 2.0, 1.468_917),
+    // (m, s, measured gap lse(m) + ½s² − ⟨lse(η)⟩, measured gap of Bouchard's bound)
+    let cases: [([f64; 3], f64, f64, f64); 6] = [
+        ([0.0, 0.0, 0.0], 0.3, 0.015_437, 0.813_704),
+        ([0.0, 0.0, 0.0], 1.0, 0.208_611, 0.865_785),
+        ([0.0, 0.0, 0.0], 2.0, 1.077_861, 1.136_241),
+        ([2.0, 0.0, -2.0], 0.3, 0.034_272, 0.546_196),
+        ([2.0, 0.0, -2.0], 1.0, 0.370_329, 0.694_547),
+        ([2.0, 0.0, -2.0], 2.0, 1.468_917, 1.079_873),
     ];
-    for (m, s, measured) in cases {
+    for (m, s, measured, measured_bouchard) in cases {
         let l = [[s, 0.0, 0.0], [0.0, s, 0.0], [0.0, 0.0, s]];
         let truth = expect3(m, l, |eta| log_sum_exp(&eta));
         let bound = log_sum_exp(&m) + 0.5 * s * s;
@@ -77,6 +113,18 @@ fn bohning_gap_per_observation_against_quadrature() {
         assert!(
             (gap - measured).abs() < 1e-4,
             "gap {gap} vs measured {measured}"
+        );
+        let gap_b = bouchard(m, s * s) - truth;
+        eprintln!("softmax gap: m {m:?} s {s}: Bouchard's {gap_b:.6}");
+        assert!(gap_b > 0.0);
+        assert!(
+            (gap_b - measured_bouchard).abs() < 1e-4,
+            "Bouchard's gap {gap_b} vs measured {measured_bouchard}"
+        );
+        assert_eq!(
+            gap_b < gap,
+            m[0] == 2.0 && s == 2.0,
+            "which bound is tighter"
         );
     }
 }
