@@ -1,6 +1,8 @@
 """Drop-ins for scikit-learn's ``BayesianGaussianMixture`` fitted by Occam's VMP engine, and for
 its ``BayesianRidge`` and ``ARDRegression`` fitted by Occam's Rust evidence maximisation (their
-differences are listed in ``occam/_linear.py``).
+differences are listed in ``occam/_linear.py``), and ``BayesianLogisticRegression``, a
+``LogisticRegression``-style VB classifier (binary and multinomial, optional ARD, predictive
+probabilities; ``occam/_logistic.py``).
 
 Switch by changing one import::
 
@@ -65,8 +67,9 @@ from . import Model
 from ._gmm_model import model_text, whitening
 
 from ._linear import ARDRegression, BayesianRidge
+from ._logistic import BayesianLogisticRegression
 
-__all__ = ["BayesianGaussianMixture", "BayesianRidge", "ARDRegression"]
+__all__ = ["BayesianGaussianMixture", "BayesianRidge", "ARDRegression", "BayesianLogisticRegression"]
 
 # Values per sweep (n · K · moment length) up to which a fit runs on one thread when
 # ``n_jobs=None`` (`_threads`): issue 2's N=2k D=10 K=40 (8.8e6) and N=1e5 D=2 K=10 (6e6) mixtures

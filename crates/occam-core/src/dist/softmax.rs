@@ -15,6 +15,16 @@
 //! on the expected log-likelihood, and the messages at fixed ψ are quadratic in η, so conjugate
 //! Gaussian messages to u_η = [η, ηηᵀ]: u − w(g(m) − Am) on the mean part and −½wA on the
 //! second-moment part (their derivatives at ψ = m, by the envelope theorem).
+//!
+//! **The gap**, measured for K = 3 against 3-D quadrature (`crates/occam/tests/it/softmax_gap.rs`).
+//! Per observation, for η ~ N(m, s²I) the bound exceeds ⟨lse(η)⟩ by 0.015, 0.209 and 1.078 nats at
+//! m = 0 and s = 0.3, 1, 2, and by 0.034, 0.370 and 1.469 at m = (2, 0, −2) (never more than ½s²,
+//! as ⟨lse⟩ ≥ lse(m)): it grows as s², so it is small once the logits are well determined. On the
+//! evidence of 20 draws with counts (10, 6, 4) and θ ~ N(0, I): bound −23.172, the ELBO of the
+//! same q with ⟨lse⟩ by quadrature −22.829 (0.343 nats of looseness), log Z −22.721 (0.451 in all).
+//! Bouchard's bound (2007; lse(η) ≤ α + Σ_k ln(1 + e^{η_k − α}) with Jaakkola–Jordan on each
+//! term), measured in the same test, is looser than this one in 5 of those 6 cases (gaps 0.814,
+//! 0.866, 1.136 and 0.546, 0.695, 1.080) and tighter only at m = (2, 0, −2), s = 2.
 
 use super::{Categorical, Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
@@ -60,7 +70,9 @@ impl ExpFamily for CategoricalSoftmax {
         }],
         params: &[],
         summary: "one of the categories with probabilities softmax(logits): \
-                  `Categorical(softmax(x))`; Böhning bound (a true lower bound)",
+                  `Categorical(softmax(x))`; Böhning bound (a true lower bound; K = 3 \
+                  against quadrature: 0.21–0.37 nats below ⟨ln softmax⟩ per observation at \
+                  logit sd 1, 0.34 nats below the ELBO on 20 draws)",
     };
 
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {

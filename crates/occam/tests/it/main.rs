@@ -31,6 +31,7 @@ mod regression;
 mod robust_regression;
 mod shards;
 mod softmax;
+mod softmax_gap;
 mod square_ard;
 mod trees;
 mod unit_plates;

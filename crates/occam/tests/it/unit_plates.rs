@@ -109,6 +109,12 @@ fn every_example_fits_or_names_its_error_with_any_plate_of_size_one() {
                 }
                 Err(e) => {
                     let text = e.to_string();
+                    // Category labels beyond a shrunk category plate are refused where they are
+                    // written: the data file, row and column (examples/iris_softmax, K = 1).
+                    if text.contains("is not a category") {
+                        assert!(text.contains(".csv:"), "{text}");
+                        continue;
+                    }
                     assert!(
                         text.contains(".unit_"),
                         "{} with {plate} = 1: an error naming no place: {text}",

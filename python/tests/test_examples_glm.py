@@ -1,0 +1,68 @@
+"""The multinomial (examples/iris_softmax) and Poisson (examples/poisson_regression) examples:
+their scripts write the shipped data, and the fits give the numbers their READMEs report, beside
+scikit-learn's LogisticRegression and PoissonRegressor in the same run."""
+
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression, PoissonRegressor
+
+import occam
+from conftest import ROOT, load_csv
+
+IRIS = ROOT / "examples" / "iris_softmax"
+POISSON = ROOT / "examples" / "poisson_regression"
+
+
+def rewritten(directory, script, inputs, outputs, tmp_path):
+    for name in [script, *inputs]:
+        shutil.copy(directory / name, tmp_path / name)
+    subprocess.run([sys.executable, script], cwd=tmp_path, check=True)
+    for name in outputs:
+        np.testing.assert_array_equal(load_csv(tmp_path / name), load_csv(directory / name), err_msg=name)
+        assert (tmp_path / name).read_text().splitlines()[0] == (directory / name).read_text().splitlines()[0]
+
+
+def test_iris_split_is_prepare_py(tmp_path):
+    rewritten(IRIS, "prepare.py", ["iris.csv"], ["X.csv", "c.csv", "X_test.csv", "c_test.csv"], tmp_path)
+
+
+def test_poisson_data_are_generate_py(tmp_path):
+    rewritten(POISSON, "generate.py", [], ["X.csv", "y.csv"], tmp_path)
+
+
+def test_iris_softmax_beside_sklearn():
+    x, c = load_csv(IRIS / "X.csv"), load_csv(IRIS / "c.csv").ravel().astype(int)
+    xt, ct = load_csv(IRIS / "X_test.csv"), load_csv(IRIS / "c_test.csv").ravel().astype(int)
+    r = occam.Model(str(IRIS / "iris_softmax.occam")).fit(data={"X": x, "c": c})
+    assert abs(r.bound - (-41.763709)) < 1e-5 and r.iterations == 183
+    w, b = r.posterior("w"), r.posterior("b")
+    rng = np.random.default_rng(0)
+    W = np.stack([rng.multivariate_normal(w["mean"][j], w["covariance"][j], 20000) for j in range(3)], 1)
+    B = rng.multivariate_normal(b["mean"], b["covariance"], 20000)
+    logits = np.einsum("skd,nd->nsk", W, xt) + B[None, :, :]
+    p = np.exp(logits - np.logaddexp.reduce(logits, axis=2, keepdims=True)).mean(axis=1)
+    sk = LogisticRegression(max_iter=1000).fit(x, c).predict_proba(xt)
+    rows = np.arange(ct.size)
+    measured = [(int((q.argmax(1) != ct).sum()), -np.mean(np.log(q[rows, ct]))) for q in (p, sk)]
+    print("iris_softmax (errors, log loss): occam, scikit-learn", measured)
+    assert [m[0] for m in measured] == [0, 0]
+    np.testing.assert_allclose([m[1] for m in measured], [0.1398, 0.1290], atol=5e-5)
+
+
+def test_poisson_regression_beside_glm():
+    X, y = load_csv(POISSON / "X.csv"), load_csv(POISSON / "y.csv").ravel()
+    r = occam.Model(str(POISSON / "poisson_regression.occam")).fit(data={"X": X, "y": y})
+    assert abs(r.bound - (-146.331621)) < 1e-5
+    w = r.posterior("w")
+    mean, sd = w["mean"], np.sqrt(np.diag(w["covariance"]))
+    mle = PoissonRegressor(alpha=0.0, fit_intercept=False, solver="newton-cholesky", tol=1e-12,
+                           max_iter=1000).fit(X, y).coef_
+    se = np.sqrt(np.diag(np.linalg.inv((X * np.exp(X @ mle)[:, None]).T @ X)))
+    print(f"poisson: occam means {mean} sds {sd}; GLM MLE {mle} se {se}")
+    np.testing.assert_allclose(mean, [0.4470, 0.6562, -1.0583], atol=5e-5)
+    np.testing.assert_allclose(mle, [0.4559, 0.6576, -1.0545], atol=5e-5)
+    assert np.max(np.abs(mean - mle)) < 0.01
+    np.testing.assert_allclose(sd, se, rtol=0.005)
