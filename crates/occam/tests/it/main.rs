@@ -24,6 +24,7 @@ mod parity;
 mod predict;
 mod predict_chains;
 mod predict_density;
+mod prune_screen;
 mod regression;
 mod shards;
 mod softmax;

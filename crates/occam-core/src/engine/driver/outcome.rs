@@ -189,6 +189,11 @@ pub struct Fit {
     pub warnings: Vec<Warning>,
     /// Mixture components deleted by pruning.
     pub pruned_components: usize,
+    /// Full pruning trials run (deletions and relabellings; a deletion the screen rejects has
+    /// none).
+    pub prune_trials: usize,
+    /// What the pruning screen did, when one is attached ([`Vmp::set_prune_screen`]).
+    pub prune_screen: Option<super::super::ScreenCounts>,
     /// Final bound of every restart.
     pub restart_bounds: Vec<f64>,
     /// Mixture components in use at the end of every restart, summed over the mixture indices
