@@ -19,7 +19,7 @@ y[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
 
 /// Three well-separated clusters, sds (1, 0.5), equal weights: the k-means start of six
 /// components splits each in two, and pruning merges them back.
-fn model(n: usize) -> Model {
+fn data(n: usize) -> DataSet {
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
     let centres = [[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]];
     let mut values = Vec::with_capacity(2 * n);
@@ -33,7 +33,11 @@ fn model(n: usize) -> Model {
     }
     let mut data = DataSet::new();
     data.insert_array("y", n, 2, values, None).unwrap();
-    Model::from_source("three.occam", MODEL, &data).unwrap()
+    data
+}
+
+fn model(n: usize) -> Model {
+    Model::from_source("three.occam", MODEL, &data(n)).unwrap()
 }
 
 fn fit(m: &Model, screen_from: usize, threads: usize) -> Fitted {
@@ -98,4 +102,22 @@ fn below_the_threshold_nothing_is_screened() {
     let o = o.outcome();
     assert!(o.prune_screen.is_none());
     assert!(o.prune_trials > 0);
+}
+
+#[test]
+fn a_screen_must_be_the_model_on_fewer_rows() {
+    let compile = |text: &str, n: usize| {
+        let m = Model::from_source("three.occam", text, &data(n)).unwrap();
+        m.loaded().compile(true).unwrap().vmp
+    };
+    let mut full = compile(MODEL, 300);
+    let all_rows = full.set_prune_screen(vec![compile(MODEL, 300)]);
+    let e = all_rows.unwrap_err().to_string();
+    assert!(e.contains("fewer of its 300 rows (got 300)"), "{e}");
+    let other = full.set_prune_screen(vec![compile(&MODEL.replace("K = 6", "K = 5"), 30)]);
+    let e = other.unwrap_err().to_string();
+    assert!(e.contains("fewer of its 300 rows"), "{e}");
+    assert!(full
+        .set_prune_screen(vec![compile(MODEL, 30), compile(MODEL, 40)])
+        .is_ok());
 }
