@@ -3,7 +3,7 @@
 //! accepted one get the full trial (module docs of `prune`).
 //!
 //! The subsample is the model compiled on m of the N rows (the caller draws them from a seed and
-//! compiles them, [`Vmp::set_prune_screen`]), cut into a few shards ([`SCREEN_BATCHES`] in the
+//! compiles them, [`Vmp::set_prune_screen`]), cut into a few shards (`SCREEN_BATCHES` in the
 //! facade) and swept as a sharded fit ([`Sharded`], Winn (2.19) with the children's messages
 //! summed over the shards) whose local messages and local bound terms are multiplied by
 //! w = N/m: the weighted subsample's bound, Winn (2.31), is an unbiased estimate of the whole
