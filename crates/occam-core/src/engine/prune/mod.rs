@@ -8,13 +8,15 @@
 //! clusters) ten rejected trials were 39 of the fit's 42 sweeps and half its CPU time.
 //!
 //! **The screen** (`screen`, attached by the caller with [`Vmp::set_prune_screen`]; the facade
-//! does so from N = 10⁵ rows of the data plate): before each pass over the used components, every
-//! deletion is tried on the model compiled on a seeded random subsample of m rows, swept as
+//! does so from N = 10⁵ rows of the data plate): in each pass over the used components, every
+//! deletion is first tried on the model compiled on a seeded random subsample of m rows, swept as
 //! shards whose local messages and bound terms are weighted by N/m (module `shard`; each sum over
 //! rows estimated from the subsample). Its estimate Δ of the bound's change, against the
 //! subsample's own re-converged baseline, comes with a standard error from the shards taken as
 //! batches; only deletions with Δ + [`SCREEN_Z`]·se > 0 get the full trial, in the same order as
-//! without the screen. The full trial alone accepts, and a skipped trial would have been restored
+//! without the screen. Deletions are screened one at a time just before their turn, so a pass
+//! whose first deletion is accepted screens only that one (the baseline is re-converged once per
+//! pass, as the full state changes only when a deletion is accepted). The full trial alone accepts, and a skipped trial would have been restored
 //! anyway, so the screen changes the result only if it rejects a deletion the full trial would
 //! accept, and otherwise leaves the state bit for bit as unscreened pruning does.
 //!
@@ -126,18 +128,20 @@ impl Vmp {
                     break;
                 }
                 used.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let pass = match screen.as_deref_mut() {
-                    Some(s) => {
-                        let js: Vec<usize> = used.iter().map(|u| u.1).collect();
-                        // A screen that fails (a numerical error on the subsample) screens
-                        // nothing: every deletion then gets its full trial.
-                        s.screen(self, i, k, &js, order, opts).ok().flatten()
-                    }
+                // A pass's screen starts from the current state (its baseline); a screen that
+                // fails (a numerical error on the subsample) screens nothing: every deletion then
+                // gets its full trial.
+                let mut pass_screen = match screen.as_deref_mut() {
+                    Some(s) => s.start(self, i, order, opts).unwrap_or(false).then_some(s),
                     None => None,
                 };
-                for (t, &(_, j)) in used.iter().enumerate() {
-                    if pass.as_ref().is_some_and(|p| !p[t]) {
-                        continue;
+                for &(_, j) in &used {
+                    if let Some(s) = pass_screen.as_deref_mut() {
+                        match s.passes(i, j, k, opts) {
+                            Ok(false) => continue,
+                            Ok(true) => {}
+                            Err(_) => pass_screen = None,
+                        }
                     }
                     out.trials += 1;
                     self.snapshot_into(&mut saved);

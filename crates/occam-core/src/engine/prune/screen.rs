@@ -10,10 +10,12 @@
 //! data's at any fixed q of the globals, and its sweeps follow the full trial's dynamics with
 //! every sum over rows replaced by w times the subsample's sum.
 //!
-//! A screened deletion of component j from the current state:
+//! Once per pass over the components ([`Screen::start`]), from the full model's current state:
 //! 1. the globals are copied from the full model and every local is updated once from them;
 //! 2. baseline: weighted sweeps to convergence without the deletion (the subsample's optimum
-//!    lies near the full data's, not at it), bound L₀ and each shard's local terms ℓ₀_g;
+//!    lies near the full data's, not at it), bound L₀ and each shard's local terms ℓ₀_g.
+//!
+//! Then for each deletion of a component j in turn ([`Screen::passes`]):
 //! 3. the trial: from the baseline state, component j is emptied on every shard and the
 //!    weighted sweeps run to convergence, bound L_j and local terms ℓ_g;
 //! 4. the estimate Δ = L_j − L₀ and its standard error from the shards as batches of iid rows,
@@ -52,6 +54,13 @@ pub(in crate::engine) struct Screen {
     /// N/m.
     weight: f64,
     pub(super) counts: ScreenCounts,
+    /// The observed values of the whole data (the tolerance is per observed value).
+    values: f64,
+    /// The baseline of the current pass ([`Screen::start`]): its bound L₀, each shard's local
+    /// terms ℓ₀ and each shard's state.
+    base: f64,
+    base_terms: Vec<f64>,
+    kept: Vec<Vec<NodeState>>,
 }
 
 impl Vmp {
@@ -92,6 +101,10 @@ impl Vmp {
                 rows: m,
                 ..Default::default()
             },
+            values: 1.0,
+            base: f64::NEG_INFINITY,
+            base_terms: Vec::new(),
+            kept: Vec::new(),
         }));
         Ok(())
     }
@@ -126,79 +139,82 @@ impl Vmp {
 }
 
 impl Screen {
-    /// Screens the deletion of each of `candidates` (components of mixture index `i`, of `k`)
-    /// from `full`'s current state; returns whether each gets the full trial. `None` when the
-    /// index does not have the data plate (nothing to screen on a subsample).
-    pub(super) fn screen(
+    /// Starts a pass of screened deletions of mixture index `i` from `full`'s current state:
+    /// copies the globals, updates the locals once and re-converges the subsample's baseline
+    /// (L₀, ℓ₀ per shard). Returns false when the index does not have the data plate (nothing to
+    /// screen on a subsample). The baseline stays valid while `full`'s state does (a rejected
+    /// full trial restores it).
+    pub(super) fn start(
         &mut self,
         full: &Vmp,
         i: usize,
-        k: usize,
-        candidates: &[usize],
         order: &[NodeId],
         opts: &RunOptions,
-    ) -> Result<Option<Vec<bool>>, RunError> {
-        let (tol, max_iter) = (opts.tol, opts.max_iter);
+    ) -> Result<bool, RunError> {
         let split = self.sharded.split().clone();
         if !split.is_local(NodeId(i)) {
-            return Ok(None);
+            return Ok(false);
         }
-        let schedule = RunError::Schedule;
         let globals = full.global_state(&split);
         self.sharded.set_order(order);
         for v in self.sharded.shards_mut() {
             v.set_global_state(&split, &globals)
-                .map_err(|e| schedule(e.to_string()))?;
+                .map_err(|e| RunError::Schedule(e.to_string()))?;
         }
         self.sharded.update_locals()?;
         // Convergence is judged per observed value of the whole data, as a full trial's.
-        let values = (full.observed_values().max(1)) as f64;
-        let (base, _) = self.converge(None, tol, values, max_iter)?;
-        let base_terms = self.sharded.local_terms();
-        let kept: Vec<Vec<NodeState>> =
-            self.sharded.shards().iter().map(|v| v.snapshot()).collect();
-        let mut pass = Vec::with_capacity(candidates.len());
-        for &j in candidates {
-            for (v, state) in self.sharded.shards_mut().iter_mut().zip(&kept) {
-                v.restore(state.clone());
-                v.delete_component(i, j, k);
-            }
-            let (l, se) = self.converge(Some((base, &base_terms)), tol, values, max_iter)?;
-            let passed = l - base + SCREEN_Z * se > 0.0;
-            self.counts.screened += 1;
-            self.counts.passed += usize::from(passed);
-            pass.push(passed);
+        self.values = full.observed_values().max(1) as f64;
+        let (base, _) = self.converge(None, opts)?;
+        self.base = base;
+        self.base_terms = self.sharded.local_terms();
+        self.kept = self.sharded.shards().iter().map(|v| v.snapshot()).collect();
+        Ok(true)
+    }
+
+    /// Screens the deletion of component j of mixture index i (of k) from the baseline of the
+    /// last [`Screen::start`]: whether it gets the full trial.
+    pub(super) fn passes(
+        &mut self,
+        i: usize,
+        j: usize,
+        k: usize,
+        opts: &RunOptions,
+    ) -> Result<bool, RunError> {
+        for (v, state) in self.sharded.shards_mut().iter_mut().zip(&self.kept) {
+            v.restore(state.clone());
+            v.delete_component(i, j, k);
         }
-        // The shards are left at a trial's state; the next screen starts from the full model.
-        Ok(Some(pass))
+        let (l, se) = self.converge(Some(self.base), opts)?;
+        let passed = l - self.base + SCREEN_Z * se > 0.0;
+        self.counts.screened += 1;
+        self.counts.passed += usize::from(passed);
+        Ok(passed)
     }
 
     /// Weighted sweeps until the bound's change per observed value (of the whole data) is at
-    /// most `tol`, or `max_iter`; with `against` = (L₀, ℓ₀ per shard), also until the bound
-    /// cannot reach L₀ (module docs). Returns the last bound and its standard error against ℓ₀
-    /// (0 without `against`).
+    /// most the tolerance, or the iteration limit; with `against` = L₀, also until the bound
+    /// cannot reach L₀ (module docs). Returns the last bound and its standard error against
+    /// the baseline's local terms (0 without `against`).
     fn converge(
         &mut self,
-        against: Option<(f64, &[f64])>,
-        tol: f64,
-        values: f64,
-        max_iter: usize,
+        against: Option<f64>,
+        opts: &RunOptions,
     ) -> Result<(f64, f64), RunError> {
         let mut trace: Vec<f64> = Vec::new();
         let mut se = 0.0;
-        for _ in 0..max_iter {
+        for _ in 0..opts.max_iter {
             let l = self.sharded.sweep()?;
             self.counts.sweeps += 1;
-            if let Some((_, base_terms)) = against {
-                se = self.standard_error(base_terms);
+            if against.is_some() {
+                se = self.standard_error();
             }
             trace.push(l);
             if let [.., b, c] = trace[..] {
-                if (c - b).abs() / values <= tol {
+                if (c - b).abs() / self.values <= opts.tol {
                     break;
                 }
             }
-            if let (Some((floor, _)), [.., a, b, c]) = (against, &trace[..]) {
+            if let (Some(floor), [.., a, b, c]) = (against, &trace[..]) {
                 let (before, last) = (b - a, c - b);
                 if last >= 0.0
                     && 2.0 * last <= before
@@ -214,12 +230,12 @@ impl Screen {
     /// The standard error of the weighted difference of local terms against `base_terms`, the
     /// shards taken as batches of iid rows: w·√(G·s²), s² the sample variance of the per-shard
     /// differences.
-    fn standard_error(&self, base_terms: &[f64]) -> f64 {
+    fn standard_error(&self) -> f64 {
         let d: Vec<f64> = self
             .sharded
             .local_terms()
             .iter()
-            .zip(base_terms)
+            .zip(&self.base_terms)
             .map(|(a, b)| a - b)
             .collect();
         let g = d.len() as f64;
