@@ -228,6 +228,7 @@ pub(crate) fn settings(
         rotate,
         settle: false,
         candidate_starts: true,
+        prune_screen_from: occam::driver::PRUNE_SCREEN_FROM,
     }
 }
 

@@ -83,6 +83,11 @@ impl Serialize for Report<'_> {
                 .collect();
             m.serialize_entry("node_qualities", &kinds)?;
         }
+        // Only for screened fits (`Settings::prune_screen_from`; other reports are unchanged).
+        if let Some(c) = &o.prune_screen {
+            m.serialize_entry("prune_screen", &tree(c))?;
+            m.serialize_entry("prune_trials", &o.prune_trials)?;
+        }
         m.serialize_entry("prune_start", &tree(&o.prune_start))?;
         if !loaded.model.q_blocks.is_empty() {
             m.serialize_entry("q_blocks", &q_blocks(loaded, c))?;

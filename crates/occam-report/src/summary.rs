@@ -297,6 +297,13 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
                 .join(", ")
         );
     }
+    if let Some(c) = &o.prune_screen {
+        let _ = writeln!(
+            s,
+            "pruning screen: {} deletions screened on {} rows ({} sweeps there), {} passed; {} full trials",
+            c.screened, c.rows, c.sweeps, c.passed, o.prune_trials
+        );
+    }
     if let Some(r) = &o.rotated {
         let _ = writeln!(
             s,

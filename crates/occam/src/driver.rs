@@ -13,8 +13,10 @@ use crate::model::Loaded;
 
 mod checks;
 mod partial;
+mod screen;
 use checks::{identical_components, non_finite_posterior, still_rising};
 pub use partial::fit_keeping_partial;
+pub use screen::{PRUNE_SCREEN_FROM, SCREEN_BATCHES, SCREEN_ROWS};
 
 /// How to run inference.
 #[derive(Clone, Debug)]
@@ -50,6 +52,10 @@ pub struct Settings {
     /// ends early) — and keep the best ([`occam_core::engine::RunOptions::candidate_starts`]);
     /// `false`: the k-means start alone (one start per restart, as scikit-learn's `n_init=1`).
     pub candidate_starts: bool,
+    /// With `prune`, screen the deletions of a mixture along a data plate of at least this many
+    /// rows on a seeded subsample first (`driver/screen.rs`, [`PRUNE_SCREEN_FROM`] by default),
+    /// so that only those the subsample cannot reject get the full trial; `usize::MAX`: never.
+    pub prune_screen_from: usize,
 }
 
 impl Default for Settings {
@@ -65,6 +71,7 @@ impl Default for Settings {
             rotate: None,
             settle: false,
             candidate_starts: true,
+            prune_screen_from: PRUNE_SCREEN_FROM,
         }
     }
 }
@@ -136,6 +143,13 @@ pub struct Outcome {
     pub bound_quality: crate::quality::BoundQuality,
     /// Each node's kind of bound term.
     pub node_qualities: Vec<(String, crate::quality::BoundQuality)>,
+    /// Full pruning trials of the kept restart (a deletion the screen rejects has none).
+    #[serde(skip)]
+    pub prune_trials: usize,
+    /// What the pruning screen did in the kept restart (`Settings::prune_screen_from`); `None`
+    /// when the fit was not screened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prune_screen: Option<occam_core::engine::ScreenCounts>,
     /// What the rotations did (`Settings::rotate`), summed over restarts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotated: Option<crate::rotation::Rotated>,
@@ -208,6 +222,7 @@ pub fn fit(
         settle: s.settle,
         candidate_starts: s.candidate_starts,
     };
+    screen::attach(loaded, c, s);
     let rotations = match s.rotate {
         Some(true) => Some(crate::rotation::detect(loaded, c)?),
         None => crate::rotation::detect(loaded, c).ok(),
@@ -221,6 +236,7 @@ pub fn fit(
         }
         None => (c.vmp.run_observed(&opts, observer), None),
     };
+    c.vmp.clear_prune_screen();
     let f = run.map_err(|e| run_error(loaded, c, &e))?;
     let mut warnings: Vec<Warning> = loaded
         .warnings
@@ -257,6 +273,8 @@ pub fn fit(
         node_bounds: f.node_bounds,
         bound_quality,
         node_qualities,
+        prune_trials: f.prune_trials,
+        prune_screen: f.prune_screen,
         rotated,
     })
 }

@@ -239,6 +239,8 @@ impl Fitted {
             node_bounds,
             bound_quality,
             node_qualities,
+            prune_trials: 0,
+            prune_screen: None,
             rotated: None,
         };
         Ok(Fitted {

@@ -99,6 +99,7 @@ impl Vmp {
             trees,
             scratch: Mutex::default(),
             outside: None,
+            screen: None,
             initialized: false,
             cache: Cache::default(),
         })

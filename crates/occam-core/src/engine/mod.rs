@@ -73,6 +73,7 @@ pub use driver::{
 };
 use elements::*;
 use node::*;
+pub use prune::{ScreenCounts, SCREEN_Z};
 use qblock::{Block, QBlock};
 pub use shard::{GlobalState, Sharded, ShardedFit, Split, SplitError};
 pub use state::QState;
@@ -130,6 +131,9 @@ pub struct Vmp {
     scratch: Mutex<Vec<f64>>,
     /// A global's update in a sharded fit: the messages of the other shards' data (module `shard`).
     outside: Option<shard::Outside>,
+    /// The pruning screen: the model compiled on a subsample of the data plate's rows
+    /// ([`Vmp::set_prune_screen`], module `prune::screen`).
+    screen: Option<Box<prune::Screen>>,
     initialized: bool,
 }
 

@@ -105,6 +105,8 @@ fn partial(
         node_bounds,
         bound_quality,
         node_qualities,
+        prune_trials: 0,
+        prune_screen: None,
         rotated: None,
     })
 }

@@ -27,6 +27,7 @@ mod parity;
 mod predict;
 mod predict_chains;
 mod predict_density;
+mod prune_screen;
 mod regression;
 mod robust_regression;
 mod shards;

@@ -120,6 +120,8 @@ impl Vmp {
         let mut iterations = trace.len() + other;
         let mut prune_start = None;
         let mut pruned = 0;
+        let mut prune_trials = 0;
+        let mut prune_screen = None;
         if opts.prune_components && self.has_mixture_index() {
             // The pruning stage re-converges from the state reached (a sweep or two), then tries
             // each deletion; every accepted deletion appends its converged bound.
@@ -130,16 +132,18 @@ impl Vmp {
             trace.extend(&again.trace);
             warnings.extend(again.warnings);
             stop = again.stop;
-            let (kept, n, extra) = self.prune(
+            let p = self.prune(
                 opts,
                 order,
                 watch,
                 *trace.last().unwrap_or(&f64::NEG_INFINITY),
             )?;
-            pruned = n;
-            iterations += extra.0;
-            warnings.extend(extra.1);
-            for (b, c) in kept {
+            pruned = p.deleted;
+            iterations += p.sweeps;
+            warnings.extend(p.warnings);
+            prune_trials = p.trials;
+            prune_screen = p.screen;
+            for (b, c) in p.kept {
                 trace.push(b);
                 stop = c;
             }
@@ -167,6 +171,8 @@ impl Vmp {
                 .collect(),
             warnings,
             pruned_components: pruned,
+            prune_trials,
+            prune_screen,
             restart_bounds: Vec::new(),
             restart_components: Vec::new(),
             best_restart: 0,

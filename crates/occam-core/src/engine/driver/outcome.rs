@@ -28,7 +28,9 @@ pub struct RunOptions {
     pub check_every_update: bool,
     /// After convergence, try deleting each used mixture component (smallest first) and keep a
     /// deletion whenever the converged bound increases (Winn §1.8.7 footnote 8, §3.3: model order
-    /// adapted by deleting components, judged by L).
+    /// adapted by deleting components, judged by L). With a screen attached
+    /// ([`Vmp::set_prune_screen`]) deletions are tried on a subsample first and only those it
+    /// cannot reject get the full trial (module `prune`).
     pub prune_components: bool,
     /// Settle the first sweep: the updates that come before the first node with an informative
     /// start (a mixture index's k-means start, a random draw, given values) are repeated until
@@ -189,6 +191,11 @@ pub struct Fit {
     pub warnings: Vec<Warning>,
     /// Mixture components deleted by pruning.
     pub pruned_components: usize,
+    /// Full pruning trials run (deletions and relabellings; a deletion the screen rejects has
+    /// none).
+    pub prune_trials: usize,
+    /// What the pruning screen did, when one is attached ([`Vmp::set_prune_screen`]).
+    pub prune_screen: Option<super::super::ScreenCounts>,
     /// Final bound of every restart.
     pub restart_bounds: Vec<f64>,
     /// Mixture components in use at the end of every restart, summed over the mixture indices

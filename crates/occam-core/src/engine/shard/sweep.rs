@@ -18,6 +18,10 @@ pub struct Sharded {
     split: Split,
     steps: Vec<Step>,
     observed_values: usize,
+    /// The weight of the shards' data: 1 when they hold all the rows; N/m when they hold a
+    /// random subsample of m of N rows (the pruning screen, `engine/prune/screen.rs`), so that
+    /// the messages to globals and the local bound terms estimate the whole data's.
+    weight: f64,
 }
 
 /// What a sharded run reached.
@@ -78,7 +82,52 @@ impl Sharded {
             split,
             steps,
             observed_values: observed_values.max(1),
+            weight: 1.0,
         })
+    }
+
+    /// Weighs the shards' data by `w` (see `Sharded::weight`): a subsample of m of N rows with
+    /// w = N/m. Every local message and local bound term is multiplied by `w`.
+    pub(in crate::engine) fn set_weight(&mut self, w: f64) {
+        self.weight = w;
+    }
+
+    /// Sweeps in `order` from now on (the run's schedule; [`Sharded::new`] takes the default).
+    pub(in crate::engine) fn set_order(&mut self, order: &[NodeId]) {
+        let mut steps: Vec<Step> = Vec::new();
+        for &id in order {
+            match steps.last_mut() {
+                _ if !self.split.local[id.0] => steps.push(Step::Global(id)),
+                Some(Step::Locals(ids)) => ids.push(id),
+                _ => steps.push(Step::Locals(vec![id])),
+            }
+        }
+        self.steps = steps;
+    }
+
+    /// The shards, to change their local state (the pruning screen's deletions).
+    pub(in crate::engine) fn shards_mut(&mut self) -> &mut [Vmp] {
+        &mut self.shards
+    }
+
+    /// Every local step of the schedule once on every shard, from the current globals.
+    pub(in crate::engine) fn update_locals(&mut self) -> Result<(), RunError> {
+        for step in self.steps.clone() {
+            if let Step::Locals(ids) = step {
+                for s in 0..self.shards.len() {
+                    self.locals(s, &ids)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each shard's local bound terms (unweighted).
+    pub(in crate::engine) fn local_terms(&self) -> Vec<f64> {
+        self.shards
+            .iter()
+            .map(|v| v.split_bound(&self.split).0)
+            .collect()
     }
 
     /// The split (which nodes are local).
@@ -152,6 +201,9 @@ impl Sharded {
             let m = v.local_messages(split, g);
             kernels::add_into(&mut total, &m);
         }
+        if self.weight != 1.0 {
+            total.iter_mut().for_each(|v| *v *= self.weight);
+        }
         for v in &mut self.shards {
             v.update_global(split, g, total.clone())?;
         }
@@ -196,15 +248,17 @@ impl Sharded {
         Ok(self.bound())
     }
 
-    /// The bound: every shard's local terms plus the globals' terms — Winn (2.31).
+    /// The bound: every shard's local terms (times the weight, 1 unless a subsample's) plus the
+    /// globals' terms — Winn (2.31).
     pub fn bound(&self) -> f64 {
         let global = self.shards[0].split_bound(&self.split).1;
         global
-            + self
-                .shards
-                .iter()
-                .map(|v| v.split_bound(&self.split).0)
-                .sum::<f64>()
+            + self.weight
+                * self
+                    .shards
+                    .iter()
+                    .map(|v| v.split_bound(&self.split).0)
+                    .sum::<f64>()
     }
 
     /// Sweeps (or memoized passes) until the bound's change per observed value is at most `tol`,
