@@ -74,7 +74,7 @@ pub use driver::{
 use elements::*;
 use node::*;
 use qblock::{Block, QBlock};
-pub use shard::{GlobalState, Sharded, ShardedFit, Split, SplitError};
+pub use shard::{GlobalState, Sharded, ShardedFit, Split, SplitError, Svi, SviFit, SviOptions};
 pub use state::QState;
 pub use transform::GaussianSums;
 

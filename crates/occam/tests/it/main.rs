@@ -28,5 +28,6 @@ mod regression;
 mod shards;
 mod softmax;
 mod square_ard;
+mod stochastic;
 mod trees;
 mod unit_plates;
