@@ -113,6 +113,20 @@ impl Shard {
         self.compiled.vmp.update(id).map_err(run_error)
     }
 
+    /// Optimises this shard's local q given its globals: the updates of the local nodes `names`
+    /// once when there is one, else until the local bound terms stop increasing
+    /// (`occam_core::engine::Vmp::optimise_locals`; stochastic VB's local step).
+    pub fn optimise_locals(&mut self, names: &[String]) -> Result<()> {
+        let ids = names
+            .iter()
+            .map(|n| self.id(n))
+            .collect::<Result<Vec<_>>>()?;
+        self.compiled
+            .vmp
+            .optimise_locals(&self.split, &ids)
+            .map_err(run_error)
+    }
+
     /// This shard's messages to global `name` from its local children.
     pub fn local_messages(&self, name: &str) -> Result<Vec<f64>> {
         Ok(self

@@ -115,7 +115,8 @@ fn means(s: &Sharded) -> Vec<[f64; 2]> {
 fn stochastic_vb_reaches_the_batch_posterior_means_and_a_seed_fixes_the_run() {
     let n = 3000;
     let x = gmm_data(n, 7);
-    let sizes = uneven(n, &[1; 10]);
+    // Uneven shards: each is drawn with probability 1/10, so its messages are scaled by 10.
+    let sizes = uneven(n, &[3, 1, 2, 4, 1, 2, 3, 1, 2, 1]);
     let mut batch = Sharded::new(shards(&x, &sizes), None, None).unwrap();
     batch.start(0).unwrap();
     let b = batch.run(1000, 1e-10, false).unwrap();

@@ -6,9 +6,11 @@
 //! For a conjugate-exponential model the natural gradient of the bound with respect to a global's
 //! natural parameters λ is λ̂ − λ, where λ̂ is the global's coordinate update (Hoffman et al., eq.
 //! (22)–(23); here Winn (2.19)): its prior's expected natural parameters plus the messages of its
-//! children. A minibatch B of |B| of the N rows gives an unbiased estimate of λ̂ when the messages
-//! of its local children are scaled by N/|B| (the "intermediate global parameter", Hoffman et al.,
-//! eq. (24)–(25)), and the step
+//! children. A minibatch B drawn with probability p_B gives an unbiased estimate of λ̂ when the
+//! messages of its local children are scaled by 1/p_B: N/|B| for |B| rows drawn uniformly (the
+//! "intermediate global parameter", Hoffman et al., eq. (24)–(25)), S for one of S shards drawn
+//! uniformly — which is N/|B| when the shards are even; N/|B| of an uneven shard would be biased
+//! (E = (1/S) Σ_s (N/|B_s|) t_s ≠ Σ_s t_s) — and the step
 //!
 //!   λ ← (1 − ρ_t) λ + ρ_t λ̂_B,   ρ_t = (t + τ)^−κ,  κ ∈ (0.5, 1], τ ≥ 0, t = 1, 2, …
 //!
@@ -89,25 +91,20 @@ pub struct Svi {
     locals: Vec<NodeId>,
     globals_order: Vec<NodeId>,
     state: GlobalState,
-    rows: usize,
     options: SviOptions,
     t: u64,
 }
 
 impl Svi {
-    /// A stochastic fit starting from the globals of `home` (a started replica), on data of
-    /// `rows` rows along the data plate in all, with the schedule `order` (default: `home`'s).
+    /// A stochastic fit starting from the globals of `home` (a started replica), with the
+    /// schedule `order` (default: `home`'s).
     pub fn new(
         home: &Vmp,
         split: Split,
         order: Option<Vec<NodeId>>,
-        rows: usize,
         options: SviOptions,
     ) -> Result<Svi, RunError> {
         options.check()?;
-        if rows == 0 {
-            return Err(RunError::Schedule("no rows to fit".into()));
-        }
         let order = order.unwrap_or_else(|| home.default_order());
         let (locals, globals_order) = order.into_iter().partition(|id| split.is_local(*id));
         Ok(Svi {
@@ -115,7 +112,6 @@ impl Svi {
             split,
             locals,
             globals_order,
-            rows,
             options,
             t: 0,
         })
@@ -138,35 +134,24 @@ impl Svi {
         batch
             .set_global_state(&self.split, &self.state)
             .map_err(|e| RunError::Schedule(e.to_string()))?;
-        let passes = if self.locals.len() <= 1 { 1 } else { 100 };
-        let mut last = f64::NEG_INFINITY;
-        for _ in 0..passes {
-            for &id in &self.locals {
-                batch.update(id)?;
-            }
-            if passes > 1 {
-                let l = batch.split_bound(&self.split).0;
-                if l - last <= 1e-12 * l.abs() {
-                    break;
-                }
-                last = l;
-            }
-        }
-        Ok(())
+        batch.optimise_locals(&self.split, &self.locals)
     }
 
-    /// One step of stochastic VB on minibatch `batch`: its local step, then every global in the
-    /// schedule's order from its children's messages scaled by N/|B| and blended with step size
-    /// ρ_t (module docs). Returns ρ_t.
-    pub fn step(&mut self, batch: &mut Vmp) -> Result<f64, RunError> {
-        let size = batch.plate_size(self.split.plate());
-        if size == 0 {
+    /// One step of stochastic VB on minibatch `batch`, drawn with probability 1/`scale`: its
+    /// local step, then every global in the schedule's order from its children's messages
+    /// scaled by `scale` and blended with step size ρ_t (module docs). Returns ρ_t.
+    pub fn step(&mut self, batch: &mut Vmp, scale: f64) -> Result<f64, RunError> {
+        if batch.plate_size(self.split.plate()) == 0 {
             return Err(RunError::Schedule("an empty minibatch".into()));
+        }
+        if !(scale >= 1.0 && scale.is_finite()) {
+            return Err(RunError::Schedule(format!(
+                "minibatch weight {scale}: the inverse of a probability, ≥ 1"
+            )));
         }
         self.local_step(batch)?;
         self.t += 1;
         let rho = self.options.rho(self.t);
-        let scale = self.rows as f64 / size as f64;
         for &g in &self.globals_order {
             let mut m = batch.local_messages(&self.split, g);
             m.iter_mut().for_each(|v| *v *= scale);
@@ -199,7 +184,8 @@ pub struct SviFit {
 
 impl Sharded {
     /// Stochastic VB over the shards (module `stochastic`): each shard is a minibatch, visited in
-    /// a random order per epoch (seeded), its local messages scaled by N / its rows; at most
+    /// a random order per epoch (seeded), its local messages scaled by the number of shards S
+    /// (each is drawn with probability 1/S per step: N/|B| for even shards); at most
     /// `epochs` passes, stopping when the full bound's change per observed value between two
     /// evaluations is at most `tol`. Afterwards every shard holds the final globals and its
     /// locals optimised given them. Starts from the shards' current state (e.g. [`Sharded::start`]).
@@ -209,8 +195,6 @@ impl Sharded {
         tol: f64,
         options: SviOptions,
     ) -> Result<SviFit, RunError> {
-        let plate = self.split.plate().to_string();
-        let rows = self.shards.iter().map(|v| v.plate_size(&plate)).sum();
         let order: Vec<NodeId> = self
             .steps
             .iter()
@@ -219,13 +203,7 @@ impl Sharded {
                 Step::Global(g) => vec![*g],
             })
             .collect();
-        let mut svi = Svi::new(
-            &self.shards[0],
-            self.split.clone(),
-            Some(order),
-            rows,
-            options,
-        )?;
+        let mut svi = Svi::new(&self.shards[0], self.split.clone(), Some(order), options)?;
         let mut rng = crate::Rng::seed_from_u64(options.seed);
         let mut perm: Vec<usize> = (0..self.shards.len()).collect();
         let mut fit = SviFit {
@@ -237,7 +215,7 @@ impl Sharded {
         for epoch in 1..=epochs {
             perm.shuffle(&mut rng);
             for &s in &perm {
-                svi.step(&mut self.shards[s])?;
+                svi.step(&mut self.shards[s], perm.len() as f64)?;
             }
             if epoch % options.bound_every != 0 && epoch != epochs {
                 continue;
@@ -264,6 +242,27 @@ impl Sharded {
 }
 
 impl Vmp {
+    /// Optimises the local q given the globals: one pass of the updates of `locals` (local
+    /// nodes) when there is one (its update is then the optimum given the globals), else passes
+    /// until the local bound terms stop increasing (10⁻¹² relative, at most 100).
+    pub fn optimise_locals(&mut self, split: &Split, locals: &[NodeId]) -> Result<(), RunError> {
+        let passes = if locals.len() <= 1 { 1 } else { 100 };
+        let mut last = f64::NEG_INFINITY;
+        for _ in 0..passes {
+            for &id in locals {
+                self.update(id)?;
+            }
+            if passes > 1 {
+                let l = self.split_bound(split).0;
+                if l - last <= 1e-12 * l.abs() {
+                    break;
+                }
+                last = l;
+            }
+        }
+        Ok(())
+    }
+
     /// A natural-gradient step on global `node` (Hoffman et al. 2013, eq. (26)): its coordinate
     /// update from `outside` ([`Vmp::update_global`], e.g. a minibatch's messages scaled by
     /// N/|B|) gives λ̂; its latent elements then take φ = (1 − ρ) φ_old + ρ λ̂ and their moments
