@@ -81,6 +81,16 @@ impl Shard {
             .ok_or_else(|| Error::UnknownName(format!("no node `{name}` in the model")))
     }
 
+    /// The compiled model.
+    pub(crate) fn vmp(&self) -> &occam_core::engine::Vmp {
+        &self.compiled.vmp
+    }
+
+    /// The compiled model, to update.
+    pub(crate) fn vmp_mut(&mut self) -> &mut occam_core::engine::Vmp {
+        &mut self.compiled.vmp
+    }
+
     /// The data plate and its size on this shard.
     pub fn plate(&self) -> (&str, usize) {
         let p = self.split.plate();
@@ -222,8 +232,11 @@ pub fn split_of(
 
 /// A fit over shards in one process.
 pub struct ShardedFitted {
-    /// The shards after the fit (the globals alike on each).
+    /// The shards after the fit (the globals alike on each); of a fit over a file read in
+    /// chunks, the one replica of the globals (on chunk 0).
     pub shards: Vec<Shard>,
+    /// The rows of each shard or chunk.
+    pub rows: Vec<usize>,
     /// The bound after each sweep.
     pub bound_trace: Vec<f64>,
     /// Whether the bound's change per observed value fell to the tolerance.
@@ -325,6 +338,7 @@ pub fn fit_shards(
         }
     };
     let values_per_sweep = sharded.values_per_sweep();
+    let rows = data_rows(&sharded);
     let shards = sharded
         .into_shards()
         .into_iter()
@@ -344,10 +358,17 @@ pub fn fit_shards(
         .collect();
     Ok(ShardedFitted {
         shards,
+        rows,
         bound_trace,
         converged,
         values_per_sweep,
         epochs,
         steps,
     })
+}
+
+/// The rows of each shard along the data plate.
+fn data_rows(s: &Sharded) -> Vec<usize> {
+    let plate = s.split().plate();
+    s.shards().iter().map(|v| v.plate_size(plate)).collect()
 }

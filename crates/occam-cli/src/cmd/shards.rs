@@ -36,6 +36,14 @@ pub struct ShardArgs {
     /// (one glob per data name, each matching as many files).
     #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
     pub shards: Vec<String>,
+    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order) as data
+    /// NAME, read --chunk-rows rows at a time, so a file larger than memory fits (--vb batch or
+    /// svi; memory: two chunks' models, whatever the file's size).
+    #[arg(long = "stream", value_name = "NAME=FILE", conflicts_with_all = ["data", "out", "shards"])]
+    pub stream: Option<String>,
+    /// The rows of each chunk of --stream.
+    #[arg(long = "chunk-rows", value_name = "ROWS", default_value_t = 100_000)]
+    pub chunk_rows: usize,
     /// How a fit over --shards or --stream updates: `batch` sweeps (the single-process
     /// schedule), `memoized` VB (one shard at a time; --shards only) or stochastic VB `svi` (each
     /// shard or chunk a minibatch; the bound reported is the full bound at the current globals,
@@ -57,7 +65,7 @@ pub struct ShardArgs {
 impl ShardArgs {
     /// Whether a sharded fit was asked for.
     pub fn given(&self) -> bool {
-        !self.shards.is_empty()
+        !self.shards.is_empty() || self.stream.is_some()
     }
 
     /// The method, its options checked (the minibatch order's seed is the fit's).
@@ -171,20 +179,44 @@ fn matching(pattern: &str) -> Result<Vec<PathBuf>> {
 /// Runs the sharded fit and prints it.
 pub fn run(model: &std::path::Path, args: &ShardArgs, run: &RunArgs, as_json: bool) -> Result<()> {
     let method = args.method(run.seed)?;
-    let data = shard_data(&args.shards)?;
     let source = occam::model::read_text(model)?;
     let name = model.display().to_string();
     let (seed, max_iter, tol) = (run.seed, run.max_iter, run.tol);
-    let fit = fit_shards(&name, &source, &data, None, seed, max_iter, tol, method)?;
+    let fit = match &args.stream {
+        Some(arg) => {
+            let Some((data, file)) = arg
+                .split_once('=')
+                .filter(|(n, f)| !n.is_empty() && !f.is_empty())
+            else {
+                return Err(Error::Usage(format!(
+                    "bad --stream `{arg}`: expected NAME=FILE, e.g. --stream x=big.npy"
+                )));
+            };
+            let path = std::path::Path::new(file);
+            let chunk = args.chunk_rows;
+            occam::stream::fit_stream(
+                &name, &source, data, path, chunk, seed, max_iter, tol, method,
+            )?
+        }
+        None => {
+            let data = shard_data(&args.shards)?;
+            fit_shards(&name, &source, &data, None, seed, max_iter, tol, method)?
+        }
+    };
     if as_json {
         outln!("{}", report_json(&fit, method)?);
         return Ok(());
     }
     let (plate, _) = fit.shards[0].plate();
-    let rows: Vec<String> = fit.shards.iter().map(|s| s.plate().1.to_string()).collect();
+    let rows: Vec<String> = fit.rows.iter().map(|r| r.to_string()).collect();
+    let what = if args.stream.is_some() {
+        "chunks read in turn"
+    } else {
+        "shards"
+    };
     outln!(
-        "{name}: {} shards along plate {plate} (rows {})",
-        fit.shards.len(),
+        "{name}: {} {what} along plate {plate} (rows {})",
+        fit.rows.len(),
         rows.join(", ")
     );
     let state = if fit.converged {
@@ -240,7 +272,7 @@ fn report_json(fit: &ShardedFitted, method: Method) -> Result<String> {
             .collect();
         globals.insert(g, json!({"distribution": p.distribution, "params": params}));
     }
-    let rows: Vec<usize> = fit.shards.iter().map(|s| s.plate().1).collect();
+    let rows = &fit.rows;
     let v = json!({
         "method": method.name(),
         "epochs": fit.epochs,
