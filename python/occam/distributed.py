@@ -85,6 +85,12 @@ class _Shard:
     def update_global(self, name, summed):
         self.shard.update_global(name, summed)
 
+    def step_global(self, name, summed, rho):
+        self.shard.step_global(name, summed, rho)
+
+    def optimise_locals(self, names):
+        self.shard.optimise_locals(list(names))
+
     def split_bound(self):
         return self.shard.split_bound()
 
@@ -166,14 +172,21 @@ def read_shard_files(pattern, name):
 class Result:
     """A distributed fit: the bound, its trace, the globals' posteriors and each shard's locals."""
 
-    def __init__(self, runner, trace, converged, bytes_per_sweep):
+    def __init__(self, runner, trace, converged, bytes_per_sweep, method="batch", epochs=(),
+                 steps=0):
         self._runner = runner
         self.bound_trace = _np.asarray(trace)
         self.bound = trace[-1] if trace else float("nan")
         self.iterations = len(trace)
         self.converged = converged
-        #: Bytes of messages (up and down) per sweep.
+        #: Bytes of messages (up and down) per batch sweep.
         self.bytes_per_sweep = bytes_per_sweep
+        #: ``"batch"``, ``"memoized"`` or ``"svi"``.
+        self.method = method
+        #: Stochastic VB: the epoch of each entry of ``bound_trace``.
+        self.epochs = list(epochs)
+        #: Stochastic VB: the minibatch steps taken.
+        self.steps = steps
 
     def posterior(self, name):
         """The posterior of a global variable (from shard 0's replica), as ``Fitted.posterior``."""
@@ -189,31 +202,70 @@ class Result:
         return out[shard]
 
 
-def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max_iter=1000,
-        tol=1e-6, start=None, callback=None):
-    """Fits ``source`` (model text) to ``shards`` — a list of ``{name: array or .npy/.csv path}``,
-    consecutive blocks of rows along the data plate — by batch VMP sweeps over the shards, on the
-    workers of Dask ``client`` (or in this process when ``client`` is None).
-
-    ``start``: None (each shard starts from ``seed + s``; shard 0's globals are updated from its
-    own rows and copied to every shard, whose locals are then updated from them), or one state
-    per shard (bytes, e.g. :func:`single_process_start`). The schedule is the model's default
-    one; stops when the bound's change per observed value is at most ``tol`` (None: never) or
-    after ``max_iter`` sweeps; a decreasing bound raises :class:`occam.RunError`. ``callback(sweep,
-    bound)`` is called after every sweep (return False to stop)."""
-    if not shards:
-        raise UsageError("no shards")
-    runner = (_Here(source, shards, name, plate) if client is None
-              else _Dask(client, source, shards, name, plate))
-    n = len(runner.shards)
-    each = lambda *a: [a] * n  # noqa: E731
-    schedule = runner.call("schedule", [()])[0]
+def _steps(schedule):
+    """The schedule as steps: ``("local", [names])`` run on every shard, ``("global", name)`` one
+    reduction."""
     steps = []
     for node, local in schedule:
         if local and steps and steps[-1][0] == "local":
             steps[-1][1].append(node)
         else:
             steps.append(("local", [node]) if local else ("global", node))
+    return steps
+
+
+def _reduce(runner, which, name):
+    """The sum, in shard order, of the messages of shards ``which`` to global ``name`` (bytes),
+    and the bytes that travelled up."""
+    parts = _call_some(runner, which, "local_messages", name)
+    total = _np.zeros(len(parts[0]) // 8)
+    for p in parts:  # shard order: the same sum on every run
+        total += _np.frombuffer(p, dtype="<f8")
+    return total.astype("<f8").tobytes(), sum(len(p) for p in parts)
+
+
+def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max_iter=1000,
+        tol=1e-6, start=None, callback=None, method="batch", kappa=0.7, tau=1.0, bound_every=1):
+    """Fits ``source`` (model text) to ``shards`` — a list of ``{name: array or .npy/.csv path}``,
+    consecutive blocks of rows along the data plate — on the workers of Dask ``client`` (or in
+    this process when ``client`` is None), by ``method``:
+
+    - ``"batch"``: VMP sweeps over the shards, the single-process schedule step by step;
+    - ``"memoized"``: memoized VB (Hughes & Sudderth 2013) — one shard's locals at a time, then
+      every global from the sum over all shards, the others' messages from their cached state;
+      the bound never decreases and reaches the batch optimum (``max_iter`` passes);
+    - ``"svi"``: stochastic VB (Hoffman et al. 2013) — each shard a minibatch, visited in a
+      random order per epoch (``numpy.random.default_rng(seed)``): its locals optimised given
+      the globals, then each global's update from its messages scaled by the number of shards S
+      (the inverse of the probability of drawing the shard; N/|B| for even shards: N/|B| of an
+      uneven shard would bias the step) blended with step size ρ_t = (t + τ)^−κ (``kappa`` in (0.5, 1], ``tau`` ≥ 0); only that shard works and the
+      globals travel to the next. The bound reported, every ``bound_every`` epochs and after the
+      last, is the full bound at the current globals (every shard's locals optimised given them):
+      a bound at a q, not an estimate. ``max_iter`` counts epochs.
+
+    ``start``: None (each shard starts from ``seed + s``; shard 0's globals are updated from its
+    own rows and copied to every shard, whose locals are then updated from them), or one state
+    per shard (bytes, e.g. :func:`single_process_start`). The schedule is the model's default
+    one; stops when the bound's change per observed value is at most ``tol`` (None: never) or
+    after ``max_iter`` sweeps; a decreasing bound (batch, memoized) raises
+    :class:`occam.RunError`. ``callback(sweep, bound)`` is called after every sweep, pass or
+    bound evaluation (return False to stop)."""
+    if method not in ("batch", "memoized", "svi"):
+        raise UsageError(f"unknown method {method!r}: batch, memoized or svi")
+    if method == "svi":
+        if not 0.5 < kappa <= 1.0:
+            raise UsageError(f"kappa = {kappa}: the step sizes (t + tau)^-kappa need kappa in "
+                             "(0.5, 1] (Robbins-Monro)")
+        if not (tau >= 0 and _np.isfinite(tau)) or bound_every < 1:
+            raise UsageError(f"tau = {tau}, bound_every = {bound_every}: need tau >= 0 and "
+                             "bound_every >= 1")
+    if not shards:
+        raise UsageError("no shards")
+    runner = (_Here(source, shards, name, plate) if client is None
+              else _Dask(client, source, shards, name, plate))
+    n = len(runner.shards)
+    every = list(range(n))
+    steps = _steps(runner.call("schedule", [()])[0])
     if start is None:
         # The engine's sharded start (occam_core::engine::Sharded::start).
         runner.call("initialize", [(seed + s,) for s in range(n)])
@@ -222,7 +274,7 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
                 m = _call_one(runner, 0, "local_messages", what)
                 _call_one(runner, 0, "update_global", what, m)
         state = _call_one(runner, 0, "global_state")
-        rest = [s for s in range(1, n)]
+        rest = every[1:]
         _call_some(runner, rest, "set_state", state)
         for kind, what in steps:
             if kind == "local":
@@ -231,23 +283,25 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
         if len(start) != n:
             raise UsageError(f"{len(start)} start states for {n} shards")
         runner.call("set_state", [(b,) for b in start])
-    observed = max(1, sum(runner.call("observed_values", each())))
+    observed = max(1, sum(_call_some(runner, every, "observed_values")))
+    if method == "svi":
+        return _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau,
+                    bound_every)
     trace, converged, moved = [], False, 0
     for sweep in range(1, max_iter + 1):
         moved = 0
-        for kind, what in steps:
-            if kind == "local":
-                runner.call("update", each(what))
-                continue
-            parts = runner.call("local_messages", each(what))
-            total = _np.zeros(len(parts[0]) // 8)
-            for p in parts:  # shard order: the same sum on every run
-                total += _np.frombuffer(p, dtype="<f8")
-            summed = total.astype("<f8").tobytes()
-            runner.call("update_global", each(what, summed))
-            moved += sum(len(p) for p in parts) + n * len(summed)
-        terms = runner.call("split_bound", each())
-        bound = terms[0][1] + sum(t[0] for t in terms)
+        # Batch: every step on every shard. Memoized: shard s's local steps, then every
+        # global from all shards (the others' messages from their cached locals).
+        visits = [every] if method == "batch" else [[s] for s in every]
+        for which in visits:
+            for kind, what in steps:
+                if kind == "local":
+                    _call_some(runner, which, "update", what)
+                    continue
+                summed, up = _reduce(runner, every, what)
+                _call_some(runner, every, "update_global", what, summed)
+                moved += up + n * len(summed)
+        bound = _bound(runner, every)
         prev = trace[-1] if trace else None
         trace.append(bound)
         if callback is not None and callback(sweep, bound) is False:
@@ -260,7 +314,55 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
         if tol is not None and abs(bound - prev) / observed <= tol:
             converged = True
             break
-    return Result(runner, trace, converged, moved)
+    return Result(runner, trace, converged, moved, method)
+
+
+def _bound(runner, which):
+    """Every shard's local terms plus the globals' terms (alike on every replica)."""
+    terms = _call_some(runner, which, "split_bound")
+    return terms[0][1] + sum(t[0] for t in terms)
+
+
+def _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau, bound_every):
+    """Stochastic VB over the shards (see :func:`fit`)."""
+    n = len(runner.shards)
+    every = list(range(n))
+    locals_ = [x for kind, what in steps if kind == "local" for x in what]
+    globals_ = [what for kind, what in steps if kind == "global"]
+    state = _call_one(runner, 0, "global_state")
+    rng = _np.random.default_rng(seed)
+    trace, epochs, converged, t = [], [], False, 0
+    for epoch in range(1, max_iter + 1):
+        moved = 0
+        for s in rng.permutation(n):
+            s = int(s)
+            _call_one(runner, s, "set_state", state)
+            _call_one(runner, s, "optimise_locals", locals_)
+            t += 1
+            rho = min(1.0, (t + tau) ** -kappa)
+            scale = float(n)
+            for g in globals_:
+                m = _np.frombuffer(_call_one(runner, s, "local_messages", g), dtype="<f8")
+                _call_one(runner, s, "step_global", g, (m * scale).astype("<f8").tobytes(), rho)
+                moved += 2 * m.nbytes
+            state = _call_one(runner, s, "global_state")
+            moved += 2 * len(state)
+        if epoch % bound_every and epoch != max_iter:
+            continue
+        _call_some(runner, every, "set_state", state)
+        _call_some(runner, every, "optimise_locals", locals_)
+        bound = _bound(runner, every)
+        prev = trace[-1] if trace else None
+        trace.append(bound)
+        epochs.append(epoch)
+        if callback is not None and callback(epoch, bound) is False:
+            break
+        if prev is not None and tol is not None and abs(bound - prev) / observed <= tol:
+            converged = True
+            break
+    # Per epoch (bytes_per_sweep): each step's globals to its shard and back, its messages up
+    # and scaled back down; the bound's evaluations move the globals to every shard besides.
+    return Result(runner, trace, converged, moved, "svi", epochs, t)
 
 
 def _call_one(runner, s, method, *args):

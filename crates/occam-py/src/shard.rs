@@ -83,6 +83,24 @@ impl PyShard {
             .py_err(py)
     }
 
+    /// A stochastic VB step on global `name`: its update from `summed` (f64 bytes: a
+    /// minibatch's messages scaled by N/|B|) blended with step size `rho` ∈ (0, 1].
+    fn step_global(&mut self, py: Python<'_>, name: &str, summed: &[u8], rho: f64) -> PyResult<()> {
+        let values = occam::shard::from_bytes(summed).py_err(py)?;
+        let inner = &mut self.inner;
+        py.allow_threads(|| inner.step_global(name, values, rho))
+            .py_err(py)
+    }
+
+    /// Optimises the local q given the globals (stochastic VB's local step): the updates of
+    /// the local nodes `names` once when there is one, else until the local bound stops
+    /// increasing.
+    fn optimise_locals(&mut self, py: Python<'_>, names: Vec<String>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.allow_threads(|| inner.optimise_locals(&names))
+            .py_err(py)
+    }
+
     /// The bound's `(local terms, global terms)` on this shard.
     fn split_bound(&self) -> (f64, f64) {
         self.inner.split_bound()

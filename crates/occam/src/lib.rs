@@ -96,6 +96,7 @@ pub mod rotation;
 pub mod sample;
 pub mod saved;
 pub mod shard;
+pub mod stream;
 mod warning;
 
 /// The binary networks (crate `occam-binary`: Boltzmann machines, sigmoid belief networks), for

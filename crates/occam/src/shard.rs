@@ -4,6 +4,7 @@
 //! holds its shards; only messages to globals, the globals' state and bound terms travel, as
 //! little-endian f64 bytes).
 
+pub use occam_core::engine::SviOptions;
 use occam_core::engine::{GlobalState, Sharded, Split, SplitError};
 use occam_core::error::RunError;
 use occam_core::graph::NodeId;
@@ -80,6 +81,16 @@ impl Shard {
             .ok_or_else(|| Error::UnknownName(format!("no node `{name}` in the model")))
     }
 
+    /// The compiled model.
+    pub(crate) fn vmp(&self) -> &occam_core::engine::Vmp {
+        &self.compiled.vmp
+    }
+
+    /// The compiled model, to update.
+    pub(crate) fn vmp_mut(&mut self) -> &mut occam_core::engine::Vmp {
+        &mut self.compiled.vmp
+    }
+
     /// The data plate and its size on this shard.
     pub fn plate(&self) -> (&str, usize) {
         let p = self.split.plate();
@@ -112,12 +123,37 @@ impl Shard {
         self.compiled.vmp.update(id).map_err(run_error)
     }
 
+    /// Optimises this shard's local q given its globals: the updates of the local nodes `names`
+    /// once when there is one, else until the local bound terms stop increasing
+    /// (`occam_core::engine::Vmp::optimise_locals`; stochastic VB's local step).
+    pub fn optimise_locals(&mut self, names: &[String]) -> Result<()> {
+        let ids = names
+            .iter()
+            .map(|n| self.id(n))
+            .collect::<Result<Vec<_>>>()?;
+        self.compiled
+            .vmp
+            .optimise_locals(&self.split, &ids)
+            .map_err(run_error)
+    }
+
     /// This shard's messages to global `name` from its local children.
     pub fn local_messages(&self, name: &str) -> Result<Vec<f64>> {
         Ok(self
             .compiled
             .vmp
             .local_messages(&self.split, self.id(name)?))
+    }
+
+    /// A stochastic VB step on global `name` (`occam_core::engine::Vmp::step_global`): its
+    /// update from `summed` (a minibatch's messages, already scaled by N/|B|), blended with step
+    /// size `rho` ∈ (0, 1] with its current natural parameters.
+    pub fn step_global(&mut self, name: &str, summed: Vec<f64>, rho: f64) -> Result<()> {
+        let id = self.id(name)?;
+        self.compiled
+            .vmp
+            .step_global(&self.split, id, summed, rho)
+            .map_err(run_error)
     }
 
     /// Updates global `name` from the sum over every shard of [`Shard::local_messages`].
@@ -196,14 +232,45 @@ pub fn split_of(
 
 /// A fit over shards in one process.
 pub struct ShardedFitted {
-    /// The shards after the fit (the globals alike on each).
+    /// The shards after the fit (the globals alike on each); of a fit over a file read in
+    /// chunks, the one replica of the globals (on chunk 0).
     pub shards: Vec<Shard>,
+    /// The rows of each shard or chunk.
+    pub rows: Vec<usize>,
     /// The bound after each sweep.
     pub bound_trace: Vec<f64>,
     /// Whether the bound's change per observed value fell to the tolerance.
     pub converged: bool,
     /// The f64 values that travel between the shards and the reduction per sweep.
     pub values_per_sweep: usize,
+    /// For stochastic VB, the epoch of each entry of `bound_trace` (empty otherwise).
+    pub epochs: Vec<usize>,
+    /// The minibatch steps taken (stochastic VB; 0 otherwise).
+    pub steps: u64,
+}
+
+/// How a sharded fit updates: batch sweeps, memoized VB or stochastic VB.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    /// Every shard's locals, then each global from all of them: the single-process schedule.
+    Batch,
+    /// Memoized VB (Hughes & Sudderth 2013): one shard's locals, then the globals from every
+    /// shard's cached statistics; converges to the batch optimum with a monotone bound.
+    Memoized,
+    /// Stochastic VB (Hoffman et al. 2013): each shard a minibatch, natural-gradient steps with
+    /// ρ_t = (t + τ)^−κ; the full bound every `bound_every` epochs (`max_iter` epochs at most).
+    Stochastic(SviOptions),
+}
+
+impl Method {
+    /// The method's name as the surfaces spell it (`batch`, `memoized`, `svi`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Method::Batch => "batch",
+            Method::Memoized => "memoized",
+            Method::Stochastic(_) => "svi",
+        }
+    }
 }
 
 impl ShardedFitted {
@@ -224,9 +291,11 @@ impl ShardedFitted {
     }
 }
 
-/// Fits `source` on the shards `data` (consecutive row blocks of one data set): batch sweeps of
-/// the default schedule from the sharded start of the engine (`Sharded::start`, seed `seed`),
-/// until the bound's change per observed value is at most `tol` or `max_iter` sweeps.
+/// Fits `source` on the shards `data` (consecutive row blocks of one data set) by `method` with
+/// the default schedule, from the sharded start of the engine (`Sharded::start`, seed `seed`),
+/// until the bound's change per observed value is at most `tol` or `max_iter` sweeps (passes,
+/// epochs).
+#[allow(clippy::too_many_arguments)]
 pub fn fit_shards(
     name: &str,
     source: &str,
@@ -235,6 +304,7 @@ pub fn fit_shards(
     seed: u64,
     max_iter: usize,
     tol: f64,
+    method: Method,
 ) -> Result<ShardedFitted> {
     let mut parts = Vec::with_capacity(data.len());
     let mut vmps = Vec::with_capacity(data.len());
@@ -255,8 +325,20 @@ pub fn fit_shards(
     }
     let mut sharded = Sharded::new(vmps, plate, None).map_err(|e| Error::Input(e.to_string()))?;
     sharded.start(seed).map_err(run_error)?;
-    let fit = sharded.run(max_iter, tol, false).map_err(run_error)?;
+    let (bound_trace, converged, epochs, steps) = match method {
+        Method::Batch | Method::Memoized => {
+            let fit = sharded
+                .run(max_iter, tol, method == Method::Memoized)
+                .map_err(run_error)?;
+            (fit.bound_trace, fit.converged, Vec::new(), 0)
+        }
+        Method::Stochastic(options) => {
+            let fit = sharded.svi(max_iter, tol, options).map_err(run_error)?;
+            (fit.bound_trace, fit.converged, fit.epochs, fit.steps)
+        }
+    };
     let values_per_sweep = sharded.values_per_sweep();
+    let rows = data_rows(&sharded);
     let shards = sharded
         .into_shards()
         .into_iter()
@@ -276,8 +358,17 @@ pub fn fit_shards(
         .collect();
     Ok(ShardedFitted {
         shards,
-        bound_trace: fit.bound_trace,
-        converged: fit.converged,
+        rows,
+        bound_trace,
+        converged,
         values_per_sweep,
+        epochs,
+        steps,
     })
+}
+
+/// The rows of each shard along the data plate.
+fn data_rows(s: &Sharded) -> Vec<usize> {
+    let plate = s.split().plate();
+    s.shards().iter().map(|v| v.plate_size(plate)).collect()
 }

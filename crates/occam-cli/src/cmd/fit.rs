@@ -62,18 +62,13 @@ pub struct FitArgs {
     /// e.g. a k-means start, is within it) and since the command's start.
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10", allow_negative_numbers = true)]
     pub progress: Option<usize>,
-    /// Fit over shards of the data in one process: every file matching GLOB (`*` in its file
-    /// name; sorted) is the data NAME of one shard, compiled from its file alone, and the
-    /// shards are swept as one process sweeps all the data (batch VMP, the sharded start).
-    /// Prints the bound and the global variables' posteriors. Repeatable (one glob per data
-    /// name, each matching as many files).
-    #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
-    pub shards: Vec<String>,
     /// After the fit, estimate the model's log evidence by these methods (comma-separated, the
     /// methods of `compare --method`: vb, vbsym, exact, laplace, bic, cs, is, ais, cv) with
     /// their defaults and --seed; printed under the summary (with --json, an `evidence` list).
     #[arg(long, value_delimiter = ',', value_name = "METHODS")]
     pub evidence: Option<Vec<String>>,
+    #[command(flatten)]
+    pub shards: super::shards::ShardArgs,
 }
 
 /// Runs `occam fit`.
@@ -89,9 +84,8 @@ pub fn run(a: &FitArgs) -> Result<()> {
             eprintln!("fit: {what} ({:.3} s)", start.elapsed().as_secs_f64());
         }
     };
-    if !a.shards.is_empty() {
-        let r = &a.run;
-        return super::shards::run(&a.model, &a.shards, r.seed, r.max_iter, r.tol, a.json);
+    if a.shards.given() {
+        return super::shards::run(&a.model, &a.shards, &a.run, a.json);
     }
     let given = DataSet::from_args(&a.data.data)?;
     timed("read the data");

@@ -5,11 +5,89 @@
 
 use std::path::PathBuf;
 
+use clap::{Args, ValueEnum};
 use occam::data::DataSet;
-use occam::shard::{fit_shards, ShardedFitted};
+use occam::shard::{fit_shards, Method, ShardedFitted, SviOptions};
 use serde_json::json;
 
+use super::RunArgs;
 use crate::error::{Error, Result};
+
+/// The variational-Bayes variant of a sharded fit (`--vb`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Vb {
+    /// Every shard's locals, then each global from all shards: the single-process schedule.
+    Batch,
+    /// Memoized VB (Hughes & Sudderth 2013): one shard at a time, the globals from every shard's
+    /// cached statistics; reaches the batch optimum with a bound that never decreases.
+    Memoized,
+    /// Stochastic VB (Hoffman et al. 2013): each shard (or chunk) a minibatch, natural-gradient
+    /// steps of size (t + τ)^−κ; --max-iter counts epochs.
+    Svi,
+}
+
+/// The options of a fit over shards (`occam fit --shards`, `--stream`).
+#[derive(Args, Debug)]
+pub struct ShardArgs {
+    /// Fit over shards of the data in one process: every file matching GLOB (`*` in its file
+    /// name; sorted) is the data NAME of one shard, compiled from its file alone, and the
+    /// shards are fitted by --vb (default batch: swept as one process sweeps all the data, from
+    /// the sharded start). Prints the bound and the global variables' posteriors. Repeatable
+    /// (one glob per data name, each matching as many files).
+    #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
+    pub shards: Vec<String>,
+    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order) as data
+    /// NAME, read --chunk-rows rows at a time, so a file larger than memory fits (--vb batch or
+    /// svi; memory: two chunks' models, whatever the file's size).
+    #[arg(long = "stream", value_name = "NAME=FILE", conflicts_with_all = ["data", "out", "shards"])]
+    pub stream: Option<String>,
+    /// The rows of each chunk of --stream.
+    #[arg(long = "chunk-rows", value_name = "ROWS", default_value_t = 100_000)]
+    pub chunk_rows: usize,
+    /// How a fit over --shards or --stream updates: `batch` sweeps (the single-process
+    /// schedule), `memoized` VB (one shard at a time; --shards only) or stochastic VB `svi` (each
+    /// shard or chunk a minibatch; the bound reported is the full bound at the current globals,
+    /// every --bound-every epochs).
+    #[arg(long = "vb", value_enum, default_value_t = Vb::Batch)]
+    pub vb: Vb,
+    /// Stochastic VB's forgetting rate κ ∈ (0.5, 1] in the step size ρ_t = (t + τ)^−κ.
+    #[arg(long, default_value_t = 0.7)]
+    pub kappa: f64,
+    /// Stochastic VB's delay τ ≥ 0 in the step size ρ_t = (t + τ)^−κ.
+    #[arg(long, default_value_t = 1.0)]
+    pub tau: f64,
+    /// Stochastic VB: evaluate the full bound every N epochs (a pass of local steps over all the
+    /// data at the current globals).
+    #[arg(long = "bound-every", value_name = "N", default_value_t = 1)]
+    pub bound_every: usize,
+}
+
+impl ShardArgs {
+    /// Whether a sharded fit was asked for.
+    pub fn given(&self) -> bool {
+        !self.shards.is_empty() || self.stream.is_some()
+    }
+
+    /// The method, its options checked (the minibatch order's seed is the fit's).
+    pub fn method(&self, seed: u64) -> Result<Method> {
+        Ok(match self.vb {
+            Vb::Batch => Method::Batch,
+            Vb::Memoized => Method::Memoized,
+            Vb::Svi => {
+                let options = SviOptions {
+                    kappa: self.kappa,
+                    tau: self.tau,
+                    seed,
+                    bound_every: self.bound_every,
+                };
+                options
+                    .check()
+                    .map_err(|e| Error::Usage(format!("--vb svi: {e}")))?;
+                Method::Stochastic(options)
+            }
+        })
+    }
+}
 
 /// The shards' data: for every `NAME=GLOB`, its files in order; every glob must match the same
 /// number of files (shard s takes the s-th file of each).
@@ -99,39 +177,72 @@ fn matching(pattern: &str) -> Result<Vec<PathBuf>> {
 }
 
 /// Runs the sharded fit and prints it.
-pub fn run(
-    model: &std::path::Path,
-    args: &[String],
-    seed: u64,
-    max_iter: usize,
-    tol: f64,
-    as_json: bool,
-) -> Result<()> {
-    let data = shard_data(args)?;
+pub fn run(model: &std::path::Path, args: &ShardArgs, run: &RunArgs, as_json: bool) -> Result<()> {
+    let method = args.method(run.seed)?;
     let source = occam::model::read_text(model)?;
     let name = model.display().to_string();
-    let fit = fit_shards(&name, &source, &data, None, seed, max_iter, tol)?;
+    let (seed, max_iter, tol) = (run.seed, run.max_iter, run.tol);
+    let fit = match &args.stream {
+        Some(arg) => {
+            let Some((data, file)) = arg
+                .split_once('=')
+                .filter(|(n, f)| !n.is_empty() && !f.is_empty())
+            else {
+                return Err(Error::Usage(format!(
+                    "bad --stream `{arg}`: expected NAME=FILE, e.g. --stream x=big.npy"
+                )));
+            };
+            let path = std::path::Path::new(file);
+            let chunk = args.chunk_rows;
+            occam::stream::fit_stream(
+                &name, &source, data, path, chunk, seed, max_iter, tol, method,
+            )?
+        }
+        None => {
+            let data = shard_data(&args.shards)?;
+            fit_shards(&name, &source, &data, None, seed, max_iter, tol, method)?
+        }
+    };
     if as_json {
-        outln!("{}", report_json(&fit)?);
+        outln!("{}", report_json(&fit, method)?);
         return Ok(());
     }
     let (plate, _) = fit.shards[0].plate();
-    let rows: Vec<String> = fit.shards.iter().map(|s| s.plate().1.to_string()).collect();
+    let rows: Vec<String> = fit.rows.iter().map(|r| r.to_string()).collect();
+    let what = if args.stream.is_some() {
+        "chunks read in turn"
+    } else {
+        "shards"
+    };
     outln!(
-        "{name}: {} shards along plate {plate} (rows {})",
-        fit.shards.len(),
+        "{name}: {} {what} along plate {plate} (rows {})",
+        fit.rows.len(),
         rows.join(", ")
     );
-    outln!(
-        "bound: {:.6} nats after {} sweeps ({})",
-        fit.bound(),
-        fit.bound_trace.len(),
-        if fit.converged {
-            "converged"
-        } else {
-            "not converged"
-        }
-    );
+    let state = if fit.converged {
+        "converged"
+    } else {
+        "not converged"
+    };
+    match method {
+        Method::Stochastic(_) => outln!(
+            "bound: {:.6} nats after {} epochs, {} minibatch steps (svi; the full bound at the \
+             current globals) ({state})",
+            fit.bound(),
+            fit.epochs.last().copied().unwrap_or(0),
+            fit.steps
+        ),
+        _ => outln!(
+            "bound: {:.6} nats after {} {} ({state})",
+            fit.bound(),
+            fit.bound_trace.len(),
+            if method == Method::Memoized {
+                "memoized passes"
+            } else {
+                "sweeps"
+            }
+        ),
+    }
     outln!(
         "per sweep: {} f64 values between the shards and the reduction ({} bytes)",
         fit.values_per_sweep,
@@ -150,7 +261,7 @@ pub fn run(
 
 /// The fit as one JSON object: bound, trace, shards' rows, values per sweep, the globals'
 /// posterior parameters.
-fn report_json(fit: &ShardedFitted) -> Result<String> {
+fn report_json(fit: &ShardedFitted, method: Method) -> Result<String> {
     let mut globals = serde_json::Map::new();
     for g in fit.globals() {
         let p = fit.shards[0].posterior(&g)?;
@@ -161,8 +272,11 @@ fn report_json(fit: &ShardedFitted) -> Result<String> {
             .collect();
         globals.insert(g, json!({"distribution": p.distribution, "params": params}));
     }
-    let rows: Vec<usize> = fit.shards.iter().map(|s| s.plate().1).collect();
+    let rows = &fit.rows;
     let v = json!({
+        "method": method.name(),
+        "epochs": fit.epochs,
+        "steps": fit.steps,
         "bound": fit.bound(),
         "bound_trace": fit.bound_trace,
         "converged": fit.converged,

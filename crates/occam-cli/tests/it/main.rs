@@ -21,5 +21,6 @@ mod guide_commands;
 mod predict;
 mod progress;
 mod shards;
+mod stream;
 mod tutorial;
 mod winn_1d;

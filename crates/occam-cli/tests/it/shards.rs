@@ -53,7 +53,17 @@ fn shard_files_fit_as_the_same_rows_in_memory() {
     let out = succeeded(occam().args(["fit", model, "--shards", &glob, "--json", "--seed", "3"]));
     let cli = json(&out);
     let source = std::fs::read_to_string(root().join(model)).unwrap();
-    let lib = occam::shard::fit_shards(model, &source, &data, None, 3, 1000, 1e-6).unwrap();
+    let lib = occam::shard::fit_shards(
+        model,
+        &source,
+        &data,
+        None,
+        3,
+        1000,
+        1e-6,
+        occam::shard::Method::Batch,
+    )
+    .unwrap();
     assert_eq!(cli["bound"].as_f64().unwrap(), lib.bound());
     assert_eq!(cli["shard_rows"], serde_json::json!(sizes));
     assert_eq!(
@@ -106,4 +116,112 @@ fn check_split_names_the_local_and_global_variables() {
         err.contains("mixture.occam:") && err.contains("`lambda`"),
         "{err}"
     );
+}
+
+/// `occam fit --shards ... --json` with extra arguments, on the tutorial's data in four shards.
+fn fit_json(dir: &std::path::Path, seed: &str, extra: &[&str]) -> serde_json::Value {
+    let model = "examples/vibes_tutorial/mixture.occam";
+    let glob = format!("x={}/x-*.csv", dir.display());
+    let mut args = vec!["fit", model, "--shards", &glob, "--json", "--seed", seed];
+    args.extend(extra);
+    json(&succeeded(occam().args(&args)))
+}
+
+fn trace(v: &serde_json::Value) -> Vec<f64> {
+    v["bound_trace"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_f64().unwrap())
+        .collect()
+}
+
+fn tutorial_rows() -> usize {
+    let mut d = DataSet::new();
+    d.insert_file("x", &root().join("examples/vibes_tutorial/x.csv"))
+        .unwrap();
+    d.tables["x"].rows
+}
+
+#[test]
+fn memoized_vb_from_the_command_line_reaches_the_batch_optimum_monotonely() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = tutorial_rows();
+    write_shards(
+        dir.path(),
+        &[
+            rows / 4,
+            rows / 2,
+            rows / 8,
+            rows - rows / 4 - rows / 2 - rows / 8,
+        ],
+    );
+    let tight = ["--tol", "1e-13", "--max-iter", "5000"];
+    let batch = fit_json(dir.path(), "3", &tight);
+    let memo = fit_json(
+        dir.path(),
+        "3",
+        &[&tight[..], &["--vb", "memoized"]].concat(),
+    );
+    assert_eq!(memo["method"], "memoized");
+    assert!(batch["converged"].as_bool().unwrap() && memo["converged"].as_bool().unwrap());
+    let (lb, lm) = (
+        batch["bound"].as_f64().unwrap(),
+        memo["bound"].as_f64().unwrap(),
+    );
+    assert!(
+        (lb - lm).abs() <= 1e-8 * lb.abs(),
+        "batch {lb} vs memoized {lm}"
+    );
+    let t = trace(&memo);
+    assert!(
+        t.windows(2).all(|w| w[1] >= w[0] - 1e-9 * w[0].abs()),
+        "{t:?}"
+    );
+    assert!(t.len() < trace(&batch).len());
+}
+
+#[test]
+fn stochastic_vb_from_the_command_line_is_fixed_by_its_seed_and_checks_its_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = tutorial_rows();
+    write_shards(
+        dir.path(),
+        &[rows / 4, rows / 4, rows / 4, rows - 3 * (rows / 4)],
+    );
+    let args = [
+        "--vb",
+        "svi",
+        "--max-iter",
+        "20",
+        "--tol",
+        "0",
+        "--bound-every",
+        "4",
+    ];
+    let a = fit_json(dir.path(), "3", &args);
+    let b = fit_json(dir.path(), "3", &args);
+    assert_eq!(a["method"], "svi");
+    assert_eq!(a["epochs"], serde_json::json!([4, 8, 12, 16, 20]));
+    assert_eq!(a["steps"], 80);
+    assert_eq!(a["bound_trace"], b["bound_trace"]);
+    assert_eq!(a["globals"], b["globals"]);
+    let c = fit_json(dir.path(), "4", &args);
+    assert_ne!(a["bound_trace"], c["bound_trace"]);
+    let out = occam()
+        .args([
+            "fit",
+            "examples/vibes_tutorial/mixture.occam",
+            "--shards",
+            &format!("x={}/x-*.csv", dir.path().display()),
+            "--vb",
+            "svi",
+            "--kappa",
+            "0.4",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("κ = 0.4"), "{err}");
 }

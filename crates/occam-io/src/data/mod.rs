@@ -8,10 +8,12 @@ use std::path::Path;
 mod csv_text;
 mod error;
 mod npy;
+mod npy_chunks;
 pub mod plain;
 mod select;
 pub use csv_text::{parse_csv, MAX_CELL_ECHO};
 pub use error::{DataError, Result};
+pub use npy_chunks::NpyChunks;
 pub use select::{parse_rows, split as split_selection, Bound, RowSpec, Selection};
 
 /// A numeric table read from a data file.

@@ -71,7 +71,7 @@ pub(super) fn from_npz(
 
 /// Where the data of a `.npy` file start: after the magic string, version, header length and
 /// header (format versions 1, 2 and 3).
-fn npy_data_start(bytes: &[u8]) -> Option<usize> {
+pub(super) fn npy_data_start(bytes: &[u8]) -> Option<usize> {
     match *bytes.get(6)? {
         1 => Some(10 + u16::from_le_bytes([*bytes.get(8)?, *bytes.get(9)?]) as usize),
         2 | 3 => {

@@ -34,5 +34,6 @@ mod shards;
 mod softmax;
 mod softmax_gap;
 mod square_ard;
+mod stochastic;
 mod trees;
 mod unit_plates;

@@ -6,7 +6,7 @@ use super::*;
 
 /// One step of the schedule: local updates run on every shard; a global's update is a reduction.
 #[derive(Clone, Debug)]
-enum Step {
+pub(super) enum Step {
     Locals(Vec<NodeId>),
     Global(NodeId),
 }
@@ -14,14 +14,14 @@ enum Step {
 /// A model split along its data plate into shards, each its own compiled [`Vmp`] on its rows,
 /// with the globals replicated (module docs).
 pub struct Sharded {
-    shards: Vec<Vmp>,
-    split: Split,
-    steps: Vec<Step>,
-    observed_values: usize,
+    pub(super) shards: Vec<Vmp>,
+    pub(super) split: Split,
+    pub(super) steps: Vec<Step>,
+    pub(super) observed_values: usize,
     /// The weight of the shards' data: 1 when they hold all the rows; N/m when they hold a
     /// random subsample of m of N rows (the pruning screen, `engine/prune/screen.rs`), so that
     /// the messages to globals and the local bound terms estimate the whole data's.
-    weight: f64,
+    pub(super) weight: f64,
 }
 
 /// What a sharded run reached.

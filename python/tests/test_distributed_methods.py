@@ -1,0 +1,112 @@
+"""occam.distributed's memoized and stochastic VB, and a worker killed mid-fit.
+
+- memoized VB (Hughes & Sudderth 2013) reaches the batch optimum (bound to 1e-8 relative) with a
+  bound that never decreases, in fewer passes; on Dask it is the in-process fit to 1e-10;
+- stochastic VB (Hoffman et al. 2013) reaches the batch fit's posterior means to 1e-2, its run is
+  fixed by its seed, and on Dask it is the in-process fit to 1e-10;
+- killing one of two worker processes mid-fit stops the fit with ShardLost naming a shard: never
+  a wrong answer, never a hang.
+"""
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+import occam
+import occam.distributed as od
+
+from test_distributed import GMM, close, cut, gmm_data
+
+SIZES = [300, 150, 450, 200, 300, 100]  # six uneven shards, N = 1500
+
+
+def data():
+    return gmm_data(sum(SIZES), seed=11)
+
+
+def sorted_means(r):
+    mu = np.asarray(r.posterior("mu")["params"]["mean"]).reshape(-1, 2)
+    return mu[np.argsort(mu[:, 0])]
+
+
+def test_memoized_vb_reaches_the_batch_optimum_with_a_bound_that_never_decreases():
+    x = data()
+    batch = od.fit(GMM, cut(x, SIZES), seed=1, max_iter=3000, tol=1e-13)
+    memo = od.fit(GMM, cut(x, SIZES), seed=1, max_iter=3000, tol=1e-13, method="memoized")
+    assert batch.converged and memo.converged and memo.method == "memoized"
+    assert abs(batch.bound - memo.bound) <= 1e-8 * abs(batch.bound), (batch.bound, memo.bound)
+    t = memo.bound_trace
+    assert np.all(np.diff(t) >= -1e-9 * np.abs(t[1:]))
+    assert memo.iterations < batch.iterations
+    np.testing.assert_allclose(sorted_means(memo), sorted_means(batch), atol=1e-5)
+
+
+def test_stochastic_vb_reaches_the_batch_means_and_its_seed_fixes_the_run():
+    x = data()
+    batch = od.fit(GMM, cut(x, SIZES), seed=0, max_iter=3000, tol=1e-12)
+    kw = dict(seed=0, max_iter=60, tol=None, method="svi", kappa=0.6, tau=1.0, bound_every=10)
+    a = od.fit(GMM, cut(x, SIZES), **kw)
+    assert a.method == "svi" and a.epochs == [10, 20, 30, 40, 50, 60]
+    assert a.steps == 60 * len(SIZES)
+    d = np.abs(sorted_means(a) - sorted_means(batch))
+    assert np.all(d <= 1e-2), d
+    # The full bound at the stochastic globals is a bound at a q: below the batch optimum.
+    assert a.bound <= batch.bound + 1e-9 * abs(batch.bound)
+    assert batch.bound - a.bound <= 1e-4 * abs(batch.bound)
+    b = od.fit(GMM, cut(x, SIZES), **kw)
+    np.testing.assert_array_equal(a.bound_trace, b.bound_trace)
+    c = od.fit(GMM, cut(x, SIZES), **{**kw, "seed": 1})
+    assert not np.array_equal(a.bound_trace, c.bound_trace)
+
+
+def test_stochastic_vb_refuses_step_sizes_outside_robbins_monro():
+    with pytest.raises(occam.UsageError, match="kappa = 0.5"):
+        od.fit(GMM, cut(data(), SIZES), method="svi", kappa=0.5)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=50)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_memoized_and_stochastic_vb_on_dask_are_the_in_process_fits(client):
+    x = data()
+    for kw in [dict(method="memoized", max_iter=40, tol=None),
+               dict(method="svi", max_iter=12, tol=None, bound_every=3)]:
+        here = od.fit(GMM, cut(x, SIZES), seed=2, **kw)
+        there = od.fit(GMM, cut(x, SIZES), client=client, seed=2, **kw)
+        close(there.bound_trace, here.bound_trace)
+        close(there.moments("mu"), here.moments("mu"))
+        close(there.moments("Lambda"), here.moments("Lambda"))
+
+
+def test_a_worker_killed_mid_fit_stops_the_fit_with_shard_lost():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=50)
+    client = distributed.Client(cluster)
+    try:
+        pids = client.run(os.getpid)
+        victim = sorted(pids)[1]  # shards 1, 3, 5 live on the second worker (round robin)
+        seen = []
+
+        def kill_at_sweep_3(sweep, bound):
+            seen.append(bound)
+            if sweep == 3:
+                os.kill(pids[victim], signal.SIGKILL)
+
+        with pytest.raises(od.ShardLost, match=r"shard [135]"):
+            od.fit(GMM, cut(data(), SIZES), client=client, seed=0, max_iter=50, tol=None,
+                   callback=kill_at_sweep_3)
+        assert len(seen) == 3  # stopped at the first sweep after the kill: no bound after it
+    finally:
+        client.close()
+        cluster.close()
