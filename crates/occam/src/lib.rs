@@ -79,6 +79,7 @@
 
 pub mod atomic;
 pub mod chains;
+mod compare;
 pub mod data;
 pub mod driver;
 pub mod error;
@@ -103,12 +104,11 @@ mod warning;
 /// the surfaces that reach them through the facade.
 pub use occam_binary as binary;
 
+pub use compare::{check_kinds, compare, compare_kinds, compare_observed, probabilities, Compared};
 pub use data::DataSet;
 pub use driver::{Components, Outcome, Settings};
 pub use error::{Error, Result};
-pub use fitted::{
-    check_kinds, compare, compare_kinds, compare_observed, probabilities, Compared, Fitted, Model,
-};
+pub use fitted::{Fitted, Model};
 pub use occam_core::prelude::{Flow, Observer, Progress, Stage, Stop, StopReason};
 pub use posterior::{Param, Posterior};
 pub use warning::Warning;

@@ -6,9 +6,10 @@ use std::time::Instant;
 use occam_core::prelude::Observer;
 
 use super::{estimate, Evidence, Method, Options};
+use crate::compare::probabilities;
 use crate::driver::Settings;
 use crate::error::{Error, Result};
-use crate::fitted::{probabilities, Fitted, Model};
+use crate::fitted::{Fitted, Model};
 
 /// One model of a comparison by several methods.
 pub struct EvidenceRow {
