@@ -1,7 +1,7 @@
-//! The front door: [`Model`] (a model file or text with its data), [`Model::fit`] returning a
-//! [`Fitted`] model (bound, trace, per-node terms, every variable's posterior), and
-//! [`compare`](crate::compare()) over several models. What a fit looks like (JSON, text, drawings, `check`) is
-//! crate `occam-report`'s: it reads these results.
+//! The front door: [`Model`] (a model file or text with its data), and [`Model::fit`] returning
+//! a [`Fitted`] model (bound, trace, per-node terms, every variable's posterior); comparing
+//! several is [`compare`](crate::compare()). What a fit looks like (JSON, text, drawings,
+//! `check`) is crate `occam-report`'s: it reads these results.
 
 use std::path::Path;
 use std::sync::Arc;
