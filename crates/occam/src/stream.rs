@@ -92,6 +92,23 @@ pub fn fit_stream(
     };
     let (locals, globals): (Vec<NodeId>, Vec<NodeId>) =
         order.iter().partition(|&&id| split.is_local(id));
+    // A chunk's locals restart at every visit. One local node's update given the globals is its
+    // exact optimum, so each pass is a coordinate step and the bound cannot fall; with several,
+    // the passes may end at different local optima and batch's promise would not hold.
+    if matches!(method, Method::Batch) && locals.len() > 1 {
+        let all = home.vmp().names();
+        let names: Vec<String> = locals
+            .iter()
+            .map(|id| all[id.index()].to_string())
+            .collect();
+        return Err(Error::Usage(format!(
+            "--stream with --vb batch fits models with one local variable per row; this one has \
+             {} ({}), whose optimum given the globals a chunk re-visited from its start need not \
+             reach again: use --shards (which keeps each shard's state) or --vb svi",
+            names.len(),
+            names.join(", ")
+        )));
+    }
     home.initialize(seed)?;
     for &g in &globals {
         home.vmp_mut().update(g).map_err(run_error)?;

@@ -76,7 +76,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "METHOD", requires = "predict_out")]
     pub average: Option<String>,
     /// The new rows' data for --average under the model's names (repeatable), e.g. X=new.csv.
-    #[arg(long = "predict", value_name = "NAME=FILE")]
+    #[arg(long = "predict", value_name = "NAME=FILE", requires = "average")]
     pub predict: Vec<String>,
     /// Where --average writes the averaged predictive: a CSV file (one variable) or a directory.
     #[arg(long = "predict-out", value_name = "FILE", requires = "average")]

@@ -24,6 +24,13 @@ pub fn average(a: &CompareArgs, rows: &[EvidenceRow], methods: &[Method]) -> Res
             m.name()
         ))
     })?;
+    if m == Method::Cv {
+        return Err(Error::Usage(
+            "--average cv: a held-out score is not ln p(D | m), so it gives no posterior model \
+             probabilities to weight by; average by an evidence (e.g. --average is or vbsym)"
+                .into(),
+        ));
+    }
     let w = weights(rows, j).ok_or_else(|| {
         Error::Usage(format!(
             "--average {}: it does not apply to every model (see the table's n/a)",

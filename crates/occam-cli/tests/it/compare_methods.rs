@@ -167,6 +167,35 @@ fn laplace_cv_plot_and_fit_evidence_on_the_guides_mixture() {
     assert_eq!(k3[1]["kind"], "asymptotic O(1/N)");
     assert_eq!(k3[2]["kind"], "held-out, not ln p");
     assert!(k3[2]["se"].as_f64().unwrap() > 0.0);
+    // A held-out score is no evidence: no posterior model probability, and no model average.
+    assert!(k3[1]["probability"].as_f64().is_some(), "{out}");
+    assert!(k3[2]["probability"].is_null(), "{out}");
+    let (code, _, err) = run_in(
+        &[],
+        &[
+            "compare",
+            &model,
+            "--data",
+            &data,
+            "--plate",
+            "K=1..2",
+            "--method",
+            "cv",
+            "--folds",
+            "3",
+            "--average",
+            "cv",
+            "--predict",
+            &data,
+            "--predict-out",
+            "avg.csv",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--average cv: a held-out score is not ln p(D | m)"),
+        "{err}"
+    );
     // Laplace with the relabelling count within 1 nat of the exact evidence on nine points.
     let (e, l) = (
         k3[0]["log_evidence"].as_f64().unwrap(),

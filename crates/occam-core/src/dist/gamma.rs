@@ -62,7 +62,8 @@ impl ExpFamily for Gamma {
                 kinds: &[ValueKind::Positive],
                 constant: ConstDomain::Positive,
                 shape: SlotShape::Scalar,
-                expects: "a positive constant, or a Gamma- or Exponential-distributed variable                           (times a positive constant)",
+                expects: "a positive constant, or a Gamma- or Exponential-distributed variable \
+                          (times a positive constant)",
             },
             RATE_SLOT,
         ],

@@ -184,7 +184,14 @@ impl ShapeDensity {
                     };
                     (sums[k] - p[k]).abs() <= TOL * scale
                 });
-                if close || panels >= MAX_PANELS {
+                if !close && panels >= MAX_PANELS {
+                    // Reported as exact only where the rule has converged.
+                    return Err(OutOfDomain(
+                        "the shape's q: quadrature did not converge (its density is too \
+                         peaked or too heavy-tailed for the panel limit)",
+                    ));
+                }
+                if close {
                     let z = sums[0];
                     if !(z > 0.0 && z.is_finite()) {
                         return Err(OutOfDomain("the shape's q has no finite normaliser"));

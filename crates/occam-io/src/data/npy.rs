@@ -83,7 +83,7 @@ pub(super) fn npy_data_start(bytes: &[u8]) -> Option<usize> {
 }
 
 /// The dimensions in a `.npy` header's `'shape': (…)` entry, if they read as integers.
-fn declared_shape(bytes: &[u8]) -> Option<Vec<u64>> {
+pub(super) fn declared_shape(bytes: &[u8]) -> Option<Vec<u64>> {
     let end = npy_data_start(bytes)?.min(bytes.len());
     let header = std::str::from_utf8(bytes.get(10..end)?).ok()?;
     let after = &header[header.find("'shape'")? + 7..];

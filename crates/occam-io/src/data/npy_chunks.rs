@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{data_file, npy::npy_data_start, Result};
+use super::{data_file, npy::declared_shape, npy::npy_data_start, Result};
 
 /// A `.npy` file of little-endian float64 values, 1-D (one column) or 2-D in C order, read by
 /// blocks of rows.
@@ -29,8 +29,30 @@ impl NpyChunks {
         f.read_exact(&mut head).map_err(io)?;
         let start = npy_data_start(&head)
             .ok_or_else(|| data_file(path, "not a .npy file (version 1–3 header)".into()))?;
+        let len = f.metadata().map_err(io)?.len();
+        if start < 12 || start as u64 > len {
+            return Err(data_file(
+                path,
+                format!("not a .npy file: its header ends at byte {start} of {len}"),
+            ));
+        }
         head.resize(start, 0);
         f.read_exact(&mut head[12..]).map_err(io)?;
+        // npyz multiplies the dimensions unchecked: a shape whose byte count overflows is
+        // refused first.
+        if let Some(dims) = declared_shape(&head) {
+            let bytes = dims
+                .iter()
+                .try_fold(8u64, |acc, &d| acc.checked_mul(d))
+                .and_then(|v| v.checked_add(start as u64));
+            if bytes.is_none_or(|b| b != len) {
+                let want = bytes.map_or("more than 2^64".to_string(), |w| w.to_string());
+                return Err(data_file(
+                    path,
+                    format!("the header declares shape {dims:?} ({want} bytes with it) but the file holds {len} bytes"),
+                ));
+            }
+        }
         let npy = npyz::NpyFile::new(&head[..])
             .map_err(|e| data_file(path, format!("not a .npy file: {e}")))?;
         if npy.dtype().descr() != "'<f8'" {
@@ -58,9 +80,12 @@ impl NpyChunks {
                 ))
             }
         };
-        let len = f.metadata().map_err(io)?.len();
-        let want = start as u64 + 8 * (rows as u64) * (cols as u64);
-        if len != want {
+        let want = (rows as u64)
+            .checked_mul(cols as u64)
+            .and_then(|v| v.checked_mul(8))
+            .and_then(|v| v.checked_add(start as u64));
+        if want != Some(len) {
+            let want = want.map_or("more than 2^64".to_string(), |w| w.to_string());
             return Err(data_file(
                 path,
                 format!("the header declares {rows} × {cols} values ({want} bytes with it) but the file holds {len} bytes"),
@@ -83,15 +108,82 @@ impl NpyChunks {
                 format!("rows {from}..{to} of {}", self.rows),
             ));
         }
+        // The block's size comes from the caller's rows per chunk (`--chunk-rows`): refuse one
+        // that memory cannot hold instead of aborting.
+        let size = (to - from)
+            .checked_mul(self.cols)
+            .and_then(|v| v.checked_mul(8))
+            .ok_or_else(|| data_file(path, format!("rows {from}..{to}: too many bytes")))?;
+        let mut bytes = Vec::new();
+        bytes.try_reserve_exact(size).map_err(|_| {
+            data_file(
+                path,
+                format!(
+                    "rows {from}..{to} ({size} bytes) do not fit in memory: read fewer rows at a \
+                     time (--chunk-rows)"
+                ),
+            )
+        })?;
+        bytes.resize(size, 0);
         let io = |e: std::io::Error| data_file(path, format!("cannot read: {e}"));
         let mut f = File::open(path).map_err(io)?;
         f.seek(SeekFrom::Start(self.start + 8 * (from * self.cols) as u64))
             .map_err(io)?;
-        let mut bytes = vec![0u8; 8 * (to - from) * self.cols];
         f.read_exact(&mut bytes).map_err(io)?;
         Ok(bytes
             .chunks_exact(8)
             .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.npy");
+        std::fs::write(&p, bytes).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn malformed_headers_and_sizes_are_located_errors() {
+        // A version-1 header whose length field ends it before byte 12.
+        let mut short = b"\x93NUMPY\x01\x00\x01\x00".to_vec();
+        short.extend_from_slice(&[b' '; 8]);
+        let (_d, p) = file(&short);
+        let e = NpyChunks::open(&p).unwrap_err().to_string();
+        assert!(e.contains("header ends at byte 11"), "{e}");
+        // A version-2 header longer than the file.
+        let mut long = b"\x93NUMPY\x02\x00\xff\xff\xff\x7f".to_vec();
+        long.extend_from_slice(&[b' '; 8]);
+        let (_d, p) = file(&long);
+        let e = NpyChunks::open(&p).unwrap_err().to_string();
+        assert!(e.contains("of 20"), "{e}");
+        // A shape whose byte count overflows.
+        let header =
+            "{'descr': '<f8', 'fortran_order': False, 'shape': (18446744073709551615, 4), }";
+        let mut huge = b"\x93NUMPY\x01\x00".to_vec();
+        let pad = (64 - (10 + header.len() + 1) % 64) % 64;
+        let text = format!("{header}{}\n", " ".repeat(pad));
+        huge.extend_from_slice(&(text.len() as u16).to_le_bytes());
+        huge.extend_from_slice(text.as_bytes());
+        let (_d, p) = file(&huge);
+        let e = NpyChunks::open(&p).unwrap_err().to_string();
+        assert!(e.contains("more than 2^64"), "{e}");
+    }
+
+    #[test]
+    fn a_block_larger_than_memory_is_refused_naming_the_flag() {
+        let chunks = NpyChunks {
+            path: PathBuf::from("x.npy"),
+            rows: usize::MAX / 16,
+            cols: 1,
+            start: 128,
+        };
+        let e = chunks.read(0, usize::MAX / 16).unwrap_err().to_string();
+        assert!(e.contains("--chunk-rows"), "{e}");
     }
 }

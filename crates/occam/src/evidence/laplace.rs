@@ -157,6 +157,15 @@ pub(crate) fn laplace(flat: &Flat, theta0: &Theta) -> Result<Laplace, NotApplica
                 NotApplicable::Other(format!("the Hessian's eigendecomposition failed: {e:?}"))
             })?;
             let s = eig.S();
+            // A zero (or non-finite) curvature has no Gaussian volume: ln|λ| would be −∞ and
+            // the estimate +∞.
+            if (0..d).any(|i| !(s[i].is_finite() && s[i] != 0.0)) {
+                return Err(NotApplicable::Other(
+                    "the Hessian at the mode is singular (a direction of zero curvature): \
+                     Laplace's Gaussian has no volume there"
+                        .into(),
+                ));
+            }
             ((0..d).map(|i| s[i].abs().ln()).sum::<f64>(), None, false)
         }
     };

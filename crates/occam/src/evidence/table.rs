@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use occam_core::prelude::Observer;
 
-use super::{estimate, Evidence, Method, Options};
+use super::{estimate, Evidence, Kind, Method, Options};
 use crate::compare::probabilities;
 use crate::driver::Settings;
 use crate::error::{Error, Result};
@@ -74,7 +74,18 @@ pub fn compare_evidence(
         });
     }
     for j in 0..methods.len() {
-        let values: Option<Vec<f64>> = rows.iter().map(|r| r.evidence[j].value()).collect();
+        // A held-out score (cv) is not ln p(D | m): softmax of it is no posterior model
+        // probability, so it gets none (and cannot weight a model average). Nor do values that
+        // are not finite.
+        let values: Option<Vec<f64>> = rows
+            .iter()
+            .map(|r| match &r.evidence[j] {
+                Evidence::Estimate(e) if e.kind != Kind::HeldOut && e.log_evidence.is_finite() => {
+                    Some(e.log_evidence)
+                }
+                _ => None,
+            })
+            .collect();
         if let Some(v) = values {
             for (r, p) in rows.iter_mut().zip(probabilities(&v, priors)) {
                 r.probability[j] = Some(p);

@@ -18,6 +18,7 @@
 //! The gaps are asserted to the measured values (deterministic quadrature, 1e-4) and their sign.
 
 use occam::{DataSet, Model, Settings};
+use occam_core::dist::{CategoricalSoftmax, ExpFamily};
 use occam_core::quad::GaussLegendre;
 use occam_core::special::log_sum_exp;
 
@@ -99,7 +100,16 @@ fn bohning_gap_per_observation_against_quadrature() {
     for (m, s, measured, measured_bouchard) in cases {
         let l = [[s, 0.0, 0.0], [0.0, s, 0.0], [0.0, 0.0, s]];
         let truth = expect3(m, l, |eta| log_sum_exp(&eta));
-        let bound = log_sum_exp(&m) + 0.5 * s * s;
+        // The family's own ⟨A⟩ bound at u_η = [m, mmᵀ + s²I] (Böhning: lse(m) + ½tr(AΣ),
+        // = lse(m) + ½s² for K = 3).
+        let mut u = m.to_vec();
+        for i in 0..3 {
+            for j in 0..3 {
+                u.push(m[i] * m[j] + if i == j { s * s } else { 0.0 });
+            }
+        }
+        let bound = CategoricalSoftmax { k: 3 }.prior(&[&u], &mut [0.0; 3]);
+        assert!((bound - (log_sum_exp(&m) + 0.5 * s * s)).abs() < 1e-12);
         let gap = bound - truth;
         eprintln!(
             "softmax gap: m {m:?} s {s}: ⟨lse⟩ {truth:.6}, Böhning {bound:.6}, gap {gap:.6} \
