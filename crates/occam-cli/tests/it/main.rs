@@ -21,4 +21,5 @@ mod predict;
 mod progress;
 mod shards;
 mod tutorial;
+mod view;
 mod winn_1d;
