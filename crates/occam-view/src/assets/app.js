@@ -154,6 +154,7 @@ function follow() {
     $("state").textContent = `L = ${d.bound} after ${d.iterations} iterations${d.converged ? "" : " (not converged)"}`;
     $("state").className = "done";
     es.close();
+    drawTrace(); // the whole trace now, without waiting for an animation frame
     if (current) showPosterior(current);
   });
   es.addEventListener("error", (ev) => {
