@@ -2,6 +2,11 @@
 //! reader streaming it, as an open page does), in process CPU time.
 //!
 //! Usage: cargo run --release -p occam-view --example overhead -- MODEL NAME=FILE [ITER] [REPEATS]
+//!
+//! Measured (release, shared 2-core machine, a 5-component diagonal GMM on N = 1e5 2-D rows,
+//! 200 sweeps, 12 runs): 7.03 s CPU unobserved against 7.09 s observed in total, +0.9% (single
+//! runs scatter ±5% around it: /proc's CPU time counts 10 ms ticks of a 0.55 s fit); 9–13
+//! events per fit of 200 sweeps.
 
 use std::sync::Arc;
 use std::time::Instant;
