@@ -171,3 +171,34 @@ pub fn q_block_text(m: &occam_lang::Model, b: &occam_lang::ir::QBlock) -> String
         .collect();
     format!("joint({})", names.join(", "))
 }
+
+/// The errors of a model that does not check, as JSON for an editor to underline: one entry per
+/// located diagnostic (`line`, `column`, `end_line`, `end_column`, 1-based, the end exclusive;
+/// `message`, `label`, `hint`, `code`), as `occam check` prints them. An error without a place in
+/// the model (a data file, a failed run) is one entry with `line` null and its whole text.
+pub fn diagnostics_json(e: &occam::Error) -> serde_json::Value {
+    use occam_lang::span::line_col;
+    use serde_json::json;
+    let Some(d) = e.diagnostics() else {
+        return json!([{
+            "line": null, "column": null, "end_line": null, "end_column": null,
+            "message": e.to_string(), "label": "", "hint": null, "code": null,
+        }]);
+    };
+    let items: Vec<serde_json::Value> = d
+        .items
+        .iter()
+        .map(|i| {
+            let (a, b) = (
+                line_col(&d.source, i.span.start),
+                line_col(&d.source, i.span.end),
+            );
+            json!({
+                "line": a.line, "column": a.column, "end_line": b.line, "end_column": b.column,
+                "message": i.message, "label": i.label, "hint": i.hint,
+                "code": format!("{:?}", i.code),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(items)
+}

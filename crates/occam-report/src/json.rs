@@ -21,6 +21,12 @@ pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
     serde_json::to_value(Report::new(loaded, c, o, true)).expect("the report serialises")
 }
 
+/// One variable's posterior (index `v` of the model's variables) exactly as the `variables`
+/// entry of `occam fit --json` gives it (with data: observed values included).
+pub fn variable(loaded: &Loaded, c: &Compiled, v: usize) -> Value {
+    serde_json::to_value(VariableReport::new(loaded, c, v)).unwrap_or(Value::Null)
+}
+
 /// The whole fit report, serialised as it is written: see the module documentation.
 pub struct Report<'a> {
     loaded: &'a Loaded,

@@ -47,6 +47,23 @@ impl Model {
         })
     }
 
+    /// The text `source` in place of the model file at `path` (an edited copy): diagnostics
+    /// name `path`, and data come from `data` and `NAME.csv` next to `path`, as for
+    /// [`Model::from_file`].
+    pub fn from_edited(path: impl AsRef<Path>, source: &str, data: &DataSet) -> Result<Model> {
+        let path = path.as_ref();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Ok(Model {
+            loaded: Arc::new(model::load_source(
+                path,
+                path.display().to_string(),
+                source.to_string(),
+                Some(dir),
+                data,
+            )?),
+        })
+    }
+
     /// The loaded model (source, resolved model, attached data).
     pub fn loaded(&self) -> &Loaded {
         &self.loaded

@@ -13,6 +13,7 @@ pub mod predict;
 pub mod progress;
 pub mod sample;
 pub mod shards;
+pub mod view;
 
 use std::path::PathBuf;
 
@@ -44,6 +45,9 @@ enum Command {
     Sample(sample::SampleArgs),
     /// Draw the Bayesian network (plates as boxes) as SVG or DOT.
     Graph(graph::GraphArgs),
+    /// A local browser view: the model graph, the bound live while it is fitted, each node's
+    /// posterior and an editor that re-checks and re-fits (on 127.0.0.1, with a token).
+    View(view::ViewArgs),
     /// Boltzmann machines (occam-binary): log Z, learning, reproductions.
     #[command(subcommand)]
     Bm(binary::BmCommand),
@@ -184,6 +188,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Predict(a) => predict::run(&a),
         Command::Sample(a) => sample::run(&a),
         Command::Graph(a) => graph::run(&a),
+        Command::View(a) => view::run(&a),
         Command::Bm(c) => binary::run_bm(&c),
         Command::Sbn(c) => binary::run_sbn(&c),
         Command::Nn(c) => nn::run(&c),

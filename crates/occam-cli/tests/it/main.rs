@@ -23,4 +23,5 @@ mod progress;
 mod shards;
 mod stream;
 mod tutorial;
+mod view;
 mod winn_1d;

@@ -3,13 +3,15 @@
 //! SVG comes from a small layered layout written here (no graphviz needed); `.dot` is DOT text.
 //!
 //! [`dot`] writes the DOT text, [`svg`] the drawing, whose placement and edge routing live in
-//! `layout`.
+//! `layout`; [`layout_json`] gives the same layout as JSON (for `occam view`).
 
 mod dot;
+mod json;
 mod layout;
 mod svg;
 
 pub use dot::dot;
+pub use json::layout_json;
 pub use svg::svg;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,74 @@
+//! `occam view` as a process: it refuses a non-local address without --expose before binding,
+//! and otherwise prints a loopback URL with a 32-digit token and answers on it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+
+use crate::common::*;
+
+#[test]
+fn a_non_local_bind_without_expose_is_refused() {
+    let out = occam()
+        .args([
+            "view",
+            "examples/vibes_tutorial/mixture.occam",
+            "--bind",
+            "0.0.0.0",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--bind 0.0.0.0") && err.contains("--expose"),
+        "{err}"
+    );
+}
+
+/// Kills the server when the test ends, passed or not.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn view_prints_a_local_url_with_a_token_and_serves_it() {
+    let child = Command::new(assert_cmd::cargo::cargo_bin("occam"))
+        .current_dir(root())
+        .args(["view", "examples/vibes_tutorial/mixture.occam"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Killed(child);
+    let mut line = String::new();
+    BufReader::new(child.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    let rest = url.strip_prefix("http://127.0.0.1:").expect(&line);
+    let (port, token) = rest.split_once("/?token=").expect(&line);
+    assert_eq!(token.len(), 32, "{line}");
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{line}");
+    let get = |path: &str| {
+        let mut s = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text
+    };
+    assert!(get("/").starts_with("HTTP/1.1 403"));
+    let page = get(&format!("/?token={token}"));
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page.contains("occam view"));
+}

@@ -1,0 +1,6 @@
+//! occam-view end to end: a view started on a free port in this process, asked over plain HTTP.
+
+mod browser;
+mod common;
+mod endpoints;
+mod security;
