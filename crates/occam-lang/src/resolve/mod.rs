@@ -14,6 +14,7 @@ mod decls;
 mod expr;
 mod funcs;
 mod link;
+mod numpy_matmul;
 mod observe;
 mod order;
 mod qblocks;

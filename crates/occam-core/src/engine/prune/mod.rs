@@ -16,9 +16,10 @@
 //! batches; only deletions with Δ + [`SCREEN_Z`]·se > 0 get the full trial, in the same order as
 //! without the screen. Deletions are screened one at a time just before their turn, so a pass
 //! whose first deletion is accepted screens only that one (the baseline is re-converged once per
-//! pass, as the full state changes only when a deletion is accepted). The full trial alone accepts, and a skipped trial would have been restored
-//! anyway, so the screen changes the result only if it rejects a deletion the full trial would
-//! accept, and otherwise leaves the state bit for bit as unscreened pruning does.
+//! pass, as the full state changes only when a deletion is accepted). The full trial alone
+//! accepts, and a skipped trial would have been restored anyway, so the screen changes the
+//! result only if it rejects a deletion the full trial would accept, and otherwise leaves the
+//! state bit for bit as unscreened pruning does.
 //!
 //! Why a subsample of the trial and not a cheaper test: no first-order formula on the current q
 //! separates accepted from rejected deletions (an accepted deletion can lose much bound in its
