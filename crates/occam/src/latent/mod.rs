@@ -13,8 +13,6 @@ mod dense;
 pub mod ica;
 pub mod mbpca;
 pub mod mppca;
-#[cfg(test)]
-mod stationary;
 pub mod synth;
 
 pub use ard::{effective_dimension, Ard};
