@@ -1,5 +1,5 @@
-//! Mixtures of Bayesian PCA (Bishop & Winn; Winn §3.3, (3.10)–(3.30)) by hand-derived
-//! variational Bayes, with a model-order search driven by the bound ([`search`]).
+//! Mixtures of Bayesian PCA (Bishop & Winn; Winn §3.3, (3.10)–(3.30)) by variational Bayes on
+//! the VMP engine, with a model-order search driven by the bound ([`search`]).
 //!
 //! Model: s_n ~ Discrete(π), π ~ Dirichlet(u₀); given s_n = m, x_n ~ N(0, I_q) and
 //! t_n ~ N(W_m x_n + μ_m, τ⁻¹ I_d); the rows of W_m have prior N(0, diag(α)⁻¹) with **α shared by
