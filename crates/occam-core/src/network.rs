@@ -148,6 +148,24 @@ pub(crate) struct ModelNode {
     pub block: Option<usize>,
     /// A concatenation whose parents share one Gaussian q-block (`engine/joint_gaussian`).
     pub joint_gaussian: bool,
+    /// The node's part in a gated linear-Gaussian q-block (`engine/gated_linear`).
+    pub gated: Option<GatedRole>,
+}
+
+/// The parts of a gated linear-Gaussian q-block (`Graph::gated_q`): y[N, D] gated by s[N] over
+/// the components of mean[N, K, D] = dot(W[K, D], x[N, K]) + μ[K, D].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GatedRole {
+    /// The index s, a Categorical over K.
+    Index,
+    /// The latent vectors x, one per point and component.
+    Latent,
+    /// The dot product W · x.
+    Product,
+    /// The sum of the product and the offsets μ.
+    Mean,
+    /// The observed mixture y.
+    Data,
 }
 
 impl ModelNode {
@@ -181,6 +199,7 @@ impl ModelNode {
             init: None,
             block: None,
             joint_gaussian: false,
+            gated: None,
         }
     }
 

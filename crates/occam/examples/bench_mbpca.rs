@@ -1,4 +1,4 @@
-//! Benchmark of a mixture of Bayesian PCA sweep against the matrix products it needs and the
+//! Benchmark of a mixture of Bayesian PCA sweep (on the engine: `occam::latent::mbpca::engine`) against the matrix products it needs and the
 //! machine's GEMM rate (issue 10, "Performance"): K = 10 components, N = 10,000 points, D = 50,
 //! q = D − 1 = 49 (the model's default), data from 10 clusters each spread in a 5-dimensional
 //! subspace plus noise (seeded).
@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
+use occam::latent::mbpca::engine::Engine;
 use occam::latent::mbpca::{initialise, Priors};
 use occam::latent::synth::Matrix;
 use rand::{Rng, SeedableRng};
@@ -92,14 +93,15 @@ fn main() -> occam::Result<()> {
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
     let t = data(1);
-    let mut m = initialise(&t, K, Q, Priors::default(), 0)?;
-    m.sweep(&t)?; // warm-up
+    let m = initialise(&t, K, Q, Priors::default(), 0)?;
+    let mut m = Engine::new(&m, &t)?;
+    m.sweep()?; // warm-up
     let (seq_before, _) = gemm_seconds(Par::Seq, 5);
     let start = Instant::now();
     let cpu = cpu_seconds();
     let mut bound = f64::NAN;
     for _ in 0..sweeps {
-        bound = m.sweep(&t)?;
+        bound = m.sweep()?;
     }
     let cpu_per_sweep = (cpu_seconds() - cpu) / sweeps as f64;
     let per_sweep = start.elapsed().as_secs_f64() / sweeps as f64;

@@ -42,9 +42,27 @@ pub(crate) fn gaussian_vector_moments(
 /// φ·u = ½ φ₁·μ − d/2, so the difference is ½(d − ln|Λ| + d ln 2π), the entropy. Falls back
 /// to the subtraction when Λ = −2φ₂ has no Cholesky factor (never for a valid φ).
 pub(crate) fn own_vector(phi: &[f64], d: usize, u: &[f64], a: f64) -> f64 {
+    thread_local! {
+        /// The last precision part φ₂ seen on this thread and its entropy: rows of one node often
+        /// share it (the rows of a mixture of Bayesian PCA's W_k), and the same φ₂ gives the same
+        /// bits, so its factorisation is not repeated.
+        static LAST: std::cell::RefCell<(Vec<f64>, f64)> = const {
+            std::cell::RefCell::new((Vec::new(), 0.0))
+        };
+    }
+    let p2 = &phi[d..d + d * d];
+    if let Some(h) = LAST.with_borrow(|(last, h)| (last[..] == *p2).then_some(*h)) {
+        return h;
+    }
     with_scratch(d * d, |l| {
-        if cholesky_into(&phi[d..d + d * d], -2.0, d, l) {
-            0.5 * (d as f64 * (1.0 + LN_2PI) - chol_log_det(l, d))
+        if cholesky_into(p2, -2.0, d, l) {
+            let h = 0.5 * (d as f64 * (1.0 + LN_2PI) - chol_log_det(l, d));
+            LAST.with_borrow_mut(|(last, lh)| {
+                last.clear();
+                last.extend_from_slice(p2);
+                *lh = h;
+            });
+            h
         } else {
             a - phi.iter().zip(u).map(|(p, v)| p * v).sum::<f64>()
         }

@@ -14,7 +14,10 @@ impl Vmp {
     pub fn default_order(&self) -> Vec<NodeId> {
         let latent: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| {
-                self.nodes[i].has_latent() && !self.tree_follower(i) && !self.joint_follower(i)
+                self.nodes[i].has_latent()
+                    && !self.tree_follower(i)
+                    && !self.joint_follower(i)
+                    && !self.gated_follower(i)
             })
             .collect();
         let (from_start, rest): (Vec<usize>, Vec<usize>) = latent

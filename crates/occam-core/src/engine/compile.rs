@@ -51,6 +51,7 @@ impl Vmp {
         chain::check(&nodes)?;
         let trees = tree::build(&nodes)?;
         joint_gaussian::check(&nodes)?;
+        gated_linear::check(&nodes)?;
         // Deterministic descendants reached through deterministic nodes only, in topological order.
         // A search along child edges from each node: linear in the edges reached, where a scan of
         // every later node made compiling a chain of 10⁴ variables quadratic. Children come after

@@ -70,6 +70,7 @@ impl Vmp {
                     && matches!(role, Role::Slot(_))
                     && matches!(self.nodes[*ci].body, Body::Deterministic(_))
                     && self.linear[*ci].is_none()
+                    && self.nodes[*ci].gated.is_none()
             })
             .map(|&(ci, _)| ci)
     }

@@ -47,6 +47,7 @@ mod driver;
 mod elements;
 mod factorised;
 mod fused;
+mod gated_linear;
 mod init;
 mod joint_gaussian;
 mod linear;
@@ -205,6 +206,10 @@ impl Vmp {
         let Body::Deterministic(f) = &node.body else {
             return;
         };
+        if node.gated.is_some() {
+            // The dot and sum of a gated q-block keep no moments (`gated_linear`).
+            return;
+        }
         let mut u = vec![0.0; node.n * node.len];
         if node.joint_gaussian {
             // A Gaussian q-block's vector: its joint moments (`joint_gaussian`).

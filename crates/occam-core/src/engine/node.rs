@@ -3,6 +3,7 @@
 //! the compiled facts the fast paths read (mixture runs, element groups, lazily formed moments).
 
 use super::*;
+use crate::network::GatedRole;
 
 /// A node's inference state: natural parameters, moments and log-partition of every plate element
 /// (struct of arrays), moved in and out as a unit (updates, restart snapshots).
@@ -76,7 +77,14 @@ impl Node {
     /// for a constant, whose moments are formed from its values when compiling).
     pub(super) fn from_model(model: Arc<ModelNode>) -> Self {
         let (n, len) = (model.n, model.len);
+        let compact = matches!(
+            model.gated,
+            Some(GatedRole::Latent | GatedRole::Product | GatedRole::Mean)
+        );
         let q = match &model.body {
+            // A gated block's x, dot and sum: the block's start forms x's compact state
+            // (`gated_linear`); the dot and the sum keep none.
+            _ if compact => NodeState::default(),
             Body::Constant => NodeState::default(),
             Body::Chain(ch) => NodeState {
                 phi: vec![0.0; n * len],

@@ -114,6 +114,8 @@ pub(super) enum Block {
     JointGaussian(joint_gaussian::JointGaussian),
     /// A node with non-conjugate children, updated by a checked step (module `noncj`).
     NonConjugate(noncj::NonConjugate),
+    /// q(x_n, s_n) joint over a mixture index and the latent vectors it gates (`gated_linear`).
+    Gated(gated_linear::GatedLinear),
 }
 
 macro_rules! for_block {
@@ -127,6 +129,7 @@ macro_rules! for_block {
             Block::Tree($x) => $body,
             Block::JointGaussian($x) => $body,
             Block::NonConjugate($x) => $body,
+            Block::Gated($x) => $body,
         }
     };
 }
@@ -163,7 +166,7 @@ impl QBlock for Block {
 
 /// The blocks of a compiled model and the block of each node (`None`: deterministic nodes and
 /// constants, whose moments follow from their parents). Rules in order, the first that claims a
-/// node wins: tree blocks, chains, linear-Gaussian structures, shared covariances, fused indices,
+/// node wins: tree blocks, gated blocks, Gaussian q-blocks, chains, linear-Gaussian structures, shared covariances, fused indices,
 /// and every other stochastic node alone.
 pub(super) fn assign(
     nodes: &[Node],
@@ -183,6 +186,13 @@ pub(super) fn assign(
     };
     for (t, tree) in trees.iter().enumerate() {
         claim(Block::Tree(tree::TreeBlock::new(t, tree)), &mut of);
+    }
+    let data = |n: &&Node| n.gated == Some(crate::network::GatedRole::Data);
+    for (y, _) in nodes.iter().enumerate().filter(|(_, n)| data(n)) {
+        claim(
+            Block::Gated(gated_linear::GatedLinear::new(nodes, y)),
+            &mut of,
+        );
     }
     for (x, _) in nodes.iter().enumerate().filter(|(_, n)| n.joint_gaussian) {
         let block = joint_gaussian::JointGaussian::new(nodes, x);

@@ -382,5 +382,6 @@ impl Graph {
 mod add;
 mod chain;
 pub use chain::{GaussianMarkovChain, MarkovChain};
+mod gated_q;
 mod joint_q;
 use add::needs_constant;

@@ -29,18 +29,6 @@ pub fn mul_tn(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
     c
 }
 
-/// C (n × m) = A Bᵀ for row-major A (n × k) and B (m × k).
-pub fn mul_nt(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
-    let mut c = vec![0.0; n * m];
-    gemm(
-        MatMut::from_row_major_slice_mut(&mut c, n, m),
-        Accum::Replace,
-        MatRef::from_row_major_slice(a, n, k),
-        MatRef::from_row_major_slice(b, m, k).transpose(),
-    );
-    c
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,14 +49,6 @@ mod tests {
         for i in 0..2 {
             for j in 0..4 {
                 let s: f64 = (0..3).map(|k| a[k * 2 + i] * b[k * 4 + j]).sum();
-                assert!((c[i * 4 + j] - s).abs() < 1e-12);
-            }
-        }
-        // A Bᵀ with A 2 × 3 and B 4 × 3.
-        let c = mul_nt(&a, &b, 2, 3, 4);
-        for i in 0..2 {
-            for j in 0..4 {
-                let s: f64 = (0..3).map(|k| a[i * 3 + k] * b[j * 3 + k]).sum();
                 assert!((c[i * 4 + j] - s).abs() < 1e-12);
             }
         }

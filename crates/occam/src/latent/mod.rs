@@ -1,7 +1,8 @@
 //! Latent-variable models with their own drivers: Bayesian ICA (Lawrence §6.5.1–6.5.6), a model
 //! of the VMP engine with q(x_n) joint over the sources (the engine's Gaussian q-block) from a
-//! seeded PCA start, and the mixture of Bayesian PCA (Winn §3.4), still fitted by hand-derived
-//! updates beside the engine (issue 27 step 2 moves it onto the engine); with what they are built
+//! seeded PCA start, and the mixture of Bayesian PCA (Winn §3.4), a model of the engine with
+//! q(x_n, s_n) joint (the engine's gated q-block) under a bound-driven search over the number of
+//! components; with what they are built
 //! on (the dense [`synth::Matrix`] and its products, the moment-matched mixture of PPCA of the
 //! MBPCA predictive density, the seeded synthetic data sets of their tests), and the ARD read-off
 //! of any fit ([`ard`]). Bayesian PCA, factor analysis and ARD regression are ordinary models of
@@ -13,8 +14,6 @@ mod dense;
 pub mod ica;
 pub mod mbpca;
 pub mod mppca;
-#[cfg(test)]
-mod stationary;
 pub mod synth;
 
 pub use ard::{effective_dimension, Ard};

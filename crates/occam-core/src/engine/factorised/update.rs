@@ -25,7 +25,14 @@ impl DistVisitor for Update<'_> {
             mut u,
             mut a,
         } = self.state;
-        let chunk = kernels::elements_per_chunk(len);
+        // Long rows of a node without data (latent vectors): at most eight chunks, so that runs
+        // of elements with the same precision share one factorisation (`moments_rows`; e.g. the
+        // rows of a mixture of Bayesian PCA's W_k) across more of the node. The elements are
+        // independent and every chunk of such a node takes the batched path: the chunking
+        // changes no value.
+        let batched = len > 8 && c.observed.is_none() && !c.map;
+        let fewer = if batched { a.len().div_ceil(8) } else { 1 };
+        let chunk = kernels::elements_per_chunk(len).max(fewer);
         let cache = group_priors(d, nodes, c);
         let rows = |ch: usize, phi: &mut [f64], u: &mut [f64], a: &mut [f64]| {
             let messages = |e: usize, _: usize, pe: &mut [f64]| {

@@ -20,7 +20,10 @@ pub(in crate::engine) fn is_shared(node: &Node) -> bool {
     let MomentKind::Gaussian { d } = node.kind else {
         return false;
     };
-    node.n >= 2 && node.q.u.len() == node.n * d + d * d && node.q.phi.len() == node.q.u.len()
+    node.n >= 2
+        && node.gated.is_none()
+        && node.q.u.len() == node.n * d + d * d
+        && node.q.phi.len() == node.q.u.len()
 }
 
 /// A node's moments as stored (see `Side`).

@@ -3,8 +3,9 @@
 //! - each member's bound term equals a from-scratch bound: the term formed without any cached
 //!   product, the terms summing to the model's bound, and an independent reference — element by
 //!   element from Winn (2.34)–(2.36) for the factorised, fused, shared and linear blocks (the
-//!   kernel's dot node given moments by its factor), and ln p(data) by enumeration or by the dense
-//!   Gaussian for the chains and the tree block (exact there: everything latent is in the block);
+//!   kernel's dot node given moments by its factor), point by point for the gated block, and
+//!   ln p(data) by enumeration or by the dense Gaussian for the chains and the tree block (exact
+//!   there: everything latent is in the block);
 //! - no block update lowers the bound;
 //! - a block's messages to a parent outside it equal the derivative of the block's bound terms
 //!   with respect to the parent's moments (central differences along random directions).
@@ -28,6 +29,7 @@ fn cases() -> Vec<(&'static str, Graph, &'static [&'static str])> {
         ("tree", models::tree(false), &["tree"]),
         ("ica", models::ica(), &["joint gaussian", "linear"]),
         ("noncj", models::noncj(), &["noncj", "factorised"]),
+        ("mbpca", models::gated(), &["gated", "factorised"]),
     ]
 }
 
@@ -41,6 +43,7 @@ fn kind(b: &Block) -> &'static str {
         Block::Tree(_) => "tree",
         Block::JointGaussian(_) => "joint gaussian",
         Block::NonConjugate(_) => "noncj",
+        Block::Gated(_) => "gated",
     }
 }
 
@@ -253,6 +256,7 @@ fn messages_to_parents_are_the_gradient_of_the_bound() {
         "chain",
         "tree",
         "joint gaussian",
+        "gated",
     ] {
         assert!(checked.contains(k), "no message of a {k} block was checked");
     }

@@ -176,6 +176,7 @@ impl Vmp {
             Some(Block::Linear(_)) => {
                 "the data of a linear-Gaussian structure without the data plate"
             }
+            Some(Block::Gated(_)) => "a gated q-block, whose sharded update is not built",
             None => return Ok(()),
         };
         fail(why.to_string())

@@ -137,7 +137,23 @@ pub fn initialise(t: &Matrix, k: usize, q: usize, priors: Priors, seed: u64) -> 
         r,
     };
     model.tau_rate = model.tau_shape * noise;
-    model.update_alpha();
-    model.update_pi();
+    start_alpha(&mut model);
+    model.u = model.counts().iter().map(|c| priors.u0 + c).collect();
     Ok(model)
+}
+
+/// q(α_i) = Γ(a_α + K d/2, b_α + ½ Σ_m ‖w_mi‖²) of the starting W (a point mass): (3.26) with α
+/// shared by every component.
+fn start_alpha(m: &mut Mbpca) {
+    let (d, q, k) = (m.d, m.q, m.k);
+    for i in 0..q {
+        let mut s = 0.0;
+        for c in 0..k {
+            s += (0..d)
+                .map(|r| m.w[(c * d + r) * q + i].powi(2))
+                .sum::<f64>();
+        }
+        m.alpha_shape[i] = m.priors.a_alpha + 0.5 * (k * d) as f64;
+        m.alpha_rate[i] = m.priors.b_alpha + 0.5 * s;
+    }
 }

@@ -107,28 +107,54 @@ fn converge(model: &mut Mbpca, t: &Matrix, o: &SearchOptions) -> Result<f64> {
     Ok(trace.last().copied().unwrap_or(f64::NEG_INFINITY))
 }
 
-/// The mean ℓ_nm per point owned by each component (lower: worse fit); components without
-/// points get +∞ (nothing to split).
+/// The mean over the points a component owns of ℓ_nm − ⟨ln π_m⟩ at the current q (lower: worse
+/// fit), with ℓ_nm = ⟨ln p(t_n | x_n, m)⟩ + ⟨ln p(x_n)⟩ + H[q(x_n | m)] the log of the
+/// unnormalised q(s_n = m) of (3.29)–(3.30) (without ⟨ln π_m⟩), the expected squared residual
+/// of (3.27) written out; components without points get +∞ (nothing to split).
 fn fit_quality(model: &Mbpca, t: &Matrix) -> Vec<f64> {
-    let e = model.expect();
-    let logdet: Vec<f64> = (0..model.k)
-        .map(|m| {
-            let q = model.q;
-            occam_core::linalg::Cholesky::new(&model.x_cov[m * q * q..(m + 1) * q * q], q)
-                .map_or(0.0, |c| c.log_det())
-        })
-        .collect();
-    let ell = model.ells(&e, t, &logdet);
-    let k = model.k;
+    let (d, q, k) = (model.d, model.q, model.k);
+    let tau = model.tau_shape / model.tau_rate;
+    let ln_tau = occam_core::special::gamma_mean_ln(model.tau_shape, model.tau_rate);
     (0..k)
         .map(|m| {
+            let wm = &model.w[m * d * q..(m + 1) * d * q];
+            let mu = &model.mu[m * d..(m + 1) * d];
+            let sx = &model.x_cov[m * q * q..(m + 1) * q * q];
+            // ⟨W_mᵀW_m⟩ = ⟨W_m⟩ᵀ⟨W_m⟩ + d Σ_w^(m).
+            let mut wtw = vec![0.0; q * q];
+            for a in 0..q {
+                for b in 0..q {
+                    let ww: f64 = (0..d).map(|r| wm[r * q + a] * wm[r * q + b]).sum();
+                    wtw[a * q + b] = ww + d as f64 * model.w_cov[m * q * q + a * q + b];
+                }
+            }
+            let logdet = occam_core::linalg::Cholesky::new(sx, q).map_or(0.0, |c| c.log_det());
             let (mut s, mut c) = (0.0, 0.0);
             for n in 0..t.rows {
                 let r = model.r[n * k + m];
-                if r > 1e-12 {
-                    s += r * (ell[n * k + m] - e.ln_pi[m]);
-                    c += r;
+                if r <= 1e-12 {
+                    continue;
                 }
+                let (tn, xm) = (t.row(n), &model.x[(n * k + m) * q..(n * k + m + 1) * q]);
+                let mut res: f64 = tn.iter().zip(mu).map(|(a, b)| (a - b) * (a - b)).sum();
+                res += d as f64 * model.mu_var[m];
+                for a in 0..q {
+                    for b in 0..q {
+                        res += wtw[a * q + b] * (sx[b * q + a] + xm[a] * xm[b]);
+                    }
+                }
+                for (j, (tj, mj)) in tn.iter().zip(mu).enumerate() {
+                    let wx: f64 = (0..q).map(|a| wm[j * q + a] * xm[a]).sum();
+                    res -= 2.0 * (tj - mj) * wx;
+                }
+                let xx: f64 = (0..q).map(|a| xm[a] * xm[a] + sx[a * q + a]).sum();
+                let ell = 0.5 * d as f64 * (ln_tau - occam_core::special::LN_2PI)
+                    - 0.5 * tau * res
+                    - 0.5 * xx
+                    + 0.5 * q as f64
+                    + 0.5 * logdet;
+                s += r * ell;
+                c += r;
             }
             if c > 1e-9 {
                 s / c

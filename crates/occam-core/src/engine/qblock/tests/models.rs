@@ -313,3 +313,55 @@ pub(super) fn noncj() -> Graph {
     g.observe(k, &ks).unwrap();
     g
 }
+
+/// A mixture of Bayesian PCA (Winn §3.3): y[N, D] gated by s[N] ~ Cat(π), π ~ Dir(1, 1, 1), over
+/// mean[N, K, D] = dot(W[K, D], x[N, K]) + μ[K, D], x_nk ~ N(0, I₂) joint with s_n in q (a gated
+/// q-block), W ~ GaussianARD(0, α) with α[Q] ~ Gamma(1.5, 0.7) shared by the components,
+/// μ ~ N(0, 0.1⁻¹), τ ~ Gamma(2, 1).
+pub(super) fn gated() -> Graph {
+    let (n, k, q, d) = (14, 3, 2, 3);
+    let mut g = Graph::new();
+    let (np, kp, qp, dp) = (
+        g.plate("N", n),
+        g.plate("K", k),
+        g.plate("Q", q),
+        g.plate("D", d),
+    );
+    let pi = g
+        .add(
+            "pi",
+            Dirichlet {
+                concentration: vec![1.0; k],
+            },
+            &[],
+            [],
+        )
+        .unwrap();
+    let s = g.add("s", Categorical { k }, &[np], [p(pi)]).unwrap();
+    g.initialize(s, Init::Random);
+    let alpha = g
+        .add("alpha", Gamma { shape: 1.5 }, &[qp], [c(0.7)])
+        .unwrap();
+    let w = g
+        .add("W", GaussianArd { d: q }, &[kp, dp], [c(0.0), p(alpha)])
+        .unwrap();
+    g.initialize(w, Init::Random);
+    let x = g
+        .add("x", GaussianArd { d: q }, &[np, kp], [c(0.0), c(1.0)])
+        .unwrap();
+    let f = g
+        .deterministic("f", Dot { d: q }, &[np, kp, dp], [p(w), p(x)])
+        .unwrap();
+    let mu = g.add("mu", Gaussian, &[kp, dp], [c(0.0), c(0.1)]).unwrap();
+    g.initialize(mu, Init::Random);
+    let mean = g
+        .deterministic("mean", Sum { n: 2, d: 1 }, &[np, kp, dp], [p(f), p(mu)])
+        .unwrap();
+    let tau = g.add("tau", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap();
+    let y = g
+        .add_mixture("y", Gaussian, &[np, dp], &[(s, kp)], [p(mean), p(tau)])
+        .unwrap();
+    g.observe(y, &uniform(n * d, -2.0, 2.0, 9)).unwrap();
+    g.gated_q(s, x).unwrap();
+    g
+}

@@ -12,6 +12,9 @@ use crate::special::LN_2PI;
 /// sum, run, group or kernel. `None` for chains and tree-block members.
 pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
     let node = &vmp.nodes[m];
+    if let Some(Block::Gated(b)) = vmp.block_of(m) {
+        return Some(gated_term(vmp, &b.layout, m));
+    }
     if node.block.is_some() || !matches!(node.body, Body::Stochastic(_)) {
         return None;
     }
@@ -36,8 +39,9 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
         let Body::Deterministic(f) = &nodes[i].body else {
             continue;
         };
-        if nodes[i].joint_gaussian {
-            // Its moments are the joint q's, which its parents' marginals do not give.
+        if nodes[i].joint_gaussian || nodes[i].gated.is_some() {
+            // Its moments are the joint q's, which its parents' marginals do not give (a gated
+            // block's dot and sum keep none: its members' terms are `gated_term`'s).
             continue;
         }
         let f = f.clone();
@@ -177,4 +181,72 @@ pub(super) fn tree_evidence() -> f64 {
         }
     }
     total.ln()
+}
+
+/// A gated block's member term point by point from its definition (module `gated_linear`), with
+/// no sums and no products: s: Σ r (⟨ln π⟩ − ln r); x: Σ r (⟨ln N(x | 0, I)⟩ + H[N(m, Σ)]); y:
+/// Σ r ⟨ln N(y_n | W_k x + μ_k, τ⁻¹ I)⟩, E‖y − W x − μ‖² expanded coordinate by coordinate.
+fn gated_term(vmp: &Vmp, l: &super::super::gated_linear::Layout, m: usize) -> f64 {
+    let (n, k, q, d) = (l.n, l.k, l.q, l.d);
+    let nodes = &vmp.nodes;
+    let r = &nodes[l.s].q.u;
+    let xu = &nodes[l.x].q.u;
+    let cov = |c: usize| &xu[n * k * q + c * q * q..n * k * q + (c + 1) * q * q];
+    let mean = |i: usize, c: usize| &xu[(i * k + c) * q..(i * k + c + 1) * q];
+    let mut total = 0.0;
+    if m == l.s {
+        let ln_pi = match &nodes[l.s].parents[0].source {
+            Source::Node(p) => nodes[*p].q.u.clone(),
+            Source::Const(v) => v.clone(),
+        };
+        for i in 0..n {
+            for c in 0..k {
+                let ri = r[i * k + c];
+                if ri > 0.0 {
+                    total += ri * (ln_pi[c] - ri.ln());
+                }
+            }
+        }
+    } else if m == l.x {
+        for c in 0..k {
+            let s = cov(c);
+            let (_, log_det) = crate::linalg::inverse_and_log_det(s, q).expect("a covariance");
+            let entropy = 0.5 * q as f64 * (1.0 + LN_2PI) + 0.5 * log_det;
+            for i in 0..n {
+                let xx: f64 = (0..q).map(|a| mean(i, c)[a].powi(2) + s[a * q + a]).sum();
+                let prior = -0.5 * q as f64 * LN_2PI - 0.5 * xx;
+                total += r[i * k + c] * (prior + entropy);
+            }
+        }
+    } else if m == l.y {
+        let tau = match &nodes[l.y].parents[1].source {
+            Source::Node(p) => nodes[*p].q.u.clone(),
+            Source::Const(v) => v.clone(),
+        };
+        let (wu, mu) = (&nodes[l.w].q.u, &nodes[l.mu].q.u);
+        let y = &nodes[l.y].data;
+        let len = q + q * q;
+        for i in 0..n {
+            for c in 0..k {
+                let (xm, s) = (mean(i, c), cov(c));
+                let mut e2 = 0.0;
+                for j in 0..d {
+                    let row = &wu[(c * d + j) * len..(c * d + j + 1) * len];
+                    let (mj, mj2) = (mu[2 * (c * d + j)], mu[2 * (c * d + j) + 1]);
+                    // E(wᵀx) and E(wᵀx)² = tr(⟨w wᵀ⟩⟨x xᵀ⟩).
+                    let wx: f64 = (0..q).map(|a| row[a] * xm[a]).sum();
+                    let mut wx2 = 0.0;
+                    for a in 0..q {
+                        for b in 0..q {
+                            wx2 += row[q + a * q + b] * (xm[a] * xm[b] + s[b * q + a]);
+                        }
+                    }
+                    let yv = y[i * d + j];
+                    e2 += yv * yv + wx2 + mj2 - 2.0 * yv * wx - 2.0 * yv * mj + 2.0 * wx * mj;
+                }
+                total += r[i * k + c] * (0.5 * d as f64 * (tau[1] - LN_2PI) - 0.5 * tau[0] * e2);
+            }
+        }
+    }
+    total
 }
