@@ -127,10 +127,18 @@ impl MomentKind {
                 if x[0] <= 0.0 {
                     return Err(ValueError::NotPositive { value: x[0] });
                 }
-                crate::dist::shape_stats(x[0], 1.0).to_vec()
+                shape_stats(x[0], 1.0).to_vec()
             }
         })
     }
+}
+
+/// The statistics of a Gamma shape a read by its children ([`MomentKind::GammaShape`]):
+/// u(a) = [s, ln a, ln Γ(s), s ln s] with s = c·a (Winn Example 2.1; module `dist::shape_quad`
+/// takes their expectations).
+pub fn shape_stats(a: f64, c: f64) -> [f64; 4] {
+    let s = c * a;
+    [s, a.ln(), crate::special::ln_gamma(s), s * s.ln()]
 }
 
 impl fmt::Display for MomentKind {

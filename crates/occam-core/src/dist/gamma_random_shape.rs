@@ -19,8 +19,7 @@ use super::{Dist, ExpFamily, Gamma, OutOfDomain, SlotInput};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
-    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec,
-    ValueKind,
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
 };
 use crate::Rng;
 

@@ -21,8 +21,7 @@ use super::{Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
-    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec,
-    ValueKind,
+    ArgError, Args, ConstDomain, EventShape, FamilySpec, Param, SlotShape, SlotSpec, ValueKind,
 };
 use crate::special::ln_gamma;
 use crate::Rng;

@@ -18,7 +18,6 @@
 
 use super::OutOfDomain;
 use crate::quad::GaussLegendre;
-use crate::special::ln_gamma;
 use std::sync::OnceLock;
 
 /// Scan range of t = ln a and its step.
@@ -32,11 +31,7 @@ const TOL: f64 = 1e-13;
 /// Most panels tried.
 const MAX_PANELS: usize = 1024;
 
-/// u(a) = [s, ln a, ln Γ(s), s ln s] with s = c·a.
-pub fn shape_stats(a: f64, c: f64) -> [f64; 4] {
-    let s = c * a;
-    [s, a.ln(), ln_gamma(s), s * s.ln()]
-}
+pub use crate::moments::shape_stats;
 
 /// The 20-point rule, built once.
 fn rule() -> &'static GaussLegendre {
@@ -285,6 +280,7 @@ impl ShapeDensity {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::special::ln_gamma;
 
     #[test]
     fn a_gamma_prior_alone_normalises_to_its_closed_form() {
