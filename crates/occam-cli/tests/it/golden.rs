@@ -73,6 +73,15 @@ fn same(got: &str, want: &str) -> bool {
                     (Ok(x), Ok(y)) => (x - y).abs() <= 1e-10 * x.abs().max(y.abs()).max(1.0),
                     _ => false,
                 },
+                // A time is right-aligned in its column: the padding before it depends on its
+                // width (`0.543s`, `1.02s`), so only the text up to the padding is compared.
+                ((false, x), (false, y))
+                    if g.get(i + 1).is_some_and(|t| t.0)
+                        && is_time(&g, i + 1)
+                        && is_time(&w, i + 1) =>
+                {
+                    x.trim_end_matches(' ') == y.trim_end_matches(' ')
+                }
                 (a, b) => a == b,
             })
 }
@@ -95,6 +104,12 @@ fn numbers_compare_to_1e_10_and_text_exactly() {
         "{\"seconds\":0.25,\"x\":1}"
     ));
     assert!(!same("98  0.041s", "99  0.041s"));
+    // The padding before a right-aligned time follows its width.
+    assert!(same("iter 98   0.543s  best\n", "iter 98    1.02s  best\n"));
+    assert!(!same(
+        "iter 98   0.543s  best\n",
+        "iter 99    1.02s  best\n"
+    ));
     assert!(!same("0.041 s", "0.042 s"));
 }
 
