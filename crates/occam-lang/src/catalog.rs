@@ -107,11 +107,15 @@ pub fn distribution_names() -> impl Iterator<Item = &'static str> {
         .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
 }
 
-/// Names of the distributions whose values are of one of `kinds`.
+/// Families the lowering puts in place of a `Gamma` whose shape is random (Winn Example 2.1):
+/// a user writes `Gamma`, so hints do not offer them.
+const LOWERED_FORMS: [&str; 3] = ["ShapeGamma", "GammaRandomShape", "GammaTiedShape"];
+
+/// Names of the distributions whose values are of one of `kinds` (the ones a user writes).
 pub fn producers(kinds: &[ValueKind]) -> Vec<&'static str> {
     DISTRIBUTIONS
         .iter()
-        .filter(|d| kinds.contains(&d.value))
+        .filter(|d| kinds.contains(&d.value) && !LOWERED_FORMS.contains(&d.name))
         .map(|d| d.name)
         .collect()
 }
@@ -161,13 +165,7 @@ mod tests {
         );
         assert_eq!(
             producers(&[ValueKind::Positive]),
-            vec![
-                "Gamma",
-                "Exponential",
-                "ShapeGamma",
-                "GammaRandomShape",
-                "GammaTiedShape"
-            ]
+            vec!["Gamma", "Exponential"]
         );
         assert!(function("dot").is_some());
         let names: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();

@@ -28,6 +28,8 @@ const T_STEP: f64 = 1.0;
 const CUT: f64 = 60.0;
 /// Relative agreement of two panel levels that stops the doubling.
 const TOL: f64 = 1e-13;
+/// The largest relative change between the last two panel levels accepted at the panel limit.
+const EXACT: f64 = 1e-9;
 /// Most panels tried.
 const MAX_PANELS: usize = 1024;
 
@@ -171,22 +173,26 @@ impl ShapeDensity {
         loop {
             let sums = self.integrate(lo, hi, h_max, panels);
             if let Some(p) = prev {
-                let close = (0..5).all(|k| {
-                    let scale = if k == 0 {
-                        sums[0]
-                    } else {
-                        sums[k].abs().max(sums[0])
-                    };
-                    (sums[k] - p[k]).abs() <= TOL * scale
-                });
-                if !close && panels >= MAX_PANELS {
-                    // Reported as exact only where the rule has converged.
+                let change = (0..5)
+                    .map(|k| {
+                        let scale = if k == 0 {
+                            sums[0]
+                        } else {
+                            sums[k].abs().max(sums[0])
+                        };
+                        (sums[k] - p[k]).abs() / scale
+                    })
+                    .fold(0.0, f64::max);
+                // At the panel limit the sums of 20k terms carry round-off near TOL: accept a
+                // change within the 1e-9 that an exact label allows (`BoundQuality`), and
+                // refuse, rather than report as exact, an integral that has not converged.
+                if change > EXACT && panels >= MAX_PANELS {
                     return Err(OutOfDomain(
                         "the shape's q: quadrature did not converge (its density is too \
                          peaked or too heavy-tailed for the panel limit)",
                     ));
                 }
-                if close {
+                if change <= TOL || panels >= MAX_PANELS {
                     let z = sums[0];
                     if !(z > 0.0 && z.is_finite()) {
                         return Err(OutOfDomain("the shape's q has no finite normaliser"));

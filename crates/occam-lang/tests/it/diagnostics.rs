@@ -36,7 +36,7 @@ fn bad_const() {
         "tau ~ Gamma(shape = -1, rate = 1)\n",
         &[],
         Code::BadConstant,
-        "error: shape of Gamma must be a positive number; got -1\n --> m.occam:1:21\n  |\n1 | tau ~ Gamma(shape = -1, rate = 1)\n  |                     ^^ out of range\n  = hint: shape of Gamma must be a positive constant\n",
+        "error: shape of Gamma must be a positive number; got -1\n --> m.occam:1:21\n  |\n1 | tau ~ Gamma(shape = -1, rate = 1)\n  |                     ^^ out of range\n  = hint: shape of Gamma must be a positive constant, or a Gamma- or Exponential-distributed variable (times a positive constant)\n",
     );
 }
 
@@ -72,11 +72,13 @@ fn categories_mismatch() {
 
 #[test]
 fn const_only() {
+    // A Beta's counts take only constants (a Gamma's shape takes a variable since Winn
+    // Example 2.1's random shape is supported).
     check(
-        "g ~ Gamma(1, 1)\nt ~ Gamma(shape = g, rate = 1)\n",
+        "g ~ Gamma(1, 1)\np ~ Beta(alpha = g, beta = 1)\n",
         &[],
         Code::NonConjugate,
-        "error: shape of Gamma must be a positive constant; got Gamma `g`\n --> m.occam:2:19\n  |\n2 | t ~ Gamma(shape = g, rate = 1)\n  |                   ^ must be a constant\n  = hint: this slot takes only a constant (a positive number)\n",
+        "error: alpha of Beta must be a positive constant; got Gamma `g`\n --> m.occam:2:18\n  |\n2 | p ~ Beta(alpha = g, beta = 1)\n  |                  ^ must be a constant\n  = hint: this slot takes only a constant (a positive number)\n",
     );
 }
 
