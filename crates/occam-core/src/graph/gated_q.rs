@@ -5,9 +5,9 @@ use super::*;
 use crate::network::GatedRole;
 
 impl Graph {
-    /// Declares q(x_n, s_n) joint over a mixture index s[N] and the latent vectors x[N, K] it
-    /// gates: y[N, D] is a mixture over s of Gaussians with one precision τ and means
-    /// mean[N, K, D] = dot(W[K, D], x[N, K]) plus μ[K, D] (a mixture of Bayesian PCA, Winn
+    /// Declares q(x_n, s_n) joint over a mixture index `s[N]` and the latent vectors `x[N, K]` it
+    /// gates: `y[N, D]` is a mixture over s of Gaussians with one precision τ and means
+    /// `mean[N, K, D] = dot(W[K, D], x[N, K])` plus `μ[K, D]` (a mixture of Bayesian PCA, Winn
     /// §3.3). The q-block keeps q(x_n, s_n = k) = r_nk N(x_nk | m_nk, Σ_k), the "pick" form of
     /// Winn §2.2.3, where a factorised q(x) q(s) loses the dependence of x_n on its component;
     /// solved by `engine/gated_linear`. `latent` must be read by one `dot` only, that dot by
