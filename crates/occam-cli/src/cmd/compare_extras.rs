@@ -2,7 +2,7 @@
 //! rows' predictions (`--average METHOD --predict NAME=FILE --predict-out FILE`) and the SVG of
 //! evidence against complexity (`--plot FILE`).
 
-use occam::evidence::{average as bma, free_parameters, weights, EvidenceRow, Method};
+use occam::evidence::{average as bma, free_parameters, weights, Evidence, EvidenceRow, Method};
 use occam::DataSet;
 use occam_report::figure::{line_chart, Figure, Series};
 
@@ -24,12 +24,15 @@ pub fn average(a: &CompareArgs, rows: &[EvidenceRow], methods: &[Method]) -> Res
             m.name()
         ))
     })?;
-    if m == Method::Cv {
-        return Err(Error::Usage(
-            "--average cv: a held-out score is not ln p(D | m), so it gives no posterior model \
-             probabilities to weight by; average by an evidence (e.g. --average is or vbsym)"
-                .into(),
-        ));
+    let held_out = rows
+        .iter()
+        .any(|r| matches!(&r.evidence[j], Evidence::Estimate(e) if !e.kind.is_log_evidence()));
+    if held_out {
+        return Err(Error::Usage(format!(
+            "--average {}: a held-out score is not ln p(D | m), so it gives no posterior model \
+             probabilities to weight by; average by an evidence (e.g. --average is or vbsym)",
+            m.name()
+        )));
     }
     let w = weights(rows, j).ok_or_else(|| {
         Error::Usage(format!(

@@ -97,16 +97,18 @@ pub(super) fn declared_shape(bytes: &[u8]) -> Option<Vec<u64>> {
         .collect()
 }
 
+/// The bytes of an array of shape `dims` with `item` bytes per value, `None` past 2^64 (npyz
+/// multiplies the declared dimensions without checking).
+pub(super) fn data_bytes(dims: &[u64], item: u64) -> Option<u64> {
+    dims.iter().try_fold(item, |a, &d| a.checked_mul(d))
+}
+
 /// Reads a `.npy` image held in memory, checking that its declared shape matches its data
 /// exactly (no silent truncation of trailing bytes, no overflowing or short shapes).
 pub(super) fn from_npy_bytes(name: &str, path: &Path, bytes: &[u8]) -> Result<Table> {
     // npyz multiplies the declared dimensions without checking for overflow: look first.
     if let Some(dims) = declared_shape(bytes) {
-        let fits = dims
-            .iter()
-            .try_fold(1u64, |a, &d| a.checked_mul(d))
-            .and_then(|c| c.checked_mul(16))
-            .is_some_and(|b| b <= MAX_DATA_BYTES);
+        let fits = data_bytes(&dims, 16).is_some_and(|b| b <= MAX_DATA_BYTES);
         if !fits {
             return Err(data_file(
                 path,

@@ -6,7 +6,8 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{data_file, npy::declared_shape, npy::npy_data_start, Result};
+use super::npy::{data_bytes, declared_shape, npy_data_start};
+use super::{data_file, Result};
 
 /// A `.npy` file of little-endian float64 values, 1-D (one column) or 2-D in C order, read by
 /// blocks of rows.
@@ -39,19 +40,12 @@ impl NpyChunks {
         head.resize(start, 0);
         f.read_exact(&mut head[12..]).map_err(io)?;
         // npyz multiplies the dimensions unchecked: a shape whose byte count overflows is
-        // refused first.
-        if let Some(dims) = declared_shape(&head) {
-            let bytes = dims
-                .iter()
-                .try_fold(8u64, |acc, &d| acc.checked_mul(d))
-                .and_then(|v| v.checked_add(start as u64));
-            if bytes.is_none_or(|b| b != len) {
-                let want = bytes.map_or("more than 2^64".to_string(), |w| w.to_string());
-                return Err(data_file(
-                    path,
-                    format!("the header declares shape {dims:?} ({want} bytes with it) but the file holds {len} bytes"),
-                ));
-            }
+        // refused before it reads them.
+        if let Some(dims) = declared_shape(&head).filter(|d| data_bytes(d, 8).is_none()) {
+            return Err(data_file(
+                path,
+                format!("the header declares shape {dims:?}, more than 2^64 bytes"),
+            ));
         }
         let npy = npyz::NpyFile::new(&head[..])
             .map_err(|e| data_file(path, format!("not a .npy file: {e}")))?;
@@ -80,10 +74,8 @@ impl NpyChunks {
                 ))
             }
         };
-        let want = (rows as u64)
-            .checked_mul(cols as u64)
-            .and_then(|v| v.checked_mul(8))
-            .and_then(|v| v.checked_add(start as u64));
+        let want =
+            data_bytes(&[rows as u64, cols as u64], 8).and_then(|v| v.checked_add(start as u64));
         if want != Some(len) {
             let want = want.map_or("more than 2^64".to_string(), |w| w.to_string());
             return Err(data_file(

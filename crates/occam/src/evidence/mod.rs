@@ -133,6 +133,12 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Whether an estimate of this kind is (a bound on or an estimate of) ln p(D | m), so that a
+    /// softmax of it gives posterior model probabilities; a held-out score is not.
+    pub fn is_log_evidence(self) -> bool {
+        self != Kind::HeldOut
+    }
+
     /// How tables print it.
     pub fn label(self) -> &'static str {
         match self {

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use occam_core::prelude::Observer;
 
-use super::{estimate, Evidence, Kind, Method, Options};
+use super::{estimate, Evidence, Method, Options};
 use crate::compare::probabilities;
 use crate::driver::Settings;
 use crate::error::{Error, Result};
@@ -80,7 +80,7 @@ pub fn compare_evidence(
         let values: Option<Vec<f64>> = rows
             .iter()
             .map(|r| match &r.evidence[j] {
-                Evidence::Estimate(e) if e.kind != Kind::HeldOut && e.log_evidence.is_finite() => {
+                Evidence::Estimate(e) if e.kind.is_log_evidence() && e.log_evidence.is_finite() => {
                     Some(e.log_evidence)
                 }
                 _ => None,
