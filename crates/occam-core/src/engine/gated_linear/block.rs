@@ -3,14 +3,18 @@
 
 use super::super::qblock::QBlock;
 use super::kernels::{self, Sums};
+use super::residual::ResidualCache;
 use super::*;
 use crate::special::LN_2PI;
+use std::mem::take;
 
 /// One gated block: s, x, the dot, the sum and y (module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct GatedLinear {
     members: Vec<usize>,
     pub(in crate::engine) layout: Layout,
+    /// Σ_n r_nk ‖y_n − ⟨μ_k⟩‖², shared by τ's message and the bound of one sweep.
+    residuals: ResidualCache,
 }
 
 impl GatedLinear {
@@ -19,6 +23,7 @@ impl GatedLinear {
         GatedLinear {
             members: layout.members(),
             layout,
+            residuals: ResidualCache::default(),
         }
     }
 
@@ -93,7 +98,8 @@ impl GatedLinear {
         let sums = Sums::of(l, &x.phi);
         let r = &vmp.nodes[l.s].q.u;
         let y = &vmp.nodes[l.y];
-        let sr = kernels::weighted_residuals(l, &e, &y.data, r, &x.u[n * k * q..], &sums);
+        let data = self.residuals.get(l, &y.data, r, &e.mu);
+        let sr = kernels::weighted_residuals(l, &e, &data, &x.u[n * k * q..], &sums);
         let own: f64 = y.q.a.iter().sum();
         let mut t = if sizes { own.abs() } else { own };
         for c in 0..k {
@@ -119,10 +125,14 @@ impl QBlock for GatedLinear {
         let e = l.inputs(&vmp.nodes);
         // x's array is reused (`solve` leaves it untouched when it fails).
         let buffer = std::mem::take(&mut vmp.nodes[l.x].q.u);
-        let solved = match kernels::solve(l, &e, &vmp.nodes[l.y].data, buffer) {
+        let sq = &mut vmp.nodes[l.s].q;
+        let old_index = [take(&mut sq.phi), take(&mut sq.u), take(&mut sq.a)];
+        let solved = match kernels::solve(l, &e, &vmp.nodes[l.y].data, buffer, old_index) {
             Ok(s) => s,
-            Err((c, buffer)) => {
+            Err((c, buffer, [phi, u, a])) => {
                 vmp.nodes[l.x].q.u = buffer;
+                let sq = &mut vmp.nodes[l.s].q;
+                (sq.phi, sq.u, sq.a) = (phi, u, a);
                 return Err(vmp.numerical(
                     l.x,
                     c,
@@ -229,7 +239,8 @@ impl QBlock for GatedLinear {
         } else if member == l.y && slot == 1 {
             // To τ: [−½ Σ_k Σ_n r_nk E‖y_n − W_k x_nk − μ_k‖², ½ N D] (Σ_k r_nk = 1).
             let (e, r) = (l.inputs(&vmp.nodes), &vmp.nodes[l.s].q.u);
-            let sr = kernels::weighted_residuals(l, &e, &vmp.nodes[l.y].data, r, x_cov, &sums);
+            let data = self.residuals.get(l, &vmp.nodes[l.y].data, r, &e.mu);
+            let sr = kernels::weighted_residuals(l, &e, &data, x_cov, &sums);
             out[0] += -0.5 * sr.iter().sum::<f64>();
             out[1] += 0.5 * (n * d) as f64;
         }

@@ -80,6 +80,10 @@ fn row(a: MatRef<'_, f64>, i: usize) -> &[f64] {
         .as_slice()
 }
 
+/// A failed [`solve`]: the component whose precision has no Cholesky factor and the untouched
+/// buffers.
+pub(super) type Failed = (usize, Vec<f64>, [Vec<f64>; 3]);
+
 /// The optimal q(x, s) of [`solve`]: `x` holds m_nk (N·K·q) then Σ_k (K·q²), `logdet` ln |Σ_k|,
 /// `ell` ℓ_nk, `r` the responsibilities and `lse` ln Σ_k exp ℓ_nk.
 pub(super) struct Solved {
@@ -91,14 +95,16 @@ pub(super) struct Solved {
 }
 
 /// The optimal q(x, s) given the parents' expectations `e` and the data `y` (step 1), reusing
-/// `x`'s buffer; `Err((k, x))`: component k's precision I + ⟨τ⟩⟨W_kᵀW_k⟩ is not positive
-/// definite (`x` returned untouched).
+/// `x`'s buffer and s's previous (ℓ, r, ln Σ exp ℓ) arrays `old_index`; `Err((k, x, old_index))`:
+/// component k's precision I + ⟨τ⟩⟨W_kᵀW_k⟩ is not positive definite (the buffers returned
+/// untouched).
 pub(super) fn solve(
     l: &Layout,
     e: &Inputs,
     y: &[f64],
     mut x: Vec<f64>,
-) -> Result<Solved, (usize, Vec<f64>)> {
+    old_index: [Vec<f64>; 3],
+) -> Result<Solved, Failed> {
     let (n, d, q, k) = (l.n, l.d, l.q, l.k);
     let tau = e.tau;
     // Σ_k first: on failure `x` is untouched.
@@ -113,7 +119,7 @@ pub(super) fn solve(
             a[i * q + i] += 1.0;
         }
         let Some(ch) = Cholesky::new(&a, q) else {
-            return Err((c, x));
+            return Err((c, x, old_index));
         };
         ch.inverse_into(&mut covs[c * q * q..(c + 1) * q * q]);
         *ld = -ch.log_det();
@@ -184,7 +190,11 @@ pub(super) fn solve(
             ell
         })
         .collect();
-    let (mut ell, mut r, mut lse) = (vec![0.0; n * k], vec![0.0; n * k], vec![0.0; n]);
+    // s's previous arrays are reused: every value is overwritten below.
+    let [mut ell, mut r, mut lse] = old_index;
+    ell.resize(n * k, 0.0);
+    r.resize(n * k, 0.0);
+    lse.resize(n, 0.0);
     for i in 0..n {
         let li = &mut ell[i * k..(i + 1) * k];
         for (lm, col) in li.iter_mut().zip(&cols) {
@@ -302,24 +312,20 @@ pub(super) fn sums(l: &Layout, y: &[f64], xm: &[f64], r: &[f64], out: &mut Vec<f
 /// Σ_n r_nk E‖y_n − W_k x_nk − μ_k‖² per component under q (the bracket of Winn (3.27) summed
 /// over n), from the sums of q(x, s) and the parents' moments: Σ_n r_nk ‖y_n − ⟨μ_k⟩‖² plus
 /// N_k (Σ_d Var μ_kd + tr(⟨W_kᵀW_k⟩Σ_k)) plus tr(⟨W_kᵀW_k⟩ Σ_n r_nk m_nk m_nkᵀ) minus
-/// 2 tr(⟨W_k⟩ᵀ Σ_n r_nk (y_n − ⟨μ_k⟩) m_nkᵀ).
+/// 2 tr(⟨W_k⟩ᵀ Σ_n r_nk (y_n − ⟨μ_k⟩) m_nkᵀ), with `data` the first of these per component
+/// (`residual::ResidualCache`).
 pub(super) fn weighted_residuals(
     l: &Layout,
     e: &Inputs,
-    y: &[f64],
-    r: &[f64],
+    data: &[f64],
     x_cov: &[f64],
     sums: &Sums<'_>,
 ) -> Vec<f64> {
-    let (n, d, q, k) = (l.n, l.d, l.q, l.k);
+    let (d, q, k) = (l.d, l.q, l.k);
     (0..k)
-        .into_par_iter()
         .map(|c| {
             let mum = &e.mu[c * d..(c + 1) * d];
-            let mut s = 0.0;
-            for i in 0..n {
-                s += r[i * k + c] * dist2(&y[i * d..(i + 1) * d], mum);
-            }
+            let mut s = data[c];
             let wtw = &e.wtw[c * q * q..(c + 1) * q * q];
             let sx = &x_cov[c * q * q..(c + 1) * q * q];
             let nm = sums.nm[c];

@@ -28,6 +28,7 @@ use crate::network::GatedRole;
 
 pub(super) mod block;
 mod kernels;
+mod residual;
 
 pub(crate) use block::GatedLinear;
 
