@@ -43,6 +43,7 @@ pub mod chain;
 mod compile;
 mod observe;
 mod qblocks;
+mod sampled;
 mod shape;
 mod slots;
 mod source;
@@ -124,6 +125,7 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
     if observe {
         observe::repeated_missing(model, src, data)?;
     }
+    sampled::check(model, src)?;
     for &v in &model.topological_order {
         l.variable(v, data, observe)?;
     }
