@@ -54,3 +54,33 @@ pub(crate) fn warnings(reports: &[SampledReport]) -> Vec<crate::warning::Warning
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node whose smallest S_eff is below the target (S stopped at the cap) gets a warning that
+    /// names it, its S_eff, the target and the cap; one at the target gets none.
+    #[test]
+    fn a_capped_sampler_is_a_warning() {
+        let report = |s_eff: Vec<f64>| SampledReport {
+            node: "mu".into(),
+            samples: vec![64_000; s_eff.len()],
+            s_eff,
+            target: 250.0,
+            cap: 64_000,
+        };
+        assert!(warnings(&[report(vec![900.0, 250.0])]).is_empty());
+        let w = warnings(&[report(vec![900.0, 31.4])]);
+        assert_eq!(w.len(), 1);
+        let text = w[0].to_string();
+        for needle in [
+            "`mu`",
+            "cap of 64000",
+            "effective sample size of 31",
+            "target 250",
+        ] {
+            assert!(text.contains(needle), "`{needle}` in {text}");
+        }
+    }
+}

@@ -310,6 +310,57 @@ impl QBlock for Sampled {
     }
 }
 
+/// For ancestral sampling: a Student-t element's φ carries its drawn mean, [μ, −½] (what
+/// `StudentT::sample` reads; its `prior` is 0, module docs). False for other families.
+pub(super) fn draw_phi(
+    dist: &Dist,
+    nodes: &[Node],
+    node: &Node,
+    e: usize,
+    phi: &mut [f64],
+) -> bool {
+    if !matches!(dist, Dist::StudentT(_)) {
+        return false;
+    }
+    let mut buf = Vec::new();
+    let pa = elements::gather(nodes, node, e, &mut buf);
+    phi[0] = pa[0][0];
+    phi[1] = -0.5;
+    true
+}
+
+/// For ancestral sampling: a draw from a truncated or mixture prior itself (its `sample` draws
+/// from the Gaussian q is carried as). False for other families.
+pub(super) fn draw_prior(dist: &Dist, rng: &mut Rng, x: &mut [f64]) -> bool {
+    use rand::Rng as _;
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let std = Normal::new(0.0, 1.0).expect("the standard normal");
+    match dist {
+        Dist::TruncatedGaussian(t) => {
+            // Inverse CDF between Φ(a) and Φ(b), on the side of the mean that keeps digits.
+            let sd = t.precision.sqrt().recip();
+            let (a, b) = ((t.lower - t.mean) / sd, (t.upper - t.mean) / sd);
+            let v: f64 = rng.random();
+            let z = if a > 0.0 {
+                let (pa, pb) = (std.cdf(-a), std.cdf(-b));
+                -std.inverse_cdf(pa - v * (pa - pb))
+            } else {
+                let (pa, pb) = (std.cdf(a), std.cdf(b));
+                std.inverse_cdf(pa + v * (pb - pa))
+            };
+            x[0] = (t.mean + sd * z).clamp(t.lower, t.upper);
+            true
+        }
+        Dist::GaussianMixture2(m) => {
+            let k = usize::from(rng.random::<f64>() >= m.weight);
+            let z: f64 = rand_distr::Distribution::sample(&rand_distr::StandardNormal, rng);
+            x[0] = m.means[k] + z / m.precisions[k].sqrt();
+            true
+        }
+        _ => false,
+    }
+}
+
 impl Vmp {
     /// The importance-sampled nodes' S and S_eff (module `sampled`), in node order.
     pub fn sampled_nodes(&self) -> Vec<SampledNode> {
