@@ -27,8 +27,6 @@
 //! by seed, key, node, element and pass).
 
 mod estimate;
-#[cfg(test)]
-mod tests;
 
 use super::factorised::factorised_send;
 use super::qblock::QBlock;
