@@ -108,8 +108,14 @@ pub fn distribution_names() -> impl Iterator<Item = &'static str> {
 }
 
 /// Families the lowering puts in place of a `Gamma` whose shape is random (Winn Example 2.1):
-/// a user writes `Gamma`, so hints do not offer them.
-const LOWERED_FORMS: [&str; 3] = ["ShapeGamma", "GammaRandomShape", "GammaTiedShape"];
+/// a user writes `Gamma`, so hints do not offer them; and `StudentT`, which is observed only
+/// (data, not a parent to declare).
+const LOWERED_FORMS: [&str; 4] = [
+    "ShapeGamma",
+    "GammaRandomShape",
+    "GammaTiedShape",
+    "StudentT",
+];
 
 /// Names of the distributions whose values are of one of `kinds` (the ones a user writes).
 pub fn producers(kinds: &[ValueKind]) -> Vec<&'static str> {

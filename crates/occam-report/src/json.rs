@@ -103,6 +103,10 @@ impl Serialize for Report<'_> {
         if let Some(r) = &o.rotated {
             m.serialize_entry("rotations", &tree(r))?;
         }
+        // Only for models with importance-sampled nodes (other reports are unchanged).
+        if !o.sampled.is_empty() {
+            m.serialize_entry("sampled", &tree(&o.sampled))?;
+        }
         m.serialize_entry("seed", &tree(&o.seed))?;
         m.serialize_entry("stop", &tree(&o.stop))?;
         m.serialize_entry("variables", &Variables(self))?;

@@ -126,6 +126,10 @@ pub fn distributions() -> String {
         let line = match f.name {
             "MarkovChain" => "z[S] over T ~ MarkovChain(initial = p0, transition = A, lengths = L)".to_string(),
             "GaussianMarkovChain" => "x[S] over T ~ GaussianMarkovChain(mean0 = 0, precision0 = identity, dynamics = A, noise = tau, lengths = L)".to_string(),
+            // Examples that the generic constants (0, 1, …) would make invalid or unidiomatic.
+            "TruncatedGaussian" => "mu ~ TruncatedGaussian(mean = 0, precision = 1, lower = 0, upper = 5)".to_string(),
+            "GaussianMixture2" => "mu ~ GaussianMixture2(weight = 0.5, mean1 = -2, precision1 = 1, mean2 = 2, precision2 = 1)".to_string(),
+            "StudentT" => "y[N] ~ StudentT(nu = 4, scale = 1, mean = mu)".to_string(),
             _ => example(f),
         };
         let _ = writeln!(s, "- example: `{line}`\n");

@@ -271,6 +271,26 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             }
         );
     }
+    for r in &o.sampled {
+        // Importance-sampled nodes (Winn §4.4): S and the effective sample size S_eff = 1/Σw².
+        let (lo, hi) = (
+            r.samples.iter().min().copied().unwrap_or(0),
+            r.samples.iter().max().copied().unwrap_or(0),
+        );
+        let s_range = if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo}–{hi}")
+        };
+        let _ = writeln!(
+            s,
+            "importance sampled `{}`: S = {s_range}, S_eff ≥ {:.0} (target {:.0}, S at most {})",
+            r.node,
+            r.min_s_eff(),
+            r.target,
+            r.cap
+        );
+    }
     let _ = writeln!(s, "stop: {}", o.stop);
     if o.restart_bounds.len() > 1 {
         let _ = writeln!(

@@ -143,6 +143,9 @@ pub struct Outcome {
     pub bound_quality: crate::quality::BoundQuality,
     /// Each node's kind of bound term.
     pub node_qualities: Vec<(String, crate::quality::BoundQuality)>,
+    /// The importance-sampled nodes' S and S_eff ([`crate::sampled`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sampled: Vec<crate::sampled::SampledReport>,
     /// Full pruning trials of the kept restart (a deletion the screen rejects has none).
     #[serde(skip)]
     pub prune_trials: usize,
@@ -257,6 +260,8 @@ pub fn fit(
     }
     let components = components(loaded, c);
     let (bound_quality, node_qualities) = crate::quality::qualities(c);
+    let sampled = crate::sampled::reports(c);
+    warnings.extend(crate::sampled::warnings(&sampled));
     Ok(Outcome {
         bound: f.bound,
         iterations: f.bound_trace.len(),
@@ -273,6 +278,7 @@ pub fn fit(
         node_bounds: f.node_bounds,
         bound_quality,
         node_qualities,
+        sampled,
         prune_trials: f.prune_trials,
         prune_screen: f.prune_screen,
         rotated,

@@ -256,6 +256,7 @@ impl Fitted {
             node_bounds,
             bound_quality,
             node_qualities,
+            sampled: crate::sampled::reports(&compiled),
             prune_trials: 0,
             prune_screen: None,
             rotated: None,

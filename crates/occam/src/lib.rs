@@ -95,6 +95,7 @@ pub mod quality;
 pub mod regression;
 pub mod rotation;
 pub mod sample;
+pub mod sampled;
 pub mod saved;
 pub mod shard;
 pub mod stream;

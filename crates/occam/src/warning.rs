@@ -105,6 +105,18 @@ pub enum Warning {
         /// The stage it was stopped in (`Pruning`, `Candidate`).
         stage: String,
     },
+    /// An importance-sampled node's S reached its cap with S_eff still below the target: its
+    /// moments and bound term carry a larger Monte Carlo error than asked for.
+    SamplesCapped {
+        /// The node.
+        variable: String,
+        /// Its smallest S_eff.
+        s_eff: f64,
+        /// The target S_eff.
+        target: f64,
+        /// The cap on S.
+        cap: usize,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -201,6 +213,15 @@ impl std::fmt::Display for Warning {
             Warning::RestartsIdentical { restarts, bound } => write!(
                 f,
                 "the {restarts} restarts cannot differ: nothing in the model's start depends on the seed, so each repeats one fit (L = {bound}); give a variable a random start (`init NAME = random`) for restarts to explore"
+            ),
+            Warning::SamplesCapped {
+                variable,
+                s_eff,
+                target,
+                cap,
+            } => write!(
+                f,
+                "the importance sampler of `{variable}` reached its cap of {cap} samples with an effective sample size of {s_eff:.0}, below the target {target:.0}: its moments and bound term are noisier than asked for (the proposal fits the posterior poorly)"
             ),
         }
     }

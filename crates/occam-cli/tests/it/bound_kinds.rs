@@ -71,3 +71,58 @@ fn mixed_bound_kinds_are_labelled_and_not_ranked_without_the_flag() {
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("bound kind"), "{out}");
 }
+
+/// An importance-sampled model (Student-t observations, Winn §4.4): its fit says the bound is
+/// approximate and reports S and S_eff; `compare` refuses to rank it beside an exact Gaussian
+/// model without `--mixed-bounds`, and ranks two approximate ones.
+#[test]
+fn approximate_bounds_are_labelled_and_not_ranked_beside_exact_ones_without_the_flag() {
+    let y = "y\n1.2\n2.9\n2.1\n1.7\n8.0\n2.4\n-4.0\n2.2\n";
+    let gauss =
+        "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ Gaussian(mu, 0.25)\nobserve y\n";
+    let t = "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ StudentT(nu = 3, scale = 1, mean = mu)\nobserve y\n";
+    let f: Vec<(&str, &[u8])> = vec![
+        ("y.csv", y.as_bytes()),
+        ("gauss.occam", gauss.as_bytes()),
+        ("t.occam", t.as_bytes()),
+    ];
+    let (code, out, err) = run_in(&f, &["fit", "t.occam"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("bound kind: approximate: the terms of variable `mu` at t.occam:2:1, variable `y` at t.occam:3:1 are estimates"),
+        "{out}"
+    );
+    assert!(
+        out.contains("importance sampled `mu`: S = 1000, S_eff ≥ "),
+        "{out}"
+    );
+    let (code, out, err) = run_in(&f, &["fit", "t.occam", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["bound_quality"], "approximate");
+    assert_eq!(v["node_qualities"]["mu"], "approximate");
+    assert!(
+        v["sampled"][0]["s_eff"][0].as_f64().unwrap() >= 250.0,
+        "{out}"
+    );
+    let args = ["compare", "gauss.occam", "t.occam"];
+    let (code, _, err) = run_in(&f, &args);
+    assert_eq!(code, 2, "{err}");
+    for needle in [
+        "different kinds",
+        "gauss.occam: exact",
+        "t.occam: approximate",
+        "--mixed-bounds",
+    ] {
+        assert!(err.contains(needle), "`{needle}` in {err}");
+    }
+    let (code, out, err) = run_in(&f, &[&args[..], &["--mixed-bounds"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("t.occam: approximate"), "{out}");
+    // The heavy tails explain the two outliers far better than the Gaussian.
+    let rank_t = out.find("t.occam").unwrap();
+    let rank_g = out.find("gauss.occam").unwrap();
+    assert!(rank_t < rank_g, "{out}");
+    let (code, _, err) = run_in(&f, &["compare", "t.occam", "t.occam"]);
+    assert_eq!(code, 0, "{err}");
+}

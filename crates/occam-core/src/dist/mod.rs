@@ -29,6 +29,7 @@ use crate::Rng;
 pub use crate::spec::SlotSpec as Slot;
 use crate::spec::{ArgError, Args, FamilySpec, Param};
 mod quality;
+mod sampling;
 mod shape_quad;
 /// The Jaakkola–Jordan bound of the logit families, for checks outside the family files.
 pub use logistic::{jj_bound, jj_lambda, jj_xi};
@@ -36,6 +37,7 @@ pub use logistic::{jj_bound, jj_lambda, jj_xi};
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
 pub use quality::BoundQuality;
+pub use sampling::Sampling;
 /// u(a) of a Gamma's random shape ([`MomentKind::GammaShape`]).
 pub use shape_quad::shape_stats;
 
@@ -302,6 +304,9 @@ registry! {
     ShapeGamma => shape_gamma::ShapeGamma,
     GammaRandomShape => gamma_random_shape::GammaRandomShape,
     GammaTiedShape => gamma_tied_shape::GammaTiedShape,
+    StudentT => student_t::StudentT,
+    TruncatedGaussian => truncated_gaussian::TruncatedGaussian,
+    GaussianMixture2 => gaussian_mixture2::GaussianMixture2,
 }
 
 /// The spec of the family named `name` or one of its aliases.

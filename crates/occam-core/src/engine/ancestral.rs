@@ -42,7 +42,9 @@ impl Vmp {
             let mut x = vec![0.0; n * vlen];
             let mut u = vec![0.0; n * len];
             for e in 0..n {
-                dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
+                if !sampled::draw_phi(&dist, &self.nodes, node, e, &mut phi) {
+                    dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
+                }
                 if moments(&dist, &phi, &mut tmp).is_err() {
                     return Err(self.numerical(
                         i,
@@ -50,7 +52,9 @@ impl Vmp {
                         "the prior given the drawn parents is improper".into(),
                     ));
                 }
-                sample(&dist, &phi, &mut rng, &mut x[e * vlen..(e + 1) * vlen]);
+                if !sampled::draw_prior(&dist, &mut rng, &mut x[e * vlen..(e + 1) * vlen]) {
+                    sample(&dist, &phi, &mut rng, &mut x[e * vlen..(e + 1) * vlen]);
+                }
                 observe(
                     &dist,
                     &x[e * vlen..(e + 1) * vlen],

@@ -58,6 +58,8 @@ mod packed;
 mod predictive;
 mod prune;
 mod qblock;
+mod sampled;
+pub use sampled::SampledNode;
 mod quality;
 mod shard;
 mod state;

@@ -116,6 +116,8 @@ pub(super) enum Block {
     NonConjugate(noncj::NonConjugate),
     /// q(x_n, s_n) joint over a mixture index and the latent vectors it gates (`gated_linear`).
     Gated(gated_linear::GatedLinear),
+    /// A node whose q is importance sampled (module `sampled`).
+    Sampled(sampled::Sampled),
 }
 
 macro_rules! for_block {
@@ -130,6 +132,7 @@ macro_rules! for_block {
             Block::JointGaussian($x) => $body,
             Block::NonConjugate($x) => $body,
             Block::Gated($x) => $body,
+            Block::Sampled($x) => $body,
         }
     };
 }
@@ -203,6 +206,9 @@ pub(super) fn assign(
             continue;
         }
         let block = match &node.body {
+            Body::Stochastic(_) if sampled::needs_sampling(nodes, i) => {
+                Block::Sampled(sampled::Sampled::new(nodes, i))
+            }
             Body::Chain(_) => Block::Chain(chain::ChainBlock::new(i)),
             _ if linear[i].is_some() => {
                 let lin = linear[i].clone().expect("checked");

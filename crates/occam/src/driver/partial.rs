@@ -105,6 +105,7 @@ fn partial(
         node_bounds,
         bound_quality,
         node_qualities,
+        sampled: crate::sampled::reports(c),
         prune_trials: 0,
         prune_screen: None,
         rotated: None,

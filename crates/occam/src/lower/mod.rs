@@ -19,25 +19,37 @@
 //!
 //! Every core build error is mapped back to the variable (and, when the slot is known, the
 //! argument) it came from, so it prints as `file:line:column` with a caret.
+//!
+//! Files, by responsibility: this one holds the driver ([`lower`]) and the per-variable
+//! dispatch; `source.rs` the error placement ([`SourceRef`], [`build_error`]); `budget.rs` the
+//! state-size limits; `observe.rs` data inputs and observed tables; `slots.rs` a family's slots
+//! and compound expressions; `shape.rs` Gammas with a random shape; `chain.rs` chain families;
+//! `qblocks.rs` the `q` declarations; `compile.rs` [`compile`].
 
 use std::collections::HashMap;
 
 use occam_core::dist::SlotInput;
-use occam_core::graph::MAX_MODEL_VALUES;
 use occam_core::prelude::*;
-use occam_core::spec::{ConstDomain, ValueKind};
-use occam_lang::diag::{Code, Diagnostic};
+use occam_core::spec::ConstDomain;
+use occam_lang::diag::Code;
 use occam_lang::ir::{self, Model, Node};
 use occam_lang::span::Span;
-use occam_lang::Diagnostics;
 
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 
+mod budget;
 pub mod chain;
+mod compile;
+mod observe;
 mod qblocks;
+mod sampled;
 mod shape;
 mod slots;
+mod source;
+
+pub use compile::{compile, Compiled};
+pub use source::{build_error, SourceRef};
 
 /// What the lowering produced: the graph and the map between core nodes and model variables.
 pub struct Lowered {
@@ -50,73 +62,6 @@ pub struct Lowered {
     pub owner: HashMap<String, usize>,
     /// Whether some node is a mixture or gate (so component pruning can apply).
     pub has_mixture: bool,
-}
-
-/// Model text and name, for diagnostics.
-#[derive(Clone, Copy)]
-pub struct SourceRef<'a> {
-    /// The file name printed in locations.
-    pub file: &'a str,
-    /// The model text.
-    pub text: &'a str,
-}
-
-impl SourceRef<'_> {
-    /// A model error at `span`.
-    pub fn error(
-        &self,
-        code: Code,
-        span: Span,
-        message: impl Into<String>,
-        label: impl Into<String>,
-        hint: Option<String>,
-    ) -> Error {
-        let d = Diagnostic::new(code, span, message)
-            .label(label)
-            .maybe_hint(hint);
-        Error::Model(Box::new(Diagnostics::new(self.file, self.text, vec![d])))
-    }
-}
-
-/// Maps a core build error to the model place of variable `v` (or argument `arg_span`).
-pub fn build_error(
-    src: SourceRef<'_>,
-    model: &Model,
-    v: usize,
-    arg_span: Option<Span>,
-    err: &BuildError,
-) -> Error {
-    let var = &model.variables[v];
-    let (code, label, hint) = match err {
-        BuildError::Conjugacy { .. } => (
-            Code::NonConjugate,
-            "not conjugate in the engine",
-            Some(
-                "the engine needs the parent's moments to match the slot (Winn Table 2.1)"
-                    .to_string(),
-            ),
-        ),
-        BuildError::PlateMismatch { .. } => (
-            Code::PlateMismatch,
-            "plate mismatch",
-            Some(
-                "a parent's plates must be the child's plates, or selected by a Categorical"
-                    .to_string(),
-            ),
-        ),
-        BuildError::Shape { .. } => (Code::EventMismatch, "rejected by the engine", None),
-        BuildError::Value { .. } => (Code::BadConstant, "invalid value", None),
-        BuildError::UnknownName { .. } | BuildError::Duplicate { .. } => {
-            (Code::Misuse, "rejected by the engine", None)
-        }
-    };
-    src.error(
-        code,
-        arg_span.unwrap_or(var.span),
-        format!("`{}`: {err}", var.name),
-        label,
-        hint,
-    )
 }
 
 struct Lowering<'a> {
@@ -178,8 +123,9 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
         l.plates.push(id);
     }
     if observe {
-        repeated_missing(model, src, data)?;
+        observe::repeated_missing(model, src, data)?;
     }
+    sampled::check(model, src)?;
     for &v in &model.topological_order {
         l.variable(v, data, observe)?;
     }
@@ -215,32 +161,6 @@ pub fn lower(model: &Model, src: SourceRef<'_>, data: &DataSet, observe: bool) -
     })
 }
 
-/// Winn (2.41) again, now that the data is known: the resolver treats an observed variable as a
-/// constant, but a missing cell of it is latent, so `x * x` with `x` observed is rejected here
-/// when some cell of `x` is missing (a located error naming both uses).
-fn repeated_missing(model: &Model, src: SourceRef<'_>, data: &DataSet) -> Result<()> {
-    let latent: Vec<bool> = model
-        .variables
-        .iter()
-        .map(|v| !v.observed || data.tables.get(&v.name).is_some_and(|t| t.has_missing()))
-        .collect();
-    let with_missing = model
-        .variables
-        .iter()
-        .zip(&latent)
-        .any(|(v, &l)| v.observed && l);
-    if !with_missing {
-        return Ok(());
-    }
-    let found = occam_lang::reuse::repeated_parents(model, &|v| latent[v]);
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(Error::Model(Box::new(Diagnostics::new(
-        src.file, src.text, found,
-    ))))
-}
-
 /// Where an expression is used: the slot it fills and how constants convert.
 #[derive(Clone, Copy)]
 struct Use<'s> {
@@ -255,97 +175,6 @@ struct Use<'s> {
 }
 
 impl Lowering<'_> {
-    /// The whole model's state within [`MAX_MODEL_VALUES`], checked before compiling allocates
-    /// it; the error is placed at the variable owning the largest node.
-    fn check_budget(&self) -> Result<()> {
-        let (total, largest) = self.g.state_values();
-        if total.is_some_and(|t| t <= MAX_MODEL_VALUES) {
-            return Ok(());
-        }
-        let total = total.map_or("more than 2^64".to_string(), |t| t.to_string());
-        let Some(node) = largest else {
-            return Err(Error::Usage(format!(
-                "the model's nodes hold {total} values, more than the limit of {MAX_MODEL_VALUES}"
-            )));
-        };
-        let name = self.g.node_name(node).to_string();
-        let v = self.owner.get(&name).copied().unwrap_or(0);
-        let var = &self.model.variables[v];
-        Err(self.src.error(
-            Code::PlateSize,
-            var.span,
-            format!(
-                "the model's variables hold {total} state values, more than the limit of \
-                 {MAX_MODEL_VALUES} (8 GiB); the largest is `{}` with {} elements",
-                var.name,
-                self.g.elements(node)
-            ),
-            "too large",
-            Some("smaller plates, or fewer variables over the largest plates".to_string()),
-        ))
-    }
-
-    /// Variable `v`'s own state (2 × elements × `len` + elements) within [`MAX_MODEL_VALUES`],
-    /// checked before anything of it is allocated.
-    fn check_variable_size(&self, v: usize, len: usize) -> Result<()> {
-        let var = self.var(v);
-        let values = var
-            .plates
-            .iter()
-            .try_fold(1usize, |n, &p| n.checked_mul(self.plate_size(p)))
-            .and_then(|n| n.checked_mul(len)?.checked_mul(2)?.checked_add(n));
-        if values.is_some_and(|x| x <= MAX_MODEL_VALUES) {
-            return Ok(());
-        }
-        let per_node = var
-            .plates
-            .iter()
-            .try_fold(1usize, |n, &p| n.checked_mul(self.plate_size(p)))
-            .and_then(|n| n.checked_mul(len));
-        let node_limit = per_node.is_none_or(|x| x > occam_core::graph::MAX_NODE_VALUES);
-        let over: Vec<String> = var
-            .plates
-            .iter()
-            .map(|&p| {
-                format!(
-                    "{} = {}",
-                    self.model.plates[p].name, self.model.plates[p].size
-                )
-            })
-            .collect();
-        let over = if over.is_empty() {
-            String::new()
-        } else {
-            format!(" over plates {}", over.join(", "))
-        };
-        if node_limit {
-            // The engine's own per-node limit, in its words.
-            return Err(self.src.error(
-                Code::PlateSize,
-                var.span,
-                format!(
-                    "`{}`:{over} hold more than the limit of {} values in one node",
-                    var.name,
-                    occam_core::graph::MAX_NODE_VALUES
-                ),
-                "too large",
-                None,
-            ));
-        }
-        Err(self.src.error(
-            Code::PlateSize,
-            var.span,
-            format!(
-                "`{}`{over} alone holds {} state values ({len} per element), more than the \
-                 limit of {MAX_MODEL_VALUES} (8 GiB)",
-                var.name,
-                values.map_or("more than 2^64".to_string(), |x| x.to_string())
-            ),
-            "too large",
-            Some("smaller plates (an event plate of D columns costs D² per element for a Wishart or MvGaussian)".to_string()),
-        ))
-    }
-
     fn var(&self, v: usize) -> &ir::Variable {
         &self.model.variables[v]
     }
@@ -467,139 +296,5 @@ impl Lowering<'_> {
         };
         self.nodes[v] = Some(id);
         Ok(())
-    }
-
-    fn data_input(&mut self, v: usize, data: &DataSet) -> Result<NodeId> {
-        let var = self.var(v).clone();
-        let Some(t) = data.tables.get(&var.name) else {
-            return Err(self.src.error(
-                Code::DataShape,
-                var.span,
-                format!("no data for the data input `{}`", var.name),
-                "needs data",
-                Some(format!(
-                    "pass --data {n}=FILE, or put {n}.csv next to the model",
-                    n = var.name
-                )),
-            ));
-        };
-        if let Some(i) = t.present.iter().position(|p| !p) {
-            return Err(t.error_at(
-                i,
-                format!("data input `{}` cannot have missing values", var.name),
-            ));
-        }
-        let kind = match var.kind {
-            // A known probability table (used where probabilities are expected).
-            ValueKind::Simplex => MomentKind::Dirichlet {
-                k: self.event_size(v),
-            },
-            ValueKind::Vector => MomentKind::Gaussian {
-                d: self.event_size(v),
-            },
-            _ => MomentKind::Gaussian { d: 1 },
-        };
-        let plates = self.core_plates(&var.plates);
-        let id = self
-            .g
-            .constant(&var.name, kind, &plates, &t.values)
-            .map_err(|e| match &e {
-                BuildError::Value { element, why, .. } => {
-                    t.error_at(element * kind.value_len(), why.clone())
-                }
-                _ => self.err(v, None, &e),
-            })?;
-        self.record(id, &var.name, v, kind, var.plates.clone());
-        Ok(id)
-    }
-
-    fn observe(&mut self, v: usize, id: NodeId, data: &DataSet) -> Result<()> {
-        let var = self.var(v).clone();
-        let Some(t) = data.tables.get(&var.name) else {
-            return Err(self.src.error(
-                Code::DataShape,
-                var.span,
-                format!("`{}` is observed but no data is attached", var.name),
-                "needs data",
-                Some(format!(
-                    "pass --data {n}=FILE, or put {n}.csv next to the model",
-                    n = var.name
-                )),
-            ));
-        };
-        let n = self.g.elements(id);
-        if n == 0 || t.values.len() % n != 0 {
-            return Err(Error::DataFile {
-                file: t.file.clone(),
-                message: format!(
-                    "{} values cannot be split over the {n} elements of `{}`",
-                    t.values.len(),
-                    var.name
-                ),
-            });
-        }
-        let vlen = t.values.len() / n;
-        let mask: Option<Vec<bool>> = t.has_missing().then(|| {
-            t.present
-                .chunks(vlen)
-                .map(|c| c.iter().all(|&p| p))
-                .collect()
-        });
-        self.g
-            .observe_masked(id, &t.values, mask.as_deref())
-            .map_err(|e| match &e {
-                BuildError::Value { element, why, .. } => t.error_at(
-                    element * vlen,
-                    format!(
-                        "invalid value for `{}` ({}): {why}",
-                        var.name,
-                        self.dist_name(v)
-                    ),
-                ),
-                _ => self.err(v, None, &e),
-            })
-    }
-}
-
-/// A compiled model with its node map.
-pub struct Compiled {
-    /// The engine.
-    pub vmp: Vmp,
-    /// Core node of each IR variable.
-    pub var_nodes: Vec<NodeId>,
-    /// IR variable owning each core node, by node name.
-    pub owner: HashMap<String, usize>,
-    /// Whether component pruning can apply.
-    pub has_mixture: bool,
-}
-
-/// Compiles the graph, mapping a build error to the variable that owns the node it names.
-pub fn compile(lowered: Lowered, model: &Model, src: SourceRef<'_>) -> Result<Compiled> {
-    let Lowered {
-        graph,
-        var_nodes,
-        owner,
-        has_mixture,
-    } = lowered;
-    match graph.compile() {
-        Ok(vmp) => Ok(Compiled {
-            vmp,
-            var_nodes,
-            owner,
-            has_mixture,
-        }),
-        Err(e) => {
-            let node = match &e {
-                BuildError::Conjugacy { node, .. }
-                | BuildError::PlateMismatch { node, .. }
-                | BuildError::Shape { node, .. }
-                | BuildError::Value { node, .. } => Some(node.clone()),
-                _ => None,
-            };
-            match node.and_then(|n| owner.get(&n).copied()) {
-                Some(v) => Err(build_error(src, model, v, None, &e)),
-                None => Err(Error::Usage(e.to_string())),
-            }
-        }
     }
 }

@@ -30,6 +30,7 @@ mod predict_density;
 mod prune_screen;
 mod regression;
 mod robust_regression;
+mod sampled;
 mod shards;
 mod softmax;
 mod softmax_gap;

@@ -30,6 +30,7 @@ fn cases() -> Vec<(&'static str, Graph, &'static [&'static str])> {
         ("ica", models::ica(), &["joint gaussian", "linear"]),
         ("noncj", models::noncj(), &["noncj", "factorised"]),
         ("mbpca", models::gated(), &["gated", "factorised"]),
+        ("sampled", models::sampled(), &["sampled", "factorised"]),
     ]
 }
 
@@ -44,6 +45,7 @@ fn kind(b: &Block) -> &'static str {
         Block::JointGaussian(_) => "joint gaussian",
         Block::NonConjugate(_) => "noncj",
         Block::Gated(_) => "gated",
+        Block::Sampled(_) => "sampled",
     }
 }
 
@@ -257,6 +259,7 @@ fn messages_to_parents_are_the_gradient_of_the_bound() {
         "tree",
         "joint gaussian",
         "gated",
+        "sampled",
     ] {
         assert!(checked.contains(k), "no message of a {k} block was checked");
     }

@@ -177,6 +177,7 @@ impl Vmp {
                 "the data of a linear-Gaussian structure without the data plate"
             }
             Some(Block::Gated(_)) => "a gated q-block, whose sharded update is not built",
+            Some(Block::Sampled(_)) => "an importance-sampled node, whose sharded update is not built",
             None => return Ok(()),
         };
         fail(why.to_string())

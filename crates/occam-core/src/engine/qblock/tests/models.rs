@@ -365,3 +365,47 @@ pub(super) fn gated() -> Graph {
     g.gated_q(s, x).unwrap();
     g
 }
+
+/// Importance-sampled nodes (module `sampled`): x[K] ~ N(m, 2⁻¹) read by Student-t values
+/// y[K, N] and by Gaussian values z[K] ~ N(x, τ⁻¹), with m ~ N(0, 1) and τ ~ Gamma(2, 1) outside
+/// the block; a truncated-Gaussian w and a two-component mixture v, each the mean of observed
+/// Gaussians.
+pub(super) fn sampled() -> Graph {
+    use crate::dist::{GaussianMixture2, Sampling, StudentT, TruncatedGaussian};
+    let sampling = Sampling::default();
+    let mut g = Graph::new();
+    let k = g.plate("K", 2);
+    let n = g.plate("N", 5);
+    let m = g.add("m", Gaussian, &[], [c(0.0), c(1.0)]).unwrap();
+    let tau = g.add("tau", Gamma { shape: 2.0 }, &[], [c(1.0)]).unwrap();
+    let x = g.add("x", Gaussian, &[k], [p(m), c(2.0)]).unwrap();
+    let t = StudentT {
+        nu: 3.0,
+        scale: 0.7,
+        sampling,
+    };
+    let y = g.add("y", t, &[k, n], [p(x)]).unwrap();
+    g.observe(y, &uniform(10, -1.0, 2.5, 21)).unwrap();
+    let z = g.add("z", Gaussian, &[k], [p(x), p(tau)]).unwrap();
+    g.observe(z, &[0.3, 1.1]).unwrap();
+    let tg = TruncatedGaussian {
+        mean: 0.0,
+        precision: 1.0,
+        lower: 0.5,
+        upper: 3.0,
+        sampling,
+    };
+    let w = g.add("w", tg, &[], []).unwrap();
+    let a = g.add("a", Gaussian, &[n], [p(w), c(1.0)]).unwrap();
+    g.observe(a, &uniform(5, 0.0, 1.5, 22)).unwrap();
+    let mix = GaussianMixture2 {
+        weight: 0.4,
+        means: [-1.0, 2.0],
+        precisions: [2.0, 1.0],
+        sampling,
+    };
+    let v = g.add("v", mix, &[], []).unwrap();
+    let b = g.add("b", Gaussian, &[n], [p(v), c(0.5)]).unwrap();
+    g.observe(b, &uniform(5, -0.5, 1.5, 23)).unwrap();
+    g
+}

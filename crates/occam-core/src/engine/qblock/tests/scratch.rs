@@ -9,13 +9,17 @@ use crate::special::LN_2PI;
 /// Winn (2.34)–(2.36) for node m, element by element: Σ_e Σ_q w_eq (⟨φ(pa_q)⟩·u_e − ⟨A(pa_q)⟩) plus
 /// each element's own part, from per-element arrays (a shared covariance's per-element moments, a
 /// linear kernel's dot node given its factor's moments, its data's u(y) and f(y)), with no cached
-/// sum, run, group or kernel. `None` for chains and tree-block members.
+/// sum, run, group or kernel. `None` for chains, tree-block members and sampled nodes.
 pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
     let node = &vmp.nodes[m];
     if let Some(Block::Gated(b)) = vmp.block_of(m) {
         return Some(gated_term(vmp, &b.layout, m));
     }
     if node.block.is_some() || !matches!(node.body, Body::Stochastic(_)) {
+        return None;
+    }
+    if let Some(Block::Sampled(_)) = vmp.block_of(m) {
+        // An estimate: checked against quadrature instead (crates/occam/tests/it/sampled.rs).
         return None;
     }
     let mut nodes = vmp.nodes.clone();

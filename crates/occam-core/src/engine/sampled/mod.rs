@@ -1,0 +1,373 @@
+//! Importance-sampled nodes — Winn §4.4, (4.13)–(4.21), with erratum E5's bound term.
+//!
+//! The block of a scalar Gaussian-moment node x whose q has a factor outside the exponential
+//! family: its own prior is a [`crate::dist::TruncatedGaussian`] or a [`crate::dist::GaussianMixture2`], or it is
+//! the mean of observed [`StudentT`] children (Winn's observed non-exponential-family node Z). Per
+//! element, the optimal q is
+//!
+//!   q(x) ∝ exp(φ_c·u(x) + ℓ(x)),  φ_c = ⟨φ_prior⟩ + Σ conjugate child messages  (Winn (2.19)),
+//!
+//! where the prior's φ is its Gaussian envelope and ℓ the log of what is left: the prior's log
+//! density over its envelope, plus Σ ln t_ν(y | x, s) over the Student-t children that read the
+//! element (their messages are zero, so φ_c is Winn's proposal "omitting Z's message", (4.16)).
+//! `estimate` samples it (module docs there), and x adopts the weighted moments (4.20) as the
+//! Gaussian with those moments: every other part of the engine (children's messages and terms,
+//! reports, restarts) reads an ordinary Gaussian q.
+//!
+//! Bound term. With ln q = φ_c·u + ℓ − ln Z, the element's term ⟨ln p(x | pa)⟩ + ⟨Σ ln t⟩ − ⟨ln q⟩
+//! is (⟨φ_prior⟩ − φ_c)·⟨u⟩ − ⟨A_prior⟩ + ln Z: the ⟨ℓ⟩ of the prior and the likelihood cancel
+//! against q's own, so the term needs no ⟨ℓ⟩ estimate (E5 suggests Σ w_s ln P(Z | pa⁽ˢ⁾) for it;
+//! here it drops out exactly). ln Z and ⟨u⟩ are the sampled ones, so the term is an estimate:
+//! the families say `Approximate`. Its Monte Carlo error is about √(1/S_eff − 1/S) in ln Z.
+//!
+//! Storage: the node's `a` holds, per element, A of the adopted Gaussian (n entries), then
+//! ln Z − φ_c·⟨u⟩ (the element's own part of the term), then S and S_eff of its last update, and
+//! last the sampler's key drawn from the run's seed at the start, so that restart snapshots carry
+//! them and a seed gives the same bits whatever the thread count (each element's draws are keyed
+//! by seed, key, node, element and pass).
+
+mod estimate;
+
+use super::factorised::factorised_send;
+use super::qblock::QBlock;
+use super::*;
+use crate::dist::{Sampling, StudentT};
+use estimate::estimate;
+
+/// What an importance-sampled node reports: its S and S_eff per element, and the S_eff it
+/// aimed at (below it at the cap: a warning).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampledNode {
+    /// The node's name.
+    pub name: String,
+    /// S of each latent element's last update.
+    pub samples: Vec<usize>,
+    /// S_eff = 1/Σ w² of each latent element's last update.
+    pub s_eff: Vec<f64>,
+    /// The sampler's settings.
+    pub sampling: Sampling,
+}
+
+impl SampledNode {
+    /// Whether some element stopped at the cap with S_eff below the target.
+    pub fn capped(&self) -> bool {
+        self.s_eff.iter().any(|&s| s < self.sampling.target)
+    }
+}
+
+/// The block of an importance-sampled node (module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct Sampled {
+    node: [usize; 1],
+    /// The Student-t children reading x as their mean.
+    children: Vec<usize>,
+    /// For each element of x, the (child, child element) pairs that read it.
+    links: Vec<Vec<(u32, u32)>>,
+    sampling: Sampling,
+}
+
+fn student(nodes: &[Node], c: usize) -> Option<&StudentT> {
+    match nodes[c].dist() {
+        Some(Dist::StudentT(t)) => Some(t),
+        _ => None,
+    }
+}
+
+/// The Student-t children of node i that read it directly in their mean slot.
+fn t_children(nodes: &[Node], i: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = nodes[i]
+        .children
+        .iter()
+        .filter(|&&(c, role)| role == Role::Slot(0) && student(nodes, c).is_some())
+        .map(|&(c, _)| c)
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Whether stochastic node i is importance sampled: a truncated or mixture prior, or a scalar
+/// Gaussian read by Student-t children.
+pub(super) fn needs_sampling(nodes: &[Node], i: usize) -> bool {
+    match nodes[i].dist() {
+        Some(Dist::TruncatedGaussian(_) | Dist::GaussianMixture2(_)) => true,
+        Some(Dist::Gaussian(_)) => !t_children(nodes, i).is_empty(),
+        _ => false,
+    }
+}
+
+impl Sampled {
+    pub(super) fn new(nodes: &[Node], i: usize) -> Self {
+        let children = t_children(nodes, i);
+        let mut links = vec![Vec::new(); nodes[i].n];
+        for (k, &c) in children.iter().enumerate() {
+            let edge = &nodes[c].parents[0];
+            for e in 0..nodes[c].n {
+                links[edge.at(e * nodes[c].configs)].push((k as u32, e as u32));
+            }
+        }
+        let sampling = match nodes[i].dist() {
+            Some(Dist::TruncatedGaussian(t)) => t.sampling,
+            Some(Dist::GaussianMixture2(m)) => m.sampling,
+            _ => children
+                .first()
+                .and_then(|&c| student(nodes, c))
+                .map(|t| t.sampling)
+                .unwrap_or_default(),
+        };
+        Sampled {
+            node: [i],
+            children,
+            links,
+            sampling,
+        }
+    }
+
+    /// ℓ(x) of element e (module docs).
+    fn ell(&self, vmp: &Vmp, e: usize, x: f64) -> f64 {
+        let own = match vmp.nodes[self.node[0]].dist() {
+            Some(Dist::TruncatedGaussian(t)) => t.log_ratio(x),
+            Some(Dist::GaussianMixture2(m)) => m.log_ratio(x),
+            _ => 0.0,
+        };
+        own + self.likelihood(vmp, e, x)
+    }
+
+    /// Σ ln t_ν(y | x, s) over the observed Student-t values that read element e.
+    fn likelihood(&self, vmp: &Vmp, e: usize, x: f64) -> f64 {
+        let mut total = 0.0;
+        for &(k, ce) in &self.links[e] {
+            let c = &vmp.nodes[self.children[k as usize]];
+            let ce = ce as usize;
+            if c.is_observed(ce) {
+                let t = student(&vmp.nodes, self.children[k as usize]).expect("a Student-t");
+                total += t.ln_density(c.q.u[2 * ce], x);
+            }
+        }
+        total
+    }
+
+    /// Samples every latent element of x from φ_c = prior + `messages` (none: the prior alone)
+    /// and installs the adopted Gaussians.
+    fn sample(&self, vmp: &mut Vmp, messages: Option<&[f64]>, key: u64) -> Result<(), RunError> {
+        let i = self.node[0];
+        let node = &vmp.nodes[i];
+        let sampling = Sampling {
+            seed: self.sampling.seed ^ key,
+            ..self.sampling
+        };
+        let priors = node.dist().expect("stochastic").visit(Priors { vmp, i });
+        let latent: Vec<usize> = (0..node.n)
+            .filter(|&e| !node.is_observed(e) && node.participates(e))
+            .collect();
+        let results: Vec<Result<Sampled1, (usize, String)>> = latent
+            .par_iter()
+            .map(|&e| {
+                let (mut phi, _) = priors[e];
+                if let Some(m) = messages {
+                    phi[0] += m[2 * e];
+                    phi[1] += m[2 * e + 1];
+                }
+                let ell = |x: f64| self.ell(vmp, e, x);
+                estimate(phi, &ell, &sampling, [i as u64, e as u64])
+                    .map(|est| (e, phi, est))
+                    .map_err(|what| (e, what))
+            })
+            .collect();
+        let n = node.n;
+        let mut q = node.q.clone();
+        q.a.resize(4 * n + 1, 0.0);
+        q.a[4 * n] = key as f64;
+        for r in results {
+            let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, e, what))?;
+            let var = est.u[1] - est.u[0] * est.u[0];
+            if !(var > 0.0) {
+                return Err(vmp.numerical(i, e, "the importance samples have no spread".into()));
+            }
+            let prec = 1.0 / var;
+            let phi = [prec * est.u[0], -0.5 * prec];
+            q.phi[2 * e..2 * e + 2].copy_from_slice(&phi);
+            q.a[e] = crate::dist::Gaussian
+                .moments(&phi, &mut q.u[2 * e..2 * e + 2])
+                .map_err(|err| vmp.numerical(i, e, err.0.into()))?;
+            q.u[2 * e..2 * e + 2].copy_from_slice(&est.u);
+            q.a[n + e] = est.log_z - phi_c[0] * est.u[0] - phi_c[1] * est.u[1];
+            q.a[2 * n + e] = est.samples as f64;
+            q.a[3 * n + e] = est.s_eff;
+        }
+        let node = &mut vmp.nodes[i];
+        node.q = q;
+        node.lazy = Default::default();
+        vmp.changed(i);
+        vmp.refresh_dependents(i);
+        Ok(())
+    }
+
+    /// What the node reports (`None` before its first update).
+    pub(super) fn report(&self, vmp: &Vmp) -> Option<SampledNode> {
+        let node = &vmp.nodes[self.node[0]];
+        let n = node.n;
+        if node.q.a.len() != 4 * n + 1 {
+            return None;
+        }
+        let latent: Vec<usize> = (0..n)
+            .filter(|&e| !node.is_observed(e) && node.participates(e))
+            .collect();
+        Some(SampledNode {
+            name: node.name.clone(),
+            samples: latent
+                .iter()
+                .map(|&e| node.q.a[2 * n + e] as usize)
+                .collect(),
+            s_eff: latent.iter().map(|&e| node.q.a[3 * n + e]).collect(),
+            sampling: self.sampling,
+        })
+    }
+}
+
+/// One element's sampling: the element, its φ_c and the estimate.
+type Sampled1 = (usize, [f64; 2], estimate::Estimate);
+
+/// ⟨φ_prior⟩ and ⟨A_prior⟩ of every element of node i.
+struct Priors<'a> {
+    vmp: &'a Vmp,
+    i: usize,
+}
+
+impl DistVisitor for Priors<'_> {
+    type Output = Vec<([f64; 2], f64)>;
+    fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
+        let (nodes, node) = (&self.vmp.nodes[..], &self.vmp.nodes[self.i]);
+        let (mut tmp, mut buf) = ([0.0; 2], Vec::new());
+        (0..node.n)
+            .map(|e| {
+                let mut phi = [0.0; 2];
+                let a = elements::prior_of(d, nodes, node, e, &mut phi, &mut tmp, &mut buf);
+                (phi, a)
+            })
+            .collect()
+    }
+}
+
+impl QBlock for Sampled {
+    fn members(&self) -> &[usize] {
+        &self.node
+    }
+
+    fn update(&self, vmp: &mut Vmp, _member: usize) -> Result<(), RunError> {
+        let messages = vmp.child_messages(self.node[0]);
+        let a = &vmp.nodes[self.node[0]].q.a;
+        let key = a
+            .get(4 * vmp.nodes[self.node[0]].n)
+            .map_or(0, |&k| k as u64);
+        let out = self.sample(vmp, Some(&messages), key);
+        vmp.recycle(messages);
+        out
+    }
+
+    /// Σ over elements of (⟨φ_prior⟩ − φ_c)·⟨u⟩ − ⟨A_prior⟩ + ln Z (module docs); an observed
+    /// element's ⟨φ_prior⟩·u + f − ⟨A_prior⟩ + Σ ln t.
+    fn bound(&self, vmp: &Vmp, _cache: &Cache, member: usize, sizes: bool) -> f64 {
+        let node = &vmp.nodes[member];
+        let n = node.n;
+        let priors = node
+            .dist()
+            .expect("stochastic")
+            .visit(Priors { vmp, i: member });
+        let mut total = 0.0;
+        for e in (0..n).filter(|&e| node.participates(e)) {
+            let (phi, a) = priors[e];
+            let u = &node.q.u[2 * e..2 * e + 2];
+            let own = if node.is_observed(e) {
+                node.q.a[e] + self.likelihood(vmp, e, u[0])
+            } else if node.q.a.len() == 4 * n + 1 {
+                node.q.a[n + e]
+            } else {
+                f64::NEG_INFINITY
+            };
+            let dot = phi[0] * u[0] + phi[1] * u[1];
+            total += if sizes {
+                dot.abs() + a.abs() + own.abs()
+            } else {
+                dot - a + own
+            };
+        }
+        total
+    }
+
+    fn send(&self, vmp: &Vmp, member: usize, role: Role, out: &mut [f64]) {
+        factorised_send(vmp, member, role, out)
+    }
+
+    /// The start's structures, then q given the prior and the Student-t data alone; the run's
+    /// seed gives the sampler's key (52 bits, kept exactly in `a`).
+    fn start(&self, vmp: &mut Vmp, member: usize, rng: &mut Rng) -> Result<(), RunError> {
+        use rand::Rng as _;
+        vmp.start_stochastic(member, rng)?;
+        let key = rng.random::<u64>() >> 12;
+        self.sample(vmp, None, key)
+    }
+}
+
+/// For ancestral sampling: a Student-t element's φ carries its drawn mean, [μ, −½] (what
+/// `StudentT::sample` reads; its `prior` is 0, module docs). False for other families.
+pub(super) fn draw_phi(
+    dist: &Dist,
+    nodes: &[Node],
+    node: &Node,
+    e: usize,
+    phi: &mut [f64],
+) -> bool {
+    if !matches!(dist, Dist::StudentT(_)) {
+        return false;
+    }
+    let mut buf = Vec::new();
+    let pa = elements::gather(nodes, node, e, &mut buf);
+    phi[0] = pa[0][0];
+    phi[1] = -0.5;
+    true
+}
+
+/// For ancestral sampling: a draw from a truncated or mixture prior itself (its `sample` draws
+/// from the Gaussian q is carried as). False for other families.
+pub(super) fn draw_prior(dist: &Dist, rng: &mut Rng, x: &mut [f64]) -> bool {
+    use rand::Rng as _;
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let std = Normal::new(0.0, 1.0).expect("the standard normal");
+    match dist {
+        Dist::TruncatedGaussian(t) => {
+            // Inverse CDF between Φ(a) and Φ(b), on the side of the mean that keeps digits.
+            let sd = t.precision.sqrt().recip();
+            let (a, b) = ((t.lower - t.mean) / sd, (t.upper - t.mean) / sd);
+            let v: f64 = rng.random();
+            let z = if a > 0.0 {
+                let (pa, pb) = (std.cdf(-a), std.cdf(-b));
+                -std.inverse_cdf(pa - v * (pa - pb))
+            } else {
+                let (pa, pb) = (std.cdf(a), std.cdf(b));
+                std.inverse_cdf(pa + v * (pb - pa))
+            };
+            x[0] = (t.mean + sd * z).clamp(t.lower, t.upper);
+            true
+        }
+        Dist::GaussianMixture2(m) => {
+            let k = usize::from(rng.random::<f64>() >= m.weight);
+            let z: f64 = rand_distr::Distribution::sample(&rand_distr::StandardNormal, rng);
+            x[0] = m.means[k] + z / m.precisions[k].sqrt();
+            true
+        }
+        _ => false,
+    }
+}
+
+impl Vmp {
+    /// The importance-sampled nodes' S and S_eff (module `sampled`), in node order.
+    pub fn sampled_nodes(&self) -> Vec<SampledNode> {
+        self.blocks
+            .iter()
+            .filter_map(|b| match b {
+                qblock::Block::Sampled(s) => s.report(self),
+                _ => None,
+            })
+            .collect()
+    }
+}
