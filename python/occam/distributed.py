@@ -235,7 +235,8 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
       every global from the sum over all shards, the others' messages from their cached state;
       the bound never decreases and reaches the batch optimum (``max_iter`` passes);
     - ``"svi"``: stochastic VB (Hoffman et al. 2013) — each shard a minibatch, visited in a
-      random order per epoch (``numpy.random.default_rng(seed)``): its locals optimised given
+      random order per epoch (the engine's ``EpochOrder(seed)``, as ``occam fit --shards ... --vb
+      svi --seed`` draws it, so one seed gives one run on both): its locals optimised given
       the globals, then each global's update from its messages scaled by the number of shards S
       (the inverse of the probability of drawing the shard; N/|B| for even shards: N/|B| of an
       uneven shard would bias the step) blended with step size ρ_t = (t + τ)^−κ (``kappa`` in (0.5, 1], ``tau`` ≥ 0); only that shard works and the
@@ -330,12 +331,11 @@ def _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau, bou
     locals_ = [x for kind, what in steps if kind == "local" for x in what]
     globals_ = [what for kind, what in steps if kind == "global"]
     state = _call_one(runner, 0, "global_state")
-    rng = _np.random.default_rng(seed)
+    order = _occam.EpochOrder(seed, n)
     trace, epochs, converged, t = [], [], False, 0
     for epoch in range(1, max_iter + 1):
         moved = 0
-        for s in rng.permutation(n):
-            s = int(s)
+        for s in order.next_epoch():
             _call_one(runner, s, "set_state", state)
             _call_one(runner, s, "optimise_locals", locals_)
             t += 1

@@ -4,7 +4,7 @@
 //! holds its shards; only messages to globals, the globals' state and bound terms travel, as
 //! little-endian f64 bytes).
 
-pub use occam_core::engine::SviOptions;
+pub use occam_core::engine::{EpochOrder, SviOptions};
 use occam_core::engine::{GlobalState, Sharded, Split, SplitError};
 use occam_core::error::RunError;
 use occam_core::graph::NodeId;

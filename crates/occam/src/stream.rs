@@ -22,8 +22,6 @@ use std::cell::Cell;
 
 use occam_core::engine::{Svi, Vmp};
 use occam_core::graph::NodeId;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
 
 use crate::data::DataSet;
 use crate::error::{Error, Result};
@@ -176,11 +174,9 @@ pub fn fit_stream(
         Method::Stochastic(options) => {
             let mut svi =
                 Svi::new(home.vmp(), split.clone(), Some(order), options).map_err(run_error)?;
-            let mut rng = occam_core::Rng::seed_from_u64(options.seed);
-            let mut perm: Vec<usize> = (0..count).collect();
+            let mut order = occam_core::engine::EpochOrder::new(options.seed, count);
             for epoch in 1..=max_iter {
-                perm.shuffle(&mut rng);
-                for &c in &perm {
+                for &c in order.next_epoch() {
                     let mut s = compile(c)?;
                     svi.step(s.vmp_mut(), count as f64).map_err(run_error)?;
                 }

@@ -76,7 +76,9 @@ use elements::*;
 use node::*;
 pub use prune::{ScreenCounts, SCREEN_Z};
 use qblock::{Block, QBlock};
-pub use shard::{GlobalState, Sharded, ShardedFit, Split, SplitError, Svi, SviFit, SviOptions};
+pub use shard::{
+    EpochOrder, GlobalState, Sharded, ShardedFit, Split, SplitError, Svi, SviFit, SviOptions,
+};
 pub use state::QState;
 pub use transform::GaussianSums;
 

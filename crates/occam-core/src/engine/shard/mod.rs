@@ -28,7 +28,7 @@ mod stochastic;
 mod sweep;
 
 pub use state::GlobalState;
-pub use stochastic::{Svi, SviFit, SviOptions};
+pub use stochastic::{EpochOrder, Svi, SviFit, SviOptions};
 pub use sweep::{Sharded, ShardedFit};
 
 /// A model that cannot be split along its data plate, or shards that do not match.
