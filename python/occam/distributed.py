@@ -29,6 +29,9 @@ shard, never with a wrong answer.
 
 import glob as _glob
 import os as _os
+import sys as _sys
+import time as _time
+import warnings as _warnings
 
 import numpy as _np
 
@@ -173,7 +176,7 @@ class Result:
     """A distributed fit: the bound, its trace, the globals' posteriors and each shard's locals."""
 
     def __init__(self, runner, trace, converged, bytes_per_sweep, method="batch", epochs=(),
-                 steps=0):
+                 steps=0, warnings=()):
         self._runner = runner
         self.bound_trace = _np.asarray(trace)
         self.bound = trace[-1] if trace else float("nan")
@@ -187,6 +190,12 @@ class Result:
         self.epochs = list(epochs)
         #: Stochastic VB: the minibatch steps taken.
         self.steps = steps
+        #: What a user should know: decreases of the bound (without ``strict``).
+        self.warnings = list(warnings)
+        #: The final bound of every restart, the kept one (0-based) and its seed.
+        self.restart_bounds = [self.bound]
+        self.best_restart = 0
+        self.seed = None
 
     def posterior(self, name):
         """The posterior of a global variable (from shard 0's replica), as ``Fitted.posterior``."""
@@ -225,7 +234,8 @@ def _reduce(runner, which, name):
 
 
 def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max_iter=1000,
-        tol=1e-6, start=None, callback=None, method="batch", kappa=0.7, tau=1.0, bound_every=1):
+        tol=1e-6, start=None, callback=None, method="batch", kappa=0.7, tau=1.0, bound_every=1,
+        restarts=1, strict=False, progress=None):
     """Fits ``source`` (model text) to ``shards`` — a list of ``{name: array or .npy/.csv path}``,
     consecutive blocks of rows along the data plate — on the workers of Dask ``client`` (or in
     this process when ``client`` is None), by ``method``:
@@ -239,18 +249,27 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
       svi --seed`` draws it, so one seed gives one run on both): its locals optimised given
       the globals, then each global's update from its messages scaled by the number of shards S
       (the inverse of the probability of drawing the shard; N/|B| for even shards: N/|B| of an
-      uneven shard would bias the step) blended with step size ρ_t = (t + τ)^−κ (``kappa`` in (0.5, 1], ``tau`` ≥ 0); only that shard works and the
-      globals travel to the next. The bound reported, every ``bound_every`` epochs and after the
-      last, is the full bound at the current globals (every shard's locals optimised given them):
-      a bound at a q, not an estimate. ``max_iter`` counts epochs.
+      uneven shard would bias the step) blended with step size ρ_t = (t + τ)^−κ (``kappa`` in
+      (0.5, 1], ``tau`` ≥ 0); only that shard works and the globals travel to the next. The
+      bound reported, every ``bound_every`` epochs and after the last, is the full bound at the
+      current globals (every shard's locals optimised given them): a bound at a q, not an
+      estimate. ``max_iter`` counts epochs.
 
     ``start``: None (each shard starts from ``seed + s``; shard 0's globals are updated from its
     own rows and copied to every shard, whose locals are then updated from them), or one state
     per shard (bytes, e.g. :func:`single_process_start`). The schedule is the model's default
     one; stops when the bound's change per observed value is at most ``tol`` (None: never) or
-    after ``max_iter`` sweeps; a decreasing bound (batch, memoized) raises
-    :class:`occam.RunError`. ``callback(sweep, bound)`` is called after every sweep, pass or
-    bound evaluation (return False to stop)."""
+    after ``max_iter`` sweeps.
+
+    As a normal fit (and ``occam fit --shards``): ``restarts`` runs restart r from seed
+    ``seed + r`` and keeps the highest final bound (``Result.restart_bounds``,
+    ``best_restart``, ``seed``); the kept restart is run once more from its seed unless it was
+    the last (the same bits: no shard's local state is copied or sent). A decrease of the bound
+    (batch, memoized) raises :class:`occam.RunError` when ``strict``, else it is recorded in
+    ``Result.warnings`` and warned (stochastic VB does not promise an increase and refuses
+    ``strict``). ``callback(sweep, bound)`` is called after every sweep, pass or bound
+    evaluation (return False to stop); ``progress=N`` writes a line to stderr every N of them,
+    as ``occam fit --progress N`` does."""
     if method not in ("batch", "memoized", "svi"):
         raise UsageError(f"unknown method {method!r}: batch, memoized or svi")
     if method == "svi":
@@ -260,35 +279,88 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
         if not (tau >= 0 and _np.isfinite(tau)) or bound_every < 1:
             raise UsageError(f"tau = {tau}, bound_every = {bound_every}: need tau >= 0 and "
                              "bound_every >= 1")
+        if strict:
+            raise UsageError("strict mode fails on a decrease of the bound, which stochastic VB "
+                             "does not promise to avoid: use batch or memoized")
+    if restarts < 1:
+        raise UsageError(f"restarts = {restarts}: give 1 or more")
+    if start is not None and restarts > 1:
+        raise UsageError("a given start is one start: restarts need starts from their seeds")
+    if progress is not None and progress < 1:
+        raise UsageError(f"progress = {progress}: give N >= 1 sweeps")
     if not shards:
         raise UsageError("no shards")
     runner = (_Here(source, shards, name, plate) if client is None
               else _Dask(client, source, shards, name, plate))
+    steps = _steps(runner.call("schedule", [()])[0])
+    clock = _time.monotonic()
+
+    def one(r, watch):
+        see = None
+        if watch:
+            def see(sweep, bound, change):
+                if progress is not None and (sweep == 1 or sweep % progress == 0):
+                    _progress_line(r, restarts, sweep, max_iter, bound, change, clock)
+                return callback is None or callback(sweep, bound) is not False
+        return _one(runner, steps, method, seed + r, start, max_iter, tol, strict, see,
+                    kappa, tau, bound_every)
+
+    runs = [one(r, True) for r in range(restarts)]
+    finals = [run.bound for run in runs]
+    best = max(range(restarts), key=lambda r: (not _np.isnan(finals[r]), finals[r], -r))
+    run = runs[-1] if best == restarts - 1 else one(best, False)
+    for w in run.warnings:
+        _warnings.warn(w, RuntimeWarning, stacklevel=2)
+    run.restart_bounds, run.best_restart, run.seed = finals, best, seed + best
+    return run
+
+
+def _progress_line(r, restarts, sweep, max_iter, bound, change, clock):
+    """The line of ``occam fit --progress N``."""
+    line = "fit"
+    if restarts > 1:
+        line += f" restart {r + 1}/{restarts}"
+    line += f": iteration {sweep}/{max_iter} bound {bound!r}"
+    if change is not None:
+        line += f" change {change:.3e}"
+    line += f" ({_time.monotonic() - clock:.3f} s)"
+    print(line, file=_sys.stderr, flush=True)
+
+
+def _start(runner, steps, seed, start):
+    """The engine's sharded start (occam_core::engine::Sharded::start) from ``seed``, or the
+    given per-shard states."""
     n = len(runner.shards)
     every = list(range(n))
-    steps = _steps(runner.call("schedule", [()])[0])
-    if start is None:
-        # The engine's sharded start (occam_core::engine::Sharded::start).
-        runner.call("initialize", [(seed + s,) for s in range(n)])
-        for kind, what in steps:
-            if kind == "global":
-                m = _call_one(runner, 0, "local_messages", what)
-                _call_one(runner, 0, "update_global", what, m)
-        state = _call_one(runner, 0, "global_state")
-        rest = every[1:]
-        _call_some(runner, rest, "set_state", state)
-        for kind, what in steps:
-            if kind == "local":
-                _call_some(runner, rest, "update", what)
-    else:
+    if start is not None:
         if len(start) != n:
             raise UsageError(f"{len(start)} start states for {n} shards")
         runner.call("set_state", [(b,) for b in start])
+        return
+    runner.call("initialize", [(seed + s,) for s in range(n)])
+    for kind, what in steps:
+        if kind == "global":
+            m = _call_one(runner, 0, "local_messages", what)
+            _call_one(runner, 0, "update_global", what, m)
+    state = _call_one(runner, 0, "global_state")
+    rest = every[1:]
+    _call_some(runner, rest, "set_state", state)
+    for kind, what in steps:
+        if kind == "local":
+            _call_some(runner, rest, "update", what)
+
+
+def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, tau,
+         bound_every):
+    """One restart: its start from ``seed`` (or ``start``), then its sweeps (passes, epochs);
+    ``see(sweep, bound, change)`` returns False to stop."""
+    _start(runner, steps, seed, start)
+    n = len(runner.shards)
+    every = list(range(n))
     observed = max(1, sum(_call_some(runner, every, "observed_values")))
     if method == "svi":
-        return _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau,
-                    bound_every)
-    trace, converged, moved = [], False, 0
+        return _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every)
+    trace, converged, moved, warned = [], False, 0, []
     for sweep in range(1, max_iter + 1):
         moved = 0
         # Batch: every step on every shard. Memoized: shard s's local steps, then every
@@ -305,17 +377,21 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
         bound = _bound(runner, every)
         prev = trace[-1] if trace else None
         trace.append(bound)
-        if callback is not None and callback(sweep, bound) is False:
+        if see is not None and see(sweep, bound, None if prev is None else bound - prev) is False:
             break
         if prev is None:
             continue
         if bound < prev - 1e-9 * (1.0 + abs(prev)):
-            from ._errors import RunError
-            raise RunError(f"the lower bound decreased by {prev - bound:e} at sweep {sweep}")
+            text = (f"the lower bound decreased by {prev - bound:e} at iteration {sweep} "
+                    "(after updating `(sharded sweep)`)")
+            if strict:
+                from ._errors import RunError
+                raise RunError(text)
+            warned.append(text)
         if tol is not None and abs(bound - prev) / observed <= tol:
             converged = True
             break
-    return Result(runner, trace, converged, moved, method)
+    return Result(runner, trace, converged, moved, method, warnings=warned)
 
 
 def _bound(runner, which):
@@ -324,7 +400,7 @@ def _bound(runner, which):
     return terms[0][1] + sum(t[0] for t in terms)
 
 
-def _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau, bound_every):
+def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every):
     """Stochastic VB over the shards (see :func:`fit`)."""
     n = len(runner.shards)
     every = list(range(n))
@@ -355,7 +431,7 @@ def _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau, bou
         prev = trace[-1] if trace else None
         trace.append(bound)
         epochs.append(epoch)
-        if callback is not None and callback(epoch, bound) is False:
+        if see is not None and see(epoch, bound, None if prev is None else bound - prev) is False:
             break
         if prev is not None and tol is not None and abs(bound - prev) / observed <= tol:
             converged = True

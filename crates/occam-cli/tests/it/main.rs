@@ -20,6 +20,7 @@ mod golden;
 mod guide_commands;
 mod predict;
 mod progress;
+mod shard_runs;
 mod shards;
 mod stream;
 mod tutorial;

@@ -77,7 +77,8 @@ use node::*;
 pub use prune::{ScreenCounts, SCREEN_Z};
 use qblock::{Block, QBlock};
 pub use shard::{
-    EpochOrder, GlobalState, Sharded, ShardedFit, Split, SplitError, Svi, SviFit, SviOptions,
+    EpochOrder, GlobalState, ShardMethod, ShardRunOptions, Sharded, ShardedFit, ShardedRun, Split,
+    SplitError, Svi, SviFit, SviOptions,
 };
 pub use state::QState;
 pub use transform::GaussianSums;

@@ -221,6 +221,18 @@ impl Sharded {
         tol: f64,
         options: SviOptions,
     ) -> Result<SviFit, RunError> {
+        self.svi_observed(epochs, tol, options, &mut |_, _, _| Flow::Continue)
+    }
+
+    /// [`Sharded::svi`] that calls `see(epoch, bound, change)` after every evaluation of the
+    /// bound; a [`Flow::Stop`] ends the run with [`RunError::Interrupted`].
+    pub fn svi_observed(
+        &mut self,
+        epochs: usize,
+        tol: f64,
+        options: SviOptions,
+        see: &mut dyn FnMut(usize, f64, Option<f64>) -> Flow,
+    ) -> Result<SviFit, RunError> {
         let order: Vec<NodeId> = self
             .steps
             .iter()
@@ -256,6 +268,9 @@ impl Sharded {
             let prev = fit.bound_trace.last().copied();
             fit.bound_trace.push(bound);
             fit.epochs.push(epoch);
+            if see(epoch, bound, prev.map(|p| bound - p)) == Flow::Stop {
+                return Err(RunError::Interrupted { iteration: epoch });
+            }
             if prev.is_some_and(|p| (bound - p).abs() / self.observed_values as f64 <= tol) {
                 fit.converged = true;
                 break;
