@@ -86,3 +86,63 @@ def test_batch_on_dask_is_the_cli_batch_run(client, tmp_path):
     close(r.bound_trace, got["bound_trace"])
     for k, v in r.posterior("mu")["params"].items():
         close(np.ravel(v), got["globals"]["mu"]["params"][k]["values"])
+
+
+def test_restarts_on_dask_are_the_cli_restarts(client, tmp_path):
+    """Restart r is the fit from seed + r, the highest final bound is kept: the same restarts,
+    bounds and kept fit as ``occam fit --shards ... --restarts``."""
+    x = gmm_data(sum(SIZES), seed=12)
+    files = shard_files(tmp_path, x)
+    for method in ["batch", "svi"]:
+        kw = dict(max_iter=30, tol=1e-6, method=method, bound_every=3)
+        r = od.fit(GMM, files, client=client, seed=4, restarts=3, **kw)
+        singles = [od.fit(GMM, files, seed=4 + k, **kw) for k in range(3)]
+        assert r.restart_bounds == [s.bound for s in singles]
+        best = int(np.argmax(r.restart_bounds))
+        assert r.best_restart == best and r.seed == 4 + best
+        close(r.bound_trace, singles[best].bound_trace)
+        got, _ = cli("fit", tmp_path / "gmm.occam", "--shards", f"x={tmp_path}/x-*.npy",
+                     "--vb", method, "--seed", 4, "--restarts", 3, "--max-iter", 30,
+                     "--bound-every", 3, "--json")
+        close(r.restart_bounds, got["restart_bounds"])
+        assert got["best_restart"] == best
+        close(r.moments("mu"), singles[best].moments("mu"))
+
+
+def test_strict_raises_on_a_decrease_and_otherwise_warns(monkeypatch):
+    """The decrease is made (the bound read back lowered after sweep 3), to test what each mode
+    does with it: strict raises RunError, the default records and warns it."""
+    import occam
+    real = od._bound
+    calls = {"n": 0}
+
+    def lowered(runner, which):
+        calls["n"] += 1
+        return real(runner, which) - (100.0 if calls["n"] == 4 else 0.0)
+
+    monkeypatch.setattr(od, "_bound", lowered)
+    x = gmm_data(sum(SIZES), seed=12)
+    with pytest.raises(occam.RunError, match="decreased .* at iteration 4"):
+        od.fit(GMM, cut(x, SIZES), seed=1, max_iter=10, tol=None, strict=True)
+    calls["n"] = 0
+    with pytest.warns(RuntimeWarning, match="decreased .* at iteration 4"):
+        r = od.fit(GMM, cut(x, SIZES), seed=1, max_iter=10, tol=None)
+    assert r.iterations == 10 and len(r.warnings) == 1
+    with pytest.raises(occam.UsageError, match="strict mode"):
+        od.fit(GMM, cut(x, SIZES), method="svi", strict=True)
+
+
+def test_progress_lines_and_callback_see_every_sweep_of_every_restart(capsys):
+    x = gmm_data(sum(SIZES), seed=12)
+    seen = []
+    r = od.fit(GMM, cut(x, SIZES), seed=0, restarts=2, max_iter=50, progress=1,
+               callback=lambda sweep, bound: seen.append((sweep, bound)))
+    err = capsys.readouterr().err.splitlines()
+    for k in (1, 2):
+        lines = [l for l in err if l.startswith(f"fit restart {k}/2: iteration ")]
+        assert len(lines) > 2
+    assert len(seen) == sum(1 for l in err if l.startswith("fit restart"))
+    assert seen[-1][1] == r.restart_bounds[-1]
+    # A callback returning False stops the restart it is in.
+    stopped = od.fit(GMM, cut(x, SIZES), seed=0, max_iter=50, callback=lambda s, b: s < 3)
+    assert stopped.iterations == 3
