@@ -1,5 +1,6 @@
 //! Out-of-core fits on one machine: the shard loop over chunks of one `.npy` file read a block of
-//! rows at a time (`occam_io::data::NpyChunks`), so a file larger than memory fits. No chunk's
+//! rows at a time (`occam_io::data::NpyChunks`), or of a CSV file a block of lines at a time
+//! (`occam_io::data::CsvChunks`), so a file larger than memory fits. No chunk's
 //! state is kept: a chunk is read, compiled, given the globals and its local q optimised given
 //! them (`Vmp::optimise_locals`) each time it is visited, and dropped; one replica (on chunk 0)
 //! holds the globals. Memory: two chunks' compiled models, whatever the file's size.
@@ -31,21 +32,60 @@ use occam_core::graph::NodeId;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::shard::{Method, Shard, ShardedFitted};
-use occam_io::data::NpyChunks;
+use occam_io::data::{CsvChunks, NpyChunks};
+
+/// The file a stream reads: `.npy` by seek and read of a block of rows, CSV by block of lines.
+enum Source {
+    Npy(NpyChunks),
+    Csv(CsvChunks),
+}
 
 /// The chunks of one data file: the rows `from..to` of each.
 struct Chunks {
     name: String,
-    file: NpyChunks,
+    file: Source,
     bounds: Vec<(usize, usize)>,
 }
 
 impl Chunks {
+    /// The chunks of `path` (`.npy`, or else CSV), `chunk_rows` rows each.
+    fn open(name: &str, path: &Path, chunk_rows: usize) -> Result<Chunks> {
+        let is_npy = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+        let (file, rows) = if is_npy {
+            let f = NpyChunks::open(path)?;
+            let rows = f.rows;
+            (Source::Npy(f), rows)
+        } else {
+            let f = CsvChunks::open(path, chunk_rows)?;
+            let rows = f.rows;
+            (Source::Csv(f), rows)
+        };
+        Ok(Chunks {
+            name: name.to_string(),
+            file,
+            bounds: (0..rows)
+                .step_by(chunk_rows)
+                .map(|a| (a, (a + chunk_rows).min(rows)))
+                .collect(),
+        })
+    }
+
     fn data(&self, c: usize) -> Result<DataSet> {
         let (from, to) = self.bounds[c];
-        let values = self.file.read(from, to)?;
         let mut d = DataSet::new();
-        d.insert_array(&self.name, to - from, self.file.cols, values, None)?;
+        match &self.file {
+            Source::Npy(f) => {
+                let values = f.read(from, to)?;
+                d.insert_array(&self.name, to - from, f.cols, values, None)?;
+            }
+            Source::Csv(f) => {
+                let t = f.read(&self.name, c)?;
+                d.tables.insert(self.name.clone(), t);
+            }
+        }
         Ok(d)
     }
 }
@@ -67,7 +107,7 @@ struct Run {
     warnings: Vec<Warning>,
 }
 
-/// Fits `source` to the `.npy` file `path` (data `data_name`, rows along the data plate) read in
+/// Fits `source` to the `.npy` or CSV file `path` (data `data_name`, rows along the data plate) read in
 /// chunks of `chunk_rows` rows, by batch or stochastic VB (module docs) as `o` says: restart r
 /// from the sharded start of chunk 0 with seed `o.seed + r`, at most `o.max_iter` sweeps (epochs)
 /// each, until the bound's change per observed value is at most `o.tol`; the highest final bound
@@ -94,19 +134,10 @@ pub fn fit_stream(
     if chunk_rows == 0 {
         return Err(Error::Usage("chunks of 0 rows: give 1 or more".into()));
     }
-    let file = NpyChunks::open(path)?;
-    let bounds: Vec<(usize, usize)> = (0..file.rows)
-        .step_by(chunk_rows)
-        .map(|a| (a, (a + chunk_rows).min(file.rows)))
-        .collect();
-    if bounds.is_empty() {
+    let chunks = Chunks::open(data_name, path, chunk_rows)?;
+    if chunks.bounds.is_empty() {
         return Err(Error::Usage(format!("{}: no rows", path.display())));
     }
-    let chunks = Chunks {
-        name: data_name.to_string(),
-        file,
-        bounds,
-    };
     // The replica of the globals: chunk 0, started as `Sharded::start` starts shard 0.
     let mut home = Shard::new(name, source, &chunks.data(0)?, None)?;
     let (split, order) = {

@@ -36,9 +36,10 @@ pub struct ShardArgs {
     /// (one glob per data name, each matching as many files).
     #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
     pub shards: Vec<String>,
-    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order) as data
-    /// NAME, read --chunk-rows rows at a time, so a file larger than memory fits (--vb batch or
-    /// svi; memory: two chunks' models, whatever the file's size).
+    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order) or CSV
+    /// file (plain: a header line, no quotes) as data NAME, read --chunk-rows rows at a time, so
+    /// a file larger than memory fits (--vb batch or svi; memory: two chunks' models, whatever
+    /// the file's size).
     #[arg(long = "stream", value_name = "NAME=FILE", conflicts_with_all = ["data", "out", "shards"])]
     pub stream: Option<String>,
     /// The rows of each chunk of --stream.

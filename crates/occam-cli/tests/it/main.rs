@@ -23,6 +23,7 @@ mod progress;
 mod shard_runs;
 mod shards;
 mod stream;
+mod stream_csv;
 mod tutorial;
 mod view;
 mod winn_1d;
