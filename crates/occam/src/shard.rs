@@ -262,7 +262,7 @@ pub struct ShardedFitted {
 }
 
 /// How a sharded fit updates: batch sweeps, memoized VB or stochastic VB (the engine's
-/// [`ShardMethod`]).
+/// `ShardMethod`).
 pub use occam_core::engine::ShardMethod as Method;
 
 impl ShardedFitted {
