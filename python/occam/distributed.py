@@ -22,127 +22,23 @@ Each shard is a Dask *actor*: the shard's compiled model (its data, its local po
 engine's cached sums) is a mutable object that must stay on one worker and change in place
 between sweeps. Dask futures are immutable values the scheduler may copy, move or recompute, and
 pickling a shard to move it would move its data; an actor pins the object to a worker and runs its
-methods there, so only the arguments and results of those calls (the bytes above) travel. Actors
-are not rebuilt when their worker dies: the fit then stops with :class:`ShardLost` naming the
-shard, never with a wrong answer.
+methods there, so only the arguments and results of those calls (the bytes above) travel. When a
+worker dies the fit stops with :class:`ShardLost` naming the shard, never with a wrong answer;
+with ``retries=k`` (batch, memoized) it rebuilds the lost shards instead (see :func:`fit`).
 """
 
 import glob as _glob
-import os as _os
+import sys as _sys
+import time as _time
+import warnings as _warnings
 
 import numpy as _np
 
 from . import _occam
-from ._data import as_data as _as_data
-from ._errors import OccamError, UsageError
+from ._errors import UsageError
+from ._shards import ShardLost, _Dask, _Here, _call_one, _call_some, _read
 
 __all__ = ["fit", "single_process_start", "Result", "ShardLost", "read_shard_files"]
-
-
-class ShardLost(OccamError):
-    """A shard's worker died (or its actor failed) during a distributed fit."""
-
-
-def _read(data):
-    """A shard's data: ``{name: array}``, or ``{name: path}`` of ``.npy`` / ``.csv`` files read
-    where the shard is built (on its worker)."""
-    out = {}
-    for name, value in data.items():
-        if isinstance(value, (str, _os.PathLike)):
-            path = _os.fspath(value)
-            if path.endswith(".npy"):
-                value = _np.load(path, mmap_mode="r")
-            else:
-                value = _np.loadtxt(path, delimiter=",", skiprows=1, ndmin=1)
-        out[name] = value
-    return _as_data(out)
-
-
-class _Shard:
-    """One shard: the compiled model on its rows (an actor's class on Dask)."""
-
-    def __init__(self, source, data, name, plate):
-        self.shard = _occam.Shard(source, _read(data), name, plate)
-
-    def schedule(self):
-        return self.shard.schedule()
-
-    def plate(self):
-        return self.shard.plate()
-
-    def observed_values(self):
-        return self.shard.observed_values()
-
-    def initialize(self, seed):
-        self.shard.initialize(seed)
-
-    def update(self, names):
-        self.shard.update(list(names))
-
-    def local_messages(self, name):
-        return self.shard.local_messages(name)
-
-    def update_global(self, name, summed):
-        self.shard.update_global(name, summed)
-
-    def step_global(self, name, summed, rho):
-        self.shard.step_global(name, summed, rho)
-
-    def optimise_locals(self, names):
-        self.shard.optimise_locals(list(names))
-
-    def split_bound(self):
-        return self.shard.split_bound()
-
-    def global_state(self):
-        return self.shard.global_state()
-
-    def set_state(self, state):
-        self.shard.set_state(state)
-
-    def moments(self, name):
-        return self.shard.moments(name)
-
-    def posterior(self, name):
-        return self.shard.posterior(name)
-
-
-class _Here:
-    """Shards held in this process (one machine): calls return at once."""
-
-    def __init__(self, source, shards, name, plate):
-        self.shards = [_Shard(source, d, name, plate) for d in shards]
-
-    def call(self, method, args_per_shard):
-        return [getattr(s, method)(*a) for s, a in zip(self.shards, args_per_shard)]
-
-
-class _Dask:
-    """Shards as actors spread over the workers of a Dask client (round robin)."""
-
-    def __init__(self, client, source, shards, name, plate):
-        workers = sorted(client.scheduler_info()["workers"])
-        if not workers:
-            raise UsageError("the Dask client has no workers")
-        self.futures = [
-            client.submit(_Shard, source, d, name, plate, actor=True,
-                          workers=[workers[i % len(workers)]], allow_other_workers=False)
-            for i, d in enumerate(shards)
-        ]
-        self.shards = [self._result(i, f) for i, f in enumerate(self.futures)]
-
-    @staticmethod
-    def _result(i, future):
-        try:
-            return future.result()
-        except OccamError:
-            raise
-        except Exception as e:  # a worker lost, a closed actor
-            raise ShardLost(f"shard {i}: {type(e).__name__}: {e}") from e
-
-    def call(self, method, args_per_shard):
-        pending = [getattr(s, method)(*a) for s, a in zip(self.shards, args_per_shard)]
-        return [self._result(i, p) for i, p in enumerate(pending)]
 
 
 def single_process_start(source, data, sizes, seed=0, name="model.occam", plate=None):
@@ -173,7 +69,7 @@ class Result:
     """A distributed fit: the bound, its trace, the globals' posteriors and each shard's locals."""
 
     def __init__(self, runner, trace, converged, bytes_per_sweep, method="batch", epochs=(),
-                 steps=0):
+                 steps=0, warnings=()):
         self._runner = runner
         self.bound_trace = _np.asarray(trace)
         self.bound = trace[-1] if trace else float("nan")
@@ -187,6 +83,14 @@ class Result:
         self.epochs = list(epochs)
         #: Stochastic VB: the minibatch steps taken.
         self.steps = steps
+        #: What a user should know: decreases of the bound (without ``strict``).
+        self.warnings = list(warnings)
+        #: Recoveries from lost workers: ``[(sweep, [shards rebuilt])]`` (see :func:`fit`).
+        self.recovered = []
+        #: The final bound of every restart, the kept one (0-based) and its seed.
+        self.restart_bounds = [self.bound]
+        self.best_restart = 0
+        self.seed = None
 
     def posterior(self, name):
         """The posterior of a global variable (from shard 0's replica), as ``Fitted.posterior``."""
@@ -225,7 +129,8 @@ def _reduce(runner, which, name):
 
 
 def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max_iter=1000,
-        tol=1e-6, start=None, callback=None, method="batch", kappa=0.7, tau=1.0, bound_every=1):
+        tol=1e-6, start=None, callback=None, method="batch", kappa=0.7, tau=1.0, bound_every=1,
+        restarts=1, strict=False, progress=None, retries=0):
     """Fits ``source`` (model text) to ``shards`` — a list of ``{name: array or .npy/.csv path}``,
     consecutive blocks of rows along the data plate — on the workers of Dask ``client`` (or in
     this process when ``client`` is None), by ``method``:
@@ -235,21 +140,46 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
       every global from the sum over all shards, the others' messages from their cached state;
       the bound never decreases and reaches the batch optimum (``max_iter`` passes);
     - ``"svi"``: stochastic VB (Hoffman et al. 2013) — each shard a minibatch, visited in a
-      random order per epoch (``numpy.random.default_rng(seed)``): its locals optimised given
+      random order per epoch (the engine's ``EpochOrder(seed)``, as ``occam fit --shards ... --vb
+      svi --seed`` draws it, so one seed gives one run on both): its locals optimised given
       the globals, then each global's update from its messages scaled by the number of shards S
       (the inverse of the probability of drawing the shard; N/|B| for even shards: N/|B| of an
-      uneven shard would bias the step) blended with step size ρ_t = (t + τ)^−κ (``kappa`` in (0.5, 1], ``tau`` ≥ 0); only that shard works and the
-      globals travel to the next. The bound reported, every ``bound_every`` epochs and after the
-      last, is the full bound at the current globals (every shard's locals optimised given them):
-      a bound at a q, not an estimate. ``max_iter`` counts epochs.
+      uneven shard would bias the step) blended with step size ρ_t = (t + τ)^−κ (``kappa`` in
+      (0.5, 1], ``tau`` ≥ 0); only that shard works and the globals travel to the next. The
+      bound reported, every ``bound_every`` epochs and after the last, is the full bound at the
+      current globals (every shard's locals optimised given them): a bound at a q, not an
+      estimate. ``max_iter`` counts epochs.
 
     ``start``: None (each shard starts from ``seed + s``; shard 0's globals are updated from its
     own rows and copied to every shard, whose locals are then updated from them), or one state
     per shard (bytes, e.g. :func:`single_process_start`). The schedule is the model's default
     one; stops when the bound's change per observed value is at most ``tol`` (None: never) or
-    after ``max_iter`` sweeps; a decreasing bound (batch, memoized) raises
-    :class:`occam.RunError`. ``callback(sweep, bound)`` is called after every sweep, pass or
-    bound evaluation (return False to stop)."""
+    after ``max_iter`` sweeps.
+
+    As a normal fit (and ``occam fit --shards``): ``restarts`` runs restart r from seed
+    ``seed + r`` and keeps the highest final bound (``Result.restart_bounds``,
+    ``best_restart``, ``seed``); the kept restart is run once more from its seed unless it was
+    the last (the same bits: no shard's local state is copied or sent). A decrease of the bound
+    (batch, memoized) raises :class:`occam.RunError` when ``strict``, else it is recorded in
+    ``Result.warnings`` and warned (stochastic VB does not promise an increase and refuses
+    ``strict``). ``callback(sweep, bound)`` is called after every sweep, pass or bound
+    evaluation (return False to stop); ``progress=N`` writes a line to stderr every N of them,
+    as ``occam fit --progress N`` does.
+
+    A lost worker (batch, memoized on Dask): by default the fit stops with :class:`ShardLost`
+    naming the shard. With ``retries=k`` it recovers up to k times: every lost shard is built
+    anew on a live worker from its data (its files re-read), takes the current globals from a
+    live replica, and its locals are re-converged given them (local passes until its local bound
+    stops changing); the interrupted sweep is then run again. The recovery is reported in
+    ``Result.warnings`` (and warned) and ``Result.recovered`` (``[(sweep, [shards])]``). Why the
+    result can differ from an uninterrupted fit: the rebuilt shard's locals are the optimum
+    given the current globals, not the lost ones. They are the same when the model has one local
+    variable updated after the globals (a mixture's index): the sweep's updates then read only
+    what was rebuilt. With several local variables (their joint optimum given the globals need
+    not be unique) or a loss after some of the sweep's globals were updated, the re-converged
+    locals are another point, and the fit goes on from there; the bound is monotone again from
+    the sweep after the recovery (the sweep of the recovery is not compared with the one before
+    it)."""
     if method not in ("batch", "memoized", "svi"):
         raise UsageError(f"unknown method {method!r}: batch, memoized or svi")
     if method == "svi":
@@ -259,62 +189,168 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
         if not (tau >= 0 and _np.isfinite(tau)) or bound_every < 1:
             raise UsageError(f"tau = {tau}, bound_every = {bound_every}: need tau >= 0 and "
                              "bound_every >= 1")
+        if strict:
+            raise UsageError("strict mode fails on a decrease of the bound, which stochastic VB "
+                             "does not promise to avoid: use batch or memoized")
+    if restarts < 1:
+        raise UsageError(f"restarts = {restarts}: give 1 or more")
+    if start is not None and restarts > 1:
+        raise UsageError("a given start is one start: restarts need starts from their seeds")
+    if retries < 0:
+        raise UsageError(f"retries = {retries}: give 0 or more")
+    if progress is not None and progress < 1:
+        raise UsageError(f"progress = {progress}: give N >= 1 sweeps")
     if not shards:
         raise UsageError("no shards")
     runner = (_Here(source, shards, name, plate) if client is None
               else _Dask(client, source, shards, name, plate))
+    steps = _steps(runner.call("schedule", [()])[0])
+    clock = _time.monotonic()
+
+    def one(r, watch):
+        see = None
+        if watch:
+            def see(sweep, bound, change):
+                if progress is not None and (sweep == 1 or sweep % progress == 0):
+                    _progress_line(r, restarts, sweep, max_iter, bound, change, clock)
+                return callback is None or callback(sweep, bound) is not False
+        return _one(runner, steps, method, seed + r, start, max_iter, tol, strict, see,
+                    kappa, tau, bound_every, retries)
+
+    runs = [one(r, True) for r in range(restarts)]
+    finals = [run.bound for run in runs]
+    best = max(range(restarts), key=lambda r: (not _np.isnan(finals[r]), finals[r], -r))
+    run = runs[-1] if best == restarts - 1 else one(best, False)
+    for w in run.warnings:
+        _warnings.warn(w, RuntimeWarning, stacklevel=2)
+    run.restart_bounds, run.best_restart, run.seed = finals, best, seed + best
+    return run
+
+
+def _progress_line(r, restarts, sweep, max_iter, bound, change, clock):
+    """The line of ``occam fit --progress N``."""
+    line = "fit"
+    if restarts > 1:
+        line += f" restart {r + 1}/{restarts}"
+    line += f": iteration {sweep}/{max_iter} bound {bound!r}"
+    if change is not None:
+        line += f" change {change:.3e}"
+    line += f" ({_time.monotonic() - clock:.3f} s)"
+    print(line, file=_sys.stderr, flush=True)
+
+
+def _start(runner, steps, seed, start):
+    """The engine's sharded start (occam_core::engine::Sharded::start) from ``seed``, or the
+    given per-shard states."""
     n = len(runner.shards)
     every = list(range(n))
-    steps = _steps(runner.call("schedule", [()])[0])
-    if start is None:
-        # The engine's sharded start (occam_core::engine::Sharded::start).
-        runner.call("initialize", [(seed + s,) for s in range(n)])
-        for kind, what in steps:
-            if kind == "global":
-                m = _call_one(runner, 0, "local_messages", what)
-                _call_one(runner, 0, "update_global", what, m)
-        state = _call_one(runner, 0, "global_state")
-        rest = every[1:]
-        _call_some(runner, rest, "set_state", state)
-        for kind, what in steps:
-            if kind == "local":
-                _call_some(runner, rest, "update", what)
-    else:
+    if start is not None:
         if len(start) != n:
             raise UsageError(f"{len(start)} start states for {n} shards")
         runner.call("set_state", [(b,) for b in start])
+        return
+    runner.call("initialize", [(seed + s,) for s in range(n)])
+    for kind, what in steps:
+        if kind == "global":
+            m = _call_one(runner, 0, "local_messages", what)
+            _call_one(runner, 0, "update_global", what, m)
+    state = _call_one(runner, 0, "global_state")
+    rest = every[1:]
+    _call_some(runner, rest, "set_state", state)
+    for kind, what in steps:
+        if kind == "local":
+            _call_some(runner, rest, "update", what)
+
+
+def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, tau,
+         bound_every, retries=0):
+    """One restart: its start from ``seed`` (or ``start``), then its sweeps (passes, epochs);
+    ``see(sweep, bound, change)`` returns False to stop."""
+    _start(runner, steps, seed, start)
+    n = len(runner.shards)
+    every = list(range(n))
     observed = max(1, sum(_call_some(runner, every, "observed_values")))
     if method == "svi":
-        return _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau,
-                    bound_every)
-    trace, converged, moved = [], False, 0
-    for sweep in range(1, max_iter + 1):
-        moved = 0
-        # Batch: every step on every shard. Memoized: shard s's local steps, then every
-        # global from all shards (the others' messages from their cached locals).
-        visits = [every] if method == "batch" else [[s] for s in every]
-        for which in visits:
-            for kind, what in steps:
-                if kind == "local":
-                    _call_some(runner, which, "update", what)
-                    continue
-                summed, up = _reduce(runner, every, what)
-                _call_some(runner, every, "update_global", what, summed)
-                moved += up + n * len(summed)
-        bound = _bound(runner, every)
+        return _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every)
+    trace, converged, moved, warned, recovered = [], False, 0, [], []
+    sweep, after_recovery = 0, False
+    while sweep < max_iter:
+        sweep += 1
+        try:
+            bound, moved = _sweep(runner, steps, method)
+        except ShardLost as e:
+            if len(recovered) >= retries:
+                raise
+            lost = _recover(runner, steps, seed, e)
+            recovered.append((sweep, lost))
+            warned.append(f"shard {', '.join(map(str, lost))} lost during sweep {sweep} ({e}): "
+                          "re-read, its locals re-converged given the current globals, and "
+                          f"sweep {sweep} run again")
+            sweep -= 1
+            after_recovery = True
+            continue
         prev = trace[-1] if trace else None
         trace.append(bound)
-        if callback is not None and callback(sweep, bound) is False:
+        if see is not None and see(sweep, bound, None if prev is None else bound - prev) is False:
             break
         if prev is None:
             continue
-        if bound < prev - 1e-9 * (1.0 + abs(prev)):
-            from ._errors import RunError
-            raise RunError(f"the lower bound decreased by {prev - bound:e} at sweep {sweep}")
+        # The sweep that follows a recovery starts from the rebuilt shard's new locals, whose
+        # bound terms are not the lost ones': the bound is compared again from the next sweep.
+        if bound < prev - 1e-9 * (1.0 + abs(prev)) and not after_recovery:
+            text = (f"the lower bound decreased by {prev - bound:e} at iteration {sweep} "
+                    "(after updating `(sharded sweep)`)")
+            if strict:
+                from ._errors import RunError
+                raise RunError(text)
+            warned.append(text)
+        after_recovery = False
         if tol is not None and abs(bound - prev) / observed <= tol:
             converged = True
             break
-    return Result(runner, trace, converged, moved, method)
+    r = Result(runner, trace, converged, moved, method, warnings=warned)
+    r.recovered = recovered
+    return r
+
+
+def _sweep(runner, steps, method):
+    """One batch sweep (every step on every shard) or memoized pass (shard s's local steps,
+    then every global from all shards, the others' messages from their cached locals): the
+    bound after it and the bytes moved."""
+    n = len(runner.shards)
+    every = list(range(n))
+    moved = 0
+    visits = [every] if method == "batch" else [[s] for s in every]
+    for which in visits:
+        for kind, what in steps:
+            if kind == "local":
+                _call_some(runner, which, "update", what)
+                continue
+            summed, up = _reduce(runner, every, what)
+            _call_some(runner, every, "update_global", what, summed)
+            moved += up + n * len(summed)
+    return _bound(runner, every), moved
+
+
+def _recover(runner, steps, seed, err):
+    """Rebuilds every lost shard (its data re-read where it is built) on a live worker, gives it
+    the current globals (from a live replica: every replica applied the same updates) and
+    re-converges its locals given them (``optimise_locals``: passes until its local bound stops
+    changing); returns the rebuilt shards. ``err`` is raised again when nothing can be rebuilt."""
+    if not isinstance(runner, _Dask):
+        raise err
+    lost = runner.lost()
+    live = [i for i in range(len(runner.shards)) if i not in lost]
+    if not lost or not live:
+        raise err
+    state = _call_one(runner, live[0], "global_state")
+    locals_ = [x for kind, what in steps if kind == "local" for x in what]
+    for i in lost:
+        runner.rebuild(i)
+        _call_one(runner, i, "initialize", seed + i)
+        _call_one(runner, i, "set_state", state)
+        _call_one(runner, i, "optimise_locals", locals_)
+    return lost
 
 
 def _bound(runner, which):
@@ -323,19 +359,18 @@ def _bound(runner, which):
     return terms[0][1] + sum(t[0] for t in terms)
 
 
-def _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau, bound_every):
+def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every):
     """Stochastic VB over the shards (see :func:`fit`)."""
     n = len(runner.shards)
     every = list(range(n))
     locals_ = [x for kind, what in steps if kind == "local" for x in what]
     globals_ = [what for kind, what in steps if kind == "global"]
     state = _call_one(runner, 0, "global_state")
-    rng = _np.random.default_rng(seed)
+    order = _occam.EpochOrder(seed, n)
     trace, epochs, converged, t = [], [], False, 0
     for epoch in range(1, max_iter + 1):
         moved = 0
-        for s in rng.permutation(n):
-            s = int(s)
+        for s in order.next_epoch():
             _call_one(runner, s, "set_state", state)
             _call_one(runner, s, "optimise_locals", locals_)
             t += 1
@@ -355,7 +390,7 @@ def _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau, bou
         prev = trace[-1] if trace else None
         trace.append(bound)
         epochs.append(epoch)
-        if callback is not None and callback(epoch, bound) is False:
+        if see is not None and see(epoch, bound, None if prev is None else bound - prev) is False:
             break
         if prev is not None and tol is not None and abs(bound - prev) / observed <= tol:
             converged = True
@@ -363,15 +398,3 @@ def _svi(runner, steps, seed, max_iter, tol, observed, callback, kappa, tau, bou
     # Per epoch (bytes_per_sweep): each step's globals to its shard and back, its messages up
     # and scaled back down; the bound's evaluations move the globals to every shard besides.
     return Result(runner, trace, converged, moved, "svi", epochs, t)
-
-
-def _call_one(runner, s, method, *args):
-    out = getattr(runner.shards[s], method)(*args)
-    return out if isinstance(runner, _Here) else _Dask._result(s, out)
-
-
-def _call_some(runner, which, method, *args):
-    pending = [getattr(runner.shards[s], method)(*args) for s in which]
-    if isinstance(runner, _Here):
-        return pending
-    return [_Dask._result(s, p) for s, p in zip(which, pending)]

@@ -27,6 +27,7 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<fitted::PyFitted>()?;
     m.add_class::<shard::PyShard>()?;
+    m.add_class::<shard::PyEpochOrder>()?;
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::compare_evidence, m)?)?;
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;

@@ -139,3 +139,26 @@ impl PyShard {
         crate::fitted::posterior_dict(py, self.inner.posterior(name).py_err(py)?)
     }
 }
+
+/// The order in which stochastic VB visits `minibatches` minibatches, from `seed`: the engine's
+/// (`occam::shard::EpochOrder`), so `occam.distributed.fit(method="svi", seed=s)` visits the
+/// shards as `occam fit --shards ... --vb svi --seed s` does.
+#[pyclass(name = "EpochOrder", module = "occam._occam")]
+pub struct PyEpochOrder {
+    inner: occam::shard::EpochOrder,
+}
+
+#[pymethods]
+impl PyEpochOrder {
+    #[new]
+    fn new(seed: u64, minibatches: usize) -> PyEpochOrder {
+        PyEpochOrder {
+            inner: occam::shard::EpochOrder::new(seed, minibatches),
+        }
+    }
+
+    /// The next epoch's order: a permutation of `range(minibatches)`.
+    fn next_epoch(&mut self) -> Vec<usize> {
+        self.inner.next_epoch().to_vec()
+    }
+}

@@ -4,7 +4,8 @@
 //! holds its shards; only messages to globals, the globals' state and bound terms travel, as
 //! little-endian f64 bytes).
 
-pub use occam_core::engine::SviOptions;
+use occam_core::engine::Observer;
+pub use occam_core::engine::{EpochOrder, ShardRunOptions, SviOptions};
 use occam_core::engine::{GlobalState, Sharded, Split, SplitError};
 use occam_core::error::RunError;
 use occam_core::graph::NodeId;
@@ -35,7 +36,10 @@ fn split_error(model: &Model, c: &Compiled, e: SplitError) -> Error {
 }
 
 fn run_error(e: RunError) -> Error {
-    Error::Run(e.to_string())
+    match e {
+        RunError::Interrupted { .. } => Error::Interrupted(e.to_string()),
+        _ => Error::Run(e.to_string()),
+    }
 }
 
 /// Values as little-endian f64 bytes.
@@ -247,31 +251,19 @@ pub struct ShardedFitted {
     pub epochs: Vec<usize>,
     /// The minibatch steps taken (stochastic VB; 0 otherwise).
     pub steps: u64,
+    /// The final bound of every restart.
+    pub restart_bounds: Vec<f64>,
+    /// The kept restart (0-based): the highest final bound.
+    pub best_restart: usize,
+    /// The kept restart's seed (restart r uses seed + r).
+    pub seed: u64,
+    /// What a user should know (a decrease of the bound without strict mode).
+    pub warnings: Vec<crate::Warning>,
 }
 
-/// How a sharded fit updates: batch sweeps, memoized VB or stochastic VB.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Method {
-    /// Every shard's locals, then each global from all of them: the single-process schedule.
-    Batch,
-    /// Memoized VB (Hughes & Sudderth 2013): one shard's locals, then the globals from every
-    /// shard's cached statistics; converges to the batch optimum with a monotone bound.
-    Memoized,
-    /// Stochastic VB (Hoffman et al. 2013): each shard a minibatch, natural-gradient steps with
-    /// ρ_t = (t + τ)^−κ; the full bound every `bound_every` epochs (`max_iter` epochs at most).
-    Stochastic(SviOptions),
-}
-
-impl Method {
-    /// The method's name as the surfaces spell it (`batch`, `memoized`, `svi`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            Method::Batch => "batch",
-            Method::Memoized => "memoized",
-            Method::Stochastic(_) => "svi",
-        }
-    }
-}
+/// How a sharded fit updates: batch sweeps, memoized VB or stochastic VB (the engine's
+/// `ShardMethod`).
+pub use occam_core::engine::ShardMethod as Method;
 
 impl ShardedFitted {
     /// The bound reached.
@@ -291,21 +283,19 @@ impl ShardedFitted {
     }
 }
 
-/// Fits `source` on the shards `data` (consecutive row blocks of one data set) by `method` with
-/// the default schedule, from the sharded start of the engine (`Sharded::start`, seed `seed`),
-/// until the bound's change per observed value is at most `tol` or `max_iter` sweeps (passes,
-/// epochs).
-#[allow(clippy::too_many_arguments)]
+/// Fits `source` on the shards `data` (consecutive row blocks of one data set) as `o` says
+/// (method, restarts from the sharded start of the engine, `Sharded::fit`; strict mode; at most
+/// `max_iter` sweeps, passes or epochs per restart, until the bound's change per observed value is
+/// at most `tol`), with the default schedule; `observer` sees every sweep.
 pub fn fit_shards(
     name: &str,
     source: &str,
     data: &[DataSet],
     plate: Option<&str>,
-    seed: u64,
-    max_iter: usize,
-    tol: f64,
-    method: Method,
+    o: &ShardRunOptions,
+    observer: &mut dyn Observer,
 ) -> Result<ShardedFitted> {
+    o.check().map_err(|e| Error::Usage(e.to_string()))?;
     let mut parts = Vec::with_capacity(data.len());
     let mut vmps = Vec::with_capacity(data.len());
     for d in data {
@@ -324,19 +314,7 @@ pub fn fit_shards(
         parts.push((model, var_nodes, owner, has_mixture, split));
     }
     let mut sharded = Sharded::new(vmps, plate, None).map_err(|e| Error::Input(e.to_string()))?;
-    sharded.start(seed).map_err(run_error)?;
-    let (bound_trace, converged, epochs, steps) = match method {
-        Method::Batch | Method::Memoized => {
-            let fit = sharded
-                .run(max_iter, tol, method == Method::Memoized)
-                .map_err(run_error)?;
-            (fit.bound_trace, fit.converged, Vec::new(), 0)
-        }
-        Method::Stochastic(options) => {
-            let fit = sharded.svi(max_iter, tol, options).map_err(run_error)?;
-            (fit.bound_trace, fit.converged, fit.epochs, fit.steps)
-        }
-    };
+    let run = sharded.fit(o, observer).map_err(run_error)?;
     let values_per_sweep = sharded.values_per_sweep();
     let rows = data_rows(&sharded);
     let shards = sharded
@@ -359,11 +337,15 @@ pub fn fit_shards(
     Ok(ShardedFitted {
         shards,
         rows,
-        bound_trace,
-        converged,
+        bound_trace: run.bound_trace,
+        converged: run.converged,
         values_per_sweep,
-        epochs,
-        steps,
+        epochs: run.epochs,
+        steps: run.steps,
+        restart_bounds: run.restart_bounds,
+        best_restart: run.best_restart,
+        seed: run.seed,
+        warnings: run.warnings.into_iter().map(crate::Warning::Run).collect(),
     })
 }
 

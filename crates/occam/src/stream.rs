@@ -1,5 +1,6 @@
 //! Out-of-core fits on one machine: the shard loop over chunks of one `.npy` file read a block of
-//! rows at a time (`occam_io::data::NpyChunks`), so a file larger than memory fits. No chunk's
+//! rows at a time (`occam_io::data::NpyChunks`), or of a CSV file a block of lines at a time
+//! (`occam_io::data::CsvChunks`), so a file larger than memory fits. No chunk's
 //! state is kept: a chunk is read, compiled, given the globals and its local q optimised given
 //! them (`Vmp::optimise_locals`) each time it is visited, and dropped; one replica (on chunk 0)
 //! holds the globals. Memory: two chunks' compiled models, whatever the file's size.
@@ -20,74 +21,128 @@ use std::path::Path;
 
 use std::cell::Cell;
 
-use occam_core::engine::{Svi, Vmp};
+use std::time::Instant;
+
+use occam_core::engine::{
+    Flow, Observer, Progress, ShardRunOptions, Split, Stage, Svi, Vmp, Warning,
+};
+use occam_core::error::RunError;
 use occam_core::graph::NodeId;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
 
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::shard::{Method, Shard, ShardedFitted};
-use occam_io::data::NpyChunks;
+use occam_io::data::{CsvChunks, NpyChunks};
+
+/// The file a stream reads: `.npy` by seek and read of a block of rows, CSV by block of lines.
+enum Source {
+    Npy(NpyChunks),
+    Csv(CsvChunks),
+}
 
 /// The chunks of one data file: the rows `from..to` of each.
 struct Chunks {
     name: String,
-    file: NpyChunks,
+    file: Source,
     bounds: Vec<(usize, usize)>,
 }
 
 impl Chunks {
+    /// The chunks of `path` (`.npy`, or else CSV), `chunk_rows` rows each.
+    fn open(name: &str, path: &Path, chunk_rows: usize) -> Result<Chunks> {
+        let is_npy = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+        let (file, rows) = if is_npy {
+            let f = NpyChunks::open(path)?;
+            let rows = f.rows;
+            (Source::Npy(f), rows)
+        } else {
+            let f = CsvChunks::open(path, chunk_rows)?;
+            let rows = f.rows;
+            (Source::Csv(f), rows)
+        };
+        Ok(Chunks {
+            name: name.to_string(),
+            file,
+            bounds: (0..rows)
+                .step_by(chunk_rows)
+                .map(|a| (a, (a + chunk_rows).min(rows)))
+                .collect(),
+        })
+    }
+
     fn data(&self, c: usize) -> Result<DataSet> {
         let (from, to) = self.bounds[c];
-        let values = self.file.read(from, to)?;
         let mut d = DataSet::new();
-        d.insert_array(&self.name, to - from, self.file.cols, values, None)?;
+        match &self.file {
+            Source::Npy(f) => {
+                let values = f.read(from, to)?;
+                d.insert_array(&self.name, to - from, f.cols, values, None)?;
+            }
+            Source::Csv(f) => {
+                let t = f.read(&self.name, c)?;
+                d.tables.insert(self.name.clone(), t);
+            }
+        }
         Ok(d)
     }
 }
 
-fn run_error(e: impl std::fmt::Display) -> Error {
-    Error::Run(e.to_string())
+fn run_error(e: RunError) -> Error {
+    match e {
+        RunError::Interrupted { .. } => Error::Interrupted(e.to_string()),
+        _ => Error::Run(e.to_string()),
+    }
 }
 
-/// Fits `source` to the `.npy` file `path` (data `data_name`, rows along the data plate) read in
-/// chunks of `chunk_rows` rows, by batch or stochastic VB (module docs), from the sharded start
-/// of chunk 0 (seed `seed`): at most `max_iter` sweeps (epochs), until the bound's change per
-/// observed value is at most `tol`. The result holds the replica with the final globals.
-#[allow(clippy::too_many_arguments)]
+/// One restart's run: its bound trace, whether it converged, the epochs of the trace and the
+/// steps (stochastic VB), its warnings.
+struct Run {
+    trace: Vec<f64>,
+    converged: bool,
+    epochs: Vec<usize>,
+    steps: u64,
+    warnings: Vec<Warning>,
+}
+
+/// Fits `source` to the `.npy` or CSV file `path` (data `data_name`, rows along the data plate) read in
+/// chunks of `chunk_rows` rows, by batch or stochastic VB (module docs) as `o` says: restart r
+/// from the sharded start of chunk 0 with seed `o.seed + r`, at most `o.max_iter` sweeps (epochs)
+/// each, until the bound's change per observed value is at most `o.tol`; the highest final bound
+/// is kept (re-run from its seed unless it was the last, as `Sharded::fit` does); a decrease of
+/// the bound is an error in strict mode, else a warning; `observer` sees every sweep (bound
+/// evaluation). The result holds the replica with the final globals.
 pub fn fit_stream(
     name: &str,
     source: &str,
     data_name: &str,
     path: &Path,
     chunk_rows: usize,
-    seed: u64,
-    max_iter: usize,
-    tol: f64,
-    method: Method,
+    o: &ShardRunOptions,
+    observer: &mut dyn Observer,
 ) -> Result<ShardedFitted> {
+    o.check().map_err(|e| Error::Usage(e.to_string()))?;
+    if o.method == Method::Memoized {
+        return Err(Error::Usage(
+            "memoized VB keeps every chunk's statistics between visits: use --shards, or \
+             batch or svi on a file read in chunks"
+                .into(),
+        ));
+    }
     if chunk_rows == 0 {
         return Err(Error::Usage("chunks of 0 rows: give 1 or more".into()));
     }
-    let file = NpyChunks::open(path)?;
-    let bounds: Vec<(usize, usize)> = (0..file.rows)
-        .step_by(chunk_rows)
-        .map(|a| (a, (a + chunk_rows).min(file.rows)))
-        .collect();
-    if bounds.is_empty() {
+    let chunks = Chunks::open(data_name, path, chunk_rows)?;
+    if chunks.bounds.is_empty() {
         return Err(Error::Usage(format!("{}: no rows", path.display())));
     }
-    let chunks = Chunks {
-        name: data_name.to_string(),
-        file,
-        bounds,
-    };
     // The replica of the globals: chunk 0, started as `Sharded::start` starts shard 0.
     let mut home = Shard::new(name, source, &chunks.data(0)?, None)?;
     let (split, order) = {
         let v = home.vmp();
-        let split = v.split(None).map_err(run_error)?;
+        let split = v.split(None).map_err(|e| Error::Run(e.to_string()))?;
         (split, v.default_order())
     };
     let (locals, globals): (Vec<NodeId>, Vec<NodeId>) =
@@ -95,7 +150,7 @@ pub fn fit_stream(
     // A chunk's locals restart at every visit. One local node's update given the globals is its
     // exact optimum, so each pass is a coordinate step and the bound cannot fall; with several,
     // the passes may end at different local optima and batch's promise would not hold.
-    if matches!(method, Method::Batch) && locals.len() > 1 {
+    if matches!(o.method, Method::Batch) && locals.len() > 1 {
         let all = home.vmp().names();
         let names: Vec<String> = locals
             .iter()
@@ -109,111 +164,48 @@ pub fn fit_stream(
             names.join(", ")
         )));
     }
-    home.initialize(seed)?;
-    for &g in &globals {
-        home.vmp_mut().update(g).map_err(run_error)?;
-    }
-    let compile = |c: usize| -> Result<Shard> { Shard::new(name, source, &chunks.data(c)?, None) };
-    let count = chunks.bounds.len();
-    let observed = Cell::new(0usize);
-    // One pass: every chunk's local q optimised given `globals_of`'s globals, then `visit`.
-    let pass = |home: &Vmp, visit: &mut dyn FnMut(&mut Vmp) -> Result<()>| -> Result<()> {
-        let state = home.global_state(&split);
-        observed.set(0);
-        for c in 0..count {
-            let mut s = compile(c)?;
-            let v = s.vmp_mut();
-            v.set_global_state(&split, &state).map_err(run_error)?;
-            v.optimise_locals(&split, &locals).map_err(run_error)?;
-            observed.set(observed.get() + v.observed_values());
-            visit(v)?;
-        }
-        Ok(())
+    let stream = Stream {
+        name,
+        source,
+        chunks: &chunks,
+        split: &split,
+        order: &order,
+        locals: &locals,
+        globals: &globals,
     };
-    let mut trace: Vec<f64> = Vec::new();
-    let mut epochs = Vec::new();
-    let mut converged = false;
-    let mut steps = 0;
-    match method {
-        Method::Batch => {
-            for sweep in 1..=max_iter {
-                for &g in &globals {
-                    let mut total: Option<Vec<f64>> = None;
-                    pass(home.vmp(), &mut |v| {
-                        let m = v.local_messages(&split, g);
-                        match &mut total {
-                            Some(t) => t.iter_mut().zip(&m).for_each(|(a, b)| *a += b),
-                            None => total = Some(m),
-                        }
-                        Ok(())
-                    })?;
-                    let total = total.expect("one chunk at least");
-                    home.vmp_mut()
-                        .update_global(&split, g, total)
-                        .map_err(run_error)?;
-                }
-                let mut local = 0.0;
-                pass(home.vmp(), &mut |v| {
-                    local += v.split_bound(&split).0;
-                    Ok(())
-                })?;
-                let bound = local + home.vmp().split_bound(&split).1;
-                let prev = trace.last().copied();
-                trace.push(bound);
-                let Some(prev) = prev else { continue };
-                if bound < prev - 1e-9 * (1.0 + prev.abs()) {
-                    return Err(Error::Run(format!(
-                        "the bound decreased by {:e} at sweep {sweep}",
-                        prev - bound
-                    )));
-                }
-                if (bound - prev).abs() / observed.get().max(1) as f64 <= tol {
-                    converged = true;
-                    break;
-                }
-            }
-        }
-        Method::Stochastic(options) => {
-            let mut svi =
-                Svi::new(home.vmp(), split.clone(), Some(order), options).map_err(run_error)?;
-            let mut rng = occam_core::Rng::seed_from_u64(options.seed);
-            let mut perm: Vec<usize> = (0..count).collect();
-            for epoch in 1..=max_iter {
-                perm.shuffle(&mut rng);
-                for &c in &perm {
-                    let mut s = compile(c)?;
-                    svi.step(s.vmp_mut(), count as f64).map_err(run_error)?;
-                }
-                if epoch % options.bound_every != 0 && epoch != max_iter {
-                    continue;
-                }
-                home.vmp_mut()
-                    .set_global_state(&split, svi.globals())
-                    .map_err(run_error)?;
-                let mut local = 0.0;
-                pass(home.vmp(), &mut |v| {
-                    local += v.split_bound(&split).0;
-                    Ok(())
-                })?;
-                let bound = local + home.vmp().split_bound(&split).1;
-                let prev = trace.last().copied();
-                trace.push(bound);
-                epochs.push(epoch);
-                if prev.is_some_and(|p| (bound - p).abs() / observed.get().max(1) as f64 <= tol) {
-                    converged = true;
-                    break;
-                }
-            }
-            steps = svi.steps();
-        }
-        Method::Memoized => {
-            return Err(Error::Usage(
-                "memoized VB keeps every chunk's statistics between visits: use --shards, or \
-                 batch or svi on a file read in chunks"
-                    .into(),
-            ))
+    let clock = Instant::now();
+    let mut runs = Vec::with_capacity(o.restarts);
+    for r in 0..o.restarts {
+        let mut see = |iteration: usize, bound: f64, change: Option<f64>| {
+            observer.observe(&Progress {
+                restart: r,
+                restarts: o.restarts,
+                iteration,
+                max_iter: o.max_iter,
+                bound,
+                change,
+                elapsed: clock.elapsed(),
+                stage: Stage::Sweeps,
+            })
+        };
+        runs.push(stream.run(&mut home, o, r, &mut see)?);
+    }
+    let finals: Vec<f64> = runs
+        .iter()
+        .map(|r| r.trace.last().copied().unwrap_or(f64::NAN))
+        .collect();
+    let mut best = 0;
+    for (r, b) in finals.iter().enumerate() {
+        if *b > finals[best] || finals[best].is_nan() && !b.is_nan() {
+            best = r;
         }
     }
+    let run = if best + 1 == o.restarts {
+        runs.pop().expect("one restart at least")
+    } else {
+        stream.run(&mut home, o, best, &mut |_, _, _| Flow::Continue)?
+    };
+    let count = chunks.bounds.len();
     let values_per_sweep = 2
         * count
         * globals
@@ -223,10 +215,168 @@ pub fn fit_stream(
     Ok(ShardedFitted {
         shards: vec![home],
         rows: chunks.bounds.iter().map(|(a, b)| b - a).collect(),
-        bound_trace: trace,
-        converged,
+        bound_trace: run.trace,
+        converged: run.converged,
         values_per_sweep,
-        epochs,
-        steps,
+        epochs: run.epochs,
+        steps: run.steps,
+        restart_bounds: finals,
+        best_restart: best,
+        seed: o.seed.wrapping_add(best as u64),
+        warnings: run.warnings.into_iter().map(crate::Warning::Run).collect(),
     })
+}
+
+/// What every restart of a streamed fit shares.
+struct Stream<'a> {
+    name: &'a str,
+    source: &'a str,
+    chunks: &'a Chunks,
+    split: &'a Split,
+    order: &'a [NodeId],
+    locals: &'a [NodeId],
+    globals: &'a [NodeId],
+}
+
+impl Stream<'_> {
+    /// Restart r: the replica `home` started from seed `o.seed + r`, then batch or stochastic VB.
+    fn run(
+        &self,
+        home: &mut Shard,
+        o: &ShardRunOptions,
+        r: usize,
+        see: &mut dyn FnMut(usize, f64, Option<f64>) -> Flow,
+    ) -> Result<Run> {
+        let (split, locals, globals) = (self.split, self.locals, self.globals);
+        home.initialize(o.seed.wrapping_add(r as u64))?;
+        for &g in globals {
+            home.vmp_mut().update(g).map_err(run_error)?;
+        }
+        let compile = |c: usize| -> Result<Shard> {
+            Shard::new(self.name, self.source, &self.chunks.data(c)?, None)
+        };
+        let count = self.chunks.bounds.len();
+        let observed = Cell::new(0usize);
+        // One pass: every chunk's local q optimised given `home`'s globals, then `visit`.
+        let pass = |home: &Vmp, visit: &mut dyn FnMut(&mut Vmp) -> Result<()>| -> Result<()> {
+            let state = home.global_state(split);
+            observed.set(0);
+            for c in 0..count {
+                let mut s = compile(c)?;
+                let v = s.vmp_mut();
+                v.set_global_state(split, &state)
+                    .map_err(|e| Error::Run(e.to_string()))?;
+                v.optimise_locals(split, locals).map_err(run_error)?;
+                observed.set(observed.get() + v.observed_values());
+                visit(v)?;
+            }
+            Ok(())
+        };
+        let mut run = Run {
+            trace: Vec::new(),
+            converged: false,
+            epochs: Vec::new(),
+            steps: 0,
+            warnings: Vec::new(),
+        };
+        match o.method {
+            Method::Batch => {
+                for sweep in 1..=o.max_iter {
+                    for &g in globals {
+                        let mut total: Option<Vec<f64>> = None;
+                        pass(home.vmp(), &mut |v| {
+                            let m = v.local_messages(split, g);
+                            match &mut total {
+                                Some(t) => t.iter_mut().zip(&m).for_each(|(a, b)| *a += b),
+                                None => total = Some(m),
+                            }
+                            Ok(())
+                        })?;
+                        let total = total.expect("one chunk at least");
+                        home.vmp_mut()
+                            .update_global(split, g, total)
+                            .map_err(run_error)?;
+                    }
+                    let mut local = 0.0;
+                    pass(home.vmp(), &mut |v| {
+                        local += v.split_bound(split).0;
+                        Ok(())
+                    })?;
+                    let bound = local + home.vmp().split_bound(split).1;
+                    let prev = run.trace.last().copied();
+                    run.trace.push(bound);
+                    if see(sweep, bound, prev.map(|p| bound - p)) == Flow::Stop {
+                        return Err(run_error(RunError::Interrupted { iteration: sweep }));
+                    }
+                    let Some(prev) = prev else { continue };
+                    if bound < prev - 1e-9 * (1.0 + prev.abs()) {
+                        let e = RunError::BoundDecreased {
+                            iteration: sweep,
+                            by: prev - bound,
+                            node: "(streamed sweep)".into(),
+                        };
+                        if o.decrease_is_error {
+                            return Err(run_error(e));
+                        }
+                        run.warnings.push(Warning::BoundDecreased {
+                            iteration: sweep,
+                            by: prev - bound,
+                            node: "(streamed sweep)".into(),
+                        });
+                    }
+                    if (bound - prev).abs() / observed.get().max(1) as f64 <= o.tol {
+                        run.converged = true;
+                        break;
+                    }
+                }
+            }
+            Method::Stochastic(options) => {
+                let mut svi = Svi::new(
+                    home.vmp(),
+                    split.clone(),
+                    Some(self.order.to_vec()),
+                    options,
+                )
+                .map_err(run_error)?;
+                // The minibatch order is the restart's too: seed + r.
+                let seed = o.seed.wrapping_add(r as u64);
+                let mut order = occam_core::engine::EpochOrder::new(seed, count);
+                for epoch in 1..=o.max_iter {
+                    for &c in order.next_epoch() {
+                        let mut s = compile(c)?;
+                        svi.step(s.vmp_mut(), count as f64).map_err(run_error)?;
+                    }
+                    if epoch % options.bound_every != 0 && epoch != o.max_iter {
+                        continue;
+                    }
+                    home.vmp_mut()
+                        .set_global_state(split, svi.globals())
+                        .map_err(|e| Error::Run(e.to_string()))?;
+                    let mut local = 0.0;
+                    pass(home.vmp(), &mut |v| {
+                        local += v.split_bound(split).0;
+                        Ok(())
+                    })?;
+                    let bound = local + home.vmp().split_bound(split).1;
+                    let prev = run.trace.last().copied();
+                    run.trace.push(bound);
+                    run.epochs.push(epoch);
+                    if see(epoch, bound, prev.map(|p| bound - p)) == Flow::Stop {
+                        return Err(run_error(RunError::Interrupted { iteration: epoch }));
+                    }
+                    if prev
+                        .is_some_and(|p| (bound - p).abs() / observed.get().max(1) as f64 <= o.tol)
+                    {
+                        run.converged = true;
+                        break;
+                    }
+                }
+                run.steps = svi.steps();
+            }
+            Method::Memoized => {
+                return Err(Error::Usage("memoized VB on a file read in chunks".into()))
+            }
+        }
+        Ok(run)
+    }
 }

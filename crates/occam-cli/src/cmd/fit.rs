@@ -85,7 +85,11 @@ pub fn run(a: &FitArgs) -> Result<()> {
         }
     };
     if a.shards.given() {
-        return super::shards::run(&a.model, &a.shards, &a.run, a.json);
+        let mut bar = match a.progress {
+            Some(n) => super::progress::Bar::lines("fit", n, start),
+            None => super::progress::Bar::new("fit"),
+        };
+        return super::shards::run(&a.model, &a.shards, &a.run, a.json, &mut bar);
     }
     let given = DataSet::from_args(&a.data.data)?;
     timed("read the data");

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use occam::data::DataSet;
-use occam::shard::{fit_shards, Method, ShardedFitted, SviOptions};
+use occam::shard::{fit_shards, Method, ShardRunOptions, ShardedFitted, SviOptions};
 use serde_json::json;
 
 use super::RunArgs;
@@ -36,9 +36,10 @@ pub struct ShardArgs {
     /// (one glob per data name, each matching as many files).
     #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
     pub shards: Vec<String>,
-    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order) as data
-    /// NAME, read --chunk-rows rows at a time, so a file larger than memory fits (--vb batch or
-    /// svi; memory: two chunks' models, whatever the file's size).
+    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order) or CSV
+    /// file (plain: a header line, no quotes) as data NAME, read --chunk-rows rows at a time, so
+    /// a file larger than memory fits (--vb batch or svi; memory: two chunks' models, whatever
+    /// the file's size).
     #[arg(long = "stream", value_name = "NAME=FILE", conflicts_with_all = ["data", "out", "shards"])]
     pub stream: Option<String>,
     /// The rows of each chunk of --stream.
@@ -176,12 +177,29 @@ fn matching(pattern: &str) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
-/// Runs the sharded fit and prints it.
-pub fn run(model: &std::path::Path, args: &ShardArgs, run: &RunArgs, as_json: bool) -> Result<()> {
+/// Runs the sharded fit and prints it: restarts, strict mode and the progress bar (or
+/// `--progress N` lines, `bar`) as a normal fit has them.
+pub fn run(
+    model: &std::path::Path,
+    args: &ShardArgs,
+    run: &RunArgs,
+    as_json: bool,
+    bar: &mut super::progress::Bar,
+) -> Result<()> {
     let method = args.method(run.seed)?;
     let source = occam::model::read_text(model)?;
     let name = model.display().to_string();
-    let (seed, max_iter, tol) = (run.seed, run.max_iter, run.tol);
+    if run.restarts == 0 {
+        return Err(Error::Usage("--restarts 0: give 1 or more".into()));
+    }
+    let o = ShardRunOptions {
+        method,
+        seed: run.seed,
+        restarts: run.restarts,
+        max_iter: run.max_iter,
+        tol: run.tol,
+        decrease_is_error: run.strict,
+    };
     let fit = match &args.stream {
         Some(arg) => {
             let Some((data, file)) = arg
@@ -194,13 +212,11 @@ pub fn run(model: &std::path::Path, args: &ShardArgs, run: &RunArgs, as_json: bo
             };
             let path = std::path::Path::new(file);
             let chunk = args.chunk_rows;
-            occam::stream::fit_stream(
-                &name, &source, data, path, chunk, seed, max_iter, tol, method,
-            )?
+            occam::stream::fit_stream(&name, &source, data, path, chunk, &o, bar)?
         }
         None => {
             let data = shard_data(&args.shards)?;
-            fit_shards(&name, &source, &data, None, seed, max_iter, tol, method)?
+            fit_shards(&name, &source, &data, None, &o, bar)?
         }
     };
     if as_json {
@@ -243,6 +259,23 @@ pub fn run(model: &std::path::Path, args: &ShardArgs, run: &RunArgs, as_json: bo
             }
         ),
     }
+    if fit.restart_bounds.len() > 1 {
+        let b: Vec<String> = fit
+            .restart_bounds
+            .iter()
+            .map(|b| format!("{b:.6}"))
+            .collect();
+        outln!(
+            "restarts: {} (bounds {}); kept restart {} (seed {})",
+            b.len(),
+            b.join(", "),
+            fit.best_restart + 1,
+            fit.seed
+        );
+    }
+    for w in &fit.warnings {
+        outln!("warning: {w}");
+    }
     outln!(
         "per sweep: {} f64 values between the shards and the reduction ({} bytes)",
         fit.values_per_sweep,
@@ -283,6 +316,10 @@ fn report_json(fit: &ShardedFitted, method: Method) -> Result<String> {
         "plate": fit.shards[0].plate().0,
         "shard_rows": rows,
         "values_per_sweep": fit.values_per_sweep,
+        "restart_bounds": fit.restart_bounds,
+        "best_restart": fit.best_restart,
+        "seed": fit.seed,
+        "warnings": fit.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "globals": globals,
     });
     serde_json::to_string(&v).map_err(|e| Error::Run(format!("cannot encode JSON: {e}")))

@@ -6,7 +6,7 @@ use occam::data::DataSet;
 use crate::common::{json, occam, root, succeeded};
 
 /// The tutorial's data cut into uneven shard files `x-<s>.csv` in `dir`; the shards' data sets.
-fn write_shards(dir: &std::path::Path, sizes: &[usize]) -> Vec<DataSet> {
+pub(crate) fn write_shards(dir: &std::path::Path, sizes: &[usize]) -> Vec<DataSet> {
     let mut all = DataSet::new();
     all.insert_file("x", &root().join("examples/vibes_tutorial/x.csv"))
         .unwrap();
@@ -53,17 +53,15 @@ fn shard_files_fit_as_the_same_rows_in_memory() {
     let out = succeeded(occam().args(["fit", model, "--shards", &glob, "--json", "--seed", "3"]));
     let cli = json(&out);
     let source = std::fs::read_to_string(root().join(model)).unwrap();
-    let lib = occam::shard::fit_shards(
-        model,
-        &source,
-        &data,
-        None,
-        3,
-        1000,
-        1e-6,
-        occam::shard::Method::Batch,
-    )
-    .unwrap();
+    let o = occam::shard::ShardRunOptions {
+        method: occam::shard::Method::Batch,
+        seed: 3,
+        restarts: 1,
+        max_iter: 1000,
+        tol: 1e-6,
+        decrease_is_error: false,
+    };
+    let lib = occam::shard::fit_shards(model, &source, &data, None, &o, &mut ()).unwrap();
     assert_eq!(cli["bound"].as_f64().unwrap(), lib.bound());
     assert_eq!(cli["shard_rows"], serde_json::json!(sizes));
     assert_eq!(
@@ -119,7 +117,7 @@ fn check_split_names_the_local_and_global_variables() {
 }
 
 /// `occam fit --shards ... --json` with extra arguments, on the tutorial's data in four shards.
-fn fit_json(dir: &std::path::Path, seed: &str, extra: &[&str]) -> serde_json::Value {
+pub(crate) fn fit_json(dir: &std::path::Path, seed: &str, extra: &[&str]) -> serde_json::Value {
     let model = "examples/vibes_tutorial/mixture.occam";
     let glob = format!("x={}/x-*.csv", dir.display());
     let mut args = vec!["fit", model, "--shards", &glob, "--json", "--seed", seed];
@@ -127,7 +125,7 @@ fn fit_json(dir: &std::path::Path, seed: &str, extra: &[&str]) -> serde_json::Va
     json(&succeeded(occam().args(&args)))
 }
 
-fn trace(v: &serde_json::Value) -> Vec<f64> {
+pub(crate) fn trace(v: &serde_json::Value) -> Vec<f64> {
     v["bound_trace"]
         .as_array()
         .unwrap()
@@ -136,7 +134,7 @@ fn trace(v: &serde_json::Value) -> Vec<f64> {
         .collect()
 }
 
-fn tutorial_rows() -> usize {
+pub(crate) fn tutorial_rows() -> usize {
     let mut d = DataSet::new();
     d.insert_file("x", &root().join("examples/vibes_tutorial/x.csv"))
         .unwrap();

@@ -18,7 +18,7 @@ x[N, D] ~ Gaussian(mean = mu[D], precision = tau[D])
 ";
 
 /// A `.npy` file (version 1.0, little-endian float64, C order) of `rows × cols` values.
-fn write_npy(path: &Path, rows: usize, cols: usize, values: &[f64]) {
+pub(crate) fn write_npy(path: &Path, rows: usize, cols: usize, values: &[f64]) {
     let mut header =
         format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
     while (10 + header.len() + 1) % 64 != 0 {

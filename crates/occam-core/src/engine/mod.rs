@@ -78,7 +78,10 @@ use elements::*;
 use node::*;
 pub use prune::{ScreenCounts, SCREEN_Z};
 use qblock::{Block, QBlock};
-pub use shard::{GlobalState, Sharded, ShardedFit, Split, SplitError, Svi, SviFit, SviOptions};
+pub use shard::{
+    EpochOrder, GlobalState, ShardMethod, ShardRunOptions, Sharded, ShardedFit, ShardedRun, Split,
+    SplitError, Svi, SviFit, SviOptions,
+};
 pub use state::QState;
 pub use transform::GaussianSums;
 

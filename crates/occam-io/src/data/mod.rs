@@ -5,12 +5,14 @@
 
 use std::path::Path;
 
+mod csv_chunks;
 mod csv_text;
 mod error;
 mod npy;
 mod npy_chunks;
 pub mod plain;
 mod select;
+pub use csv_chunks::CsvChunks;
 pub use csv_text::{parse_csv, MAX_CELL_ECHO};
 pub use error::{DataError, Result};
 pub use npy_chunks::NpyChunks;

@@ -19,16 +19,19 @@
 //! The sweep is therefore the single-process sweep up to the order of floating-point additions.
 //! Files: this one classifies the nodes ([`Split`]) and holds the engine's hooks; `state` moves
 //! states between replicas and from a single-process model ([`GlobalState`]); `sweep` runs sharded
-//! fits, batch and memoized ([`Sharded`]); `stochastic` runs stochastic VB ([`Svi`]).
+//! fits, batch and memoized ([`Sharded`]); `stochastic` runs stochastic VB ([`Svi`]); `restarts`
+//! runs either with restarts, strict mode and an observer ([`Sharded::fit`]).
 
 use super::*;
 
+mod restarts;
 mod state;
 mod stochastic;
 mod sweep;
 
+pub use restarts::{ShardMethod, ShardRunOptions, ShardedRun};
 pub use state::GlobalState;
-pub use stochastic::{Svi, SviFit, SviOptions};
+pub use stochastic::{EpochOrder, Svi, SviFit, SviOptions};
 pub use sweep::{Sharded, ShardedFit};
 
 /// A model that cannot be split along its data plate, or shards that do not match.

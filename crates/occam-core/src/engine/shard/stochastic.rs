@@ -84,6 +84,32 @@ impl SviOptions {
     }
 }
 
+/// The order in which a stochastic fit visits its S minibatches: a fresh random permutation per
+/// epoch, each one a shuffle of the last by a generator seeded with `seed` ([`crate::Rng`]).
+/// Every surface draws its order from here (the CLI's [`Sharded::svi`], `occam.distributed`
+/// through the Python binding), so one seed gives one run wherever it runs.
+#[derive(Clone, Debug)]
+pub struct EpochOrder {
+    rng: crate::Rng,
+    perm: Vec<usize>,
+}
+
+impl EpochOrder {
+    /// The order of `minibatches` minibatches from `seed`.
+    pub fn new(seed: u64, minibatches: usize) -> EpochOrder {
+        EpochOrder {
+            rng: crate::Rng::seed_from_u64(seed),
+            perm: (0..minibatches).collect(),
+        }
+    }
+
+    /// The next epoch's order: a permutation of 0..S.
+    pub fn next_epoch(&mut self) -> &[usize] {
+        self.perm.shuffle(&mut self.rng);
+        &self.perm
+    }
+}
+
 /// The globals of a stochastic fit and its step counter: steps one minibatch (a [`Vmp`] compiled
 /// on some rows of the model, held by the caller: a shard, or a chunk of a file) at a time.
 pub struct Svi {
@@ -195,6 +221,18 @@ impl Sharded {
         tol: f64,
         options: SviOptions,
     ) -> Result<SviFit, RunError> {
+        self.svi_observed(epochs, tol, options, &mut |_, _, _| Flow::Continue)
+    }
+
+    /// [`Sharded::svi`] that calls `see(epoch, bound, change)` after every evaluation of the
+    /// bound; a [`Flow::Stop`] ends the run with [`RunError::Interrupted`].
+    pub fn svi_observed(
+        &mut self,
+        epochs: usize,
+        tol: f64,
+        options: SviOptions,
+        see: &mut dyn FnMut(usize, f64, Option<f64>) -> Flow,
+    ) -> Result<SviFit, RunError> {
         let order: Vec<NodeId> = self
             .steps
             .iter()
@@ -204,8 +242,8 @@ impl Sharded {
             })
             .collect();
         let mut svi = Svi::new(&self.shards[0], self.split.clone(), Some(order), options)?;
-        let mut rng = crate::Rng::seed_from_u64(options.seed);
-        let mut perm: Vec<usize> = (0..self.shards.len()).collect();
+        let mut order = EpochOrder::new(options.seed, self.shards.len());
+        let scale = self.shards.len() as f64;
         let mut fit = SviFit {
             bound_trace: Vec::new(),
             epochs: Vec::new(),
@@ -213,9 +251,8 @@ impl Sharded {
             converged: false,
         };
         for epoch in 1..=epochs {
-            perm.shuffle(&mut rng);
-            for &s in &perm {
-                svi.step(&mut self.shards[s], perm.len() as f64)?;
+            for &s in order.next_epoch() {
+                svi.step(&mut self.shards[s], scale)?;
             }
             if epoch % options.bound_every != 0 && epoch != epochs {
                 continue;
@@ -231,6 +268,9 @@ impl Sharded {
             let prev = fit.bound_trace.last().copied();
             fit.bound_trace.push(bound);
             fit.epochs.push(epoch);
+            if see(epoch, bound, prev.map(|p| bound - p)) == Flow::Stop {
+                return Err(RunError::Interrupted { iteration: epoch });
+            }
             if prev.is_some_and(|p| (bound - p).abs() / self.observed_values as f64 <= tol) {
                 fit.converged = true;
                 break;

@@ -270,7 +270,24 @@ impl Sharded {
         tol: f64,
         memoized: bool,
     ) -> Result<ShardedFit, RunError> {
+        self.run_observed(max_iter, tol, memoized, true, &mut |_, _, _| Flow::Continue)
+            .map(|(fit, _)| fit)
+    }
+
+    /// [`Sharded::run`] that calls `see(sweep, bound, change)` after every sweep (pass) — a
+    /// [`Flow::Stop`] ends the run with [`RunError::Interrupted`] — and, unless
+    /// `decrease_is_error`, records a decrease as a [`Warning::BoundDecreased`] and goes on, as a
+    /// single-process fit does without `--strict`.
+    pub fn run_observed(
+        &mut self,
+        max_iter: usize,
+        tol: f64,
+        memoized: bool,
+        decrease_is_error: bool,
+        see: &mut dyn FnMut(usize, f64, Option<f64>) -> Flow,
+    ) -> Result<(ShardedFit, Vec<Warning>), RunError> {
         let mut trace: Vec<f64> = Vec::new();
+        let mut warnings = Vec::new();
         for iteration in 1..=max_iter {
             let l = if memoized {
                 self.memoized_pass()?
@@ -279,25 +296,38 @@ impl Sharded {
             };
             let prev = trace.last().copied();
             trace.push(l);
+            if see(iteration, l, prev.map(|p| l - p)) == Flow::Stop {
+                return Err(RunError::Interrupted { iteration });
+            }
             let Some(prev) = prev else { continue };
             if l < prev - 1e-9 * (1.0 + prev.abs()) {
-                return Err(RunError::BoundDecreased {
+                let node = "(sharded sweep)".to_string();
+                if decrease_is_error {
+                    return Err(RunError::BoundDecreased {
+                        iteration,
+                        by: prev - l,
+                        node,
+                    });
+                }
+                warnings.push(Warning::BoundDecreased {
                     iteration,
                     by: prev - l,
-                    node: "(sharded sweep)".into(),
+                    node,
                 });
             }
             if (l - prev).abs() / self.observed_values as f64 <= tol {
-                return Ok(ShardedFit {
+                let fit = ShardedFit {
                     bound_trace: trace,
                     converged: true,
-                });
+                };
+                return Ok((fit, warnings));
             }
         }
-        Ok(ShardedFit {
+        let fit = ShardedFit {
             bound_trace: trace,
             converged: false,
-        })
+        };
+        Ok((fit, warnings))
     }
 
     /// The number of f64 values that travel per sweep between the shards and the reduction: for
