@@ -190,6 +190,11 @@ pub struct FamilySpec {
     pub params: &'static [&'static str],
     /// One line of documentation.
     pub summary: &'static str,
+    /// A lowering target, not written by users: a family the lowering puts in place of another
+    /// one the user wrote (a `Gamma` with a random shape becomes `ShapeGamma`,
+    /// `GammaRandomShape` or `GammaTiedShape`). Hints do not offer it and the reference
+    /// (`docs/distributions.md`) marks it instead of giving an example.
+    pub lowering_target: bool,
 }
 
 impl FamilySpec {

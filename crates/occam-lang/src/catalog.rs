@@ -107,15 +107,12 @@ pub fn distribution_names() -> impl Iterator<Item = &'static str> {
         .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
 }
 
-/// Families the lowering puts in place of a `Gamma` whose shape is random (Winn Example 2.1):
-/// a user writes `Gamma`, so hints do not offer them.
-const LOWERED_FORMS: [&str; 3] = ["ShapeGamma", "GammaRandomShape", "GammaTiedShape"];
-
-/// Names of the distributions whose values are of one of `kinds` (the ones a user writes).
+/// Names of the distributions whose values are of one of `kinds` (the ones a user writes: a
+/// lowering target, [`DistSpec::lowering_target`], is not offered).
 pub fn producers(kinds: &[ValueKind]) -> Vec<&'static str> {
     DISTRIBUTIONS
         .iter()
-        .filter(|d| kinds.contains(&d.value) && !LOWERED_FORMS.contains(&d.name))
+        .filter(|d| kinds.contains(&d.value) && !d.lowering_target)
         .map(|d| d.name)
         .collect()
 }
@@ -123,6 +120,25 @@ pub fn producers(kinds: &[ValueKind]) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hints_skip_the_lowering_targets() {
+        let targets: Vec<&str> = DISTRIBUTIONS
+            .iter()
+            .filter(|d| d.lowering_target)
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(
+            targets,
+            ["ShapeGamma", "GammaRandomShape", "GammaTiedShape"]
+        );
+        let positive = producers(&[ValueKind::Positive]);
+        assert!(positive.contains(&"Gamma"), "{positive:?}");
+        assert!(
+            targets.iter().all(|t| !positive.contains(t)),
+            "{positive:?}"
+        );
+    }
 
     #[test]
     fn names_and_aliases_are_unique() {

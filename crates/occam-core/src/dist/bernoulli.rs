@@ -29,6 +29,7 @@ pub(crate) const PROB_SLOT: SlotSpec = SlotSpec {
 
 impl ExpFamily for Bernoulli {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Bernoulli",
         aliases: &[],
         value: ValueKind::Binary,

@@ -25,6 +25,7 @@ pub struct Beta {
 
 impl ExpFamily for Beta {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Beta",
         aliases: &[],
         value: ValueKind::Probability,

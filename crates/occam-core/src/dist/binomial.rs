@@ -22,6 +22,7 @@ pub struct Binomial {
 
 impl ExpFamily for Binomial {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Binomial",
         aliases: &[],
         value: ValueKind::Count,

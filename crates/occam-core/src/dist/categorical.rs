@@ -25,6 +25,7 @@ const DOMAIN: &str = "Categorical log-probabilities must be finite or −∞, no
 
 impl ExpFamily for Categorical {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Categorical",
         aliases: &["Discrete"],
         value: ValueKind::Categorical,

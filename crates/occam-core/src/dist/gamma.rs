@@ -51,6 +51,7 @@ pub(crate) fn usual_shape_rate(phi: &[f64]) -> Vec<(&'static str, Param)> {
 
 impl ExpFamily for Gamma {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Gamma",
         aliases: &[],
         value: ValueKind::Positive,

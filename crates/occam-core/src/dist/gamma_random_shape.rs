@@ -76,6 +76,7 @@ pub(super) use gamma_value_methods;
 
 impl ExpFamily for GammaRandomShape {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: true,
         name: "GammaRandomShape",
         aliases: &[],
         value: ValueKind::Positive,

@@ -23,6 +23,7 @@ pub struct GammaTiedShape {
 
 impl ExpFamily for GammaTiedShape {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: true,
         name: "GammaTiedShape",
         aliases: &[],
         value: ValueKind::Positive,

@@ -91,6 +91,7 @@ pub(crate) const PRECISION_SLOT: SlotSpec = SlotSpec {
 
 impl ExpFamily for Gaussian {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Gaussian",
         aliases: &["Normal"],
         value: ValueKind::Real,

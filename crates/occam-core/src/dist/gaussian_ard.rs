@@ -29,6 +29,7 @@ pub struct GaussianArd {
 
 impl ExpFamily for GaussianArd {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "GaussianARD",
         aliases: &[],
         value: ValueKind::Vector,

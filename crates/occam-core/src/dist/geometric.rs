@@ -18,6 +18,7 @@ pub struct Geometric;
 
 impl ExpFamily for Geometric {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Geometric",
         aliases: &[],
         value: ValueKind::Count,

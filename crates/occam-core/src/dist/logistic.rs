@@ -90,6 +90,7 @@ pub struct BernoulliLogit;
 
 impl ExpFamily for BernoulliLogit {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "BernoulliLogit",
         aliases: &[],
         value: ValueKind::Binary,

@@ -23,6 +23,7 @@ pub struct BinomialLogit {
 
 impl ExpFamily for BinomialLogit {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "BinomialLogit",
         aliases: &[],
         value: ValueKind::Count,

@@ -25,6 +25,7 @@ pub struct BinomialLogitQuad {
 
 impl ExpFamily for BinomialLogitQuad {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "BinomialLogitQuad",
         aliases: &[],
         value: ValueKind::Count,

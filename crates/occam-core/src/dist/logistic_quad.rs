@@ -39,6 +39,7 @@ pub struct BernoulliLogitQuad;
 
 impl ExpFamily for BernoulliLogitQuad {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "BernoulliLogitQuad",
         aliases: &[],
         value: ValueKind::Binary,

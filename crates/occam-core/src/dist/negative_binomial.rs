@@ -35,6 +35,7 @@ impl NegativeBinomial {
 
 impl ExpFamily for NegativeBinomial {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "NegativeBinomial",
         aliases: &[],
         value: ValueKind::Count,

@@ -19,6 +19,7 @@ pub struct Poisson;
 
 impl ExpFamily for Poisson {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "Poisson",
         aliases: &[],
         value: ValueKind::Count,

@@ -37,6 +37,7 @@ pub struct PoissonLog;
 
 impl ExpFamily for PoissonLog {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "PoissonLog",
         aliases: &[],
         value: ValueKind::Count,

@@ -38,6 +38,7 @@ pub struct ShapeGamma {
 
 impl ExpFamily for ShapeGamma {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: true,
         name: "ShapeGamma",
         aliases: &[],
         value: ValueKind::Positive,

@@ -56,6 +56,7 @@ impl CategoricalSoftmax {
 
 impl ExpFamily for CategoricalSoftmax {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
         name: "CategoricalSoftmax",
         aliases: &[],
         value: ValueKind::Categorical,
