@@ -157,14 +157,7 @@ impl Engine {
             mu,
             tau,
         };
-        start(&mut g, &nodes, m);
-        let mut vmp = g.compile().map_err(build)?;
-        vmp.initialize(0).map_err(run)?;
-        Ok(Engine {
-            vmp,
-            order: nodes.order(),
-            nodes,
-        })
+        Engine::from_graph(g, nodes, m)
     }
 
     /// The model compiled elsewhere (the same graph written in the modelling language,
