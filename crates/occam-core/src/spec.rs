@@ -190,6 +190,14 @@ pub struct FamilySpec {
     pub params: &'static [&'static str],
     /// One line of documentation.
     pub summary: &'static str,
+    /// A lowering target, not written by users: a family the lowering puts in place of another
+    /// one the user wrote (a `Gamma` with a random shape becomes `ShapeGamma`,
+    /// `GammaRandomShape` or `GammaTiedShape`). Hints do not offer it and the reference
+    /// (`docs/distributions.md`) marks it instead of giving an example.
+    pub lowering_target: bool,
+    /// Written by users only as an observed variable (`StudentT`, whose parent is importance
+    /// sampled): hints do not offer it as a parent.
+    pub observed_only: bool,
 }
 
 impl FamilySpec {

@@ -107,21 +107,13 @@ pub fn distribution_names() -> impl Iterator<Item = &'static str> {
         .flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()))
 }
 
-/// Families the lowering puts in place of a `Gamma` whose shape is random (Winn Example 2.1):
-/// a user writes `Gamma`, so hints do not offer them; and `StudentT`, which is observed only
-/// (data, not a parent to declare).
-const LOWERED_FORMS: [&str; 4] = [
-    "ShapeGamma",
-    "GammaRandomShape",
-    "GammaTiedShape",
-    "StudentT",
-];
-
-/// Names of the distributions whose values are of one of `kinds` (the ones a user writes).
+/// Names of the distributions whose values are of one of `kinds` (the ones a user writes: a
+/// lowering target, [`DistSpec::lowering_target`], and a family written only as observed,
+/// [`DistSpec::observed_only`], are not offered).
 pub fn producers(kinds: &[ValueKind]) -> Vec<&'static str> {
     DISTRIBUTIONS
         .iter()
-        .filter(|d| kinds.contains(&d.value) && !LOWERED_FORMS.contains(&d.name))
+        .filter(|d| kinds.contains(&d.value) && !d.lowering_target && !d.observed_only)
         .map(|d| d.name)
         .collect()
 }
@@ -129,6 +121,28 @@ pub fn producers(kinds: &[ValueKind]) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hints_skip_the_lowering_targets() {
+        let targets: Vec<&str> = DISTRIBUTIONS
+            .iter()
+            .filter(|d| d.lowering_target)
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(
+            targets,
+            ["ShapeGamma", "GammaRandomShape", "GammaTiedShape"]
+        );
+        let positive = producers(&[ValueKind::Positive]);
+        assert!(positive.contains(&"Gamma"), "{positive:?}");
+        assert!(
+            targets.iter().all(|t| !positive.contains(t)),
+            "{positive:?}"
+        );
+        // StudentT is written by users, but only observed: never offered as a parent.
+        let real = producers(&[ValueKind::Real]);
+        assert!(real.contains(&"Gaussian") && !real.contains(&"StudentT"), "{real:?}");
+    }
 
     #[test]
     fn names_and_aliases_are_unique() {

@@ -24,7 +24,8 @@ pub struct Model {
 }
 
 /// `q joint(a, b, c)`: Categorical variables whose q is one joint distribution (a tree-structured
-/// q, Winn §5.3–5.6), solved exactly by a junction tree inside the VMP loop.
+/// q, Winn §5.3–5.6), solved exactly by a junction tree inside the VMP loop; scalar Gaussians
+/// read by one `concat`; or a mixture index and the vectors it gates ([`QKind::Gated`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QBlock {
     /// The latent members as written (variable indices).
@@ -35,6 +36,23 @@ pub struct QBlock {
     pub evidence: Vec<usize>,
     /// Where the block is declared.
     pub span: Span,
+    /// Which structure the block has.
+    #[serde(default)]
+    pub kind: QKind,
+}
+
+/// The structure of a q-block.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum QKind {
+    /// A joint q over Categoricals (a junction tree) or over scalar Gaussians read by one
+    /// `concat` (one full-covariance Gaussian per element).
+    #[default]
+    Joint,
+    /// `q joint(s, x)` over a mixture index `s` and the Gaussian vectors `x` it gates through
+    /// `dot(W, x) + mu` (a mixture of Bayesian PCA, Winn §3.3): q(x_n, s_n = k) =
+    /// r_nk N(x_nk | m_nk, Σ_k), the core's gated linear block. `members` is `[s, x]` in that
+    /// order, whatever order they were written in.
+    Gated,
 }
 
 impl Model {

@@ -15,6 +15,7 @@ use occam::lower::Compiled;
 use occam::model::Loaded;
 use occam::posterior::{self, distribution, integrated_out, role};
 use occam::Outcome;
+use occam_lang::ir::QKind;
 
 /// The whole fit report as a JSON tree (what `occam fit --json` prints and Python reads).
 pub fn report(loaded: &Loaded, c: &Compiled, o: &Outcome) -> Value {
@@ -285,7 +286,8 @@ impl Serialize for Rows {
 }
 
 /// The joint q-blocks: members, the evidence inside each block, and each member's family marginals
-/// q(indices = k, member = j) per element (configurations × K, the first index slowest).
+/// q(indices = k, member = j) per element (configurations × K, the first index slowest); a gated
+/// block (`q joint(s, x)`, the gated linear block) also has `"kind": "gated"`.
 fn q_blocks(loaded: &Loaded, c: &Compiled) -> Value {
     let m = &loaded.model;
     let name = |v: &usize| m.variables[*v].name.clone();
@@ -302,11 +304,16 @@ fn q_blocks(loaded: &Loaded, c: &Compiled) -> Value {
                     fams.insert(name(&v), json!(f.chunks(per.max(1)).collect::<Vec<_>>()));
                 }
             }
-            json!({
+            let mut out = json!({
                 "members": b.members.iter().map(name).collect::<Vec<_>>(),
                 "evidence": b.evidence.iter().map(name).collect::<Vec<_>>(),
                 "family_marginals": fams,
-            })
+            });
+            if b.kind == QKind::Gated {
+                // `q joint(s, x)`: members [s, x], q(x_n, s_n = k) = r_nk N(m_nk, Σ_k).
+                out["kind"] = json!("gated");
+            }
+            out
         })
         .collect();
     Value::Array(blocks)

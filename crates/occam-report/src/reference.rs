@@ -123,7 +123,15 @@ pub fn distributions() -> String {
                 f.params.join(", ")
             );
         }
-        let line = match f.name {
+        if f.lowering_target {
+            // Not written by users: no example, the same mark for every such family.
+            let _ = writeln!(
+                s,
+                "- a lowering target, not written by users: the language puts it in place of \
+                 the family written (see the summary)\n"
+            );
+        } else {
+            let line = match f.name {
             "MarkovChain" => "z[S] over T ~ MarkovChain(initial = p0, transition = A, lengths = L)".to_string(),
             "GaussianMarkovChain" => "x[S] over T ~ GaussianMarkovChain(mean0 = 0, precision0 = identity, dynamics = A, noise = tau, lengths = L)".to_string(),
             // Examples that the generic constants (0, 1, …) would make invalid or unidiomatic.
@@ -132,7 +140,8 @@ pub fn distributions() -> String {
             "StudentT" => "y[N] ~ StudentT(nu = 4, scale = 1, mean = mu)".to_string(),
             _ => example(f),
         };
-        let _ = writeln!(s, "- example: `{line}`\n");
+            let _ = writeln!(s, "- example: `{line}`\n");
+        }
         let _ = writeln!(s, "| slot | aliases | variable parents | constants |");
         let _ = writeln!(s, "|---|---|---|---|");
         for slot in f.slots {

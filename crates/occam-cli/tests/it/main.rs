@@ -16,6 +16,7 @@ mod errors;
 mod errors_limits;
 mod figures;
 mod fuzz_flags;
+mod gated;
 mod golden;
 mod guide_commands;
 mod predict;

@@ -29,6 +29,8 @@ pub(crate) const PROB_SLOT: SlotSpec = SlotSpec {
 
 impl ExpFamily for Bernoulli {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Bernoulli",
         aliases: &[],
         value: ValueKind::Binary,

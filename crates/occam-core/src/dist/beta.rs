@@ -25,6 +25,8 @@ pub struct Beta {
 
 impl ExpFamily for Beta {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Beta",
         aliases: &[],
         value: ValueKind::Probability,

@@ -22,6 +22,8 @@ pub struct Binomial {
 
 impl ExpFamily for Binomial {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Binomial",
         aliases: &[],
         value: ValueKind::Count,

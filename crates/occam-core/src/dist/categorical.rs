@@ -25,6 +25,8 @@ const DOMAIN: &str = "Categorical log-probabilities must be finite or −∞, no
 
 impl ExpFamily for Categorical {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Categorical",
         aliases: &["Discrete"],
         value: ValueKind::Categorical,

@@ -106,6 +106,8 @@ pub(crate) fn usual_concentration(phi: &[f64]) -> Vec<(&'static str, Param)> {
 
 impl ExpFamily for Dirichlet {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Dirichlet",
         aliases: &[],
         value: ValueKind::Simplex,

@@ -24,6 +24,8 @@ const SHAPE_ONE: Gamma = Gamma { shape: 1.0 };
 
 impl ExpFamily for Exponential {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Exponential",
         aliases: &[],
         value: ValueKind::Positive,

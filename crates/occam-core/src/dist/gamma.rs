@@ -51,6 +51,8 @@ pub(crate) fn usual_shape_rate(phi: &[f64]) -> Vec<(&'static str, Param)> {
 
 impl ExpFamily for Gamma {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Gamma",
         aliases: &[],
         value: ValueKind::Positive,

@@ -76,6 +76,8 @@ pub(super) use gamma_value_methods;
 
 impl ExpFamily for GammaRandomShape {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: true,
+        observed_only: false,
         name: "GammaRandomShape",
         aliases: &[],
         value: ValueKind::Positive,

@@ -23,6 +23,8 @@ pub struct GammaTiedShape {
 
 impl ExpFamily for GammaTiedShape {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: true,
+        observed_only: false,
         name: "GammaTiedShape",
         aliases: &[],
         value: ValueKind::Positive,

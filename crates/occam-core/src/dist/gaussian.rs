@@ -91,6 +91,8 @@ pub(crate) const PRECISION_SLOT: SlotSpec = SlotSpec {
 
 impl ExpFamily for Gaussian {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Gaussian",
         aliases: &["Normal"],
         value: ValueKind::Real,

@@ -29,6 +29,8 @@ pub struct GaussianArd {
 
 impl ExpFamily for GaussianArd {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "GaussianARD",
         aliases: &[],
         value: ValueKind::Vector,

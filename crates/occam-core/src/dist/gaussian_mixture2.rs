@@ -86,6 +86,8 @@ impl ExpFamily for GaussianMixture2 {
         summary: "a prior w N(mean1, 1/precision1) + (1 − w) N(mean2, 1/precision2) (all \
                   constants); with Gaussian children q is importance sampled (Winn §4.4), so \
                   its bound term is an estimate (approximate)",
+        lowering_target: false,
+        observed_only: false,
     };
 
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {

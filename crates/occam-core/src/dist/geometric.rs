@@ -18,6 +18,8 @@ pub struct Geometric;
 
 impl ExpFamily for Geometric {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Geometric",
         aliases: &[],
         value: ValueKind::Count,

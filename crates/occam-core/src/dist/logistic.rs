@@ -90,6 +90,8 @@ pub struct BernoulliLogit;
 
 impl ExpFamily for BernoulliLogit {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "BernoulliLogit",
         aliases: &[],
         value: ValueKind::Binary,

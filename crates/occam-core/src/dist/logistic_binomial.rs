@@ -23,6 +23,8 @@ pub struct BinomialLogit {
 
 impl ExpFamily for BinomialLogit {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "BinomialLogit",
         aliases: &[],
         value: ValueKind::Count,

@@ -4,7 +4,7 @@
 //! f(y) = ln C(n, y) as the Binomial's.
 
 use super::logistic::LOGIT_SLOT;
-use super::logistic_quad::softplus_term;
+use super::logistic_quad::{trials_message, trials_prior};
 use super::{BoundQuality, Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
@@ -25,6 +25,8 @@ pub struct BinomialLogitQuad {
 
 impl ExpFamily for BinomialLogitQuad {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "BinomialLogitQuad",
         aliases: &[],
         value: ValueKind::Count,
@@ -67,8 +69,7 @@ impl ExpFamily for BinomialLogitQuad {
         BoundQuality::Exact
     }
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
-        phi[0] = pa[0][0];
-        self.trials as f64 * softplus_term(pa[0]).0
+        trials_prior(self.trials as f64, pa, phi)
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         self.binomial().moments(phi, u)
@@ -78,10 +79,7 @@ impl ExpFamily for BinomialLogitQuad {
     }
     // As BernoulliLogitQuad's, n times the per-trial term.
     fn message_to(&self, _slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
-        let n = self.trials as f64;
-        let (_, d1, d2) = softplus_term(pa[0]);
-        m[0] = u[0] - n * w * d1;
-        m[1] = -n * w * d2;
+        trials_message(self.trials as f64, u, w, pa, m)
     }
     fn expected_base_measure(&self, phi: &[f64], u: &[f64]) -> f64 {
         self.binomial().expected_base_measure(phi, u)

@@ -32,6 +32,20 @@ pub(super) fn softplus_term(pa: &[f64]) -> (f64, f64, f64) {
     (e, d_mean - 2.0 * mean * d_var, d_var)
 }
 
+/// The prior part of n trials: φ = ⟨η⟩, and the bound's n E[softplus(η)] (module docs); shared
+/// by [`BernoulliLogitQuad`] (n = 1, exact: 1 · x = x) and the Binomial's quadrature family.
+pub(super) fn trials_prior(n: f64, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
+    phi[0] = pa[0][0];
+    n * softplus_term(pa[0]).0
+}
+
+/// ∂/∂⟨η⟩ and ∂/∂⟨η²⟩ of Σ_i w_i [⟨η⟩y_i − n E softplus(η)] (module docs), for n trials.
+pub(super) fn trials_message(n: f64, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
+    let (_, d1, d2) = softplus_term(pa[0]);
+    m[0] = u[0] - n * w * d1;
+    m[1] = -n * w * d2;
+}
+
 /// Bernoulli(y | σ(η)) with a Gaussian log-odds η and the exact expected log-likelihood by
 /// quadrature (module docs); what `y ~ Bernoulli(sigmoid(η))` becomes.
 #[derive(Clone, Debug, Default)]
@@ -39,6 +53,8 @@ pub struct BernoulliLogitQuad;
 
 impl ExpFamily for BernoulliLogitQuad {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "BernoulliLogitQuad",
         aliases: &[],
         value: ValueKind::Binary,
@@ -68,8 +84,7 @@ impl ExpFamily for BernoulliLogitQuad {
         BoundQuality::Exact
     }
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
-        phi[0] = pa[0][0];
-        softplus_term(pa[0]).0
+        trials_prior(1.0, pa, phi)
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         super::Bernoulli.moments(phi, u)
@@ -77,11 +92,8 @@ impl ExpFamily for BernoulliLogitQuad {
     fn observe_value(&self, x: &[f64], u: &mut [f64]) -> Result<f64, ValueError> {
         super::Bernoulli.observe_value(x, u)
     }
-    // ∂/∂⟨η⟩ and ∂/∂⟨η²⟩ of Σ_i w_i [⟨η⟩y_i − E softplus(η)] (module docs).
     fn message_to(&self, _slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
-        let (_, d1, d2) = softplus_term(pa[0]);
-        m[0] = u[0] - w * d1;
-        m[1] = -w * d2;
+        trials_message(1.0, u, w, pa, m)
     }
     fn sample(&self, phi: &[f64], rng: &mut Rng, x: &mut [f64]) {
         super::Bernoulli.sample(phi, rng, x)

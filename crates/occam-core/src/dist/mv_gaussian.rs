@@ -194,6 +194,8 @@ pub(crate) fn random_gaussian_vector_phi(d: usize, rng: &mut Rng) -> Vec<f64> {
 
 impl ExpFamily for MvGaussian {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "MvGaussian",
         aliases: &["MultivariateGaussian"],
         value: ValueKind::Vector,

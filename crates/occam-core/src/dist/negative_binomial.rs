@@ -35,6 +35,8 @@ impl NegativeBinomial {
 
 impl ExpFamily for NegativeBinomial {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "NegativeBinomial",
         aliases: &[],
         value: ValueKind::Count,

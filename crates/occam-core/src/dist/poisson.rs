@@ -19,6 +19,8 @@ pub struct Poisson;
 
 impl ExpFamily for Poisson {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Poisson",
         aliases: &[],
         value: ValueKind::Count,

@@ -37,6 +37,8 @@ pub struct PoissonLog;
 
 impl ExpFamily for PoissonLog {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "PoissonLog",
         aliases: &[],
         value: ValueKind::Count,

@@ -42,6 +42,8 @@ fn log_partition(mu: f64, prec: f64) -> f64 {
 
 impl ExpFamily for RectifiedGaussian {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "RectifiedGaussian",
         aliases: &[],
         value: ValueKind::Real,

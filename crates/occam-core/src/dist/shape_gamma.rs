@@ -38,6 +38,8 @@ pub struct ShapeGamma {
 
 impl ExpFamily for ShapeGamma {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: true,
+        observed_only: false,
         name: "ShapeGamma",
         aliases: &[],
         value: ValueKind::Positive,

@@ -56,6 +56,8 @@ impl CategoricalSoftmax {
 
 impl ExpFamily for CategoricalSoftmax {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "CategoricalSoftmax",
         aliases: &[],
         value: ValueKind::Categorical,

@@ -94,6 +94,8 @@ const CONCENTRATION_SLOT: SlotSpec = SlotSpec {
 
 impl ExpFamily for StickBreaking {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "StickBreaking",
         aliases: &["DirichletProcess"],
         value: ValueKind::Simplex,

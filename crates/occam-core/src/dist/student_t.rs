@@ -82,6 +82,8 @@ impl ExpFamily for StudentT {
         summary: "observed Student-t values with fixed ν and scale of a Gaussian mean \
                   (`y[N] ~ StudentT(nu = 4, scale = 1, mean = mu)`): the mean is importance \
                   sampled (Winn §4.4), so its bound term is an estimate (approximate)",
+        lowering_target: false,
+        observed_only: true,
     };
 
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {

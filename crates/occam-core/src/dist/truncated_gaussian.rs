@@ -101,6 +101,8 @@ impl ExpFamily for TruncatedGaussian {
         summary: "a Gaussian prior truncated to [lower, upper] (all four constants); with \
                   Gaussian children q is importance sampled (Winn §4.4), so its bound term is \
                   an estimate (approximate)",
+        lowering_target: false,
+        observed_only: false,
     };
 
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {

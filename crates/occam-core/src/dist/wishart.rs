@@ -52,6 +52,8 @@ fn dof_and_scale(phi: &[f64], d: usize) -> Result<(f64, Cholesky), OutOfDomain> 
 
 impl ExpFamily for Wishart {
     const SPEC: FamilySpec = FamilySpec {
+        lowering_target: false,
+        observed_only: false,
         name: "Wishart",
         aliases: &[],
         value: ValueKind::Matrix,

@@ -46,7 +46,8 @@ impl Vmp {
 
     /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates). Empty for a dot
     /// node served by the linear kernel, and for the sum of it and offsets (their moments are not
-    /// kept). The data of that kernel keep their values only; u(y) is formed on the first call. Constant covariates read only
+    /// kept). A gated block's x, dot and sum give their per-element moments given the component
+    /// (`gated_linear/dense.rs`). The data of that kernel keep their values only; u(y) is formed on the first call. Constant covariates read only
     /// by that kernel keep their values; their moments are formed on the first call.
     pub fn moments(&self, node: NodeId) -> &[f64] {
         let n = &self.nodes[node.0];
@@ -58,6 +59,9 @@ impl Vmp {
         }
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).0;
+        }
+        if gated_derived(n) {
+            return &n.lazy.get_or_init(|| self.gated_dense(node.0)).0;
         }
         &n.q.u
     }
@@ -71,6 +75,9 @@ impl Vmp {
         }
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).1;
+        }
+        if gated_derived(n) {
+            return &n.lazy.get_or_init(|| self.gated_dense(node.0)).1;
         }
         if n.natural_on_request() {
             // A fused mixture index keeps q(z) and A only: φ = ln q + A, formed on the first call.
@@ -109,7 +116,7 @@ impl Vmp {
     /// `None` for a dot node served by the linear kernel (its moments are not kept).
     pub fn mean(&self, node: NodeId) -> Option<Vec<f64>> {
         let n = &self.nodes[node.0];
-        if n.q.u.is_empty() && !self.serves_data(node.0) {
+        if n.q.u.is_empty() && !self.serves_data(node.0) && !gated_derived(n) {
             // Constant covariates kept as values only (their outer products are never formed).
             return matches!(n.body, Body::Constant).then(|| n.data.clone());
         }
@@ -190,4 +197,14 @@ impl Vmp {
     pub fn distribution(&self, node: NodeId) -> Option<&Dist> {
         self.nodes[node.0].dist()
     }
+}
+
+/// A gated block's dot or sum (no moments kept), or its x (compact moments): readers get
+/// per-element moments formed on request (`gated_linear/dense.rs`).
+fn gated_derived(n: &Node) -> bool {
+    use crate::network::GatedRole;
+    matches!(
+        n.gated,
+        Some(GatedRole::Latent | GatedRole::Product | GatedRole::Mean)
+    )
 }

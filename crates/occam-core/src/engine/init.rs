@@ -30,6 +30,9 @@ impl Vmp {
                 }
             }
         }
+        for i in 0..self.nodes.len() {
+            self.forget_gated_dense(i);
+        }
         self.initialized = true;
         Ok(())
     }

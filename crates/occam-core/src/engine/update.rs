@@ -12,7 +12,9 @@ impl Vmp {
         };
         // Blocks are shared (`Arc`), so the block is read while the model is updated.
         let blocks = self.blocks.clone();
-        blocks[b as usize].update(self, i)
+        blocks[b as usize].update(self, i)?;
+        self.forget_gated_dense(i);
+        Ok(())
     }
 
     /// Node i has no q to update.

@@ -18,6 +18,7 @@ mod numpy_matmul;
 mod observe;
 mod order;
 mod qblocks;
+mod qgated;
 mod slots;
 
 use std::collections::{BTreeMap, HashMap};

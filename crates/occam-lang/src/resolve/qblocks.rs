@@ -85,14 +85,16 @@ impl Resolver<'_, '_> {
                 "a chain",
                 "leave it out; its steps are already joint in q",
             )),
-            Some(d) if d.name != "Categorical" && d.name != "Gaussian" => Some(err(
+            Some(d) if !["Categorical", "Gaussian", "GaussianARD"].contains(&d.name) => Some(err(
                 format!(
-                    "`{}` is {}: only Categorical or scalar Gaussian variables can share a q-block",
+                    "`{}` is {}: only Categorical, Gaussian or GaussianARD variables can \
+                         share a q-block",
                     e.name, d.name
                 ),
                 "not a Categorical or Gaussian latent variable",
-                "a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6), or a \
-                 joint Gaussian over scalar Gaussians read together by one `concat`",
+                "a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6), \
+                     a joint Gaussian over scalar Gaussians read together by one `concat`, or \
+                     `q joint(s, x)` over a mixture index and the GaussianARD vectors it gates",
             )),
             None => Some(err(
                 format!(
@@ -148,6 +150,12 @@ impl Resolver<'_, '_> {
         members: &[(usize, Span)],
         named: &HashMap<usize, Span>,
     ) -> Option<ir::QBlock> {
+        if members
+            .iter()
+            .any(|&(m, _)| self.vars[m].dist.is_some_and(|d| d.name == "GaussianARD"))
+        {
+            return self.gated_structure(q, members);
+        }
         let inside = |v: usize| members.iter().any(|&(m, _)| m == v);
         let gaussian = |v: usize| self.vars[v].dist.is_some_and(|d| d.name == "Gaussian");
         let count = members.iter().filter(|&&(m, _)| gaussian(m)).count();
@@ -158,6 +166,7 @@ impl Resolver<'_, '_> {
                 members: members.iter().map(|&(m, _)| m).collect(),
                 evidence: Vec::new(),
                 span: q.span,
+                kind: ir::QKind::Joint,
             });
         }
         if count > 0 {
@@ -254,6 +263,7 @@ impl Resolver<'_, '_> {
             members: members.iter().map(|&(m, _)| m).collect(),
             evidence,
             span: q.span,
+            kind: ir::QKind::Joint,
         })
     }
 

@@ -3,7 +3,7 @@
 
 use occam_lang::{compile, Code, DataShapes};
 
-fn check(src: &str, data: &[(&str, usize, usize)], code: Code, expected: &str) {
+pub(crate) fn check(src: &str, data: &[(&str, usize, usize)], code: Code, expected: &str) {
     let mut shapes = DataShapes::new();
     for &(n, r, c) in data {
         shapes.insert(n, r, c);
@@ -621,7 +621,7 @@ fn q_block_continuous_member() {
         &ab("mu ~ Gamma(1, 1)\nq joint(a, mu)\n"),
         &[("tb", 2, 2)],
         Code::Misuse,
-        "error: `mu` is Gamma: only Categorical or scalar Gaussian variables can share a q-block\n --> m.occam:8:12\n  |\n8 | q joint(a, mu)\n  |            ^^ not a Categorical or Gaussian latent variable\n  |\n7 | mu ~ Gamma(1, 1)\n  | -- declared here\n  = hint: a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6), or a joint Gaussian over scalar Gaussians read together by one `concat`\n",
+        "error: `mu` is Gamma: only Categorical, Gaussian or GaussianARD variables can share a q-block\n --> m.occam:8:12\n  |\n8 | q joint(a, mu)\n  |            ^^ not a Categorical or Gaussian latent variable\n  |\n7 | mu ~ Gamma(1, 1)\n  | -- declared here\n  = hint: a q-block is a tree-structured q over discrete variables (Winn §5.3–5.6), a joint Gaussian over scalar Gaussians read together by one `concat`, or `q joint(s, x)` over a mixture index and the GaussianARD vectors it gates\n",
     );
 }
 

@@ -3,6 +3,7 @@
 //! file keeps the workspace's test build to a fraction of the link time and disk.
 
 mod diagnostics;
+mod diagnostics_gated;
 mod fuzz;
 mod limits;
 mod links;

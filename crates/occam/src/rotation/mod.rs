@@ -288,6 +288,11 @@ impl Scan<'_> {
                 place: self.place(r.var),
             });
         }
+        if m.q_blocks.iter().any(|b| b.members.contains(&r.var)) {
+            return Err(NotRotatable::InQBlock {
+                place: self.place(r.var),
+            });
+        }
         if self.uses[r.var] != 1 {
             return Err(NotRotatable::Shared {
                 place: self.place(r.var),

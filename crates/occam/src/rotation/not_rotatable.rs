@@ -24,6 +24,13 @@ pub enum NotRotatable {
         /// The variable and where it is declared.
         place: String,
     },
+    /// An operand in a q-block (its q is joint with another variable's, as a gated block's x
+    /// with its mixture index: rotating x alone would break that q).
+    #[error("{place} is in a q-block (`q joint`)")]
+    InQBlock {
+        /// The variable and where it is declared.
+        place: String,
+    },
     /// An operand read elsewhere too.
     #[error("{place} is used {uses} times; a rotation needs it in this product only")]
     Shared {

@@ -21,6 +21,7 @@ mod latent;
 mod logistic;
 mod logistic_pima;
 mod mbpca;
+mod mbpca_lang;
 mod noncj;
 mod outputs;
 mod parity;

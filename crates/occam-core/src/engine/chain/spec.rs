@@ -12,6 +12,8 @@ use crate::spec::{ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, Valu
 /// `z[S] over T ~ MarkovChain(initial, transition)`: a discrete Markov chain (slot order = the
 /// core node's parent slots, [`crate::graph::Graph::markov_chain`]).
 pub const MARKOV_CHAIN: FamilySpec = FamilySpec {
+    lowering_target: false,
+    observed_only: false,
     name: "MarkovChain",
     aliases: &["CategoricalMarkovChain", "HMM"],
     value: ValueKind::Categorical,
@@ -45,6 +47,8 @@ pub const MARKOV_CHAIN: FamilySpec = FamilySpec {
 /// (named arguments like `lengths`, not slots: the model language checks them as a pair) lower to
 /// [`crate::graph::Graph::gaussian_markov_chain_with_inputs`].
 pub const GAUSSIAN_MARKOV_CHAIN: FamilySpec = FamilySpec {
+    lowering_target: false,
+    observed_only: false,
     name: "GaussianMarkovChain",
     aliases: &["LDS", "LinearDynamicalSystem"],
     value: ValueKind::Vector,

@@ -27,6 +27,7 @@ use super::*;
 use crate::network::GatedRole;
 
 pub(super) mod block;
+mod dense;
 mod kernels;
 mod residual;
 

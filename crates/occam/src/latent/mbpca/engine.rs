@@ -16,14 +16,71 @@ pub struct Engine {
     nodes: Nodes,
 }
 
-struct Nodes {
-    pi: NodeId,
-    s: NodeId,
-    alpha: NodeId,
-    w: NodeId,
-    x: NodeId,
-    mu: NodeId,
-    tau: NodeId,
+/// The model's nodes (names as in the module docs).
+#[allow(missing_docs)]
+#[derive(Clone, Copy)]
+pub struct Nodes {
+    pub pi: NodeId,
+    pub s: NodeId,
+    pub alpha: NodeId,
+    pub w: NodeId,
+    pub x: NodeId,
+    pub mu: NodeId,
+    pub tau: NodeId,
+}
+
+impl Nodes {
+    /// The sweep's order: q(x, s), q(μ), q(W), q(α), q(τ), q(π).
+    fn order(&self) -> Vec<NodeId> {
+        vec![self.s, self.mu, self.w, self.alpha, self.tau, self.pi]
+    }
+}
+
+/// Sets the start of every latent node of the graph at `m`'s q (x's follows from q(s) and the
+/// rest when the gated block starts).
+fn start(g: &mut Graph, nodes: &Nodes, m: &Mbpca) {
+    let (d, q, k) = (m.d, m.q, m.k);
+    let Nodes {
+        pi,
+        s,
+        alpha,
+        w,
+        mu,
+        tau,
+        ..
+    } = *nodes;
+    g.initialize(pi, Init::Natural(m.u.iter().map(|u| u - 1.0).collect()));
+    g.initialize(s, Init::Moments(m.r.clone()));
+    g.initialize(
+        alpha,
+        Init::Natural(gamma_natural(&m.alpha_shape, &m.alpha_rate)),
+    );
+    // ⟨w⟩ and ⟨w wᵀ⟩ = ⟨w⟩⟨w⟩ᵀ + Σ_w^(k) per row.
+    let mut wu = Vec::with_capacity(k * d * (q + q * q));
+    for c in 0..k {
+        let cov = &m.w_cov[c * q * q..(c + 1) * q * q];
+        for j in 0..d {
+            let row = &m.w[(c * d + j) * q..(c * d + j + 1) * q];
+            wu.extend_from_slice(row);
+            for a in 0..q {
+                for b in 0..q {
+                    wu.push(row[a] * row[b] + cov[a * q + b]);
+                }
+            }
+        }
+    }
+    g.initialize(w, Init::Moments(wu));
+    let mu_u: Vec<f64> = (0..k * d)
+        .flat_map(|e| {
+            let v = m.mu[e];
+            [v, v * v + m.mu_var[e / d]]
+        })
+        .collect();
+    g.initialize(mu, Init::Moments(mu_u));
+    g.initialize(
+        tau,
+        Init::Natural(gamma_natural(&[m.tau_shape], &[m.tau_rate])),
+    );
 }
 
 fn build(e: BuildError) -> Error {
@@ -62,36 +119,15 @@ impl Engine {
                 [],
             )
             .map_err(build)?;
-        g.initialize(pi, Init::Natural(m.u.iter().map(|u| u - 1.0).collect()));
         let s = g
             .add("s", Categorical { k }, &[np], [p(pi)])
             .map_err(build)?;
-        g.initialize(s, Init::Moments(m.r.clone()));
         let alpha = g
             .add("alpha", Gamma { shape: pr.a_alpha }, &[qp], [c(pr.b_alpha)])
             .map_err(build)?;
-        g.initialize(
-            alpha,
-            Init::Natural(gamma_natural(&m.alpha_shape, &m.alpha_rate)),
-        );
         let w = g
             .add("W", GaussianArd { d: q }, &[kp, dp], [c(0.0), p(alpha)])
             .map_err(build)?;
-        // ⟨w⟩ and ⟨w wᵀ⟩ = ⟨w⟩⟨w⟩ᵀ + Σ_w^(k) per row.
-        let mut wu = Vec::with_capacity(k * d * (q + q * q));
-        for c in 0..k {
-            let cov = &m.w_cov[c * q * q..(c + 1) * q * q];
-            for j in 0..d {
-                let row = &m.w[(c * d + j) * q..(c * d + j + 1) * q];
-                wu.extend_from_slice(row);
-                for a in 0..q {
-                    for b in 0..q {
-                        wu.push(row[a] * row[b] + cov[a * q + b]);
-                    }
-                }
-            }
-        }
-        g.initialize(w, Init::Moments(wu));
         let x = g
             .add("x", GaussianArd { d: q }, &[np, kp], [c(0.0), c(1.0)])
             .map_err(build)?;
@@ -101,42 +137,39 @@ impl Engine {
         let mu = g
             .add("mu", Gaussian, &[kp, dp], [c(0.0), c(pr.beta)])
             .map_err(build)?;
-        let mu_u: Vec<f64> = (0..k * d)
-            .flat_map(|e| {
-                let v = m.mu[e];
-                [v, v * v + m.mu_var[e / d]]
-            })
-            .collect();
-        g.initialize(mu, Init::Moments(mu_u));
         let mean = g
             .deterministic("mean", Sum { n: 2, d: 1 }, &[np, kp, dp], [p(f), p(mu)])
             .map_err(build)?;
         let tau = g
             .add("tau", Gamma { shape: pr.a_tau }, &[], [c(pr.b_tau)])
             .map_err(build)?;
-        g.initialize(
-            tau,
-            Init::Natural(gamma_natural(&[m.tau_shape], &[m.tau_rate])),
-        );
         let y = g
             .add_mixture("t", Gaussian, &[np, dp], &[(s, kp)], [p(mean), p(tau)])
             .map_err(build)?;
         g.observe(y, &t.values).map_err(build)?;
         g.gated_q(s, x).map_err(build)?;
+        let nodes = Nodes {
+            pi,
+            s,
+            alpha,
+            w,
+            x,
+            mu,
+            tau,
+        };
+        Engine::from_graph(g, nodes, m)
+    }
+
+    /// The model compiled elsewhere (the same graph written in the modelling language,
+    /// `examples/mbpca/mbpca.occam`) with its nodes `nodes`, started at `m`'s q.
+    pub fn from_graph(mut g: Graph, nodes: Nodes, m: &Mbpca) -> Result<Engine> {
+        start(&mut g, &nodes, m);
         let mut vmp = g.compile().map_err(build)?;
         vmp.initialize(0).map_err(run)?;
         Ok(Engine {
             vmp,
-            order: vec![s, mu, w, alpha, tau, pi],
-            nodes: Nodes {
-                pi,
-                s,
-                alpha,
-                w,
-                x,
-                mu,
-                tau,
-            },
+            order: nodes.order(),
+            nodes,
         })
     }
 
@@ -181,10 +214,11 @@ impl Engine {
             })?;
             ch.inverse_into(&mut m.w_cov[c * q * q..(c + 1) * q * q]);
         }
-        let xu = v.moments(ids.x);
-        let n = m.r.len() / k;
-        m.x.copy_from_slice(&xu[..n * k * q]);
-        m.x_cov.copy_from_slice(&xu[n * k * q..]);
+        let (x, x_cov) = v
+            .gated_latent(ids.x)
+            .ok_or_else(|| Error::Run("mixture of Bayesian PCA: q(x, s) has not started".into()))?;
+        m.x.copy_from_slice(x);
+        m.x_cov.copy_from_slice(x_cov);
         m.r.copy_from_slice(v.moments(ids.s));
         Ok(())
     }
