@@ -54,7 +54,7 @@ pub(crate) const PILOT: usize = 16;
 pub(crate) const CURVATURE_EVERY: usize = 8;
 
 /// Salt of the pilot's generators.
-const PILOT_SALT: u64 = 0x5EED_0F_A1_5A_u64;
+const PILOT_SALT: u64 = 0x005E_ED0F_A15A_u64;
 
 /// What the annealing saw, for the estimate's note.
 #[derive(Clone, Debug)]

@@ -171,8 +171,8 @@ impl<'a> Collapsed<'a> {
             if !grad {
                 continue;
             }
-            for c in 0..k {
-                let r = (per[c] - row_total).exp();
+            for (c, pc) in per.iter().enumerate() {
+                let r = (pc - row_total).exp();
                 if r == 0.0 || !r.is_finite() {
                     continue;
                 }
