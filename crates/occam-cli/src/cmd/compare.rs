@@ -61,10 +61,11 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 64)]
     pub chains: usize,
     /// Transitions of annealed importance sampling (method ais): hmc (Hamiltonian moves with the
-    /// mixture index summed out, and re-seeding of a component from its prior) or gibbs (sweeps
-    /// over the index and each conjugate parameter, the weights integrated out: better under a
-    /// sparse weight prior such as Dirichlet(0.001)).
-    #[arg(long = "ais-moves", default_value = "hmc", value_name = "MOVES")]
+    /// mixture index summed out, and re-seeding of a component from its prior), gibbs (sweeps
+    /// over the index and each conjugate parameter, the weights integrated out), or auto: hmc
+    /// unless a prior has a Gamma shape or a Beta or Dirichlet concentration below 1 (such as
+    /// Gamma(0.001, 0.001) or Dirichlet(0.001)), whose draws Hamiltonian moves do not bring back.
+    #[arg(long = "ais-moves", default_value = "auto", value_name = "MOVES")]
     pub ais_moves: String,
     /// Rank models whose bounds are of different kinds (exact ELBO, lower bound, approximate);
     /// without it such a comparison is refused with each model's kind and the variables that

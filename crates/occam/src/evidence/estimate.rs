@@ -166,8 +166,13 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
         }
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
-                let (s, how) = match opts.ais_moves {
-                    AisMoves::Gibbs => (
+                let moves = match opts.ais_moves {
+                    AisMoves::Auto if vague(&flat) => AisMoves::Gibbs,
+                    AisMoves::Auto => AisMoves::Hmc,
+                    m => m,
+                };
+                let (s, how) = match moves {
+                    AisMoves::Gibbs | AisMoves::Auto => (
                         ais::ais(&flat, opts.temperatures, opts.chains, opts.seed),
                         "Gibbs sweeps".to_string(),
                     ),
@@ -230,6 +235,17 @@ fn flagged(
         note += &format!("; {UNRELIABLE}: {f}");
     }
     (note, !flags.is_empty())
+}
+
+/// Whether a prior has a Gamma shape or a Beta or Dirichlet concentration below 1 (see
+/// [`AisMoves::Auto`]).
+fn vague(flat: &flat::Flat) -> bool {
+    flat.params.iter().any(|p| match p.prior {
+        flat::Prior::Gamma { shape, .. } => shape < 1.0,
+        flat::Prior::Beta { a, b } => a.min(b) < 1.0,
+        flat::Prior::Dirichlet { alpha, .. } => alpha < 1.0,
+        flat::Prior::Gaussian { .. } | flat::Prior::NormalGamma { .. } => false,
+    })
 }
 
 /// `e` with its [`Estimate::unreliable`] flag set to `unreliable`.
