@@ -437,7 +437,8 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
     adds the evidence estimates of ``occam compare --method`` to each row
     (``row.evidence[method]``); for small data use ``"is"`` (checked against ``"exact"`` where
     that applies), and ``"ais"`` (annealed importance sampling, ``chains`` chains of
-    ``temperatures`` Gibbs sweeps) where ``"is"`` is flagged unreliable. ``plate`` sweeps one
+    ``temperatures`` Hamiltonian moves with the mixture index summed out) where ``"is"`` is
+    flagged unreliable. ``plate`` sweeps one
     model over a plate's size (``"K=1..6"`` or ``{"K": range(1, 7)}``), one row per size."""
     ms = [m if isinstance(m, Model) else Model(m) for m in models]
     s = _settings(seed, restarts, max_iter, tol, prune, strict)

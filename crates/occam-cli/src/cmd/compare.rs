@@ -33,7 +33,8 @@ pub struct CompareArgs {
     /// conjugate model, or every assignment of a small mixture), bic, cs (Cheeseman–Stutz from
     /// q's expected statistics), is (importance sampling
     /// from the widened q, symmetric under relabelling; ± standard error), ais (annealed
-    /// importance sampling from the prior by Gibbs sweeps; ± standard error), laplace (Laplace's
+    /// importance sampling from the prior, Hamiltonian moves with the mixture index summed out,
+    /// see --ais-moves; ± standard error), laplace (Laplace's
     /// approximation at the MAP: error O(1/N)), cv (K-fold cross-validation, --folds: the
     /// held-out log predictive density summed over rows, not an evidence; ± se across rows).
     /// For small data use
@@ -53,12 +54,19 @@ pub struct CompareArgs {
     /// Variance inflation of the importance-sampling proposal over q (≥ 1).
     #[arg(long, default_value_t = 2.0)]
     pub widen: f64,
-    /// Temperatures of annealed importance sampling (method ais): Gibbs sweeps per chain.
+    /// Temperatures of annealed importance sampling (method ais): transitions per chain.
     #[arg(long, default_value_t = 1000)]
     pub temperatures: usize,
     /// Chains of annealed importance sampling (method ais), run in parallel.
     #[arg(long, default_value_t = 64)]
     pub chains: usize,
+    /// Transitions of annealed importance sampling (method ais): hmc (Hamiltonian moves with the
+    /// mixture index summed out, and re-seeding of a component from its prior), gibbs (sweeps
+    /// over the index and each conjugate parameter, the weights integrated out), or auto: hmc
+    /// unless a prior has a Gamma shape or a Beta or Dirichlet concentration below 1 (such as
+    /// Gamma(0.001, 0.001) or Dirichlet(0.001)), whose draws Hamiltonian moves do not bring back.
+    #[arg(long = "ais-moves", default_value = "auto", value_name = "MOVES")]
+    pub ais_moves: String,
     /// Rank models whose bounds are of different kinds (exact ELBO, lower bound, approximate);
     /// without it such a comparison is refused with each model's kind and the variables that
     /// make it so.

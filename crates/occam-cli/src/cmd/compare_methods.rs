@@ -106,6 +106,7 @@ pub fn run(
         max_assignments: a.max_assignments,
         temperatures: a.temperatures,
         chains: a.chains,
+        ais_moves: occam::evidence::AisMoves::parse(&a.ais_moves)?,
         folds: a.folds,
         ..Options::default()
     };

@@ -143,7 +143,7 @@ fn in_logs(flat: &Flat, p: usize) -> bool {
 }
 
 /// ln of a Gamma(shape, rate) draw, exact for shapes far below 1.
-fn ln_gamma_draw(shape: f64, rate: f64, rng: &mut StdRng) -> f64 {
+pub(crate) fn ln_gamma_draw(shape: f64, rate: f64, rng: &mut StdRng) -> f64 {
     let g = |a: f64, rng: &mut StdRng| {
         Gamma::new(a, 1.0)
             .map(|d| d.sample(rng))

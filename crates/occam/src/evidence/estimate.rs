@@ -62,8 +62,9 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
         Method::Laplace => match q_mean(&flat, fitted).and_then(|t| laplace::laplace(&flat, &t)) {
             Ok(l) => {
                 let mut note = format!(
-                    "ln p(D,θ*) = {:.4}, ln|A| = {:.4}, d = {}, max|∇| {:.1e}",
-                    l.log_joint, l.log_det, l.dim, l.gradient
+                    "ln p(D,θ*) = {:.4}, ln|A| = {:.4}, d = {}, max|∇| {:.1e}, mode {:.1} sd from \
+                     q's mean",
+                    l.log_joint, l.log_det, l.dim, l.gradient, l.moved
                 );
                 if let Some(r) = &l.relabel {
                     note += &format!("; +{:.4} nats relabelling, {}", r.log_count, r.note);
@@ -165,9 +166,34 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
         }
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
-                let s = ais::ais(&flat, opts.temperatures, opts.chains, opts.seed);
+                let moves = match opts.ais_moves {
+                    AisMoves::Auto if vague(&flat) => AisMoves::Gibbs,
+                    AisMoves::Auto => AisMoves::Hmc,
+                    m => m,
+                };
+                let (s, how) = match moves {
+                    AisMoves::Gibbs | AisMoves::Auto => (
+                        ais::ais(&flat, opts.temperatures, opts.chains, opts.seed),
+                        "Gibbs sweeps".to_string(),
+                    ),
+                    AisMoves::Hmc => {
+                        let c = collapsed::Collapsed::new(&flat);
+                        let a = ais_hmc::ais_hmc(&c, opts.temperatures, opts.chains, opts.seed);
+                        let how = format!(
+                            "z summed out, HMC ({} leapfrog, acceptance {:.2}){}",
+                            ais_hmc::LEAPFROG,
+                            a.acceptance,
+                            if flat.weights.is_some() && flat.k > 1 {
+                                format!(" and re-seeding ({:.1} per chain)", a.reseeds)
+                            } else {
+                                String::new()
+                            }
+                        );
+                        (a.sampled, how)
+                    }
+                };
                 let note = format!(
-                    "{} chains × {} temperatures from the prior, Gibbs sweeps, ESS {:.0}",
+                    "{} chains × {} temperatures from the prior, {how}, ESS {:.0}",
                     opts.chains, opts.temperatures, s.ess
                 );
                 let few = (s.ess < RELIABLE_ESS.min(opts.chains as f64 / 4.0)).then_some(
@@ -209,6 +235,17 @@ fn flagged(
         note += &format!("; {UNRELIABLE}: {f}");
     }
     (note, !flags.is_empty())
+}
+
+/// Whether a prior has a Gamma shape or a Beta or Dirichlet concentration below 1 (see
+/// [`AisMoves::Auto`]).
+fn vague(flat: &flat::Flat) -> bool {
+    flat.params.iter().any(|p| match p.prior {
+        flat::Prior::Gamma { shape, .. } => shape < 1.0,
+        flat::Prior::Beta { a, b } => a.min(b) < 1.0,
+        flat::Prior::Dirichlet { alpha, .. } => alpha < 1.0,
+        flat::Prior::Gaussian { .. } | flat::Prior::NormalGamma { .. } => false,
+    })
 }
 
 /// `e` with its [`Estimate::unreliable`] flag set to `unreliable`.

@@ -53,6 +53,9 @@ pub(crate) struct Laplace {
     pub relabel: Option<Relabel>,
     /// max |∇F| at η*.
     pub gradient: f64,
+    /// How far the mode lies from the start (q's mean): max_j |η*_j − η0_j| / sd_j, sd_j² the
+    /// j-th diagonal entry of A⁻¹. Far beyond a few sds the MAP is another mode than q's.
+    pub moved: f64,
 }
 
 /// The Hessian ∇∇F at `eta` by central differences of the gradient, coordinate j stepped by
@@ -104,6 +107,7 @@ fn cholesky(a: &Mat<f64>) -> Option<(f64, Mat<f64>)> {
 /// Laplace's approximation from the starting point `theta0` (q's mean).
 pub(crate) fn laplace(flat: &Flat, theta0: &Theta) -> Result<Laplace, NotApplicable> {
     let eta0 = to_eta(flat, theta0);
+    let start = eta0.clone();
     let d = eta0.len();
     let mut g = vec![0.0; d];
     if !log_joint(flat, &eta0, Some(&mut g)).is_finite() || g.iter().any(|v| !v.is_finite()) {
@@ -180,7 +184,13 @@ pub(crate) fn laplace(flat: &Flat, theta0: &Theta) -> Result<Laplace, NotApplica
     if let Some(r) = &relabel {
         value += r.log_count;
     }
+    let sd = |j: usize| match &inv {
+        Some(inv) => inv[(j, j)].sqrt(),
+        None => a[(j, j)].abs().recip().sqrt(),
+    };
+    let moved = (0..d).fold(0.0f64, |m, j| m.max((eta[j] - start[j]).abs() / sd(j)));
     Ok(Laplace {
+        moved,
         log_evidence: value,
         log_joint: f,
         log_det,

@@ -198,8 +198,32 @@ pub fn new_rows(
             fitted.file_name, fitted.model.variables[chain].name
         )));
     }
+    nothing_observed(fitted)?;
     let (loaded, mut fresh, ancestral) = prepare_new_rows(fitted, c, new, sizes, opts)?;
     predict_compiled(&loaded, &mut fresh, &targets(&loaded), opts, &ancestral)
+}
+
+/// An error, naming the model's file and its stochastic variables, when it observes none: its
+/// predictive for new rows would be empty (before, `--predict-out` then wrote nothing and said
+/// nothing).
+fn nothing_observed(fitted: &Loaded) -> Result<()> {
+    if !targets(fitted).is_empty() {
+        return Ok(());
+    }
+    let names: Vec<&str> = fitted
+        .model
+        .variables
+        .iter()
+        .filter(|v| matches!(v.node, Node::Stochastic { .. }))
+        .map(|v| v.name.as_str())
+        .collect();
+    let example = names.last().copied().unwrap_or("y");
+    Err(Error::Usage(format!(
+        "{}: nothing to predict: the model observes no variable (stochastic: {}); give one its \
+         data (--data {example}=FILE) or add a line `observe {example}`",
+        fitted.file_name,
+        names.join(", ")
+    )))
 }
 
 /// The model compiled for new rows with the fitted parameters, and which nodes the predictive

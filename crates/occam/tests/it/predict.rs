@@ -156,3 +156,32 @@ fn a_warm_start_from_a_stopped_fit_needs_at_most_the_remaining_iterations() {
         );
     }
 }
+
+#[test]
+fn predicting_from_a_model_that_observes_nothing_is_an_error() {
+    // REGRESSION without its `observe` line and without y's data: nothing is observed, and the
+    // predictive of new rows would be empty (it was returned empty and written as nothing).
+    let text = REGRESSION.replace("observe y\n", "");
+    let mut d = DataSet::new();
+    let x = regression_data(false).tables["X"].clone();
+    d.tables.insert("X".into(), x.clone());
+    let f = Model::from_source("reg.occam", &text, &d)
+        .unwrap()
+        .fit(&Settings::default())
+        .unwrap();
+    let mut new = DataSet::new();
+    new.tables.insert("X".into(), x);
+    let e = f
+        .predict(&new, &Default::default(), &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("reg.occam") && e.contains("nothing to predict") && e.contains("observe y"),
+        "{e}"
+    );
+    // With y observed the same call predicts.
+    let p = regression(false)
+        .predict(&new, &Default::default(), &Default::default())
+        .unwrap();
+    assert_eq!(p.len(), 1);
+}
