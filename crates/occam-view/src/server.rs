@@ -14,6 +14,7 @@ use crate::{api, token, Options};
 
 const PAGE: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
+const PLOTS: &str = include_str!("assets/plots.js");
 const STYLE: &str = include_str!("assets/style.css");
 
 /// The largest request body read (a model text is a few kB).
@@ -154,7 +155,7 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
         (Method::Get, "/") => {
             let page = PAGE
                 .replace("/*STYLE*/", STYLE)
-                .replace("/*SCRIPT*/", SCRIPT);
+                .replace("/*SCRIPT*/", &format!("{PLOTS}\n{SCRIPT}"));
             respond(request, 200, "text/html; charset=utf-8", page)
         }
         (Method::Get, "/api/status") => respond_json(request, api::status(session)),

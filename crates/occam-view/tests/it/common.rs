@@ -30,8 +30,13 @@ pub struct Running {
 }
 
 pub fn start(model: &str, data: &[String]) -> Running {
+    start_at(&examples().join(model), data)
+}
+
+/// A running view of the model file `model`.
+pub fn start_at(model: &std::path::Path, data: &[String]) -> Running {
     let setup = Setup {
-        model: examples().join(model),
+        model: model.to_path_buf(),
         data: data.to_vec(),
         settings: settings(),
     };
