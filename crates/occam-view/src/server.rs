@@ -72,7 +72,13 @@ impl View {
         &self.session
     }
 
-    /// Answers requests, each on a thread of its own, until the process ends.
+    /// Makes [`View::serve`] return (after the requests in hand).
+    pub fn stop(&self) {
+        self.server.unblock();
+    }
+
+    /// Answers requests, each on a thread of its own, until the process ends or
+    /// [`View::stop`].
     pub fn serve(&self) {
         for request in self.server.incoming_requests() {
             let session = Arc::clone(&self.session);

@@ -72,3 +72,62 @@ fn view_prints_a_local_url_with_a_token_and_serves_it() {
     assert!(page.starts_with("HTTP/1.1 200"), "{page}");
     assert!(page.contains("occam view"));
 }
+
+#[test]
+fn fit_view_serves_the_running_fit_prints_its_summary_and_keeps_serving() {
+    let want = json(&succeeded(occam().args([
+        "fit",
+        "examples/vibes_tutorial/mixture.occam",
+        "--json",
+    ])));
+    let child = Command::new(assert_cmd::cargo::cargo_bin("occam"))
+        .current_dir(root())
+        .args(["fit", "examples/vibes_tutorial/mixture.occam", "--view"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Killed(child);
+    let mut out = BufReader::new(child.0.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("occam fit --view: open ")
+        .expect(&line);
+    let rest = url.strip_prefix("http://127.0.0.1:").expect(&line);
+    let (port, token) = rest.split_once("/?token=").expect(&line);
+    // The summary follows when the fit ends: fit's own, with its bound.
+    let mut summary = String::new();
+    while !summary.contains("iterations") {
+        let mut l = String::new();
+        assert!(out.read_line(&mut l).unwrap() > 0, "no summary: {summary}");
+        summary.push_str(&l);
+    }
+    let bound = want["bound"].as_f64().unwrap();
+    assert!(
+        summary.contains(&format!("lower bound L = {bound:.6} after")),
+        "{summary}"
+    );
+    let get = |path: &str| {
+        let mut s = TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text
+    };
+    // After the summary, the view still answers, with the same fit.
+    let status = get(&format!("/api/status?token={token}"));
+    let body: serde_json::Value =
+        serde_json::from_str(status.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(body["state"], "done", "{body}");
+    assert_eq!(body["bound"].as_f64().unwrap(), bound);
+    let mu = get(&format!("/api/posterior/mu?token={token}"));
+    let mu: serde_json::Value = serde_json::from_str(mu.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(mu["variable"], want["variables"]["mu"]);
+    assert!(get("/api/status").starts_with("HTTP/1.1 403"));
+}
