@@ -32,6 +32,19 @@ impl View {
     /// Binds `opts`' address (refusing a non-loopback one without `expose`), draws the token and
     /// starts the first fit of the session's model.
     pub fn start(session: Arc<Session>, opts: &Options) -> Result<View> {
+        let view = View::bind(session, opts)?;
+        let (source, args, data) = {
+            let st = view.session.state();
+            (st.source.clone(), st.data_args.clone(), st.data.clone())
+        };
+        // A model that does not check still opens: the page shows its diagnostics.
+        let _ = view.session.refit(source, args, data);
+        Ok(view)
+    }
+
+    /// Binds `opts`' address for `session` as it is (a finished fit is shown, nothing is
+    /// started).
+    pub fn bind(session: Arc<Session>, opts: &Options) -> Result<View> {
         let want = opts.address()?;
         let server = Server::http(want)
             .map_err(|e| Error::Usage(format!("cannot listen on {want}: {e}")))?;
@@ -43,12 +56,6 @@ impl View {
             Some(t) => t.clone(),
             None => token::fresh()?,
         };
-        let (source, args, data) = {
-            let st = session.state();
-            (st.source.clone(), st.data_args.clone(), st.data.clone())
-        };
-        // A model that does not check still opens: the page shows its diagnostics.
-        let _ = session.refit(source, args, data);
         Ok(View {
             server: Arc::new(server),
             session,

@@ -72,11 +72,12 @@ function drawGraph(g) {
 }
 
 // ---------------------------------------------------------------- the bound trace
-const trace = { series: new Map(), warnings: [], source: null, pending: false };
+const trace = { series: new Map(), warnings: [], marks: [], source: null, pending: false };
 
 function resetTrace() {
   trace.series.clear();
   trace.warnings = [];
+  trace.marks = [];
   $("warnings").innerHTML = "";
   drawTrace();
 }
@@ -122,7 +123,14 @@ function drawTrace() {
     k += 1;
   }
   for (const w of trace.warnings) {
-    if (w.x !== undefined) el("circle", { cx: sx(w.x), cy: sy(w.bound), r: 4, class: "warn-dot" }, svg);
+    if (w.x === undefined) continue;
+    const dot = el("circle", { cx: sx(w.x), cy: sy(w.bound), r: 4, class: "warn-dot", "data-iteration": w.iteration }, svg);
+    el("title", {}, dot, w.message);
+  }
+  // Where the kept run's pruning began: the components it deleted, at that sweep.
+  for (const m of trace.marks) {
+    el("line", { x1: sx(m.x), x2: sx(m.x), y1: T, y2: H - B, class: "prune-mark", "data-iteration": m.x }, svg);
+    el("text", { x: sx(m.x) - 4, y: H - B - 6, "text-anchor": "end", class: "tick prune-label" }, svg, m.text);
   }
 }
 
@@ -158,7 +166,11 @@ function follow() {
     $("state").textContent = `L = ${d.bound} after ${d.iterations} iterations${d.converged ? "" : " (not converged)"}`;
     $("state").className = "done";
     es.close();
-    drawTrace(); // the whole trace now, without waiting for an animation frame
+    const pruned = (d.components || []).filter((c) => c.in_use < c.total);
+    if (d.prune_start !== null && d.prune_start !== undefined && pruned.length) {
+      trace.marks.push({ x: d.prune_start, text: "pruned: " + pruned.map((c) => `${c.variable} ${c.in_use}/${c.total} in use`).join(", ") });
+    }
+    drawTrace(); // the whole trace now, without waiting for the redraw timer
     if (current) showPosterior(current);
   });
   es.addEventListener("error", (ev) => {

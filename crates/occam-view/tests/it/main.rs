@@ -5,3 +5,4 @@ mod cdp;
 mod common;
 mod endpoints;
 mod security;
+mod warnings;
