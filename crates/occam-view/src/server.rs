@@ -178,7 +178,9 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
             let name = unescape(&p["/api/posterior/".len()..]);
             respond_json(request, api::posterior(session, &name))
         }
-        (Method::Post, "/api/check") | (Method::Post, "/api/fit") => {
+        (Method::Post, "/api/check")
+        | (Method::Post, "/api/fit")
+        | (Method::Post, "/api/compare") => {
             let mut body = String::new();
             let read = request.as_reader().take(MAX_BODY).read_to_string(&mut body);
             let parsed: Option<Value> = read.ok().and_then(|_| serde_json::from_str(&body).ok());
@@ -188,10 +190,10 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
                     (400, serde_json::json!({"error": "the body must be JSON"})),
                 );
             };
-            let reply = if path == "/api/check" {
-                api::check(session, &body)
-            } else {
-                api::fit(session, &body)
+            let reply = match path.as_str() {
+                "/api/check" => api::check(session, &body),
+                "/api/compare" => crate::compare::compare(session, &body),
+                _ => api::fit(session, &body),
             };
             respond_json(request, reply)
         }

@@ -132,23 +132,10 @@ impl Session {
     /// as the command line's `--data`), refusing a file outside the model's folder and the
     /// start-up data's folders.
     pub fn data_of(&self, args: &[String]) -> Result<DataSet> {
-        let base = &self.base;
         let mut resolved = Vec::new();
         for a in args {
             let (name, file, _) = occam::data::parse_data_arg(a)?;
-            let full = if file.is_absolute() {
-                file.clone()
-            } else {
-                base.join(&file)
-            };
-            let canon = full.canonicalize().map_err(|e| Error::io(&full, e))?;
-            if !self.roots.iter().any(|r| canon.starts_with(r)) {
-                return Err(Error::Io {
-                    path: file,
-                    message: "refused: outside the model's folder and the folders of its data"
-                        .into(),
-                });
-            }
+            let full = self.resolve_path(&file)?;
             // Keep the selection after the file name (FILE:COLUMNS@ROWS).
             let rest = &a[a.find('=').map_or(0, |i| i + 1)..];
             let tail = rest
@@ -157,6 +144,33 @@ impl Session {
             resolved.push(format!("{name}={}{tail}", full.display()));
         }
         DataSet::from_args(&resolved)
+    }
+
+    /// `file` (relative: against the working directory the view started in) if it lies in
+    /// the folders the page may read; an error that starts with "refused" otherwise.
+    pub fn resolve(&self, file: &str) -> Result<PathBuf> {
+        self.resolve_path(Path::new(file))
+    }
+
+    fn resolve_path(&self, file: &Path) -> Result<PathBuf> {
+        let full = if file.is_absolute() {
+            file.to_path_buf()
+        } else {
+            self.base.join(file)
+        };
+        let canon = full.canonicalize().map_err(|e| Error::io(&full, e))?;
+        if !self.roots.iter().any(|r| canon.starts_with(r)) {
+            return Err(Error::Io {
+                path: file.to_path_buf(),
+                message: "refused: outside the model's folder and the folders of its data".into(),
+            });
+        }
+        Ok(full)
+    }
+
+    /// The settings of every fit the view runs.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// Whether `path` lies inside the folders the page may read.

@@ -131,3 +131,112 @@ fn fit_view_serves_the_running_fit_prints_its_summary_and_keeps_serving() {
     assert_eq!(mu["variable"], want["variables"]["mu"]);
     assert!(get("/api/status").starts_with("HTTP/1.1 403"));
 }
+
+/// POST `path` with a JSON body to a server on `addr`; the reply's JSON.
+fn post(addr: std::net::SocketAddr, path: &str, body: &serde_json::Value) -> serde_json::Value {
+    let mut s = TcpStream::connect(addr).unwrap();
+    let body = body.to_string();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap();
+    let rest = if head.to_ascii_lowercase().contains("chunked") {
+        // One chunk, then the empty one.
+        let (_, after) = rest.split_once("\r\n").unwrap();
+        after.rsplit_once("\r\n0\r\n").unwrap().0.to_string()
+    } else {
+        rest.to_string()
+    };
+    serde_json::from_str(&rest).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn the_compare_view_gives_the_numbers_of_compare_json() {
+    let cli = json(&succeeded(occam().args([
+        "compare",
+        "examples/vibes_tutorial/mixture.occam",
+        "--plate",
+        "K=1..3",
+        "--method",
+        "vb,bic",
+        "--json",
+    ])));
+    let token = "0123456789abcdef0123456789abcdef";
+    let view = std::sync::Arc::new(
+        occam_view::start(
+            occam_view::Setup {
+                model: root().join("examples/vibes_tutorial/mixture.occam"),
+                data: vec![],
+                settings: occam::Settings::default(),
+            },
+            &occam_view::Options {
+                token: Some(token.into()),
+                ..Default::default()
+            },
+        )
+        .unwrap(),
+    );
+    let serving = std::sync::Arc::clone(&view);
+    std::thread::spawn(move || serving.serve());
+    let page = post(
+        view.addr(),
+        &format!("/api/compare?token={token}"),
+        &serde_json::json!({"plate": "K=1..3", "methods": ["vb", "bic"]}),
+    );
+    let (a, b) = (
+        page["models"].as_array().expect("models"),
+        cli["models"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), 3);
+    assert_eq!(a.len(), b.len());
+    for (p, c) in a.iter().zip(b) {
+        let (pn, cn) = (p["model"].as_str().unwrap(), c["model"].as_str().unwrap());
+        assert!(pn.ends_with(cn), "{pn} vs {cn}");
+        assert_eq!(p["bound"], c["bound"]);
+        assert_eq!(p["iterations"], c["iterations"]);
+        for (pe, ce) in p["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(c["evidence"].as_array().unwrap())
+        {
+            for key in [
+                "method",
+                "kind",
+                "log_evidence",
+                "se",
+                "probability",
+                "note",
+            ] {
+                assert_eq!(pe[key], ce[key], "{key} of {cn}: {pe} vs {ce}");
+            }
+        }
+    }
+    let probs: f64 = a
+        .iter()
+        .map(|m| m["evidence"][0]["probability"].as_f64().unwrap())
+        .sum();
+    assert!((probs - 1.0).abs() < 1e-12);
+    for (k, v) in cli["best"].as_object().unwrap() {
+        assert!(page["best"][k]
+            .as_str()
+            .unwrap()
+            .ends_with(v.as_str().unwrap()));
+    }
+    // Model files named by the page obey the folder rule.
+    let refused = post(
+        view.addr(),
+        &format!("/api/compare?token={token}"),
+        &serde_json::json!({"models": ["/etc/hostname"]}),
+    );
+    assert!(
+        refused["error"].as_str().unwrap().contains("refused"),
+        "{refused}"
+    );
+}
