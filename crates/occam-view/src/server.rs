@@ -15,6 +15,7 @@ use crate::{api, token, Options};
 const PAGE: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const PLOTS: &str = include_str!("assets/plots.js");
+const COMPARE: &str = include_str!("assets/compare.js");
 const STYLE: &str = include_str!("assets/style.css");
 
 /// The largest request body read (a model text is a few kB).
@@ -168,7 +169,7 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
         (Method::Get, "/") => {
             let page = PAGE
                 .replace("/*STYLE*/", STYLE)
-                .replace("/*SCRIPT*/", &format!("{PLOTS}\n{SCRIPT}"));
+                .replace("/*SCRIPT*/", &format!("{PLOTS}\n{COMPARE}\n{SCRIPT}"));
             respond(request, 200, "text/html; charset=utf-8", page)
         }
         (Method::Get, "/api/status") => respond_json(request, api::status(session)),

@@ -311,6 +311,7 @@ function start() {
   });
   $("check").addEventListener("click", check);
   $("fit").addEventListener("click", refit);
+  $("compare").addEventListener("click", runCompare);
   const ed = $("editor");
   ed.addEventListener("input", () => renderUnderlay([]));
   ed.addEventListener("scroll", () => { $("underlay").scrollTop = ed.scrollTop; $("underlay").scrollLeft = ed.scrollLeft; });
