@@ -86,6 +86,14 @@ function resetTrace() {
 // twenty batches a second, and a hidden or headless page (which runs no animation frames) still
 // shows the chart growing.
 const REDRAW_MS = 100;
+// A series keeps at most MAX_KEPT points, so a long fast fit keeps the page's memory bounded:
+// past it, every other point of its older half is dropped (the newest sweeps stay whole).
+const MAX_KEPT = 4000;
+function thin(s) {
+  const half = s.length >> 1, kept = s.slice(0, half).filter((_, i) => i % 2 === 0).concat(s.slice(half));
+  s.length = 0;
+  for (const p of kept) s.push(p);
+}
 function scheduleTrace() {
   if (trace.pending) return;
   trace.pending = true;
@@ -98,12 +106,13 @@ function drawTrace() {
   const W = 520, H = 260, L = 70, R = 10, T = 10, B = 30;
   let n = 0, lo = Infinity, hi = -Infinity;
   for (const s of trace.series.values()) {
-    n = Math.max(n, s.length);
+    n = Math.max(n, s.n);
     for (const [, b] of s) { lo = Math.min(lo, b); hi = Math.max(hi, b); }
   }
   el("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }, svg);
   el("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }, svg);
-  svg.dataset.points = [...trace.series.values()].reduce((a, s) => a + s.length, 0);
+  svg.dataset.points = [...trace.series.values()].reduce((a, s) => a + s.n, 0);
+  svg.dataset.kept = [...trace.series.values()].reduce((a, s) => a + s.length, 0);
   if (n === 0) return;
   // The bound's first sweeps dwarf the rest: show the range of the later half with a margin.
   const tail = [...trace.series.values()].flatMap((s) => s.slice(Math.floor(s.length / 4)).map((p) => p[1]));
@@ -145,7 +154,9 @@ function follow() {
       if (!trace.series.has(key)) trace.series.set(key, []);
       // x: the series' own sweep count (pruning trials restart their iteration numbers).
       const s = trace.series.get(key);
-      s.push([s.length + 1, b]);
+      s.n = (s.n || 0) + 1;
+      s.push([s.n, b]);
+      if (s.length > MAX_KEPT) thin(s);
     }
     scheduleTrace();
   });
@@ -153,7 +164,7 @@ function follow() {
     const w = JSON.parse(ev.data);
     if (w.iteration !== undefined) {
       const key = w.stage === "sweeps" ? `${w.restart + 1}` : `${w.restart + 1} (${w.stage})`;
-      w.x = (trace.series.get(key) || []).length;
+      w.x = (trace.series.get(key) || { n: 0 }).n;
     }
     trace.warnings.push(w);
     const li = document.createElement("li");

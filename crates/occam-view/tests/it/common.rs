@@ -35,10 +35,15 @@ pub fn start(model: &str, data: &[String]) -> Running {
 
 /// A running view of the model file `model`.
 pub fn start_at(model: &std::path::Path, data: &[String]) -> Running {
+    start_with(model, data, settings())
+}
+
+/// A running view of the model file `model` whose fits use `settings`.
+pub fn start_with(model: &std::path::Path, data: &[String], settings: Settings) -> Running {
     let setup = Setup {
         model: model.to_path_buf(),
         data: data.to_vec(),
-        settings: settings(),
+        settings,
     };
     let opts = Options {
         token: Some(TOKEN.into()),

@@ -5,5 +5,6 @@ mod browser_compare;
 mod cdp;
 mod common;
 mod endpoints;
+mod responsive;
 mod security;
 mod warnings;
