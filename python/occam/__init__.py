@@ -248,6 +248,19 @@ class Result:
         """The text summary ``occam fit`` prints."""
         return self._fitted.summary()
 
+    def view(self, port=0, open_browser=False, height=720):
+        """``occam view``'s page on this fit, served on 127.0.0.1 (``port`` 0: a free one) with a
+        random token, from a thread of this process until the returned :class:`View`'s
+        ``stop()``: the model graph, the bound trace, each node's posterior and an editor that
+        re-checks and re-fits. In Jupyter, the returned object displays inline (an IFrame to the
+        page, ``height`` pixels tall); ``open_browser=True`` also opens it in the browser."""
+        from ._view import View
+        v = View(_occam.view_fitted(self._fitted, _check_int("port", port, 0)), height)
+        if open_browser:
+            import webbrowser
+            webbrowser.open(v.url)
+        return v
+
     def __repr__(self):
         return f"<occam.Result bound={self.bound:.6g} iterations={self.iterations} converged={self.converged}>"
 

@@ -18,6 +18,7 @@ mod nn;
 mod observe;
 mod regression;
 mod shard;
+mod view;
 
 use pyo3::prelude::*;
 
@@ -28,6 +29,8 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fitted::PyFitted>()?;
     m.add_class::<shard::PyShard>()?;
     m.add_class::<shard::PyEpochOrder>()?;
+    m.add_class::<view::PyView>()?;
+    m.add_function(wrap_pyfunction!(view::view_fitted, m)?)?;
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;
     m.add_function(wrap_pyfunction!(evidence::compare_evidence, m)?)?;
     m.add_function(wrap_pyfunction!(fitted::probabilities, m)?)?;

@@ -40,6 +40,7 @@ fn main() -> occam::Result<()> {
         candidate_starts: false,
         ..Settings::default()
     };
+    let (mut total_plain, mut total_watched) = (0.0, 0.0);
     for r in 0..repeats {
         let (c0, t0) = (cpu(), Instant::now());
         let plain = model.fit(&settings)?;
@@ -55,6 +56,8 @@ fn main() -> occam::Result<()> {
         let _ = page.join();
         let (c2, t2) = (cpu(), Instant::now());
         assert_eq!(plain.bound(), watched.bound());
+        total_plain += c1 - c0;
+        total_watched += c2 - c1;
         let events = trace.events().len();
         println!(
             "run {r}: {} sweeps; unobserved {:.2} s CPU ({:.2} s wall), observed {:.2} s CPU \
@@ -67,5 +70,10 @@ fn main() -> occam::Result<()> {
             (c2 - c1) / (c1 - c0)
         );
     }
+    println!(
+        "total over {repeats} runs: unobserved {total_plain:.2} s CPU, observed {total_watched:.2} s \
+         CPU, {:+.1}%",
+        100.0 * (total_watched / total_plain - 1.0)
+    );
     Ok(())
 }

@@ -54,7 +54,8 @@ pub fn graph(s: &Session) -> Reply {
 }
 
 /// `GET /api/posterior/NAME`: the variable's entry of `occam fit --json` (same serializer), and
-/// for a chain its per-step report (`chains` of the same report).
+/// for a chain its per-step report (`chains` of the same report), for an ARD precision its
+/// relevances (`ard` of the same report).
 pub fn posterior(s: &Session, name: &str) -> Reply {
     let st = s.state();
     let Some(f) = &st.fitted else {
@@ -80,12 +81,18 @@ pub fn posterior(s: &Session, name: &str) -> Reply {
         .into_iter()
         .find(|ch| ch.variable == name)
         .map(|ch| ch.to_json());
+    // An ARD precision: its entry of the report's `ard` list (relevance of each column).
+    let ard = occam::latent::ard::ard(loaded, c)
+        .into_iter()
+        .find(|a| a.variable == name)
+        .and_then(|a| serde_json::to_value(a).ok());
     (
         200,
         json!({
             "name": name,
             "variable": occam_report::json::variable(loaded, c, v),
             "chain": chain,
+            "ard": ard,
         }),
     )
 }

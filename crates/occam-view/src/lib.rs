@@ -21,10 +21,12 @@
 //! - [`session`]: the model text, its data, the current fit and its trace.
 //! - [`trace`]: the bound per sweep as server-sent events, throttled.
 //! - [`api`]: the JSON of each endpoint.
+//! - [`compare`]: the compare view (a plate sweep or several models, by evidence methods).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod compare;
 pub mod session;
 pub mod trace;
 

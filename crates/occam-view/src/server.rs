@@ -14,6 +14,8 @@ use crate::{api, token, Options};
 
 const PAGE: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
+const PLOTS: &str = include_str!("assets/plots.js");
+const COMPARE: &str = include_str!("assets/compare.js");
 const STYLE: &str = include_str!("assets/style.css");
 
 /// The largest request body read (a model text is a few kB).
@@ -31,6 +33,19 @@ impl View {
     /// Binds `opts`' address (refusing a non-loopback one without `expose`), draws the token and
     /// starts the first fit of the session's model.
     pub fn start(session: Arc<Session>, opts: &Options) -> Result<View> {
+        let view = View::bind(session, opts)?;
+        let (source, args, data) = {
+            let st = view.session.state();
+            (st.source.clone(), st.data_args.clone(), st.data.clone())
+        };
+        // A model that does not check still opens: the page shows its diagnostics.
+        let _ = view.session.refit(source, args, data);
+        Ok(view)
+    }
+
+    /// Binds `opts`' address for `session` as it is (a finished fit is shown, nothing is
+    /// started).
+    pub fn bind(session: Arc<Session>, opts: &Options) -> Result<View> {
         let want = opts.address()?;
         let server = Server::http(want)
             .map_err(|e| Error::Usage(format!("cannot listen on {want}: {e}")))?;
@@ -42,12 +57,6 @@ impl View {
             Some(t) => t.clone(),
             None => token::fresh()?,
         };
-        let (source, args, data) = {
-            let st = session.state();
-            (st.source.clone(), st.data_args.clone(), st.data.clone())
-        };
-        // A model that does not check still opens: the page shows its diagnostics.
-        let _ = session.refit(source, args, data);
         Ok(View {
             server: Arc::new(server),
             session,
@@ -71,7 +80,13 @@ impl View {
         &self.session
     }
 
-    /// Answers requests, each on a thread of its own, until the process ends.
+    /// Makes [`View::serve`] return (after the requests in hand).
+    pub fn stop(&self) {
+        self.server.unblock();
+    }
+
+    /// Answers requests, each on a thread of its own, until the process ends or
+    /// [`View::stop`].
     pub fn serve(&self) {
         for request in self.server.incoming_requests() {
             let session = Arc::clone(&self.session);
@@ -154,7 +169,7 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
         (Method::Get, "/") => {
             let page = PAGE
                 .replace("/*STYLE*/", STYLE)
-                .replace("/*SCRIPT*/", SCRIPT);
+                .replace("/*SCRIPT*/", &format!("{PLOTS}\n{COMPARE}\n{SCRIPT}"));
             respond(request, 200, "text/html; charset=utf-8", page)
         }
         (Method::Get, "/api/status") => respond_json(request, api::status(session)),
@@ -164,7 +179,9 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
             let name = unescape(&p["/api/posterior/".len()..]);
             respond_json(request, api::posterior(session, &name))
         }
-        (Method::Post, "/api/check") | (Method::Post, "/api/fit") => {
+        (Method::Post, "/api/check")
+        | (Method::Post, "/api/fit")
+        | (Method::Post, "/api/compare") => {
             let mut body = String::new();
             let read = request.as_reader().take(MAX_BODY).read_to_string(&mut body);
             let parsed: Option<Value> = read.ok().and_then(|_| serde_json::from_str(&body).ok());
@@ -174,10 +191,10 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
                     (400, serde_json::json!({"error": "the body must be JSON"})),
                 );
             };
-            let reply = if path == "/api/check" {
-                api::check(session, &body)
-            } else {
-                api::fit(session, &body)
+            let reply = match path.as_str() {
+                "/api/check" => api::check(session, &body),
+                "/api/compare" => crate::compare::compare(session, &body),
+                _ => api::fit(session, &body),
             };
             respond_json(request, reply)
         }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use occam::{DataSet, Error, Fitted, Model, Result, Settings};
+use occam::{DataSet, Error, Fitted, Model, Outcome, Result, Settings};
 use occam_report::FittedReport;
 use serde_json::json;
 
@@ -18,6 +18,10 @@ pub struct Session {
     settings: Settings,
     /// Folders the page may name data files in: the model's, and each start-up data file's.
     roots: Vec<PathBuf>,
+    /// What the page's relative data paths are relative to: the working directory the view
+    /// started in, as for the command line's `--data` (so the page can send back the
+    /// arguments the view started with).
+    base: PathBuf,
     state: Mutex<State>,
 }
 
@@ -62,6 +66,7 @@ impl Session {
             path: setup.model,
             settings: setup.settings,
             roots,
+            base: std::env::current_dir().map_err(|e| Error::io(Path::new("."), e))?,
             state: Mutex::new(State {
                 source,
                 data_args: setup.data,
@@ -75,6 +80,44 @@ impl Session {
         })
     }
 
+    /// A session showing a fit made elsewhere (Python's `Result.view()`): its model text and
+    /// data, its posteriors, and its bound trace as the trace of one finished run. The page may
+    /// name data files only in the model file's folder (none for a model from text); its editor
+    /// re-fits with `settings`. `outcome` is the run's own (a fit read back from its saved form
+    /// keeps its bound and posteriors but not its bound trace).
+    pub fn from_fitted(fitted: Fitted, outcome: &Outcome, settings: Settings) -> Session {
+        let loaded = fitted.loaded();
+        let roots = folder_of(&loaded.path).into_iter().collect();
+        let trace = Trace::new();
+        let points: Vec<serde_json::Value> = outcome
+            .bound_trace
+            .iter()
+            .enumerate()
+            .map(|(i, b)| json!([0, "sweeps", i + 1, b]))
+            .collect();
+        trace.push("points", &serde_json::Value::Array(points));
+        for w in &outcome.warnings {
+            trace.push("warning", &json!({"message": w.to_string()}));
+        }
+        trace.end("done", &done_json(&fitted, outcome));
+        Session {
+            path: loaded.path.clone(),
+            settings,
+            roots,
+            base: std::env::current_dir().unwrap_or_default(),
+            state: Mutex::new(State {
+                source: loaded.source.clone(),
+                data_args: Vec::new(),
+                data: loaded.data.clone(),
+                model: Some(fitted.model()),
+                fitted: Some(fitted),
+                error: None,
+                generation: 1,
+                trace: Arc::new(trace),
+            }),
+        }
+    }
+
     /// The state, locked.
     pub fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -85,26 +128,14 @@ impl Session {
         Model::from_edited(&self.path, source, data)
     }
 
-    /// The data of `args` (paths relative to the model's folder), refusing a file outside the
-    /// model's folder and the start-up data's folders.
+    /// The data of `args` (relative paths against the working directory the view started in,
+    /// as the command line's `--data`), refusing a file outside the model's folder and the
+    /// start-up data's folders.
     pub fn data_of(&self, args: &[String]) -> Result<DataSet> {
-        let base = self.path.parent().unwrap_or(Path::new("."));
         let mut resolved = Vec::new();
         for a in args {
             let (name, file, _) = occam::data::parse_data_arg(a)?;
-            let full = if file.is_absolute() {
-                file.clone()
-            } else {
-                base.join(&file)
-            };
-            let canon = full.canonicalize().map_err(|e| Error::io(&full, e))?;
-            if !self.roots.iter().any(|r| canon.starts_with(r)) {
-                return Err(Error::Io {
-                    path: file,
-                    message: "refused: outside the model's folder and the folders of its data"
-                        .into(),
-                });
-            }
+            let full = self.resolve_path(&file)?;
             // Keep the selection after the file name (FILE:COLUMNS@ROWS).
             let rest = &a[a.find('=').map_or(0, |i| i + 1)..];
             let tail = rest
@@ -113,6 +144,33 @@ impl Session {
             resolved.push(format!("{name}={}{tail}", full.display()));
         }
         DataSet::from_args(&resolved)
+    }
+
+    /// `file` (relative: against the working directory the view started in) if it lies in
+    /// the folders the page may read; an error that starts with "refused" otherwise.
+    pub fn resolve(&self, file: &str) -> Result<PathBuf> {
+        self.resolve_path(Path::new(file))
+    }
+
+    fn resolve_path(&self, file: &Path) -> Result<PathBuf> {
+        let full = if file.is_absolute() {
+            file.to_path_buf()
+        } else {
+            self.base.join(file)
+        };
+        let canon = full.canonicalize().map_err(|e| Error::io(&full, e))?;
+        if !self.roots.iter().any(|r| canon.starts_with(r)) {
+            return Err(Error::Io {
+                path: file.to_path_buf(),
+                message: "refused: outside the model's folder and the folders of its data".into(),
+            });
+        }
+        Ok(full)
+    }
+
+    /// The settings of every fit the view runs.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
     }
 
     /// Whether `path` lies inside the folders the page may read.
@@ -174,16 +232,7 @@ impl Session {
                 for w in &o.warnings {
                     trace.push("warning", &json!({"message": w.to_string()}));
                 }
-                let done = json!({
-                    "bound": o.bound,
-                    "iterations": o.iterations,
-                    "converged": o.converged,
-                    "best_restart": o.best_restart,
-                    "components": o.components.iter().map(|c| json!({
-                        "variable": c.variable, "in_use": c.in_use, "total": c.total,
-                    })).collect::<Vec<_>>(),
-                    "summary": fitted.summary(),
-                });
+                let done = done_json(&fitted, fitted.outcome());
                 st.fitted = Some(fitted);
                 trace.end("done", &done);
             }
@@ -200,4 +249,19 @@ impl Session {
 fn folder_of(file: &Path) -> Result<PathBuf> {
     let canon = file.canonicalize().map_err(|e| Error::io(file, e))?;
     Ok(canon.parent().map_or(canon.clone(), Path::to_path_buf))
+}
+
+/// The `done` event of a finished fit: its bound, iterations, components and summary.
+fn done_json(fitted: &Fitted, o: &Outcome) -> serde_json::Value {
+    json!({
+        "bound": o.bound,
+        "iterations": o.iterations,
+        "converged": o.converged,
+        "best_restart": o.best_restart,
+        "prune_start": o.prune_start,
+        "components": o.components.iter().map(|c| json!({
+            "variable": c.variable, "in_use": c.in_use, "total": c.total,
+        })).collect::<Vec<_>>(),
+        "summary": fitted.summary(),
+    })
 }

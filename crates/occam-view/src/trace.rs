@@ -65,6 +65,14 @@ impl Trace {
         self.cancelled.store(true, Ordering::Relaxed);
     }
 
+    /// Waits until the trace has ended (its fit finished, failed or was replaced).
+    pub fn wait_ended(&self) {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        while !log.ended {
+            log = self.changed.wait(log).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
     /// Every event so far as (name, data), for tests and the status endpoint.
     pub fn events(&self) -> Vec<(String, Value)> {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());

@@ -69,6 +69,11 @@ pub struct FitArgs {
     pub evidence: Option<Vec<String>>,
     #[command(flatten)]
     pub shards: super::shards::ShardArgs,
+    /// Watch the fit in the browser: serve `occam view`'s page on 127.0.0.1 (its URL, with the
+    /// token, printed first), print the summary when the fit ends, and keep serving until
+    /// Ctrl-C.
+    #[arg(long, conflicts_with_all = ["json", "out", "init_from", "predict", "predict_ahead", "evidence", "progress"])]
+    pub view: bool,
 }
 
 /// Runs `occam fit`.
@@ -94,6 +99,9 @@ pub fn run(a: &FitArgs) -> Result<()> {
     let given = DataSet::from_args(&a.data.data)?;
     timed("read the data");
     let model = Model::from_file(&a.model, &given)?;
+    if a.view {
+        return super::view::fit_and_serve(a);
+    }
     let init = match &a.init_from {
         Some(dir) => Some(occam::saved::SavedFit::read(dir)?),
         None => None,

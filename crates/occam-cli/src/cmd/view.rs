@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 
 use clap::Args;
+use occam_report::FittedReport;
 
 use super::{model_path, DataArgs, RunArgs};
 use crate::error::Result;
@@ -51,5 +52,32 @@ pub fn run(a: &ViewArgs) -> Result<()> {
     outln!("occam view: open {}", view.url());
     eprintln!("(serving until interrupted: Ctrl-C ends it)");
     view.serve();
+    Ok(())
+}
+
+/// `occam fit --view`: the view of `a`'s model and data fitted with its settings; prints the
+/// page's address, then the fit's summary when it ends, and serves until interrupted.
+pub fn fit_and_serve(a: &super::fit::FitArgs) -> Result<()> {
+    let setup = occam_view::Setup {
+        model: a.model.clone(),
+        data: a.data.data.clone(),
+        settings: a.run.settings()?,
+    };
+    let view = std::sync::Arc::new(occam_view::start(setup, &occam_view::Options::default())?);
+    outln!("occam fit --view: open {}", view.url());
+    let serving = std::sync::Arc::clone(&view);
+    let server = std::thread::spawn(move || serving.serve());
+    let trace = std::sync::Arc::clone(&view.session().state().trace);
+    trace.wait_ended();
+    {
+        let st = view.session().state();
+        match (&st.fitted, &st.error) {
+            (Some(f), _) => out!("{}", f.summary()),
+            (None, Some(e)) => eprintln!("the fit failed: {e}"),
+            (None, None) => {}
+        }
+    }
+    eprintln!("(still serving the view: Ctrl-C ends it)");
+    let _ = server.join();
     Ok(())
 }

@@ -72,19 +72,32 @@ function drawGraph(g) {
 }
 
 // ---------------------------------------------------------------- the bound trace
-const trace = { series: new Map(), warnings: [], source: null, pending: false };
+const trace = { series: new Map(), warnings: [], marks: [], source: null, pending: false };
 
 function resetTrace() {
   trace.series.clear();
   trace.warnings = [];
+  trace.marks = [];
   $("warnings").innerHTML = "";
   drawTrace();
 }
 
+// Redraws at most every REDRAW_MS, on a timer rather than an animation frame: a fast fit sends
+// twenty batches a second, and a hidden or headless page (which runs no animation frames) still
+// shows the chart growing.
+const REDRAW_MS = 100;
+// A series keeps at most MAX_KEPT points, so a long fast fit keeps the page's memory bounded:
+// past it, every other point of its older half is dropped (the newest sweeps stay whole).
+const MAX_KEPT = 4000;
+function thin(s) {
+  const half = s.length >> 1, kept = s.slice(0, half).filter((_, i) => i % 2 === 0).concat(s.slice(half));
+  s.length = 0;
+  for (const p of kept) s.push(p);
+}
 function scheduleTrace() {
   if (trace.pending) return;
   trace.pending = true;
-  requestAnimationFrame(() => { trace.pending = false; drawTrace(); });
+  setTimeout(() => { trace.pending = false; drawTrace(); }, REDRAW_MS);
 }
 
 function drawTrace() {
@@ -93,12 +106,13 @@ function drawTrace() {
   const W = 520, H = 260, L = 70, R = 10, T = 10, B = 30;
   let n = 0, lo = Infinity, hi = -Infinity;
   for (const s of trace.series.values()) {
-    n = Math.max(n, s.length);
+    n = Math.max(n, s.n);
     for (const [, b] of s) { lo = Math.min(lo, b); hi = Math.max(hi, b); }
   }
   el("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis" }, svg);
   el("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis" }, svg);
-  svg.dataset.points = [...trace.series.values()].reduce((a, s) => a + s.length, 0);
+  svg.dataset.points = [...trace.series.values()].reduce((a, s) => a + s.n, 0);
+  svg.dataset.kept = [...trace.series.values()].reduce((a, s) => a + s.length, 0);
   if (n === 0) return;
   // The bound's first sweeps dwarf the rest: show the range of the later half with a margin.
   const tail = [...trace.series.values()].flatMap((s) => s.slice(Math.floor(s.length / 4)).map((p) => p[1]));
@@ -118,7 +132,14 @@ function drawTrace() {
     k += 1;
   }
   for (const w of trace.warnings) {
-    if (w.x !== undefined) el("circle", { cx: sx(w.x), cy: sy(w.bound), r: 4, class: "warn-dot" }, svg);
+    if (w.x === undefined) continue;
+    const dot = el("circle", { cx: sx(w.x), cy: sy(w.bound), r: 4, class: "warn-dot", "data-iteration": w.iteration }, svg);
+    el("title", {}, dot, w.message);
+  }
+  // Where the kept run's pruning began: the components it deleted, at that sweep.
+  for (const m of trace.marks) {
+    el("line", { x1: sx(m.x), x2: sx(m.x), y1: T, y2: H - B, class: "prune-mark", "data-iteration": m.x }, svg);
+    el("text", { x: sx(m.x) - 4, y: H - B - 6, "text-anchor": "end", class: "tick prune-label" }, svg, m.text);
   }
 }
 
@@ -133,7 +154,9 @@ function follow() {
       if (!trace.series.has(key)) trace.series.set(key, []);
       // x: the series' own sweep count (pruning trials restart their iteration numbers).
       const s = trace.series.get(key);
-      s.push([s.length + 1, b]);
+      s.n = (s.n || 0) + 1;
+      s.push([s.n, b]);
+      if (s.length > MAX_KEPT) thin(s);
     }
     scheduleTrace();
   });
@@ -141,7 +164,7 @@ function follow() {
     const w = JSON.parse(ev.data);
     if (w.iteration !== undefined) {
       const key = w.stage === "sweeps" ? `${w.restart + 1}` : `${w.restart + 1} (${w.stage})`;
-      w.x = (trace.series.get(key) || []).length;
+      w.x = (trace.series.get(key) || { n: 0 }).n;
     }
     trace.warnings.push(w);
     const li = document.createElement("li");
@@ -154,7 +177,11 @@ function follow() {
     $("state").textContent = `L = ${d.bound} after ${d.iterations} iterations${d.converged ? "" : " (not converged)"}`;
     $("state").className = "done";
     es.close();
-    drawTrace(); // the whole trace now, without waiting for an animation frame
+    const pruned = (d.components || []).filter((c) => c.in_use < c.total);
+    if (d.prune_start !== null && d.prune_start !== undefined && pruned.length) {
+      trace.marks.push({ x: d.prune_start, text: "pruned: " + pruned.map((c) => `${c.variable} ${c.in_use}/${c.total} in use`).join(", ") });
+    }
+    drawTrace(); // the whole trace now, without waiting for the redraw timer
     if (current) showPosterior(current);
   });
   es.addEventListener("error", (ev) => {
@@ -169,139 +196,7 @@ function follow() {
 
 // ---------------------------------------------------------------- posteriors
 let current = null;
-
-function axes(svg, W, H) {
-  el("line", { x1: 40, y1: H - 25, x2: W - 10, y2: H - 25, class: "axis" }, svg);
-}
-
-function density(svg, f, lo, hi, interval, W, H) {
-  const xs = Array.from({ length: 201 }, (_, i) => lo + (hi - lo) * i / 200);
-  const ys = xs.map(f);
-  const top = Math.max(...ys.filter(isFinite)) || 1;
-  const sx = (x) => 40 + (W - 50) * (x - lo) / (hi - lo), sy = (y) => H - 25 - (H - 40) * Math.min(y / top, 1);
-  axes(svg, W, H);
-  const band = xs.map((x, i) => [x, ys[i]]).filter(([x]) => x >= interval[0] && x <= interval[1]);
-  if (band.length) {
-    const d = `M ${sx(band[0][0])} ${H - 25} ` + band.map(([x, y]) => `L ${sx(x)} ${sy(y)}`).join(" ") + ` L ${sx(band[band.length - 1][0])} ${H - 25} Z`;
-    el("path", { d, class: "interval" }, svg);
-  }
-  el("polyline", { points: xs.map((x, i) => `${sx(x)},${sy(ys[i])}`).join(" "), class: "density" }, svg);
-  el("text", { x: 40, y: H - 8, class: "tick" }, svg, fmt(lo));
-  el("text", { x: W - 10, y: H - 8, "text-anchor": "end", class: "tick" }, svg, fmt(hi));
-  el("text", { x: W / 2, y: H - 8, "text-anchor": "middle", class: "tick" }, svg, `95%: [${fmt(interval[0])}, ${fmt(interval[1])}]`);
-}
-
-function lgamma(x) { // Lanczos (g = 7, n = 9)
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - lgamma(1 - x);
-  x -= 1;
-  let a = c[0];
-  const t = x + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i] / (x + i);
-  return 0.5 * Math.log(2 * Math.PI) + (x + 0.5) * Math.log(t) - t + Math.log(a);
-}
-
-function gammaQuantiles(shape, rate, lo, hi) { // 2.5% and 97.5% by the CDF on a fine grid
-  const n = 4000, h = (hi - lo) / n;
-  const f = (x) => (x <= 0 ? 0 : Math.exp(shape * Math.log(rate) - lgamma(shape) + (shape - 1) * Math.log(x) - rate * x));
-  let acc = 0, q1 = lo, q2 = hi, prev = f(lo + 1e-12);
-  for (let i = 1; i <= n; i++) {
-    const x = lo + i * h, y = f(x);
-    acc += 0.5 * (prev + y) * h; prev = y;
-    if (acc < 0.025) q1 = x;
-    if (acc < 0.975) q2 = x;
-  }
-  return [q1, q2];
-}
-
-function bars(svg, values, errors, labels, W, H) {
-  const n = values.length;
-  const lo = Math.min(0, ...values.map((v, i) => v - (errors ? errors[i] : 0)));
-  const hi = Math.max(0, ...values.map((v, i) => v + (errors ? errors[i] : 0)));
-  const span = hi - lo || 1;
-  const sy = (y) => 10 + (H - 35) * (1 - (y - lo) / span);
-  const bw = (W - 50) / n;
-  axes(svg, W, H);
-  el("line", { x1: 40, y1: sy(0), x2: W - 10, y2: sy(0), class: "axis" }, svg);
-  values.forEach((v, i) => {
-    const x = 40 + i * bw;
-    el("rect", { x: x + bw * 0.15, y: Math.min(sy(v), sy(0)), width: bw * 0.7, height: Math.abs(sy(v) - sy(0)), class: "bar" }, svg);
-    if (errors) el("line", { x1: x + bw / 2, x2: x + bw / 2, y1: sy(v - errors[i]), y2: sy(v + errors[i]), class: "errbar" }, svg);
-    if (n <= 30) el("text", { x: x + bw / 2, y: H - 10, "text-anchor": "middle", class: "tick" }, svg, labels ? labels[i] : i);
-  });
-  el("text", { x: 36, y: sy(hi) + 4, "text-anchor": "end", class: "tick" }, svg, fmt(hi));
-  el("text", { x: 36, y: sy(lo), "text-anchor": "end", class: "tick" }, svg, fmt(lo));
-}
-
-function hinton(svg, rows, W, H) { // squares of area ∝ |value|, white positive, black negative
-  const r = rows.length, c = rows[0].length;
-  const big = Math.max(...rows.flat().map(Math.abs)) || 1;
-  const cell = Math.min((W - 20) / c, (H - 20) / r);
-  el("rect", { x: 10, y: 10, width: cell * c, height: cell * r, class: "hinton-bg" }, svg);
-  rows.forEach((row, i) => row.forEach((v, j) => {
-    const s = cell * 0.9 * Math.sqrt(Math.abs(v) / big);
-    el("rect", { x: 10 + j * cell + (cell - s) / 2, y: 10 + i * cell + (cell - s) / 2, width: s, height: s, class: v >= 0 ? "hinton-pos" : "hinton-neg" }, svg);
-  }));
-}
-
-function chainPlot(svg, chain, W, H) { // state marginals of the first sequence, Viterbi path over them
-  const m = chain.marginals[0], path = chain.viterbi ? chain.viterbi[0] : null;
-  if (!m || !m.length) return;
-  const T = m.length, K = m[0].length, cw = (W - 50) / T, ch = (H - 35) / K;
-  m.forEach((row, t) => row.forEach((p, k) => {
-    el("rect", { x: 40 + t * cw, y: 10 + k * ch, width: cw + 0.5, height: ch + 0.5, class: "marginal", "fill-opacity": p.toFixed(3) }, svg);
-  }));
-  if (path) el("polyline", { points: path.map((k, t) => `${40 + (t + 0.5) * cw},${10 + (k + 0.5) * ch}`).join(" "), class: "viterbi" }, svg);
-  for (let k = 0; k < K; k++) el("text", { x: 36, y: 10 + (k + 0.6) * ch, "text-anchor": "end", class: "tick" }, svg, k);
-  el("text", { x: W - 10, y: H - 8, "text-anchor": "end", class: "tick" }, svg, `sequence 1 of ${chain.marginals.length}: ${T} steps`);
-}
-
-function plotFor(d, svg, W, H) {
-  const v = d.variable, p = v.parameters, kinds = v.plates.map((x) => x.name);
-  if (d.chain && d.chain.marginals) return chainPlot(svg, d.chain, W, H), "state marginals and the most probable path";
-  const first = (k) => (p[k] ? p[k] : null);
-  if (first("probabilities")) { // Categorical: component weights (mean responsibility)
-    const rows = p.probabilities, K = rows[0].length;
-    const w = Array.from({ length: K }, (_, k) => rows.reduce((a, r) => a + r[k], 0) / rows.length);
-    return bars(svg, w, null, null, W, H), `weights: mean probability of each of ${K} categories over ${rows.length} elements`;
-  }
-  if (first("concentration")) { // Dirichlet: mean weights (a matrix: one row per element)
-    const means = p.mean;
-    if (means.length === 1) return bars(svg, means[0], null, null, W, H), "mean weights";
-    return hinton(svg, means, W, H), `mean weights, one row per element of ${kinds.join(", ")}`;
-  }
-  const mean = first("mean");
-  if (mean && Array.isArray(mean[0])) { // a vector Gaussian: means (± sd) or a Hinton diagram
-    const sd = p.covariance ? p.covariance.map((c) => c.map((row, i) => Math.sqrt(Math.max(row[i], 0)))) : null;
-    if (mean.length === 1) return bars(svg, mean[0], sd && sd[0], null, W, H), "means ± 1 sd";
-    return hinton(svg, mean, W, H), `Hinton diagram of the means (rows: ${kinds.join(", ")})`;
-  }
-  if (mean && p.shape && p.rate) { // Gamma
-    if (mean.length === 1) {
-      const a = p.shape[0], b = p.rate[0], m = a / b, s = Math.sqrt(a) / b;
-      const lo = Math.max(0, m - 5 * s), hi = m + 5 * s;
-      const f = (x) => (x <= 0 ? 0 : Math.exp(a * Math.log(b) - lgamma(a) + (a - 1) * Math.log(x) - b * x));
-      return density(svg, f, lo, hi, gammaQuantiles(a, b, lo, hi), W, H), `Gamma(shape ${fmt(a)}, rate ${fmt(b)})`;
-    }
-    return bars(svg, mean, null, null, W, H), "means";
-  }
-  if (mean && p.variance) { // scalar Gaussian: a density, or means ± sd
-    const sd = p.variance.map((x) => Math.sqrt(Math.max(x, 0)));
-    if (mean.length === 1) {
-      const m = mean[0], s = sd[0] || 1e-12;
-      const f = (x) => Math.exp(-0.5 * ((x - m) / s) ** 2);
-      return density(svg, f, m - 4 * s, m + 4 * s, [m - 1.959964 * s, m + 1.959964 * s], W, H), `Gaussian(mean ${fmt(m)}, sd ${fmt(s)})`;
-    }
-    if (v.plates.length === 2 && mean.length <= 2500) {
-      const c = v.plates[1].size, rows = [];
-      for (let i = 0; i < mean.length; i += c) rows.push(mean.slice(i, i + c));
-      return hinton(svg, rows, W, H), `Hinton diagram of the means (${kinds.join(" × ")})`;
-    }
-    return bars(svg, mean.slice(0, 200), sd.slice(0, 200), null, W, H), "means ± 1 sd" + (mean.length > 200 ? " (first 200)" : "");
-  }
-  return null;
-}
+let graph = null;
 
 function showPosterior(name) {
   current = name;
@@ -326,10 +221,31 @@ function showPosterior(name) {
     table.className = "numbers";
     for (const [k, vals] of Object.entries(v.parameters)) {
       const tr = table.insertRow();
+      tr.dataset.param = k;
       tr.insertCell().textContent = k;
-      tr.insertCell().textContent = JSON.stringify(vals.slice(0, 6)) + (vals.length > 6 ? ` … (${vals.length})` : "");
+      const shown = JSON.stringify(vals.slice(0, 6));
+      tr.dataset.values = shown;
+      tr.insertCell().textContent = shown + (vals.length > 6 ? ` … (${vals.length})` : "");
     }
     box.appendChild(table);
+    const mix = mixtureOf(graph, name);
+    if (mix) showMixture(box, table, mix);
+  });
+}
+
+// The mixture's components as ellipses over the data's scatter, under the clicked node's plot.
+function showMixture(box, before, mix) {
+  const names = [mix.data, mix.index, ...mix.params];
+  Promise.all(names.map((n) => api("/api/posterior/" + encodeURIComponent(n)))).then((posts) => {
+    if (posts.some((d) => d.error)) return;
+    const svg = el("svg", { viewBox: "0 0 480 320", class: "plot mixture", "data-data": mix.data });
+    const n = ellipses(svg, posts, 480, 320);
+    if (n === false || !before.isConnected) return; // another node was clicked meanwhile
+    box.insertBefore(svg, before);
+    const cap = document.createElement("p");
+    cap.className = "caption";
+    box.insertBefore(cap, before);
+    cap.textContent = `${mix.data} with the ${n} components in use (weight > 0.001): mean ± 2 sd of ${mix.params.join(" and ")}, labelled with their weights`;
   });
 }
 
@@ -391,7 +307,7 @@ function refit() {
 }
 
 function loadGraph() {
-  return api("/api/graph").then((g) => { if (g.nodes) drawGraph(g); });
+  return api("/api/graph").then((g) => { if (g.nodes) { graph = g; drawGraph(g); } });
 }
 
 function start() {
@@ -406,6 +322,7 @@ function start() {
   });
   $("check").addEventListener("click", check);
   $("fit").addEventListener("click", refit);
+  $("compare").addEventListener("click", runCompare);
   const ed = $("editor");
   ed.addEventListener("input", () => renderUnderlay([]));
   ed.addEventListener("scroll", () => { $("underlay").scrollTop = ed.scrollTop; $("underlay").scrollLeft = ed.scrollLeft; });

@@ -30,10 +30,20 @@ pub struct Running {
 }
 
 pub fn start(model: &str, data: &[String]) -> Running {
+    start_at(&examples().join(model), data)
+}
+
+/// A running view of the model file `model`.
+pub fn start_at(model: &std::path::Path, data: &[String]) -> Running {
+    start_with(model, data, settings())
+}
+
+/// A running view of the model file `model` whose fits use `settings`.
+pub fn start_with(model: &std::path::Path, data: &[String], settings: Settings) -> Running {
     let setup = Setup {
-        model: examples().join(model),
+        model: model.to_path_buf(),
         data: data.to_vec(),
-        settings: settings(),
+        settings,
     };
     let opts = Options {
         token: Some(TOKEN.into()),

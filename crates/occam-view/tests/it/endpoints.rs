@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use crate::common::*;
 
 /// `occam fit --json`'s report of `model` with `data` (what fit.rs prints).
-fn fit_json(model: &str, data: &[String]) -> (Value, occam::Fitted) {
+pub fn fit_json(model: &str, data: &[String]) -> (Value, occam::Fitted) {
     let given = DataSet::from_args(data).unwrap();
     let m = Model::from_file(examples().join(model), &given).unwrap();
     let fitted = m.fit(&settings()).unwrap();

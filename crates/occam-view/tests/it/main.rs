@@ -1,6 +1,10 @@
 //! occam-view end to end: a view started on a free port in this process, asked over plain HTTP.
 
 mod browser;
+mod browser_compare;
+mod cdp;
 mod common;
 mod endpoints;
+mod responsive;
 mod security;
+mod warnings;

@@ -59,14 +59,51 @@ fn data_outside_the_models_folder_is_refused() {
             assert!(r["error"].as_str().unwrap().contains("refused"), "{r}");
         }
     }
-    // Inside the folder (relative to the model): accepted.
+    // Inside the folder (relative to the working directory, as the command line's): accepted.
+    let (code, r) = post_json(
+        v.addr,
+        "/api/check",
+        &json!({"source": source, "data": ["x=../../examples/vibes_tutorial/x.csv"]}),
+    );
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["ok"], true, "{r}");
+}
+
+/// The page's relative data paths resolve as the command line's `--data` do: against the
+/// working directory the view started in (cargo runs the tests in the crate's folder). So the
+/// page can send back the arguments the view started with, and a path relative to the model's
+/// folder is not found.
+#[test]
+fn the_pages_relative_paths_resolve_like_the_command_lines() {
+    let given = "x=../../examples/vibes_tutorial/x.csv".to_string();
+    let v = start("vibes_tutorial/mixture.occam", std::slice::from_ref(&given));
+    let status = wait_done(v.addr);
+    assert_eq!(status["data"], json!([given]));
+    let source = status["source"].as_str().unwrap().to_string();
+    let (code, r) = post_json(
+        v.addr,
+        "/api/fit",
+        &json!({"source": source, "data": status["data"]}),
+    );
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["ok"], true, "{r}");
+    let again = wait_done(v.addr);
+    assert_eq!(again["bound"], status["bound"]);
+    // Relative to the model's folder, the same file is another path here: not found.
     let (code, r) = post_json(
         v.addr,
         "/api/check",
         &json!({"source": source, "data": ["x=x.csv"]}),
     );
-    assert_eq!(code, 200, "{r}");
-    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(code, 400, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("x.csv"), "{r}");
+    // And the folder rule holds for relative paths too: the workspace's Cargo.toml is refused.
+    let (code, r) = post_json(
+        v.addr,
+        "/api/check",
+        &json!({"source": source, "data": ["x=../../Cargo.toml"]}),
+    );
+    assert_eq!(code, 403, "{r}");
 }
 
 #[test]

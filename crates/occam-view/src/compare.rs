@@ -1,0 +1,153 @@
+//! `POST /api/compare`: the compare view. The editor's model swept over a plate's sizes
+//! (`{"plate": "K=1..6"}`), or it and other model files (`{"models": [FILE, ...]}`, read under
+//! the folder rule), fitted on the view's data and compared by the evidence methods asked for
+//! (`{"methods": ["vb", "bic", ...]}`, default `vb`): the JSON of `occam compare --method ...
+//! --json` (bounds, each method's estimate and posterior model probability, the best per
+//! method), from the same library call.
+
+use occam::evidence::{compare_evidence, Evidence, Method, Options};
+use occam::Model;
+use serde_json::{json, Value};
+
+use crate::api::Reply;
+use crate::session::Session;
+
+/// The largest number of models one request compares.
+const MAX_MODELS: usize = 32;
+
+/// Answers `POST /api/compare` (see the module documentation).
+pub fn compare(s: &Session, body: &Value) -> Reply {
+    match run(s, body) {
+        Ok(v) => (200, v),
+        Err((code, message)) => (code, json!({"error": message})),
+    }
+}
+
+fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
+    let bad = |m: String| (400u16, m);
+    let methods: Vec<Method> = match body.get("methods") {
+        None | Some(Value::Null) => vec![Method::Vb],
+        Some(Value::Array(list)) => {
+            let mut out = Vec::new();
+            for m in list {
+                let m = Method::parse(m.as_str().unwrap_or_default())
+                    .map_err(|e| bad(e.to_string()))?;
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+            out
+        }
+        Some(_) => return Err(bad("\"methods\" must be a list of method names".into())),
+    };
+    if methods.is_empty() {
+        return Err(bad("give at least one method".into()));
+    }
+    let (source, data) = {
+        let st = s.state();
+        (st.source.clone(), st.data.clone())
+    };
+    let base = s.model_of(&source, &data).map_err(|e| bad(e.to_string()))?;
+    let mut models = vec![base.clone()];
+    if let Some(files) = body.get("models").and_then(Value::as_array) {
+        for f in files {
+            let path = s
+                .resolve(f.as_str().unwrap_or_default())
+                .map_err(|e| (403, e.to_string()))?;
+            models.push(Model::from_file(&path, &data).map_err(|e| bad(e.to_string()))?);
+        }
+    }
+    if let Some(spec) = body.get("plate").and_then(Value::as_str) {
+        if models.len() > 1 {
+            return Err(bad(
+                "a plate sweep varies the editor's model: give no \"models\"".into(),
+            ));
+        }
+        let (name, list) = spec
+            .split_once('=')
+            .ok_or_else(|| bad(format!("plate {spec}: give NAME=FROM..TO or NAME=A,B,C")))?;
+        let list = sizes(list).ok_or_else(|| bad(format!("plate {spec}: sizes from 1")))?;
+        models = list
+            .iter()
+            .map(|&k| base.with_plate(name.trim(), k))
+            .collect::<occam::Result<_>>()
+            .map_err(|e| bad(e.to_string()))?;
+    }
+    if models.len() > MAX_MODELS {
+        return Err(bad(format!("at most {MAX_MODELS} models at once")));
+    }
+    let settings = s.settings();
+    let opts = Options {
+        seed: settings.seed,
+        ..Options::default()
+    };
+    let rows = compare_evidence(&models, settings, &[], &methods, &opts, &mut |_| {
+        Box::new(()) as Box<dyn occam::Observer>
+    })
+    .map_err(|e| bad(e.to_string()))?;
+    let name = |r: &occam::evidence::EvidenceRow| r.fitted.loaded().file_name.clone();
+    let best: serde_json::Map<String, Value> = methods
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let v: Option<Vec<f64>> = rows.iter().map(|r| r.evidence[j].value()).collect();
+            let b = v.map(|v| {
+                let i = (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b });
+                name(&rows[i])
+            });
+            (m.name().to_string(), json!(b))
+        })
+        .collect();
+    let models: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let o = r.fitted.outcome();
+            let ev: Vec<Value> = r
+                .evidence
+                .iter()
+                .zip(&r.probability)
+                .map(|(e, p)| evidence_json(e, *p))
+                .collect();
+            json!({
+                "model": name(r),
+                "bound": o.bound,
+                "iterations": o.iterations,
+                "converged": o.converged,
+                "evidence": ev,
+                "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(json!({"models": models, "best": best}))
+}
+
+/// One estimate as `occam compare --method ... --json` writes it.
+fn evidence_json(e: &Evidence, p: Option<f64>) -> Value {
+    match e {
+        Evidence::Estimate(e) => json!({
+            "method": e.method.name(),
+            "kind": e.kind.label(),
+            "log_evidence": e.log_evidence,
+            "se": e.se,
+            "ess": e.ess,
+            "seconds": e.seconds,
+            "probability": p,
+            "note": e.note,
+        }),
+        Evidence::NotApplicable { method, reason } => json!({
+            "method": method.name(),
+            "not_applicable": reason,
+        }),
+    }
+}
+
+/// Sizes from `FROM..TO` or `A,B,C` (as `occam compare --plate`).
+fn sizes(s: &str) -> Option<Vec<u64>> {
+    if let Some((a, b)) = s.split_once("..") {
+        let (a, b): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+        return (a >= 1 && a <= b && b - a < 1000).then(|| (a..=b).collect());
+    }
+    s.split(',')
+        .map(|x| x.trim().parse().ok().filter(|&v: &u64| v >= 1))
+        .collect()
+}

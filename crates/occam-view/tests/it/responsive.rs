@@ -1,0 +1,125 @@
+//! The responsiveness benchmark (ignored in ordinary runs; scripts/view-bench runs it in a
+//! release build and records its numbers): a fit of at least 1000 iterations per second,
+//! watched by an open page in headless Chromium. The page must stay responsive (a 10 ms timer
+//! in the page never late by 100 ms or more, each redraw of the chart under 100 ms), the server
+//! must throttle (at most 20 `points` events a second), and the page's memory must stay bounded
+//! (at most MAX_KEPT = 4000 points kept per series whatever the sweeps, a JS heap under 64 MB).
+
+use std::time::Instant;
+
+use serde_json::json;
+
+use crate::cdp::Browser;
+use crate::common::*;
+
+#[test]
+#[ignore = "a benchmark: scripts/view-bench runs it in release"]
+fn a_fast_fit_watched_by_a_page_keeps_it_responsive() {
+    let sweeps: usize = std::env::var("OCCAM_VIEW_BENCH_SWEEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5_000);
+    let min_rate: f64 = std::env::var("OCCAM_VIEW_BENCH_MIN_RATE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000.0);
+    // The tutorial mixture for a fixed number of sweeps (a tolerance it does not reach, no
+    // candidate starts, no pruning): its bound keeps moving, so every sweep is sent.
+    let settings = occam::Settings {
+        max_iter: sweeps,
+        tol: 1e-300,
+        prune: false,
+        candidate_starts: false,
+        ..occam::Settings::default()
+    };
+    let v = start_with(
+        &examples().join("vibes_tutorial/mixture.occam"),
+        &[],
+        settings,
+    );
+    wait_done(v.addr);
+    let Some(mut b) = Browser::launch() else {
+        return;
+    };
+    b.goto(&format!("http://{}/?token={TOKEN}", v.addr));
+    b.wait_for("document.querySelector('#state').className === 'done'", 120);
+    // In the page: a 10 ms timer's lateness, and each redraw's time.
+    b.eval(
+        "window.__lag = []; window.__draws = [];
+         (function tick(t0) { setTimeout(() => { const t = performance.now(); __lag.push(t - t0 - 10); tick(t); }, 10); })(performance.now());
+         { const draw = drawTrace; drawTrace = function () { const t = performance.now(); draw(); __draws.push(performance.now() - t); }; }
+         true",
+    );
+    let heap0 = b.call("Runtime.getHeapUsage", json!({}))["usedSize"]
+        .as_f64()
+        .unwrap();
+    let t0 = Instant::now();
+    b.click("#fit");
+    let t = Instant::now();
+    while get_json(v.addr, "/api/status").1["generation"] != 2 {
+        assert!(t.elapsed().as_secs() < 10, "the page's Fit started no fit");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    wait_done(v.addr);
+    let sent_now: usize = trace_events(v.addr)
+        .iter()
+        .filter(|(n, _)| n == "points")
+        .map(|(_, d)| d.as_array().unwrap().len())
+        .sum();
+    b.wait_for(
+        &format!("+document.querySelector('#trace').dataset.points === {sent_now}"),
+        60,
+    );
+    let seconds = t0.elapsed().as_secs_f64();
+    let events = trace_events(v.addr);
+    let batches = events.iter().filter(|(n, _)| n == "points").count();
+    let sent: usize = events
+        .iter()
+        .filter(|(n, _)| n == "points")
+        .map(|(_, d)| d.as_array().unwrap().len())
+        .sum();
+    let page = b.eval(
+        "[+document.querySelector('#trace').dataset.points, +document.querySelector('#trace').dataset.kept,
+          Math.max(...__lag), __lag.length, Math.max(...__draws), __draws.length, trace.series.size]",
+    );
+    b.call("HeapProfiler.collectGarbage", json!({}));
+    let heap1 = b.call("Runtime.getHeapUsage", json!({}))["usedSize"]
+        .as_f64()
+        .unwrap();
+    let rate = sent as f64 / seconds;
+    eprintln!(
+        "view-bench: {sent} sweeps in {seconds:.2} s ({rate:.0} per second) in {batches} events \
+         ({:.1} a second); page: {} points received, {} kept over {} series; timer lateness max \
+         {:.1} ms over {} ticks; redraw max {:.1} ms over {} redraws; JS heap {:.1} MB -> {:.1} MB",
+        batches as f64 / seconds,
+        page[0],
+        page[1],
+        page[6],
+        page[2].as_f64().unwrap(),
+        page[3],
+        page[4].as_f64().unwrap(),
+        page[5],
+        heap0 / 1e6,
+        heap1 / 1e6
+    );
+    assert!(
+        rate >= min_rate,
+        "{rate:.0} sweeps a second: too slow to test the throttle"
+    );
+    assert_eq!(page[0], sent);
+    assert!(page[1].as_u64().unwrap() <= 4000 * page[6].as_u64().unwrap());
+    assert!(
+        batches as f64 <= 20.0 * seconds + 2.0,
+        "{batches} events in {seconds} s"
+    );
+    assert!(
+        page[2].as_f64().unwrap() < 100.0,
+        "the page's timer was late: {page}"
+    );
+    assert!(
+        page[4].as_f64().unwrap() < 100.0,
+        "a redraw took too long: {page}"
+    );
+    assert!(heap1 < 64e6, "JS heap {heap1}");
+    assert!(b.console_errors().is_empty(), "{:?}", b.console_errors());
+}
