@@ -22,6 +22,7 @@ mod logistic;
 mod logistic_pima;
 mod mbpca;
 mod noncj;
+mod noncj_broad;
 mod outputs;
 mod parity;
 mod predict;
