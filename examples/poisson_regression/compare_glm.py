@@ -1,7 +1,7 @@
 """Occam's Poisson regression (poisson_regression.occam) beside a GLM fitted by scikit-learn's
 PoissonRegressor on the same data: the maximum-likelihood estimate (alpha = 0) with its standard
 errors from the inverse Fisher information (X' diag(mu) X)^-1 (what statsmodels' GLM reports),
-and the MAP under Occam's prior w ~ N(0, 10 I) (alpha = 0.1 / n: scikit-learn minimises
+and the MAP under Occam's prior w ~ N(0, 100 I) (alpha = 0.01 / n: scikit-learn minimises
 deviance / (2n) + alpha/2 |w|^2). The intercept is the column `one` of X (fit_intercept=False).
 
 Usage (from this directory, after `python generate.py`, with the occam package installed):
@@ -13,7 +13,7 @@ from sklearn.linear_model import PoissonRegressor
 
 import occam
 
-PRIOR_PRECISION = 0.1
+PRIOR_PRECISION = 0.01
 
 
 def load(name):

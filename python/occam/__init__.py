@@ -107,11 +107,15 @@ class Posterior:
     """One variable's posterior: ``params`` maps parameter names (``mean``, ``covariance``,
     ``shape``, ``rate``, ``concentration``, ``probabilities``, ``moments`` ...) to arrays shaped
     by the variable's plates followed by the parameter's own dimensions. ``posterior["mean"]``
-    is ``posterior.params["mean"]``."""
+    is ``posterior.params["mean"]``. ``distribution`` is the family written in the model;
+    ``q_family`` names the family of q where it is not that one (``"ShapeGamma"`` for a Gamma's
+    random shape, e.g. a Student-t's ν: no standard family, with ``mean`` and ``sd`` by
+    quadrature), and is None otherwise."""
 
     def __init__(self, d):
         self.name = d["name"]
         self.distribution = d["distribution"]
+        self.q_family = d.get("q_family")
         self.role = d["role"]
         self.plates = [tuple(p) for p in d["plates"]]
         self.params = dict(d["params"])
@@ -133,7 +137,8 @@ class Posterior:
 
     def __repr__(self):
         shapes = ", ".join(f"{k}{tuple(v.shape)}" for k, v in self.params.items())
-        return f"<Posterior {self.name} ~ {self.distribution} ({self.role}): {shapes}>"
+        q = f"; q: {self.q_family}" if self.q_family else ""
+        return f"<Posterior {self.name} ~ {self.distribution} ({self.role}{q}): {shapes}>"
 
 
 class Result:

@@ -415,8 +415,8 @@ pub fn probabilities(
     })
 }
 
-/// A posterior as the Python package's dict: name, distribution, role, plates and each
-/// parameter as an array shaped by the plates.
+/// A posterior as the Python package's dict: name, distribution, role, q_family (None where q
+/// is the written family), plates and each parameter as an array shaped by the plates.
 pub(crate) fn posterior_dict(
     py: Python<'_>,
     p: occam::posterior::Posterior,
@@ -430,6 +430,7 @@ pub(crate) fn posterior_dict(
     out.set_item("name", p.name)?;
     out.set_item("distribution", p.distribution)?;
     out.set_item("role", p.role)?;
+    out.set_item("q_family", p.q_family)?;
     out.set_item("plates", p.plates)?;
     out.set_item("params", params)?;
     Ok(out)

@@ -206,6 +206,9 @@ impl VariableReport {
         );
         head.insert("map".into(), json!(var.map));
         head.insert("moment_kind".into(), json!(kind.to_string()));
+        if let Some(q) = posterior::q_family(c, v) {
+            head.insert("q_family".into(), json!(q));
+        }
         head.insert(
             "plates".into(),
             Value::Array(var.plates.iter().map(|&p| plate(p)).collect()),
@@ -232,7 +235,7 @@ impl Serialize for VariableReport {
             }
         }
         // Keys in order: distribution, event, map, moment_kind | moments, parameters | plates,
-        // role.
+        // q_family (only where q is not the written family), role.
         let mut m = s.serialize_map(None)?;
         for (k, v) in self.head.iter().take_while(|(k, _)| k.as_str() < "moments") {
             m.serialize_entry(k, v)?;

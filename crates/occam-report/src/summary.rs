@@ -126,6 +126,12 @@ fn describe(
         }
         _ => {
             let mean = vmp.mean(node).unwrap_or_default();
+            // A Gamma's random shape: its sd by quadrature (the family's usual parameter `sd`).
+            let shape_sd = matches!(kind, MomentKind::GammaShape)
+                .then(|| occam::posterior::columns(c, node, true))
+                .and_then(|cols| cols.into_iter().find(|col| col.name == "sd"))
+                .map(|col| col.values)
+                .filter(|sd| sd.len() == n);
             let vlen = mean.len().checked_div(n).unwrap_or(0);
             for e in 0..n.min(SHOW) {
                 let m = &mean[e * vlen..(e + 1) * vlen];
@@ -151,6 +157,10 @@ fn describe(
                             None => format!("[{}] ± [{}]", list(m), list(&sd)),
                         }
                     }
+                    MomentKind::GammaShape => match shape_sd.as_deref() {
+                        Some(sd) => format!("{} ± {}", num(m[0]), num(sd[e])),
+                        None => num(m[0]),
+                    },
                     _ if vlen == 1 => num(m[0]),
                     _ => format!("[{}]", list(m)),
                 };
@@ -342,9 +352,13 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
         if matches!(r, "observed" | "data") {
             continue;
         }
+        let q = match occam::posterior::q_family(c, v) {
+            Some(q) => format!("; q: {q}, by quadrature"),
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "  {} ~ {} ({r})",
+            "  {} ~ {} ({r}{q})",
             signature(loaded, v),
             distribution(loaded, v)
         );

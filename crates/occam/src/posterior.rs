@@ -30,6 +30,9 @@ pub struct Posterior {
     pub distribution: String,
     /// `latent`, `observed`, `partly observed`, `map`, `deterministic` or `data`.
     pub role: String,
+    /// The family of q where it is not the family written (see [`q_family`]); `None` where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q_family: Option<String>,
     /// Its plates with their sizes.
     pub plates: Vec<(String, usize)>,
     /// The parameters of q in the family's usual terms, and its moments (`moments`).
@@ -258,8 +261,20 @@ pub fn of(loaded: &Loaded, c: &Compiled, v: usize) -> Posterior {
         name: var.name.clone(),
         distribution: distribution(loaded, v),
         role: role.to_string(),
+        q_family: q_family(c, v).map(str::to_string),
         plates,
         params,
+    }
+}
+
+/// The family of variable `v`'s q where it is not the family written in the model: `ShapeGamma`
+/// for a `Gamma` or `Exponential` that is the shape of Gammas (Winn Example 2.1: its posterior is
+/// no standard family; its mean, sd and moments come by quadrature, `dist/shape_quad.rs`).
+pub fn q_family(c: &Compiled, v: usize) -> Option<&'static str> {
+    let node = c.var_nodes[v];
+    match c.vmp.distribution(node) {
+        Some(Dist::ShapeGamma(_)) => Some("ShapeGamma"),
+        _ => None,
     }
 }
 

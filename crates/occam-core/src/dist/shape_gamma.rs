@@ -73,19 +73,11 @@ impl ExpFamily for ShapeGamma {
     }
     fn usual_params(&self, phi: &[f64]) -> Vec<(&'static str, Param)> {
         let (mean, sd) = match ShapeDensity::new(phi, self.scale).normalise() {
-            Ok(n) => {
-                // var s = ∂²A/∂φ₁² = ∂⟨s⟩/∂φ₁, by a central difference of ⟨s⟩ in φ₁; a = s/c.
-                let h = 1e-4 * phi[0].abs().max(1e-3);
-                let m = |dp: f64| {
-                    let mut p = [phi[0], phi[1], phi[2], phi[3]];
-                    p[0] += dp;
-                    ShapeDensity::new(&p, self.scale)
-                        .normalise()
-                        .map_or(f64::NAN, |n| n.u[0])
-                };
-                let var = (m(h) - m(-h)) / (2.0 * h);
-                (n.u[0] / self.scale, var.max(0.0).sqrt() / self.scale)
-            }
+            // var a = (⟨s²⟩ − ⟨s⟩²)/c², both from the quadrature.
+            Ok(n) => (
+                n.u[0] / self.scale,
+                (n.s2 - n.u[0] * n.u[0]).max(0.0).sqrt() / self.scale,
+            ),
             Err(_) => (f64::NAN, f64::NAN),
         };
         vec![("mean", Param::Scalar(mean)), ("sd", Param::Scalar(sd))]

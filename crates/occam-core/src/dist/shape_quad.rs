@@ -10,9 +10,10 @@
 //! tail falls as e^{αt}, so a shape prior with α ≥ 0.1 is in reach) finds the mode, a golden
 //! section refines it, and bisection finds where h falls [`CUT`] nats below it on each side, so
 //! the mass left out is below e⁻⁶⁰ of the total. Panels are doubled (4, 8, …, 1024) until the
-//! normaliser and every moment agree between two levels to [`TOL`] relative: the bound term is
-//! then exact to well below 1e-9 (`BoundQuality::Exact`). A φ whose density does not fall by
-//! [`CUT`] nats within the scan is not normalisable (or not in reach): `OutOfDomain`.
+//! normaliser, every moment and ⟨s²⟩ (for the reported sd) agree between two levels to [`TOL`]
+//! relative: the bound term is then exact to well below 1e-9 (`BoundQuality::Exact`). A φ whose
+//! density does not fall by [`CUT`] nats within the scan is not normalisable (or not in reach):
+//! `OutOfDomain`.
 //! The workspace's one Gauss–Legendre rule (`crate::quad`) is used; an adaptive
 //! double-exponential crate would need the same bracket and allocates per call.
 
@@ -61,6 +62,8 @@ pub(crate) struct Normalised {
     pub log_z: f64,
     /// ⟨u⟩.
     pub u: [f64; 4],
+    /// ⟨s²⟩ of the shape s = c·a (its variance is ⟨s²⟩ − ⟨s⟩², a's is that over c²).
+    pub s2: f64,
 }
 
 impl ShapeDensity {
@@ -168,12 +171,12 @@ impl ShapeDensity {
         };
         let lo = self.crossing(at(l), t_star, target);
         let hi = self.crossing(at(r), t_star, target);
-        let mut prev: Option<[f64; 5]> = None;
+        let mut prev: Option<[f64; 6]> = None;
         let mut panels = 4;
         loop {
             let sums = self.integrate(lo, hi, h_max, panels);
             if let Some(p) = prev {
-                let change = (0..5)
+                let change = (0..6)
                     .map(|k| {
                         let scale = if k == 0 {
                             sums[0]
@@ -203,6 +206,7 @@ impl ShapeDensity {
                         h_max,
                         log_z: h_max + z.ln(),
                         u: [sums[1] / z, sums[2] / z, sums[3] / z, sums[4] / z],
+                        s2: sums[5] / z,
                     });
                 }
             }
@@ -224,11 +228,11 @@ impl ShapeDensity {
         out
     }
 
-    /// ∫ e^{h − h_max} [1, u] dt on [lo, hi] with `panels` panels of the 20-point rule.
-    fn integrate(&self, lo: f64, hi: f64, h_max: f64, panels: usize) -> [f64; 5] {
+    /// ∫ e^{h − h_max} [1, u, s²] dt on [lo, hi] with `panels` panels of the 20-point rule.
+    fn integrate(&self, lo: f64, hi: f64, h_max: f64, panels: usize) -> [f64; 6] {
         let r = rule();
         let w = (hi - lo) / panels as f64;
-        let mut s = [0.0; 5];
+        let mut s = [0.0; 6];
         for p in 0..panels {
             let (c, half) = (lo + (p as f64 + 0.5) * w, 0.5 * w);
             for (x, wt) in r.nodes.iter().zip(&r.weights) {
@@ -239,6 +243,7 @@ impl ShapeDensity {
                 for k in 0..4 {
                     s[k + 1] += e * u[k];
                 }
+                s[5] += e * u[0] * u[0];
             }
         }
         s
@@ -303,6 +308,12 @@ mod tests {
             assert!((n.u[0] - alpha / b).abs() < 1e-11 * (alpha / b));
             let ml = crate::special::digamma(alpha) - f64::ln(b);
             assert!((n.u[1] - ml).abs() < 1e-11 * ml.abs().max(1.0));
+            // var a = α/b².
+            let var = n.s2 - n.u[0] * n.u[0];
+            assert!(
+                (var - alpha / (b * b)).abs() < 1e-9 * alpha / (b * b),
+                "{alpha} {b}"
+            );
         }
     }
 
@@ -322,7 +333,7 @@ mod tests {
         let peak = (1..4000)
             .map(|i| f(i as f64 * 0.01).0)
             .fold(f64::NEG_INFINITY, f64::max);
-        let (mut z, mut m) = (0.0, [0.0; 4]);
+        let (mut z, mut m, mut s2) = (0.0, [0.0; 4], 0.0);
         let panels = 4000;
         let h = 40.0 / panels as f64;
         for p in 0..panels {
@@ -334,6 +345,7 @@ mod tests {
                 for k in 0..4 {
                     m[k] += e * u[k];
                 }
+                s2 += e * u[0] * u[0];
             }
         }
         assert!(
@@ -341,6 +353,14 @@ mod tests {
             "{} vs {}",
             n.log_z,
             peak + z.ln()
+        );
+        // The sd of ν (a) as the posterior summary reports it, against the plain quadrature's.
+        let sd = |s2: f64, m: f64| (s2 - m * m).sqrt() / c;
+        let want = sd(s2 / z, m[0] / z);
+        assert!(
+            (sd(n.s2, n.u[0]) - want).abs() < 1e-9 * want,
+            "sd {} vs {want}",
+            sd(n.s2, n.u[0])
         );
         for k in 0..4 {
             let want = m[k] / z;

@@ -221,12 +221,36 @@ fn cell_error(
         row: line,
         column,
         message: match e {
-            CellError::NotANumber => format!("column `{h}`: `{cell}` is not a number"),
+            CellError::NotANumber => match numpy_scalar(&cell) {
+                Some(x) => format!(
+                    "column `{h}`: `{cell}` is not a number: it is how NumPy prints a scalar \
+                     (its repr); write the number itself, `{x}` (convert with float(v) or \
+                     v.item() before writing, or write the array with numpy.savetxt)"
+                ),
+                None => format!("column `{h}`: `{cell}` is not a number"),
+            },
             CellError::NotFinite => {
                 format!("column `{h}`: `{cell}` is not finite (write NA for a missing value)")
             }
         },
     }
+}
+
+/// The number inside a NumPy scalar's repr, `np.float64(1.5)` or `int64(3)` (what a CSV written
+/// from a list of NumPy scalars with `str`/`repr` holds): `Some("1.5")`; `None` for anything else.
+fn numpy_scalar(cell: &str) -> Option<&str> {
+    let c = cell.trim();
+    let (name, rest) = c.split_once('(')?;
+    let inner = rest.strip_suffix(')')?.trim();
+    let name = name
+        .strip_prefix("np.")
+        .or(name.strip_prefix("numpy."))
+        .unwrap_or(name);
+    let numpy = ["float", "int", "uint"].iter().any(|k| {
+        name.strip_prefix(k)
+            .is_some_and(|b| b.chars().all(|d| d.is_ascii_digit()))
+    });
+    (numpy && inner.parse::<f64>().is_ok()).then_some(inner)
 }
 
 /// The error of a row with `len` fields where the header has `expected`.

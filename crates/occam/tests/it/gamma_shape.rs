@@ -1,7 +1,8 @@
 //! A Gamma's shape as a random variable (Winn Example 2.1) and the Student-t scale mixture with
 //! an unknown ν, written as users write them, against quadrature of the exact posterior:
 //! - one latent shape (`x ~ Gamma(a, 1.5)`): q(a) is then the exact posterior, so its mean and
-//!   ⟨ln a⟩ equal a 1-D quadrature to 1e-6 and the bound equals ln p(D);
+//!   ⟨ln a⟩ and the reported sd (and its family, `ShapeGamma`) equal a 1-D quadrature to 1e-6
+//!   and the bound equals ln p(D);
 //! - shape and rate both latent: the bound never decreases and stays below ln p(D) by 2-D
 //!   quadrature;
 //! - `lam[N] ~ Gamma(nu * 0.5, nu * 0.5)`, `y[N] ~ Gaussian(0, lam)`: λ integrates out to a
@@ -57,7 +58,7 @@ fn assert_monotone(fit: &Fitted) {
 }
 
 /// ln ∫ exp(f) over [lo, hi] by composite 20-point Gauss–Legendre (`panels` panels), with f's
-/// maximum on the nodes factored out; also ∫ g·exp(f) / ∫ exp(f) for each g in `gs`.
+/// maximum on the nodes factored out; also the means of x, ln x and x² under exp(f).
 fn log_integral(lo: f64, hi: f64, panels: usize, f: impl Fn(f64) -> f64) -> (f64, Vec<f64>) {
     let rule = GaussLegendre::new(20);
     let mut pts = Vec::new();
@@ -70,14 +71,15 @@ fn log_integral(lo: f64, hi: f64, panels: usize, f: impl Fn(f64) -> f64) -> (f64
     }
     let vals: Vec<f64> = pts.iter().map(|&(x, _)| f(x)).collect();
     let m = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (mut z, mut m1, mut ml) = (0.0, 0.0, 0.0);
+    let (mut z, mut m1, mut ml, mut m2) = (0.0, 0.0, 0.0, 0.0);
     for (&(x, w), v) in pts.iter().zip(&vals) {
         let e = w * (v - m).exp();
         z += e;
         m1 += e * x;
         ml += e * x.ln();
+        m2 += e * x * x;
     }
-    (m + z.ln(), vec![m1 / z, ml / z])
+    (m + z.ln(), vec![m1 / z, ml / z, m2 / z])
 }
 
 #[test]
@@ -110,6 +112,16 @@ fn one_latent_shape_has_the_exact_posterior_moments_and_evidence() {
         (f.bound() - log_z).abs() < 1e-6,
         "bound {} vs ln p(D) {log_z}",
         f.bound()
+    );
+    // The summary: q's family is named (not the Gamma written), and its sd is the exact one.
+    assert_eq!(post.distribution, "Gamma");
+    assert_eq!(post.q_family.as_deref(), Some("ShapeGamma"));
+    let sd = post.param("sd").unwrap().values[0];
+    let exact_sd = (m[2] - m[0] * m[0]).sqrt();
+    eprintln!("sd(a): VMP {sd:.9}, exact {exact_sd:.9}");
+    assert!(
+        (sd - exact_sd).abs() < 1e-6 * exact_sd,
+        "sd {sd} vs {exact_sd}"
     );
 }
 

@@ -23,6 +23,7 @@ mod logistic_pima;
 mod mbpca;
 mod mbpca_lang;
 mod noncj;
+mod noncj_broad;
 mod outputs;
 mod parity;
 mod predict;

@@ -209,3 +209,27 @@ fn general_reading_counts_the_files_lines() {
         .to_string();
     assert!(e.starts_with("x.csv:4:"), "{e}");
 }
+
+#[test]
+fn a_numpy_scalar_repr_is_named_with_the_fix() {
+    let e = parse_csv("x", "x.csv", "a,b\n1,np.float64(1.5)\n").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "x.csv:2:2: column `b`: `np.float64(1.5)` is not a number: it is how NumPy prints a \
+         scalar (its repr); write the number itself, `1.5` (convert with float(v) or v.item() \
+         before writing, or write the array with numpy.savetxt)"
+    );
+    let e = parse_csv("x", "x.csv", "a,b\n1,int64(3)\n").unwrap_err();
+    assert!(
+        e.to_string().contains("write the number itself, `3`"),
+        "{e}"
+    );
+    // Other text keeps the short message.
+    for cell in ["abc", "f(1.5)", "np.float64(x)", "float64(1.5"] {
+        let e = parse_csv("x", "x.csv", &format!("a,b\n1,{cell}\n")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("x.csv:2:2: column `b`: `{cell}` is not a number")
+        );
+    }
+}
