@@ -141,7 +141,10 @@ mod tests {
         );
         // StudentT is written by users, but only observed: never offered as a parent.
         let real = producers(&[ValueKind::Real]);
-        assert!(real.contains(&"Gaussian") && !real.contains(&"StudentT"), "{real:?}");
+        assert!(
+            real.contains(&"Gaussian") && !real.contains(&"StudentT"),
+            "{real:?}"
+        );
     }
 
     #[test]
