@@ -17,16 +17,16 @@ class ShardLost(OccamError):
 
 
 def _read(data):
-    """A shard's data: ``{name: array}``, or ``{name: path}`` of ``.npy`` / ``.csv`` files read
-    where the shard is built (on its worker)."""
+    """A shard's data: ``{name: array}``, or ``{name: path}`` read where the shard is built (on
+    its worker). A plain ``.npy`` file is memory-mapped by NumPy; any other file (CSV, NPZ, a
+    ``file.csv:cols@rows`` selection) goes to the extension as text and is read as ``occam fit
+    --data`` reads it, with the same located errors (an :class:`OccamError`, never taken for a
+    lost worker)."""
     out = {}
     for name, value in data.items():
         if isinstance(value, (str, _os.PathLike)):
             path = _os.fspath(value)
-            if path.endswith(".npy"):
-                value = _np.load(path, mmap_mode="r")
-            else:
-                value = _np.loadtxt(path, delimiter=",", skiprows=1, ndmin=1)
+            value = _np.load(path, mmap_mode="r") if path.endswith(".npy") else path
         out[name] = value
     return _as_data(out)
 

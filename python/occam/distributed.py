@@ -87,6 +87,8 @@ class Result:
         self.warnings = list(warnings)
         #: Recoveries from lost workers: ``[(sweep, [shards rebuilt])]`` (see :func:`fit`).
         self.recovered = []
+        #: Whether the callback stopped this run (returned False).
+        self.interrupted = False
         #: The final bound of every restart, the kept one (0-based) and its seed.
         self.restart_bounds = [self.bound]
         self.best_restart = 0
@@ -163,7 +165,9 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
     (batch, memoized) raises :class:`occam.RunError` when ``strict``, else it is recorded in
     ``Result.warnings`` and warned (stochastic VB does not promise an increase and refuses
     ``strict``). ``callback(sweep, bound)`` is called after every sweep, pass or bound
-    evaluation (return False to stop); ``progress=N`` writes a line to stderr every N of them,
+    evaluation; returning False stops the whole fit (no further sweep or restart) by raising
+    :class:`occam.Interrupted`, whose ``result`` is the run it stopped in, as a normal fit does;
+    ``progress=N`` writes a line to stderr every N of them,
     as ``occam fit --progress N`` does.
 
     A lost worker (batch, memoized on Dask): by default the fit stops with :class:`ShardLost`
@@ -217,7 +221,15 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
         return _one(runner, steps, method, seed + r, start, max_iter, tol, strict, see,
                     kappa, tau, bound_every, retries)
 
-    runs = [one(r, True) for r in range(restarts)]
+    runs = []
+    for r in range(restarts):
+        runs.append(one(r, True))
+        if runs[-1].interrupted:
+            from ._errors import Interrupted
+            e = Interrupted(f"the callback stopped the fit at restart {r + 1} of {restarts}, "
+                            f"after {len(runs[-1].bound_trace)} bound evaluations")
+            e.result = runs[-1]
+            raise e
     finals = [run.bound for run in runs]
     best = max(range(restarts), key=lambda r: (not _np.isnan(finals[r]), finals[r], -r))
     run = runs[-1] if best == restarts - 1 else one(best, False)
@@ -273,7 +285,7 @@ def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, 
     if method == "svi":
         return _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every)
     trace, converged, moved, warned, recovered = [], False, 0, [], []
-    sweep, after_recovery = 0, False
+    sweep, after_recovery, stopped = 0, False, False
     while sweep < max_iter:
         sweep += 1
         try:
@@ -292,6 +304,7 @@ def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, 
         prev = trace[-1] if trace else None
         trace.append(bound)
         if see is not None and see(sweep, bound, None if prev is None else bound - prev) is False:
+            stopped = True
             break
         if prev is None:
             continue
@@ -309,7 +322,7 @@ def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, 
             converged = True
             break
     r = Result(runner, trace, converged, moved, method, warnings=warned)
-    r.recovered = recovered
+    r.recovered, r.interrupted = recovered, stopped
     return r
 
 
@@ -367,7 +380,7 @@ def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_ev
     globals_ = [what for kind, what in steps if kind == "global"]
     state = _call_one(runner, 0, "global_state")
     order = _occam.EpochOrder(seed, n)
-    trace, epochs, converged, t = [], [], False, 0
+    trace, epochs, converged, t, stopped = [], [], False, 0, False
     for epoch in range(1, max_iter + 1):
         moved = 0
         for s in order.next_epoch():
@@ -391,10 +404,13 @@ def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_ev
         trace.append(bound)
         epochs.append(epoch)
         if see is not None and see(epoch, bound, None if prev is None else bound - prev) is False:
+            stopped = True
             break
         if prev is not None and tol is not None and abs(bound - prev) / observed <= tol:
             converged = True
             break
     # Per epoch (bytes_per_sweep): each step's globals to its shard and back, its messages up
     # and scaled back down; the bound's evaluations move the globals to every shard besides.
-    return Result(runner, trace, converged, moved, "svi", epochs, t)
+    r = Result(runner, trace, converged, moved, "svi", epochs, t)
+    r.interrupted = stopped
+    return r

@@ -11,6 +11,7 @@ import subprocess
 import numpy as np
 import pytest
 
+import occam
 import occam.distributed as od
 from occam import _occam
 
@@ -47,6 +48,31 @@ def shard_files(tmp_path, x):
         paths.append({"x": str(p)})
     (tmp_path / "gmm.occam").write_text(GMM)
     return paths
+
+
+def test_csv_shard_files_are_read_as_the_cli_reads_them(tmp_path):
+    """Shard files other than .npy go to the extension as paths: a CSV (with a header, a
+    one-row shard) gives the fit of the same rows from .npy files, and a bad cell is the CLI's
+    located DataError, not a lost worker."""
+    x = gmm_data(sum(SIZES), seed=12)
+    npy = shard_files(tmp_path, x)
+    csv = []
+    for s, part in enumerate(cut(x, SIZES)):
+        p = tmp_path / f"x-{s}.csv"
+        np.savetxt(p, part["x"], delimiter=",", header="a,b", comments="", fmt="%.17g")
+        csv.append({"x": str(p)})
+    a = od.fit(GMM, npy, seed=0, max_iter=20)
+    b = od.fit(GMM, csv, seed=0, max_iter=20)
+    close(b.bound_trace, a.bound_trace)
+    one = tmp_path / "one.csv"
+    one.write_text("a,b\n1.5,2.5\n")
+    # One row of two columns is one row (np.loadtxt made it two rows of one column).
+    r = od.fit(GMM, [{"x": str(one)}, csv[0]], seed=0, max_iter=3)
+    assert np.asarray(r.moments("z", 0)).size == 3  # one row, K = 3 probabilities
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1.5,2.5\n1.0,oops\n")
+    with pytest.raises(occam.DataError, match=r"bad\.csv:3:2: column `b`: `oops` is not a number"):
+        od.fit(GMM, [{"x": str(bad)}, csv[0]], seed=0, max_iter=3)
 
 
 def test_epoch_order_is_a_seeded_permutation_per_epoch():
@@ -143,6 +169,16 @@ def test_progress_lines_and_callback_see_every_sweep_of_every_restart(capsys):
         assert len(lines) > 2
     assert len(seen) == sum(1 for l in err if l.startswith("fit restart"))
     assert seen[-1][1] == r.restart_bounds[-1]
-    # A callback returning False stops the restart it is in.
-    stopped = od.fit(GMM, cut(x, SIZES), seed=0, max_iter=50, callback=lambda s, b: s < 3)
-    assert stopped.iterations == 3
+    # A callback returning False stops the whole fit (no further restart), as a normal fit does:
+    # Interrupted, whose result is the run it stopped in.
+    calls = []
+
+    def stop_at_3(sweep, bound):
+        calls.append(sweep)
+        return sweep < 3
+
+    with pytest.raises(occam.Interrupted) as e:
+        od.fit(GMM, cut(x, SIZES), seed=0, restarts=3, max_iter=50, callback=stop_at_3)
+    assert calls == [1, 2, 3]
+    assert e.value.result.iterations == 3 and e.value.result.interrupted
+    assert not e.value.result.converged
