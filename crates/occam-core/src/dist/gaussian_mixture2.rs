@@ -42,14 +42,22 @@ const fn constant(name: &'static str, c: ConstDomain, expects: &'static str) -> 
 }
 
 impl GaussianMixture2 {
-    /// Mean and precision of the Gaussian with the mixture's mean and variance.
+    /// Mean and precision of the proposal envelope: the mixture's mean, and the smallest of the
+    /// moment-matched precision, γ₁ and γ₂. No component is wider than the envelope, so
+    /// p/envelope is bounded and the importance weights of Winn §4.4 eq. (4.13) have finite
+    /// variance; a moment-matched envelope narrower than a component (spike and slab) gives
+    /// weights growing like e^{c x²}, of infinite variance.
     pub fn envelope(&self) -> (f64, f64) {
         let w = [self.weight, 1.0 - self.weight];
         let mean: f64 = (0..2).map(|k| w[k] * self.means[k]).sum();
         let second: f64 = (0..2)
             .map(|k| w[k] * (1.0 / self.precisions[k] + self.means[k] * self.means[k]))
             .sum();
-        (mean, 1.0 / (second - mean * mean))
+        let matched = 1.0 / (second - mean * mean);
+        (
+            mean,
+            matched.min(self.precisions[0]).min(self.precisions[1]),
+        )
     }
     /// ln p(x).
     pub fn ln_density(&self, x: f64) -> f64 {

@@ -21,7 +21,8 @@ pub(super) fn check(model: &Model, src: SourceRef<'_>) -> Result<()> {
         let Node::Stochastic { distribution, args } = &var.node else {
             continue;
         };
-        if occam_core::dist::family(distribution).map(|f| f.name) != Some("StudentT") {
+        // `FamilySpec::observed_only` marks the families whose values weight samples (StudentT).
+        if !occam_core::dist::family(distribution).is_some_and(|f| f.observed_only) {
             continue;
         }
         if !var.observed {
