@@ -446,9 +446,12 @@ def load(path):
 
 def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6,
             prune=True, strict=False, methods=None, plate=None, samples=20000, widen=2.0,
-            max_assignments=4194304, temperatures=1000, chains=64, folds=5):
+            max_assignments=4194304, temperatures=1000, chains=64, folds=5, mixed_bounds=False):
     """Fits every model (``Model`` objects or paths) to the same data with the same settings and
-    compares their bounds; ``priors`` are prior model weights (equal when omitted).
+    compares their bounds; ``priors`` are prior model weights (equal when omitted). Bounds of
+    different kinds (exact, lower bound, approximate: see each fit's ``bound_quality``) are
+    refused with a ``UsageError`` unless ``mixed_bounds=True``, as ``occam compare
+    --mixed-bounds``.
 
     ``methods`` (e.g. ``["vb", "exact", "is"]``; also ``"vbsym"``, ``"laplace"``, ``"bic"``,
     ``"cs"``, ``"ais"``, and ``"cv"``, ``folds``-fold cross-validation, which is not an evidence)
@@ -469,7 +472,8 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
             None if priors is None else [float(p) for p in priors],
             methods=None if methods is None else [str(m) for m in methods], plate=sweep,
             samples=int(samples), widen=float(widen), max_assignments=int(max_assignments),
-            temperatures=int(temperatures), chains=int(chains), folds=int(folds), **s)
+            temperatures=int(temperatures), chains=int(chains), folds=int(folds),
+            mixed_bounds=bool(mixed_bounds), **s)
         bounds = [f.bound for f, _, _ in rows]
         probs = _occam.probabilities(bounds, None if priors is None else [float(p) for p in priors])
         best = max(bounds)
@@ -477,7 +481,8 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
             _Row((name, Result(f), f.bound - best, p, {e["method"]: e for e in ev}))
             for (f, name, ev), p in zip(rows, probs))
     rows = _occam.compare([m._model for m in ms], _as_data(data),
-                          None if priors is None else [float(p) for p in priors], **s)
+                          None if priors is None else [float(p) for p in priors],
+                          mixed_bounds=bool(mixed_bounds), **s)
     return Comparison(_Row((m.name, Result(f), d, p)) for m, (f, d, p) in zip(ms, rows))
 
 

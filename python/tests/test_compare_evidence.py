@@ -101,3 +101,19 @@ def test_laplace_and_cross_validation_from_python_match_the_command_line():
         for e in c["evidence"]:
             assert r.evidence[e["method"]]["log_evidence"] == pytest.approx(e["log_evidence"],
                                                                             abs=1e-9)
+
+
+def test_mixed_bound_kinds_are_refused_unless_asked():
+    """An exact Gaussian bound beside an importance-sampled Student-t one (approximate): both
+    compare paths refuse without mixed_bounds=True, as `occam compare --mixed-bounds`."""
+    y = np.array([1.2, 2.9, 2.1, 1.7, 8.0, 2.4, -4.0, 2.2])
+    gauss = occam.Model.from_string(
+        "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ Gaussian(mu, 0.25)\nobserve y\n")
+    t = occam.Model.from_string("plates N from data y\nmu ~ Gaussian(0, 0.01)\n"
+                    "y[N] ~ StudentT(nu = 3, scale = 1, mean = mu)\nobserve y\n")
+    for methods in (None, ["vb", "bic"], ["bic"]):
+        with pytest.raises(occam.UsageError, match="different kinds"):
+            occam.compare([gauss, t], data={"y": y}, methods=methods)
+    rows = occam.compare([gauss, t], data={"y": y}, methods=["vb", "bic"], mixed_bounds=True)
+    assert [r.evidence["vb"]["kind"] for r in rows] == ["lower bound", "approximate (IS)"]
+    assert len(occam.compare([gauss, t], data={"y": y}, mixed_bounds=True)) == 2

@@ -13,9 +13,10 @@ use crate::model::{fit_released, settings, PyModel};
 /// Fits every model (or the plate sweep `plate = (NAME, SIZES)` of the one model) and runs
 /// `methods` on each; returns `[(fitted, name, [per-method dict])]`, each dict with `method`
 /// and either `kind`, `log_evidence`, `se`, `ess`, `seconds`, `note`, `probability` or
-/// `not_applicable`.
+/// `not_applicable`. The caller ranks the fits' bounds: of different kinds (exact, lower bound,
+/// approximate) they are refused unless `mixed_bounds`.
 #[pyfunction]
-#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, temperatures=1000, chains=64, folds=5, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false))]
+#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, temperatures=1000, chains=64, folds=5, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, mixed_bounds=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare_evidence<'py>(
     py: Python<'py>,
@@ -36,6 +37,7 @@ pub fn compare_evidence<'py>(
     tol: f64,
     prune: bool,
     strict: bool,
+    mixed_bounds: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     crate::errors::guard(py, || {
         let usage = |m: String| raise(py, "UsageError", m);
@@ -113,6 +115,9 @@ pub fn compare_evidence<'py>(
             });
             rows.push((f, model.name().to_string(), ev));
         }
+        // Python's compare ranks the bounds whatever the methods.
+        let fits: Vec<&occam::Fitted> = rows.iter().map(|r| r.0.inner()).collect();
+        occam::check_kinds(&fits, mixed_bounds).py_err(py)?;
         let probs: Vec<Option<Vec<f64>>> = (0..methods.len())
             .map(|j| {
                 let v: Option<Vec<f64>> = rows.iter().map(|r| r.2[j].value()).collect();

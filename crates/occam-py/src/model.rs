@@ -405,9 +405,10 @@ impl PyModel {
 }
 
 /// Fits every model to the same data with the same settings; returns
-/// `[(fitted, difference to the best bound, posterior probability)]`.
+/// `[(fitted, difference to the best bound, posterior probability)]`. Bounds of different
+/// kinds (exact, lower bound, approximate) are refused unless `mixed_bounds`.
 #[pyfunction]
-#[pyo3(signature = (models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false))]
+#[pyo3(signature = (models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, mixed_bounds=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare<'py>(
     py: Python<'py>,
@@ -420,6 +421,7 @@ pub fn compare<'py>(
     tol: f64,
     prune: bool,
     strict: bool,
+    mixed_bounds: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     crate::errors::guard(py, || {
         let priors = priors.unwrap_or_default();
@@ -448,6 +450,8 @@ pub fn compare<'py>(
             let model = m.model_with_data(py, data)?;
             fitted.push(fit_released(py, &model, &s, None, None)?);
         }
+        let fits: Vec<&occam::Fitted> = fitted.iter().map(PyFitted::inner).collect();
+        occam::check_kinds(&fits, mixed_bounds).py_err(py)?;
         let bounds: Vec<f64> = fitted.iter().map(PyFitted::bound_value).collect();
         let probs = occam::probabilities(&bounds, &priors);
         let best = bounds.iter().copied().fold(f64::NEG_INFINITY, f64::max);

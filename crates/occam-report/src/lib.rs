@@ -21,6 +21,7 @@
 pub mod binary;
 pub mod chain_figure;
 pub mod check;
+pub mod evidence;
 pub mod figure;
 pub mod graph;
 pub mod hinton;

@@ -3,10 +3,12 @@
 //! the folder rule), fitted on the view's data and compared by the evidence methods asked for
 //! (`{"methods": ["vb", "bic", ...]}`, default `vb`): the JSON of `occam compare --method ...
 //! --json` (bounds, each method's estimate and posterior model probability, the best per
-//! method), from the same library call.
+//! method), from the same library call. Bounds of different kinds (exact, lower bound,
+//! approximate) are refused unless `{"mixed_bounds": true}`, as `--mixed-bounds`.
 
-use occam::evidence::{compare_evidence, Evidence, Method, Options};
+use occam::evidence::{compare_evidence, Method, Options};
 use occam::Model;
+use occam_report::evidence::{evidence_json, plate_sizes};
 use serde_json::{json, Value};
 
 use crate::api::Reply;
@@ -66,7 +68,11 @@ fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
         let (name, list) = spec
             .split_once('=')
             .ok_or_else(|| bad(format!("plate {spec}: give NAME=FROM..TO or NAME=A,B,C")))?;
-        let list = sizes(list).ok_or_else(|| bad(format!("plate {spec}: sizes from 1")))?;
+        let list = plate_sizes(list).ok_or_else(|| bad(format!("plate {spec}: sizes from 1")))?;
+        // Before building them: a sweep's models are compiled one by one.
+        if list.len() > MAX_MODELS {
+            return Err(bad(format!("at most {MAX_MODELS} models at once")));
+        }
         models = list
             .iter()
             .map(|&k| base.with_plate(name.trim(), k))
@@ -77,8 +83,14 @@ fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
         return Err(bad(format!("at most {MAX_MODELS} models at once")));
     }
     let settings = s.settings();
+    let mixed_bounds = match body.get("mixed_bounds") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(bad("\"mixed_bounds\" must be true or false".into())),
+    };
     let opts = Options {
         seed: settings.seed,
+        mixed_bounds,
         ..Options::default()
     };
     let rows = compare_evidence(&models, settings, &[], &methods, &opts, &mut |_| {
@@ -119,35 +131,4 @@ fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
         })
         .collect();
     Ok(json!({"models": models, "best": best}))
-}
-
-/// One estimate as `occam compare --method ... --json` writes it.
-fn evidence_json(e: &Evidence, p: Option<f64>) -> Value {
-    match e {
-        Evidence::Estimate(e) => json!({
-            "method": e.method.name(),
-            "kind": e.kind.label(),
-            "log_evidence": e.log_evidence,
-            "se": e.se,
-            "ess": e.ess,
-            "seconds": e.seconds,
-            "probability": p,
-            "note": e.note,
-        }),
-        Evidence::NotApplicable { method, reason } => json!({
-            "method": method.name(),
-            "not_applicable": reason,
-        }),
-    }
-}
-
-/// Sizes from `FROM..TO` or `A,B,C` (as `occam compare --plate`).
-fn sizes(s: &str) -> Option<Vec<u64>> {
-    if let Some((a, b)) = s.split_once("..") {
-        let (a, b): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-        return (a >= 1 && a <= b && b - a < 1000).then(|| (a..=b).collect());
-    }
-    s.split(',')
-        .map(|x| x.trim().parse().ok().filter(|&v: &u64| v >= 1))
-        .collect()
 }

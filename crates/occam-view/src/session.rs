@@ -165,7 +165,8 @@ impl Session {
                 message: "refused: outside the model's folder and the folders of its data".into(),
             });
         }
-        Ok(full)
+        // The path checked, not `full`: a symlink swapped after the check must not escape.
+        Ok(canon)
     }
 
     /// The settings of every fit the view runs.

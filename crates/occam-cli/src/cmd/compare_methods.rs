@@ -6,6 +6,7 @@ use serde_json::json;
 
 use occam::evidence::{compare_evidence, Evidence, EvidenceRow, Method, Options};
 use occam::{Model, Observer, Settings};
+use occam_report::evidence::{evidence_json, plate_sizes};
 
 use super::compare::{probability, CompareArgs};
 use super::progress::Bar;
@@ -32,40 +33,6 @@ pub fn methods(given: Option<&[String]>) -> Result<Vec<Method>> {
     Ok(out)
 }
 
-/// One estimate as JSON: `method`, `kind`, `log_evidence`, `se`, `ess`, `seconds`,
-/// `probability` (null when not given), `note`; or `method` and `not_applicable`.
-pub fn evidence_json(e: &Evidence, p: Option<f64>) -> serde_json::Value {
-    match e {
-        Evidence::Estimate(e) => {
-            json!({
-                "method": e.method.name(),
-                "kind": e.kind.label(),
-                "log_evidence": e.log_evidence,
-                "se": e.se,
-                "ess": e.ess,
-                "seconds": e.seconds,
-                "probability": p,
-                "note": e.note,
-            })
-        }
-        Evidence::NotApplicable { method, reason } => json!({
-            "method": method.name(),
-            "not_applicable": reason,
-        }),
-    }
-}
-
-/// Sizes from `FROM..TO` or `A,B,C`.
-fn sizes(s: &str) -> Option<Vec<u64>> {
-    if let Some((a, b)) = s.split_once("..") {
-        let (a, b): (u64, u64) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
-        return (a >= 1 && a <= b && b - a < 1000).then(|| (a..=b).collect());
-    }
-    s.split(',')
-        .map(|x| x.trim().parse().ok().filter(|&v: &u64| v >= 1))
-        .collect()
-}
-
 /// The models of a plate sweep `NAME=SIZES` over the one model given.
 pub fn sweep(models: &[Model], spec: &str) -> Result<Vec<Model>> {
     let [model] = models else {
@@ -80,7 +47,7 @@ pub fn sweep(models: &[Model], spec: &str) -> Result<Vec<Model>> {
         ))
     };
     let (name, list) = spec.split_once('=').ok_or_else(bad)?;
-    let list = sizes(list).ok_or_else(bad)?;
+    let list = plate_sizes(list).ok_or_else(bad)?;
     list.iter()
         .map(|&k| {
             model.with_plate(name.trim(), k).map_err(|e| match e {
@@ -108,6 +75,7 @@ pub fn run(
         chains: a.chains,
         ais_moves: occam::evidence::AisMoves::parse(&a.ais_moves)?,
         folds: a.folds,
+        mixed_bounds: a.mixed_bounds,
         ..Options::default()
     };
     let rows = compare_evidence(models, settings, priors, methods, &opts, &mut |i| {
@@ -119,10 +87,6 @@ pub fn run(
     })?;
     super::compare_extras::average(a, &rows, methods)?;
     super::compare_extras::plot(a, &rows, methods)?;
-    // The bound column ranks bounds: of one kind only, unless asked (--mixed-bounds).
-    let vb = methods.contains(&occam::evidence::Method::Vb);
-    let fits: Vec<&occam::Fitted> = rows.iter().map(|r| &r.fitted).collect();
-    occam::check_kinds(&fits, a.mixed_bounds || !vb)?;
     let name = |r: &EvidenceRow| r.fitted.loaded().file_name.clone();
     let best: Vec<Option<String>> = (0..methods.len())
         .map(|j| {

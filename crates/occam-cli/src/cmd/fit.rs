@@ -72,7 +72,7 @@ pub struct FitArgs {
     /// Watch the fit in the browser: serve `occam view`'s page on 127.0.0.1 (its URL, with the
     /// token, printed first), print the summary when the fit ends, and keep serving until
     /// Ctrl-C.
-    #[arg(long, conflicts_with_all = ["json", "out", "init_from", "predict", "predict_ahead", "evidence", "progress"])]
+    #[arg(long, conflicts_with_all = ["json", "out", "init_from", "predict", "predict_ahead", "evidence", "progress", "shards", "stream", "chunk_rows"])]
     pub view: bool,
 }
 
@@ -167,7 +167,7 @@ pub fn run(a: &FitArgs) -> Result<()> {
         if a.evidence.is_some() {
             report["evidence"] = evidence
                 .iter()
-                .map(|e| super::compare_methods::evidence_json(e, None))
+                .map(|e| occam_report::evidence::evidence_json(e, None))
                 .collect();
         }
         let text = serde_json::to_string(&report)

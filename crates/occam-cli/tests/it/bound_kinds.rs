@@ -125,4 +125,24 @@ fn approximate_bounds_are_labelled_and_not_ranked_beside_exact_ones_without_the_
     assert!(rank_t < rank_g, "{out}");
     let (code, _, err) = run_in(&f, &["compare", "t.occam", "t.occam"]);
     assert_eq!(code, 0, "{err}");
+    // By several methods (the library's compare_evidence, also behind --average and --plot)
+    // the bound column is refused too, and with the flag `vb` says the bound is approximate.
+    let by = [&args[..], &["--method", "vb,bic"]].concat();
+    let (code, _, err) = run_in(&f, &by);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("t.occam: approximate"), "{err}");
+    let (code, out, err) = run_in(&f, &[&by[..], &["--mixed-bounds", "--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["models"][0]["evidence"][0]["kind"], "lower bound",
+        "{out}"
+    );
+    assert_eq!(
+        v["models"][1]["evidence"][0]["kind"], "approximate (IS)",
+        "{out}"
+    );
+    // bic alone ranks no bound.
+    let (code, _, err) = run_in(&f, &[&args[..], &["--method", "bic"]].concat());
+    assert_eq!(code, 0, "{err}");
 }

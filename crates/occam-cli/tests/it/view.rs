@@ -240,3 +240,25 @@ fn the_compare_view_gives_the_numbers_of_compare_json() {
         "{refused}"
     );
 }
+
+/// `fit --view` watches one in-process fit: with a fit over shards or a stream it is refused
+/// (exit 2, naming the conflict), not silently ignored.
+#[test]
+fn fit_view_conflicts_with_shards_and_stream() {
+    let model =
+        "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ Gaussian(mu, 0.25)\nobserve y\n";
+    let f: Vec<(&str, &[u8])> = vec![("y.csv", b"y\n1.0\n2.0\n"), ("m.occam", model.as_bytes())];
+    for extra in [
+        &["--shards", "y=y*.csv"][..],
+        &["--stream", "y=y.csv"][..],
+        &["--stream", "y=y.csv", "--chunk-rows", "1"][..],
+    ] {
+        let args = [&["fit", "m.occam", "--view"][..], extra].concat();
+        let (code, _, err) = crate::common::run_in(&f, &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("--view") && err.contains("cannot be used with"),
+            "{err}"
+        );
+    }
+}

@@ -230,3 +230,43 @@ fn a_chain_posterior_carries_its_state_marginals() {
     assert_eq!(z["chain"], report["chains"]["z"]);
     assert_eq!(z["chain"]["marginals"].as_array().unwrap().len(), 3);
 }
+
+/// The compare view refuses to rank an exact bound beside an approximate one (a Student-t
+/// model, importance sampled) unless `"mixed_bounds": true`, whatever the methods besides `vb`,
+/// and refuses a plate sweep of more than 32 models before building any (the plate name
+/// below is not even the model's: the count is checked first).
+#[test]
+fn compare_refuses_mixed_bound_kinds_and_too_long_sweeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("y.csv", "y\n1.2\n2.9\n2.1\n1.7\n8.0\n2.4\n-4.0\n2.2\n");
+    write(
+        "gauss.occam",
+        "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ Gaussian(mu, 0.25)\nobserve y\n",
+    );
+    write(
+        "t.occam",
+        "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ StudentT(nu = 3, scale = 1, mean = mu)\nobserve y\n",
+    );
+    let data = [format!("y={}", dir.path().join("y.csv").display())];
+    let v = start_at(&dir.path().join("gauss.occam"), &data);
+    let t = dir.path().join("t.occam").display().to_string();
+    let body = json!({"models": [t], "methods": ["vb", "bic"]});
+    let (code, r) = post_json(v.addr, "/api/compare", &body);
+    assert_eq!(code, 400, "{r}");
+    assert!(
+        r["error"].as_str().unwrap().contains("different kinds"),
+        "{r}"
+    );
+    let body = json!({"models": [t], "methods": ["vb", "bic"], "mixed_bounds": true});
+    let (code, r) = post_json(v.addr, "/api/compare", &body);
+    assert_eq!(code, 200, "{r}");
+    assert_eq!(r["models"][0]["evidence"][0]["kind"], "lower bound", "{r}");
+    assert_eq!(
+        r["models"][1]["evidence"][0]["kind"], "approximate (IS)",
+        "{r}"
+    );
+    let (code, r) = post_json(v.addr, "/api/compare", &json!({"plate": "Q=1..40"}));
+    assert_eq!(code, 400, "{r}");
+    assert!(r["error"].as_str().unwrap().contains("at most 32"), "{r}");
+}

@@ -23,7 +23,12 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
     };
     if method == Method::Vb {
         let o = fitted.outcome();
-        let mut e = done(Kind::LowerBound, o.bound, None, None, String::new());
+        // The bound is a lower bound on ln p(D) unless a term is importance sampled.
+        let kind = match o.bound_quality {
+            crate::quality::BoundQuality::Approximate => Kind::Approximate,
+            _ => Kind::LowerBound,
+        };
+        let mut e = done(kind, o.bound, None, None, String::new());
         if let Evidence::Estimate(e) = &mut e {
             e.seconds = f64::NAN;
         }

@@ -123,6 +123,10 @@ pub enum Kind {
     Exact,
     /// A lower bound on it.
     LowerBound,
+    /// `vb`'s bound when some of its terms are importance-sampled estimates (Student-t
+    /// observations, truncated-Gaussian and two-component mixture priors): an estimate of the
+    /// ELBO, neither equal to it nor guaranteed below ln p(D).
+    Approximate,
     /// A lower bound when the mixture's relabelled modes are separated.
     SeparatedBound,
     /// A random estimate with a standard error.
@@ -138,7 +142,9 @@ pub enum Kind {
 
 impl Kind {
     /// Whether an estimate of this kind is (a bound on or an estimate of) ln p(D | m), so that a
-    /// softmax of it gives posterior model probabilities; a held-out score is not.
+    /// softmax of it gives posterior model probabilities; a held-out score is not. An
+    /// approximate bound estimates the ELBO, so it ranks, but [`compare_evidence`] ranks it
+    /// beside bounds of other kinds only with `mixed_bounds`.
     pub fn is_log_evidence(self) -> bool {
         self != Kind::HeldOut
     }
@@ -148,6 +154,7 @@ impl Kind {
         match self {
             Kind::Exact => "exact",
             Kind::LowerBound => "lower bound",
+            Kind::Approximate => "approximate (IS)",
             Kind::SeparatedBound => "bound if separated",
             Kind::Estimate => "estimate",
             Kind::Asymptotic => "asymptotic",
@@ -288,6 +295,10 @@ pub struct Options {
     /// Settings of cross-validation's fits on K − 1 folds (`None`: the defaults with `seed`);
     /// [`compare_evidence`] passes the comparison's own.
     pub refit: Option<crate::driver::Settings>,
+    /// Whether [`compare_evidence`] ranks the bounds (`vb`, `vbsym`) of fits whose bounds are of
+    /// different kinds (exact, lower bound, approximate); refused otherwise
+    /// ([`crate::check_kinds`], `--mixed-bounds`).
+    pub mixed_bounds: bool,
 }
 
 impl Default for Options {
@@ -303,6 +314,7 @@ impl Default for Options {
             ais_moves: AisMoves::Auto,
             folds: 5,
             refit: None,
+            mixed_bounds: false,
         }
     }
 }

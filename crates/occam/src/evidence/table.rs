@@ -24,7 +24,9 @@ pub struct EvidenceRow {
 
 /// Fits every model with `settings`, runs every method of `methods` on each fit and computes
 /// the posterior model probabilities per method under the prior weights `priors` (equal when
-/// empty); `observer(i)` watches the fit of model i.
+/// empty); `observer(i)` watches the fit of model i. When the methods include a bound (`vb`,
+/// `vbsym`), fits whose bounds are of different kinds are refused unless `opts.mixed_bounds`
+/// ([`crate::check_kinds`]).
 pub fn compare_evidence(
     models: &[Model],
     settings: &Settings,
@@ -73,6 +75,14 @@ pub fn compare_evidence(
             probability: vec![None; methods.len()],
         });
     }
+    // The bound columns rank bounds: of one kind only, unless asked (--mixed-bounds).
+    if methods
+        .iter()
+        .any(|m| matches!(m, Method::Vb | Method::VbSym))
+    {
+        let fits: Vec<&Fitted> = rows.iter().map(|r| &r.fitted).collect();
+        crate::compare::check_kinds(&fits, opts.mixed_bounds)?;
+    }
     for j in 0..methods.len() {
         // A held-out score (cv) is not ln p(D | m): softmax of it is no posterior model
         // probability, so it gets none (and cannot weight a model average). Nor do values that
@@ -102,4 +112,57 @@ pub fn weights(rows: &[EvidenceRow], j: usize) -> Option<Vec<f64>> {
     rows.iter()
         .map(|r| r.probability.get(j).copied().flatten())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::Kind;
+    use crate::DataSet;
+
+    /// A Gaussian model (exact bound) and a Student-t one (importance sampled, Winn §4.4):
+    /// `vb` labels the second approximate, and a comparison whose methods include a bound
+    /// refuses to rank them without `mixed_bounds` (Python's `occam.compare` calls
+    /// [`crate::check_kinds`] the same way); one by `bic` alone ranks no bound.
+    #[test]
+    fn bounds_of_different_kinds_are_refused_unless_mixed() {
+        let y = vec![1.2, 2.9, 2.1, 1.7, 8.0, 2.4, -4.0, 2.2];
+        let mut d = DataSet::new();
+        d.insert_array("y", y.len(), 1, y, None).unwrap();
+        let gauss =
+            "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ Gaussian(mu, 0.25)\nobserve y\n";
+        let t = "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ StudentT(nu = 3, scale = 1, mean = mu)\nobserve y\n";
+        let models = vec![
+            Model::from_source("gauss", gauss, &d).unwrap(),
+            Model::from_source("t", t, &d).unwrap(),
+        ];
+        let settings = Settings::default();
+        let run = |methods: &[Method], mixed_bounds: bool| {
+            let opts = Options {
+                mixed_bounds,
+                ..Options::default()
+            };
+            compare_evidence(&models, &settings, &[], methods, &opts, &mut |_| {
+                Box::new(())
+            })
+        };
+        let err = run(&[Method::Vb, Method::Bic], false).err().unwrap();
+        let msg = err.to_string();
+        assert!(msg.contains("different kinds"), "{msg}");
+        assert!(msg.contains("t: approximate"), "{msg}");
+        assert!(run(&[Method::Bic, Method::VbSym], false).is_err());
+        let rows = run(&[Method::Vb, Method::Bic], true).unwrap();
+        let kind = |i: usize| match &rows[i].evidence[0] {
+            Evidence::Estimate(e) => e.kind,
+            e => panic!("{e:?}"),
+        };
+        assert_eq!((kind(0), kind(1)), (Kind::LowerBound, Kind::Approximate));
+        assert!(Kind::Approximate.is_log_evidence());
+        assert!(rows[1].probability[0].is_some());
+        assert!(run(&[Method::Bic], false).is_ok());
+        let fits: Vec<&Fitted> = rows.iter().map(|r| &r.fitted).collect();
+        assert!(crate::check_kinds(&fits, false).is_err());
+        assert!(crate::check_kinds(&fits, true).is_ok());
+        assert!(crate::check_kinds(&fits[1..], false).is_ok());
+    }
 }
