@@ -1,7 +1,7 @@
 //! The JSON of one evidence estimate and the sizes of a plate sweep, as `occam compare --method
 //! ... --plate NAME=SIZES --json` and the view's compare write and read them.
 
-use occam::evidence::Evidence;
+use occam::evidence::{Evidence, EvidenceRow, Method};
 use serde_json::{json, Value};
 
 /// One estimate as JSON: `method`, `kind`, `log_evidence`, `se`, `ess`, `seconds`,
@@ -23,6 +23,52 @@ pub fn evidence_json(e: &Evidence, p: Option<f64>) -> Value {
             "not_applicable": reason,
         }),
     }
+}
+
+/// The model (its file name) with the highest estimate by each method, `None` where some model
+/// has no estimate by it.
+pub fn best_per_method(rows: &[EvidenceRow], methods: &[Method]) -> Vec<Option<String>> {
+    (0..methods.len())
+        .map(|j| {
+            let v: Vec<f64> = rows
+                .iter()
+                .map(|r| r.evidence[j].value())
+                .collect::<Option<_>>()?;
+            let i = (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b });
+            Some(rows[i].fitted.loaded().file_name.clone())
+        })
+        .collect()
+}
+
+/// The JSON of `occam compare --method ... --json` (and of the view's compare): per model its
+/// bound, iterations, convergence, estimates and warnings; the best model per method.
+pub fn compare_json(rows: &[EvidenceRow], methods: &[Method]) -> Value {
+    let models: Vec<Value> = rows
+        .iter()
+        .map(|r| {
+            let o = r.fitted.outcome();
+            let ev: Vec<Value> = r
+                .evidence
+                .iter()
+                .zip(&r.probability)
+                .map(|(e, p)| evidence_json(e, *p))
+                .collect();
+            json!({
+                "model": r.fitted.loaded().file_name,
+                "bound": o.bound,
+                "iterations": o.iterations,
+                "converged": o.converged,
+                "evidence": ev,
+                "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let best: serde_json::Map<String, Value> = methods
+        .iter()
+        .zip(best_per_method(rows, methods))
+        .map(|(m, b)| (m.name().to_string(), json!(b)))
+        .collect();
+    json!({"models": models, "best": best})
 }
 
 /// Plate sizes from `FROM..TO` (at most 1000 of them) or `A,B,C`, every size at least 1;

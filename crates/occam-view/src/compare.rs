@@ -8,7 +8,7 @@
 
 use occam::evidence::{compare_evidence, Method, Options};
 use occam::Model;
-use occam_report::evidence::{evidence_json, plate_sizes};
+use occam_report::evidence::{compare_json, plate_sizes};
 use serde_json::{json, Value};
 
 use crate::api::Reply;
@@ -97,38 +97,5 @@ fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
         Box::new(()) as Box<dyn occam::Observer>
     })
     .map_err(|e| bad(e.to_string()))?;
-    let name = |r: &occam::evidence::EvidenceRow| r.fitted.loaded().file_name.clone();
-    let best: serde_json::Map<String, Value> = methods
-        .iter()
-        .enumerate()
-        .map(|(j, m)| {
-            let v: Option<Vec<f64>> = rows.iter().map(|r| r.evidence[j].value()).collect();
-            let b = v.map(|v| {
-                let i = (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b });
-                name(&rows[i])
-            });
-            (m.name().to_string(), json!(b))
-        })
-        .collect();
-    let models: Vec<Value> = rows
-        .iter()
-        .map(|r| {
-            let o = r.fitted.outcome();
-            let ev: Vec<Value> = r
-                .evidence
-                .iter()
-                .zip(&r.probability)
-                .map(|(e, p)| evidence_json(e, *p))
-                .collect();
-            json!({
-                "model": name(r),
-                "bound": o.bound,
-                "iterations": o.iterations,
-                "converged": o.converged,
-                "evidence": ev,
-                "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    Ok(json!({"models": models, "best": best}))
+    Ok(compare_json(&rows, &methods))
 }

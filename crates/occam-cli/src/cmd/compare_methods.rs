@@ -2,11 +2,9 @@
 //! in one table (model × method, ± standard errors, posterior model probabilities per method,
 //! seconds per method), and one model file swept over a plate's size.
 
-use serde_json::json;
-
 use occam::evidence::{compare_evidence, Evidence, EvidenceRow, Method, Options};
 use occam::{Model, Observer, Settings};
-use occam_report::evidence::{evidence_json, plate_sizes};
+use occam_report::evidence::{best_per_method, compare_json, plate_sizes};
 
 use super::compare::{probability, CompareArgs};
 use super::progress::Bar;
@@ -88,41 +86,9 @@ pub fn run(
     super::compare_extras::average(a, &rows, methods)?;
     super::compare_extras::plot(a, &rows, methods)?;
     let name = |r: &EvidenceRow| r.fitted.loaded().file_name.clone();
-    let best: Vec<Option<String>> = (0..methods.len())
-        .map(|j| {
-            let v: Option<Vec<f64>> = rows.iter().map(|r| r.evidence[j].value()).collect();
-            let v = v?;
-            let i = (0..v.len()).fold(0, |b, i| if v[i] > v[b] { i } else { b });
-            Some(name(&rows[i]))
-        })
-        .collect();
+    let best = best_per_method(&rows, methods);
     if a.json {
-        let models: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                let o = r.fitted.outcome();
-                let ev: Vec<_> = r
-                    .evidence
-                    .iter()
-                    .zip(&r.probability)
-                    .map(|(e, p)| evidence_json(e, *p))
-                    .collect();
-                json!({
-                    "model": name(r),
-                    "bound": o.bound,
-                    "iterations": o.iterations,
-                    "converged": o.converged,
-                    "evidence": ev,
-                    "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        let best: serde_json::Map<String, serde_json::Value> = methods
-            .iter()
-            .zip(&best)
-            .map(|(m, b)| (m.name().to_string(), json!(b)))
-            .collect();
-        outln!("{}", json!({"models": models, "best": best}));
+        outln!("{}", compare_json(&rows, methods));
         return Ok(());
     }
     let width = rows.iter().map(|r| name(r).len()).max().unwrap_or(5).max(5);
