@@ -256,9 +256,16 @@ fn chain_lines(ch: &occam::chains::ChainReport) -> Vec<String> {
 pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "model {}", loaded.file_name);
+    // An approximate L (importance-sampled terms) is an estimate, not a lower bound: its
+    // headline says so (the kind line below says why).
     let _ = writeln!(
         s,
-        "lower bound L = {:.6} after {} iterations ({})",
+        "{} L = {:.6} after {} iterations ({})",
+        if o.bound_quality == occam::quality::BoundQuality::Approximate {
+            "approximate bound"
+        } else {
+            "lower bound"
+        },
         o.bound + 0.0,
         o.iterations,
         if o.converged {
