@@ -111,6 +111,8 @@ struct NodeCache {
     /// Sum node of a dot product and offsets: the data less the offsets' means (inputs: the
     /// offsets; `linear`).
     offsets: Option<Arc<linear::Effective>>,
+    /// W of a gated q-block: ⟨W_k⟩ and ⟨W_kᵀW_k⟩ (input: the node; `gated_linear`).
+    gated_w: Option<(Arc<Vec<f64>>, Arc<Vec<f64>>)>,
 }
 
 type Cache = Mutex<HashMap<usize, NodeCache>>;

@@ -237,4 +237,4 @@ impl Vmp {
 }
 
 #[cfg(test)]
-mod tests;
+pub(in crate::engine) mod tests;

@@ -74,6 +74,19 @@ impl IndexRule {
         }
     }
 
+    /// Whether this rule reads Σ digit·stride over the (size, stride) `axes` (outermost first, last
+    /// fastest) at every one of their Π size extended elements, decided from the normalised
+    /// strides in O(axes). `false` can also mean the same map in a form that normalising does not
+    /// make equal: a caller that must know then checks element by element.
+    pub(crate) fn reads_as(&self, axes: &[(usize, usize)]) -> bool {
+        let len = axes.iter().map(|&(s, _)| s).product::<usize>();
+        let want = Strided::normalised(axes, len);
+        match self {
+            IndexRule::Broadcast => want.axes.is_empty(),
+            IndexRule::Strided(s) => s.len == len && s.axes == want.axes,
+        }
+    }
+
     /// Whether this is the broadcast rule (a parent without plates read unstacked).
     pub(crate) fn is_broadcast(&self) -> bool {
         matches!(self, IndexRule::Broadcast)
@@ -333,6 +346,10 @@ impl Strided {
             .map_or(self.len, |i| places[i])
     }
 }
+
+#[cfg(test)]
+#[path = "rule_reads_tests.rs"]
+mod reads_tests;
 
 #[cfg(test)]
 mod tests {

@@ -93,7 +93,7 @@ impl GatedLinear {
     fn data_term(&self, vmp: &Vmp, sizes: bool) -> f64 {
         let l = &self.layout;
         let (n, k, q) = (l.n, l.k, l.q);
-        let e = l.inputs(&vmp.nodes);
+        let e = l.inputs(&vmp.nodes, &vmp.cache);
         let x = &vmp.nodes[l.x].q;
         let sums = Sums::of(l, &x.phi);
         let r = &vmp.nodes[l.s].q.u;
@@ -122,7 +122,7 @@ impl QBlock for GatedLinear {
         if member != l.s && member != l.x {
             return Ok(());
         }
-        let e = l.inputs(&vmp.nodes);
+        let e = l.inputs(&vmp.nodes, &vmp.cache);
         // x's array is reused (`solve` leaves it untouched when it fails).
         let buffer = std::mem::take(&mut vmp.nodes[l.x].q.u);
         let sq = &mut vmp.nodes[l.s].q;
@@ -238,7 +238,7 @@ impl QBlock for GatedLinear {
             }
         } else if member == l.y && slot == 1 {
             // To τ: [−½ Σ_k Σ_n r_nk E‖y_n − W_k x_nk − μ_k‖², ½ N D] (Σ_k r_nk = 1).
-            let (e, r) = (l.inputs(&vmp.nodes), &vmp.nodes[l.s].q.u);
+            let (e, r) = (l.inputs(&vmp.nodes, &vmp.cache), &vmp.nodes[l.s].q.u);
             let data = self.residuals.get(l, &vmp.nodes[l.y].data, r, &e.mu);
             let sr = kernels::weighted_residuals(l, &e, &data, x_cov, &sums);
             out[0] += -0.5 * sr.iter().sum::<f64>();

@@ -30,6 +30,8 @@ pub(super) mod block;
 mod dense;
 mod kernels;
 mod residual;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use block::GatedLinear;
 
@@ -144,24 +146,31 @@ pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
                 "the sizes are not s[N], x[N, K], W[K, D], μ[K, D], y[N, D]",
             ));
         }
+        if [fw, fx, mf, mm].iter().any(|&s| s > 1) {
+            return Err(bad(
+                "the plates must be read element by element in the order N, K, D",
+            ));
+        }
         let (f, mean) = (&nodes[l.f], &nodes[l.mean]);
-        let indexed = (0..n * k * d).all(|e| {
-            let (i, c, j) = (e / (k * d), (e / d) % k, e % d);
-            f.parents[fx].at(e) == i * k + c
-                && f.parents[fw].at(e) == c * d + j
-                && mean.parents[mf].at(e) == e
-                && mean.parents[mm].at(e) == c * d + j
-                && nodes[y].parents[0].at((i * d + j) * k + c) == e
-                && nodes[y].selectors[0].at(i * d + j) == i
-        });
-        if !indexed || [fw, fx, mf, mm].iter().any(|&s| s > 1) {
+        let indexed = by_strides(nodes, &l)
+            || (0..n * k * d).all(|e| {
+                let (i, c, j) = (e / (k * d), (e / d) % k, e % d);
+                f.parents[fx].at(e) == i * k + c
+                    && f.parents[fw].at(e) == c * d + j
+                    && mean.parents[mf].at(e) == e
+                    && mean.parents[mm].at(e) == c * d + j
+                    && nodes[y].parents[0].at((i * d + j) * k + c) == e
+                    && nodes[y].selectors[0].at(i * d + j) == i
+            });
+        if !indexed {
             return Err(bad(
                 "the plates must be read element by element in the order N, K, D",
             ));
         }
         let broadcast = |node: usize, slot: usize| {
             let e = &nodes[node].parents[slot];
-            (0..nodes[node].n * nodes[node].configs.max(1)).all(|x| e.at(x) == 0)
+            (e.rule.is_broadcast()
+                || (0..nodes[node].n * nodes[node].configs.max(1)).all(|x| e.at(x) == 0))
                 && match e.source {
                     Source::Node(p) => nodes[p].n == 1,
                     Source::Const(_) => true,
@@ -185,6 +194,28 @@ pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
         }
     }
     Ok(())
+}
+
+/// Whether the block's plates are read element by element in the order N, K, D (as `check` asks)
+/// by the index rules' strides alone, O(1) in N, K and D (`IndexRule::reads_as`): a compile, and
+/// so every candidate of an order search, paid N·K·D look-ups for this before. `false` leaves the
+/// answer to the element-by-element check.
+pub(super) fn by_strides(nodes: &[Node], l: &Layout) -> bool {
+    let (n, k, d) = (l.n, l.k, l.d);
+    let ((fw, fx), (mm, mf)) = (slots(&nodes[l.f], l.x), slots(&nodes[l.mean], l.f));
+    let (f, mean, y) = (&nodes[l.f], &nodes[l.mean], &nodes[l.y]);
+    let reads =
+        |e: Option<&Edge>, axes: &[(usize, usize)]| e.is_some_and(|e| e.rule.reads_as(axes));
+    // Over (N, K, D): x reads [i, c], W and μ read [c, j], the sum reads the dot's element; over
+    // (N, D, K): y reads the sum's [i, c, j]; over (N, D): the index reads [i].
+    reads(f.parents.get(fx), &[(n, k), (k, 1), (d, 0)])
+        && reads(f.parents.get(fw), &[(n, 0), (k, d), (d, 1)])
+        && reads(mean.parents.get(mf), &[(n, k * d), (k, d), (d, 1)])
+        && reads(mean.parents.get(mm), &[(n, 0), (k, d), (d, 1)])
+        && reads(y.parents.first(), &[(n, k * d), (d, 1), (k, d)])
+        && y.selectors
+            .first()
+            .is_some_and(|s| s.rule.reads_as(&[(n, 1), (d, 0)]))
 }
 
 /// (slot of the other parent, slot of `member`) of a two-slot node.
@@ -229,9 +260,9 @@ fn standard_prior(nodes: &[Node], x: usize, q: usize) -> bool {
 /// The parents' expectations a block update and bound read.
 pub(super) struct Inputs {
     /// ⟨W_k⟩, K × D × q.
-    pub w: Vec<f64>,
+    pub w: Arc<Vec<f64>>,
     /// ⟨W_kᵀW_k⟩ = Σ_d ⟨w_kd w_kdᵀ⟩, K × q × q.
-    pub wtw: Vec<f64>,
+    pub wtw: Arc<Vec<f64>>,
     /// ⟨μ_k⟩, K × D.
     pub mu: Vec<f64>,
     /// Σ_d Var μ_kd = Σ_d (⟨μ_kd²⟩ − ⟨μ_kd⟩²), length K.
@@ -259,22 +290,39 @@ impl Layout {
         (tau[0], tau[1])
     }
 
-    /// The parents' expectations (see [`Inputs`]).
-    pub(super) fn inputs(&self, nodes: &[Node]) -> Inputs {
+    /// ⟨W_k⟩ and ⟨W_kᵀW_k⟩ from W's per-row moments, a pass over all K·D·(q + q²) of them (1.2 M
+    /// values in `bench_mbpca`), kept in the cache until W changes: a sweep's block update, τ's
+    /// message and the bound read them with W updated once in between (the same bits as forming
+    /// them again: the same sums in the same order).
+    fn w_moments(&self, nodes: &[Node], cache: &Cache) -> (Arc<Vec<f64>>, Arc<Vec<f64>>) {
         let (k, q, d) = (self.k, self.q, self.d);
         let len = q + q * q;
-        let wu = &nodes[self.w].q.u;
-        let mut w = vec![0.0; k * d * q];
-        let mut wtw = vec![0.0; k * q * q];
-        for c in 0..k {
-            for j in 0..d {
-                let row = &wu[(c * d + j) * len..(c * d + j + 1) * len];
-                w[(c * d + j) * q..(c * d + j + 1) * q].copy_from_slice(&row[..q]);
-                for (o, v) in wtw[c * q * q..(c + 1) * q * q].iter_mut().zip(&row[q..]) {
-                    *o += v;
+        super::elements::cached(
+            cache,
+            self.w,
+            |e| &mut e.gated_w,
+            || {
+                let wu = &nodes[self.w].q.u;
+                let mut w = vec![0.0; k * d * q];
+                let mut wtw = vec![0.0; k * q * q];
+                for c in 0..k {
+                    for j in 0..d {
+                        let row = &wu[(c * d + j) * len..(c * d + j + 1) * len];
+                        w[(c * d + j) * q..(c * d + j + 1) * q].copy_from_slice(&row[..q]);
+                        for (o, v) in wtw[c * q * q..(c + 1) * q * q].iter_mut().zip(&row[q..]) {
+                            *o += v;
+                        }
+                    }
                 }
-            }
-        }
+                (Arc::new(w), Arc::new(wtw))
+            },
+        )
+    }
+
+    /// The parents' expectations (see [`Inputs`]).
+    pub(super) fn inputs(&self, nodes: &[Node], cache: &Cache) -> Inputs {
+        let (k, d) = (self.k, self.d);
+        let (w, wtw) = self.w_moments(nodes, cache);
         let mu_u = &nodes[self.mu].q.u;
         let mu: Vec<f64> = (0..k * d).map(|e| mu_u[2 * e]).collect();
         let mu_var = (0..k)

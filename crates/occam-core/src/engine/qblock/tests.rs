@@ -14,7 +14,7 @@ use super::super::*;
 use super::{Block, QBlock};
 use rand::{Rng as _, SeedableRng};
 
-mod models;
+pub(in crate::engine) mod models;
 mod scratch;
 
 /// Every model of the contract, with the kinds of block it must hold.

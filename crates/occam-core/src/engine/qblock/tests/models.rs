@@ -318,7 +318,7 @@ pub(super) fn noncj() -> Graph {
 /// mean[N, K, D] = dot(W[K, D], x[N, K]) + μ[K, D], x_nk ~ N(0, I₂) joint with s_n in q (a gated
 /// q-block), W ~ GaussianARD(0, α) with α[Q] ~ Gamma(1.5, 0.7) shared by the components,
 /// μ ~ N(0, 0.1⁻¹), τ ~ Gamma(2, 1).
-pub(super) fn gated() -> Graph {
+pub(in crate::engine) fn gated() -> Graph {
     let (n, k, q, d) = (14, 3, 2, 3);
     let mut g = Graph::new();
     let (np, kp, qp, dp) = (
