@@ -24,20 +24,43 @@ pub(crate) fn elements_per_chunk(len: usize) -> usize {
     (CHUNK * 8 / len.max(1)).clamp(1, CHUNK)
 }
 
+/// Values (elements × values each) up to which an element-wise loop runs on the calling thread:
+/// one chunk's worth, as [`elements_per_chunk`] counts them. A parallel loop started outside the
+/// pool hands its work to a pool thread and sleeps until it is done (two context switches and a
+/// futex wake, tens of µs; on the ICA toy of `bench_ica_joint` a third of all samples, before
+/// this); a loop this small is done sooner alone, and one chunk gives the pool nothing to share.
+/// Chosen by measurement (bench/results/perf_issue27_*.txt). Only the thread computing each
+/// element changes, never a value or the order of a sum: the results are the same bits for any
+/// thread count either way.
+pub(crate) const SEQUENTIAL_UP_TO: usize = CHUNK * 8;
+
+/// Whether a loop over `values` values runs on the calling thread (see [`SEQUENTIAL_UP_TO`]).
+pub(crate) fn sequential(values: usize) -> bool {
+    values <= SEQUENTIAL_UP_TO
+}
+
+/// `f` of each chunk 0..`chunks`, in order: in parallel, or on this thread when there is only one
+/// (handing a single task to the pool and waiting for it costs more than the work of a small
+/// node, e.g. forty Wisharts' moments, and gains nothing). The same results either way.
+pub(crate) fn map_chunks<T: Send>(chunks: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    if chunks <= 1 {
+        (0..chunks).map(f).collect()
+    } else {
+        (0..chunks).into_par_iter().map(f).collect()
+    }
+}
+
 /// S (q × len) = Wᵀ U for row-major W (n × q) and U (n × len); also the column sums of W.
 pub(crate) fn weighted_sums(w: &[f64], q: usize, u: &[f64], len: usize) -> (Vec<f64>, Vec<f64>) {
     let n = w.len() / q;
-    let partials: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-            let mut s = vec![0.0; q * len];
-            let mut totals = vec![0.0; q];
-            weighted_sums_block(&w[lo * q..hi * q], q, &u[lo * len..hi * len], len, &mut s);
-            column_sums(&w[lo * q..hi * q], &mut totals);
-            (s, totals)
-        })
-        .collect();
+    let partials: Vec<(Vec<f64>, Vec<f64>)> = map_chunks(n.div_ceil(CHUNK), |c| {
+        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+        let mut s = vec![0.0; q * len];
+        let mut totals = vec![0.0; q];
+        weighted_sums_block(&w[lo * q..hi * q], q, &u[lo * len..hi * len], len, &mut s);
+        column_sums(&w[lo * q..hi * q], &mut totals);
+        (s, totals)
+    });
     let mut s = vec![0.0; q * len];
     let mut totals = vec![0.0; q];
     for (ps, pt) in partials {
@@ -65,20 +88,17 @@ pub(crate) fn weighted_sums_strided(
             stride,
         )
     };
-    let partials: Vec<Vec<f64>> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-            let mut s = vec![0.0; k * width];
-            gemm(
-                MatMut::from_row_major_slice_mut(&mut s, k, width),
-                Accum::Replace,
-                MatRef::from_row_major_slice(&w[lo * k..hi * k], hi - lo, k).transpose(),
-                view(lo, hi),
-            );
-            s
-        })
-        .collect();
+    let partials: Vec<Vec<f64>> = map_chunks(n.div_ceil(CHUNK), |c| {
+        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+        let mut s = vec![0.0; k * width];
+        gemm(
+            MatMut::from_row_major_slice_mut(&mut s, k, width),
+            Accum::Replace,
+            MatRef::from_row_major_slice(&w[lo * k..hi * k], hi - lo, k).transpose(),
+            view(lo, hi),
+        );
+        s
+    });
     let mut s = vec![0.0; k * width];
     for p in partials {
         add_into(&mut s, &p);
@@ -114,17 +134,25 @@ pub(crate) fn product_strided_into(
         width,
         stride,
     );
-    out.par_chunks_mut(CHUNK * width)
-        .zip(a.par_chunks(CHUNK * k))
-        .for_each(|(o, ab)| {
-            let r = ab.len() / k;
-            gemm(
-                MatMut::from_row_major_slice_mut(o, r, width),
-                Accum::Replace,
-                MatRef::from_row_major_slice(ab, r, k),
-                vv,
-            );
-        });
+    let block = |(o, ab): (&mut [f64], &[f64])| {
+        let r = ab.len() / k;
+        gemm(
+            MatMut::from_row_major_slice_mut(o, r, width),
+            Accum::Replace,
+            MatRef::from_row_major_slice(ab, r, k),
+            vv,
+        );
+    };
+    if out.len() <= CHUNK * width {
+        // One block (see `map_chunks`).
+        out.chunks_mut(CHUNK * width)
+            .zip(a.chunks(CHUNK * k))
+            .for_each(block);
+    } else {
+        out.par_chunks_mut(CHUNK * width)
+            .zip(a.par_chunks(CHUNK * k))
+            .for_each(block);
+    }
 }
 
 /// totals += the column sums of row-major W (rows × totals.len()). Eight rows at a time into
@@ -213,6 +241,10 @@ pub(crate) fn add_into(a: &mut [f64], b: &[f64]) {
 /// gave wrong sums here for an inner dimension of 1, so this overwrites and callers add.)
 pub(crate) fn scores(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut [f64]) {
     let q = a.len();
+    if out.len() <= CHUNK * q {
+        // One block (see `map_chunks`).
+        return scores_block(u, len, theta, a, out);
+    }
     out.par_chunks_mut(CHUNK * q)
         .zip(u.par_chunks(CHUNK * len))
         .for_each(|(o, uc)| scores_block(uc, len, theta, a, o));

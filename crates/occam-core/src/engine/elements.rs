@@ -282,12 +282,17 @@ pub(super) fn mixture_weights<'a>(nodes: &'a [Node], c: &Node) -> std::borrow::C
         return std::borrow::Cow::Borrowed(z);
     }
     let mut w = vec![0.0; runs * sel.k];
-    w.par_chunks_mut(sel.k).enumerate().for_each(|(r, row)| {
+    let copy = |(r, row): (usize, &mut [f64])| {
         if c.participates(r * c.period) {
             let ie = sel.at(r * c.period);
             row.copy_from_slice(&z[ie * sel.k..(ie + 1) * sel.k]);
         }
-    });
+    };
+    if kernels::sequential(w.len()) {
+        w.chunks_mut(sel.k).enumerate().for_each(copy);
+    } else {
+        w.par_chunks_mut(sel.k).enumerate().for_each(copy);
+    }
     std::borrow::Cow::Owned(w)
 }
 
@@ -461,16 +466,7 @@ pub(super) fn own_of(point: bool, phi: &[f64], u: &[f64], a: f64) -> f64 {
     }
 }
 
-/// `f` of each chunk 0..`chunks`, in order: in parallel, or on this thread when there is only one
-/// (handing a single task to the pool and waiting for it costs more than the work of a small node,
-/// e.g. forty Wisharts' moments, and gains nothing). The same results either way.
-pub(super) fn map_chunks<T: Send>(chunks: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
-    if chunks <= 1 {
-        (0..chunks).map(f).collect()
-    } else {
-        (0..chunks).into_par_iter().map(f).collect()
-    }
-}
+pub(super) use crate::kernels::map_chunks;
 
 /// Σ of `own_term` over node `id`'s participating elements (chunks in parallel, summed in order).
 pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {

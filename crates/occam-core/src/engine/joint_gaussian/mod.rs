@@ -244,12 +244,8 @@ impl QBlock for JointGaussian {
         let mut marginal = vec![0.0; n * 3 * d];
         // Elements are independent given the messages: chunks run in parallel.
         let chunk = kernels::elements_per_chunk(len);
-        let failed = kept
-            .par_chunks_mut(chunk * len)
-            .zip(gap.par_chunks_mut(chunk))
-            .zip(marginal.par_chunks_mut(chunk * 3 * d))
-            .enumerate()
-            .filter_map(|(ch, ((kept, gap), marginal))| {
+        let rows =
+            |(ch, ((kept, gap), marginal)): (usize, ((&mut [f64], &mut [f64]), &mut [f64]))| {
                 let start = ch * chunk;
                 let mut lambda = vec![0.0; d * d];
                 for (r, g) in gap.iter_mut().enumerate() {
@@ -263,8 +259,18 @@ impl QBlock for JointGaussian {
                     }
                 }
                 None
-            })
-            .min();
+            };
+        let failed = if n <= chunk {
+            // One chunk: on this thread (see `kernels::map_chunks`).
+            rows((0, ((&mut kept[..], &mut gap[..]), &mut marginal[..])))
+        } else {
+            kept.par_chunks_mut(chunk * len)
+                .zip(gap.par_chunks_mut(chunk))
+                .zip(marginal.par_chunks_mut(chunk * 3 * d))
+                .enumerate()
+                .filter_map(rows)
+                .min()
+        };
         if let Some(e) = failed {
             vmp.recycle(messages);
             let xq = &mut vmp.nodes[x].q;

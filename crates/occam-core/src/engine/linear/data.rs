@@ -100,9 +100,8 @@ impl Linear {
                     seen
                 }
             };
-            let partials: Vec<[Vec<f64>; 4]> = (0..self.rows.div_ceil(kernels::CHUNK))
-                .into_par_iter()
-                .map(|ch| {
+            let partials: Vec<[Vec<f64>; 4]> =
+                kernels::map_chunks(self.rows.div_ceil(kernels::CHUNK), |ch| {
                     let (lo, hi) = (
                         ch * kernels::CHUNK,
                         ((ch + 1) * kernels::CHUNK).min(self.rows),
@@ -123,8 +122,7 @@ impl Linear {
                     let mut g = vec![0.0; q * q];
                     kernels::weighted_sums_block(&wb, q, &x[lo * q..hi * q], q, &mut g);
                     [sxy, g, vec![sy2], vec![sn]]
-                })
-                .collect();
+                });
             for [sxy, g, sy2, sn] in partials {
                 kernels::add_into(&mut xy[u * q..(u + 1) * q], &sxy);
                 kernels::add_into(&mut gram[u * q * q..(u + 1) * q * q], &g);

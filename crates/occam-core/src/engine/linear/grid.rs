@@ -34,20 +34,17 @@ fn rows_of(
 /// columns in parallel, the partial products added in block order.
 pub(super) fn times(y: &[f64], cols: usize, v: &[f64], view: (usize, usize, usize)) -> Vec<f64> {
     let (rows, width) = (y.len() / cols, view.1);
-    let partials: Vec<Vec<f64>> = (0..cols.div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
-            let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(cols));
-            let mut out = vec![0.0; rows * width];
-            gemm(
-                MatMut::from_row_major_slice_mut(&mut out, rows, width),
-                Accum::Replace,
-                columns(y, cols, lo, hi),
-                rows_of(v, view, lo, hi),
-            );
-            out
-        })
-        .collect();
+    let partials: Vec<Vec<f64>> = crate::kernels::map_chunks(cols.div_ceil(BLOCK), |b| {
+        let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(cols));
+        let mut out = vec![0.0; rows * width];
+        gemm(
+            MatMut::from_row_major_slice_mut(&mut out, rows, width),
+            Accum::Replace,
+            columns(y, cols, lo, hi),
+            rows_of(v, view, lo, hi),
+        );
+        out
+    });
     let mut out = vec![0.0; rows * width];
     for p in partials {
         out.iter_mut().zip(&p).for_each(|(o, v)| *o += v);
@@ -60,17 +57,23 @@ pub(super) fn times(y: &[f64], cols: usize, v: &[f64], view: (usize, usize, usiz
 pub(super) fn transpose_times(y: &[f64], cols: usize, a: &[f64], width: usize) -> Vec<f64> {
     let rows = y.len() / cols;
     let mut out = vec![0.0; cols * width];
-    out.par_chunks_mut(BLOCK * width)
-        .enumerate()
-        .for_each(|(b, o)| {
-            let lo = b * BLOCK;
-            let hi = lo + o.len() / width;
-            gemm(
-                MatMut::from_row_major_slice_mut(o, hi - lo, width),
-                Accum::Replace,
-                columns(y, cols, lo, hi).transpose(),
-                MatRef::from_row_major_slice(a, rows, width),
-            );
-        });
+    let block = |(b, o): (usize, &mut [f64])| {
+        let lo = b * BLOCK;
+        let hi = lo + o.len() / width;
+        gemm(
+            MatMut::from_row_major_slice_mut(o, hi - lo, width),
+            Accum::Replace,
+            columns(y, cols, lo, hi).transpose(),
+            MatRef::from_row_major_slice(a, rows, width),
+        );
+    };
+    if cols <= BLOCK {
+        // One block (see `kernels::map_chunks`).
+        out.chunks_mut(BLOCK * width).enumerate().for_each(block);
+    } else {
+        out.par_chunks_mut(BLOCK * width)
+            .enumerate()
+            .for_each(block);
+    }
     out
 }

@@ -368,19 +368,21 @@ impl Linear {
                 let y2 = eff.as_ref().map_or(&y2[..], |e| &e.y2[..]);
                 let a = self.side(nodes, self.row_slot);
                 let qq = q * q;
-                (0..self.rows)
-                    .into_par_iter()
-                    .map(|i| {
-                        let syf = dot(a.mean(q, i), &cp.yc[i * q..(i + 1) * q]);
-                        let mc2 = if mask.is_some() {
-                            &cp.mc2[i * qq..(i + 1) * qq]
-                        } else {
-                            &cp.mc2[..]
-                        };
-                        let sf2 = a.trace_with(q, i, mc2);
-                        ([syf, sf2, y2[i], count[i]], self.tau_index(i))
-                    })
-                    .collect()
+                let unit = |i: usize| {
+                    let syf = dot(a.mean(q, i), &cp.yc[i * q..(i + 1) * q]);
+                    let mc2 = if mask.is_some() {
+                        &cp.mc2[i * qq..(i + 1) * qq]
+                    } else {
+                        &cp.mc2[..]
+                    };
+                    let sf2 = a.trace_with(q, i, mc2);
+                    ([syf, sf2, y2[i], count[i]], self.tau_index(i))
+                };
+                if kernels::sequential(self.rows * (q + qq)) {
+                    (0..self.rows).map(unit).collect()
+                } else {
+                    (0..self.rows).into_par_iter().map(unit).collect()
+                }
             }
         }
     }

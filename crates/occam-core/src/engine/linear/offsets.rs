@@ -129,24 +129,25 @@ impl Linear {
                 let [rt, rv, ct, cv] = self.offset_moments(nodes);
                 let cols = self.cols;
                 let mut out = vec![0.0; ym.len()];
-                let sums: Vec<(f64, f64)> = out
-                    .par_chunks_mut(cols)
-                    .enumerate()
-                    .map(|(i, o)| {
-                        let (mut s2, mut s1) = (0.0, 0.0);
-                        for j in 0..cols {
-                            let cell = i * cols + j;
-                            if mask.as_ref().is_some_and(|m| m[cell] == 0.0) {
-                                continue;
-                            }
-                            let v = ym[cell] - rt[i] - ct[j];
-                            o[j] = v;
-                            s1 += v;
-                            s2 += v * v + rv[i] + cv[j];
+                let row = |(i, o): (usize, &mut [f64])| {
+                    let (mut s2, mut s1) = (0.0, 0.0);
+                    for j in 0..cols {
+                        let cell = i * cols + j;
+                        if mask.as_ref().is_some_and(|m| m[cell] == 0.0) {
+                            continue;
                         }
-                        (s2, s1)
-                    })
-                    .collect();
+                        let v = ym[cell] - rt[i] - ct[j];
+                        o[j] = v;
+                        s1 += v;
+                        s2 += v * v + rv[i] + cv[j];
+                    }
+                    (s2, s1)
+                };
+                let sums: Vec<(f64, f64)> = if kernels::sequential(out.len()) {
+                    out.chunks_mut(cols).enumerate().map(row).collect()
+                } else {
+                    out.par_chunks_mut(cols).enumerate().map(row).collect()
+                };
                 let (y2, rowsum) = sums.into_iter().unzip();
                 Arc::new(Effective {
                     ym: out,

@@ -120,7 +120,7 @@ impl Message {
     /// Adds the message into a parent's accumulator (rows of q + q²).
     pub(super) fn add_to(&self, q: usize, out: &mut [f64]) {
         let qq = q * q;
-        out.par_chunks_mut(q + qq).enumerate().for_each(|(i, o)| {
+        let add = |(i, o): (usize, &mut [f64])| {
             let second = if self.shared {
                 &self.second[..]
             } else {
@@ -128,6 +128,11 @@ impl Message {
             };
             kernels::add_into(&mut o[..q], &self.first[i * q..(i + 1) * q]);
             kernels::add_into(&mut o[q..], second);
-        });
+        };
+        if kernels::sequential(out.len()) {
+            out.chunks_mut(q + qq).enumerate().for_each(add);
+        } else {
+            out.par_chunks_mut(q + qq).enumerate().for_each(add);
+        }
     }
 }
