@@ -90,10 +90,10 @@ impl GatedLinear {
     }
 
     /// Σ_n Σ_k r_nk ⟨ln N(y_n | W_k x_nk + μ_k, τ⁻¹ I)⟩ (y's term), with Σ_e f(y_e).
-    fn data_term(&self, vmp: &Vmp, sizes: bool) -> f64 {
+    fn data_term(&self, vmp: &Vmp, cache: &Cache, sizes: bool) -> f64 {
         let l = &self.layout;
         let (n, k, q) = (l.n, l.k, l.q);
-        let e = l.inputs(&vmp.nodes, &vmp.cache);
+        let e = l.inputs(&vmp.nodes, cache);
         let x = &vmp.nodes[l.x].q;
         let sums = Sums::of(l, &x.phi);
         let r = &vmp.nodes[l.s].q.u;
@@ -161,7 +161,7 @@ impl QBlock for GatedLinear {
 
     /// s: H[q(s)] + ⟨ln p(s | π)⟩; x: Σ r (⟨ln p(x)⟩ + H[q(x | s)]); y: the r-weighted expected
     /// log density of the data (the dot and the sum have none).
-    fn bound(&self, vmp: &Vmp, _cache: &Cache, member: usize, sizes: bool) -> f64 {
+    fn bound(&self, vmp: &Vmp, cache: &Cache, member: usize, sizes: bool) -> f64 {
         let l = &self.layout;
         if member == l.s {
             self.index_term(vmp, sizes)
@@ -170,7 +170,7 @@ impl QBlock for GatedLinear {
         } else if member == l.x {
             self.latent_term(vmp, sizes)
         } else if member == l.y {
-            self.data_term(vmp, sizes)
+            self.data_term(vmp, cache, sizes)
         } else {
             0.0
         }
