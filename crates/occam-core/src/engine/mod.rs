@@ -112,7 +112,7 @@ struct NodeCache {
     /// offsets; `linear`).
     offsets: Option<Arc<linear::Effective>>,
     /// W of a gated q-block: ⟨W_k⟩ and ⟨W_kᵀW_k⟩ (input: the node; `gated_linear`).
-    gated_w: Option<(Arc<Vec<f64>>, Arc<Vec<f64>>)>,
+    gated_w: Option<Arc<gated_linear::WMoments>>,
 }
 
 type Cache = Mutex<HashMap<usize, NodeCache>>;

@@ -111,7 +111,7 @@ pub(super) fn solve(
     let mut covs = vec![0.0; k * q * q];
     let mut logdet = vec![0.0; k];
     for (c, ld) in logdet.iter_mut().enumerate() {
-        let mut a: Vec<f64> = e.wtw[c * q * q..(c + 1) * q * q]
+        let mut a: Vec<f64> = e.wm.wtw[c * q * q..(c + 1) * q * q]
             .iter()
             .map(|v| tau * v)
             .collect();
@@ -131,7 +131,7 @@ pub(super) fn solve(
     // c_k: every term of ℓ_nk that does not depend on n.
     let consts: Vec<f64> = (0..k)
         .map(|c| {
-            let wtw = &e.wtw[c * q * q..(c + 1) * q * q];
+            let wtw = &e.wm.wtw[c * q * q..(c + 1) * q * q];
             let sx = &x_cov[c * q * q..(c + 1) * q * q];
             let tr_wsx = dot(wtw, sx);
             let tr_sx: f64 = (0..q).map(|i| sx[i * q + i]).sum();
@@ -142,7 +142,7 @@ pub(super) fn solve(
                 + 0.5 * logdet[c]
         })
         .collect();
-    let (w, mu, x_cov) = (&e.w, &e.mu, &*x_cov);
+    let (w, mu, x_cov) = (&e.wm.w, &e.mu, &*x_cov);
     let tv = MatRef::from_row_major_slice(y, n, d);
     let cols: Vec<Vec<f64>> = col_blocks(xm, n, k, q)
         .into_par_iter()
@@ -326,7 +326,7 @@ pub(super) fn weighted_residuals(
         .map(|c| {
             let mum = &e.mu[c * d..(c + 1) * d];
             let mut s = data[c];
-            let wtw = &e.wtw[c * q * q..(c + 1) * q * q];
+            let wtw = &e.wm.wtw[c * q * q..(c + 1) * q * q];
             let sx = &x_cov[c * q * q..(c + 1) * q * q];
             let nm = sums.nm[c];
             s += nm * (e.mu_var[c] + dot(wtw, sx));
@@ -335,7 +335,7 @@ pub(super) fn weighted_residuals(
             let sxm = &sums.sx[c * q..(c + 1) * q];
             for (j, &muj) in mum.iter().enumerate() {
                 let at = (c * d + j) * q;
-                let (wj, txj) = (&e.w[at..at + q], &sums.tx[at..at + q]);
+                let (wj, txj) = (&e.wm.w[at..at + q], &sums.tx[at..at + q]);
                 for ((w, tx), sx) in wj.iter().zip(txj).zip(sxm) {
                     cross += w * (tx - muj * sx);
                 }

@@ -259,10 +259,8 @@ fn standard_prior(nodes: &[Node], x: usize, q: usize) -> bool {
 
 /// The parents' expectations a block update and bound read.
 pub(super) struct Inputs {
-    /// ⟨W_k⟩, K × D × q.
-    pub w: Arc<Vec<f64>>,
-    /// ⟨W_kᵀW_k⟩ = Σ_d ⟨w_kd w_kdᵀ⟩, K × q × q.
-    pub wtw: Arc<Vec<f64>>,
+    /// ⟨W_k⟩ and ⟨W_kᵀW_k⟩.
+    pub wm: Arc<WMoments>,
     /// ⟨μ_k⟩, K × D.
     pub mu: Vec<f64>,
     /// Σ_d Var μ_kd = Σ_d (⟨μ_kd²⟩ − ⟨μ_kd⟩²), length K.
@@ -272,6 +270,15 @@ pub(super) struct Inputs {
     /// ⟨τ⟩ and ⟨ln τ⟩.
     pub tau: f64,
     pub ln_tau: f64,
+}
+
+/// The expectations of W a block update and bound read, formed from W's per-row moments.
+#[derive(Debug)]
+pub(crate) struct WMoments {
+    /// ⟨W_k⟩, K × D × q.
+    pub w: Vec<f64>,
+    /// ⟨W_kᵀW_k⟩ = Σ_d ⟨w_kd w_kdᵀ⟩, K × q × q.
+    pub wtw: Vec<f64>,
 }
 
 impl Layout {
@@ -294,7 +301,7 @@ impl Layout {
     /// values in `bench_mbpca`), kept in the cache until W changes: a sweep's block update, τ's
     /// message and the bound read them with W updated once in between (the same bits as forming
     /// them again: the same sums in the same order).
-    fn w_moments(&self, nodes: &[Node], cache: &Cache) -> (Arc<Vec<f64>>, Arc<Vec<f64>>) {
+    fn w_moments(&self, nodes: &[Node], cache: &Cache) -> Arc<WMoments> {
         let (k, q, d) = (self.k, self.q, self.d);
         let len = q + q * q;
         super::elements::cached(
@@ -314,7 +321,7 @@ impl Layout {
                         }
                     }
                 }
-                (Arc::new(w), Arc::new(wtw))
+                Arc::new(WMoments { w, wtw })
             },
         )
     }
@@ -322,7 +329,7 @@ impl Layout {
     /// The parents' expectations (see [`Inputs`]).
     pub(super) fn inputs(&self, nodes: &[Node], cache: &Cache) -> Inputs {
         let (k, d) = (self.k, self.d);
-        let (w, wtw) = self.w_moments(nodes, cache);
+        let wm = self.w_moments(nodes, cache);
         let mu_u = &nodes[self.mu].q.u;
         let mu: Vec<f64> = (0..k * d).map(|e| mu_u[2 * e]).collect();
         let mu_var = (0..k)
@@ -337,8 +344,7 @@ impl Layout {
             .collect();
         let tau = self.read(nodes, self.y, 1);
         Inputs {
-            w,
-            wtw,
+            wm,
             mu,
             mu_var,
             ln_pi: self.read(nodes, self.s, 0)[..k].to_vec(),

@@ -244,31 +244,30 @@ impl QBlock for JointGaussian {
         let mut marginal = vec![0.0; n * 3 * d];
         // Elements are independent given the messages: chunks run in parallel.
         let chunk = kernels::elements_per_chunk(len);
-        let rows =
-            |(ch, ((kept, gap), marginal)): (usize, ((&mut [f64], &mut [f64]), &mut [f64]))| {
-                let start = ch * chunk;
-                let mut lambda = vec![0.0; d * d];
-                for (r, g) in gap.iter_mut().enumerate() {
-                    let e = start + r;
-                    let eta = &messages[e * len..(e + 1) * len];
-                    let p = &prior[e * 2 * d..(e + 1) * 2 * d];
-                    let out = &mut marginal[r * 3 * d..(r + 1) * 3 * d];
-                    let (m, cov) = kept[r * len..(r + 1) * len].split_at_mut(d);
-                    if !solve(eta, p, &mut lambda, m, cov, out, g) {
-                        return Some(e);
-                    }
+        let rows = |ch: usize, kept: &mut [f64], gap: &mut [f64], marginal: &mut [f64]| {
+            let start = ch * chunk;
+            let mut lambda = vec![0.0; d * d];
+            for (r, g) in gap.iter_mut().enumerate() {
+                let e = start + r;
+                let eta = &messages[e * len..(e + 1) * len];
+                let p = &prior[e * 2 * d..(e + 1) * 2 * d];
+                let out = &mut marginal[r * 3 * d..(r + 1) * 3 * d];
+                let (m, cov) = kept[r * len..(r + 1) * len].split_at_mut(d);
+                if !solve(eta, p, &mut lambda, m, cov, out, g) {
+                    return Some(e);
                 }
-                None
-            };
+            }
+            None
+        };
         let failed = if n <= chunk {
             // One chunk: on this thread (see `kernels::map_chunks`).
-            rows((0, ((&mut kept[..], &mut gap[..]), &mut marginal[..])))
+            rows(0, &mut kept, &mut gap, &mut marginal)
         } else {
             kept.par_chunks_mut(chunk * len)
                 .zip(gap.par_chunks_mut(chunk))
                 .zip(marginal.par_chunks_mut(chunk * 3 * d))
                 .enumerate()
-                .filter_map(rows)
+                .filter_map(|(ch, ((kept, gap), marginal))| rows(ch, kept, gap, marginal))
                 .min()
         };
         if let Some(e) = failed {
