@@ -25,7 +25,7 @@ import os as _os
 import numpy as _np
 
 from . import _occam
-from ._compare import Comparison, EvidencePlot  # noqa: F401  occam.compare's result
+from ._compare import Comparison, EvidencePlot  # occam.compare's result
 from ._data import as_data as _as_data
 from ._errors import (
     DataError,
@@ -51,6 +51,7 @@ __all__ = [
     "Posterior",
     "Graph",
     "Comparison",
+    "EvidencePlot",
     "compare",
     "load",
     "probabilities",
