@@ -1,5 +1,5 @@
 """Nested sampling (dynesty) against Occam's evidence estimates on the galaxy velocities,
-K = 1..4 components, in the same run.
+K = 1..6 components (--ks), in the same run.
 
 The model is examples/galaxies/mixture.occam written out here: the mixture index summed out,
     pi ~ Dirichlet(1, ..., 1),  tau_k ~ Gamma(shape 2, rate 2),  mu_k | tau_k ~ N(20, 1/(0.01 tau_k)),
@@ -20,6 +20,7 @@ Needs the peers venv (bench/peers/setup.sh: dynesty 3.1.0) and a release build:
 import argparse
 import json
 import os
+import resource
 import subprocess
 import time
 
@@ -65,34 +66,37 @@ def run_occam(occam, k, seed):
     with open(path, "w") as f:
         f.write(text)
     try:
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         out = subprocess.run(
             [occam, "compare", path, "--method", METHODS, "--restarts", "10", "--seed", str(seed), "--json"],
             check=True, capture_output=True, text=True,
         ).stdout
         seconds = time.perf_counter() - t0
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
     finally:
         os.remove(path)
     doc = json.loads(out)
     rows = {}
     for e in doc["models"][0]["evidence"]:
         rows[e["method"]] = (e.get("log_evidence"), e.get("se"), e.get("seconds"), "UNRELIABLE" in (e.get("note") or ""))
-    return rows, seconds
+    return rows, seconds, cpu
 
 
 def run_dynesty(v, k, nlive, dlogz, seed):
     import dynesty
 
     prior_transform, loglike = make_model(v, k)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     sampler = dynesty.NestedSampler(
         loglike, prior_transform, 3 * k, nlive=nlive, bound="multi", sample="rwalk",
         rstate=np.random.default_rng(seed),
     )
     sampler.run_nested(dlogz=dlogz, print_progress=False)
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     r = sampler.results
-    return float(r.logz[-1]), float(r.logzerr[-1]), int(r.ncall.sum()), seconds
+    return float(r.logz[-1]), float(r.logzerr[-1]), int(r.ncall.sum()), seconds, cpu
 
 
 def main():
@@ -108,15 +112,18 @@ def main():
     out = []
     fmt = lambda x: "n/a" if x[0] is None else (f"{x[0]:.2f}" + (f" ± {x[1]:.2f}" if x[1] else "") + (" †" if x[3] else ""))
     print(f"galaxies (N = {len(v)}); Occam --method {METHODS}; dynesty nlive {a.nlive}, dlogz {a.dlogz}; † = flagged")
-    print("K | " + " | ".join(METHODS.split(",")) + " | dynesty ln Z ± err | Occam s | dynesty s | ratio")
+    print("K | " + " | ".join(METHODS.split(",")) + " | dynesty ln Z ± err | Occam s | dynesty s | ratio"
+          " | Occam CPU s | dynesty CPU s | CPU ratio")
     for k in [int(s) for s in a.ks.split(",")]:
-        rows, occ_s = run_occam(a.occam, k, a.seed)
-        lz, lzerr, ncall, dyn_s = run_dynesty(v, k, a.nlive, a.dlogz, a.seed)
+        rows, occ_s, occ_cpu = run_occam(a.occam, k, a.seed)
+        lz, lzerr, ncall, dyn_s, dyn_cpu = run_dynesty(v, k, a.nlive, a.dlogz, a.seed)
         cells = [fmt(rows.get(m, (None, None, None, False))) for m in METHODS.split(",")]
-        print(f"{k} | " + " | ".join(cells) + f" | {lz:.2f} ± {lzerr:.2f} | {occ_s:.1f} | {dyn_s:.1f} | {dyn_s / occ_s:.2f}",
+        print(f"{k} | " + " | ".join(cells) + f" | {lz:.2f} ± {lzerr:.2f} | {occ_s:.1f} | {dyn_s:.1f} | {dyn_s / occ_s:.2f}"
+              f" | {occ_cpu:.1f} | {dyn_cpu:.1f} | {dyn_cpu / occ_cpu:.2f}",
               flush=True)
-        out.append({"K": k, "occam": rows, "occam_seconds": occ_s, "dynesty_logz": lz,
-                    "dynesty_logzerr": lzerr, "dynesty_calls": ncall, "dynesty_seconds": dyn_s})
+        out.append({"K": k, "occam": rows, "occam_seconds": occ_s, "occam_cpu_seconds": occ_cpu,
+                    "dynesty_logz": lz, "dynesty_logzerr": lzerr, "dynesty_calls": ncall,
+                    "dynesty_seconds": dyn_s, "dynesty_cpu_seconds": dyn_cpu})
     if a.json:
         with open(a.json, "w") as f:
             for r in out:

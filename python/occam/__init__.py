@@ -25,6 +25,7 @@ import os as _os
 import numpy as _np
 
 from . import _occam
+from ._compare import Comparison, EvidencePlot  # occam.compare's result
 from ._data import as_data as _as_data
 from ._errors import (
     DataError,
@@ -50,6 +51,7 @@ __all__ = [
     "Posterior",
     "Graph",
     "Comparison",
+    "EvidencePlot",
     "compare",
     "load",
     "probabilities",
@@ -382,15 +384,6 @@ class Model:
         return f"<occam.Model {self.name}>"
 
 
-class Comparison(list):
-    """Rows ``(model name, Result, difference to the best bound, probability)``, in the order
-    given; ``best`` is the row with the highest bound."""
-
-    @property
-    def best(self):
-        return max(self, key=lambda r: r.result.bound)
-
-
 class _Row(tuple):
     __slots__ = ()
     model = property(lambda self: self[0])
@@ -446,7 +439,8 @@ def load(path):
 
 def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, tol=1e-6,
             prune=True, strict=False, methods=None, plate=None, samples=20000, widen=2.0,
-            max_assignments=4194304, temperatures=1000, chains=64, folds=5, mixed_bounds=False):
+            max_assignments=4194304, temperatures=1000, chains=64, folds=5, mixed_bounds=False,
+            ais_moves="auto", average=None, predict=None):
     """Fits every model (``Model`` objects or paths) to the same data with the same settings and
     compares their bounds; ``priors`` are prior model weights (equal when omitted). Bounds of
     different kinds (exact, lower bound, approximate: see each fit's ``bound_quality``) are
@@ -458,28 +452,43 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
     adds the evidence estimates of ``occam compare --method`` to each row
     (``row.evidence[method]``); for small data use ``"is"`` (checked against ``"exact"`` where
     that applies), and ``"ais"`` (annealed importance sampling, ``chains`` chains of
-    ``temperatures`` Hamiltonian moves with the mixture index summed out) where ``"is"`` is
-    flagged unreliable. ``plate`` sweeps one
-    model over a plate's size (``"K=1..6"`` or ``{"K": range(1, 7)}``), one row per size."""
+    ``temperatures`` moves with the mixture index summed out; ``ais_moves`` ``"auto"``,
+    ``"hmc"`` or ``"gibbs"`` as ``--ais-moves``) where ``"is"`` is flagged unreliable.
+    ``plate`` sweeps one model over a plate's size (``"K=1..6"`` or ``{"K": range(1, 7)}``),
+    one row per size. With ``methods``, :meth:`Comparison.plot` draws every method's ln p(D)
+    against the models' free parameters (``occam compare --plot``).
+
+    ``average="is"`` (one of ``methods``, an evidence: not ``"cv"``) with ``predict`` (the new
+    rows' data, e.g. ``{"X": X_new}``) sets ``Comparison.average``: the Bayesian model average
+    of every model's predictive of those rows, weighted by the posterior model probabilities
+    under that method, its draws seeded by ``seed`` (``occam compare --average``; the same
+    numbers). Without ``methods``, ``methods=[average]``."""
     ms = [m if isinstance(m, Model) else Model(m) for m in models]
     s = _settings(seed, restarts, max_iter, tol, prune, strict)
+    if predict is not None and average is None:
+        raise UsageError("predict= gives the new rows of a model average: give average= too "
+                         "(e.g. average='is')")
+    if average is not None and methods is None:
+        methods = [average]
     if methods is not None or plate is not None:
         if isinstance(methods, str):
             methods = methods.split(",")
         sweep = None if plate is None else _plate_sweep(plate)
-        rows = _occam.compare_evidence(
+        rows, svg, averaged = _occam.compare_evidence(
             [m._model for m in ms], _as_data(data),
             None if priors is None else [float(p) for p in priors],
             methods=None if methods is None else [str(m) for m in methods], plate=sweep,
             samples=int(samples), widen=float(widen), max_assignments=int(max_assignments),
-            temperatures=int(temperatures), chains=int(chains), folds=int(folds),
-            mixed_bounds=bool(mixed_bounds), **s)
+            temperatures=int(temperatures), chains=int(chains), ais_moves=str(ais_moves),
+            folds=int(folds), mixed_bounds=bool(mixed_bounds),
+            average=None if average is None else str(average), predict=_as_data(predict), **s)
         bounds = [f.bound for f, _, _ in rows]
         probs = _occam.probabilities(bounds, None if priors is None else [float(p) for p in priors])
         best = max(bounds)
         return Comparison(
-            _Row((name, Result(f), f.bound - best, p, {e["method"]: e for e in ev}))
-            for (f, name, ev), p in zip(rows, probs))
+            (_Row((name, Result(f), f.bound - best, p, {e["method"]: e for e in ev}))
+             for (f, name, ev), p in zip(rows, probs)),
+            svg=svg, average=averaged)
     rows = _occam.compare([m._model for m in ms], _as_data(data),
                           None if priors is None else [float(p) for p in priors],
                           mixed_bounds=bool(mixed_bounds), **s)

@@ -82,3 +82,29 @@ pub fn shaped<'py>(
 ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
     PyArray1::from_vec(py, values).reshape(shape.to_vec())
 }
+
+/// Predictives as `Result.predict` returns them: `{name: {"mean", "sd" (rows, cols),
+/// "quantiles": {p: (rows, cols)}, "samples" (draws, rows, cols), "exact", "missing"}}`.
+pub fn predictions<'py>(
+    py: Python<'py>,
+    preds: Vec<occam::predict::Predictive>,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    use pyo3::types::PyDict;
+    let out = PyDict::new(py);
+    for p in preds {
+        let (r, c) = (p.rows, p.cols);
+        let d = PyDict::new(py);
+        d.set_item("mean", shaped(py, p.mean, &[r, c])?)?;
+        d.set_item("sd", shaped(py, p.sd, &[r, c])?)?;
+        let q = PyDict::new(py);
+        for (prob, values) in p.quantiles {
+            q.set_item(prob, shaped(py, values, &[r, c])?)?;
+        }
+        d.set_item("quantiles", q)?;
+        d.set_item("samples", shaped(py, p.samples, &[p.draws, r, c])?)?;
+        d.set_item("exact", p.exact)?;
+        d.set_item("missing", p.missing)?;
+        out.set_item(p.name, d)?;
+    }
+    Ok(out)
+}

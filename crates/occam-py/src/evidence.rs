@@ -1,22 +1,31 @@
 //! `occam.compare(..., methods=..., plate=...)`: every model fitted, then each evidence
 //! estimator of `occam::evidence` run on each fit (the GIL released), with the posterior model
-//! probabilities per method; a plate sweep expands one model into a family.
+//! probabilities per method; a plate sweep expands one model into a family. With `average=`,
+//! the Bayesian model average of new rows' predictions, and the SVG of evidence against
+//! complexity: the library's functions behind `occam compare --average` and `--plot`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
-use occam::evidence::{estimate, Evidence, Method, Options};
+use occam::evidence::{
+    average_rows, estimate, set_probabilities, AisMoves, Evidence, EvidenceRow, Method, Options,
+};
 
 use crate::errors::{raise, IntoPy};
+use crate::fitted::PyFitted;
 use crate::model::{fit_released, settings, PyModel};
 
 /// Fits every model (or the plate sweep `plate = (NAME, SIZES)` of the one model) and runs
-/// `methods` on each; returns `[(fitted, name, [per-method dict])]`, each dict with `method`
-/// and either `kind`, `log_evidence`, `se`, `ess`, `seconds`, `note`, `probability` or
-/// `not_applicable`. The caller ranks the fits' bounds: of different kinds (exact, lower bound,
-/// approximate) they are refused unless `mixed_bounds`.
+/// `methods` on each; returns `([(fitted, name, [per-method dict])], svg, average)`, each dict
+/// with `method` and either `kind`, `log_evidence`, `se`, `ess`, `seconds`, `note`,
+/// `probability` or `not_applicable`; `svg` the plot of every method's ln p(D) against the
+/// models' free parameters (`occam compare --plot`); `average` `None`, or with `average =
+/// METHOD` and the new rows `predict`, `{"method", "weights", "predictions"}`
+/// ([`occam::evidence::average_rows`], as `occam compare --average`, seeded by `seed`). The
+/// caller ranks the fits' bounds: of different kinds (exact, lower bound, approximate) they
+/// are refused unless `mixed_bounds`.
 #[pyfunction]
-#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, temperatures=1000, chains=64, folds=5, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, mixed_bounds=false))]
+#[pyo3(signature = (models, data=None, priors=None, methods=None, plate=None, samples=20000, widen=2.0, max_assignments=4194304, temperatures=1000, chains=64, ais_moves="auto".to_string(), folds=5, seed=0, restarts=1, max_iter=1000, tol=1e-6, prune=true, strict=false, mixed_bounds=false, average=None, predict=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare_evidence<'py>(
     py: Python<'py>,
@@ -30,6 +39,7 @@ pub fn compare_evidence<'py>(
     max_assignments: u64,
     temperatures: usize,
     chains: usize,
+    ais_moves: String,
     folds: usize,
     seed: u64,
     restarts: usize,
@@ -38,7 +48,9 @@ pub fn compare_evidence<'py>(
     prune: bool,
     strict: bool,
     mixed_bounds: bool,
-) -> PyResult<Bound<'py, PyList>> {
+    average: Option<String>,
+    predict: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyTuple>> {
     crate::errors::guard(py, || {
         let usage = |m: String| raise(py, "UsageError", m);
         let mut loaded = Vec::with_capacity(models.len());
@@ -85,6 +97,7 @@ pub fn compare_evidence<'py>(
             max_assignments,
             temperatures,
             chains,
+            ais_moves: AisMoves::parse(&ais_moves).py_err(py)?,
             folds,
             ..Options::default()
         };
@@ -118,15 +131,53 @@ pub fn compare_evidence<'py>(
         // Python's compare ranks the bounds whatever the methods.
         let fits: Vec<&occam::Fitted> = rows.iter().map(|r| r.0.inner()).collect();
         occam::check_kinds(&fits, mixed_bounds).py_err(py)?;
-        let probs: Vec<Option<Vec<f64>>> = (0..methods.len())
-            .map(|j| {
-                let v: Option<Vec<f64>> = rows.iter().map(|r| r.2[j].value()).collect();
-                v.map(|v| occam::probabilities(&v, &priors))
+        let mut names = Vec::with_capacity(rows.len());
+        let mut rows: Vec<EvidenceRow> = rows
+            .into_iter()
+            .map(|(f, name, evidence)| {
+                names.push(name);
+                EvidenceRow {
+                    fitted: f.into_inner(),
+                    probability: vec![None; evidence.len()],
+                    evidence,
+                }
             })
             .collect();
+        // The posterior model probabilities of `occam compare --method` (none for a held-out
+        // score), the plot of `--plot` and the average of `--average`.
+        set_probabilities(&mut rows, &priors);
+        let svg = occam_report::evidence::evidence_plot(&rows, &methods);
+        let averaged = match average {
+            None => None,
+            Some(by) => {
+                let by = Method::parse(&by).py_err(py)?;
+                let new = crate::arrays::dataset(py, predict)?;
+                if new.tables.is_empty() {
+                    return Err(usage(
+                        "average: give the new rows with predict={NAME: rows}".into(),
+                    ));
+                }
+                let popts = occam::predict::PredictOptions {
+                    seed,
+                    ..Default::default()
+                };
+                let avg = py
+                    .allow_threads(|| average_rows(&rows, &methods, by, &new, &popts))
+                    .py_err(py)?;
+                let d = PyDict::new(py);
+                d.set_item("method", avg.method.name())?;
+                d.set_item("weights", avg.weights)?;
+                d.set_item(
+                    "predictions",
+                    crate::arrays::predictions(py, avg.predictions)?,
+                )?;
+                Some(d)
+            }
+        };
         let out = PyList::empty(py);
-        for (i, (f, name, ev)) in rows.into_iter().enumerate() {
+        for (r, name) in rows.into_iter().zip(names) {
             let list = PyList::empty(py);
+            let (f, ev) = (r.fitted, r.evidence);
             for (j, e) in ev.iter().enumerate() {
                 let d = PyDict::new(py);
                 d.set_item("method", e.method().name())?;
@@ -138,7 +189,7 @@ pub fn compare_evidence<'py>(
                         d.set_item("ess", e.ess)?;
                         d.set_item("seconds", e.seconds)?;
                         d.set_item("note", &e.note)?;
-                        d.set_item("probability", probs[j].as_ref().map(|p| p[i]))?;
+                        d.set_item("probability", r.probability[j])?;
                     }
                     Evidence::NotApplicable { reason, .. } => {
                         d.set_item("not_applicable", reason)?;
@@ -146,8 +197,15 @@ pub fn compare_evidence<'py>(
                 }
                 list.append(d)?;
             }
-            out.append((Py::new(py, f)?, name, list))?;
+            out.append((Py::new(py, PyFitted::new(f))?, name, list))?;
         }
-        Ok(out)
+        PyTuple::new(
+            py,
+            [
+                out.into_any(),
+                svg.into_pyobject(py)?.into_any(),
+                averaged.into_pyobject(py)?.into_any(),
+            ],
+        )
     })
 }

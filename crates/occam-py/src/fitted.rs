@@ -27,6 +27,11 @@ impl PyFitted {
         &self.inner
     }
 
+    /// The library fit, unwrapped.
+    pub fn into_inner(self) -> occam::Fitted {
+        self.inner
+    }
+
     /// The final bound.
     pub fn bound_value(&self) -> f64 {
         self.inner.bound()
@@ -134,23 +139,7 @@ impl PyFitted {
                     .predict(&new, &plates.unwrap_or_default(), &opts)
                     .py_err(py)?
             };
-            let out = PyDict::new(py);
-            for p in preds {
-                let (r, c) = (p.rows, p.cols);
-                let d = PyDict::new(py);
-                d.set_item("mean", shaped(py, p.mean, &[r, c])?)?;
-                d.set_item("sd", shaped(py, p.sd, &[r, c])?)?;
-                let q = PyDict::new(py);
-                for (prob, values) in p.quantiles {
-                    q.set_item(prob, shaped(py, values, &[r, c])?)?;
-                }
-                d.set_item("quantiles", q)?;
-                d.set_item("samples", shaped(py, p.samples, &[p.draws, r, c])?)?;
-                d.set_item("exact", p.exact)?;
-                d.set_item("missing", p.missing)?;
-                out.set_item(p.name, d)?;
-            }
-            Ok(out)
+            crate::arrays::predictions(py, preds)
         })
     }
 

@@ -1,8 +1,12 @@
 //! The JSON of one evidence estimate and the sizes of a plate sweep, as `occam compare --method
-//! ... --plate NAME=SIZES --json` and the view's compare write and read them.
+//! ... --plate NAME=SIZES --json` and the view's compare write and read them; the SVG of
+//! evidence against complexity (`--plot`).
 
-use occam::evidence::{Evidence, EvidenceRow, Method};
+use occam::evidence::{free_parameters, Evidence, EvidenceRow, Method};
+
 use serde_json::{json, Value};
+
+use crate::figure::{line_chart, Figure, Series};
 
 /// One estimate as JSON: `method`, `kind`, `log_evidence`, `se`, `ess`, `seconds`,
 /// `probability` (null when not given), `note`; or `method` and `not_applicable`.
@@ -81,6 +85,48 @@ pub fn plate_sizes(s: &str) -> Option<Vec<u64>> {
     s.split(',')
         .map(|x| x.trim().parse().ok().filter(|&v: &u64| v >= 1))
         .collect()
+}
+
+/// The SVG of every method's ln p(D) (± se) against the models' free parameters (their order
+/// when a model is not recognised), one series per method: `occam compare --plot FILE` and
+/// Python's `Comparison.plot()`.
+pub fn evidence_plot(rows: &[EvidenceRow], methods: &[Method]) -> String {
+    let dims: Option<Vec<usize>> = rows.iter().map(|r| free_parameters(&r.fitted)).collect();
+    let x = |i: usize| match &dims {
+        Some(d) => d[i] as f64,
+        None => (i + 1) as f64,
+    };
+    let series = methods
+        .iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let points = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (x(i), r.evidence[j].value().unwrap_or(f64::NAN)))
+                .collect();
+            let se = rows
+                .iter()
+                .map(|r| match &r.evidence[j] {
+                    Evidence::Estimate(e) => e.se.unwrap_or(0.0),
+                    _ => 0.0,
+                })
+                .collect();
+            Series::new(m.name(), points).with_errors(se)
+        })
+        .collect();
+    let fig = Figure {
+        title: "ln p(D) against complexity, by method".into(),
+        x_label: if dims.is_some() {
+            "free parameters d".into()
+        } else {
+            "model (order given)".into()
+        },
+        y_label: "ln p(D) (nats; cv: held-out log predictive)".into(),
+        series,
+        references: Vec::new(),
+    };
+    line_chart(&fig)
 }
 
 #[cfg(test)]

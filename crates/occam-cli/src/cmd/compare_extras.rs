@@ -1,45 +1,22 @@
 //! What `occam compare --method ...` adds after the table: Bayesian model averaging of new
 //! rows' predictions (`--average METHOD --predict NAME=FILE --predict-out FILE`) and the SVG of
-//! evidence against complexity (`--plot FILE`).
+//! evidence against complexity (`--plot FILE`). Both are the library's, shared with Python's
+//! `occam.compare(..., average=)` and `Comparison.plot()`.
 
-use occam::evidence::{average as bma, free_parameters, weights, Evidence, EvidenceRow, Method};
+use occam::evidence::{average_rows, EvidenceRow, Method};
 use occam::DataSet;
-use occam_report::figure::{line_chart, Figure, Series};
 
 use super::compare::CompareArgs;
 use crate::error::{Error, Result};
 
 /// `--average METHOD`: every model's predictive of the `--predict` rows, averaged with the
-/// posterior model probabilities under METHOD ([`occam::evidence::average`]), written to
+/// posterior model probabilities under METHOD ([`occam::evidence::average_rows`]), written to
 /// `--predict-out`; the weights on stderr.
 pub fn average(a: &CompareArgs, rows: &[EvidenceRow], methods: &[Method]) -> Result<()> {
     let Some(name) = &a.average else {
         return Ok(());
     };
     let m = Method::parse(name).map_err(|e| Error::Usage(format!("--average: {e}")))?;
-    let j = methods.iter().position(|x| *x == m).ok_or_else(|| {
-        Error::Usage(format!(
-            "--average {}: give it in --method too (the weights are its posterior model \
-             probabilities)",
-            m.name()
-        ))
-    })?;
-    let held_out = rows
-        .iter()
-        .any(|r| matches!(&r.evidence[j], Evidence::Estimate(e) if !e.kind.is_log_evidence()));
-    if held_out {
-        return Err(Error::Usage(format!(
-            "--average {}: a held-out score is not ln p(D | m), so it gives no posterior model \
-             probabilities to weight by; average by an evidence (e.g. --average is or vbsym)",
-            m.name()
-        )));
-    }
-    let w = weights(rows, j).ok_or_else(|| {
-        Error::Usage(format!(
-            "--average {}: it does not apply to every model (see the table's n/a)",
-            m.name()
-        ))
-    })?;
     if a.predict.is_empty() {
         return Err(Error::Usage(
             "--average: give the new rows with --predict NAME=FILE".into(),
@@ -50,19 +27,11 @@ pub fn average(a: &CompareArgs, rows: &[EvidenceRow], methods: &[Method]) -> Res
         seed: a.run.seed,
         ..Default::default()
     };
-    let per_model = rows
-        .iter()
-        .map(|r| r.fitted.predict(&new, &Default::default(), &opts))
-        .collect::<Result<Vec<_>>>()?;
-    let avg = bma(&per_model, &w, a.run.seed)?;
-    if avg.is_empty() {
-        return Err(Error::Usage(
-            "--average: the models predict no variable for these rows (name the predicted \
-             variable with `observe`)"
-                .into(),
-        ));
-    }
-    for (r, w) in rows.iter().zip(&w) {
+    let avg = average_rows(rows, methods, m, &new, &opts).map_err(|e| match e {
+        Error::Usage(m) if m.starts_with("average") => Error::Usage(format!("--{m}")),
+        e => e,
+    })?;
+    for (r, w) in rows.iter().zip(&avg.weights) {
         eprintln!(
             "average by {}: {} weight {}",
             m.name(),
@@ -70,49 +39,16 @@ pub fn average(a: &CompareArgs, rows: &[EvidenceRow], methods: &[Method]) -> Res
             super::compare::probability(*w)
         );
     }
-    super::predict::write_predictions(&avg, a.predict_out.as_deref(), false)
+    super::predict::write_predictions(&avg.predictions, a.predict_out.as_deref(), false)
 }
 
-/// `--plot FILE`: one series per method, ln p(D) (± se) against the models' free parameters.
+/// `--plot FILE`: one series per method, ln p(D) (± se) against the models' free parameters
+/// ([`occam_report::evidence::evidence_plot`]), written atomically.
 pub fn plot(a: &CompareArgs, rows: &[EvidenceRow], methods: &[Method]) -> Result<()> {
     let Some(path) = &a.plot else {
         return Ok(());
     };
-    let dims: Option<Vec<usize>> = rows.iter().map(|r| free_parameters(&r.fitted)).collect();
-    let x = |i: usize| match &dims {
-        Some(d) => d[i] as f64,
-        None => (i + 1) as f64,
-    };
-    let series = methods
-        .iter()
-        .enumerate()
-        .map(|(j, m)| {
-            let points = rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (x(i), r.evidence[j].value().unwrap_or(f64::NAN)))
-                .collect();
-            let se = rows
-                .iter()
-                .map(|r| match &r.evidence[j] {
-                    occam::evidence::Evidence::Estimate(e) => e.se.unwrap_or(0.0),
-                    _ => 0.0,
-                })
-                .collect();
-            Series::new(m.name(), points).with_errors(se)
-        })
-        .collect();
-    let fig = Figure {
-        title: "ln p(D) against complexity, by method".into(),
-        x_label: if dims.is_some() {
-            "free parameters d".into()
-        } else {
-            "model (order given)".into()
-        },
-        y_label: "ln p(D) (nats; cv: held-out log predictive)".into(),
-        series,
-        references: Vec::new(),
-    };
-    occam::atomic::write(path, line_chart(&fig).as_bytes())?;
+    let svg = occam_report::evidence::evidence_plot(rows, methods);
+    occam::atomic::write(path, svg.as_bytes())?;
     Ok(())
 }

@@ -22,6 +22,7 @@
 mod ais;
 mod ais_hmc;
 mod average;
+mod average_rows;
 mod collapsed;
 #[cfg(test)]
 mod collapsed_tests;
@@ -43,9 +44,10 @@ mod table;
 mod unconstrained;
 
 pub use average::average;
+pub use average_rows::{average_rows, Averaged};
 pub use estimate::{estimate, free_parameters};
 pub use not_applicable::NotApplicable;
-pub use table::{compare_evidence, weights, EvidenceRow};
+pub use table::{compare_evidence, set_probabilities, weights, EvidenceRow};
 
 use crate::error::{Error, Result};
 use crate::fitted::Fitted;

@@ -83,7 +83,17 @@ pub fn compare_evidence(
         let fits: Vec<&Fitted> = rows.iter().map(|r| &r.fitted).collect();
         crate::compare::check_kinds(&fits, opts.mixed_bounds)?;
     }
-    for j in 0..methods.len() {
+    set_probabilities(&mut rows, priors);
+    Ok(rows)
+}
+
+/// Fills every row's `probability` from its `evidence`: per method, the posterior model
+/// probabilities under the prior weights `priors` (equal when empty), where the method gives a
+/// finite ln p(D | m) for every row. [`compare_evidence`] ends with it; Python's
+/// `occam.compare`, which fits with the GIL released, calls it on its own rows.
+pub fn set_probabilities(rows: &mut [EvidenceRow], priors: &[f64]) {
+    let methods = rows.first().map_or(0, |r| r.evidence.len());
+    for j in 0..methods {
         // A held-out score (cv) is not ln p(D | m): softmax of it is no posterior model
         // probability, so it gets none (and cannot weight a model average). Nor do values that
         // are not finite.
@@ -102,7 +112,6 @@ pub fn compare_evidence(
             }
         }
     }
-    Ok(rows)
 }
 
 /// The posterior model probabilities of the rows under method `j` (the order of the methods

@@ -1,0 +1,50 @@
+"""What ``occam.compare`` returns: the rows, the Bayesian model average of new rows'
+predictions (``average=``) and the plot of evidence against complexity, both computed by the
+library functions behind ``occam compare --average`` and ``--plot``."""
+
+import os as _os
+
+
+class EvidencePlot(str):
+    """The SVG of every method's ln p(D) (± se) against the models' free parameters (their
+    order when a model is not recognised), as ``occam compare --plot FILE`` writes it; Jupyter
+    shows it inline."""
+
+    def _repr_svg_(self):
+        return str(self)
+
+
+class Comparison(list):
+    """Rows ``(model name, Result, difference to the best bound, probability)``, in the order
+    given; ``best`` is the row with the highest bound.
+
+    With ``methods=``, ``plot()`` is the plot of evidence against complexity. With
+    ``average=METHOD``, ``average`` is the Bayesian model average of the new rows'
+    predictions: a dict with ``method``, ``weights`` (P(m | D) under that method, one per row)
+    and ``predictions`` (per variable, as :meth:`Result.predict` returns them: ``mean``,
+    ``sd``, ``quantiles``, ``samples``, ``exact``, ``missing``); ``None`` otherwise."""
+
+    def __init__(self, rows=(), svg=None, average=None):
+        super().__init__(rows)
+        self._svg = svg
+        self.average = average
+
+    @property
+    def best(self):
+        return max(self, key=lambda r: r.result.bound)
+
+    def plot(self, path=None):
+        """The SVG of every method's ln p(D) against the models' free parameters, as
+        ``occam compare --plot`` draws it; with ``path``, also written there atomically. Needs
+        ``methods=`` in :func:`occam.compare`."""
+        if self._svg is None:
+            from ._errors import UsageError
+            raise UsageError("plot: compare with methods= (e.g. methods=['vb', 'is']) to plot "
+                             "the evidence against complexity")
+        if path is not None:
+            path = _os.fspath(path)
+            tmp = f"{path}.tmp{_os.getpid()}"
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(self._svg)
+            _os.replace(tmp, path)
+        return EvidencePlot(self._svg)
