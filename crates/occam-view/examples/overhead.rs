@@ -32,10 +32,10 @@ fn main() -> occam::Result<()> {
     let iters: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(200);
     let repeats: usize = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(3);
     let model = Model::from_file(&args[1], &data)?;
-    // A fixed number of sweeps: a tolerance no fit reaches, one start, no pruning.
+    // Exactly `iters` sweeps (never stopping on the tolerance), one start, no pruning.
     let settings = Settings {
         max_iter: iters,
-        tol: 1e-300,
+        fixed_sweeps: true,
         prune: false,
         candidate_starts: false,
         ..Settings::default()
