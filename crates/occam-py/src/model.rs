@@ -229,6 +229,7 @@ pub(crate) fn settings(
         settle: false,
         candidate_starts: true,
         prune_screen_from: occam::driver::PRUNE_SCREEN_FROM,
+        fixed_sweeps: false,
     }
 }
 

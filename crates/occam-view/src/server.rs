@@ -16,6 +16,7 @@ const PAGE: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const PLOTS: &str = include_str!("assets/plots.js");
 const COMPARE: &str = include_str!("assets/compare.js");
+const WISHART: &str = include_str!("assets/wishart.js");
 const STYLE: &str = include_str!("assets/style.css");
 
 /// The largest request body read (a model text is a few kB).
@@ -167,9 +168,10 @@ fn handle(session: &Arc<Session>, token: &str, mut request: Request) {
     let method = request.method().clone();
     match (&method, path.as_str()) {
         (Method::Get, "/") => {
-            let page = PAGE
-                .replace("/*STYLE*/", STYLE)
-                .replace("/*SCRIPT*/", &format!("{PLOTS}\n{COMPARE}\n{SCRIPT}"));
+            let page = PAGE.replace("/*STYLE*/", STYLE).replace(
+                "/*SCRIPT*/",
+                &format!("{PLOTS}\n{WISHART}\n{COMPARE}\n{SCRIPT}"),
+            );
             respond(request, 200, "text/html; charset=utf-8", page)
         }
         (Method::Get, "/api/status") => respond_json(request, api::status(session)),

@@ -56,6 +56,10 @@ pub struct Settings {
     /// rows on a seeded subsample first (`driver/screen.rs`, [`PRUNE_SCREEN_FROM`] by default),
     /// so that only those the subsample cannot reject get the full trial; `usize::MAX`: never.
     pub prune_screen_from: usize,
+    /// Run exactly `max_iter` sweeps per restart, never stopping on `tol` (for benchmarks that
+    /// need a fit to keep sweeping; [`occam_core::engine::RunOptions::fixed_sweeps`]). Not a
+    /// user's option: the run reports that it did not converge.
+    pub fixed_sweeps: bool,
 }
 
 impl Default for Settings {
@@ -72,6 +76,7 @@ impl Default for Settings {
             settle: false,
             candidate_starts: true,
             prune_screen_from: PRUNE_SCREEN_FROM,
+            fixed_sweeps: false,
         }
     }
 }
@@ -224,6 +229,7 @@ pub fn fit(
         prune_components: s.prune,
         settle: s.settle,
         candidate_starts: s.candidate_starts,
+        fixed_sweeps: s.fixed_sweeps,
     };
     screen::attach(loaded, c, s);
     let rotations = match s.rotate {

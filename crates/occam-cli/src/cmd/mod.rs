@@ -155,6 +155,7 @@ impl RunArgs {
             settle: false,
             candidate_starts: !self.single_start,
             prune_screen_from: occam::driver::PRUNE_SCREEN_FROM,
+            fixed_sweeps: false,
         };
         // One check of every domain, in the library; its messages name the field, here the flag.
         settings.validate().map_err(|e| match e {

@@ -466,6 +466,7 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         // Half the cases settle the first sweep (its rounds are checked in strict mode too).
         settle: seed % 2 == 1,
         candidate_starts: false,
+        fixed_sweeps: false,
     };
     vmp.initialize(seed).unwrap();
     (vmp, opts)

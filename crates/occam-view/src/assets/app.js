@@ -217,6 +217,7 @@ function showPosterior(name) {
     cap.className = "caption";
     cap.textContent = what || "no plot for this family: the numbers are below";
     box.appendChild(cap);
+    if (isWishart2(v)) showWishart(svg, cap, d);
     const table = document.createElement("table");
     table.className = "numbers";
     for (const [k, vals] of Object.entries(v.parameters)) {

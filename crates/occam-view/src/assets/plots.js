@@ -100,6 +100,7 @@ function plotFor(d, svg, W, H) {
     svg.dataset.plot = "relevance";
     return `ARD relevances over ${a.plate} (of ${a.weights.join(", ")}): ${a.effective_dimension} of ${a.relevance.length} effective (dark)`;
   }
+  if (isWishart2(v)) return wishartPlot(svg, d, {}, W, H); // redrawn around its means by showWishart
   if (d.chain && d.chain.marginals) return chainPlot(svg, d.chain, W, H), "state marginals and the most probable path";
   const first = (k) => (p[k] ? p[k] : null);
   if (first("probabilities")) { // Categorical: component weights (mean responsibility)

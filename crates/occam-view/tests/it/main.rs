@@ -2,9 +2,11 @@
 
 mod browser;
 mod browser_compare;
+mod browser_wishart;
 mod cdp;
 mod common;
 mod endpoints;
+mod overhead;
 mod responsive;
 mod security;
 mod warnings;

@@ -311,7 +311,7 @@ impl Vmp {
             if let Some(prev) = prev {
                 let change = (l - prev).abs() / observed_values as f64;
                 stop.change_per_value = Some(change);
-                if change <= opts.tol {
+                if change <= opts.tol && !opts.fixed_sweeps {
                     stop.reason = StopReason::Converged;
                     break;
                 }

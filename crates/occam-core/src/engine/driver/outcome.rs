@@ -48,6 +48,10 @@ pub struct RunOptions {
     /// [`Fit::iterations`], shown to the observer as [`Stage::Candidate`]); the fit's trace is
     /// the kept start's. See `driver/candidates.rs` for the data where each start loses.
     pub candidate_starts: bool,
+    /// Run exactly `max_iter` sweeps, never stopping on `tol` (benchmarks that need a fit to keep
+    /// sweeping, e.g. the view's responsiveness at a thousand sweeps a second; the run ends
+    /// with [`StopReason::MaxIter`] and its not-converged warning, as any run that hits the limit).
+    pub fixed_sweeps: bool,
 }
 
 /// The most rounds of a settled first sweep ([`RunOptions::settle`]). From a prior start the
@@ -71,6 +75,7 @@ impl Default for RunOptions {
             prune_components: false,
             settle: false,
             candidate_starts: false,
+            fixed_sweeps: false,
         }
     }
 }
