@@ -84,6 +84,8 @@ class _Here:
     """Shards held in this process (one machine): calls return at once."""
 
     def __init__(self, source, shards, name, plate):
+        self.source, self.name, self.plate = source, name, plate
+        self.data = list(shards)
         self.shards = [_Shard(source, d, name, plate) for d in shards]
 
     def call(self, method, args_per_shard):

@@ -24,7 +24,7 @@ between sweeps. Dask futures are immutable values the scheduler may copy, move o
 pickling a shard to move it would move its data; an actor pins the object to a worker and runs its
 methods there, so only the arguments and results of those calls (the bytes above) travel. When a
 worker dies the fit stops with :class:`ShardLost` naming the shard, never with a wrong answer;
-with ``retries=k`` (batch, memoized) it rebuilds the lost shards instead (see :func:`fit`).
+with ``retries=k`` it rebuilds the lost shards instead (see :func:`fit`).
 """
 
 import glob as _glob
@@ -36,6 +36,7 @@ import numpy as _np
 
 from . import _occam
 from ._errors import UsageError
+from ._minibatch import _RandomRows
 from ._shards import ShardLost, _Dask, _Here, _call_one, _call_some, _read
 
 __all__ = ["fit", "single_process_start", "Result", "ShardLost", "read_shard_files"]
@@ -132,7 +133,7 @@ def _reduce(runner, which, name):
 
 def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max_iter=1000,
         tol=1e-6, start=None, callback=None, method="batch", kappa=0.7, tau=1.0, bound_every=1,
-        restarts=1, strict=False, progress=None, retries=0):
+        restarts=1, strict=False, progress=None, retries=0, batch_rows=0):
     """Fits ``source`` (model text) to ``shards`` — a list of ``{name: array or .npy/.csv path}``,
     consecutive blocks of rows along the data plate — on the workers of Dask ``client`` (or in
     this process when ``client`` is None), by ``method``:
@@ -150,7 +151,13 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
       (0.5, 1], ``tau`` ≥ 0); only that shard works and the globals travel to the next. The
       bound reported, every ``bound_every`` epochs and after the last, is the full bound at the
       current globals (every shard's locals optimised given them): a bound at a q, not an
-      estimate. ``max_iter`` counts epochs.
+      estimate. ``max_iter`` counts epochs. With ``batch_rows=B`` the minibatches are B rows
+      drawn at random from all the shards instead (each epoch a permutation of the N rows from
+      ``EpochOrder(seed, N)``, cut into minibatches of B, each sorted: every row once per epoch,
+      the messages scaled by N/|B|), as ``occam fit --shards ... --vb svi --batch-rows B``
+      draws them; the minibatch's rows are gathered here from the shards' arrays (or ``.npy``
+      files) and the model compiled on them, so the same seed gives the same run on any
+      number of workers.
 
     ``start``: None (each shard starts from ``seed + s``; shard 0's globals are updated from its
     own rows and copied to every shard, whose locals are then updated from them), or one state
@@ -170,7 +177,7 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
     ``progress=N`` writes a line to stderr every N of them,
     as ``occam fit --progress N`` does.
 
-    A lost worker (batch, memoized on Dask): by default the fit stops with :class:`ShardLost`
+    A lost worker (on Dask): by default the fit stops with :class:`ShardLost`
     naming the shard. With ``retries=k`` it recovers up to k times: every lost shard is built
     anew on a live worker from its data (its files re-read), takes the current globals from a
     live replica, and its locals are re-converged given them (local passes until its local bound
@@ -183,7 +190,10 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
     not be unique) or a loss after some of the sweep's globals were updated, the re-converged
     locals are another point, and the fit goes on from there; the bound is monotone again from
     the sweep after the recovery (the sweep of the recovery is not compared with the one before
-    it)."""
+    it). Stochastic VB recovers the same way, and the interrupted step (or bound evaluation) is
+    run again from the same globals with the same step number (``Result.recovered`` lists
+    ``(epoch, [shards])``): a step reads only the globals and its shard's data, and the minibatch
+    order is the seed's, so with one local variable the run is the uninterrupted one."""
     if method not in ("batch", "memoized", "svi"):
         raise UsageError(f"unknown method {method!r}: batch, memoized or svi")
     if method == "svi":
@@ -196,6 +206,9 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
         if strict:
             raise UsageError("strict mode fails on a decrease of the bound, which stochastic VB "
                              "does not promise to avoid: use batch or memoized")
+    if batch_rows and method != "svi" or batch_rows < 0:
+        raise UsageError(f"batch_rows = {batch_rows}: minibatches of random rows are stochastic "
+                         "VB's (method=\"svi\"), 1 or more rows (0: each shard a minibatch)")
     if restarts < 1:
         raise UsageError(f"restarts = {restarts}: give 1 or more")
     if start is not None and restarts > 1:
@@ -219,7 +232,7 @@ def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max
                     _progress_line(r, restarts, sweep, max_iter, bound, change, clock)
                 return callback is None or callback(sweep, bound) is not False
         return _one(runner, steps, method, seed + r, start, max_iter, tol, strict, see,
-                    kappa, tau, bound_every, retries)
+                    kappa, tau, bound_every, retries, batch_rows)
 
     runs = []
     for r in range(restarts):
@@ -275,7 +288,7 @@ def _start(runner, steps, seed, start):
 
 
 def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, tau,
-         bound_every, retries=0):
+         bound_every, retries=0, batch_rows=0):
     """One restart: its start from ``seed`` (or ``start``), then its sweeps (passes, epochs);
     ``see(sweep, bound, change)`` returns False to stop."""
     _start(runner, steps, seed, start)
@@ -283,7 +296,8 @@ def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, 
     every = list(range(n))
     observed = max(1, sum(_call_some(runner, every, "observed_values")))
     if method == "svi":
-        return _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every)
+        return _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every,
+                    retries, batch_rows)
     trace, converged, moved, warned, recovered = [], False, 0, [], []
     sweep, after_recovery, stopped = 0, False, False
     while sweep < max_iter:
@@ -372,34 +386,74 @@ def _bound(runner, which):
     return terms[0][1] + sum(t[0] for t in terms)
 
 
-def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every):
-    """Stochastic VB over the shards (see :func:`fit`)."""
+def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every,
+         retries=0, batch_rows=0):
+    """Stochastic VB over the shards (see :func:`fit`).
+
+    Recovery (``retries``): a step reads only the client's globals (``state``) and the shard's
+    data, and the minibatch order is the seed's, so a shard lost during a step (or a bound
+    evaluation) is rebuilt from its data on a live worker (``_recover``) and the step is run
+    again from the same globals, with the same step number: the run goes on as if undisturbed.
+    With one local variable its update given the globals is the optimum whatever its start, so
+    the answer is the uninterrupted one; with several, the rebuilt shard's locals start from its
+    seed, not from their lost state, and a step may land elsewhere."""
     n = len(runner.shards)
     every = list(range(n))
     locals_ = [x for kind, what in steps if kind == "local" for x in what]
     globals_ = [what for kind, what in steps if kind == "global"]
     state = _call_one(runner, 0, "global_state")
-    order = _occam.EpochOrder(seed, n)
+    rows = _RandomRows(runner, batch_rows) if batch_rows else None
+    order = _occam.EpochOrder(seed, rows.total if rows else n)
     trace, epochs, converged, t, stopped = [], [], False, 0, False
-    for epoch in range(1, max_iter + 1):
+    recovered, warned = [], []
+
+    def again(epoch, what, run):
+        """``run()``, and after a lost shard (``retries`` times in all) the shard rebuilt and
+        ``run()`` once more."""
+        while True:
+            try:
+                return run()
+            except ShardLost as e:
+                if len(recovered) >= retries:
+                    raise
+                lost = _recover(runner, steps, seed, e)
+                recovered.append((epoch, lost))
+                warned.append(f"shard {', '.join(map(str, lost))} lost during epoch {epoch} "
+                              f"({e}): re-read, given the current globals, and {what} run again")
+
+    def step(s, t):
+        _call_one(runner, s, "set_state", state)
+        _call_one(runner, s, "optimise_locals", locals_)
+        rho = min(1.0, (t + tau) ** -kappa)
+        scale = float(n)
         moved = 0
-        for s in order.next_epoch():
-            _call_one(runner, s, "set_state", state)
-            _call_one(runner, s, "optimise_locals", locals_)
-            t += 1
-            rho = min(1.0, (t + tau) ** -kappa)
-            scale = float(n)
-            for g in globals_:
-                m = _np.frombuffer(_call_one(runner, s, "local_messages", g), dtype="<f8")
-                _call_one(runner, s, "step_global", g, (m * scale).astype("<f8").tobytes(), rho)
-                moved += 2 * m.nbytes
-            state = _call_one(runner, s, "global_state")
-            moved += 2 * len(state)
-        if epoch % bound_every and epoch != max_iter:
-            continue
+        for g in globals_:
+            m = _np.frombuffer(_call_one(runner, s, "local_messages", g), dtype="<f8")
+            _call_one(runner, s, "step_global", g, (m * scale).astype("<f8").tobytes(), rho)
+            moved += 2 * m.nbytes
+        new = _call_one(runner, s, "global_state")
+        return new, moved + 2 * len(new)
+
+    def bound_at(state):
         _call_some(runner, every, "set_state", state)
         _call_some(runner, every, "optimise_locals", locals_)
-        bound = _bound(runner, every)
+        return _bound(runner, every)
+
+    for epoch in range(1, max_iter + 1):
+        moved = 0
+        if rows is not None:
+            for batch in rows.minibatches(order.next_epoch()):
+                t += 1
+                state, m = rows.step(batch, state, locals_, globals_,
+                                     min(1.0, (t + tau) ** -kappa))
+                moved += m
+        for s in ([] if rows is not None else order.next_epoch()):
+            state, m = again(epoch, f"the step on shard {s}", lambda: step(s, t + 1))
+            t += 1
+            moved += m
+        if epoch % bound_every and epoch != max_iter:
+            continue
+        bound = again(epoch, "the bound's evaluation", lambda: bound_at(state))
         prev = trace[-1] if trace else None
         trace.append(bound)
         epochs.append(epoch)
@@ -411,6 +465,6 @@ def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_ev
             break
     # Per epoch (bytes_per_sweep): each step's globals to its shard and back, its messages up
     # and scaled back down; the bound's evaluations move the globals to every shard besides.
-    r = Result(runner, trace, converged, moved, "svi", epochs, t)
-    r.interrupted = stopped
+    r = Result(runner, trace, converged, moved, "svi", epochs, t, warnings=warned)
+    r.recovered, r.interrupted = recovered, stopped
     return r

@@ -85,6 +85,22 @@ def test_epoch_order_is_a_seeded_permutation_per_epoch():
         _occam.EpochOrder(9, 5).next_epoch() != epochs[0]
 
 
+def test_random_row_svi_on_dask_is_the_cli_run(client, tmp_path):
+    """``batch_rows=B`` and ``--batch-rows B``: one order of random rows on both surfaces."""
+    x = gmm_data(sum(SIZES), seed=12)
+    files = shard_files(tmp_path, x)
+    r = od.fit(GMM, files, client=client, seed=4, max_iter=6, tol=0.0, method="svi",
+               kappa=0.6, tau=2.0, bound_every=2, batch_rows=70)
+    got, _ = cli("fit", tmp_path / "gmm.occam", "--shards", f"x={tmp_path}/x-*.npy",
+                 "--vb", "svi", "--seed", 4, "--max-iter", 6, "--tol", 0, "--kappa", 0.6,
+                 "--tau", 2.0, "--bound-every", 2, "--batch-rows", 70, "--json")
+    assert r.steps == got["steps"] == 6 * 9  # 600 rows in minibatches of 70: 8 and one of 40
+    close(r.bound_trace, got["bound_trace"])
+    for g in ["pi", "mu", "Lambda"]:
+        for k, v in r.posterior(g)["params"].items():
+            close(np.ravel(v), got["globals"][g]["params"][k]["values"])
+
+
 @pytest.mark.parametrize("seed", [0, 5])
 def test_svi_on_dask_is_the_cli_svi_run(client, tmp_path, seed):
     x = gmm_data(sum(SIZES), seed=12)

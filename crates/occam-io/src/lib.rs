@@ -1,10 +1,10 @@
 //! # occam-io: every file Occam reads and writes
 //!
 //! Reading ([`data`]): the data files of a model, CSV with a header row (a fast direct path and
-//! the `csv` crate for quoted files), `.npy` and `.npz` arrays, and the row and column selection
-//! of `--data x=FILE:COLUMNS@ROWS`, each read into a [`data::Table`]; every error is a
-//! [`data::DataError`] naming the file, and the row and column of the cell when there is one.
-//! Every crate that reads data files reads them here.
+//! the `csv` crate for quoted files), `.npy` and `.npz` arrays, Parquet files, and the row and
+//! column selection of `--data x=FILE:COLUMNS@ROWS`, each read into a [`data::Table`]; every
+//! error is a [`data::DataError`] naming the file, and the row and column of the cell when there
+//! is one. Every crate that reads data files reads them here.
 //!
 //! Writing: the one atomic writer of every Occam output.
 //!

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use occam_io::data::{
-    parse_csv, parse_rows, read, read_selected, split_selection, utf8, Bound, DataError, RowSpec,
-    Selection, Table, MAX_CELL_ECHO, MAX_DATA_BYTES,
+    parse_csv, parse_rows, read, read_selected, split_selection, utf8, write_parquet, Bound,
+    DataError, RowSpec, Selection, Table, MAX_CELL_ECHO, MAX_DATA_BYTES,
 };
 
 use crate::error::{Error, Result};

@@ -87,6 +87,7 @@ pub mod evidence;
 mod fitted;
 pub mod latent;
 pub mod lower;
+pub mod minibatch;
 pub mod model;
 pub mod nn;
 pub mod posterior;

@@ -6,7 +6,7 @@
 
 use occam_core::engine::Observer;
 pub use occam_core::engine::{EpochOrder, ShardRunOptions, SviOptions};
-use occam_core::engine::{GlobalState, Sharded, Split, SplitError};
+use occam_core::engine::{GlobalState, MakeBatch, Sharded, Split, SplitError, Vmp};
 use occam_core::error::RunError;
 use occam_core::graph::NodeId;
 
@@ -314,7 +314,18 @@ pub fn fit_shards(
         parts.push((model, var_nodes, owner, has_mixture, split));
     }
     let mut sharded = Sharded::new(vmps, plate, None).map_err(|e| Error::Input(e.to_string()))?;
-    let run = sharded.fit(o, observer).map_err(run_error)?;
+    // Stochastic VB over minibatches of random rows: each compiled from the rows gathered from
+    // the shards' data (`crate::minibatch`).
+    let sizes = data_rows(&sharded);
+    let make: &mut MakeBatch = &mut |rows: &[usize]| -> std::result::Result<Vmp, RunError> {
+        let batch = crate::minibatch::gather(data, &sizes, rows);
+        Shard::new(name, source, &batch, plate)
+            .map(|s| s.compiled.vmp)
+            .map_err(|e| RunError::Schedule(format!("a minibatch of {} rows: {e}", rows.len())))
+    };
+    let run = sharded
+        .fit_with(o, observer, Some(make))
+        .map_err(run_error)?;
     let values_per_sweep = sharded.values_per_sweep();
     let rows = data_rows(&sharded);
     let shards = sharded

@@ -1,6 +1,7 @@
 //! Out-of-core fits on one machine: the shard loop over chunks of one `.npy` file read a block of
 //! rows at a time (`occam_io::data::NpyChunks`), or of a CSV file a block of lines at a time
-//! (`occam_io::data::CsvChunks`), so a file larger than memory fits. No chunk's
+//! (`occam_io::data::CsvChunks`), or of a Parquet file from the row groups that hold a block
+//! (`occam_io::data::ParquetChunks`), so a file larger than memory fits. No chunk's
 //! state is kept: a chunk is read, compiled, given the globals and its local q optimised given
 //! them (`Vmp::optimise_locals`) each time it is visited, and dropped; one replica (on chunk 0)
 //! holds the globals. Memory: two chunks' compiled models, whatever the file's size.
@@ -21,10 +22,9 @@ use std::path::Path;
 
 use std::cell::Cell;
 
-use std::time::Instant;
-
 use occam_core::engine::{
-    Flow, Observer, Progress, ShardRunOptions, Split, Stage, Svi, Vmp, Warning,
+    check_decrease, sampling_allowance, Flow, Observer, SeeSweep, ShardRunOptions, Split, Svi, Vmp,
+    Warning,
 };
 use occam_core::error::RunError;
 use occam_core::graph::NodeId;
@@ -32,11 +32,13 @@ use occam_core::graph::NodeId;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::shard::{Method, Shard, ShardedFitted};
-use occam_io::data::{CsvChunks, NpyChunks};
+use occam_io::data::{CsvChunks, NpyChunks, ParquetChunks};
 
-/// The file a stream reads: `.npy` by seek and read of a block of rows, CSV by block of lines.
+/// The file a stream reads: `.npy` by seek and read of a block of rows, Parquet by the row
+/// groups that hold a block, CSV by block of lines.
 enum Source {
     Npy(NpyChunks),
+    Parquet(ParquetChunks),
     Csv(CsvChunks),
 }
 
@@ -48,16 +50,21 @@ struct Chunks {
 }
 
 impl Chunks {
-    /// The chunks of `path` (`.npy`, or else CSV), `chunk_rows` rows each.
+    /// The chunks of `path` (`.npy`, `.parquet`, or else CSV), `chunk_rows` rows each.
     fn open(name: &str, path: &Path, chunk_rows: usize) -> Result<Chunks> {
-        let is_npy = path
+        let ext = path
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
-        let (file, rows) = if is_npy {
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let (file, rows) = if ext == "npy" {
             let f = NpyChunks::open(path)?;
             let rows = f.rows;
             (Source::Npy(f), rows)
+        } else if ext == "parquet" {
+            let f = ParquetChunks::open(path)?;
+            let rows = f.rows;
+            (Source::Parquet(f), rows)
         } else {
             let f = CsvChunks::open(path, chunk_rows)?;
             let rows = f.rows;
@@ -80,6 +87,10 @@ impl Chunks {
             Source::Npy(f) => {
                 let values = f.read(from, to)?;
                 d.insert_array(&self.name, to - from, f.cols, values, None)?;
+            }
+            Source::Parquet(f) => {
+                let t = f.read(&self.name, from, to)?;
+                d.tables.insert(self.name.clone(), t);
             }
             Source::Csv(f) => {
                 let t = f.read(&self.name, c)?;
@@ -131,6 +142,13 @@ pub fn fit_stream(
                 .into(),
         ));
     }
+    if matches!(o.method, Method::Stochastic(s) if s.batch_rows > 0) {
+        return Err(Error::Usage(
+            "minibatches of random rows (--batch-rows) are drawn from data in memory: use \
+             --shards, or --chunk-rows (each chunk a minibatch) with --stream"
+                .into(),
+        ));
+    }
     if chunk_rows == 0 {
         return Err(Error::Usage("chunks of 0 rows: give 1 or more".into()));
     }
@@ -173,38 +191,11 @@ pub fn fit_stream(
         locals: &locals,
         globals: &globals,
     };
-    let clock = Instant::now();
-    let mut runs = Vec::with_capacity(o.restarts);
-    for r in 0..o.restarts {
-        let mut see = |iteration: usize, bound: f64, change: Option<f64>| {
-            observer.observe(&Progress {
-                restart: r,
-                restarts: o.restarts,
-                iteration,
-                max_iter: o.max_iter,
-                bound,
-                change,
-                elapsed: clock.elapsed(),
-                stage: Stage::Sweeps,
-            })
-        };
-        runs.push(stream.run(&mut home, o, r, &mut see)?);
-    }
-    let finals: Vec<f64> = runs
-        .iter()
-        .map(|r| r.trace.last().copied().unwrap_or(f64::NAN))
-        .collect();
-    let mut best = 0;
-    for (r, b) in finals.iter().enumerate() {
-        if *b > finals[best] || finals[best].is_nan() && !b.is_nan() {
-            best = r;
-        }
-    }
-    let run = if best + 1 == o.restarts {
-        runs.pop().expect("one restart at least")
-    } else {
-        stream.run(&mut home, o, best, &mut |_, _, _| Flow::Continue)?
-    };
+    let (run, finals, best) = o.run_restarts(
+        observer,
+        |run: &Run| run.trace.last().copied().unwrap_or(f64::NAN),
+        |r, see| stream.run(&mut home, o, r, see),
+    )?;
     let count = chunks.bounds.len();
     let values_per_sweep = 2
         * count
@@ -245,7 +236,7 @@ impl Stream<'_> {
         home: &mut Shard,
         o: &ShardRunOptions,
         r: usize,
-        see: &mut dyn FnMut(usize, f64, Option<f64>) -> Flow,
+        see: &mut SeeSweep<'_>,
     ) -> Result<Run> {
         let (split, locals, globals) = (self.split, self.locals, self.globals);
         home.initialize(o.seed.wrapping_add(r as u64))?;
@@ -257,10 +248,14 @@ impl Stream<'_> {
         };
         let count = self.chunks.bounds.len();
         let observed = Cell::new(0usize);
+        // The importance-sampled variance of the last pass's local terms (for the decrease test's
+        // Monte Carlo allowance; the chunks are dropped, so their round-off is not measured).
+        let variance = Cell::new(0.0);
         // One pass: every chunk's local q optimised given `home`'s globals, then `visit`.
         let pass = |home: &Vmp, visit: &mut dyn FnMut(&mut Vmp) -> Result<()>| -> Result<()> {
             let state = home.global_state(split);
             observed.set(0);
+            variance.set(0.0);
             for c in 0..count {
                 let mut s = compile(c)?;
                 let v = s.vmp_mut();
@@ -268,6 +263,7 @@ impl Stream<'_> {
                     .map_err(|e| Error::Run(e.to_string()))?;
                 v.optimise_locals(split, locals).map_err(run_error)?;
                 observed.set(observed.get() + v.observed_values());
+                variance.set(variance.get() + v.sampling_variance());
                 visit(v)?;
             }
             Ok(())
@@ -309,21 +305,16 @@ impl Stream<'_> {
                         return Err(run_error(RunError::Interrupted { iteration: sweep }));
                     }
                     let Some(prev) = prev else { continue };
-                    if bound < prev - 1e-9 * (1.0 + prev.abs()) {
-                        let e = RunError::BoundDecreased {
-                            iteration: sweep,
-                            by: prev - bound,
-                            node: "(streamed sweep)".into(),
-                        };
-                        if o.decrease_is_error {
-                            return Err(run_error(e));
-                        }
-                        run.warnings.push(Warning::BoundDecreased {
-                            iteration: sweep,
-                            by: prev - bound,
-                            node: "(streamed sweep)".into(),
-                        });
-                    }
+                    check_decrease(
+                        prev,
+                        bound,
+                        || sampling_allowance(variance.get()),
+                        sweep,
+                        || "(streamed sweep)".into(),
+                        o.decrease_is_error,
+                        &mut run.warnings,
+                    )
+                    .map_err(run_error)?;
                     if (bound - prev).abs() / observed.get().max(1) as f64 <= o.tol {
                         run.converged = true;
                         break;

@@ -36,9 +36,9 @@ pub struct ShardArgs {
     /// (one glob per data name, each matching as many files).
     #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
     pub shards: Vec<String>,
-    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order) or CSV
-    /// file (plain: a header line, no quotes) as data NAME, read --chunk-rows rows at a time, so
-    /// a file larger than memory fits (--vb batch or svi; memory: two chunks' models, whatever
+    /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order), Parquet
+    /// file (`.parquet`: numeric columns) or CSV file (plain: a header line, no quotes) as data
+    /// NAME, read --chunk-rows rows at a time, so a file larger than memory fits (--vb batch or svi; memory: two chunks' models, whatever
     /// the file's size).
     #[arg(long = "stream", value_name = "NAME=FILE", conflicts_with_all = ["data", "out", "shards"])]
     pub stream: Option<String>,
@@ -61,6 +61,11 @@ pub struct ShardArgs {
     /// data at the current globals).
     #[arg(long = "bound-every", value_name = "N", default_value_t = 1)]
     pub bound_every: usize,
+    /// Stochastic VB over --shards: minibatches of ROWS rows drawn at random from all the
+    /// shards (without replacement within an epoch, from --seed; the same run on any number of
+    /// threads), each step's messages scaled by N/|B|; 0: each shard is a minibatch.
+    #[arg(long = "batch-rows", value_name = "ROWS", default_value_t = 0)]
+    pub batch_rows: usize,
 }
 
 impl ShardArgs {
@@ -80,6 +85,7 @@ impl ShardArgs {
                     tau: self.tau,
                     seed,
                     bound_every: self.bound_every,
+                    batch_rows: self.batch_rows,
                 };
                 options
                     .check()

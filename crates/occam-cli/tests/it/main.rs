@@ -25,6 +25,7 @@ mod shard_runs;
 mod shards;
 mod stream;
 mod stream_csv;
+mod stream_parquet;
 mod tutorial;
 mod view;
 mod winn_1d;

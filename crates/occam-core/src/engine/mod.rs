@@ -72,15 +72,16 @@ pub use chain::{
     MARKOV_CHAIN,
 };
 pub use driver::{
-    Fit, Flow, Observer, Progress, RunOptions, Stage, Stop, StopReason, Warning, SETTLE_ROUNDS,
+    check_decrease, sampling_allowance, Fit, Flow, Observer, Progress, RunOptions, Stage, Stop,
+    StopReason, Warning, SETTLE_ROUNDS,
 };
 use elements::*;
 use node::*;
 pub use prune::{ScreenCounts, SCREEN_Z};
 use qblock::{Block, QBlock};
 pub use shard::{
-    EpochOrder, GlobalState, ShardMethod, ShardRunOptions, Sharded, ShardedFit, ShardedRun, Split,
-    SplitError, Svi, SviFit, SviOptions,
+    EpochOrder, GlobalState, MakeBatch, SeeSweep, ShardMethod, ShardRunOptions, Sharded,
+    ShardedFit, ShardedRun, Split, SplitError, Svi, SviFit, SviOptions,
 };
 pub use state::QState;
 pub use transform::GaussianSums;

@@ -1,4 +1,4 @@
-//! Data files: CSV with a header row, `.npy` and `.npz`. A table is rows × columns of numbers with
+//! Data files: CSV with a header row, `.npy`, `.npz` and Parquet. A table is rows × columns of numbers with
 //! a mask of missing cells (empty, `NA` or `NaN` in a CSV; NaN in an array). Every error names the
 //! place: `file:line:column` for CSV (the file's own lines, past empty and comment lines),
 //! `file:row:column` (1-based) for arrays.
@@ -10,12 +10,16 @@ mod csv_text;
 mod error;
 mod npy;
 mod npy_chunks;
+mod parquet_file;
+mod parquet_write;
 pub mod plain;
 mod select;
 pub use csv_chunks::CsvChunks;
 pub use csv_text::{parse_csv, MAX_CELL_ECHO};
 pub use error::{DataError, Result};
 pub use npy_chunks::NpyChunks;
+pub use parquet_file::{read_parquet, ParquetChunks};
+pub use parquet_write::write_parquet;
 pub use select::{parse_rows, split as split_selection, Bound, RowSpec, Selection};
 
 /// A numeric table read from a data file.
@@ -92,7 +96,7 @@ impl Table {
     }
 }
 
-/// Reads `--data NAME=FILE` (by extension: `.npy`, `.npz`, anything else is CSV).
+/// Reads `--data NAME=FILE` (by extension: `.npy`, `.npz`, `.parquet`, anything else is CSV).
 pub fn read(name: &str, path: &Path) -> Result<Table> {
     let ext = path
         .extension()
@@ -105,6 +109,7 @@ pub fn read(name: &str, path: &Path) -> Result<Table> {
             npy::from_npy_bytes(name, path, &bytes)
         }
         "npz" => npy::from_npz(name, path, None).map(|(t, _)| t),
+        "parquet" => read_parquet(name, path),
         _ => {
             let bytes = read_bounded(path)?;
             let text = utf8(path, &bytes)?;
@@ -128,7 +133,7 @@ pub fn read_selected(name: &str, path: &Path, sel: &Selection) -> Result<Table> 
     let Some(columns) = &sel.columns else {
         return read(name, path)?.select(sel);
     };
-    if ext == "npy" {
+    if ext == "npy" || ext == "parquet" {
         return read(name, path)?.select(sel);
     }
     if ext != "npz" {

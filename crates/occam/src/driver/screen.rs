@@ -5,7 +5,6 @@
 
 use rand::SeedableRng;
 
-use crate::data::{DataSet, Table};
 use crate::lower::Compiled;
 use crate::model::{load_source, Loaded};
 
@@ -49,7 +48,7 @@ pub(super) fn attach(loaded: &Loaded, c: &mut Compiled, s: &Settings) {
     let mut shards = Vec::with_capacity(SCREEN_BATCHES);
     for batch in rows.chunks_mut(m.div_ceil(SCREEN_BATCHES)) {
         batch.sort_unstable();
-        let data = subsample(&loaded.data, n, batch);
+        let data = crate::minibatch::gather(std::slice::from_ref(&loaded.data), &[n], batch);
         let Ok(sub) = load_source(
             &loaded.path,
             loaded.file_name.clone(),
@@ -66,38 +65,4 @@ pub(super) fn attach(loaded: &Loaded, c: &mut Compiled, s: &Settings) {
     }
     // A mismatch (the shards are not this model on fewer rows) leaves the fit unscreened.
     let _ = c.vmp.set_prune_screen(shards);
-}
-
-/// `data` with `rows` (sorted) of every table of `n` rows: the tables along the data plate.
-fn subsample(data: &DataSet, n: usize, rows: &[usize]) -> DataSet {
-    let tables = data
-        .tables
-        .iter()
-        .map(|(name, t)| {
-            let t = if t.rows == n {
-                fn pick<T: Copy>(v: &[T], rows: &[usize], cols: usize) -> Vec<T> {
-                    rows.iter()
-                        .flat_map(|&r| v[r * cols..(r + 1) * cols].iter().copied())
-                        .collect()
-                }
-                Table {
-                    name: t.name.clone(),
-                    file: t.file.clone(),
-                    rows: rows.len(),
-                    cols: t.cols,
-                    values: pick(&t.values, rows, t.cols),
-                    present: pick(&t.present, rows, t.cols),
-                    header: t.header.clone(),
-                    csv: t.csv,
-                    line_shifts: Vec::new(),
-                    source_columns: t.source_columns.clone(),
-                    source_rows: None,
-                }
-            } else {
-                t.clone()
-            };
-            (name.clone(), t)
-        })
-        .collect();
-    DataSet { tables }
 }

@@ -22,6 +22,7 @@ mod logistic;
 mod logistic_pima;
 mod mbpca;
 mod mbpca_lang;
+mod minibatch;
 mod noncj;
 mod noncj_broad;
 mod outputs;

@@ -88,6 +88,7 @@ fn on_one_shard_the_first_step_is_a_batch_sweep() {
         tau: 0.0,
         seed: 0,
         bound_every: 1,
+        batch_rows: 0,
     };
     let l = batch.sweep().unwrap();
     // The svi bound is taken after a further local step: the batch's, too.
@@ -126,6 +127,7 @@ fn stochastic_vb_reaches_the_batch_posterior_means_and_a_seed_fixes_the_run() {
         tau: 1.0,
         seed: 4,
         bound_every: 5,
+        batch_rows: 0,
     };
     let run = |options: SviOptions| {
         let mut s = Sharded::new(shards(&x, &sizes), None, None).unwrap();

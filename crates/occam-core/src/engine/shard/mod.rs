@@ -19,17 +19,20 @@
 //! The sweep is therefore the single-process sweep up to the order of floating-point additions.
 //! Files: this one classifies the nodes ([`Split`]) and holds the engine's hooks; `state` moves
 //! states between replicas and from a single-process model ([`GlobalState`]); `sweep` runs sharded
-//! fits, batch and memoized ([`Sharded`]); `stochastic` runs stochastic VB ([`Svi`]); `restarts`
+//! fits, batch and memoized ([`Sharded`]); `stochastic` runs stochastic VB ([`Svi`]), each shard a minibatch or, with
+//! `minibatch`, rows drawn at random ([`MakeBatch`]); `restarts`
 //! runs either with restarts, strict mode and an observer ([`Sharded::fit`]).
 
 use super::*;
 
+mod minibatch;
 mod restarts;
 mod state;
 mod stochastic;
 mod sweep;
 
-pub use restarts::{ShardMethod, ShardRunOptions, ShardedRun};
+pub use minibatch::MakeBatch;
+pub use restarts::{SeeSweep, ShardMethod, ShardRunOptions, ShardedRun};
 pub use state::GlobalState;
 pub use stochastic::{EpochOrder, Svi, SviFit, SviOptions};
 pub use sweep::{Sharded, ShardedFit};

@@ -54,7 +54,49 @@ pub struct ShardRunOptions {
     pub decrease_is_error: bool,
 }
 
+/// What sees one restart's sweeps: `see(sweep, bound, change)`, whose [`Flow::Stop`] ends the fit.
+pub type SeeSweep<'a> = dyn FnMut(usize, f64, Option<f64>) -> Flow + 'a;
+
 impl ShardRunOptions {
+    /// The restart loop of every sharded surface ([`Sharded::fit`], the CLI's file streamed in
+    /// chunks): restart r = 0, 1, … by `run(r, see)`, where `see` passes each sweep to `observer`
+    /// as a [`Progress`] of restart r (one clock for the whole fit); then the first of the
+    /// highest final bounds (`final_bound`; a NaN bound is never kept over a number) is kept,
+    /// run once more from its seed with an observer that sees nothing unless it was the last
+    /// (module docs). Returns the kept run, every restart's final bound, and the kept restart.
+    pub fn run_restarts<R, E>(
+        &self,
+        observer: &mut dyn Observer,
+        final_bound: impl Fn(&R) -> f64,
+        mut run: impl FnMut(usize, &mut SeeSweep<'_>) -> Result<R, E>,
+    ) -> Result<(R, Vec<f64>, usize), E> {
+        let clock = Instant::now();
+        let mut runs = Vec::with_capacity(self.restarts);
+        for r in 0..self.restarts {
+            let mut see = |iteration: usize, bound: f64, change: Option<f64>| {
+                observer.observe(&Progress {
+                    restart: r,
+                    restarts: self.restarts,
+                    iteration,
+                    max_iter: self.max_iter,
+                    bound,
+                    change,
+                    elapsed: clock.elapsed(),
+                    stage: Stage::Sweeps,
+                })
+            };
+            runs.push(run(r, &mut see)?);
+        }
+        let bounds: Vec<f64> = runs.iter().map(&final_bound).collect();
+        let best = best_restart(&bounds);
+        let kept = if best + 1 == runs.len() {
+            runs.pop().expect("one restart at least")
+        } else {
+            run(best, &mut |_, _, _| Flow::Continue)?
+        };
+        Ok((kept, bounds, best))
+    }
+
     /// Why these options are not valid, if they are not.
     pub fn check(&self) -> Result<(), RunError> {
         if self.restarts == 0 {
@@ -72,6 +114,17 @@ impl ShardRunOptions {
         }
         Ok(())
     }
+}
+
+/// The first of the highest of `bounds` (a NaN bound is never kept over a number); 0 if empty.
+fn best_restart(bounds: &[f64]) -> usize {
+    let mut best = 0;
+    for (r, b) in bounds.iter().enumerate() {
+        if *b > bounds[best] || bounds[best].is_nan() && !b.is_nan() {
+            best = r;
+        }
+    }
+    best
 }
 
 /// What [`Sharded::fit`] reached: the kept restart's run and every restart's bound.
@@ -106,40 +159,23 @@ impl Sharded {
         o: &ShardRunOptions,
         observer: &mut dyn Observer,
     ) -> Result<ShardedRun, RunError> {
+        self.fit_with(o, observer, None)
+    }
+
+    /// [`Sharded::fit`] whose stochastic minibatches of random rows (`batch_rows` > 0) are
+    /// compiled by `make` ([`Sharded::svi_batches`]).
+    pub fn fit_with(
+        &mut self,
+        o: &ShardRunOptions,
+        observer: &mut dyn Observer,
+        mut make: Option<&mut MakeBatch<'_>>,
+    ) -> Result<ShardedRun, RunError> {
         o.check()?;
-        let clock = Instant::now();
-        let mut runs = Vec::with_capacity(o.restarts);
-        for r in 0..o.restarts {
-            let mut see = |iteration: usize, bound: f64, change: Option<f64>| {
-                observer.observe(&Progress {
-                    restart: r,
-                    restarts: o.restarts,
-                    iteration,
-                    max_iter: o.max_iter,
-                    bound,
-                    change,
-                    elapsed: clock.elapsed(),
-                    stage: Stage::Sweeps,
-                })
-            };
-            runs.push(self.fit_one(o, r, &mut see)?);
-        }
-        let bounds: Vec<f64> = runs
-            .iter()
-            .map(|r| r.bound_trace.last().copied().unwrap_or(f64::NAN))
-            .collect();
-        // The first of the highest (a NaN bound is never kept over a number).
-        let mut best = 0;
-        for (r, b) in bounds.iter().enumerate() {
-            if *b > bounds[best] || bounds[best].is_nan() && !b.is_nan() {
-                best = r;
-            }
-        }
-        let mut run = if best + 1 == o.restarts {
-            runs.pop().expect("one restart at least")
-        } else {
-            self.fit_one(o, best, &mut |_, _, _| Flow::Continue)?
-        };
+        let (mut run, bounds, best) = o.run_restarts(
+            observer,
+            |run: &ShardedRun| run.bound_trace.last().copied().unwrap_or(f64::NAN),
+            |r, see| self.fit_one(o, r, make.as_deref_mut(), see),
+        )?;
         run.restart_bounds = bounds;
         run.best_restart = best;
         Ok(run)
@@ -150,7 +186,8 @@ impl Sharded {
         &mut self,
         o: &ShardRunOptions,
         r: usize,
-        see: &mut dyn FnMut(usize, f64, Option<f64>) -> Flow,
+        make: Option<&mut MakeBatch<'_>>,
+        see: &mut SeeSweep<'_>,
     ) -> Result<ShardedRun, RunError> {
         let seed = o.seed.wrapping_add(r as u64);
         self.start(seed)?;
@@ -176,7 +213,7 @@ impl Sharded {
             ShardMethod::Stochastic(options) => {
                 // The minibatch order is the restart's too: seed + r.
                 let options = SviOptions { seed, ..options };
-                let fit = self.svi_observed(o.max_iter, o.tol, options, see)?;
+                let fit = self.svi_batches(o.max_iter, o.tol, options, make, see)?;
                 run.bound_trace = fit.bound_trace;
                 run.converged = fit.converged;
                 run.epochs = fit.epochs;

@@ -43,6 +43,9 @@ pub struct SviOptions {
     pub seed: u64,
     /// Evaluate the full bound every this many epochs (passes over the shards); ≥ 1.
     pub bound_every: usize,
+    /// Minibatches of this many rows drawn at random, without replacement within an epoch
+    /// (module `minibatch`); 0: each shard (chunk) is a minibatch.
+    pub batch_rows: usize,
 }
 
 impl Default for SviOptions {
@@ -52,6 +55,7 @@ impl Default for SviOptions {
             tau: 1.0,
             seed: 0,
             bound_every: 1,
+            batch_rows: 0,
         }
     }
 }
@@ -231,7 +235,21 @@ impl Sharded {
         epochs: usize,
         tol: f64,
         options: SviOptions,
-        see: &mut dyn FnMut(usize, f64, Option<f64>) -> Flow,
+        see: &mut SeeSweep<'_>,
+    ) -> Result<SviFit, RunError> {
+        self.svi_batches(epochs, tol, options, None, see)
+    }
+
+    /// [`Sharded::svi_observed`] whose minibatches are, with `options.batch_rows` > 0, rows drawn
+    /// at random (module `minibatch`), each compiled by `make`; the order is drawn over the N rows
+    /// from `options.seed`.
+    pub fn svi_batches(
+        &mut self,
+        epochs: usize,
+        tol: f64,
+        options: SviOptions,
+        mut make: Option<&mut MakeBatch<'_>>,
+        see: &mut SeeSweep<'_>,
     ) -> Result<SviFit, RunError> {
         let order: Vec<NodeId> = self
             .steps
@@ -242,8 +260,12 @@ impl Sharded {
             })
             .collect();
         let mut svi = Svi::new(&self.shards[0], self.split.clone(), Some(order), options)?;
-        let mut order = EpochOrder::new(options.seed, self.shards.len());
-        let scale = self.shards.len() as f64;
+        let minibatches = if options.batch_rows == 0 {
+            self.shards.len()
+        } else {
+            self.total_rows()
+        };
+        let mut order = EpochOrder::new(options.seed, minibatches);
         let mut fit = SviFit {
             bound_trace: Vec::new(),
             epochs: Vec::new(),
@@ -251,9 +273,12 @@ impl Sharded {
             converged: false,
         };
         for epoch in 1..=epochs {
-            for &s in order.next_epoch() {
-                svi.step(&mut self.shards[s], scale)?;
-            }
+            self.svi_epoch(
+                &mut svi,
+                &mut order,
+                options.batch_rows,
+                make.as_deref_mut(),
+            )?;
             if epoch % options.bound_every != 0 && epoch != epochs {
                 continue;
             }

@@ -262,8 +262,9 @@ impl Sharded {
     }
 
     /// Sweeps (or memoized passes) until the bound's change per observed value is at most `tol`,
-    /// or `max_iter`; a decrease beyond round-off (10⁻⁹ relative) is an error, as every step is
-    /// a coordinate ascent step on the bound.
+    /// or `max_iter`; a decrease beyond round-off ([`check_decrease`] with
+    /// [`Sharded::decrease_allowance`]) is an error, as every step is a coordinate ascent step on
+    /// the bound.
     pub fn run(
         &mut self,
         max_iter: usize,
@@ -300,21 +301,15 @@ impl Sharded {
                 return Err(RunError::Interrupted { iteration });
             }
             let Some(prev) = prev else { continue };
-            if l < prev - 1e-9 * (1.0 + prev.abs()) {
-                let node = "(sharded sweep)".to_string();
-                if decrease_is_error {
-                    return Err(RunError::BoundDecreased {
-                        iteration,
-                        by: prev - l,
-                        node,
-                    });
-                }
-                warnings.push(Warning::BoundDecreased {
-                    iteration,
-                    by: prev - l,
-                    node,
-                });
-            }
+            check_decrease(
+                prev,
+                l,
+                || self.decrease_allowance(),
+                iteration,
+                || "(sharded sweep)".into(),
+                decrease_is_error,
+                &mut warnings,
+            )?;
             if (l - prev).abs() / self.observed_values as f64 <= tol {
                 let fit = ShardedFit {
                     bound_trace: trace,
@@ -328,6 +323,16 @@ impl Sharded {
             converged: false,
         };
         Ok((fit, warnings))
+    }
+
+    /// What two of the sharded bounds may differ by with no real decrease ([`check_decrease`]):
+    /// twice the shards' summed round-off, or the Monte Carlo allowance of their summed
+    /// importance-sampled variance ([`sampling_allowance`]), whichever is larger. A global's
+    /// terms are counted on every replica, which only widens the allowance by their round-off.
+    pub fn decrease_allowance(&self) -> f64 {
+        let roundoff: f64 = self.shards.iter().map(|v| v.bound_roundoff()).sum();
+        let variance: f64 = self.shards.iter().map(|v| v.sampling_variance()).sum();
+        (2.0 * roundoff).max(sampling_allowance(variance))
     }
 
     /// The number of f64 values that travel per sweep between the shards and the reduction: for

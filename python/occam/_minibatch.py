@@ -1,0 +1,76 @@
+"""Minibatches of random rows for ``occam.distributed``'s stochastic VB (``batch_rows``): the
+engine's order over all N rows (``EpochOrder``), each minibatch's rows gathered from the shards'
+arrays and the model compiled on them in this process for its step."""
+
+import os as _os
+
+import numpy as _np
+
+from . import _occam
+from ._errors import UsageError
+from ._shards import _read
+
+
+class _RandomRows:
+    """Minibatches of random rows for stochastic VB (``batch_rows``): the engine's order over all
+    N rows cut as ``EpochOrder::next_minibatches`` cuts it, each minibatch's rows gathered from
+    the shards' arrays (shard 0's rows first) and the model compiled on them in this process —
+    the minibatch is B rows, small beside a shard — for its step, as the engine's
+    ``Svi::step``: its locals given the globals, then each global from its messages scaled by
+    N/|B|."""
+
+    def __init__(self, runner, batch_rows):
+        data = runner.data
+        self.runner, self.batch_rows = runner, batch_rows
+        self.sizes = [size for _, size in runner.call("plate", [()] * len(runner.shards))]
+        self.total = sum(self.sizes)
+        self.arrays = []
+        for s, d in enumerate(data):
+            arrays = {}
+            for name, value in d.items():
+                if isinstance(value, (str, _os.PathLike)):
+                    path = _os.fspath(value)
+                    if not path.endswith(".npy"):
+                        raise UsageError(
+                            f"minibatches of random rows gather rows from arrays or .npy files; "
+                            f"shard {s}'s {name!r} is {path!r}: give arrays, or batch_rows=0")
+                    value = _np.load(path, mmap_mode="r")
+                arrays[name] = value if hasattr(value, "shape") else _np.asarray(value)
+            self.arrays.append(arrays)
+        self.starts = _np.cumsum([0] + self.sizes)
+
+    def minibatches(self, perm):
+        perm = list(perm)
+        return [sorted(perm[a:a + self.batch_rows])
+                for a in range(0, len(perm), self.batch_rows)]
+
+    def data(self, rows):
+        """The minibatch's data: every array with its shard's rows along the plate, gathered;
+        any other array from shard 0."""
+        rows = _np.asarray(rows)
+        shard = _np.searchsorted(self.starts, rows, side="right") - 1
+        out = {}
+        for name, first in self.arrays[0].items():
+            along = all(a[name].ndim > 0 and a[name].shape[0] == n
+                        for a, n in zip(self.arrays, self.sizes))
+            if not along:
+                out[name] = first
+                continue
+            parts = [_np.asarray(self.arrays[s][name])[rows[shard == s] - self.starts[s]]
+                     for s in range(len(self.sizes)) if _np.any(shard == s)]
+            out[name] = _np.ascontiguousarray(_np.concatenate(parts))
+        return out
+
+    def step(self, rows, state, locals_, globals_, rho):
+        r = self.runner
+        batch = _occam.Shard(r.source, _read(self.data(rows)), r.name, r.plate)
+        batch.set_state(state)
+        batch.optimise_locals(list(locals_))
+        scale = self.total / len(rows)
+        moved = 0
+        for g in globals_:
+            m = _np.frombuffer(batch.local_messages(g), dtype="<f8")
+            batch.step_global(g, (m * scale).astype("<f8").tobytes(), rho)
+            moved += 2 * m.nbytes
+        new = batch.global_state()
+        return new, moved + 2 * len(new)
