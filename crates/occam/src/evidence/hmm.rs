@@ -271,8 +271,8 @@ pub(crate) fn expected(flat: &Flat, theta: &Theta) -> Expected {
                 g[t * k + j] = f.alpha[t * k + j] * beta[t * k + j];
             }
         }
-        for j in 0..k {
-            out.initial[j] += g[j];
+        for (i, gj) in out.initial.iter_mut().zip(&g[..k]) {
+            *i += gj;
         }
         // ξ_t(j, l) = α̂_{t−1}(j) A_jl b_t(l) β̂_t(l) / scale_t.
         for t in 1..t_len {
