@@ -158,7 +158,7 @@ fn transition(
     }
     let flat = c.flat();
     let mut reseeds = 0;
-    if flat.weights.is_some() && flat.k > 1 {
+    if flat.has_states() {
         for k in 0..flat.k {
             let mut eta = s.eta.clone();
             prior_draw(c, &mut eta, Some(k), rng);

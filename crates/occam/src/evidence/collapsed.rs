@@ -21,6 +21,7 @@ use occam_core::special::ln_gamma;
 
 use super::density::log_sum_exp;
 use super::flat::{Flat, Lik, Prior, Slot};
+use super::unconstrained::{to_eta_gradient, to_theta};
 
 /// ln(1 + e^x), stable.
 fn softplus(x: f64) -> f64 {
@@ -148,6 +149,9 @@ impl<'a> Collapsed<'a> {
     /// ln p(D | θ(η)), the mixture index summed out; its gradient when `grad`.
     fn log_lik_parts(&self, eta: &[f64], grad: bool) -> LikParts {
         let flat = self.flat;
+        if flat.chain.is_some() {
+            return self.chain_parts(eta, grad);
+        }
         let k = flat.k;
         let mut lw = Vec::new();
         match flat.weights {
@@ -277,6 +281,23 @@ impl<'a> Collapsed<'a> {
             }
         }
         s
+    }
+
+    /// [`Self::log_lik_parts`] of a hidden Markov chain (module `hmm`), through θ(η): its
+    /// states are summed out by the forward algorithm, its gradient by forward–backward.
+    fn chain_parts(&self, eta: &[f64], grad: bool) -> LikParts {
+        let (theta, _) = to_theta(self.flat, eta);
+        if !grad {
+            return LikParts {
+                value: super::hmm::log_lik(self.flat, &theta),
+                grad: Vec::new(),
+            };
+        }
+        let mut g: Vec<Vec<f64>> = theta.iter().map(|v| vec![0.0; v.len()]).collect();
+        let value = super::hmm::d_log_lik(self.flat, &theta, &mut g);
+        let mut out = vec![0.0; self.dim];
+        to_eta_gradient(self.flat, &theta, &g, &mut out, false);
+        LikParts { value, grad: out }
     }
 
     /// ln p(D | θ(η)).

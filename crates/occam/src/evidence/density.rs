@@ -1,5 +1,5 @@
 //! Densities of a recognised model at a parameter value θ: ln p(θ) under the priors and
-//! ln p(D | θ) with the mixture index summed out, for importance sampling and BIC.
+//! ln p(D | θ) with the mixture index (or a chain's states, module `hmm`) summed out, for importance sampling and BIC.
 
 use std::f64::consts::PI;
 
@@ -64,7 +64,7 @@ fn value(flat: &Flat, theta: &Theta, s: Slot, k: usize, d: usize) -> f64 {
 }
 
 /// ln f(x | θ) of one value of an observation in component `k`, column `d`.
-fn ln_f(flat: &Flat, theta: &Theta, lik: &Lik, x: f64, k: usize, d: usize) -> f64 {
+pub(crate) fn ln_f(flat: &Flat, theta: &Theta, lik: &Lik, x: f64, k: usize, d: usize) -> f64 {
     match *lik {
         Lik::Gaussian { mean, precision } => ln_normal(
             x,
@@ -94,6 +94,9 @@ fn ln_f(flat: &Flat, theta: &Theta, lik: &Lik, x: f64, k: usize, d: usize) -> f6
 
 /// ln p(D | θ), the mixture index summed out row by row.
 pub(crate) fn log_lik(flat: &Flat, theta: &Theta) -> f64 {
+    if flat.chain.is_some() {
+        return super::hmm::log_lik(flat, theta);
+    }
     let ln_w: Vec<f64> = match flat.weights {
         Some(w) => theta[w].iter().map(|p| p.ln()).collect(),
         None => vec![0.0],

@@ -53,6 +53,16 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
             ),
             Err(why) => na(why.to_string()),
         },
+        Method::Exact if flat.chain.is_some() => match hmm::exact(&flat, opts) {
+            Ok(v) => done(
+                Kind::Exact,
+                v,
+                None,
+                None,
+                format!("{}^{} state paths", flat.k, flat.n * hmm::steps(&flat)),
+            ),
+            Err(why) => na(why.to_string()),
+        },
         Method::Exact => match exact::exact(&flat, opts) {
             Ok(v) => {
                 let how = if flat.weights.is_some() {
@@ -93,18 +103,28 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                 Ok(t) => {
                     let d = flat.dimension();
                     let ll = density::log_lik(&flat, &t);
-                    let v = ll - 0.5 * d as f64 * (flat.n as f64).ln();
+                    // A chain's N counts its steps (hmmlearn's n_samples).
+                    let n = flat.n * hmm::steps(&flat);
+                    let v = ll - 0.5 * d as f64 * (n as f64).ln();
                     done(
                         Kind::Asymptotic,
                         v,
                         None,
                         None,
-                        format!("ln p(D|θ̂) = {ll:.4} at q's mean, d = {d}, N = {}", flat.n),
+                        format!("ln p(D|θ̂) = {ll:.4} at q's mean, d = {d}, N = {n}"),
                     )
                 }
                 Err(why) => na(why.to_string()),
             }
         }
+        Method::Cs | Method::Cv if flat.chain.is_some() => na(format!(
+            "{} of a hidden Markov chain is not implemented",
+            if method == Method::Cs {
+                "Cheeseman–Stutz"
+            } else {
+                "cross-validation"
+            }
+        )),
         Method::Cs => {
             match q_mean(&flat, fitted).and_then(|t| cs::cheeseman_stutz(&flat, fitted, &t)) {
                 Ok(v) => done(
@@ -125,7 +145,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                     opts.samples,
                     100.0 * opts.defensive,
                     s.ess,
-                    if flat.weights.is_some() && flat.k > 1 {
+                    if flat.has_states() {
                         ", proposal symmetric under relabelling"
                     } else {
                         ""
@@ -172,6 +192,12 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
                 let moves = match opts.ais_moves {
+                    AisMoves::Auto | AisMoves::Hmc if flat.chain.is_some() => AisMoves::Hmc,
+                    AisMoves::Gibbs if flat.chain.is_some() => {
+                        return na("Gibbs moves over a hidden Markov chain's states are not \
+                                   implemented (--ais-moves hmc)"
+                            .into())
+                    }
                     AisMoves::Auto if vague(&flat) => AisMoves::Gibbs,
                     AisMoves::Auto => AisMoves::Hmc,
                     m => m,
@@ -188,7 +214,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                             "z summed out, HMC ({} leapfrog, acceptance {:.2}){}",
                             ais_hmc::LEAPFROG,
                             a.acceptance,
-                            if flat.weights.is_some() && flat.k > 1 {
+                            if flat.has_states() {
                                 format!(" and re-seeding ({:.1} per chain)", a.reseeds)
                             } else {
                                 String::new()

@@ -117,6 +117,9 @@ pub(crate) struct Flat {
     pub params: Vec<Param>,
     /// The observed variables.
     pub obs: Vec<Obs>,
+    /// A hidden Markov chain over the components along the columns (module `hmm`), instead of
+    /// an index drawn per row.
+    pub chain: Option<super::hmm::Chain>,
 }
 
 impl Flat {
@@ -170,6 +173,7 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, NotApplicable> {
     let n = m.plates[rows].size as usize;
     // The mixture index, if any: a latent Categorical over the rows.
     let mut index: Option<(usize, usize, usize)> = None; // (z, weights var, K plate)
+    let mut chain: Option<(usize, usize)> = None; // (transition var, time plate)
     for (v, var) in m.variables.iter().enumerate() {
         if var.observed || var.map {
             if var.map {
@@ -181,6 +185,16 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, NotApplicable> {
             continue;
         }
         match &var.node {
+            Node::Stochastic { distribution, .. } if distribution == "MarkovChain" => {
+                if index.is_some() {
+                    return Err(NotApplicable::Model(
+                        "more than one latent Categorical index",
+                    ));
+                }
+                let (initial, transition, kp, time) = super::hmm::recognise(m, v, rows)?;
+                index = Some((v, initial, kp));
+                chain = Some((transition, time));
+            }
             Node::Stochastic { distribution, args } if distribution == "Categorical" => {
                 if index.is_some() {
                     return Err(NotApplicable::Model(
@@ -310,6 +324,7 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, NotApplicable> {
         }
     }
     let weights = match index {
+        Some(_) if chain.is_some() => None,
         Some((_, w, _)) => {
             let p = params
                 .iter()
@@ -336,6 +351,17 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, NotApplicable> {
             &params,
         )?);
     }
+    let chain = match (chain, index) {
+        (Some((a, time)), Some((_, p0, _))) => Some(super::hmm::Chain::new(
+            &params,
+            &obs,
+            p0,
+            a,
+            k,
+            m.plates[time].size as usize,
+        )?),
+        _ => None,
+    };
     Ok(Flat {
         n,
         k,
@@ -343,6 +369,7 @@ pub(crate) fn recognise(loaded: &Loaded) -> Result<Flat, NotApplicable> {
         index: index.map(|i| m.variables[i.0].name.clone()),
         params,
         obs,
+        chain,
     })
 }
 

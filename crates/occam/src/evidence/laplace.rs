@@ -174,7 +174,7 @@ pub(crate) fn laplace(flat: &Flat, theta0: &Theta) -> Result<Laplace, NotApplica
         }
     };
     let mut value = f + 0.5 * d as f64 * (2.0 * std::f64::consts::PI).ln() - 0.5 * log_det;
-    let relabel = (flat.weights.is_some() && flat.k > 1).then(|| {
+    let relabel = flat.has_states().then(|| {
         let var = |j: usize| match &inv {
             Some(inv) => inv[(j, j)],
             None => 1.0 / a[(j, j)].abs(),

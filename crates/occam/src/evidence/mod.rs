@@ -33,6 +33,10 @@ mod density;
 mod estimate;
 mod exact;
 mod flat;
+mod hmm;
+mod hmm_exact;
+#[cfg(test)]
+mod hmm_tests;
 mod importance;
 mod laplace;
 #[cfg(test)]

@@ -17,6 +17,11 @@ use crate::fitted::Fitted;
 /// Largest K the symmetrised proposal sums over (2^K K terms per draw).
 pub(crate) const MAX_SYMMETRIC_K: usize = 12;
 
+/// Largest K the symmetrised proposal of a hidden Markov chain sums over (K! terms per draw: the
+/// transition matrix couples the states pairwise, so the permanent's subset recursion does not
+/// apply).
+pub(crate) const MAX_CHAIN_SYMMETRIC_K: usize = 6;
+
 /// q of one element.
 #[derive(Clone, Debug)]
 pub(crate) enum Q {
@@ -155,7 +160,14 @@ impl Proposal {
             }
             qs.push(row);
         }
-        let symmetric = flat.weights.is_some() && flat.k > 1;
+        let symmetric = flat.has_states();
+        if symmetric && flat.chain.is_some() && flat.k > MAX_CHAIN_SYMMETRIC_K {
+            return Err(NotApplicable::Other(format!(
+                "K = {} states: the relabelling-symmetric proposal of a chain sums over the K! \
+                 relabellings (at most K = {MAX_CHAIN_SYMMETRIC_K})",
+                flat.k
+            )));
+        }
         if symmetric && flat.k > MAX_SYMMETRIC_K {
             return Err(NotApplicable::Other(format!(
                 "K = {} components: the relabelling-symmetric proposal sums over 2^K terms \
@@ -190,12 +202,23 @@ impl Proposal {
             for i in (1..flat.k).rev() {
                 sigma.swap(i, rng.random_range(0..=i));
             }
+            let initial = flat.chain.as_ref().map(|c| c.initial);
             for (i, p) in flat.params.iter().enumerate() {
-                if p.by_k || Some(i) == flat.weights {
+                if p.by_k || Some(i) == flat.weights || Some(i) == initial {
                     let w = if p.by_k { p.cols * p.width() } else { 1 };
                     let old = theta[i].clone();
                     for (k, &s) in sigma.iter().enumerate() {
                         theta[i][s * w..(s + 1) * w].copy_from_slice(&old[k * w..(k + 1) * w]);
+                    }
+                }
+            }
+            if let Some(c) = &flat.chain {
+                // A chain's transition rows also move their entries: A'[σa][σb] = A[a][b].
+                let k = flat.k;
+                for row in theta[c.transition].chunks_mut(k) {
+                    let old = row.to_vec();
+                    for (b, &s) in sigma.iter().enumerate() {
+                        row[s] = old[b];
                     }
                 }
             }
@@ -222,6 +245,9 @@ impl Proposal {
             let w = flat.params[i].width();
             &theta[i][e * w..(e + 1) * w]
         };
+        if self.symmetric && flat.chain.is_some() {
+            return self.ln_q_chain(flat, theta);
+        }
         if !self.symmetric {
             return (0..self.qs.len())
                 .map(|i| {
@@ -264,6 +290,82 @@ impl Proposal {
         }
         let ln_k_factorial: f64 = (1..=k).map(|x| (x as f64).ln()).sum();
         fixed + log_permanent(&m, k) - ln_k_factorial
+    }
+}
+
+impl Proposal {
+    /// ln q_sym(θ) = ln (1/K!) Σ_σ q(θ_σ) of a chain, θ_σ its states relabelled by σ (component,
+    /// initial-probability and transition entries a of θ_σ are those σ(a) of θ), summed over the
+    /// K! relabellings one by one.
+    fn ln_q_chain(&self, flat: &Flat, theta: &Theta) -> f64 {
+        let chain = flat.chain.as_ref().expect("a chain model");
+        let k = flat.k;
+        let mut fixed = 0.0;
+        // m[a][j]: ln q_a of component j's emission parameters.
+        let mut m = vec![0.0; k * k];
+        let dirichlet = |q: &Q| match q {
+            Q::Dirichlet(al) => (ln_dirichlet(&vec![1.0; al.len()], al), al.clone()),
+            _ => (f64::NAN, Vec::new()),
+        };
+        let (c0, a0) = dirichlet(&self.qs[chain.initial][0]);
+        let rows: Vec<(f64, Vec<f64>)> = self.qs[chain.transition].iter().map(dirichlet).collect();
+        fixed += c0 + rows.iter().map(|r| r.0).sum::<f64>();
+        let ln_p0: Vec<f64> = theta[chain.initial].iter().map(|p| p.ln()).collect();
+        let ln_a: Vec<f64> = theta[chain.transition].iter().map(|p| p.ln()).collect();
+        for (i, p) in flat.params.iter().enumerate() {
+            if i == chain.initial || i == chain.transition {
+                continue;
+            }
+            let w = p.width();
+            let elem = |e: usize| &theta[i][e * w..(e + 1) * w];
+            if p.by_k {
+                for a in 0..k {
+                    for j in 0..k {
+                        for d in 0..p.cols {
+                            m[a * k + j] += self.qs[i][a * p.cols + d].ln_pdf(elem(j * p.cols + d));
+                        }
+                    }
+                }
+            } else {
+                fixed += (0..self.qs[i].len())
+                    .map(|e| self.qs[i][e].ln_pdf(elem(e)))
+                    .sum::<f64>();
+            }
+        }
+        let mut terms = Vec::new();
+        permutations(k, &mut |sigma: &[usize]| {
+            let mut v = 0.0;
+            for a in 0..k {
+                let sa = sigma[a];
+                v += m[a * k + sa] + (a0[a] - 1.0) * ln_p0[sa];
+                let al = &rows[a].1;
+                for b in 0..k {
+                    v += (al[b] - 1.0) * ln_a[sa * k + sigma[b]];
+                }
+            }
+            terms.push(v);
+        });
+        let ln_k_factorial: f64 = (1..=k).map(|x| (x as f64).ln()).sum();
+        fixed + log_sum_exp(&terms) - ln_k_factorial
+    }
+}
+
+/// Calls `f` on every permutation of 0..k (Heap's algorithm).
+fn permutations(k: usize, f: &mut impl FnMut(&[usize])) {
+    let mut p: Vec<usize> = (0..k).collect();
+    let mut c = vec![0usize; k];
+    f(&p);
+    let mut i = 1;
+    while i < k {
+        if c[i] < i {
+            p.swap(if i % 2 == 0 { 0 } else { c[i] }, i);
+            f(&p);
+            c[i] += 1;
+            i = 1;
+        } else {
+            c[i] = 0;
+            i += 1;
+        }
     }
 }
 

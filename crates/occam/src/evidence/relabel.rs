@@ -89,7 +89,7 @@ fn ln_factorial(n: usize) -> f64 {
 
 /// The label-switching correction of a fitted mixture.
 pub(crate) fn relabellings(flat: &Flat, fitted: &Fitted) -> Result<Relabel, NotApplicable> {
-    if flat.weights.is_none() {
+    if flat.weights.is_none() && flat.chain.is_none() {
         return Err(NotApplicable::Model("no mixture index: nothing to relabel"));
     }
     Ok(count(&summary(flat, fitted)?))

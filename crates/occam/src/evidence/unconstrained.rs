@@ -93,7 +93,7 @@ fn slot(flat: &Flat, theta: &Theta, s: Slot, k: usize, d: usize) -> (f64, Option
 
 /// Adds `scale` × ∂ ln f(x | θ)/∂θ of one value (component `k`, column `d`) to `g`.
 #[allow(clippy::too_many_arguments)]
-fn d_ln_f(
+pub(crate) fn d_ln_f(
     flat: &Flat,
     theta: &Theta,
     lik: &Lik,
@@ -158,6 +158,10 @@ fn d_log_joint(flat: &Flat, theta: &Theta) -> Theta {
             }
         }
     }
+    if flat.chain.is_some() {
+        super::hmm::d_log_lik(flat, theta, &mut g);
+        return g;
+    }
     // ln p(D | θ): responsibilities r_ik weigh each component's derivative.
     let ln_w: Vec<f64> = match flat.weights {
         Some(w) => theta[w].iter().map(|p| p.ln()).collect(),
@@ -198,6 +202,20 @@ pub(crate) fn log_joint(flat: &Flat, eta: &[f64], grad: Option<&mut [f64]>) -> f
         return f;
     };
     let g = d_log_joint(flat, &theta);
+    to_eta_gradient(flat, &theta, &g, grad, true);
+    f
+}
+
+/// ∂/∂η of a function whose ∂/∂θ (every θ entry free) is `g`, into `grad`; with `jacobian`,
+/// plus ∂ ln |∂θ/∂η|/∂η.
+pub(crate) fn to_eta_gradient(
+    flat: &Flat,
+    theta: &Theta,
+    g: &Theta,
+    grad: &mut [f64],
+    jacobian: bool,
+) {
+    let jac = if jacobian { 1.0 } else { 0.0 };
     let mut at = 0;
     for (i, p) in flat.params.iter().enumerate() {
         let w = p.width();
@@ -207,19 +225,20 @@ pub(crate) fn log_joint(flat: &Flat, eta: &[f64], grad: Option<&mut [f64]>) -> f
             match p.prior {
                 Prior::Gaussian { .. } | Prior::NormalGamma { .. } => grad[at] = gx[0],
                 // x = e^η: dx/dη = x; the Jacobian η adds 1.
-                Prior::Gamma { .. } => grad[at] = gx[0] * x[0] + 1.0,
+                Prior::Gamma { .. } => grad[at] = gx[0] * x[0] + jac,
                 // p = σ(η): dp/dη = p(1 − p); ln p + ln(1 − p) adds 1 − 2p.
-                Prior::Beta { .. } => grad[at] = gx[0] * x[0] * (1.0 - x[0]) + 1.0 - 2.0 * x[0],
+                Prior::Beta { .. } => {
+                    grad[at] = gx[0] * x[0] * (1.0 - x[0]) + jac * (1.0 - 2.0 * x[0])
+                }
                 // p = softmax(η, 0): ∂p_j/∂η_l = p_j(δ_jl − p_l); Σ_j ln p_j adds 1 − W p_l.
                 Prior::Dirichlet { width, .. } => {
                     let mean: f64 = gx.iter().zip(x).map(|(g, p)| g * p).sum();
                     for l in 0..width - 1 {
-                        grad[at + l] = x[l] * (gx[l] - mean) + 1.0 - width as f64 * x[l];
+                        grad[at + l] = x[l] * (gx[l] - mean) + jac * (1.0 - width as f64 * x[l]);
                     }
                 }
             }
             at += p.free();
         }
     }
-    f
 }

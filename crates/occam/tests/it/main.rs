@@ -11,6 +11,7 @@ mod driver;
 mod evidence;
 mod evidence_ais;
 mod evidence_cv;
+mod evidence_hmm;
 mod evidence_laplace;
 mod evidence_mixtures;
 mod extreme_priors;
