@@ -186,3 +186,29 @@ pub enum StateError {
         node: String,
     },
 }
+
+/// Why state moments cannot be put into a chain node ([`crate::engine::Vmp::set_chain_moments`]).
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ChainMomentsError {
+    /// The node is not a chain.
+    #[error("`{node}` is not a chain")]
+    NotChain {
+        /// The node.
+        node: String,
+    },
+    /// Another number of sequences, or a sequence longer than the time plate or not a whole
+    /// number of steps.
+    #[error(
+        "`{node}`: {given} sequences of moments do not fit {sequences} sequences of {steps} steps"
+    )]
+    Sizes {
+        /// The node.
+        node: String,
+        /// Sequences given.
+        given: usize,
+        /// Sequences of the chain.
+        sequences: usize,
+        /// Steps of the time plate.
+        steps: usize,
+    },
+}

@@ -12,6 +12,7 @@ use crate::lower::Compiled;
 use crate::model::Loaded;
 
 mod checks;
+mod gated;
 mod partial;
 mod screen;
 use checks::{identical_components, non_finite_posterior, still_rising};
@@ -256,6 +257,7 @@ pub fn fit(
     warnings.extend(zero_products(loaded, c));
     warnings.extend(uneven_restarts(&f.restart_components, s.seed));
     warnings.extend(identical_components(loaded, c));
+    warnings.extend(gated::collapsed(loaded, c));
     warnings.extend(still_rising(&f.bound_trace[f.prune_start.unwrap_or(0)..]));
     non_finite_posterior(loaded, c)?;
     if f.restart_bounds.len() > 1 && !c.vmp.start_is_random() {

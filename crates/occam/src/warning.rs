@@ -117,6 +117,17 @@ pub enum Warning {
         /// The cap on S.
         cap: usize,
     },
+    /// A gated q-block (`q joint(s, x)`) ended with components out of use: a mixture of PCA
+    /// empties components from a poor start (one with the loadings at 0 collapses onto one
+    /// component) as well as when the data need fewer, and one fit cannot tell which.
+    GatedCollapsed {
+        /// The block's index variable.
+        index: String,
+        /// Components in use (expected count ≥ 1).
+        in_use: usize,
+        /// Components in the model.
+        total: usize,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -213,6 +224,14 @@ impl std::fmt::Display for Warning {
             Warning::RestartsIdentical { restarts, bound } => write!(
                 f,
                 "the {restarts} restarts cannot differ: nothing in the model's start depends on the seed, so each repeats one fit (L = {bound}); give a variable a random start (`init NAME = random`) for restarts to explore"
+            ),
+            Warning::GatedCollapsed {
+                index,
+                in_use,
+                total,
+            } => write!(
+                f,
+                "the gated q-block of `{index}` ends with {in_use} of {total} components in use: a mixture of PCA also empties components when it starts badly (its loadings near 0), so compare bounds over more --restarts, and over fewer components, before reading this as fewer clusters"
             ),
             Warning::SamplesCapped {
                 variable,

@@ -18,22 +18,31 @@ impl Vmp {
     pub fn initialize(&mut self, seed: u64) -> Result<(), RunError> {
         self.changed_all();
         let mut rng = Rng::seed_from_u64(seed);
-        for i in 0..self.nodes.len() {
-            match &self.nodes[i].body {
-                Body::Deterministic(_) => self.refresh(i),
-                Body::Constant => {}
-                // Each block starts its members (`QBlock::start`).
-                Body::Stochastic(_) | Body::Chain(_) => {
-                    let blocks = self.blocks.clone();
-                    let b = self.block_of[i].expect("stochastic nodes and chains are in blocks");
-                    blocks[b as usize].start(self, i, &mut rng)?;
-                }
-            }
-        }
+        // A gated block's default start from the data (`gated_linear/start.rs`).
+        let gated = self.gated_data_starts(seed);
+        let started = self.start_nodes(&mut rng);
+        self.finish_gated_data_starts(gated, started)?;
         for i in 0..self.nodes.len() {
             self.forget_gated_dense(i);
         }
         self.initialized = true;
+        Ok(())
+    }
+
+    /// Starts every node in node order: deterministic nodes' moments, and each stochastic node
+    /// or chain by its block (`QBlock::start`).
+    fn start_nodes(&mut self, rng: &mut Rng) -> Result<(), RunError> {
+        for i in 0..self.nodes.len() {
+            match &self.nodes[i].body {
+                Body::Deterministic(_) => self.refresh(i),
+                Body::Constant => {}
+                Body::Stochastic(_) | Body::Chain(_) => {
+                    let blocks = self.blocks.clone();
+                    let b = self.block_of[i].expect("stochastic nodes and chains are in blocks");
+                    blocks[b as usize].start(self, i, rng)?;
+                }
+            }
+        }
         Ok(())
     }
 

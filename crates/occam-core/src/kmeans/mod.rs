@@ -9,7 +9,10 @@
 
 mod elkan;
 mod lloyd;
+mod local_pca;
 mod seeding;
+
+pub use local_pca::{kmeans_steps, local_pca, LocalPca, LOCAL_PCA_STEPS};
 
 use lloyd::lloyd;
 use seeding::seeds;

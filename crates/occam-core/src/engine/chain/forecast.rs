@@ -23,6 +23,7 @@
 //! forward algorithm, the Kalman filter).
 
 use super::*;
+use crate::error::ChainMomentsError;
 use crate::linalg::Cholesky;
 
 impl Vmp {
@@ -213,10 +214,16 @@ impl Vmp {
     /// sequence of at most the time plate's steps) into chain node `node`'s moments, zero past
     /// each given length: the state marginals [`Vmp::sample_predictive`] and
     /// [`Vmp::gaussian_predictive`] then read.
-    pub fn set_chain_moments(&mut self, node: NodeId, moments: &[Vec<f64>]) -> Result<(), String> {
+    pub fn set_chain_moments(
+        &mut self,
+        node: NodeId,
+        moments: &[Vec<f64>],
+    ) -> Result<(), ChainMomentsError> {
         let z = &self.nodes[node.0];
         let Body::Chain(ch) = &z.body else {
-            return Err(format!("`{}` is not a chain", z.name));
+            return Err(ChainMomentsError::NotChain {
+                node: z.name.clone(),
+            });
         };
         let (row, steps) = (z.len, ch.steps);
         if moments.len() != ch.lengths.len()
@@ -224,13 +231,12 @@ impl Vmp {
                 .iter()
                 .any(|m| !m.len().is_multiple_of(row) || m.len() > steps * row)
         {
-            return Err(format!(
-                "`{}`: {} sequences of moments do not fit {} sequences of {} steps",
-                z.name,
-                moments.len(),
-                ch.lengths.len(),
-                steps
-            ));
+            return Err(ChainMomentsError::Sizes {
+                node: z.name.clone(),
+                given: moments.len(),
+                sequences: ch.lengths.len(),
+                steps,
+            });
         }
         let mut u = vec![0.0; z.n * row];
         for (s, m) in moments.iter().enumerate() {
