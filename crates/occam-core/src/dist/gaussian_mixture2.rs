@@ -76,9 +76,6 @@ impl GaussianMixture2 {
 }
 
 impl SampledPrior for GaussianMixture2 {
-    fn envelope(&self) -> (f64, f64) {
-        GaussianMixture2::envelope(self)
-    }
     fn log_ratio(&self, x: f64) -> f64 {
         GaussianMixture2::log_ratio(self, x)
     }

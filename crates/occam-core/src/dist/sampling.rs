@@ -56,8 +56,6 @@ pub(crate) fn ln_normal(x: f64, m: f64, p: f64) -> f64 {
 /// (the family's `prior`), the log of the density over it, the sampler's settings, and the
 /// proposal for the prior tilted by a Gaussian message (module docs).
 pub(crate) trait SampledPrior: Sync {
-    /// The envelope's mean and precision.
-    fn envelope(&self) -> (f64, f64);
     /// ln p(x) − ln N(x | envelope).
     fn log_ratio(&self, x: f64) -> f64;
     /// The sampler's settings.

@@ -70,10 +70,14 @@ impl TruncatedGaussian {
     }
 }
 
-impl SampledPrior for TruncatedGaussian {
-    fn envelope(&self) -> (f64, f64) {
+impl TruncatedGaussian {
+    /// The envelope's mean and precision: the untruncated Gaussian.
+    pub fn envelope(&self) -> (f64, f64) {
         (self.mean, self.precision)
     }
+}
+
+impl SampledPrior for TruncatedGaussian {
     fn log_ratio(&self, x: f64) -> f64 {
         TruncatedGaussian::log_ratio(self, x)
     }

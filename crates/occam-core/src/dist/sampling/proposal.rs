@@ -80,6 +80,7 @@ impl Proposal {
     }
 
     /// The pieces.
+    #[cfg(test)]
     pub(crate) fn pieces(&self) -> &[Piece] {
         &self.pieces
     }
