@@ -2,12 +2,14 @@
 //! p(x) = w N(x | m₁, 1/γ₁) + (1 − w) N(x | m₂, 1/γ₂).
 //!
 //! With Gaussian children, q(x) ∝ p(x) exp(Σ m·[x, x²]) is importance sampled (Winn §4.4,
-//! engine `sampled`): the family's `prior` is the Gaussian with the mixture's mean and variance
-//! (the proposal's envelope) and [`GaussianMixture2::log_ratio`] the log of p over it. q is
-//! reported as the Gaussian with the sampled moments; its bound term is an estimate
-//! (`Approximate`). Observed values are exact.
+//! engine `sampled`): the family's `prior` is a Gaussian envelope ([`GaussianMixture2::envelope`])
+//! and [`GaussianMixture2::log_ratio`] the log of p over it. The proposal is the mixture of the
+//! two components each tilted by the children's Gaussian message, weighted by the tilted
+//! components' normalisers ([`SampledPrior::tilted`]): exactly q when only Gaussian children read
+//! the node, so every importance weight is equal. q is reported as the Gaussian with the sampled
+//! moments; its bound term is an estimate (`Approximate`). Observed values are exact.
 
-use super::sampling::{ln_normal, Sampling};
+use super::sampling::{envelope_prior, ln_normal, tilt, Proposal, SampledPrior, Sampling};
 use super::{BoundQuality, Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
@@ -73,6 +75,27 @@ impl GaussianMixture2 {
     }
 }
 
+impl SampledPrior for GaussianMixture2 {
+    fn log_ratio(&self, x: f64) -> f64 {
+        GaussianMixture2::log_ratio(self, x)
+    }
+    fn sampling(&self) -> Sampling {
+        self.sampling
+    }
+    /// Σₖ wₖ N(x | mₖ, 1/γₖ) exp(m·[x, x²]) = Σₖ wₖ cₖ N(x | mₖ′, 1/γₖ′) (`tilt`): the mixture of
+    /// the tilted components with weights ∝ wₖ cₖ, cₖ = N(m₁/λ; mₖ, 1/γₖ + 1/λ) up to a factor
+    /// common to both (λ = −2m₂).
+    fn tilted(&self, m: [f64; 2]) -> Option<Proposal> {
+        let w = [self.weight, 1.0 - self.weight];
+        let mut pieces = [(0.0, 0.0, 0.0, f64::NEG_INFINITY, f64::INFINITY); 2];
+        for (k, piece) in pieces.iter_mut().enumerate() {
+            let (ln_c, mean, precision) = tilt(self.means[k], self.precisions[k], m)?;
+            (piece.0, piece.1, piece.2) = (w[k].ln() + ln_c, mean, precision);
+        }
+        Proposal::mixture(&pieces)
+    }
+}
+
 impl ExpFamily for GaussianMixture2 {
     const SPEC: FamilySpec = FamilySpec {
         name: "GaussianMixture2",
@@ -118,8 +141,7 @@ impl ExpFamily for GaussianMixture2 {
     }
     /// The envelope's φ and A.
     fn prior(&self, _pa: &[&[f64]], phi: &mut [f64]) -> f64 {
-        let (m, p) = self.envelope();
-        super::gaussian::prior_scalar(&[m, m * m], &[p, p.ln()], phi)
+        envelope_prior(self.envelope(), phi)
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         super::gaussian::moments_scalar(phi, u)

@@ -37,7 +37,10 @@ pub use logistic::{jj_bound, jj_lambda, jj_xi};
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
 pub use quality::BoundQuality;
+#[cfg(test)]
+pub(crate) use sampling::SampledPrior;
 pub use sampling::Sampling;
+pub(crate) use sampling::{truncated_draw, Proposal};
 /// u(a) of a Gamma's random shape ([`MomentKind::GammaShape`]).
 pub use shape_quad::shape_stats;
 

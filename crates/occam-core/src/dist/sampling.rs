@@ -9,6 +9,16 @@
 //! Gaussian's moments and natural parameters; what differs is the prior's Gaussian envelope
 //! (`prior`) and the log-ratio of the true prior density to it, which the sampler adds to each
 //! sample's log-weight.
+//!
+//! The priors also give the sampler its proposal ([`SampledPrior::tilted`]): the prior times the
+//! children's Gaussian message exp(m·[x, x²]) is, for a mixture prior, the mixture of its
+//! components each tilted by the message (weights: the tilted components' normalisers) and, for
+//! a truncated prior, the tilted Gaussian truncated to the interval. Drawn from exactly, every
+//! importance weight of (4.18) is equal (S_eff = S) unless Student-t likelihoods weight them.
+
+mod proposal;
+
+pub(crate) use proposal::{ln_mass, truncated_draw, Proposal};
 
 /// Settings of an importance-sampled node: S, the S_eff it aims at, the largest S it may use
 /// and the seed of its draws.
@@ -40,4 +50,49 @@ impl Default for Sampling {
 /// ln N(x | m, 1/p) for precision p.
 pub(crate) fn ln_normal(x: f64, m: f64, p: f64) -> f64 {
     0.5 * (p.ln() - crate::special::LN_2PI - p * (x - m) * (x - m))
+}
+
+/// A prior over a scalar that the engine importance-samples (Winn §4.4): a Gaussian envelope
+/// (the family's `prior`), the log of the density over it, the sampler's settings, and the
+/// proposal for the prior tilted by a Gaussian message (module docs).
+pub(crate) trait SampledPrior: Sync {
+    /// ln p(x) − ln N(x | envelope).
+    fn log_ratio(&self, x: f64) -> f64;
+    /// The sampler's settings.
+    fn sampling(&self) -> Sampling;
+    /// The distribution ∝ p(x) exp(m·[x, x²]) for a Gaussian message m (m = 0: the prior), as a
+    /// proposal drawn from exactly; None when it has no representable form (then the engine
+    /// proposes Winn's single Gaussian (4.16)).
+    fn tilted(&self, m: [f64; 2]) -> Option<Proposal>;
+}
+
+impl super::Dist {
+    /// The family as an importance-sampled prior, if it is one.
+    pub(crate) fn sampled_prior(&self) -> Option<&dyn SampledPrior> {
+        match self {
+            super::Dist::TruncatedGaussian(t) => Some(t),
+            super::Dist::GaussianMixture2(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// φ and A of a Gaussian envelope N(mean, 1/precision): the `prior` of every family here.
+pub(crate) fn envelope_prior((mean, precision): (f64, f64), phi: &mut [f64]) -> f64 {
+    super::gaussian::prior_scalar(&[mean, mean * mean], &[precision, precision.ln()], phi)
+}
+
+/// N(x | mean, 1/precision) times exp(m·[x, x²]) is c · N(x | mean', 1/precision') with
+/// precision' = precision − 2m₂, mean' = (precision · mean + m₁)/precision' and
+/// ln c = ½(precision' mean'² − precision mean²) + ½ ln(precision/precision'); returns
+/// (ln c, mean', precision'), None when precision' is not positive.
+pub(crate) fn tilt(mean: f64, precision: f64, m: [f64; 2]) -> Option<(f64, f64, f64)> {
+    let p = precision - 2.0 * m[1];
+    if !(p > 0.0) || !p.is_finite() {
+        return None;
+    }
+    let h = precision * mean + m[0];
+    let mu = h / p;
+    let ln_c = 0.5 * (h * mu - precision * mean * mean) + 0.5 * (precision / p).ln();
+    ln_c.is_finite().then_some((ln_c, mu, p))
 }

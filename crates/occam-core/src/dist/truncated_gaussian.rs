@@ -4,17 +4,18 @@
 //! With Gaussian children, q(x) ∝ p(x) exp(Σ m·[x, x²]) is importance sampled (Winn §4.4,
 //! engine `sampled`): the family's `prior` is the untruncated Gaussian (the proposal's
 //! envelope) and [`TruncatedGaussian::log_ratio`] the log of p over it, which every sample's
-//! weight carries. q is reported as the Gaussian with the sampled moments (`sampling`); its
+//! weight carries. The proposal is the Gaussian tilted by the children's message, truncated to
+//! [lower, upper] and drawn by its inverse CDF ([`SampledPrior::tilted`]): exactly q when only
+//! Gaussian children read the node, so every importance weight is equal. q is reported as the Gaussian with the sampled moments (`sampling`); its
 //! bound term is an estimate (`Approximate`). Observed values are exact.
 
-use super::sampling::{ln_normal, Sampling};
+use super::sampling::{envelope_prior, ln_mass, ln_normal, tilt, Proposal, SampledPrior, Sampling};
 use super::{BoundQuality, Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, ArgProblem, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
 };
-use crate::special::normal::norm_cdf;
 use crate::Rng;
 use rand::Rng as _;
 
@@ -53,13 +54,7 @@ impl TruncatedGaussian {
     /// ln Z, the untruncated Gaussian's mass on [lower, upper] (from the tail nearer the mean's
     /// far side, so that a support deep in one tail keeps its digits).
     pub fn ln_mass(&self) -> f64 {
-        let s = self.precision.sqrt();
-        let (a, b) = (s * (self.lower - self.mean), s * (self.upper - self.mean));
-        if a > 0.0 {
-            (norm_cdf(-a) - norm_cdf(-b)).ln()
-        } else {
-            (norm_cdf(b) - norm_cdf(a)).ln()
-        }
+        ln_mass(self.mean, self.precision, self.lower, self.upper)
     }
     /// ln p(x) − ln N(x | mean, 1/precision): −ln Z inside the support, −∞ outside.
     pub fn log_ratio(&self, x: f64) -> f64 {
@@ -72,6 +67,28 @@ impl TruncatedGaussian {
     /// ln p(x).
     pub fn ln_density(&self, x: f64) -> f64 {
         ln_normal(x, self.mean, self.precision) + self.log_ratio(x)
+    }
+}
+
+impl TruncatedGaussian {
+    /// The envelope's mean and precision: the untruncated Gaussian.
+    pub fn envelope(&self) -> (f64, f64) {
+        (self.mean, self.precision)
+    }
+}
+
+impl SampledPrior for TruncatedGaussian {
+    fn log_ratio(&self, x: f64) -> f64 {
+        TruncatedGaussian::log_ratio(self, x)
+    }
+    fn sampling(&self) -> Sampling {
+        self.sampling
+    }
+    /// N(x | m, 1/γ) exp(m·[x, x²]) on [lower, upper] is N(x | m′, 1/γ′) there, up to a factor
+    /// (`tilt`); None when its mass there underflows.
+    fn tilted(&self, m: [f64; 2]) -> Option<Proposal> {
+        let (_, mean, precision) = tilt(self.mean, self.precision, m)?;
+        Proposal::mixture(&[(0.0, mean, precision, self.lower, self.upper)])
     }
 }
 
@@ -138,11 +155,7 @@ impl ExpFamily for TruncatedGaussian {
     }
     /// The envelope: the untruncated Gaussian's φ and A.
     fn prior(&self, _pa: &[&[f64]], phi: &mut [f64]) -> f64 {
-        super::gaussian::prior_scalar(
-            &[self.mean, self.mean * self.mean],
-            &[self.precision, self.precision.ln()],
-            phi,
-        )
+        envelope_prior((self.mean, self.precision), phi)
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         super::gaussian::moments_scalar(phi, u)

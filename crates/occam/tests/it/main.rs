@@ -35,6 +35,7 @@ mod prune_screen;
 mod regression;
 mod robust_regression;
 mod sampled;
+mod sampled_exact_proposal;
 mod shards;
 mod softmax;
 mod softmax_gap;

@@ -22,7 +22,7 @@ fn settings(seed: u64) -> Settings {
     }
 }
 
-fn fit(src: &str, y: &[f64], seed: u64) -> Fitted {
+pub(crate) fn fit(src: &str, y: &[f64], seed: u64) -> Fitted {
     let mut d = DataSet::new();
     d.insert_array("y", y.len(), 1, y.to_vec(), None).unwrap();
     Model::from_source("sampled", src, &d)
@@ -56,7 +56,7 @@ fn quadrature(lo: f64, hi: f64, panels: usize, f: impl Fn(f64) -> f64) -> (f64, 
     (top + z.ln(), m.map(|v| v / z))
 }
 
-fn ln_normal(x: f64, m: f64, p: f64) -> f64 {
+pub(crate) fn ln_normal(x: f64, m: f64, p: f64) -> f64 {
     0.5 * (p.ln() - (2.0 * std::f64::consts::PI).ln() - p * (x - m) * (x - m))
 }
 
@@ -246,7 +246,13 @@ fn any_thread_count_gives_the_same_bits() {
 /// mixture prior w N(m₁, 1/γ₁) + (1 − w) N(m₂, 1/γ₂) times Gaussian observations y of precision
 /// λ each: a two-component mixture whose component k is N((γₖmₖ + λΣy)/(γₖ + Nλ), 1/(γₖ + Nλ)),
 /// weighted by its evidence.
-fn mixture_posterior(w: f64, m: [f64; 2], g: [f64; 2], y: &[f64], lam: f64) -> (f64, [f64; 4]) {
+pub(crate) fn mixture_posterior(
+    w: f64,
+    m: [f64; 2],
+    g: [f64; 2],
+    y: &[f64],
+    lam: f64,
+) -> (f64, [f64; 4]) {
     let (big, b) = (lam * y.len() as f64, lam * y.iter().sum::<f64>());
     let c: f64 = y.iter().map(|&v| ln_normal(v, 0.0, lam)).sum();
     let comp = |k: usize| {

@@ -1,25 +1,23 @@
-//! The importance-sampling estimate of one element's q (Winn (4.16)–(4.21), with E5's
-//! correction of the bound term), S adapted.
+//! Proposals. When the node's prior gives one ([`crate::dist::SampledPrior::tilted`]: the prior
+//! tilted by the children's Gaussian message, drawn from exactly), it is the first proposal, and
+//! when no other factor weights the draws (no Student-t likelihood) it is q itself: every weight
+//! is equal, S_eff = S, and one pass at the first S is the estimate, with plain Monte Carlo
+//! error. Otherwise the first proposal is that one or R = N(φ_c), q without the sampled factor's
+//! message (Winn (4.16)), and pilot passes adapt it: while S_eff < target, up to `REFITS` times,
+//! the Gaussian with the weighted samples' mean and twice their variance (its sd at least a tenth
+//! of the previous one), kept while it raises S_eff; then S is doubled until S_eff ≥ target or
+//! S = cap.
 //!
-//! The target is q(x) ∝ p̃(x) = exp(φ_c·[x, x²] + ℓ(x)): φ_c is what the conjugate part gives
-//! (the prior's Gaussian envelope plus the children's messages, Winn (2.19)) and ℓ the log of
-//! what no exponential family holds (a truncation, a mixture over its envelope, Student-t
-//! likelihoods). Samples x_s = μ_R + σ_R z_s from a Gaussian proposal R, with z_s standard
-//! normals from a seeded stream; log-weights ln p̃(x_s) − ln R(x_s); the normalised weights w_s
-//! (4.18)–(4.19) give ⟨x⟩ and ⟨x²⟩ (4.20), S_eff = 1/Σ w_s², and
-//! ln Ẑ = ln((1/S) Σ p̃(x_s)/R(x_s)), the log-normaliser of q, from which the bound term is formed
-//! (module `sampled`). Winn's printed term K/S_eff (4.21) estimates a probability, not an
-//! expected log-probability (erratum E5), and is not used.
-//!
-//! Proposals, in order: R = N(φ_c), q without the sampled factor's message (Winn (4.16)); while
-//! S_eff < target, up to `REFITS` times, the Gaussian with the weighted samples' mean and twice
-//! their variance (its sd at least a tenth of the previous one), kept while it raises S_eff; then
-//! S is doubled until S_eff ≥ target or S = cap.
+//! The estimate is the last pass the adaptation kept. Choosing among passes by their own S_eff
+//! is a small selection bias (a pass that misses a narrow mode has a high S_eff and wrong
+//! moments); it matters only where no exact proposal exists (Student-t likelihoods). An
+//! estimate from one more pass with fresh draws removes it, but then the pass S and the
+//! proposal can switch between sweeps and a fit with tol = 0 never reaches a fixed point; that
+//! trade-off is left open.
 
-use crate::dist::Sampling;
+use crate::dist::{Proposal, Sampling};
 use crate::Rng;
 use rand::SeedableRng;
-use rand_distr::{Distribution, StandardNormal};
 
 /// Refits of the proposal at most (each kept only if it raises S_eff).
 const REFITS: u64 = 8;
@@ -45,30 +43,25 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The seeded standard normals of (seed, node, element, pass): the same inputs give the same
-/// bits, whatever the thread.
-fn normals(seed: u64, stream: [u64; 3], s: usize) -> Vec<f64> {
+/// The seeded generator of (seed, node, element, pass): the same inputs give the same bits,
+/// whatever the thread.
+fn stream_rng(seed: u64, stream: [u64; 3]) -> Rng {
     let key = stream.iter().fold(mix(seed), |k, &v| mix(k ^ v));
-    let mut rng = Rng::seed_from_u64(key);
-    (0..s).map(|_| StandardNormal.sample(&mut rng)).collect()
+    Rng::seed_from_u64(key)
 }
 
-/// One pass with proposal N(mean, sd²) and S = z.len().
+/// One pass of S draws from `proposal`.
 fn pass(
     phi: [f64; 2],
     ell: &dyn Fn(f64) -> f64,
-    mean: f64,
-    sd: f64,
-    z: &[f64],
+    proposal: &Proposal,
+    mut rng: Rng,
+    s: usize,
 ) -> Option<Estimate> {
-    let logw: Vec<f64> = z
+    let xs: Vec<f64> = (0..s).map(|_| proposal.draw(&mut rng)).collect();
+    let logw: Vec<f64> = xs
         .iter()
-        .map(|&z| {
-            let x = mean + sd * z;
-            // ln R(x) up to −½ ln 2π, which ln Ẑ adds back.
-            let ln_r = -0.5 * z * z - sd.ln();
-            phi[0] * x + phi[1] * x * x + ell(x) - ln_r
-        })
+        .map(|&x| phi[0] * x + phi[1] * x * x + ell(x) - proposal.ln_density(x))
         .collect();
     let top = logw.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !top.is_finite() {
@@ -77,19 +70,27 @@ fn pass(
     let w: Vec<f64> = logw.iter().map(|l| (l - top).exp()).collect();
     let total: f64 = w.iter().sum();
     let (mut m1, mut m2, mut sq) = (0.0, 0.0, 0.0);
-    for (&wi, &zi) in w.iter().zip(z) {
-        let (x, wn) = (mean + sd * zi, wi / total);
+    for (&wi, &x) in w.iter().zip(&xs) {
+        let wn = wi / total;
         m1 += wn * x;
         m2 += wn * x * x;
         sq += wn * wn;
     }
-    let s = z.len();
     Some(Estimate {
         u: [m1, m2],
-        log_z: top + (total / s as f64).ln() + 0.5 * crate::special::LN_2PI,
+        log_z: top + (total / s as f64).ln(),
         samples: s,
         s_eff: 1.0 / sq,
     })
+}
+
+/// Where the first proposal comes from.
+pub(crate) enum First {
+    /// Winn's N(φ_c) (4.16).
+    Gaussian,
+    /// The prior's tilted proposal, with whether it is q itself (no other factor in ℓ weights
+    /// the draws beyond a constant).
+    Prior(Proposal, bool),
 }
 
 /// The estimate for target exp(φ·[x, x²] + ℓ(x)) (module docs); `stream` = [node, element] keys
@@ -97,45 +98,55 @@ fn pass(
 pub(crate) fn estimate(
     phi: [f64; 2],
     ell: &dyn Fn(f64) -> f64,
+    first: First,
     cfg: &Sampling,
     stream: [u64; 2],
 ) -> Result<Estimate, String> {
     if !(phi[1] < 0.0) || !phi[0].is_finite() {
         return Err("the proposal of an importance-sampled node has no positive precision".into());
     }
-    let prec = -2.0 * phi[1];
-    let (mut mean, mut sd) = (phi[0] / prec, prec.sqrt().recip());
     let mut s = cfg.samples.max(2);
-    let draws = |pass_no: u64, s: usize| normals(cfg.seed, [stream[0], stream[1], pass_no], s);
-    let mut best = pass(phi, ell, mean, sd, &draws(0, s));
+    let rng = |pass_no: u64| stream_rng(cfg.seed, [stream[0], stream[1], pass_no]);
+    let none = |s: usize| {
+        move || {
+            format!("no importance sample of {s} has a positive weight: the proposal misses the target (e.g. a truncation interval far from the data)")
+        }
+    };
+    let prec = -2.0 * phi[1];
+    let mut proposal = match first {
+        First::Prior(p, true) => return pass(phi, ell, &p, rng(0), s).ok_or_else(none(s)),
+        First::Prior(p, false) => p,
+        First::Gaussian => Proposal::gaussian(phi[0] / prec, prec),
+    };
+    let mut sd = prec.sqrt().recip();
+    let mut pilot = pass(phi, ell, &proposal, rng(0), s);
     let mut pass_no = 1;
     while pass_no <= REFITS {
-        let Some(b) = best.filter(|b| b.s_eff < cfg.target) else {
+        let Some(b) = pilot.filter(|b| b.s_eff < cfg.target) else {
             break;
         };
         // The weighted samples' mean and twice their variance, the spread shrinking at most
         // tenfold per refit (one dominant sample has no variance to speak of).
         let var = (b.u[1] - b.u[0] * b.u[0]).max(0.0);
-        let (m2, sd2) = (b.u[0], (2.0 * var).sqrt().max(0.1 * sd));
-        let r = pass(phi, ell, m2, sd2, &draws(pass_no, s)).filter(|r| r.s_eff > b.s_eff);
+        let sd2 = (2.0 * var).sqrt().max(0.1 * sd);
+        let refit = Proposal::gaussian(b.u[0], sd2.powi(-2));
+        let r = pass(phi, ell, &refit, rng(pass_no), s).filter(|r| r.s_eff > b.s_eff);
         pass_no += 1;
         match r {
-            Some(r) => (mean, sd, best) = (m2, sd2, Some(r)),
+            Some(r) => (proposal, sd, pilot) = (refit, sd2, Some(r)),
             None => break,
         }
     }
     let mut pass_no = REFITS + 1;
-    while best.is_none_or(|b| b.s_eff < cfg.target) && s < cfg.cap {
+    while pilot.is_none_or(|b| b.s_eff < cfg.target) && s < cfg.cap {
         s = (2 * s).min(cfg.cap);
-        let r = pass(phi, ell, mean, sd, &draws(pass_no, s));
+        let r = pass(phi, ell, &proposal, rng(pass_no), s);
         pass_no += 1;
         if r.is_some() {
-            best = r;
+            pilot = r;
         }
     }
-    best.ok_or_else(|| {
-        format!("no importance sample of {s} has a positive weight: the proposal misses the target (e.g. a truncation interval far from the data)")
-    })
+    pilot.ok_or_else(none(s))
 }
 
 #[cfg(test)]
@@ -147,7 +158,7 @@ mod tests {
     fn a_gaussian_target_is_exact() {
         let (m, p) = (1.5, 4.0);
         let phi = [p * m, -0.5 * p];
-        let e = estimate(phi, &|_| 0.0, &Sampling::default(), [0, 0]).unwrap();
+        let e = estimate(phi, &|_| 0.0, First::Gaussian, &Sampling::default(), [0, 0]).unwrap();
         assert!((e.s_eff - 1000.0).abs() < 1e-6);
         let a = 0.5 * (p * m * m - p.ln() + crate::special::LN_2PI);
         assert!((e.log_z - a).abs() < 1e-12);
@@ -158,10 +169,17 @@ mod tests {
     fn seeded() {
         let ell = |x: f64| -(x - 2.0).abs();
         let cfg = Sampling::default();
-        let a = estimate([0.0, -0.5], &ell, &cfg, [3, 1]).unwrap();
-        let b = estimate([0.0, -0.5], &ell, &cfg, [3, 1]).unwrap();
+        let a = estimate([0.0, -0.5], &ell, First::Gaussian, &cfg, [3, 1]).unwrap();
+        let b = estimate([0.0, -0.5], &ell, First::Gaussian, &cfg, [3, 1]).unwrap();
         assert_eq!(a.u.map(f64::to_bits), b.u.map(f64::to_bits));
-        let c = estimate([0.0, -0.5], &ell, &Sampling { seed: 1, ..cfg }, [3, 1]).unwrap();
+        let c = estimate(
+            [0.0, -0.5],
+            &ell,
+            First::Gaussian,
+            &Sampling { seed: 1, ..cfg },
+            [3, 1],
+        )
+        .unwrap();
         assert_ne!(a.u[0].to_bits(), c.u[0].to_bits());
     }
 
@@ -178,7 +196,7 @@ mod tests {
             cap: 100_000,
             seed: 0,
         };
-        let e = estimate(phi, &ell, &cfg, [0, 0]).unwrap();
+        let e = estimate(phi, &ell, First::Gaussian, &cfg, [0, 0]).unwrap();
         assert!(e.s_eff >= 150.0, "S_eff {}", e.s_eff);
         assert!((e.u[0] - 30.0).abs() < 0.05);
         let hard = Sampling {
@@ -186,7 +204,7 @@ mod tests {
             cap: 800,
             ..cfg
         };
-        let e = estimate(phi, &ell, &hard, [0, 0]).unwrap();
+        let e = estimate(phi, &ell, First::Gaussian, &hard, [0, 0]).unwrap();
         assert_eq!(e.samples, 800);
         assert!(e.s_eff < 5000.0);
     }
@@ -228,7 +246,7 @@ mod tests {
                         cap: s,
                         seed,
                     };
-                    let e = estimate(phi, &ell, &cfg, [0, 0]).unwrap();
+                    let e = estimate(phi, &ell, First::Gaussian, &cfg, [0, 0]).unwrap();
                     (e.u[0] - exact).powi(2)
                 })
                 .sum();

@@ -32,7 +32,7 @@ use super::factorised::factorised_send;
 use super::qblock::QBlock;
 use super::*;
 use crate::dist::{Sampling, StudentT};
-use estimate::estimate;
+use estimate::{estimate, First};
 
 /// What an importance-sampled node reports: its S and S_eff per element, and the S_eff it
 /// aimed at (below it at the cap: a warning).
@@ -49,9 +49,14 @@ pub struct SampledNode {
 }
 
 impl SampledNode {
-    /// Whether some element stopped at the cap with S_eff below the target.
+    /// Whether some element's S reached the cap with S_eff below the target (module
+    /// `estimate`: under the cap, the pilot passes reached the target and the final pass's S_eff
+    /// differs from it by noise only).
     pub fn capped(&self) -> bool {
-        self.s_eff.iter().any(|&s| s < self.sampling.target)
+        self.samples
+            .iter()
+            .zip(&self.s_eff)
+            .any(|(&s, &e)| s >= self.sampling.cap && e < self.sampling.target)
     }
 }
 
@@ -89,7 +94,7 @@ fn t_children(nodes: &[Node], i: usize) -> Vec<usize> {
 /// Gaussian read by Student-t children.
 pub(super) fn needs_sampling(nodes: &[Node], i: usize) -> bool {
     match nodes[i].dist() {
-        Some(Dist::TruncatedGaussian(_) | Dist::GaussianMixture2(_)) => true,
+        Some(d) if d.sampled_prior().is_some() => true,
         Some(Dist::Gaussian(_)) => !t_children(nodes, i).is_empty(),
         _ => false,
     }
@@ -105,10 +110,9 @@ impl Sampled {
                 links[edge.at(e * nodes[c].configs)].push((k as u32, e as u32));
             }
         }
-        let sampling = match nodes[i].dist() {
-            Some(Dist::TruncatedGaussian(t)) => t.sampling,
-            Some(Dist::GaussianMixture2(m)) => m.sampling,
-            _ => children
+        let sampling = match nodes[i].dist().and_then(Dist::sampled_prior) {
+            Some(p) => p.sampling(),
+            None => children
                 .first()
                 .and_then(|&c| student(nodes, c))
                 .map(|t| t.sampling)
@@ -124,11 +128,10 @@ impl Sampled {
 
     /// ℓ(x) of element e (module docs).
     fn ell(&self, vmp: &Vmp, e: usize, x: f64) -> f64 {
-        let own = match vmp.nodes[self.node[0]].dist() {
-            Some(Dist::TruncatedGaussian(t)) => t.log_ratio(x),
-            Some(Dist::GaussianMixture2(m)) => m.log_ratio(x),
-            _ => 0.0,
-        };
+        let own = vmp.nodes[self.node[0]]
+            .dist()
+            .and_then(Dist::sampled_prior)
+            .map_or(0.0, |p| p.log_ratio(x));
         own + self.likelihood(vmp, e, x)
     }
 
@@ -155,7 +158,9 @@ impl Sampled {
             seed: self.sampling.seed ^ key,
             ..self.sampling
         };
-        let priors = node.dist().expect("stochastic").visit(Priors { vmp, i });
+        let dist = node.dist().expect("stochastic");
+        let priors = dist.visit(Priors { vmp, i });
+        let prior = dist.sampled_prior();
         let latent: Vec<usize> = (0..node.n)
             .filter(|&e| !node.is_observed(e) && node.participates(e))
             .collect();
@@ -163,12 +168,17 @@ impl Sampled {
             .par_iter()
             .map(|&e| {
                 let (mut phi, _) = priors[e];
-                if let Some(m) = messages {
-                    phi[0] += m[2 * e];
-                    phi[1] += m[2 * e + 1];
-                }
+                let m = messages.map_or([0.0; 2], |m| [m[2 * e], m[2 * e + 1]]);
+                phi[0] += m[0];
+                phi[1] += m[1];
                 let ell = |x: f64| self.ell(vmp, e, x);
-                estimate(phi, &ell, &sampling, [i as u64, e as u64])
+                // The prior's own proposal, tilted by the Gaussian message; it is q itself when
+                // no Student-t value reads the element (module `estimate`).
+                let first = match prior.and_then(|p| p.tilted(m)) {
+                    Some(p) => First::Prior(p, self.links[e].is_empty()),
+                    None => First::Gaussian,
+                };
+                estimate(phi, &ell, first, &sampling, [i as u64, e as u64])
                     .map(|est| (e, phi, est))
                     .map_err(|what| (e, what))
             })
@@ -331,22 +341,10 @@ pub(super) fn draw_phi(
 /// from the Gaussian q is carried as). False for other families.
 pub(super) fn draw_prior(dist: &Dist, rng: &mut Rng, x: &mut [f64]) -> bool {
     use rand::Rng as _;
-    use statrs::distribution::{ContinuousCDF, Normal};
-    let std = Normal::new(0.0, 1.0).expect("the standard normal");
     match dist {
         Dist::TruncatedGaussian(t) => {
-            // Inverse CDF between Φ(a) and Φ(b), on the side of the mean that keeps digits.
             let sd = t.precision.sqrt().recip();
-            let (a, b) = ((t.lower - t.mean) / sd, (t.upper - t.mean) / sd);
-            let v: f64 = rng.random();
-            let z = if a > 0.0 {
-                let (pa, pb) = (std.cdf(-a), std.cdf(-b));
-                -std.inverse_cdf(pa - v * (pa - pb))
-            } else {
-                let (pa, pb) = (std.cdf(a), std.cdf(b));
-                std.inverse_cdf(pa + v * (pb - pa))
-            };
-            x[0] = (t.mean + sd * z).clamp(t.lower, t.upper);
+            x[0] = crate::dist::truncated_draw(t.mean, sd, t.lower, t.upper, rng.random());
             true
         }
         Dist::GaussianMixture2(m) => {
@@ -371,3 +369,6 @@ impl Vmp {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests;
