@@ -105,8 +105,8 @@ pub enum Warning {
         /// The stage it was stopped in (`Pruning`, `Candidate`).
         stage: String,
     },
-    /// An importance-sampled node's S reached its cap with S_eff still below the target: its
-    /// moments and bound term carry a larger Monte Carlo error than asked for.
+    /// An importance-sampled node ended with S_eff below the target (its S reached the cap, or every
+    /// larger pass failed): its moments and bound term carry a larger Monte Carlo error than asked for.
     SamplesCapped {
         /// The node.
         variable: String,
@@ -240,7 +240,7 @@ impl std::fmt::Display for Warning {
                 cap,
             } => write!(
                 f,
-                "the importance sampler of `{variable}` reached its cap of {cap} samples with an effective sample size of {s_eff:.0}, below the target {target:.0}: its moments and bound term are noisier than asked for (the proposal fits the posterior poorly)"
+                "the importance sampler of `{variable}` ended with an effective sample size of {s_eff:.0}, below the target {target:.0}, with S at most {cap} samples: its moments and bound term are noisier than asked for (the proposal fits the posterior poorly)"
             ),
         }
     }

@@ -76,6 +76,12 @@ impl ShardArgs {
 
     /// The method, its options checked (the minibatch order's seed is the fit's).
     pub fn method(&self, seed: u64) -> Result<Method> {
+        if self.batch_rows > 0 && !matches!(self.vb, Vb::Svi) {
+            return Err(Error::Usage(format!(
+                "--batch-rows {} applies to stochastic VB only (--vb svi); batch and memoized VB use every row each sweep",
+                self.batch_rows
+            )));
+        }
         Ok(match self.vb {
             Vb::Batch => Method::Batch,
             Vb::Memoized => Method::Memoized,

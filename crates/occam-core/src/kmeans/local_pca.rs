@@ -100,7 +100,10 @@ pub struct LocalPca {
 
 /// k-means ([`kmeans_steps`], [`LOCAL_PCA_STEPS`] Lloyd steps, seeded by `seed`) of the `n` rows
 /// of `t` into `k` clusters, then each cluster's q leading principal axes (the whole data's when
-/// a cluster has fewer than 2d rows). Needs 1 ≤ q < d and n ≥ 2 (the caller checks the sizes).
+/// a cluster has fewer than 2 rows: `rows` below holds a cluster's values, 2d of them for 2 rows;
+/// a cluster of 2 to d rows gives a rank-deficient fit whose discarded variance falls to the
+/// floor of 10⁻⁶ λ₁ — kept as the MBPCA search has always done, so its results stay bit for bit).
+/// Needs 1 ≤ q < d and n ≥ 2 (the caller checks the sizes).
 pub fn local_pca(
     t: &[f64],
     n: usize,

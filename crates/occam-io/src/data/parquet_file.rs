@@ -63,6 +63,17 @@ impl ParquetChunks {
                     ),
                 ));
             }
+            // Definition level 1 is a nullable top-level column; more is a field inside an
+            // optional group, whose nulls at an outer level would need the level to tell apart.
+            if col.max_def_level() > 1 {
+                return Err(data_file(
+                    path,
+                    format!(
+                        "{} is a field of a nested (struct) column: give flat columns",
+                        at()
+                    ),
+                ));
+            }
             match col.physical_type() {
                 Physical::BOOLEAN
                 | Physical::INT32
@@ -73,10 +84,11 @@ impl ParquetChunks {
                     return Err(data_file(
                         path,
                         format!(
-                            "{} holds {other} values, not numbers: leave it out \
-                             (`{}:COLUMNS`)",
-                            at(),
-                            path.display()
+                            "{} holds {other} values, not numbers: every column of a Parquet \
+                             file must be numeric (choosing columns with `FILE:COLUMNS` does not \
+                             skip it yet); write the file without it (pandas: \
+                             `df.drop(columns=[...]).to_parquet(...)`)",
+                            at()
                         ),
                     ))
                 }

@@ -91,6 +91,9 @@ impl Chain {
         k: usize,
         steps: usize,
     ) -> Result<Chain, NotApplicable> {
+        if steps == 0 {
+            return Err(NotApplicable::Model("the chain has no steps"));
+        }
         let find = |v: usize| params.iter().position(|q| q.var == v);
         let (Some(p0), Some(a)) = (find(initial), find(transition)) else {
             return Err(NotApplicable::Model(

@@ -72,6 +72,12 @@ fn check_against_exact(text: &str, x: Vec<f64>) {
         eprintln!("{} {:.4}: {}", m.name(), e.log_evidence, e.note);
         assert!(e.log_evidence.is_finite());
     }
+    // The symmetrised bound adds at most ln K! (= ln 2 here) to the bound, and never lowers it.
+    let sym = value(&f, Method::VbSym, &o).log_evidence - vb.log_evidence;
+    assert!(
+        (-1e-9..=2f64.ln() + 1e-9).contains(&sym),
+        "vbsym - vb = {sym}"
+    );
 }
 
 #[test]

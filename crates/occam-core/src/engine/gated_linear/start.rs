@@ -64,7 +64,9 @@ impl Vmp {
                 set.push((l.mu, Init::Moments(u)));
             }
             if let Source::Node(tau) = self.nodes[l.y].parents[1].source {
-                if free(tau) && self.nodes[tau].n == 1 && self.nodes[tau].len == 2 {
+                // Only a positive, finite discarded variance (constant data give 0: no start for τ).
+                let noise_ok = lp.noise > 0.0 && lp.noise.is_finite();
+                if noise_ok && free(tau) && self.nodes[tau].n == 1 && self.nodes[tau].len == 2 {
                     // ⟨τ⟩ = 1/σ², ⟨ln τ⟩ = −ln σ².
                     let u = vec![1.0 / lp.noise, -lp.noise.ln()];
                     set.push((tau, Init::Moments(u)));

@@ -49,14 +49,10 @@ pub struct SampledNode {
 }
 
 impl SampledNode {
-    /// Whether some element's S reached the cap with S_eff below the target (module
-    /// `estimate`: under the cap, the pilot passes reached the target and the final pass's S_eff
-    /// differs from it by noise only).
+    /// Whether some element ended with S_eff below the target: the adaptation keeps a pass at the
+    /// target or above unless S reached the cap (or every larger pass had no positive weight).
     pub fn capped(&self) -> bool {
-        self.samples
-            .iter()
-            .zip(&self.s_eff)
-            .any(|(&s, &e)| s >= self.sampling.cap && e < self.sampling.target)
+        self.s_eff.iter().any(|&s| s < self.sampling.target)
     }
 }
 
