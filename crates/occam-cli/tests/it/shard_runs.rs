@@ -103,6 +103,36 @@ fn streamed_restarts_keep_the_best_of_the_seeds_fits() {
     check_restarts(&run("0", &["--restarts", "3"]), &singles, 0);
 }
 
+/// `--batch-rows` belongs to stochastic VB: with batch or memoized VB it is a usage error (exit
+/// 2) that names the flag, not a silently ignored option.
+#[test]
+fn batch_rows_without_stochastic_vb_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    four_shards(dir.path());
+    let glob = format!("x={}/x-*.csv", dir.path().display());
+    for vb in ["batch", "memoized"] {
+        let out = occam()
+            .args([
+                "fit",
+                "examples/vibes_tutorial/mixture.occam",
+                "--shards",
+                &glob,
+                "--vb",
+                vb,
+                "--batch-rows",
+                "50",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--vb {vb}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("--batch-rows 50") && err.contains("--vb svi"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn strict_mode_refuses_stochastic_vb_and_keeps_a_monotone_fit() {
     let dir = tempfile::tempdir().unwrap();
