@@ -287,6 +287,17 @@ def _start(runner, steps, seed, start):
             _call_some(runner, rest, "update", what)
 
 
+def _note_loss(runner, steps, seed, e, retries, recovered, warned, at, when, then):
+    """A lost shard (``ShardLost`` ``e``) during ``when``: re-raised once ``retries`` recoveries
+    are used up; else rebuilt from its data (``_recover``), recorded as ``(at, shards)`` in
+    ``recovered`` and told in ``warned`` ("…, re-read, ``then``")."""
+    if len(recovered) >= retries:
+        raise e
+    lost = _recover(runner, steps, seed, e)
+    recovered.append((at, lost))
+    warned.append(f"shard {', '.join(map(str, lost))} lost during {when} ({e}): re-read, {then}")
+
+
 def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, tau,
          bound_every, retries=0, batch_rows=0):
     """One restart: its start from ``seed`` (or ``start``), then its sweeps (passes, epochs);
@@ -305,13 +316,9 @@ def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, 
         try:
             bound, moved = _sweep(runner, steps, method)
         except ShardLost as e:
-            if len(recovered) >= retries:
-                raise
-            lost = _recover(runner, steps, seed, e)
-            recovered.append((sweep, lost))
-            warned.append(f"shard {', '.join(map(str, lost))} lost during sweep {sweep} ({e}): "
-                          "re-read, its locals re-converged given the current globals, and "
-                          f"sweep {sweep} run again")
+            _note_loss(runner, steps, seed, e, retries, recovered, warned, sweep, f"sweep {sweep}",
+                       f"its locals re-converged given the current globals, and sweep {sweep} "
+                       "run again")
             sweep -= 1
             after_recovery = True
             continue
@@ -414,12 +421,8 @@ def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_ev
             try:
                 return run()
             except ShardLost as e:
-                if len(recovered) >= retries:
-                    raise
-                lost = _recover(runner, steps, seed, e)
-                recovered.append((epoch, lost))
-                warned.append(f"shard {', '.join(map(str, lost))} lost during epoch {epoch} "
-                              f"({e}): re-read, given the current globals, and {what} run again")
+                _note_loss(runner, steps, seed, e, retries, recovered, warned, epoch,
+                           f"epoch {epoch}", f"given the current globals, and {what} run again")
 
     def step(s, t):
         _call_one(runner, s, "set_state", state)
