@@ -17,9 +17,11 @@
 //! overhead. Under valgrind's slowdown the observer flushes after every sweep (its flushes are
 //! 50 ms apart in time), so that figure over-counts the events, an upper bound.
 //!
-//! Measured (release, load ~4; bench/results/view_bench_2026-11-30_0223utc.txt): 20 pairs,
-//! 7.96 s CPU unobserved against 7.99 s observed (+0.38%; a run before it gave +2.26%, pairs
-//! scatter ±10%); instructions +0.19% (5.9185e9 against 5.9075e9).
+//! Measured (release): with the machine's other jobs held off (load 2.4–3.5, the fit's own two
+//! threads; bench/results/view_bench_2026-11-30_0425utc.txt), 20 pairs, 11.45 s CPU unobserved
+//! against 11.30 s observed, −1.31% (mean log ratio −1.33% ± 0.79% s.e.); under load ~4
+//! (view_bench_2026-11-30_0223utc.txt) +0.38% and, a run before, +2.26%: pairs scatter ±10%.
+//! Instructions +0.19% (5.9185e9 against 5.9075e9).
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -8,7 +8,9 @@
 //! The fit runs a fixed number of sweeps (`Settings::fixed_sweeps`; scripts/view-bench asks
 //! 50,000). Measured (release, load ~4; bench/results/view_bench_2026-11-30_0223utc.txt):
 //! 50,000 sweeps at 20,000 a second, 19.3 updates a second; timer lateness p50 0.2, p99 4.3,
-//! max 7.6 ms; redraws p50 1.8, p99 4.5 ms; 4000 points kept; JS heap 1.0 MB after.
+//! max 7.6 ms; redraws p50 1.8, p99 4.5 ms; 4000 points kept; JS heap 1.0 MB after. With the
+//! other jobs held off (view_bench_2026-11-30_0425utc.txt): 23,080 sweeps a second, 19.6
+//! updates a second, lateness p99 5.6 / max 17.5 ms, redraws p50 1.7 / max 10.3 ms.
 
 use std::time::Instant;
 
