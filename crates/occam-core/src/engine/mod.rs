@@ -51,6 +51,7 @@ mod gated_linear;
 mod init;
 mod joint_gaussian;
 mod linear;
+mod logit;
 mod messages;
 mod node;
 mod noncj;
@@ -127,6 +128,8 @@ pub struct Vmp {
     refresh_after: Vec<Vec<usize>>,
     /// The linear-Gaussian structure node i (its dot node F or its Gaussian child y) belongs to.
     linear: Vec<Option<Arc<linear::Linear>>>,
+    /// The data-times-vector kernel serving dot node i (module `logit`).
+    logit: Vec<Option<logit::LogitDot>>,
     /// The structure that is node i's only child, if node i may keep one covariance for all its
     /// elements (`linear::shared`).
     shared: Vec<Option<Arc<linear::Linear>>>,
@@ -209,6 +212,11 @@ impl Vmp {
             if l.f == i || l.sum == Some(i) && self.nodes[l.f].q.u.is_empty() {
                 return;
             }
+        }
+        if let Some(k) = self.logit[i] {
+            self.nodes[i].q.u = k.moments(&self.nodes, i);
+            self.changed(i);
+            return;
         }
         let node = &self.nodes[i];
         let Body::Deterministic(f) = &node.body else {
