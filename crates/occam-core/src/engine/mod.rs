@@ -24,7 +24,8 @@
 //! `bound` and `messages` loop over; `access` what a compiled model answers (default schedule, moments,
 //! means, names); `driver` the run loop (sweeps, restarts, pruning); `elements` what an element
 //! reads (parent moments, priors, cached sums), `update` (2.19), `messages`, `bound`, `init`
-//! (initialisation and ancestral sampling).
+//! (initialisation and ancestral sampling); `logit` the dot product of observed rows with one
+//! Gaussian vector under a non-Gaussian child (logistic, Poisson regression) as matrix products.
 
 use crate::dist::{Dist, DistVisitor, ExpFamily, OutOfDomain};
 use crate::error::{BuildError, NotTransformable, RunError, SequenceError, StateError, ValueError};
@@ -115,6 +116,9 @@ struct NodeCache {
     offsets: Option<Arc<linear::Effective>>,
     /// W of a gated q-block: ⟨W_k⟩ and ⟨W_kᵀW_k⟩ (input: the node; `gated_linear`).
     gated_w: Option<Arc<gated_linear::WMoments>>,
+    /// The bound term of a fully observed child of a `logit` kernel (inputs: the node and its
+    /// parents; `logit::memo_bound`).
+    term: Option<f64>,
 }
 
 type Cache = Mutex<HashMap<usize, NodeCache>>;
@@ -181,11 +185,15 @@ impl Vmp {
                     Role::Slot(s) => {
                         entry.scores = None;
                         entry.priors = None;
+                        entry.term = None;
                         if self.linear[c].as_ref().is_some_and(|l| l.row_slot != s) {
                             entry.linear = None;
                         }
                     }
-                    Role::Selector(_) => entry.stats = None,
+                    Role::Selector(_) => {
+                        entry.stats = None;
+                        entry.term = None;
+                    }
                 }
             }
         }

@@ -160,5 +160,32 @@ impl LogitDot {
     }
 }
 
+/// Whether node `id`'s bound term is kept until an input changes (`NodeCache::term`): a fully
+/// observed child, without selectors, of a kernel's dot node or of a sum of it. Its term then reads
+/// only its parents' moments, and each of them drops it when it changes (`Vmp::changed`). A sweep
+/// of a logistic regression evaluates the term at one state several times — the checked step's
+/// "before" (the previous step's "after"), its "after", the driver's bound — and each evaluation
+/// is N quadratures.
+pub(super) fn memo_bound(vmp: &Vmp, id: usize) -> bool {
+    let n = &vmp.nodes[id];
+    let kernel = |p: usize| vmp.logit[p].is_some();
+    let reads = |p: usize| {
+        kernel(p)
+            || matches!(vmp.nodes[p].body, Body::Deterministic(Factor::Sum(_)))
+                && vmp.nodes[p]
+                    .parents
+                    .iter()
+                    .any(|e| matches!(e.source, Source::Node(q) if kernel(q)))
+    };
+    matches!(n.body, Body::Stochastic(_))
+        && n.observed.is_all()
+        && n.configs == 1
+        && !n.config_only
+        && n.groups.is_none()
+        && n.parents
+            .iter()
+            .any(|e| matches!(e.source, Source::Node(p) if reads(p)))
+}
+
 #[cfg(test)]
 mod tests;
