@@ -70,7 +70,7 @@ impl Vmp {
         let fused: Vec<bool> = (0..nodes.len())
             .map(|i| nodes[i].block.is_none() && fused::fusable(&nodes, i))
             .collect();
-        let linear = linear_structures(&mut nodes, linear_kernels);
+        let (linear, logit) = linear_structures(&mut nodes, linear_kernels);
         for (i, node) in nodes.iter_mut().enumerate() {
             if !node.observed.is_none() && linear[i].as_ref().is_none_or(|l| l.y != i) {
                 node.observed_state();
@@ -96,6 +96,7 @@ impl Vmp {
             plates,
             refresh_after,
             linear,
+            logit,
             shared,
             trees,
             scratch: Mutex::default(),
@@ -107,10 +108,17 @@ impl Vmp {
     }
 }
 
-/// Finds the linear-Gaussian structures (module `linear`), drops the state they make unnecessary
-/// (the dot node's moments, constant covariates' outer products) and gives every other constant its
-/// moments.
-fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear::Linear>>> {
+/// Finds the linear-Gaussian structures (module `linear`) and the data-times-vector kernels (module
+/// `logit`), drops the state they make unnecessary (the dot node's moments, constant covariates'
+/// outer products) and gives every other constant its moments.
+#[allow(clippy::type_complexity)]
+fn linear_structures(
+    nodes: &mut [Node],
+    enabled: bool,
+) -> (
+    Vec<Option<Arc<linear::Linear>>>,
+    Vec<Option<logit::LogitDot>>,
+) {
     let mut out: Vec<Option<Arc<linear::Linear>>> = vec![None; nodes.len()];
     if enabled {
         for f in 0..nodes.len() {
@@ -131,6 +139,13 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
             }
         }
     }
+    let logit: Vec<Option<logit::LogitDot>> = (0..nodes.len())
+        .map(|f| {
+            (enabled && out[f].is_none())
+                .then(|| logit::detect(nodes, f))
+                .flatten()
+        })
+        .collect();
     for i in 0..nodes.len() {
         if !matches!(nodes[i].body, Body::Constant) {
             continue;
@@ -139,13 +154,14 @@ fn linear_structures(nodes: &mut [Node], enabled: bool) -> Vec<Option<Arc<linear
             out[c]
                 .as_ref()
                 .is_some_and(|l| l.f == c && l.points && role == Role::Slot(l.row_slot))
+                || logit[c].is_some_and(|k| k.x == i && role == Role::Slot(k.x_slot))
         });
         if points_only && !nodes[i].children.is_empty() {
             continue;
         }
         nodes[i].q.u = constant_moments(&nodes[i]);
     }
-    out
+    (out, logit)
 }
 
 /// The deterministic descendants of node `i` reached through deterministic nodes only, sorted

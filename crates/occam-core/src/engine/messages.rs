@@ -124,6 +124,12 @@ impl Vmp {
             }
             let c = &self.nodes[ci];
             match (&c.body, role) {
+                (Body::Deterministic(_), Role::Slot(s))
+                    if self.logit[ci].is_some_and(|k| k.x_slot != s) =>
+                {
+                    let k = self.logit[ci].expect("checked");
+                    k.message(&self.nodes, ci, &done[&ci], &mut out);
+                }
                 (Body::Deterministic(f), Role::Slot(s)) => {
                     let md = &done[&ci];
                     let edge = &c.parents[s];

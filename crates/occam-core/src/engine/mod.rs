@@ -24,7 +24,8 @@
 //! `bound` and `messages` loop over; `access` what a compiled model answers (default schedule, moments,
 //! means, names); `driver` the run loop (sweeps, restarts, pruning); `elements` what an element
 //! reads (parent moments, priors, cached sums), `update` (2.19), `messages`, `bound`, `init`
-//! (initialisation and ancestral sampling).
+//! (initialisation and ancestral sampling); `logit` the dot product of observed rows with one
+//! Gaussian vector under a non-Gaussian child (logistic, Poisson regression) as matrix products.
 
 use crate::dist::{Dist, DistVisitor, ExpFamily, OutOfDomain};
 use crate::error::{BuildError, NotTransformable, RunError, SequenceError, StateError, ValueError};
@@ -51,6 +52,7 @@ mod gated_linear;
 mod init;
 mod joint_gaussian;
 mod linear;
+mod logit;
 mod messages;
 mod node;
 mod noncj;
@@ -114,6 +116,9 @@ struct NodeCache {
     offsets: Option<Arc<linear::Effective>>,
     /// W of a gated q-block: ⟨W_k⟩ and ⟨W_kᵀW_k⟩ (input: the node; `gated_linear`).
     gated_w: Option<Arc<gated_linear::WMoments>>,
+    /// The bound term of a fully observed child of a `logit` kernel (inputs: the node and its
+    /// parents; `logit::memo_bound`).
+    term: Option<f64>,
 }
 
 type Cache = Mutex<HashMap<usize, NodeCache>>;
@@ -127,6 +132,8 @@ pub struct Vmp {
     refresh_after: Vec<Vec<usize>>,
     /// The linear-Gaussian structure node i (its dot node F or its Gaussian child y) belongs to.
     linear: Vec<Option<Arc<linear::Linear>>>,
+    /// The data-times-vector kernel serving dot node i (module `logit`).
+    logit: Vec<Option<logit::LogitDot>>,
     /// The structure that is node i's only child, if node i may keep one covariance for all its
     /// elements (`linear::shared`).
     shared: Vec<Option<Arc<linear::Linear>>>,
@@ -178,11 +185,15 @@ impl Vmp {
                     Role::Slot(s) => {
                         entry.scores = None;
                         entry.priors = None;
+                        entry.term = None;
                         if self.linear[c].as_ref().is_some_and(|l| l.row_slot != s) {
                             entry.linear = None;
                         }
                     }
-                    Role::Selector(_) => entry.stats = None,
+                    Role::Selector(_) => {
+                        entry.stats = None;
+                        entry.term = None;
+                    }
                 }
             }
         }
@@ -209,6 +220,11 @@ impl Vmp {
             if l.f == i || l.sum == Some(i) && self.nodes[l.f].q.u.is_empty() {
                 return;
             }
+        }
+        if let Some(k) = self.logit[i] {
+            self.nodes[i].q.u = k.moments(&self.nodes, i);
+            self.changed(i);
+            return;
         }
         let node = &self.nodes[i];
         let Body::Deterministic(f) = &node.body else {

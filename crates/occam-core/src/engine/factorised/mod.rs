@@ -45,15 +45,35 @@ impl QBlock for Factorised {
 
 /// Winn (2.34)–(2.36) for node `id`, elements independent (see [`BoundTerm`]).
 pub(super) fn factorised_bound(vmp: &Vmp, cache: &Cache, id: usize, sizes: bool) -> f64 {
+    let memo = !sizes && super::logit::memo_bound(vmp, id);
+    if memo {
+        if let Some(t) = cache
+            .lock()
+            .expect("cache lock")
+            .get(&id)
+            .and_then(|e| e.term)
+        {
+            return t;
+        }
+    }
     let n = &vmp.nodes[id];
     let d = n.dist().expect("factorised nodes are stochastic");
-    d.visit(BoundTerm {
+    let t = d.visit(BoundTerm {
         cache,
         id,
         nodes: &vmp.nodes,
         node: n,
         sizes,
-    })
+    });
+    if memo {
+        cache
+            .lock()
+            .expect("cache lock")
+            .entry(id)
+            .or_default()
+            .term = Some(t);
+    }
+    t
 }
 
 /// The messages of stochastic node `id` to the parent it reads as `role` — Winn (2.18), (2.53).

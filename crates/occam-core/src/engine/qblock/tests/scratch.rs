@@ -33,6 +33,9 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
                 u: vmp.moments(id).to_vec(),
                 a,
             };
+        } else if n.q.u.is_empty() && matches!(n.body, Body::Constant) {
+            // Covariates kept as values only (`linear` points, `logit`): their fixed moments.
+            n.q.u = vmp.moments(NodeId(i)).to_vec();
         } else if vmp.serves_data(i) {
             n.q.u = vec![0.0; n.n * n.len];
             n.q.a = vec![0.0; n.n];
