@@ -11,9 +11,11 @@
 //! number is drawn, so a sweep's results depend on its seed alone. Since the warm fit is kept
 //! only where its bound is higher, no size's reported bound is below its default fit's.
 //!
-//! The warm start is tried only where it is defined: the sizes rise (K after a smaller K), the
-//! model has a mixture index whose components are the swept plate, and that index selects the
-//! components of an observed child whose rows are the index's elements, every value present.
+//! The warm start is tried only where it is defined and can help: the sizes rise (K after a
+//! smaller K), the default fit uses every component of every mixture index (where it leaves one
+//! empty, VB has already declined a component it had), the model has a mixture index whose
+//! components are the swept plate, and that index selects the components of an observed child
+//! whose rows are the index's elements, every value present.
 //! Chains (`MarkovChain` states over K) keep the default fit alone.
 
 use occam_core::prelude::Observer;
@@ -67,7 +69,7 @@ fn size(loaded: &Loaded, plate: &str) -> Option<u64> {
 /// Fits `model`, one size of a sweep of plate `plate` (`None`: not a sweep), after `previous`
 /// (the fit of the size before it in the sweep): the default fit, and where the module doc says,
 /// the warm-started fit too; the warm fit is returned only where its bound is higher by more than
-/// the fits' stopping tolerance ([`same_optimum`]), with what the warm start did.
+/// the fits' stopping tolerance (`same_optimum`), with what the warm start did.
 pub fn fit_swept(
     model: &Model,
     previous: Option<&Fitted>,
@@ -79,6 +81,17 @@ pub fn fit_swept(
     let (Some(plate), Some(previous)) = (plate, previous) else {
         return Ok((fitted, None));
     };
+    // Where the default fit already leaves a component empty, VB has declined a component it
+    // had; the split would offer it one more, and costs a fit (galaxies, K = 4..8: the warm
+    // starts reached the same optima at 1.35× the sweep's CPU time).
+    if fitted
+        .outcome()
+        .components
+        .iter()
+        .any(|c| c.in_use < c.total)
+    {
+        return Ok((fitted, None));
+    }
     let (Some(from), Some(to)) = (size(previous.loaded(), plate), size(model.loaded(), plate))
     else {
         return Ok((fitted, None));
@@ -140,10 +153,9 @@ fn warm_starts(
         if n == 0 || r.len() % n != 0 {
             return None;
         }
-        let mut k = r.len() / n;
-        for _ in 0..splits {
-            r = split(&r, n, k, &rows.1, rows.2);
-            k += 1;
+        let k = r.len() / n;
+        for more in 0..splits {
+            r = split(&r, n, k + more, &rows.1, rows.2);
         }
         out.push((v, r));
     }
