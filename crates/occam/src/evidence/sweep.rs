@@ -78,6 +78,19 @@ pub fn fit_swept(
     observer: &mut dyn Observer,
 ) -> Result<(Fitted, Option<WarmStart>)> {
     let fitted = model.fit_observed(settings, observer)?;
+    warm_swept(fitted, model, previous, plate, settings)
+}
+
+/// The second half of [`fit_swept`], for a caller that made the default fit itself (Python's
+/// `compare`, which fits with the GIL released): `fitted` is `model`'s default fit; returns it,
+/// or the warm-started fit where that is higher, with what the warm start did.
+pub fn warm_swept(
+    fitted: Fitted,
+    model: &Model,
+    previous: Option<&Fitted>,
+    plate: Option<&str>,
+    settings: &Settings,
+) -> Result<(Fitted, Option<WarmStart>)> {
     let (Some(plate), Some(previous)) = (plate, previous) else {
         return Ok((fitted, None));
     };
