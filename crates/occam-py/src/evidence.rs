@@ -108,10 +108,17 @@ pub fn compare_evidence<'py>(
             refit: Some(s.clone()),
             ..opts
         };
-        let mut rows = Vec::with_capacity(loaded.len());
+        let swept = plate.as_ref().map(|(name, _)| name.trim().to_string());
+        let mut rows: Vec<(PyFitted, String, Vec<Evidence>)> = Vec::with_capacity(loaded.len());
         for model in &loaded {
             let start = std::time::Instant::now();
             let f = fit_released(py, model, &s, None, None)?;
+            // A plate sweep's warm start from the previous size, as `occam compare --plate`.
+            let previous = rows.last().map(|r| r.0.inner());
+            let (f, warm) =
+                occam::evidence::warm_swept(f.into_inner(), model, previous, swept.as_deref(), &s)
+                    .py_err(py)?;
+            let f = PyFitted::new(f);
             let fit_seconds = start.elapsed().as_secs_f64();
             let ev: Vec<Evidence> = py.allow_threads(|| {
                 methods
@@ -120,6 +127,12 @@ pub fn compare_evidence<'py>(
                         // The bound's cost is the fit's.
                         Evidence::Estimate(mut e) if m == Method::Vb => {
                             e.seconds = fit_seconds;
+                            if let Some(w) = &warm {
+                                e.note = match e.note.is_empty() {
+                                    true => w.to_string(),
+                                    false => format!("{}; {w}", e.note),
+                                };
+                            }
                             Evidence::Estimate(e)
                         }
                         e => e,

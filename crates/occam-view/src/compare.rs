@@ -59,6 +59,7 @@ fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
             models.push(Model::from_file(&path, &data).map_err(|e| bad(e.to_string()))?);
         }
     }
+    let mut swept = None;
     if let Some(spec) = body.get("plate").and_then(Value::as_str) {
         if models.len() > 1 {
             return Err(bad(
@@ -73,6 +74,7 @@ fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
         if list.len() > MAX_MODELS {
             return Err(bad(format!("at most {MAX_MODELS} models at once")));
         }
+        swept = Some(name.trim().to_string());
         models = list
             .iter()
             .map(|&k| base.with_plate(name.trim(), k))
@@ -91,6 +93,7 @@ fn run(s: &Session, body: &Value) -> Result<Value, (u16, String)> {
     let opts = Options {
         seed: settings.seed,
         mixed_bounds,
+        plate: swept,
         ..Options::default()
     };
     let rows = compare_evidence(&models, settings, &[], &methods, &opts, &mut |_| {

@@ -31,8 +31,10 @@ pub struct Compared {
     pub difference: f64,
     /// Posterior model probability.
     pub probability: f64,
-    /// Wall-clock seconds of the model's fit (all its restarts).
+    /// Wall-clock seconds of the model's fit (all its restarts, and a sweep's warm start).
     pub seconds: f64,
+    /// What the warm start of a plate sweep did for this model (`None`: none was tried).
+    pub warm: Option<crate::evidence::WarmStart>,
 }
 
 /// Fits every model with the same settings and compares their bounds; `priors` are prior
@@ -65,6 +67,20 @@ pub fn compare_kinds(
     mixed_bounds: bool,
     observer: &mut dyn FnMut(usize) -> Box<dyn Observer>,
 ) -> Result<Vec<Compared>> {
+    compare_swept(models, settings, priors, mixed_bounds, None, observer)
+}
+
+/// [`compare_kinds`] of the models of a sweep of plate `plate` (`compare --plate`; `None`: not
+/// a sweep): each size after a smaller one is fitted from a warm start too, and the higher
+/// bound kept ([`crate::evidence::fit_swept`]; what it did is [`Compared::warm`]).
+pub fn compare_swept(
+    models: &[Model],
+    settings: &Settings,
+    priors: &[f64],
+    mixed_bounds: bool,
+    plate: Option<&str>,
+    observer: &mut dyn FnMut(usize) -> Box<dyn Observer>,
+) -> Result<Vec<Compared>> {
     if !priors.is_empty()
         && (priors.len() != models.len() || priors.iter().any(|p| !(p.is_finite() && *p > 0.0)))
     {
@@ -73,12 +89,15 @@ pub fn compare_kinds(
             models.len()
         )));
     }
-    let mut fitted = Vec::with_capacity(models.len());
+    let mut fitted: Vec<Fitted> = Vec::with_capacity(models.len());
     let mut seconds = Vec::with_capacity(models.len());
+    let mut warm = Vec::with_capacity(models.len());
     for (i, m) in models.iter().enumerate() {
         let mut obs = observer(i);
         let start = std::time::Instant::now();
-        fitted.push(m.fit_observed(settings, obs.as_mut())?);
+        let (f, w) = crate::evidence::fit_swept(m, fitted.last(), plate, settings, obs.as_mut())?;
+        fitted.push(f);
+        warm.push(w);
         seconds.push(start.elapsed().as_secs_f64());
     }
     check_kinds(&fitted.iter().collect::<Vec<_>>(), mixed_bounds)?;
@@ -89,11 +108,13 @@ pub fn compare_kinds(
         .into_iter()
         .zip(probs)
         .zip(seconds)
-        .map(|((f, p), seconds)| Compared {
+        .zip(warm)
+        .map(|(((f, p), seconds), warm)| Compared {
             difference: f.bound() - best,
             probability: p,
             fitted: f,
             seconds,
+            warm,
         })
         .collect())
 }

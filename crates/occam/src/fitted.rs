@@ -189,6 +189,33 @@ impl Model {
         })
     }
 
+    /// Fits the model with the variables `starts` (IR index, moments of every element) started
+    /// from the given moments instead of their default start: the warm start of a plate sweep
+    /// (module `evidence::sweep`).
+    pub(crate) fn fit_started(
+        &self,
+        settings: &Settings,
+        starts: &[(usize, Vec<f64>)],
+        observer: &mut dyn Observer,
+    ) -> Result<Fitted> {
+        settings.validate()?;
+        let l = &self.loaded;
+        let mut lowered = crate::lower::lower(&l.model, l.src(), &l.data, true)?;
+        for (v, u) in starts {
+            let node = lowered.var_nodes[*v];
+            lowered
+                .graph
+                .initialize(node, occam_core::prelude::Init::Moments(u.clone()));
+        }
+        let mut compiled = crate::lower::compile(lowered, &l.model, l.src())?;
+        let outcome = driver::fit(l, &mut compiled, settings, observer)?;
+        Ok(Fitted {
+            loaded: self.loaded.clone(),
+            compiled,
+            outcome,
+        })
+    }
+
     /// Compiles and fits the model.
     pub fn fit(&self, settings: &Settings) -> Result<Fitted> {
         self.fit_observed(settings, &mut ())

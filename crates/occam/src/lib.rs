@@ -106,7 +106,9 @@ mod warning;
 /// the surfaces that reach them through the facade.
 pub use occam_binary as binary;
 
-pub use compare::{check_kinds, compare, compare_kinds, compare_observed, probabilities, Compared};
+pub use compare::{
+    check_kinds, compare, compare_kinds, compare_observed, compare_swept, probabilities, Compared,
+};
 pub use data::DataSet;
 pub use driver::{Components, Outcome, Settings};
 pub use error::{Error, Result};

@@ -130,9 +130,15 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     if methods != [occam::evidence::Method::Vb] || a.average.is_some() || a.plot.is_some() {
         return super::compare_methods::run(a, &models, &settings, &priors, &methods);
     }
-    let compared = occam::compare_kinds(&models, &settings, &priors, a.mixed_bounds, &mut |i| {
-        Box::new(Bar::new(models[i].name())) as Box<dyn Observer>
-    })
+    let plate = super::compare_methods::swept_plate(a);
+    let compared = occam::compare_swept(
+        &models,
+        &settings,
+        &priors,
+        a.mixed_bounds,
+        plate.as_deref(),
+        &mut |i| Box::new(Bar::new(models[i].name())) as Box<dyn Observer>,
+    )
     .map_err(|e| match e {
         Error::Usage(m) if m.starts_with("priors:") => Error::Usage(format!("--{m}")),
         e => e,
@@ -152,7 +158,8 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             .iter()
             .zip(&probs)
             .zip(&seconds)
-            .map(|(((name, o), p), t)| {
+            .zip(&compared)
+            .map(|((((name, o), p), t), c)| {
                 let mut row = json!({
                     "seconds": t,
                     "model": name,
@@ -165,6 +172,14 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                     "components": o.components,
                     "warnings": o.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
                 });
+                if let Some(w) = &c.warm {
+                    row["warm_start"] = json!({
+                        "from": w.from,
+                        "default_bound": w.default_bound,
+                        "warm_bound": w.warm_bound,
+                        "kept": w.kept,
+                    });
+                }
                 // Only for bounds that are not the exact ELBO (other reports are unchanged).
                 if o.bound_quality != occam::quality::BoundQuality::Exact {
                     row["bound_quality"] = json!(o.bound_quality);
@@ -223,6 +238,11 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         .any(|(_, o)| o.bound_quality != occam::quality::BoundQuality::Exact)
     {
         outln!("bound kind: {}", kinds.join(", "));
+    }
+    for (c, (name, _)) in compared.iter().zip(&rows) {
+        if let Some(w) = &c.warm {
+            outln!("{name}: {w}");
+        }
     }
     for ((name, o), _) in rows.iter().zip(&probs) {
         for w in &o.warnings {

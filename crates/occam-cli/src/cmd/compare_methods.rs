@@ -56,6 +56,13 @@ pub fn sweep(models: &[Model], spec: &str) -> Result<Vec<Model>> {
         .collect()
 }
 
+/// The plate of `--plate NAME=SIZES` (the sweep's warm starts run along it).
+pub fn swept_plate(a: &CompareArgs) -> Option<String> {
+    let spec = a.plate.as_deref()?;
+    spec.split_once('=')
+        .map(|(name, _)| name.trim().to_string())
+}
+
 /// Runs the comparison by `methods` and prints it.
 pub fn run(
     a: &CompareArgs,
@@ -74,6 +81,7 @@ pub fn run(
         ais_moves: occam::evidence::AisMoves::parse(&a.ais_moves)?,
         folds: a.folds,
         mixed_bounds: a.mixed_bounds,
+        plate: swept_plate(a),
         ..Options::default()
     };
     let rows = compare_evidence(models, settings, priors, methods, &opts, &mut |i| {

@@ -117,14 +117,21 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                 Err(why) => na(why.to_string()),
             }
         }
-        Method::Cs | Method::Cv if flat.chain.is_some() => na(format!(
-            "{} of a hidden Markov chain is not implemented",
-            if method == Method::Cs {
-                "Cheeseman–Stutz"
-            } else {
-                "cross-validation"
+        Method::Cv if flat.chain.is_some() => {
+            na("cross-validation of a hidden Markov chain is not implemented".into())
+        }
+        Method::Cs if flat.chain.is_some() => {
+            match q_mean(&flat, fitted).and_then(|t| hmm_cs::cheeseman_stutz(&flat, &t)) {
+                Ok(v) => done(
+                    Kind::Asymptotic,
+                    v,
+                    None,
+                    None,
+                    "expected statistics of the paths by forward–backward at θ̂ = q's mean".into(),
+                ),
+                Err(why) => na(why.to_string()),
             }
-        )),
+        }
         Method::Cs => {
             match q_mean(&flat, fitted).and_then(|t| cs::cheeseman_stutz(&flat, fitted, &t)) {
                 Ok(v) => done(

@@ -15,7 +15,7 @@ use super::NotApplicable;
 use super::Options;
 
 /// The symmetric concentration of a Dirichlet parameter.
-fn alpha(flat: &Flat, p: usize) -> Result<f64, NotApplicable> {
+pub(crate) fn alpha(flat: &Flat, p: usize) -> Result<f64, NotApplicable> {
     match flat.params[p].prior {
         Prior::Dirichlet { alpha, .. } => Ok(alpha),
         _ => Err(NotApplicable::part(&flat.params[p].name, "not a Dirichlet")),
@@ -34,6 +34,36 @@ pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, NotApplicable> {
             opts.max_assignments
         )));
     }
+    let (groups, width, unit_stats) = step_statistics(flat)?;
+    let mut walk = Walk {
+        groups: &groups,
+        width,
+        stats: &unit_stats,
+        k,
+        t_len,
+        units,
+        a0: alpha(flat, chain.initial)?,
+        aa: alpha(flat, chain.transition)?,
+        state_stats: vec![0.0; k * width],
+        initial: vec![0.0; k],
+        transitions: vec![0.0; k * k],
+        path: vec![0; units],
+        terms: Vec::new(),
+    };
+    walk.walk(0);
+    Ok(super::density::log_sum_exp(&walk.terms))
+}
+
+/// The observations of a chain model as conjugate groups (one per observed variable, at its
+/// offset in a state's statistics): the groups, the width of a state's statistics and each
+/// step's statistics (S·T steps × width). An error when an emission parameter is not conjugate
+/// to the values that read it, or is shared by the states.
+#[allow(clippy::type_complexity)]
+pub(crate) fn step_statistics(
+    flat: &Flat,
+) -> Result<(Vec<(Conjugate, usize)>, usize, Vec<f64>), NotApplicable> {
+    let t_len = flat.chain.as_ref().expect("a chain model").steps;
+    let units = flat.n * t_len;
     // One conjugate group per observed variable; its statistics per step, units × width.
     let mut groups: Vec<(Conjugate, usize)> = Vec::new();
     let mut width = 0;
@@ -62,23 +92,7 @@ pub(crate) fn exact(flat: &Flat, opts: &Options) -> Result<f64, NotApplicable> {
             }
         }
     }
-    let mut walk = Walk {
-        groups: &groups,
-        width,
-        stats: &unit_stats,
-        k,
-        t_len,
-        units,
-        a0: alpha(flat, chain.initial)?,
-        aa: alpha(flat, chain.transition)?,
-        state_stats: vec![0.0; k * width],
-        initial: vec![0.0; k],
-        transitions: vec![0.0; k * k],
-        path: vec![0; units],
-        terms: Vec::new(),
-    };
-    walk.walk(0);
-    Ok(super::density::log_sum_exp(&walk.terms))
+    Ok((groups, width, unit_stats))
 }
 
 /// Depth-first walk over the state paths.

@@ -9,7 +9,7 @@
 //! | `exact` | closed form of a one-layer conjugate model; all K^N assignments of a small mixture (module `exact`) | recognised models |
 //! | `laplace` | F(η*) + (d/2) ln 2π − ½ ln \|A\| at the MAP in unconstrained coordinates (module `laplace`), + ln K!/Π m_g! for a mixture | recognised models |
 //! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
-//! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`) | recognised conjugate models |
+//! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`; a chain's from forward–backward at q's mean, module `hmm_cs`) | recognised conjugate models |
 //! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
 //! | `ais` | annealed importance sampling from the prior along the collapsed power posteriors, Hamiltonian and re-seeding transitions (module `ais_hmc`; `Options::ais_moves` = Gibbs: module `ais`) | recognised (semi-)conjugate models |
 //! | `cv` | K-fold cross-validation: Σ_i ln p(x_i \| other folds) under q (module `cv`); not ln p(D) | recognised models |
@@ -34,6 +34,7 @@ mod estimate;
 mod exact;
 mod flat;
 mod hmm;
+mod hmm_cs;
 mod hmm_exact;
 #[cfg(test)]
 mod hmm_tests;
@@ -44,6 +45,7 @@ mod laplace_tests;
 mod not_applicable;
 mod proposal;
 mod relabel;
+mod sweep;
 mod table;
 mod unconstrained;
 
@@ -51,6 +53,7 @@ pub use average::average;
 pub use average_rows::{average_rows, Averaged};
 pub use estimate::{estimate, free_parameters};
 pub use not_applicable::NotApplicable;
+pub use sweep::{fit_swept, warm_swept, WarmStart};
 pub use table::{compare_evidence, set_probabilities, weights, EvidenceRow};
 
 use crate::error::{Error, Result};
@@ -305,6 +308,10 @@ pub struct Options {
     /// different kinds (exact, lower bound, approximate); refused otherwise
     /// ([`crate::check_kinds`], `--mixed-bounds`).
     pub mixed_bounds: bool,
+    /// The plate the models of a sweep differ in (`compare --plate`): [`compare_evidence`] fits
+    /// each size after a smaller one from a warm start too and keeps the higher bound (module
+    /// `sweep`).
+    pub plate: Option<String>,
 }
 
 impl Default for Options {
@@ -321,6 +328,7 @@ impl Default for Options {
             folds: 5,
             refit: None,
             mixed_bounds: false,
+            plate: None,
         }
     }
 }

@@ -51,11 +51,13 @@ pub fn compare_evidence(
         refit: Some(opts.refit.clone().unwrap_or_else(|| settings.clone())),
         ..opts.clone()
     };
-    let mut rows = Vec::with_capacity(models.len());
+    let mut rows: Vec<EvidenceRow> = Vec::with_capacity(models.len());
     for (i, m) in models.iter().enumerate() {
         let mut obs = observer(i);
         let start = Instant::now();
-        let fitted = m.fit_observed(settings, obs.as_mut())?;
+        let previous = rows.last().map(|r| &r.fitted);
+        let (fitted, warm) =
+            super::fit_swept(m, previous, opts.plate.as_deref(), settings, obs.as_mut())?;
         let fit_seconds = start.elapsed().as_secs_f64();
         let evidence = methods
             .iter()
@@ -64,6 +66,12 @@ pub fn compare_evidence(
                 if let Evidence::Estimate(e) = &mut e {
                     if method == Method::Vb {
                         e.seconds = fit_seconds;
+                        if let Some(w) = &warm {
+                            e.note = match e.note.is_empty() {
+                                true => w.to_string(),
+                                false => format!("{}; {w}", e.note),
+                            };
+                        }
                     }
                 }
                 e

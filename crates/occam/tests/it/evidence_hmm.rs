@@ -155,10 +155,7 @@ fn chain_estimates_do_not_depend_on_the_thread_count() {
 fn what_does_not_apply_to_a_chain_says_why() {
     let x = regimes(7);
     let f = fit(GAUSSIAN, &[("x", 7, x)]);
-    for (m, why) in [
-        (Method::Cs, "Cheeseman–Stutz of a hidden Markov chain"),
-        (Method::Cv, "cross-validation of a hidden Markov chain"),
-    ] {
+    for (m, why) in [(Method::Cv, "cross-validation of a hidden Markov chain")] {
         match estimate(&f, m, &Options::default()) {
             Evidence::NotApplicable { reason, .. } => assert!(reason.contains(why), "{reason}"),
             Evidence::Estimate(e) => panic!("{} applied: {e:?}", m.name()),
