@@ -53,7 +53,7 @@ x[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
 SEED = 0
 LINES = []
 # A worker's peak RSS growth per row it holds, measured at N = 10⁶ (release wheel).
-BYTES_PER_ROW = 400
+BYTES_PER_ROW = 285
 
 
 def out(record):
