@@ -8,13 +8,15 @@ import numpy as _np
 
 from . import _occam
 from ._errors import UsageError
-from ._shards import _read
+from ._shards import _call_one, _read
 
 
 class _RandomRows:
     """Minibatches of random rows for stochastic VB (``batch_rows``): the engine's order over all
-    N rows cut as ``EpochOrder::next_minibatches`` cuts it, each minibatch's rows gathered from
-    the shards' arrays (shard 0's rows first) and the model compiled on them in this process —
+    N rows cut by the engine (``EpochOrder.next_minibatches``), each minibatch's rows gathered
+    from the shards' arrays (shard 0's rows first; the arrays along the data plate, as the
+    compiled model names them: ``Shard.along_plate``) and the model compiled on them in this
+    process —
     the minibatch is B rows, small beside a shard — for its step, as the engine's
     ``Svi::step``: its locals given the globals, then each global from its messages scaled by
     N/|B|."""
@@ -24,6 +26,7 @@ class _RandomRows:
         self.runner, self.batch_rows = runner, batch_rows
         self.sizes = [size for _, size in runner.call("plate", [()] * len(runner.shards))]
         self.total = sum(self.sizes)
+        self.along = set(_call_one(runner, 0, "along_plate"))
         self.arrays = []
         for s, d in enumerate(data):
             arrays = {}
@@ -39,21 +42,18 @@ class _RandomRows:
             self.arrays.append(arrays)
         self.starts = _np.cumsum([0] + self.sizes)
 
-    def minibatches(self, perm):
-        perm = list(perm)
-        return [sorted(perm[a:a + self.batch_rows])
-                for a in range(0, len(perm), self.batch_rows)]
+    def minibatches(self, order):
+        """The next epoch's minibatches from ``order`` (an ``EpochOrder`` over the N rows)."""
+        return order.next_minibatches(self.batch_rows)
 
     def data(self, rows):
-        """The minibatch's data: every array with its shard's rows along the plate, gathered;
-        any other array from shard 0."""
+        """The minibatch's data: every array along the data plate with its shard's rows,
+        gathered; any other array from shard 0."""
         rows = _np.asarray(rows)
         shard = _np.searchsorted(self.starts, rows, side="right") - 1
         out = {}
         for name, first in self.arrays[0].items():
-            along = all(a[name].ndim > 0 and a[name].shape[0] == n
-                        for a, n in zip(self.arrays, self.sizes))
-            if not along:
+            if name not in self.along:
                 out[name] = first
                 continue
             parts = [_np.asarray(self.arrays[s][name])[rows[shard == s] - self.starts[s]]

@@ -43,6 +43,12 @@ class _Shard:
     def plate(self):
         return self.shard.plate()
 
+    def along_plate(self):
+        return self.shard.along_plate()
+
+    def bound_noise(self):
+        return self.shard.bound_noise()
+
     def observed_values(self):
         return self.shard.observed_values()
 

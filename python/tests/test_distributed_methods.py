@@ -83,6 +83,23 @@ def test_random_row_minibatches_reach_the_batch_means_for_any_cut():
         od.fit(GMM, cut(x, SIZES), batch_rows=10)
 
 
+def test_random_rows_keep_an_array_of_another_plate_whole():
+    """An array with as many rows as every shard but another plate (prior means over K = 3
+    components, shards of 3 rows) is not cut into minibatches (the compiled model names the
+    data plate's arrays); with m0 = 0 the run is the constant-mean mixture's."""
+    m0_model = GMM.replace("plates N, D from data x\n", "plates N, D from data x\ndata m0[K] over D\n")
+    m0_model = m0_model.replace("MvGaussian(mean = 0,", "MvGaussian(mean = m0,")
+    assert "mean = m0" in m0_model
+    x = gmm_data(30, seed=11)
+    shards = cut(x, [3] * 10)
+    kw = dict(seed=3, max_iter=5, tol=None, method="svi", bound_every=1, batch_rows=4)
+    a = od.fit(m0_model, [{**d, "m0": np.zeros((3, 2))} for d in shards], **kw)
+    b = od.fit(GMM, shards, **kw)
+    assert a.steps == b.steps == 5 * 8
+    close(a.bound_trace, b.bound_trace)
+    close(a.moments("mu"), b.moments("mu"))
+
+
 def test_stochastic_vb_refuses_step_sizes_outside_robbins_monro():
     with pytest.raises(occam.UsageError, match="kappa = 0.5"):
         od.fit(GMM, cut(data(), SIZES), method="svi", kappa=0.5)

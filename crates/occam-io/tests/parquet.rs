@@ -135,3 +135,39 @@ fn bad_files_and_columns_are_located_errors() {
         .to_string();
     assert!(e.contains("none.parquet"), "{e}");
 }
+
+#[test]
+fn a_text_column_left_out_is_not_read_and_asked_for_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.parquet");
+    with_text(&path, &[1.0, 2.0, 3.0]);
+    let spec = format!("{}:a", path.display());
+    let (p, sel) = occam_io::data::split_selection(&spec, "--data `x=t.parquet:a`").unwrap();
+    let t = occam_io::data::read_selected("x", &p, &sel).unwrap();
+    assert_eq!((t.rows, t.cols), (3, 1));
+    assert_eq!(t.values, [1.0, 2.0, 3.0]);
+    assert_eq!(t.header, Some(vec!["a".to_string()]));
+    // By block: the column left out is missing, never decoded.
+    let f = ParquetChunks::open(&path).unwrap();
+    let keep = f.keep(&["a".to_string()], "").unwrap();
+    assert_eq!(keep, [true, false]);
+    let b = f.read_columns("x", 1, 3, Some(&keep)).unwrap();
+    assert_eq!((b.rows, b.cols), (2, 2));
+    assert_eq!((b.values[0], b.values[2]), (2.0, 3.0));
+    assert_eq!(b.present, [true, false, true, false]);
+    // Asked for by name or position, or with every column: the error names it.
+    for wanted in ["name", "1", "0..2"] {
+        let spec = format!("{}:{wanted}", path.display());
+        let (p, sel) = occam_io::data::split_selection(&spec, "").unwrap();
+        let e = occam_io::data::read_selected("x", &p, &sel)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.parquet: column 2 `name` holds BYTE_ARRAY values, not numbers")
+                && e.contains("leave it out"),
+            "{wanted}: {e}"
+        );
+    }
+    let e = read("x", &path).unwrap_err().to_string();
+    assert!(e.contains("`FILE:COLUMNS`"), "{e}");
+}

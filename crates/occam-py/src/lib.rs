@@ -29,6 +29,7 @@ fn _occam(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fitted::PyFitted>()?;
     m.add_class::<shard::PyShard>()?;
     m.add_class::<shard::PyEpochOrder>()?;
+    m.add_function(wrap_pyfunction!(shard::check_decrease, m)?)?;
     m.add_class::<view::PyView>()?;
     m.add_function(wrap_pyfunction!(view::view_fitted, m)?)?;
     m.add_function(wrap_pyfunction!(model::compare, m)?)?;

@@ -39,6 +39,18 @@ impl PyShard {
         })
     }
 
+    /// The names of the data arrays along the data plate (the model's: its variables whose
+    /// outermost plate is the data plate); a minibatch of rows cuts these and no other.
+    fn along_plate(&self) -> Vec<String> {
+        self.inner.along_plate()
+    }
+
+    /// This shard's `(bound round-off, importance-sampled variance)`, its part of the sharded
+    /// decrease allowance (`check_decrease`).
+    fn bound_noise(&self) -> (f64, f64) {
+        self.inner.bound_noise()
+    }
+
     /// `(data plate, its size on this shard)`.
     fn plate(&self) -> (String, usize) {
         let (p, n) = self.inner.plate();
@@ -161,4 +173,43 @@ impl PyEpochOrder {
     fn next_epoch(&mut self) -> Vec<usize> {
         self.inner.next_epoch().to_vec()
     }
+
+    /// The next epoch's minibatches of rows, for an order over N rows (`minibatches` = N): the
+    /// next permutation cut, in its order, into lists of `batch` rows (the last may be smaller),
+    /// each sorted — the engine's `EpochOrder::next_minibatches`, as `occam fit --shards ...
+    /// --batch-rows` cuts them.
+    fn next_minibatches(&mut self, batch: usize) -> Vec<Vec<usize>> {
+        self.inner.next_minibatches(batch)
+    }
+}
+
+/// The engine's decrease test of a sharded sweep (`occam::shard::check_decrease`): the bound went
+/// from `prev` to `now` at sweep `iteration`; `noise()` returns every shard's `bound_noise()`
+/// (called only when the bound fell by more than 1e-9 of |L|). Returns None, or the warning's
+/// text for a decrease; in `strict` mode a decrease raises `RunError`.
+#[pyfunction]
+pub fn check_decrease(
+    py: Python<'_>,
+    prev: f64,
+    now: f64,
+    noise: &Bound<'_, PyAny>,
+    iteration: usize,
+    strict: bool,
+) -> PyResult<Option<String>> {
+    crate::errors::guard(py, || {
+        let mut failed = None;
+        let parts = || match noise.call0().and_then(|v| v.extract::<Vec<(f64, f64)>>()) {
+            Ok(v) => v,
+            Err(e) => {
+                failed = Some(e);
+                // No allowance: the decrease is reported, and the callback's error raised.
+                Vec::new()
+            }
+        };
+        let r = occam::shard::check_decrease(prev, now, parts, iteration, strict);
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        r.py_err(py)
+    })
 }

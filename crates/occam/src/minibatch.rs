@@ -2,15 +2,36 @@
 //! the rows a minibatch names (indices into all the shards' rows, shard 0's first) are gathered
 //! from the shards' data tables, and the model is compiled on them. The pruning screen draws its
 //! subsample through the same gathering ([`gather`] on one data set).
+//!
+//! Which tables are cut by rows is the model's to say ([`along_plate`]: the data of the variables
+//! whose outermost plate is the data plate), not the tables' row counts: a table of another plate
+//! (prior means over K components) may have as many rows as a shard by coincidence.
 
 use crate::data::{DataSet, Table};
+use crate::model::Loaded;
+
+/// The names of the data tables along `plate` in `loaded`'s model: those of the variables
+/// (observed, or data inputs) whose outermost plate is `plate`, the tables a shard holds some
+/// rows of. Sorted.
+pub fn along_plate(loaded: &Loaded, plate: &str) -> Vec<String> {
+    let m = &loaded.model;
+    let mut out: Vec<String> = m
+        .variables
+        .iter()
+        .filter(|v| v.plates.first().is_some_and(|&p| m.plates[p].name == plate))
+        .filter(|v| loaded.data.tables.contains_key(&v.name))
+        .map(|v| v.name.clone())
+        .collect();
+    out.sort();
+    out
+}
 
 /// The data of `rows` (ascending indices into the concatenated rows of `data`, whose shard s
-/// has `sizes[s]` rows along the data plate): every table of `sizes[s]` rows on every shard is
-/// along the plate and gives the rows it holds, in order; any other table is taken from shard 0
-/// as it is. (The shards' data were read and checked when they were compiled, so a minibatch's
-/// rows raise no new data error.)
-pub fn gather(data: &[DataSet], sizes: &[usize], rows: &[usize]) -> DataSet {
+/// has `sizes[s]` rows along the data plate): every table named in `along` ([`along_plate`])
+/// gives the rows it holds, in order (a table with k lines per element of the plate, k lines
+/// per row); any other table is taken from shard 0 as it is. (The shards' data were read and
+/// checked when they were compiled, so a minibatch's rows raise no new data error.)
+pub fn gather(data: &[DataSet], sizes: &[usize], rows: &[usize], along: &[String]) -> DataSet {
     let Some(first) = data.first() else {
         return DataSet::new();
     };
@@ -28,24 +49,25 @@ pub fn gather(data: &[DataSet], sizes: &[usize], rows: &[usize]) -> DataSet {
         .tables
         .iter()
         .map(|(name, t0)| {
-            let along = data.iter().zip(sizes).all(|(d, &n)| {
-                d.tables
-                    .get(name)
-                    .is_some_and(|t| t.rows == n && t.cols == t0.cols)
-            });
-            let t = if along {
+            // Lines per row of the plate (1, or a chain's steps per sequence), from shard 0.
+            let per = match sizes.first() {
+                Some(&n) if n > 0 && t0.rows % n == 0 => t0.rows / n,
+                _ => 1,
+            };
+            let t = if along.contains(name) {
                 let cols = t0.cols;
-                let mut values = Vec::with_capacity(at.len() * cols);
-                let mut present = Vec::with_capacity(at.len() * cols);
+                let w = per * cols;
+                let mut values = Vec::with_capacity(at.len() * w);
+                let mut present = Vec::with_capacity(at.len() * w);
                 for &(s, r) in &at {
                     let t = &data[s].tables[name];
-                    values.extend_from_slice(&t.values[r * cols..(r + 1) * cols]);
-                    present.extend_from_slice(&t.present[r * cols..(r + 1) * cols]);
+                    values.extend_from_slice(&t.values[r * w..(r + 1) * w]);
+                    present.extend_from_slice(&t.present[r * w..(r + 1) * w]);
                 }
                 Table {
                     name: t0.name.clone(),
                     file: t0.file.clone(),
-                    rows: at.len(),
+                    rows: at.len() * per,
                     cols,
                     values,
                     present,

@@ -95,6 +95,19 @@ impl Shard {
         &mut self.compiled.vmp
     }
 
+    /// The names of the data arrays along the data plate (a minibatch of rows cuts these; any
+    /// other array is the same on every shard): `crate::minibatch::along_plate`.
+    pub fn along_plate(&self) -> Vec<String> {
+        crate::minibatch::along_plate(self.model.loaded(), self.split.plate())
+    }
+
+    /// This shard's part of a decrease allowance: `(bound round-off, importance-sampled
+    /// variance)` ([`check_decrease`] sums them over the shards).
+    pub fn bound_noise(&self) -> (f64, f64) {
+        let v = &self.compiled.vmp;
+        (v.bound_roundoff(), v.sampling_variance())
+    }
+
     /// The data plate and its size on this shard.
     pub fn plate(&self) -> (&str, usize) {
         let p = self.split.plate();
@@ -234,6 +247,32 @@ pub fn split_of(
     Ok((split.plate().to_string(), vars))
 }
 
+/// The engine's decrease test of a sweep over shards run elsewhere (`occam.distributed`): the
+/// bound went from `prev` to `now` at sweep `iteration`; `noise()` gives every shard's
+/// [`Shard::bound_noise`] (asked only when the bound fell by more than 10⁻⁹ of |L|), summed into
+/// the sharded allowance (`occam_core::engine::shards_allowance`). `Ok(None)`: no decrease;
+/// `Ok(Some(text))`: a decrease, to warn of; in `strict` mode a decrease is an error.
+pub fn check_decrease(
+    prev: f64,
+    now: f64,
+    noise: impl FnOnce() -> Vec<(f64, f64)>,
+    iteration: usize,
+    strict: bool,
+) -> Result<Option<String>> {
+    let mut warnings = Vec::new();
+    occam_core::engine::check_decrease(
+        prev,
+        now,
+        || occam_core::engine::shards_allowance(noise()),
+        iteration,
+        || "(sharded sweep)".into(),
+        strict,
+        &mut warnings,
+    )
+    .map_err(run_error)?;
+    Ok(warnings.first().map(|w| w.to_string()))
+}
+
 /// A fit over shards in one process.
 pub struct ShardedFitted {
     /// The shards after the fit (the globals alike on each); of a fit over a file read in
@@ -317,8 +356,12 @@ pub fn fit_shards(
     // Stochastic VB over minibatches of random rows: each compiled from the rows gathered from
     // the shards' data (`crate::minibatch`).
     let sizes = data_rows(&sharded);
+    let along = match parts.first() {
+        Some((model, ..)) => crate::minibatch::along_plate(model.loaded(), sharded.split().plate()),
+        None => Vec::new(),
+    };
     let make: &mut MakeBatch = &mut |rows: &[usize]| -> std::result::Result<Vmp, RunError> {
-        let batch = crate::minibatch::gather(data, &sizes, rows);
+        let batch = crate::minibatch::gather(data, &sizes, rows, &along);
         Shard::new(name, source, &batch, plate)
             .map(|s| s.compiled.vmp)
             .map_err(|e| RunError::Schedule(format!("a minibatch of {} rows: {e}", rows.len())))

@@ -32,7 +32,7 @@ use occam_core::graph::NodeId;
 use crate::data::DataSet;
 use crate::error::{Error, Result};
 use crate::shard::{Method, Shard, ShardedFitted};
-use occam_io::data::{CsvChunks, NpyChunks, ParquetChunks};
+use occam_io::data::{CsvChunks, NpyChunks, ParquetChunks, Selection};
 
 /// The file a stream reads: `.npy` by seek and read of a block of rows, Parquet by the row
 /// groups that hold a block, CSV by block of lines.
@@ -47,11 +47,16 @@ struct Chunks {
     name: String,
     file: Source,
     bounds: Vec<(usize, usize)>,
+    /// The columns chosen (`FILE:COLUMNS`), or all.
+    columns: Selection,
+    /// Of a Parquet file, the columns read (the others, maybe text, are never decoded).
+    keep: Option<Vec<bool>>,
 }
 
 impl Chunks {
-    /// The chunks of `path` (`.npy`, `.parquet`, or else CSV), `chunk_rows` rows each.
-    fn open(name: &str, path: &Path, chunk_rows: usize) -> Result<Chunks> {
+    /// The chunks of `path` (`.npy`, `.parquet`, or else CSV), `chunk_rows` rows each, of the
+    /// columns `columns` chooses.
+    fn open(name: &str, path: &Path, chunk_rows: usize, columns: &Selection) -> Result<Chunks> {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -70,8 +75,14 @@ impl Chunks {
             let rows = f.rows;
             (Source::Csv(f), rows)
         };
+        let keep = match (&file, &columns.columns) {
+            (Source::Parquet(f), Some(w)) => Some(f.keep(w, &context(columns))?),
+            _ => None,
+        };
         Ok(Chunks {
             name: name.to_string(),
+            columns: columns.clone(),
+            keep,
             file,
             bounds: (0..rows)
                 .step_by(chunk_rows)
@@ -89,15 +100,30 @@ impl Chunks {
                 d.insert_array(&self.name, to - from, f.cols, values, None)?;
             }
             Source::Parquet(f) => {
-                let t = f.read(&self.name, from, to)?;
+                let t = f.read_columns(&self.name, from, to, self.keep.as_deref())?;
                 d.tables.insert(self.name.clone(), t);
             }
             Source::Csv(f) => {
-                let t = f.read(&self.name, c)?;
+                let wanted = self.columns.columns.as_deref();
+                let context = context(&self.columns);
+                let t = f.read_columns(&self.name, c, wanted.map(|w| (w, context.as_str())))?;
                 d.tables.insert(self.name.clone(), t);
             }
         }
+        if self.columns.columns.is_some() {
+            let t = d.tables[&self.name].select(&self.columns)?;
+            d.tables.insert(self.name.clone(), t);
+        }
         Ok(d)
+    }
+}
+
+/// `` in --stream `x=f.csv:a` `` for messages, or nothing.
+fn context(sel: &Selection) -> String {
+    if sel.arg.is_empty() {
+        String::new()
+    } else {
+        format!(" in {}", sel.arg)
     }
 }
 
@@ -134,6 +160,30 @@ pub fn fit_stream(
     o: &ShardRunOptions,
     observer: &mut dyn Observer,
 ) -> Result<ShardedFitted> {
+    let all = Selection::default();
+    fit_stream_columns(name, source, data_name, path, &all, chunk_rows, o, observer)
+}
+
+/// [`fit_stream`] of the columns `columns` chooses (`FILE:COLUMNS`; its rows must be all): only
+/// they must hold numbers, so a text column left out of a CSV or Parquet file is skipped (a
+/// Parquet column left out is never read), as `--data FILE:COLUMNS` skips it.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_stream_columns(
+    name: &str,
+    source: &str,
+    data_name: &str,
+    path: &Path,
+    columns: &Selection,
+    chunk_rows: usize,
+    o: &ShardRunOptions,
+    observer: &mut dyn Observer,
+) -> Result<ShardedFitted> {
+    if columns.rows.is_some() {
+        return Err(Error::Usage(format!(
+            "{}: a file read in chunks is read whole: choose columns (FILE:COLUMNS), not rows",
+            columns.arg
+        )));
+    }
     o.check().map_err(|e| Error::Usage(e.to_string()))?;
     if o.method == Method::Memoized {
         return Err(Error::Usage(
@@ -152,7 +202,7 @@ pub fn fit_stream(
     if chunk_rows == 0 {
         return Err(Error::Usage("chunks of 0 rows: give 1 or more".into()));
     }
-    let chunks = Chunks::open(data_name, path, chunk_rows)?;
+    let chunks = Chunks::open(data_name, path, chunk_rows, columns)?;
     if chunks.bounds.is_empty() {
         return Err(Error::Usage(format!("{}: no rows", path.display())));
     }

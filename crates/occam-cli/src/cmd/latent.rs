@@ -30,7 +30,7 @@ pub enum LatentCommand {
 /// Arguments of `occam latent mbpca`.
 #[derive(Args, Debug)]
 pub struct MbpcaArgs {
-    /// Data file (CSV with a header, .npy or .npz); FILE:COLUMNS@ROWS chooses columns and rows
+    /// Data file (CSV with a header, .npy, .npz or .parquet); FILE:COLUMNS@ROWS chooses columns and rows
     /// as --data does.
     pub data: String,
     /// Latent dimension of each component (default d − 1).
@@ -50,7 +50,7 @@ pub struct MbpcaArgs {
 /// Arguments of `occam latent ica`.
 #[derive(Args, Debug)]
 pub struct IcaArgs {
-    /// Data file (CSV with a header, .npy or .npz); FILE:COLUMNS@ROWS chooses columns and rows
+    /// Data file (CSV with a header, .npy, .npz or .parquet); FILE:COLUMNS@ROWS chooses columns and rows
     /// as --data does.
     pub data: String,
     /// Model sources (default: the number of sensors).

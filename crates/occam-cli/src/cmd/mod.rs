@@ -74,11 +74,12 @@ pub struct HelpArgs {
 /// `--data NAME=FILE`, repeatable.
 #[derive(Args, Debug, Clone, Default)]
 pub struct DataArgs {
-    /// Attach data: NAME=FILE (.csv with a header, .npy or .npz). Without it, NAME.csv next to
-    /// the model is used for each observed variable. FILE:COLUMNS@ROWS chooses columns (header
-    /// names, or positions counted from 0 and ranges with the end excluded:
-    /// x=f.csv:eruptions,waiting, x=f.csv:1..3) and rows, counted the same way (@..200 and
-    /// @200.., or by fraction @..80% and @80%..; add ,shuffle=SEED for a seeded random split).
+    /// Attach data: NAME=FILE (.csv with a header, .npy, .npz or .parquet). Without it, NAME.csv
+    /// next to the model is used for each observed variable. FILE:COLUMNS@ROWS chooses columns
+    /// (header names, or positions counted from 0 and ranges with the end excluded:
+    /// x=f.csv:eruptions,waiting, x=f.csv:1..3; a text column left out is skipped) and rows,
+    /// counted the same way (@..200 and @200.., or by fraction @..80% and @80%..; add
+    /// ,shuffle=SEED for a seeded random split).
     #[arg(long = "data", value_name = "NAME=FILE")]
     pub data: Vec<String>,
 }

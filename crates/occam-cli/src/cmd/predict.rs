@@ -22,7 +22,7 @@ pub struct PredictArgs {
     /// The saved fit: the directory `occam fit --out DIR` wrote (its fit.json) or the file.
     #[arg(long)]
     pub fit: PathBuf,
-    /// The new rows' data: NAME=FILE (.csv with a header, .npy or .npz; FILE:COLUMNS@ROWS
+    /// The new rows' data: NAME=FILE (.csv with a header, .npy, .npz or .parquet; FILE:COLUMNS@ROWS
     /// chooses columns and rows as for `fit`), under the names the fit used, e.g. the
     /// covariates X=new.csv of a regression. Data the fit read for other plates are reused.
     #[arg(long = "data", value_name = "NAME=FILE")]

@@ -33,13 +33,15 @@ pub struct ShardArgs {
     /// name; sorted) is the data NAME of one shard, compiled from its file alone, and the
     /// shards are fitted by --vb (default batch: swept as one process sweeps all the data, from
     /// the sharded start). Prints the bound and the global variables' posteriors. Repeatable
-    /// (one glob per data name, each matching as many files).
+    /// (one glob per data name, each matching as many files). GLOB:COLUMNS@ROWS chooses every
+    /// file's columns and rows as --data does.
     #[arg(long = "shards", value_name = "NAME=GLOB", conflicts_with_all = ["data", "out"])]
     pub shards: Vec<String>,
     /// Fit out of core: the rows of one `.npy` file (little-endian float64, C order), Parquet
-    /// file (`.parquet`: numeric columns) or CSV file (plain: a header line, no quotes) as data
-    /// NAME, read --chunk-rows rows at a time, so a file larger than memory fits (--vb batch or svi; memory: two chunks' models, whatever
-    /// the file's size).
+    /// file (`.parquet`) or CSV file (plain: a header line, no quotes) as data NAME, read
+    /// --chunk-rows rows at a time, so a file larger than memory fits (--vb batch or svi;
+    /// memory: two chunks' models, whatever the file's size). FILE:COLUMNS chooses columns as
+    /// --data does (a text column left out is skipped; a Parquet column left out is not read).
     #[arg(long = "stream", value_name = "NAME=FILE", conflicts_with_all = ["data", "out", "shards"])]
     pub stream: Option<String>,
     /// The rows of each chunk of --stream.
@@ -115,6 +117,10 @@ pub fn shard_data(args: &[String]) -> Result<Vec<DataSet>> {
                 "bad --shards `{arg}`: expected NAME=GLOB, e.g. --shards 'x=parts/x-*.npy'"
             )));
         };
+        // `NAME=GLOB:COLUMNS@ROWS`: every file's columns and rows, as `--data` chooses them.
+        let (glob, sel) = occam::data::split_selection(pattern, &format!("--shards `{arg}`"))
+            .map_err(occam::Error::from)?;
+        let pattern = glob.to_str().unwrap_or(pattern);
         let mut files = matching(pattern)?;
         files.sort();
         if files.is_empty() {
@@ -132,7 +138,7 @@ pub fn shard_data(args: &[String]) -> Result<Vec<DataSet>> {
             )));
         }
         for (d, f) in out.iter_mut().zip(&files) {
-            d.insert_file(name, f)?;
+            d.insert_selected(name, f, &sel)?;
         }
     }
     Ok(out)
@@ -222,9 +228,12 @@ pub fn run(
                     "bad --stream `{arg}`: expected NAME=FILE, e.g. --stream x=big.npy"
                 )));
             };
-            let path = std::path::Path::new(file);
+            let (path, columns) = occam::data::split_selection(file, &format!("--stream `{arg}`"))
+                .map_err(occam::Error::from)?;
             let chunk = args.chunk_rows;
-            occam::stream::fit_stream(&name, &source, data, path, chunk, &o, bar)?
+            occam::stream::fit_stream_columns(
+                &name, &source, data, &path, &columns, chunk, &o, bar,
+            )?
         }
         None => {
             let data = shard_data(&args.shards)?;

@@ -19,6 +19,7 @@ mod fuzz_flags;
 mod gated;
 mod golden;
 mod guide_commands;
+mod parquet_text;
 mod predict;
 mod progress;
 mod shard_runs;

@@ -82,8 +82,8 @@ use node::*;
 pub use prune::{ScreenCounts, SCREEN_Z};
 use qblock::{Block, QBlock};
 pub use shard::{
-    EpochOrder, GlobalState, MakeBatch, SeeSweep, ShardMethod, ShardRunOptions, Sharded,
-    ShardedFit, ShardedRun, Split, SplitError, Svi, SviFit, SviOptions,
+    shards_allowance, EpochOrder, GlobalState, MakeBatch, SeeSweep, ShardMethod, ShardRunOptions,
+    Sharded, ShardedFit, ShardedRun, Split, SplitError, Svi, SviFit, SviOptions,
 };
 pub use state::QState;
 pub use transform::GaussianSums;

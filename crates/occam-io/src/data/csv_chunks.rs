@@ -1,8 +1,9 @@
 //! Rows of a CSV file read a block at a time (out-of-core fits, as [`super::NpyChunks`] for
 //! `.npy`): one pass when opened finds the header and, every `chunk_rows` data rows, the byte and
 //! line where a block starts (memory: two numbers per block); each block is then one seek and one
-//! read of its bytes, parsed by the in-memory reader ([`parse_csv`]) after the header line, so its
-//! cells mean what they mean in a whole-file read and every error names the file's own line.
+//! read of its bytes, parsed by the in-memory reader ([`super::parse_csv`]) after the header
+//! line, so its cells mean what they mean in a whole-file read and every error names the file's
+//! own line.
 //!
 //! Blocks are cut at line ends, so a quoted field (which may hold one) is refused: a chunked CSV
 //! is a plain one, as every numeric program writes.
@@ -11,7 +12,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::{data_file, parse_csv, DataError, Result, Table};
+use super::csv_text::parse_csv_ignoring;
+use super::select::positions;
+use super::{data_file, DataError, Result, Table};
 
 /// A CSV file with a header line, read by blocks of `chunk_rows` data rows.
 #[derive(Clone, Debug)]
@@ -102,6 +105,18 @@ impl CsvChunks {
 
     /// Block `c` as a table named `name` (its rows' lines are the file's in every message).
     pub fn read(&self, name: &str, c: usize) -> Result<Table> {
+        self.read_columns(name, c, None)
+    }
+
+    /// [`CsvChunks::read`] where only the columns `wanted` chooses (names, positions, ranges as
+    /// `FILE:COLUMNS` writes them; `.1` is added to messages) must hold numbers: the others may
+    /// hold text, read as missing cells, as a `--data FILE:COLUMNS` selection reads them.
+    pub fn read_columns(
+        &self,
+        name: &str,
+        c: usize,
+        wanted: Option<(&[String], &str)>,
+    ) -> Result<Table> {
         let path = &self.path;
         if c + 1 >= self.starts.len() {
             return Err(data_file(path, format!("block {c} of {}", self.chunks())));
@@ -142,7 +157,17 @@ impl CsvChunks {
                 message: "not UTF-8 text".into(),
             }
         })?;
-        let mut t = parse_csv(name, &file, text).map_err(|e| match e {
+        let ignored = |header: &[String]| -> Result<Vec<bool>> {
+            let Some((wanted, context)) = wanted else {
+                return Ok(Vec::new());
+            };
+            let mut free = vec![true; header.len()];
+            for k in positions(&file, header, header.len(), wanted, context)? {
+                free[k] = false;
+            }
+            Ok(free)
+        };
+        let mut t = parse_csv_ignoring(name, &file, text, &ignored).map_err(|e| match e {
             DataError::Cell {
                 file,
                 row,

@@ -133,8 +133,14 @@ pub fn read_selected(name: &str, path: &Path, sel: &Selection) -> Result<Table> 
     let Some(columns) = &sel.columns else {
         return read(name, path)?.select(sel);
     };
-    if ext == "npy" || ext == "parquet" {
+    if ext == "npy" {
         return read(name, path)?.select(sel);
+    }
+    if ext == "parquet" {
+        // Only the chosen columns are read: a text column left out is never decoded.
+        let f = ParquetChunks::open(path)?;
+        let keep = f.keep(columns, &sel.context())?;
+        return f.read_columns(name, 0, f.rows, Some(&keep))?.select(sel);
     }
     if ext != "npz" {
         let bytes = read_bounded(path)?;

@@ -1,9 +1,12 @@
-//! Apache Parquet files (the `parquet` crate, without Arrow): every column a flat numeric column
-//! (BOOLEAN, INT32, INT64, FLOAT or DOUBLE; optional or required), read as f64 with a null or NaN a
-//! missing cell, as in a `.npy` file; the column names are the table's header, so
-//! `--data x=FILE.parquet:a,b` chooses columns by name. A file is read a row group at a time, so
-//! [`ParquetChunks`] reads the rows of a chunk (`--stream`) from the row groups that hold them.
-//! Errors name the file, and the row and column of a bad cell (rows from 1, as in a `.npy` file).
+//! Apache Parquet files (the `parquet` crate, without Arrow): the columns read are flat numeric
+//! columns (BOOLEAN, INT32, INT64, FLOAT or DOUBLE; optional or required), read as f64 with a null
+//! or NaN a missing cell, as in a `.npy` file; the column names are the table's header, so
+//! `--data x=FILE.parquet:a,b` chooses columns by name. Columns of other types (text) may sit in
+//! the file: a selection that leaves them out never reads them ([`ParquetChunks::read_columns`]),
+//! as a CSV selection skips a text column; reading one is an error naming it. A file is read a
+//! row group at a time, so [`ParquetChunks`] reads the rows of a chunk (`--stream`) from the row
+//! groups that hold them. Errors name the file, and the row and column of a bad cell (rows from
+//! 1, as in a `.npy` file).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -13,9 +16,10 @@ use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
 use parquet::data_type::DataType;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
+use super::select::positions;
 use super::{data_file, DataError, Result, Table};
 
-/// A Parquet file of numeric columns, read by blocks of rows.
+/// A Parquet file of numeric columns (and maybe others, left unread), read by blocks of rows.
 pub struct ParquetChunks {
     path: PathBuf,
     reader: SerializedFileReader<File>,
@@ -29,6 +33,8 @@ pub struct ParquetChunks {
     starts: Vec<usize>,
     /// Whether each column may hold nulls (its values come with definition levels).
     optional: Vec<bool>,
+    /// The physical type of each column that is not numeric (`None`: numeric).
+    other: Vec<Option<String>>,
 }
 
 impl std::fmt::Debug for ParquetChunks {
@@ -42,8 +48,8 @@ impl std::fmt::Debug for ParquetChunks {
 }
 
 impl ParquetChunks {
-    /// Reads the footer of `path` (its data are not read): every column must be a flat numeric
-    /// column.
+    /// Reads the footer of `path` (its data are not read): every column must be flat; columns
+    /// that are not numeric may only be left out of what is read.
     pub fn open(path: &Path) -> Result<ParquetChunks> {
         let f = File::open(path).map_err(|e| DataError::io(path, e))?;
         let reader = SerializedFileReader::new(f)
@@ -52,6 +58,7 @@ impl ParquetChunks {
         let schema = meta.file_metadata().schema_descr();
         let mut header = Vec::with_capacity(schema.num_columns());
         let mut optional = Vec::with_capacity(schema.num_columns());
+        let mut other = Vec::with_capacity(schema.num_columns());
         for (c, col) in schema.columns().iter().enumerate() {
             let at = || format!("column {} `{}`", c + 1, col.path().string());
             if col.max_rep_level() > 0 {
@@ -74,25 +81,14 @@ impl ParquetChunks {
                     ),
                 ));
             }
-            match col.physical_type() {
+            other.push(match col.physical_type() {
                 Physical::BOOLEAN
                 | Physical::INT32
                 | Physical::INT64
                 | Physical::FLOAT
-                | Physical::DOUBLE => {}
-                other => {
-                    return Err(data_file(
-                        path,
-                        format!(
-                            "{} holds {other} values, not numbers: every column of a Parquet \
-                             file must be numeric (choosing columns with `FILE:COLUMNS` does not \
-                             skip it yet); write the file without it (pandas: \
-                             `df.drop(columns=[...]).to_parquet(...)`)",
-                            at()
-                        ),
-                    ))
-                }
-            }
+                | Physical::DOUBLE => None,
+                t => Some(t.to_string()),
+            });
             header.push(col.path().string());
             optional.push(col.max_def_level() > 0);
         }
@@ -112,13 +108,59 @@ impl ParquetChunks {
             header,
             starts,
             optional,
+            other,
             reader,
         })
     }
 
-    /// Rows `from..to` as data `name`: the row groups that hold them are read, column by column.
+    /// Rows `from..to` as data `name`: the row groups that hold them are read, column by column;
+    /// every column must be numeric.
     pub fn read(&self, name: &str, from: usize, to: usize) -> Result<Table> {
+        self.read_columns(name, from, to, None)
+    }
+
+    /// Which columns `wanted` chooses (header names, positions from 0, `A..B` ranges, as
+    /// `FILE:COLUMNS` writes them; `context` is added to messages): a flag per column of the
+    /// file, for [`ParquetChunks::read_columns`].
+    pub fn keep(&self, wanted: &[String], context: &str) -> Result<Vec<bool>> {
+        let file = self.path.display().to_string();
+        let mut keep = vec![false; self.cols];
+        for c in positions(&file, &self.header, self.cols, wanted, context)? {
+            keep[c] = true;
+        }
+        Ok(keep)
+    }
+
+    /// [`ParquetChunks::read`] of the columns `keep` marks (`None`: all): the others are not
+    /// read (they may hold text) and their cells are missing, so the table keeps the file's
+    /// columns for a selection by name or position to choose from. A kept column that is not
+    /// numeric is an error naming it.
+    pub fn read_columns(
+        &self,
+        name: &str,
+        from: usize,
+        to: usize,
+        keep: Option<&[bool]>,
+    ) -> Result<Table> {
         let path = &self.path;
+        let kept = |c: usize| keep.is_none_or(|k| k.get(c).copied().unwrap_or(false));
+        if let Some(c) = (0..self.cols).find(|&c| kept(c) && self.other[c].is_some()) {
+            let how = if keep.is_some() {
+                "leave it out of the columns chosen (`FILE:COLUMNS`)"
+            } else {
+                "choose the numeric columns with `FILE:COLUMNS` (e.g. `x=FILE.parquet:a,b`), \
+                 which leaves it unread"
+            };
+            return Err(data_file(
+                path,
+                format!(
+                    "column {} `{}` holds {} values, not numbers: {how}",
+                    c + 1,
+                    self.header[c],
+                    self.other[c].as_deref().unwrap_or_default()
+                ),
+            ));
+        }
         if from > to || to > self.rows {
             return Err(data_file(
                 path,
@@ -139,6 +181,11 @@ impl ParquetChunks {
         }
         values.resize(size.unwrap_or(0), 0.0);
         let mut present = vec![true; values.len()];
+        for c in (0..cols).filter(|&c| !kept(c)) {
+            for r in 0..to - from {
+                present[r * cols + c] = false;
+            }
+        }
         let bad = |e: parquet::errors::ParquetError| data_file(path, format!("cannot read: {e}"));
         for g in 0..self.starts.len() - 1 {
             let (a, b) = (self.starts[g], self.starts[g + 1]);
@@ -147,7 +194,7 @@ impl ParquetChunks {
             }
             let group = self.reader.get_row_group(g).map_err(bad)?;
             let (skip, take) = (from.saturating_sub(a), to.min(b) - a.max(from));
-            for c in 0..cols {
+            for c in (0..cols).filter(|&c| kept(c)) {
                 let reader = group.get_column_reader(c).map_err(bad)?;
                 let column = read_column(reader, self.optional[c], skip, take).map_err(bad)?;
                 for (k, v) in column.into_iter().enumerate() {

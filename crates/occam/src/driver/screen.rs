@@ -45,10 +45,12 @@ pub(super) fn attach(loaded: &Loaded, c: &mut Compiled, s: &Settings) {
     let m = (n / 10).min(SCREEN_ROWS);
     let mut rng = occam_core::Rng::seed_from_u64(s.seed ^ SCREEN_SEED);
     let mut rows = rand::seq::index::sample(&mut rng, n, m).into_vec();
+    let along = crate::minibatch::along_plate(loaded, split.plate());
     let mut shards = Vec::with_capacity(SCREEN_BATCHES);
     for batch in rows.chunks_mut(m.div_ceil(SCREEN_BATCHES)) {
         batch.sort_unstable();
-        let data = crate::minibatch::gather(std::slice::from_ref(&loaded.data), &[n], batch);
+        let data =
+            crate::minibatch::gather(std::slice::from_ref(&loaded.data), &[n], batch, &along);
         let Ok(sub) = load_source(
             &loaded.path,
             loaded.file_name.clone(),

@@ -139,3 +139,51 @@ fn random_rows_on_a_file_read_in_chunks_are_refused() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The mixture with its components' prior means as data `m0` (K rows, not along the data plate).
+const GMM_M0: &str = "\
+plate K = 3
+plates N, D from data x
+data m0[K] over D
+pi ~ Dirichlet(1) over K
+z[N] ~ Categorical(pi)
+mu[K] over D ~ MvGaussian(mean = m0, precision = identity * 1e-2)
+Lambda[K] over D ~ Wishart(dof = 3, rate = identity * 1)
+x[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
+";
+
+#[test]
+fn a_table_with_as_many_rows_as_a_shard_but_another_plate_is_not_cut_into_minibatches() {
+    // Shards of 3 rows and m0 of K = 3 rows: the row counts agree, the plates do not. A
+    // minibatch of 4 rows must keep m0 whole (it was cut to 4 rows: a shape error).
+    let (n, sizes) = (30, vec![3; 10]);
+    let x = gmm_data(n, 11);
+    let zeros = vec![0.0; 6];
+    let with_m0: Vec<DataSet> = shard_data(&x, &sizes)
+        .into_iter()
+        .map(|mut d| {
+            d.insert_array("m0", 3, 2, zeros.clone(), None).unwrap();
+            d
+        })
+        .collect();
+    let o = ShardRunOptions {
+        method: svi(4),
+        seed: 3,
+        restarts: 1,
+        max_iter: 5,
+        tol: 0.0,
+        decrease_is_error: false,
+    };
+    let a = fit_shards("gmm.occam", GMM_M0, &with_m0, None, &o, &mut ()).unwrap();
+    assert_eq!(a.steps, 5 * 8);
+    // The same run as the mixture whose prior mean is the constant 0.
+    let b = fit_shards("gmm.occam", GMM, &shard_data(&x, &sizes), None, &o, &mut ()).unwrap();
+    assert_eq!(a.bound_trace.len(), b.bound_trace.len());
+    for (p, q) in a.bound_trace.iter().zip(&b.bound_trace) {
+        assert!((p - q).abs() <= 1e-12 * q.abs(), "m0 = 0: {p} vs 0: {q}");
+    }
+    assert_eq!(means(&a), means(&b));
+    // The data plate's tables are the model's to say.
+    let shard = occam::shard::Shard::new("gmm.occam", GMM_M0, &with_m0[0], None).unwrap();
+    assert_eq!(shard.along_plate(), vec!["x".to_string()]);
+}

@@ -35,7 +35,7 @@ pub use minibatch::MakeBatch;
 pub use restarts::{SeeSweep, ShardMethod, ShardRunOptions, ShardedRun};
 pub use state::GlobalState;
 pub use stochastic::{EpochOrder, Svi, SviFit, SviOptions};
-pub use sweep::{Sharded, ShardedFit};
+pub use sweep::{shards_allowance, Sharded, ShardedFit};
 
 /// A model that cannot be split along its data plate, or shards that do not match.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -330,9 +330,11 @@ impl Sharded {
     /// importance-sampled variance ([`sampling_allowance`]), whichever is larger. A global's
     /// terms are counted on every replica, which only widens the allowance by their round-off.
     pub fn decrease_allowance(&self) -> f64 {
-        let roundoff: f64 = self.shards.iter().map(|v| v.bound_roundoff()).sum();
-        let variance: f64 = self.shards.iter().map(|v| v.sampling_variance()).sum();
-        (2.0 * roundoff).max(sampling_allowance(variance))
+        shards_allowance(
+            self.shards
+                .iter()
+                .map(|v| (v.bound_roundoff(), v.sampling_variance())),
+        )
     }
 
     /// The number of f64 values that travel per sweep between the shards and the reduction: for
@@ -349,6 +351,18 @@ impl Sharded {
             .sum();
         2 * per * self.shards.len()
     }
+}
+
+/// What two bounds summed over shards may differ by with no real decrease, from each shard's
+/// `(bound_roundoff, sampling_variance)`: twice the summed round-off, or the Monte Carlo allowance
+/// of the summed variance ([`sampling_allowance`]), whichever is larger ([`check_decrease`]). The
+/// one allowance of every sharded loop: [`Sharded::decrease_allowance`] and the surfaces that run
+/// the shards elsewhere (`occam.distributed`).
+pub fn shards_allowance(parts: impl IntoIterator<Item = (f64, f64)>) -> f64 {
+    let (roundoff, variance) = parts
+        .into_iter()
+        .fold((0.0, 0.0), |(r, v), (a, b)| (r + a, v + b));
+    (2.0 * roundoff).max(sampling_allowance(variance))
 }
 
 impl Vmp {

@@ -78,7 +78,7 @@ impl Selection {
     }
 
     /// `` in --data `x=f.csv:a` ``, or nothing without an argument.
-    fn context(&self) -> String {
+    pub(crate) fn context(&self) -> String {
         if self.arg.is_empty() {
             String::new()
         } else {
