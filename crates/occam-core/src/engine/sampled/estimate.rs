@@ -1,8 +1,9 @@
 //! Proposals. When the node's prior gives one ([`crate::dist::SampledPrior::tilted`]: the prior
-//! tilted by the children's Gaussian message, drawn from exactly), it is the first proposal, and
-//! when no other factor weights the draws (no Student-t likelihood) it is q itself: every weight
-//! is equal, S_eff = S, and one pass at the first S is the estimate, with plain Monte Carlo
-//! error. Otherwise the first proposal is that one or R = N(φ_c), q without the sampled factor's
+//! tilted by the children's Gaussian message, drawn from exactly), it is the first proposal. When
+//! no other factor weights the draws (no Student-t likelihood) it is q itself, whose moments the
+//! engine takes in closed form instead (module `sampled`); should those not be representable,
+//! every weight is equal, S_eff = S, and one pass at the first S is the estimate, with plain
+//! Monte Carlo error. Otherwise the first proposal is that one or R = N(φ_c), q without the sampled factor's
 //! message (Winn (4.16)), and pilot passes adapt it: while S_eff < target, up to `REFITS` times,
 //! the Gaussian with the weighted samples' mean and twice their variance (its sd at least a tenth
 //! of the previous one), kept while it raises S_eff; then S is doubled until S_eff ≥ target or
@@ -33,6 +34,18 @@ pub(crate) struct Estimate {
     pub samples: usize,
     /// Its S_eff = 1/Σ w².
     pub s_eff: f64,
+}
+
+impl Estimate {
+    /// A q known in closed form: its moments and ln Z, no draws (S = 0 marks it, S_eff = 0).
+    pub(crate) fn closed(u: [f64; 2], log_z: f64) -> Self {
+        Estimate {
+            u,
+            log_z,
+            samples: 0,
+            s_eff: 0.0,
+        }
+    }
 }
 
 /// SplitMix64: a stream's seed from the node's seed, node, element and pass.
