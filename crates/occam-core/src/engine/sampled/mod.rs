@@ -29,8 +29,9 @@
 //! `Exact` ([`Sampled::quality`]).
 //!
 //! Storage: the node's `a` holds, per element, A of the adopted Gaussian (n entries), then
-//! ln Z − φ_c·⟨u⟩ (the element's own part of the term), then S and S_eff of its last update, and
-//! last the sampler's key drawn from the run's seed at the start, so that restart snapshots carry
+//! ln Z − φ_c·⟨u⟩ (the element's own part of the term), then S and S_eff of its last update, then
+//! the sampler's key drawn from the run's seed at the start, and last the refits of each
+//! element's plan (module `estimate`; −1 until its first update), so that restart snapshots carry
 //! them and a seed gives the same bits whatever the thread count (each element's draws are keyed
 //! by seed, key, node, element and pass).
 
@@ -40,7 +41,10 @@ use super::factorised::factorised_send;
 use super::qblock::QBlock;
 use super::*;
 use crate::dist::{Sampling, StudentT};
-use estimate::{estimate, First};
+use estimate::{estimate, First, Plan};
+
+/// Entries per element in a sampled node's `a` (module docs; the key after the first four).
+const LAYOUT: usize = 5;
 
 /// What an importance-sampled node reports: its S and S_eff per element, and the S_eff it
 /// aimed at (below it at the cap: a warning).
@@ -161,6 +165,7 @@ impl Sampled {
     fn sample(&self, vmp: &mut Vmp, messages: Option<&[f64]>, key: u64) -> Result<(), RunError> {
         let i = self.node[0];
         let node = &vmp.nodes[i];
+        let n = node.n;
         let sampling = Sampling {
             seed: self.sampling.seed ^ key,
             ..self.sampling
@@ -192,14 +197,22 @@ impl Sampled {
                     Some(p) => First::Prior(p, self.links[e].is_empty()),
                     None => First::Gaussian,
                 };
-                estimate(phi, &ell, first, &sampling, [i as u64, e as u64])
+                // The element's plan, chosen at its first update after the start (module
+                // `estimate`): S in `a`'s S slot, the refits after the key, −1 before then.
+                let plan = (messages.is_some() && node.q.a.len() == LAYOUT * n + 1)
+                    .then(|| (node.q.a[2 * n + e], node.q.a[4 * n + 1 + e]))
+                    .filter(|&(s, r)| s > 0.0 && r >= 0.0)
+                    .map(|(s, r)| Plan {
+                        samples: s as usize,
+                        refits: r as u64,
+                    });
+                estimate(phi, &ell, first, &sampling, [i as u64, e as u64], plan)
                     .map(|est| (e, phi, est))
                     .map_err(|what| (e, what))
             })
             .collect();
-        let n = node.n;
         let mut q = node.q.clone();
-        q.a.resize(4 * n + 1, 0.0);
+        q.a.resize(LAYOUT * n + 1, 0.0);
         q.a[4 * n] = key as f64;
         for r in results {
             let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, e, what))?;
@@ -217,6 +230,11 @@ impl Sampled {
             q.a[n + e] = est.log_z - phi_c[0] * est.u[0] - phi_c[1] * est.u[1];
             q.a[2 * n + e] = est.samples as f64;
             q.a[3 * n + e] = est.s_eff;
+            q.a[4 * n + 1 + e] = if messages.is_some() {
+                est.refits as f64
+            } else {
+                -1.0
+            };
         }
         let node = &mut vmp.nodes[i];
         node.q = q;
@@ -230,7 +248,7 @@ impl Sampled {
     pub(super) fn report(&self, vmp: &Vmp) -> Option<SampledNode> {
         let node = &vmp.nodes[self.node[0]];
         let n = node.n;
-        if node.q.a.len() != 4 * n + 1 {
+        if node.q.a.len() != LAYOUT * n + 1 {
             return None;
         }
         let latent: Vec<usize> = (0..n)
@@ -320,7 +338,7 @@ impl QBlock for Sampled {
             let u = &node.q.u[2 * e..2 * e + 2];
             let own = if node.is_observed(e) {
                 node.q.a[e] + self.likelihood(vmp, e, u[0])
-            } else if node.q.a.len() == 4 * n + 1 {
+            } else if node.q.a.len() == LAYOUT * n + 1 {
                 node.q.a[n + e]
             } else {
                 f64::NEG_INFINITY

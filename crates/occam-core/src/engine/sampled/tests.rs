@@ -51,7 +51,7 @@ fn run(p: &GaussianMixture2, mc: f64, lam: f64) -> (Estimate, f64) {
     let a_env = 0.5 * (ep * em * em - ep.ln() + LN_2PI);
     let ell = |x: f64| p.log_ratio(x);
     let first = First::Prior(p.tilted(m).unwrap(), true);
-    let e = estimate(phi, &ell, first, &p.sampling, [0, 0]).unwrap();
+    let e = estimate(phi, &ell, first, &p.sampling, [0, 0], None).unwrap();
     // ln Ẑ estimates ln ∫ exp(φ_c·u + ℓ) = A_env + ln ∫ p(x) exp(m·u).
     (e, a_env)
 }
