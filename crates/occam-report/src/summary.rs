@@ -299,9 +299,24 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
         } else {
             format!("{lo}–{hi}")
         };
+        // Elements whose q was in closed form (a tilted mixture or truncated prior) were not
+        // sampled: said so, without an S.
+        let closed = match r.closed_form {
+            0 => String::new(),
+            k if r.samples.is_empty() => format!(
+                "`{}`: q in closed form ({k} element{}, prior tilted by Gaussian messages), not sampled",
+                r.node,
+                if k == 1 { "" } else { "s" }
+            ),
+            k => format!("; {k} more in closed form, not sampled"),
+        };
+        if r.samples.is_empty() {
+            let _ = writeln!(s, "{closed}");
+            continue;
+        }
         let _ = writeln!(
             s,
-            "importance sampled `{}`: S = {s_range}, S_eff ≥ {:.0} (target {:.0}, S at most {})",
+            "importance sampled `{}`: S = {s_range}, S_eff ≥ {:.0} (target {:.0}, S at most {}){closed}",
             r.node,
             r.min_s_eff(),
             r.target,

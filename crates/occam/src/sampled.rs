@@ -1,6 +1,7 @@
 //! What the importance-sampled nodes report (Winn §4.4): per node, the S and the effective
-//! sample size S_eff = 1/Σ w² of each element's last update, and a warning when S reached its
-//! cap with S_eff still below the target.
+//! sample size S_eff = 1/Σ w² of each sampled element's last update, how many elements had q in
+//! closed form instead (not sampled), and a warning when S reached its cap with S_eff still
+//! below the target.
 
 use crate::lower::Compiled;
 
@@ -9,10 +10,13 @@ use crate::lower::Compiled;
 pub struct SampledReport {
     /// The node.
     pub node: String,
-    /// S of each latent element's last update.
+    /// S of each sampled latent element's last update.
     pub samples: Vec<usize>,
-    /// S_eff of each latent element's last update.
+    /// S_eff of each sampled latent element's last update.
     pub s_eff: Vec<f64>,
+    /// How many latent elements had q in closed form (the prior tilted by Gaussian messages, no
+    /// Student-t value reading them): not sampled, so in neither list above.
+    pub closed_form: usize,
     /// The S_eff the sampler aims at.
     pub target: f64,
     /// The largest S it may use.
@@ -35,6 +39,7 @@ pub(crate) fn reports(c: &Compiled) -> Vec<SampledReport> {
             node: s.name,
             samples: s.samples,
             s_eff: s.s_eff,
+            closed_form: s.closed_form,
             target: s.sampling.target,
             cap: s.sampling.cap,
         })
@@ -67,6 +72,7 @@ mod tests {
             node: "mu".into(),
             samples: vec![64_000; s_eff.len()],
             s_eff,
+            closed_form: 0,
             target: 250.0,
             cap: 64_000,
         };
@@ -77,6 +83,10 @@ mod tests {
         assert_eq!(warnings(&[short]).len(), 1);
         let w = warnings(&[report(vec![900.0, 31.4])]);
         assert_eq!(w.len(), 1);
+        // Every element in closed form: nothing sampled, nothing to warn of.
+        let mut closed = report(Vec::new());
+        closed.closed_form = 3;
+        assert!(warnings(&[closed]).is_empty());
         let text = w[0].to_string();
         for needle in [
             "`mu`",

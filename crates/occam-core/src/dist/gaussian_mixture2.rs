@@ -5,9 +5,12 @@
 //! engine `sampled`): the family's `prior` is a Gaussian envelope ([`GaussianMixture2::envelope`])
 //! and [`GaussianMixture2::log_ratio`] the log of p over it. The proposal is the mixture of the
 //! two components each tilted by the children's Gaussian message, weighted by the tilted
-//! components' normalisers ([`SampledPrior::tilted`]): exactly q when only Gaussian children read
-//! the node, so every importance weight is equal. q is reported as the Gaussian with the sampled
-//! moments; its bound term is an estimate (`Approximate`). Observed values are exact.
+//! components' normalisers ([`SampledPrior::tilted`]). That mixture is exactly q when only
+//! Gaussian children read the node, and then its moments and normaliser are taken in closed form
+//! ([`SampledPrior::tilted_moments`]) and nothing is sampled: the node's bound term is exact.
+//! With Student-t values reading it, q is sampled and reported as the Gaussian with the sampled
+//! moments, its term an estimate (the engine decides per node, `engine/sampled`). Observed
+//! values are exact.
 
 use super::sampling::{envelope_prior, ln_normal, tilt, Proposal, SampledPrior, Sampling};
 use super::{BoundQuality, Dist, ExpFamily, OutOfDomain, SlotInput};
@@ -94,6 +97,18 @@ impl SampledPrior for GaussianMixture2 {
         }
         Proposal::mixture(&pieces)
     }
+    /// ln C = ln Σₖ wₖ cₖ (the same pieces as `tilted`, `tilt`'s cₖ exactly, no common factor
+    /// dropped), and the tilted mixture's moments.
+    fn tilted_moments(&self, m: [f64; 2]) -> Option<(f64, [f64; 2])> {
+        let w = [self.weight, 1.0 - self.weight];
+        let mut ln_wc = [0.0; 2];
+        for (k, l) in ln_wc.iter_mut().enumerate() {
+            *l = w[k].ln() + tilt(self.means[k], self.precisions[k], m)?.0;
+        }
+        let top = ln_wc[0].max(ln_wc[1]);
+        let ln_c = top + ((ln_wc[0] - top).exp() + (ln_wc[1] - top).exp()).ln();
+        Some((ln_c, self.tilted(m)?.moments())).filter(|(l, _)| l.is_finite())
+    }
 }
 
 impl ExpFamily for GaussianMixture2 {
@@ -115,8 +130,10 @@ impl ExpFamily for GaussianMixture2 {
         ],
         params: &[],
         summary: "a prior w N(mean1, 1/precision1) + (1 − w) N(mean2, 1/precision2) (all \
-                  constants); with Gaussian children q is importance sampled (Winn §4.4), so \
-                  its bound term is an estimate (approximate)",
+                  constants); with only Gaussian children q is the prior tilted by their message, \
+                  in closed form (bound term exact); with Student-t values reading it, q is \
+                  importance sampled (Winn §4.4) and its bound term is an estimate \
+                  (approximate)",
         lowering_target: false,
         observed_only: false,
     };

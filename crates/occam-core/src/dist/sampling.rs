@@ -13,12 +13,14 @@
 //! The priors also give the sampler its proposal ([`SampledPrior::tilted`]): the prior times the
 //! children's Gaussian message exp(m·[x, x²]) is, for a mixture prior, the mixture of its
 //! components each tilted by the message (weights: the tilted components' normalisers) and, for
-//! a truncated prior, the tilted Gaussian truncated to the interval. Drawn from exactly, every
-//! importance weight of (4.18) is equal (S_eff = S) unless Student-t likelihoods weight them.
+//! a truncated prior, the tilted Gaussian truncated to the interval. Without Student-t
+//! likelihoods that is q itself, and its moments and normaliser are closed form
+//! ([`SampledPrior::tilted_moments`]): the engine then samples nothing. With them it is the
+//! proposal, and the likelihoods weight the draws (4.18).
 
 mod proposal;
 
-pub(crate) use proposal::{ln_mass, truncated_draw, Proposal};
+pub(crate) use proposal::{ln_mass, truncated_draw, truncated_moments, Proposal};
 
 /// Settings of an importance-sampled node: S, the S_eff it aims at, the largest S it may use
 /// and the seed of its draws.
@@ -64,6 +66,10 @@ pub(crate) trait SampledPrior: Sync {
     /// proposal drawn from exactly; None when it has no representable form (then the engine
     /// proposes Winn's single Gaussian (4.16)).
     fn tilted(&self, m: [f64; 2]) -> Option<Proposal>;
+    /// q ∝ p(x) exp(m·[x, x²]) in closed form: (ln C, [⟨x⟩, ⟨x²⟩]) with C = ∫ p(x) exp(m·[x, x²]) dx
+    /// and the moments under q (the tilted proposal's, [`Proposal::moments`]); None when it has
+    /// no representable form (then the engine samples).
+    fn tilted_moments(&self, m: [f64; 2]) -> Option<(f64, [f64; 2])>;
 }
 
 impl super::Dist {

@@ -5,9 +5,12 @@
 //! engine `sampled`): the family's `prior` is the untruncated Gaussian (the proposal's
 //! envelope) and [`TruncatedGaussian::log_ratio`] the log of p over it, which every sample's
 //! weight carries. The proposal is the Gaussian tilted by the children's message, truncated to
-//! [lower, upper] and drawn by its inverse CDF ([`SampledPrior::tilted`]): exactly q when only
-//! Gaussian children read the node, so every importance weight is equal. q is reported as the Gaussian with the sampled moments (`sampling`); its
-//! bound term is an estimate (`Approximate`). Observed values are exact.
+//! [lower, upper] and drawn by its inverse CDF ([`SampledPrior::tilted`]). That is exactly q when
+//! only Gaussian children read the node, and then its moments and normaliser are taken in closed
+//! form ([`SampledPrior::tilted_moments`]) and nothing is sampled: the node's bound term is exact.
+//! With Student-t values reading it, q is sampled and reported as the Gaussian with the sampled
+//! moments, its term an estimate (the engine decides per node, `engine/sampled`). Observed values
+//! are exact.
 
 use super::sampling::{envelope_prior, ln_mass, ln_normal, tilt, Proposal, SampledPrior, Sampling};
 use super::{BoundQuality, Dist, ExpFamily, OutOfDomain, SlotInput};
@@ -90,6 +93,16 @@ impl SampledPrior for TruncatedGaussian {
         let (_, mean, precision) = tilt(self.mean, self.precision, m)?;
         Proposal::mixture(&[(0.0, mean, precision, self.lower, self.upper)])
     }
+    /// ∫ N(x | m, 1/γ) 1[lower ≤ x ≤ upper] exp(m·[x, x²]) dx / Z = c Z′/Z (`tilt`'s c; Z′ the
+    /// tilted Gaussian's mass on the interval), and the tilted truncated Gaussian's moments.
+    fn tilted_moments(&self, m: [f64; 2]) -> Option<(f64, [f64; 2])> {
+        let (ln_c, mean, precision) = tilt(self.mean, self.precision, m)?;
+        let ln_c = ln_c + ln_mass(mean, precision, self.lower, self.upper) - self.ln_mass();
+        ln_c.is_finite().then(|| {
+            let u = super::sampling::truncated_moments(mean, precision, self.lower, self.upper);
+            (ln_c, u)
+        })
+    }
 }
 
 impl ExpFamily for TruncatedGaussian {
@@ -116,8 +129,9 @@ impl ExpFamily for TruncatedGaussian {
         ],
         params: &[],
         summary: "a Gaussian prior truncated to [lower, upper] (all four constants); with \
-                  Gaussian children q is importance sampled (Winn §4.4), so its bound term is \
-                  an estimate (approximate)",
+                  only Gaussian children q is the prior tilted by their message, in closed form \
+                  (bound term exact); with Student-t values reading it, q is importance sampled \
+                  (Winn §4.4) and its bound term is an estimate (approximate)",
         lowering_target: false,
         observed_only: false,
     };

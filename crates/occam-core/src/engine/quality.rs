@@ -6,20 +6,18 @@ use crate::dist::BoundQuality;
 
 impl Vmp {
     /// The kind of each node's bound term: its family's ([`ExpFamily::bound_quality`]) for a
-    /// stochastic node (`Approximate` for an importance-sampled one); `Exact` for chains (their joint q's expectations are closed form),
+    /// stochastic node (for an importance-sampled one `Approximate`, or `Exact` when its q was in
+    /// closed form, `sampled`); `Exact` for chains (their joint q's expectations are closed form),
     /// deterministic nodes and constants (no term).
     pub fn node_qualities(&self) -> Vec<BoundQuality> {
         self.nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| match &n.body {
-                // An importance-sampled node's term is an estimate whatever its family.
-                Body::Stochastic(_)
-                    if matches!(self.block_of(i), Some(qblock::Block::Sampled(_))) =>
-                {
-                    BoundQuality::Approximate
-                }
-                Body::Stochastic(d) => d.bound_quality(),
+            .map(|(i, n)| match (&n.body, self.block_of(i)) {
+                // An importance-sampled node's term is an estimate whatever its family, unless
+                // every element's q was in closed form (`sampled`).
+                (Body::Stochastic(_), Some(qblock::Block::Sampled(s))) => s.quality(self),
+                (Body::Stochastic(d), _) => d.bound_quality(),
                 _ => BoundQuality::Exact,
             })
             .collect()

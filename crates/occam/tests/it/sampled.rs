@@ -70,18 +70,31 @@ fn ln_t(y: f64, mu: f64, s: f64, nu: f64) -> f64 {
 }
 
 /// Checks the fit's mean, variance and bound against the quadrature, within 4 standard errors
-/// from S_eff (module docs); returns (S, S_eff).
+/// from S_eff (module docs), or within 1e-9 when q was in closed form; returns (S, S_eff)
+/// ((0, ∞) in closed form).
 fn check(f: &Fitted, log_z: f64, m: [f64; 4], what: &str) -> (usize, f64) {
     let post = f.posterior("mu").unwrap();
     let mean = post.param("mean").unwrap().values[0];
     let var = post.param("variance").unwrap().values[0];
     let r = &f.outcome().sampled[0];
-    let (s, s_eff) = (r.samples[0], r.s_eff[0]);
+    // A q in closed form (a truncated or mixture prior with Gaussian children): no draws, no
+    // Monte Carlo error, the bound's kind exact; only the quadrature's 1e-9 is allowed.
+    let closed = r.samples.is_empty();
+    let (s, s_eff) = if closed {
+        assert_eq!(r.closed_form, 1, "{what}");
+        (0, f64::INFINITY)
+    } else {
+        (r.samples[0], r.s_eff[0])
+    };
     let (qm, qv) = (m[0], m[1] - m[0] * m[0]);
     // Central fourth moment, for the standard error of the variance.
     let mu4 = m[3] - 4.0 * m[2] * m[0] + 6.0 * m[1] * m[0] * m[0] - 3.0 * m[0].powi(4);
     let (se_mean, se_var) = ((qv / s_eff).sqrt(), ((mu4 - qv * qv) / s_eff).sqrt());
-    let se_z = (1.0 / s_eff - 1.0 / s as f64).max(0.0).sqrt();
+    let se_z = if closed {
+        0.0
+    } else {
+        (1.0 / s_eff - 1.0 / s as f64).max(0.0).sqrt()
+    };
     eprintln!(
         "{what}: S {s}, S_eff {s_eff:.0}; mean {mean:.6} vs {qm:.6} (±{se_mean:.1e}), variance {var:.6} vs {qv:.6} (±{se_var:.1e}), bound {:.6} vs ln p(D) {log_z:.6} (±{se_z:.1e})",
         f.bound()
@@ -99,10 +112,12 @@ fn check(f: &Fitted, log_z: f64, m: [f64; 4], what: &str) -> (usize, f64) {
         "{what}: bound {} vs {log_z}",
         f.bound()
     );
-    assert_eq!(
-        f.outcome().bound_quality,
+    let kind = if closed {
+        occam::quality::BoundQuality::Exact
+    } else {
         occam::quality::BoundQuality::Approximate
-    );
+    };
+    assert_eq!(f.outcome().bound_quality, kind, "{what}");
     (s, s_eff)
 }
 
@@ -276,12 +291,11 @@ pub(crate) fn mixture_posterior(
 }
 
 /// Spike and slab, 0.9 N(0, 1/1000) + 0.1 N(0, 1), with three observations of precision 1
-/// (total λ = 3) near 1. The moment-matched envelope (precision 9.91) is narrower than the
-/// slab, so p/envelope grows like e^{c x²} and the weights of (4.13) have infinite variance: the
-/// slab's tail is missed while S_eff looks healthy. The envelope is now no narrower than either
-/// component. Each of 8 seeds' mean, variance and bound is one estimate; their averages are
-/// checked against the closed-form posterior within 4 standard errors of an average (S_eff, module
-/// docs), so a bias that one seed hides shows.
+/// (total λ = 3) near 1. With Gaussian children q is the prior tilted by their message, a
+/// two-component mixture in closed form (`SampledPrior::tilted_moments`): the fit's mean,
+/// variance and bound equal the closed-form posterior to 1e-10 and do not depend on the seed
+/// (same bits for seeds 0–3), and nothing is sampled. (Sampled, the moment-matched envelope was
+/// 3–8 standard errors off here; with the tilted proposal, within Monte Carlo error.)
 #[test]
 fn spike_and_slab_prior_matches_closed_form() {
     let y = [1.2, 0.7, 1.1];
@@ -289,35 +303,29 @@ fn spike_and_slab_prior_matches_closed_form() {
                y[N] ~ Gaussian(mu, 1)\nobserve y\n";
     let (log_z, m) = mixture_posterior(0.9, [0.0, 0.0], [1000.0, 1.0], &y, 1.0);
     let (qm, qv) = (m[0], m[1] - m[0] * m[0]);
-    let mu4 = m[3] - 4.0 * m[2] * m[0] + 6.0 * m[1] * m[0] * m[0] - 3.0 * m[0].powi(4);
-    let seeds = 8;
-    // Sums of the estimates and of their squared standard errors.
-    let (mut est, mut var) = ([0.0; 3], [0.0; 3]);
-    for seed in 0..seeds {
+    let mut first = None;
+    for seed in 0..4 {
         let f = fit(src, &y, seed);
         let post = f.posterior("mu").unwrap();
         let r = &f.outcome().sampled[0];
-        let (s, s_eff) = (r.samples[0] as f64, r.s_eff[0]);
-        est[0] += post.param("mean").unwrap().values[0];
-        est[1] += post.param("variance").unwrap().values[0];
-        est[2] += f.bound();
-        var[0] += qv / s_eff;
-        var[1] += (mu4 - qv * qv) / s_eff;
-        var[2] += (1.0 / s_eff - 1.0 / s).max(0.0);
-    }
-    let n = seeds as f64;
-    for (k, (what, exact)) in [("mean", qm), ("variance", qv), ("bound", log_z)]
-        .into_iter()
-        .enumerate()
-    {
-        let (avg, se) = (est[k] / n, var[k].sqrt() / n);
-        eprintln!(
-            "spike and slab, {what}: average of {seeds} seeds {avg:.6} vs {exact:.6} (±{se:.1e})"
-        );
-        assert!(
-            (avg - exact).abs() < 4.0 * se + 1e-9,
-            "spike and slab, {what}: {avg} vs {exact} (±{se})"
-        );
+        assert!(r.samples.is_empty() && r.closed_form == 1, "{r:?}");
+        let got = [
+            post.param("mean").unwrap().values[0],
+            post.param("variance").unwrap().values[0],
+            f.bound(),
+        ];
+        for (what, g, exact) in [
+            ("mean", got[0], qm),
+            ("variance", got[1], qv),
+            ("bound", got[2], log_z),
+        ] {
+            assert!(
+                (g - exact).abs() < 1e-10 * exact.abs().max(1.0),
+                "spike and slab, seed {seed}, {what}: {g} vs {exact}"
+            );
+        }
+        let bits = got.map(f64::to_bits);
+        assert_eq!(*first.get_or_insert(bits), bits, "seed {seed}");
     }
 }
 
@@ -349,4 +357,46 @@ fn a_sampled_node_under_a_random_precision_passes_strict() {
             f.outcome().warnings
         );
     }
+}
+
+/// The estimate is one fresh pass at the plan's S (module `estimate`), never a pass chosen by its
+/// own S_eff, so over seeds it is unbiased to within its Monte Carlo error: 32 seeds of the
+/// Student-t model under the broad prior N(0, 1/1e-4) (where the proposal is refitted and the old
+/// "keep the best pass" rule selected), their average posterior mean within 3 standard errors
+/// of the average (from the seeds' own spread) of quadrature's, and that spread within a factor
+/// 1.5 of the reported sd/√S_eff (its own relative error with 32 seeds is about 13%).
+#[test]
+fn the_student_t_estimate_is_unbiased_over_seeds() {
+    let y = t_data();
+    let src = "plates N from data y\nmu ~ Gaussian(0, 1e-4)\n\
+               y[N] ~ StudentT(nu = 3, scale = 0.8, mean = mu)\nobserve y\n";
+    let (_, m) = quadrature(-40.0, 40.0, 800, |mu| {
+        ln_normal(mu, 0.0, 1e-4) + y.iter().map(|&v| ln_t(v, mu, 0.8, 3.0)).sum::<f64>()
+    });
+    let qv = m[1] - m[0] * m[0];
+    let n = 32;
+    let (mut means, mut reported) = (Vec::new(), 0.0);
+    for seed in 0..n {
+        let f = fit(src, &y, 1000 + seed);
+        means.push(f.posterior("mu").unwrap().param("mean").unwrap().values[0]);
+        reported += (qv / f.outcome().sampled[0].s_eff[0]).sqrt() / n as f64;
+    }
+    let avg = means.iter().sum::<f64>() / n as f64;
+    let spread = (means.iter().map(|x| (x - avg).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let se_avg = spread / (n as f64).sqrt();
+    eprintln!(
+        "Student-t over {n} seeds: average mean {avg:.6} vs {:.6} ({:+.2} SE of the average); spread {spread:.3e}, reported {reported:.3e}, ratio {:.3}",
+        m[0],
+        (avg - m[0]) / se_avg,
+        spread / reported
+    );
+    assert!(
+        (avg - m[0]).abs() < 3.0 * se_avg,
+        "average {avg} vs {} (±{se_avg})",
+        m[0]
+    );
+    assert!(
+        spread / reported > 1.0 / 1.5 && spread / reported < 1.5,
+        "spread {spread} vs reported {reported}"
+    );
 }

@@ -1,19 +1,27 @@
 //! Proposals. When the node's prior gives one ([`crate::dist::SampledPrior::tilted`]: the prior
-//! tilted by the children's Gaussian message, drawn from exactly), it is the first proposal, and
-//! when no other factor weights the draws (no Student-t likelihood) it is q itself: every weight
-//! is equal, S_eff = S, and one pass at the first S is the estimate, with plain Monte Carlo
-//! error. Otherwise the first proposal is that one or R = N(φ_c), q without the sampled factor's
-//! message (Winn (4.16)), and pilot passes adapt it: while S_eff < target, up to `REFITS` times,
-//! the Gaussian with the weighted samples' mean and twice their variance (its sd at least a tenth
-//! of the previous one), kept while it raises S_eff; then S is doubled until S_eff ≥ target or
-//! S = cap.
+//! tilted by the children's Gaussian message, drawn from exactly), it is the first proposal. When
+//! no other factor weights the draws (no Student-t likelihood) it is q itself, whose moments the
+//! engine takes in closed form instead (module `sampled`); should those not be representable,
+//! every weight is equal, S_eff = S, and one pass at the first S is the estimate, with plain
+//! Monte Carlo error. Otherwise the first proposal is that one or R = N(φ_c), q without the
+//! sampled factor's message (Winn (4.16)), and pilot passes adapt it.
 //!
-//! The estimate is the last pass the adaptation kept. Choosing among passes by their own S_eff
-//! is a small selection bias (a pass that misses a narrow mode has a high S_eff and wrong
-//! moments); it matters only where no exact proposal exists (Student-t likelihoods). An
-//! estimate from one more pass with fresh draws removes it, but then the pass S and the
-//! proposal can switch between sweeps and a fit with tol = 0 never reaches a fixed point; that
-//! trade-off is left open.
+//! **The plan, chosen once.** At an element's first update (no [`Plan`] yet), pilot passes at the
+//! first S refit the proposal while S_eff < target, up to `REFITS` times: the Gaussian with the
+//! weighted samples' mean and twice their variance (its sd at least a tenth of the previous
+//! one), kept while it raises S_eff; then pilot passes double S until S_eff ≥ target or S = cap.
+//! The number of kept refits and that S are the element's plan, kept for the rest of the fit.
+//! Every later update replays the plan: exactly that many refits (each from the previous pilot
+//! pass, no test), then the estimate at the plan's S.
+//!
+//! **The estimate is one fresh pass.** Its draws have a stream of their own (keyed by S, never by
+//! sweep) and are never used to choose anything, so no pass is selected by its own S_eff (that
+//! selection, a pass that misses a narrow mode having a high S_eff and wrong moments, was a bias
+//! of keeping the best pilot pass). Every update uses the same draws (common random numbers)
+//! through a proposal that moves smoothly with φ, so the estimate is a smooth deterministic
+//! function of the message and a fit can reach a fixed point at tol 0. The price: S is not
+//! re-chosen when the message moves; a pass whose S_eff ends below the target is reported
+//! (`SampledNode::capped`).
 
 use crate::dist::{Proposal, Sampling};
 use crate::Rng;
@@ -21,6 +29,19 @@ use rand::SeedableRng;
 
 /// Refits of the proposal at most (each kept only if it raises S_eff).
 const REFITS: u64 = 8;
+
+/// An element's sampling plan (module docs): the S of its estimate and the refits of its
+/// proposal, chosen at its first update.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Plan {
+    /// S of the estimate.
+    pub samples: usize,
+    /// Refits of the proposal before it.
+    pub refits: u64,
+}
+
+/// The stream of the estimate's pass at S: apart from the pilot passes' (0 ..= 2·`REFITS` + 64).
+const FRESH: u64 = 1 << 32;
 
 /// What one element's sampling gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +54,21 @@ pub(crate) struct Estimate {
     pub samples: usize,
     /// Its S_eff = 1/Σ w².
     pub s_eff: f64,
+    /// The refits of the proposal (with `samples`, the plan to replay).
+    pub refits: u64,
+}
+
+impl Estimate {
+    /// A q known in closed form: its moments and ln Z, no draws (S = 0 marks it, S_eff = 0).
+    pub(crate) fn closed(u: [f64; 2], log_z: f64) -> Self {
+        Estimate {
+            u,
+            log_z,
+            samples: 0,
+            s_eff: 0.0,
+            refits: 0,
+        }
+    }
 }
 
 /// SplitMix64: a stream's seed from the node's seed, node, element and pass.
@@ -81,6 +117,7 @@ fn pass(
         log_z: top + (total / s as f64).ln(),
         samples: s,
         s_eff: 1.0 / sq,
+        refits: 0,
     })
 }
 
@@ -94,18 +131,20 @@ pub(crate) enum First {
 }
 
 /// The estimate for target exp(φ·[x, x²] + ℓ(x)) (module docs); `stream` = [node, element] keys
-/// the draws. An error if φ is no proper Gaussian or no sample has a positive weight.
+/// the draws; `plan` the element's plan (None at its first update: chosen here). An error if φ
+/// is no proper Gaussian or no sample has a positive weight.
 pub(crate) fn estimate(
     phi: [f64; 2],
     ell: &dyn Fn(f64) -> f64,
     first: First,
     cfg: &Sampling,
     stream: [u64; 2],
+    plan: Option<Plan>,
 ) -> Result<Estimate, String> {
     if !(phi[1] < 0.0) || !phi[0].is_finite() {
         return Err("the proposal of an importance-sampled node has no positive precision".into());
     }
-    let mut s = cfg.samples.max(2);
+    let s0 = cfg.samples.max(2);
     let rng = |pass_no: u64| stream_rng(cfg.seed, [stream[0], stream[1], pass_no]);
     let none = |s: usize| {
         move || {
@@ -114,39 +153,47 @@ pub(crate) fn estimate(
     };
     let prec = -2.0 * phi[1];
     let mut proposal = match first {
-        First::Prior(p, true) => return pass(phi, ell, &p, rng(0), s).ok_or_else(none(s)),
+        First::Prior(p, true) => return pass(phi, ell, &p, rng(0), s0).ok_or_else(none(s0)),
         First::Prior(p, false) => p,
         First::Gaussian => Proposal::gaussian(phi[0] / prec, prec),
     };
     let mut sd = prec.sqrt().recip();
-    let mut pilot = pass(phi, ell, &proposal, rng(0), s);
-    let mut pass_no = 1;
-    while pass_no <= REFITS {
-        let Some(b) = pilot.filter(|b| b.s_eff < cfg.target) else {
+    let mut pilot = pass(phi, ell, &proposal, rng(0), s0);
+    let mut refits = 0;
+    while refits < plan.map_or(REFITS, |p| p.refits) {
+        let Some(b) = pilot else {
             break;
         };
+        if plan.is_none() && b.s_eff >= cfg.target {
+            break;
+        }
         // The weighted samples' mean and twice their variance, the spread shrinking at most
         // tenfold per refit (one dominant sample has no variance to speak of).
         let var = (b.u[1] - b.u[0] * b.u[0]).max(0.0);
         let sd2 = (2.0 * var).sqrt().max(0.1 * sd);
         let refit = Proposal::gaussian(b.u[0], sd2.powi(-2));
-        let r = pass(phi, ell, &refit, rng(pass_no), s).filter(|r| r.s_eff > b.s_eff);
-        pass_no += 1;
-        match r {
-            Some(r) => (proposal, sd, pilot) = (refit, sd2, Some(r)),
-            None => break,
+        let r = pass(phi, ell, &refit, rng(refits + 1), s0);
+        // Choosing: kept only if it raises S_eff. Replaying: kept.
+        if plan.is_none() && !r.is_some_and(|r| r.s_eff > b.s_eff) {
+            break;
         }
+        (proposal, sd, pilot, refits) = (refit, sd2, r, refits + 1);
     }
-    let mut pass_no = REFITS + 1;
-    while pilot.is_none_or(|b| b.s_eff < cfg.target) && s < cfg.cap {
-        s = (2 * s).min(cfg.cap);
-        let r = pass(phi, ell, &proposal, rng(pass_no), s);
-        pass_no += 1;
-        if r.is_some() {
-            pilot = r;
+    let s = match plan {
+        Some(p) => p.samples,
+        None => {
+            // Pilot passes double S until S_eff reaches the target (their draws discarded).
+            let (mut s, mut pass_no) = (s0, REFITS + 1);
+            while pilot.is_none_or(|b| b.s_eff < cfg.target) && s < cfg.cap {
+                s = (2 * s).min(cfg.cap);
+                pilot = pass(phi, ell, &proposal, rng(pass_no), s).or(pilot);
+                pass_no += 1;
+            }
+            s
         }
-    }
-    pilot.ok_or_else(none(s))
+    };
+    let est = pass(phi, ell, &proposal, rng(FRESH + s as u64), s).ok_or_else(none(s))?;
+    Ok(Estimate { refits, ..est })
 }
 
 #[cfg(test)]
@@ -158,7 +205,15 @@ mod tests {
     fn a_gaussian_target_is_exact() {
         let (m, p) = (1.5, 4.0);
         let phi = [p * m, -0.5 * p];
-        let e = estimate(phi, &|_| 0.0, First::Gaussian, &Sampling::default(), [0, 0]).unwrap();
+        let e = estimate(
+            phi,
+            &|_| 0.0,
+            First::Gaussian,
+            &Sampling::default(),
+            [0, 0],
+            None,
+        )
+        .unwrap();
         assert!((e.s_eff - 1000.0).abs() < 1e-6);
         let a = 0.5 * (p * m * m - p.ln() + crate::special::LN_2PI);
         assert!((e.log_z - a).abs() < 1e-12);
@@ -169,8 +224,8 @@ mod tests {
     fn seeded() {
         let ell = |x: f64| -(x - 2.0).abs();
         let cfg = Sampling::default();
-        let a = estimate([0.0, -0.5], &ell, First::Gaussian, &cfg, [3, 1]).unwrap();
-        let b = estimate([0.0, -0.5], &ell, First::Gaussian, &cfg, [3, 1]).unwrap();
+        let a = estimate([0.0, -0.5], &ell, First::Gaussian, &cfg, [3, 1], None).unwrap();
+        let b = estimate([0.0, -0.5], &ell, First::Gaussian, &cfg, [3, 1], None).unwrap();
         assert_eq!(a.u.map(f64::to_bits), b.u.map(f64::to_bits));
         let c = estimate(
             [0.0, -0.5],
@@ -178,6 +233,7 @@ mod tests {
             First::Gaussian,
             &Sampling { seed: 1, ..cfg },
             [3, 1],
+            None,
         )
         .unwrap();
         assert_ne!(a.u[0].to_bits(), c.u[0].to_bits());
@@ -196,7 +252,7 @@ mod tests {
             cap: 100_000,
             seed: 0,
         };
-        let e = estimate(phi, &ell, First::Gaussian, &cfg, [0, 0]).unwrap();
+        let e = estimate(phi, &ell, First::Gaussian, &cfg, [0, 0], None).unwrap();
         assert!(e.s_eff >= 150.0, "S_eff {}", e.s_eff);
         assert!((e.u[0] - 30.0).abs() < 0.05);
         let hard = Sampling {
@@ -204,7 +260,7 @@ mod tests {
             cap: 800,
             ..cfg
         };
-        let e = estimate(phi, &ell, First::Gaussian, &hard, [0, 0]).unwrap();
+        let e = estimate(phi, &ell, First::Gaussian, &hard, [0, 0], None).unwrap();
         assert_eq!(e.samples, 800);
         assert!(e.s_eff < 5000.0);
     }
@@ -246,7 +302,7 @@ mod tests {
                         cap: s,
                         seed,
                     };
-                    let e = estimate(phi, &ell, First::Gaussian, &cfg, [0, 0]).unwrap();
+                    let e = estimate(phi, &ell, First::Gaussian, &cfg, [0, 0], None).unwrap();
                     (e.u[0] - exact).powi(2)
                 })
                 .sum();

@@ -17,12 +17,21 @@
 //! Bound term. With ln q = φ_c·u + ℓ − ln Z, the element's term ⟨ln p(x | pa)⟩ + ⟨Σ ln t⟩ − ⟨ln q⟩
 //! is (⟨φ_prior⟩ − φ_c)·⟨u⟩ − ⟨A_prior⟩ + ln Z: the ⟨ℓ⟩ of the prior and the likelihood cancel
 //! against q's own, so the term needs no ⟨ℓ⟩ estimate (E5 suggests Σ w_s ln P(Z | pa⁽ˢ⁾) for it;
-//! here it drops out exactly). ln Z and ⟨u⟩ are the sampled ones, so the term is an estimate:
-//! the families say `Approximate`. Its Monte Carlo error is about √(1/S_eff − 1/S) in ln Z.
+//! here it drops out exactly). ln Z and ⟨u⟩ are the sampled ones, so the term is an estimate
+//! (`Approximate`). Its Monte Carlo error is about √(1/S_eff − 1/S) in ln Z.
+//!
+//! Closed form. When no Student-t value reads an element and the prior knows its tilted form
+//! ([`crate::dist::SampledPrior::tilted_moments`]: a mixture of tilted Gaussians, a tilted
+//! truncated Gaussian), q(x) = p(x) exp(m·u)/C for the children's message m, and ⟨u⟩ and
+//! ln Z = A_prior + ln C are closed form: nothing is sampled (S = 0 in `a` marks it), the update
+//! is a deterministic function of m (so fits reach fixed points), and the term is
+//! ln C − m·⟨u⟩ = ⟨ln p⟩ − ⟨ln q⟩ exactly: a node whose every element is in closed form says
+//! `Exact` ([`Sampled::quality`]).
 //!
 //! Storage: the node's `a` holds, per element, A of the adopted Gaussian (n entries), then
-//! ln Z − φ_c·⟨u⟩ (the element's own part of the term), then S and S_eff of its last update, and
-//! last the sampler's key drawn from the run's seed at the start, so that restart snapshots carry
+//! ln Z − φ_c·⟨u⟩ (the element's own part of the term), then S and S_eff of its last update, then
+//! the sampler's key drawn from the run's seed at the start, and last the refits of each
+//! element's plan (module `estimate`; −1 until its first update), so that restart snapshots carry
 //! them and a seed gives the same bits whatever the thread count (each element's draws are keyed
 //! by seed, key, node, element and pass).
 
@@ -32,7 +41,10 @@ use super::factorised::factorised_send;
 use super::qblock::QBlock;
 use super::*;
 use crate::dist::{Sampling, StudentT};
-use estimate::{estimate, First};
+use estimate::{estimate, First, Plan};
+
+/// Entries per element in a sampled node's `a` (module docs; the key after the first four).
+const LAYOUT: usize = 5;
 
 /// What an importance-sampled node reports: its S and S_eff per element, and the S_eff it
 /// aimed at (below it at the cap: a warning).
@@ -40,10 +52,13 @@ use estimate::{estimate, First};
 pub struct SampledNode {
     /// The node's name.
     pub name: String,
-    /// S of each latent element's last update.
+    /// S of each sampled latent element's last update (elements in closed form left out).
     pub samples: Vec<usize>,
-    /// S_eff = 1/Σ w² of each latent element's last update.
+    /// S_eff = 1/Σ w² of each sampled latent element's last update.
     pub s_eff: Vec<f64>,
+    /// How many latent elements had q in closed form at their last update (no Student-t value
+    /// reads them and the prior's tilted form is known): not sampled, no S or S_eff.
+    pub closed_form: usize,
     /// The sampler's settings.
     pub sampling: Sampling,
 }
@@ -150,6 +165,7 @@ impl Sampled {
     fn sample(&self, vmp: &mut Vmp, messages: Option<&[f64]>, key: u64) -> Result<(), RunError> {
         let i = self.node[0];
         let node = &vmp.nodes[i];
+        let n = node.n;
         let sampling = Sampling {
             seed: self.sampling.seed ^ key,
             ..self.sampling
@@ -163,10 +179,17 @@ impl Sampled {
         let results: Vec<Result<Sampled1, (usize, String)>> = latent
             .par_iter()
             .map(|&e| {
-                let (mut phi, _) = priors[e];
+                let (mut phi, a_prior) = priors[e];
                 let m = messages.map_or([0.0; 2], |m| [m[2 * e], m[2 * e + 1]]);
                 phi[0] += m[0];
                 phi[1] += m[1];
+                // No Student-t value reads the element: q is the prior tilted by the message, in
+                // closed form (module docs), with ln Z = A_prior + ln C.
+                if self.links[e].is_empty() {
+                    if let Some((ln_c, u)) = prior.and_then(|p| p.tilted_moments(m)) {
+                        return Ok((e, phi, estimate::Estimate::closed(u, a_prior + ln_c)));
+                    }
+                }
                 let ell = |x: f64| self.ell(vmp, e, x);
                 // The prior's own proposal, tilted by the Gaussian message; it is q itself when
                 // no Student-t value reads the element (module `estimate`).
@@ -174,14 +197,22 @@ impl Sampled {
                     Some(p) => First::Prior(p, self.links[e].is_empty()),
                     None => First::Gaussian,
                 };
-                estimate(phi, &ell, first, &sampling, [i as u64, e as u64])
+                // The element's plan, chosen at its first update after the start (module
+                // `estimate`): S in `a`'s S slot, the refits after the key, −1 before then.
+                let plan = (messages.is_some() && node.q.a.len() == LAYOUT * n + 1)
+                    .then(|| (node.q.a[2 * n + e], node.q.a[4 * n + 1 + e]))
+                    .filter(|&(s, r)| s > 0.0 && r >= 0.0)
+                    .map(|(s, r)| Plan {
+                        samples: s as usize,
+                        refits: r as u64,
+                    });
+                estimate(phi, &ell, first, &sampling, [i as u64, e as u64], plan)
                     .map(|est| (e, phi, est))
                     .map_err(|what| (e, what))
             })
             .collect();
-        let n = node.n;
         let mut q = node.q.clone();
-        q.a.resize(4 * n + 1, 0.0);
+        q.a.resize(LAYOUT * n + 1, 0.0);
         q.a[4 * n] = key as f64;
         for r in results {
             let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, e, what))?;
@@ -199,6 +230,11 @@ impl Sampled {
             q.a[n + e] = est.log_z - phi_c[0] * est.u[0] - phi_c[1] * est.u[1];
             q.a[2 * n + e] = est.samples as f64;
             q.a[3 * n + e] = est.s_eff;
+            q.a[4 * n + 1 + e] = if messages.is_some() {
+                est.refits as f64
+            } else {
+                -1.0
+            };
         }
         let node = &mut vmp.nodes[i];
         node.q = q;
@@ -212,21 +248,38 @@ impl Sampled {
     pub(super) fn report(&self, vmp: &Vmp) -> Option<SampledNode> {
         let node = &vmp.nodes[self.node[0]];
         let n = node.n;
-        if node.q.a.len() != 4 * n + 1 {
+        if node.q.a.len() != LAYOUT * n + 1 {
             return None;
         }
         let latent: Vec<usize> = (0..n)
             .filter(|&e| !node.is_observed(e) && node.participates(e))
             .collect();
+        // S = 0 marks an element whose q was in closed form (`Estimate::closed`).
+        let sampled: Vec<usize> = latent
+            .iter()
+            .copied()
+            .filter(|&e| node.q.a[2 * n + e] > 0.0)
+            .collect();
         Some(SampledNode {
             name: node.name.clone(),
-            samples: latent
+            samples: sampled
                 .iter()
                 .map(|&e| node.q.a[2 * n + e] as usize)
                 .collect(),
-            s_eff: latent.iter().map(|&e| node.q.a[3 * n + e]).collect(),
+            s_eff: sampled.iter().map(|&e| node.q.a[3 * n + e]).collect(),
+            closed_form: latent.len() - sampled.len(),
             sampling: self.sampling,
         })
+    }
+
+    /// The kind of the node's bound term: `Exact` when every latent element's q was in closed
+    /// form at its last update (the term ln C − m·⟨u⟩ is then ⟨ln p⟩ − ⟨ln q⟩ itself), else
+    /// `Approximate` (an estimate; also before the first update).
+    pub(super) fn quality(&self, vmp: &Vmp) -> crate::dist::BoundQuality {
+        match self.report(vmp) {
+            Some(r) if r.samples.is_empty() => crate::dist::BoundQuality::Exact,
+            _ => crate::dist::BoundQuality::Approximate,
+        }
     }
 }
 
@@ -285,7 +338,7 @@ impl QBlock for Sampled {
             let u = &node.q.u[2 * e..2 * e + 2];
             let own = if node.is_observed(e) {
                 node.q.a[e] + self.likelihood(vmp, e, u[0])
-            } else if node.q.a.len() == 4 * n + 1 {
+            } else if node.q.a.len() == LAYOUT * n + 1 {
                 node.q.a[n + e]
             } else {
                 f64::NEG_INFINITY
