@@ -39,6 +39,7 @@ mod robust_regression;
 mod sampled;
 mod sampled_exact_proposal;
 mod shards;
+mod shards_gated;
 mod softmax;
 mod softmax_gap;
 mod square_ard;

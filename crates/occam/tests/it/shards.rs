@@ -100,7 +100,12 @@ fn close(a: f64, b: f64, what: &str) {
 
 /// Sweeps a single-process model and a sharded one from the same start with the same schedule;
 /// compares the bound after every sweep and every latent node's moments at the end.
-fn same_as_single(text: &str, tables: &[(&str, usize, &[f64])], n: usize, sizes: &[usize]) {
+pub(crate) fn same_as_single(
+    text: &str,
+    tables: &[(&str, usize, &[f64])],
+    n: usize,
+    sizes: &[usize],
+) {
     let mut full = compile(text, &rows(tables, 0, n));
     full.initialize(11).unwrap();
     let order = full.default_order();

@@ -30,6 +30,7 @@ pub(super) mod block;
 mod dense;
 mod kernels;
 mod residual;
+mod rows;
 mod start;
 #[cfg(test)]
 mod tests;

@@ -130,7 +130,8 @@ impl Vmp {
     /// The state of a shard of rows `from..to` of this model (compiled on all the data, or on
     /// more rows than the shard): every latent global, and those rows of every latent local node
     /// (the data plate first in each, as a shard holds whole rows). The state must be per
-    /// element, as [`Vmp::initialize`] leaves it. With [`Vmp::set_state`], it gives a sharded fit
+    /// element, as [`Vmp::initialize`] leaves it (a gated block's x: its rows' means and sums,
+    /// `gated_linear/rows.rs`). With [`Vmp::set_state`], it gives a sharded fit
     /// the start of a single-process one.
     pub fn rows_state(
         &self,
@@ -152,6 +153,11 @@ impl Vmp {
                 return Err(fail(
                     "a shard holds whole rows: the data plate must be its first",
                 ));
+            }
+            // A gated block's x keeps its rows' means and sums over rows (`gated_linear/rows.rs`).
+            if let Some(cut) = self.gated_rows_state(i, from, to) {
+                state.nodes.push((node.name.clone(), cut.map_err(fail)?));
+                continue;
             }
             // Arrays row-major with the data plate outermost (per element, or per sequence of a
             // chain): each row's part is a 1/rows share of each array.
@@ -214,7 +220,9 @@ impl Vmp {
                 .filter(|&i| self.nodes[i].has_latent())
                 .ok_or_else(|| SplitError::Mismatch(format!("no latent node `{name}`")))?;
             let n = &self.nodes[i];
-            let fits = if split.local[i] {
+            let fits = if let Some(fits) = self.gated_state_fits(i, q) {
+                fits
+            } else if split.local[i] {
                 let d = n.kind.value_len();
                 let shared = matches!(n.kind, crate::moments::MomentKind::Gaussian { .. })
                     && q.u.len() == n.n * d + d * d
