@@ -13,4 +13,5 @@ pub mod bpca;
 pub mod digits;
 pub mod polynomial;
 pub mod ppca;
+pub mod spot;
 pub mod vqpca;
