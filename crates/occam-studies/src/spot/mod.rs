@@ -23,6 +23,9 @@
 //! Spots are independent given the hyper-parameters (Winn §4.5.2), fitted one after another on
 //! one thread; the draws are keyed by seed, spot and pass, so a seed gives the same bits.
 
+// The four axes (c_x, c_y, r_x, r_y) index several arrays at once.
+#![allow(clippy::needless_range_loop)]
+
 pub mod figure;
 pub mod fit;
 pub mod image;

@@ -9,9 +9,11 @@
 //! samples out of thousands; the passes then adapt the proposal exactly as the engine's
 //! importance-sampled nodes do (`occam-core`'s `engine/sampled/estimate.rs`, which is scalar and
 //! private, hence this 4-D copy of its rule): while S_eff < target, up to `REFITS` times, the
-//! Gaussian with the weighted draws' mean and twice their variance per axis (each sd at least a
-//! tenth of the previous one), kept if it raises S_eff, else the kept proposal widened threefold
-//! if that does (the engine stops there instead); then S is doubled until S_eff ≥ target or S =
+//! Gaussian with the weighted draws' mean and variance per axis (the engine takes twice the
+//! variance; each sd at least a tenth of the previous one), kept if it raises S_eff, else the
+//! kept proposal widened threefold if that does (the engine stops there instead: a Gaussian
+//! narrower than a flat stretch of the target gives its tail draws the largest weights, and the
+//! moment refit narrows it further); then S is doubled until S_eff ≥ target or S =
 //! cap. With a proposal g other than R the weight is exp(φ·u) P(I | θ) / g(θ).
 //!
 //! Unlike the engine, the previous sweep's kept proposal is tried after R's pass (when R's
@@ -139,7 +141,10 @@ pub fn estimate(
     spot: usize,
     warm: Option<Proposal>,
 ) -> Option<Estimate> {
-    if phi.iter().any(|p| !(p[1] < 0.0) || !p[0].is_finite()) {
+    if phi
+        .iter()
+        .any(|p| p[1].is_nan() || p[1] >= 0.0 || !p[0].is_finite())
+    {
         return None;
     }
     let mut s = cfg.samples.max(2);
@@ -169,11 +174,11 @@ pub fn estimate(
         for d in 0..4 {
             let var = (b.m2[d] - b.m1[d] * b.m1[d]).max(0.0);
             refit.mean[d] = b.m1[d];
-            refit.sd[d] = (2.0 * var).sqrt().max(0.1 * g.sd[d]);
+            refit.sd[d] = var.sqrt().max(0.1 * g.sd[d]);
         }
         let wide = Proposal {
-            mean: g.mean,
             sd: g.sd.map(|v| 3.0 * v),
+            ..g
         };
         for (cand, key) in [(refit, 2 * n), (wide, 2 * n + 1)] {
             if let Some(r) = pass(phi, img, &cand, rng(key), s).filter(|r| r.s_eff > b.s_eff) {
