@@ -119,6 +119,7 @@ fn true_intensity(img: &Image, j: usize) -> f64 {
 fn the_fit_recovers_spots_and_flags() {
     let cfg = Settings::default();
     let (mut z, mut winn): (Vec<f64>, f64) = (vec![], 0.0);
+    let mut below = 0usize;
     for seed in [1, 2, 3] {
         let img = generate(EXAMPLE, seed);
         let fits = fit_grid(&img, &cfg).unwrap();
@@ -149,6 +150,7 @@ fn the_fit_recovers_spots_and_flags() {
                 );
             }
             if f.last.s_eff < cfg.sampling.target {
+                below += 1;
                 println!(
                     "seed {seed} spot {j}: S_eff {:.1} below target at S = {} (R alone {:.2})",
                     f.last.s_eff, f.last.samples, f.last.s_eff_winn
@@ -176,6 +178,28 @@ fn the_fit_recovers_spots_and_flags() {
         above(3.0),
         above(4.0),
         z[z.len() - 1]
+    );
+    // Measured on seeds 1–3 (102 fitted normal spots, 408 axes): median 0.63, 8 above 2, 2 above
+    // 3, largest 6.55; a Gaussian posterior would give median 0.67 and 0.27% above 3. The
+    // likelihood is piecewise constant (the posterior is a union of pixel cells), so the tails
+    // are not Gaussian; the checks below hold the calibration where it was measured: the median
+    // within a third of the Gaussian's, at most 1% of the axes beyond 3 sd.
+    assert!(
+        (0.45..0.9).contains(&z[z.len() / 2]),
+        "median |mean − truth| / sd {:.3}",
+        z[z.len() / 2]
+    );
+    assert!(
+        above(3.0) as f64 <= 0.01 * n,
+        "{} of {n} axes beyond 3 sd",
+        above(3.0)
+    );
+    // Winn's R alone (4.16) is far too wide here (measured S_eff ≤ 2.93 of 1000 draws), which is
+    // why the proposal adapts; with the adaptation, 2 of the 102 spots ended below the target.
+    assert!(winn < 10.0, "Winn's R alone reached S_eff {winn:.2}");
+    assert!(
+        below <= 2,
+        "{below} spots ended with S_eff below the target"
     );
 }
 
