@@ -124,14 +124,13 @@ pub fn compare_evidence<'py>(
                 methods
                     .iter()
                     .map(|&m| match estimate(f.inner(), m, &opts) {
-                        // The bound's cost is the fit's.
-                        Evidence::Estimate(mut e) if m == Method::Vb => {
-                            e.seconds = fit_seconds;
+                        Evidence::Estimate(mut e) => {
+                            // The bound's cost is the fit's.
+                            if m == Method::Vb {
+                                e.seconds = fit_seconds;
+                            }
                             if let Some(w) = &warm {
-                                e.note = match e.note.is_empty() {
-                                    true => w.to_string(),
-                                    false => format!("{}; {w}", e.note),
-                                };
+                                w.annotate(m, &mut e.note);
                             }
                             Evidence::Estimate(e)
                         }

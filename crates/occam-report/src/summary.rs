@@ -311,7 +311,10 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             k => format!("; {k} more in closed form, not sampled"),
         };
         if r.samples.is_empty() {
-            let _ = writeln!(s, "{closed}");
+            // Nothing sampled and nothing in closed form (every element observed): no line.
+            if !closed.is_empty() {
+                let _ = writeln!(s, "{closed}");
+            }
             continue;
         }
         let _ = writeln!(

@@ -26,6 +26,43 @@ pub fn along_plate(loaded: &Loaded, plate: &str) -> Vec<String> {
     out
 }
 
+/// Checks that every table in `along` has the same number of lines per row of the plate in every
+/// shard (1, or a chain's steps per sequence): a minibatch cuts each row as that many lines, so
+/// shards whose chains have different lengths cannot be mixed into one minibatch. The error
+/// names the table and the two shards.
+pub fn same_lines_per_row(
+    data: &[DataSet],
+    sizes: &[usize],
+    along: &[String],
+) -> std::result::Result<(), String> {
+    for name in along {
+        let mut first: Option<(usize, usize)> = None;
+        for (s, (d, &n)) in data.iter().zip(sizes).enumerate() {
+            let Some(t) = d.tables.get(name) else {
+                continue;
+            };
+            if n == 0 {
+                continue;
+            }
+            let per = t.rows / n;
+            match first {
+                None => first = Some((s, per)),
+                Some((s0, p0)) if p0 != per => {
+                    return Err(format!(
+                        "`{name}` has {p0} lines per row in shard {} and {per} in shard {}: \
+                         random-row minibatches need the same lines per row (chain length) in \
+                         every shard",
+                        s0 + 1,
+                        s + 1
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The data of `rows` (ascending indices into the concatenated rows of `data`, whose shard s
 /// has `sizes[s]` rows along the data plate): every table named in `along` ([`along_plate`])
 /// gives the rows it holds, in order (a table with k lines per element of the plate, k lines

@@ -361,6 +361,7 @@ pub fn fit_shards(
         None => Vec::new(),
     };
     let make: &mut MakeBatch = &mut |rows: &[usize]| -> std::result::Result<Vmp, RunError> {
+        crate::minibatch::same_lines_per_row(data, &sizes, &along).map_err(RunError::Schedule)?;
         let batch = crate::minibatch::gather(data, &sizes, rows, &along);
         Shard::new(name, source, &batch, plate)
             .map(|s| s.compiled.vmp)

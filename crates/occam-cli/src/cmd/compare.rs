@@ -176,8 +176,11 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                     row["warm_start"] = json!({
                         "from": w.from,
                         "default_bound": w.default_bound,
-                        "warm_bound": w.warm_bound,
+                        "warm_bound": if w.warm_bound.is_finite() { json!(w.warm_bound) } else { json!(null) },
                         "kept": w.kept,
+                        "start_kept": if w.kept { "warm" } else { "default" },
+                        "tolerance": w.tolerance,
+                        "failed": w.failed,
                     });
                 }
                 // Only for bounds that are not the exact ELBO (other reports are unchanged).

@@ -23,6 +23,11 @@ const OTHER_COMMANDS: &[(&str, &str)] = &[
         "not run: a release build into ~/.cargo/bin (see `cargo build --release`)",
     ),
     ("scripts/test", "run by .ci/run"),
+    (
+        "cargo run --release -p occam-studies --example microarray_spot -- examples/microarray_spot 1",
+        "not run: the occam-studies spot tests fit the same generated images (seeds 1–3) in the \
+         dev profile and check the flags, centres, radii and intensities it prints",
+    ),
     ("cargo test --workspace", "run by scripts/test"),
     ("cargo test -p occam-cli --test it docs::", "part of `cargo test --workspace`"),
     (

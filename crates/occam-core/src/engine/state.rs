@@ -59,12 +59,14 @@ impl Vmp {
                         if s.u.len() == n.n * d + d * d && n.n >= 2)
                     && s.phi.len() == s.u.len()
                     && s.a.len() == c.a.len();
-                // An importance-sampled node keeps its sampled terms, S, S_eff and key after A
-                // (module `sampled`): 4n + 1 entries once started.
+                // An importance-sampled node keeps its sampled terms, S, S_eff, key and plans
+                // after A (module `sampled`, `LAYOUT` entries per element and the key) once
+                // started; a file saved before the plans existed has 4n + 1 (read with the
+                // plans unset).
                 let sampled = matches!(self.block_of(i), Some(super::qblock::Block::Sampled(_)))
                     && s.phi.len() == c.phi.len()
                     && s.u.len() == c.u.len()
-                    && s.a.len() == 4 * n.n + 1;
+                    && super::sampled::saved_a_fits(s.a.len(), n.n);
                 let fits = same || shared || sampled;
                 if !fits {
                     return Err(StateError::Sizes {
@@ -84,11 +86,17 @@ impl Vmp {
         let merged: Vec<NodeState> = state
             .into_iter()
             .zip(current)
-            .map(|(s, c)| match s {
+            .enumerate()
+            .map(|(i, (s, c))| match s {
                 Some(s) => NodeState {
                     phi: s.phi,
                     u: s.u,
-                    a: s.a,
+                    a: match self.block_of(i) {
+                        Some(super::qblock::Block::Sampled(_)) => {
+                            super::sampled::upgrade_saved_a(s.a, self.nodes[i].n)
+                        }
+                        _ => s.a,
+                    },
                 },
                 None => c,
             })

@@ -67,7 +67,8 @@ pub(crate) fn cheeseman_stutz(flat: &Flat, theta: &Theta) -> Result<f64, NotAppl
     for o in &flat.obs {
         for s in 0..flat.n {
             for t in 0..t_len {
-                let at = s * o.cols + t;
+                // One value per step, in the same unit order as `step_statistics`.
+                let at = s * t_len + t;
                 if !o.present[at] {
                     continue;
                 }

@@ -41,10 +41,20 @@ pub struct WarmStart {
     /// How far apart two bounds may be and count as one optimum: the fit's stopping tolerance
     /// in nats (`Settings::tol` times the observed values).
     pub tolerance: f64,
+    /// Why the warm-started fit failed (a numerical error of its run), if it did: the default
+    /// fit is kept then, and `warm_bound` is NaN.
+    pub failed: Option<String>,
 }
 
 impl std::fmt::Display for WarmStart {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(why) = &self.failed {
+            return write!(
+                f,
+                "warm start from K = {} failed ({why}); the default start ({:.4}) is kept",
+                self.from, self.default_bound
+            );
+        }
         let how = if self.kept {
             "kept over"
         } else if self.warm_bound < self.default_bound - self.tolerance {
@@ -57,6 +67,26 @@ impl std::fmt::Display for WarmStart {
             "warm start from K = {} ({:.4}) {how} the default start ({:.4})",
             self.from, self.warm_bound, self.default_bound
         )
+    }
+}
+
+impl WarmStart {
+    /// Adds what the warm start did to the note of `method`'s estimate: the bound's (`vb`) note
+    /// says which start was kept; `cv`'s, when the warm fit was kept, that its folds are refitted
+    /// from the default start (so the two columns may come from different optima).
+    pub fn annotate(&self, method: super::Method, note: &mut String) {
+        let add = match method {
+            super::Method::Vb => self.to_string(),
+            super::Method::Cv if self.kept => format!(
+                "folds refitted from the default start (the bound's fit came from the warm start from K = {})",
+                self.from
+            ),
+            _ => return,
+        };
+        *note = match note.is_empty() {
+            true => add,
+            false => format!("{note}; {add}"),
+        };
     }
 }
 
@@ -119,14 +149,31 @@ pub fn warm_swept(
         restarts: 1,
         ..settings.clone()
     };
-    let warm = model.fit_started(&once, &starts, &mut ())?;
     let tolerance = same_optimum(settings, &fitted);
+    let warm = match model.fit_started(&once, &starts, &mut ()) {
+        Ok(warm) => warm,
+        // An interrupt stops the sweep; any other failure of the optional warm fit leaves the
+        // default fit, which succeeded, as this size's result, and says so.
+        Err(e @ crate::Error::Interrupted(_)) => return Err(e),
+        Err(e) => {
+            let report = WarmStart {
+                from,
+                default_bound: fitted.bound(),
+                warm_bound: f64::NAN,
+                kept: false,
+                tolerance,
+                failed: Some(e.to_string()),
+            };
+            return Ok((fitted, Some(report)));
+        }
+    };
     let report = WarmStart {
         from,
         default_bound: fitted.bound(),
         warm_bound: warm.bound(),
         kept: warm.bound() > fitted.bound() + tolerance,
         tolerance,
+        failed: None,
     };
     Ok((if report.kept { warm } else { fitted }, Some(report)))
 }

@@ -66,12 +66,9 @@ pub fn compare_evidence(
                 if let Evidence::Estimate(e) = &mut e {
                     if method == Method::Vb {
                         e.seconds = fit_seconds;
-                        if let Some(w) = &warm {
-                            e.note = match e.note.is_empty() {
-                                true => w.to_string(),
-                                false => format!("{}; {w}", e.note),
-                            };
-                        }
+                    }
+                    if let Some(w) = &warm {
+                        w.annotate(method, &mut e.note);
                     }
                 }
                 e

@@ -38,6 +38,7 @@ mod regression;
 mod robust_regression;
 mod sampled;
 mod sampled_exact_proposal;
+mod sampled_saved;
 mod shards;
 mod shards_gated;
 mod softmax;

@@ -44,7 +44,23 @@ use crate::dist::{Sampling, StudentT};
 use estimate::{estimate, First, Plan};
 
 /// Entries per element in a sampled node's `a` (module docs; the key after the first four).
-const LAYOUT: usize = 5;
+pub(super) const LAYOUT: usize = 5;
+
+/// Whether a saved `a` of `a_len` entries fits a sampled node of `n` elements: the current layout
+/// (`LAYOUT` entries per element and the key) or the one before the plans (4n + 1: no refits),
+/// which [`upgrade_saved_a`] reads.
+pub(super) fn saved_a_fits(a_len: usize, n: usize) -> bool {
+    a_len == LAYOUT * n + 1 || a_len == 4 * n + 1
+}
+
+/// A saved `a` in the current layout: one saved before the plans gets every element's plan unset
+/// (−1: chosen again at the element's next update, as after a start).
+pub(super) fn upgrade_saved_a(mut a: Vec<f64>, n: usize) -> Vec<f64> {
+    if a.len() == 4 * n + 1 {
+        a.resize(LAYOUT * n + 1, -1.0);
+    }
+    a
+}
 
 /// What an importance-sampled node reports: its S and S_eff per element, and the S_eff it
 /// aimed at (below it at the cap: a warning).
@@ -273,11 +289,16 @@ impl Sampled {
     }
 
     /// The kind of the node's bound term: `Exact` when every latent element's q was in closed
-    /// form at its last update (the term ln C − m·⟨u⟩ is then ⟨ln p⟩ − ⟨ln q⟩ itself), else
-    /// `Approximate` (an estimate; also before the first update).
+    /// form at its last update (the term ln C − m·⟨u⟩ is then ⟨ln p⟩ − ⟨ln q⟩ itself) and every
+    /// child reads x only through ⟨x⟩ and ⟨x²⟩, else `Approximate` (an estimate; also before the
+    /// first update). A non-conjugate child below x (a logit or log link, through deterministic
+    /// nodes) takes its expectation under the Gaussian with q's two moments, not under q (a
+    /// mixture or truncated density), so its term, and the total, would not be a bound: the node
+    /// says `Approximate` then.
     pub(super) fn quality(&self, vmp: &Vmp) -> crate::dist::BoundQuality {
+        let linear_children = !super::noncj::needs_checked_step(&vmp.nodes, self.node[0]);
         match self.report(vmp) {
-            Some(r) if r.samples.is_empty() => crate::dist::BoundQuality::Exact,
+            Some(r) if r.samples.is_empty() && linear_children => crate::dist::BoundQuality::Exact,
             _ => crate::dist::BoundQuality::Approximate,
         }
     }
