@@ -30,6 +30,7 @@ pub mod figure;
 pub mod fit;
 pub mod image;
 pub mod polya;
+pub mod proposal;
 pub mod sampler;
 
 #[cfg(test)]

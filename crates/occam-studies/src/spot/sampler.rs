@@ -9,8 +9,10 @@
 //! samples out of thousands; the passes then adapt the proposal exactly as the engine's
 //! importance-sampled nodes do (`occam-core`'s `engine/sampled/estimate.rs`, which is scalar and
 //! private, hence this 4-D copy of its rule): while S_eff < target, up to `REFITS` times, the
-//! Gaussian with the weighted draws' mean and variance per axis (the engine takes twice the
-//! variance; each sd at least a tenth of the previous one), kept if it raises S_eff, else the
+//! Student-t (ν = 5) with the weighted draws' mean and full 4 × 4 covariance
+//! ([`super::proposal`]: c_d and r_d are correlated and the likelihood piecewise constant; the
+//! engine's scalar rule is a Gaussian with twice the variance; every direction's sd at least a
+//! tenth of the previous one's), kept if it raises S_eff, else the
 //! kept proposal widened threefold if that does (the engine stops there instead: a Gaussian
 //! narrower than a flat stretch of the target gives its tail draws the largest weights, and the
 //! moment refit narrows it further); then S is doubled until S_eff ≥ target or S =
@@ -25,24 +27,15 @@
 //! inputs give the same bits, and successive sweeps differ only through the proposal.
 
 use occam_core::dist::Sampling;
-use occam_core::special::LN_2PI;
 use occam_core::Rng;
 use rand::{Rng as _, SeedableRng};
-use rand_distr::StandardNormal;
+use rand_distr::{ChiSquared, StandardNormal};
 
 use super::polya::SubImage;
+pub use super::proposal::Proposal;
 
 /// Refits of the proposal at most (each kept only if it raises S_eff); the engine has 8.
 const REFITS: u64 = 16;
-
-/// A Gaussian proposal with independent axes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Proposal {
-    /// Means of (c_x, c_y, r_x, r_y).
-    pub mean: [f64; 4],
-    /// Standard deviations.
-    pub sd: [f64; 4],
-}
 
 /// What one sampling update gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,6 +44,8 @@ pub struct Estimate {
     pub m1: [f64; 4],
     /// ⟨θ_d²⟩ under q (4.20).
     pub m2: [f64; 4],
+    /// ⟨θ_d θ_e⟩ under q (its diagonal is `m2`): the proposal refit's covariance.
+    pub cross: [[f64; 4]; 4],
     /// ln Ẑ = ln ∫ exp(φ·u) P(I | θ) dθ.
     pub log_z: f64,
     /// S of the kept pass.
@@ -83,18 +78,20 @@ fn pass(
 ) -> Option<Estimate> {
     let (mut scratch, mut touched) = (Vec::new(), Vec::new());
     let mut draws = Vec::with_capacity(s);
+    let chi =
+        g.nu.is_finite()
+            .then(|| ChiSquared::new(g.nu).expect("ν > 0"));
     for _ in 0..s {
-        let mut t = [0.0; 4];
-        let mut lw = 0.0;
-        for d in 0..4 {
-            let z: f64 = rng.sample(StandardNormal);
-            t[d] = g.mean[d] + g.sd[d] * z;
-            lw += phi[d][0] * t[d]
-                + phi[d][1] * t[d] * t[d]
-                + 0.5 * z * z
-                + g.sd[d].ln()
-                + 0.5 * LN_2PI;
-        }
+        let z: [f64; 4] = std::array::from_fn(|_| rng.sample(StandardNormal));
+        let w = match chi {
+            Some(c) => rng.sample(c),
+            None => 1.0,
+        };
+        let (t, neg_ln_g) = g.draw(&z, w);
+        let lw = neg_ln_g
+            + (0..4)
+                .map(|d| phi[d][0] * t[d] + phi[d][1] * t[d] * t[d])
+                .sum::<f64>();
         let (ll, f) = img.ln_lik([t[0], t[1]], [t[2], t[3]], &mut scratch, &mut touched);
         draws.push((t, lw + ll, f));
     }
@@ -104,13 +101,15 @@ fn pass(
     }
     let w: Vec<f64> = draws.iter().map(|d| (d.1 - top).exp()).collect();
     let total: f64 = w.iter().sum();
-    let (mut m1, mut m2, mut sq) = ([0.0; 4], [0.0; 4], 0.0);
+    let (mut m1, mut cross, mut sq) = ([0.0; 4], [[0.0; 4]; 4], 0.0);
     let (mut e1, mut e2, mut we) = (0.0, 0.0, 0.0);
     for (wi, (t, _, f)) in w.iter().zip(&draws) {
         let wn = wi / total;
         for d in 0..4 {
             m1[d] += wn * t[d];
-            m2[d] += wn * t[d] * t[d];
+            for e in 0..4 {
+                cross[d][e] += wn * t[d] * t[e];
+            }
         }
         sq += wn * wn;
         if let Some(f) = f {
@@ -121,7 +120,8 @@ fn pass(
     }
     Some(Estimate {
         m1,
-        m2,
+        m2: std::array::from_fn(|d| cross[d][d]),
+        cross,
         log_z: top + (total / s as f64).ln(),
         samples: s,
         s_eff: 1.0 / sq,
@@ -149,10 +149,10 @@ pub fn estimate(
     }
     let mut s = cfg.samples.max(2);
     let rng = |n: u64| key(cfg.seed, spot, n);
-    let mut g = Proposal {
-        mean: phi.map(|p| -0.5 * p[0] / p[1]),
-        sd: phi.map(|p| (-2.0 * p[1]).sqrt().recip()),
-    };
+    let mut g = Proposal::independent(
+        phi.map(|p| -0.5 * p[0] / p[1]),
+        phi.map(|p| (-2.0 * p[1]).sqrt().recip()),
+    );
     let mut kept = pass(phi, img, &g, rng(0), s);
     let winn = kept.map_or(0.0, |e| e.s_eff);
     if let Some(w) = warm.filter(|_| winn < cfg.target) {
@@ -170,17 +170,10 @@ pub fn estimate(
         let Some(b) = kept.filter(|b| b.s_eff < cfg.target) else {
             break;
         };
-        let mut refit = g;
-        for d in 0..4 {
-            let var = (b.m2[d] - b.m1[d] * b.m1[d]).max(0.0);
-            refit.mean[d] = b.m1[d];
-            refit.sd[d] = var.sqrt().max(0.1 * g.sd[d]);
-        }
-        let wide = Proposal {
-            sd: g.sd.map(|v| 3.0 * v),
-            ..g
-        };
+        let refit = g.refit(&b.m1, &b.cross);
+        let wide = Some(g.widened(3.0));
         for (cand, key) in [(refit, 2 * n), (wide, 2 * n + 1)] {
+            let Some(cand) = cand else { continue };
             if let Some(r) = pass(phi, img, &cand, rng(key), s).filter(|r| r.s_eff > b.s_eff) {
                 (g, kept) = (cand, Some(r));
                 break;
