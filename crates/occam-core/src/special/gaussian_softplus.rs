@@ -99,9 +99,34 @@ fn hermite(sd: f64) -> &'static GaussHermite {
     &rules[tier]
 }
 
-fn legendre() -> &'static GaussLegendre {
-    static RULE: OnceLock<GaussLegendre> = OnceLock::new();
-    RULE.get_or_init(|| GaussLegendre::new(16))
+/// The σ > 1 rule's fixed part (module docs): composite 16-point Gauss–Legendre over [0, 40] in
+/// |η| (8 panels), each node's position a, weight w, panel half-width and ln(1 + e^{−a}). None of
+/// them depends on μ or σ, so they are formed once (the same operations as inline, so the same
+/// bits): a row then costs one exponential (the Gaussian density) per node instead of three. At
+/// the start of a logistic regression every row has σ > 1 (the prior's spread of η), and these
+/// two passes over the rows (message and bound) were most of the set-up.
+struct Panels {
+    /// (a, w, half, ln(1 + e^{−a})) per node, panel by panel.
+    nodes: Vec<(f64, f64, f64, f64)>,
+}
+
+fn panels() -> &'static Panels {
+    static PANELS: OnceLock<Panels> = OnceLock::new();
+    PANELS.get_or_init(|| {
+        let rule = GaussLegendre::new(16);
+        let (panels, reach) = (8, 40.0);
+        let h = reach / panels as f64;
+        let mut nodes = Vec::with_capacity(panels * rule.nodes.len());
+        for p in 0..panels {
+            let (lo, hi) = (p as f64 * h, (p + 1) as f64 * h);
+            let (c, half) = (0.5 * (lo + hi), 0.5 * (hi - lo));
+            for (&x, &w) in rule.nodes.iter().zip(&rule.weights) {
+                let a = c + half * x;
+                nodes.push((a, w, half, (-a).exp().ln_1p()));
+            }
+        }
+        Panels { nodes }
+    })
 }
 
 /// E[softplus(η)] for η ~ N(`mean`, `var`), and its derivatives ∂/∂μ and ∂/∂v (module docs for
@@ -134,23 +159,15 @@ pub fn expect_softplus(mean: f64, var: f64) -> (f64, f64, f64) {
     let mut d_mean = cdf;
     let mut d_var = pdf / (2.0 * sd);
     // ln(1 + e^{−|η|}) against the density N(η; μ, v), by panels on either side of 0.
-    let rule = legendre();
-    let (panels, reach) = (8, 40.0);
-    let h = reach / panels as f64;
+    let table = panels();
     for side in [-1.0, 1.0] {
-        for p in 0..panels {
-            let (lo, hi) = (p as f64 * h, (p + 1) as f64 * h);
-            let (c, half) = (0.5 * (lo + hi), 0.5 * (hi - lo));
-            for (&x, &w) in rule.nodes.iter().zip(&rule.weights) {
-                let a = c + half * x;
-                let eta = side * a;
-                let g = (-a).exp().ln_1p();
-                let d = (eta - mean) / sd;
-                let dens = pdf_scaled(d, sd) * w * half;
-                e += g * dens;
-                d_mean += g * dens * d / sd;
-                d_var += g * dens * (d * d - 1.0) / (2.0 * var);
-            }
+        for &(a, w, half, g) in &table.nodes {
+            let eta = side * a;
+            let d = (eta - mean) / sd;
+            let dens = pdf_scaled(d, sd) * w * half;
+            e += g * dens;
+            d_mean += g * dens * d / sd;
+            d_var += g * dens * (d * d - 1.0) / (2.0 * var);
         }
     }
     (e, d_mean, d_var)
@@ -256,6 +273,50 @@ mod tests {
             assert!(
                 (dv - fv).abs() < 1e-6,
                 "∂v at ({mean}, {var}): {dv} vs {fv}"
+            );
+        }
+    }
+
+    /// The tabled σ > 1 rule gives the bits of the rule evaluated node by node (its panels'
+    /// positions and ln(1 + e^{−a}) formed inline, as before the table).
+    #[test]
+    fn tabled_panels_give_the_inline_bits() {
+        fn inline(mean: f64, var: f64) -> (f64, f64, f64) {
+            let sd = var.sqrt();
+            let t = mean / sd;
+            let (cdf, pdf) = (norm_cdf(t), norm_pdf(t));
+            let (mut e, mut d_mean, mut d_var) = (mean * cdf + sd * pdf, cdf, pdf / (2.0 * sd));
+            let rule = GaussLegendre::new(16);
+            let h = 40.0 / 8.0;
+            for side in [-1.0, 1.0] {
+                for p in 0..8 {
+                    let (lo, hi) = (p as f64 * h, (p + 1) as f64 * h);
+                    let (c, half) = (0.5 * (lo + hi), 0.5 * (hi - lo));
+                    for (&x, &w) in rule.nodes.iter().zip(&rule.weights) {
+                        let a = c + half * x;
+                        let g = (-a).exp().ln_1p();
+                        let d = (side * a - mean) / sd;
+                        let dens = pdf_scaled(d, sd) * w * half;
+                        e += g * dens;
+                        d_mean += g * dens * d / sd;
+                        d_var += g * dens * (d * d - 1.0) / (2.0 * var);
+                    }
+                }
+            }
+            (e, d_mean, d_var)
+        }
+        for (mean, var) in [
+            (0.0, 1.01),
+            (-3.7, 20.0),
+            (5.2, 4.5),
+            (0.4, 900.0),
+            (-30.0, 2.0),
+        ] {
+            let (a, b) = (expect_softplus(mean, var), inline(mean, var));
+            assert_eq!(
+                (a.0.to_bits(), a.1.to_bits(), a.2.to_bits()),
+                (b.0.to_bits(), b.1.to_bits(), b.2.to_bits()),
+                "({mean}, {var})"
             );
         }
     }
