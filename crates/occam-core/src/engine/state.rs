@@ -59,12 +59,12 @@ impl Vmp {
                         if s.u.len() == n.n * d + d * d && n.n >= 2)
                     && s.phi.len() == s.u.len()
                     && s.a.len() == c.a.len();
-                // An importance-sampled node keeps its sampled terms, S, S_eff and key after A
-                // (module `sampled`): 4n + 1 entries once started.
+                // An importance-sampled node keeps its sampled terms, S, S_eff, key, plans and
+                // moment variances after A (module `sampled`) once started.
                 let sampled = matches!(self.block_of(i), Some(super::qblock::Block::Sampled(_)))
                     && s.phi.len() == c.phi.len()
                     && s.u.len() == c.u.len()
-                    && s.a.len() == 4 * n.n + 1;
+                    && s.a.len() == super::sampled::started_len(n.n);
                 let fits = same || shared || sampled;
                 if !fits {
                     return Err(StateError::Sizes {

@@ -92,3 +92,32 @@ fn a_real_decrease_is_still_caught() {
     check(0.5 * allowance, true, &mut w).unwrap();
     assert_eq!(w.len(), 1);
 }
+
+/// A saved fit of a Student-t model (its sampled node's `a` with the moment variances, φ_c and
+/// plans) loads back with the same posterior and bound, and a fit continued from it runs
+/// (`set_q_state` accepts the sampled layout's length).
+#[test]
+fn a_saved_sampled_fit_loads_and_continues() {
+    let y = [1.2, 2.9, 2.1, 1.7, 8.0, 2.4, -4.0, 2.2];
+    let f = fit_src(T_UNDER_TAU, &y, 0, false, 5);
+    let saved = f.saved();
+    let back = Fitted::from_saved(&saved).unwrap();
+    let mean = |f: &Fitted| f.posterior("mu").unwrap().param("mean").unwrap().values[0];
+    assert_eq!(mean(&back).to_bits(), mean(&f).to_bits());
+    assert_eq!(
+        back.compiled().vmp.sampled_nodes(),
+        f.compiled().vmp.sampled_nodes()
+    );
+    let settings = Settings {
+        tol: 0.0,
+        max_iter: 20,
+        strict: true,
+        ..Settings::default()
+    };
+    let more = f.model().fit_from(&settings, &saved, &mut ()).unwrap();
+    assert!(
+        more.outcome().warnings.is_empty(),
+        "{:?}",
+        more.outcome().warnings
+    );
+}

@@ -71,6 +71,11 @@ enum Slot {
     Shift = 10,
 }
 
+/// The length of a started sampled node's `a` for n elements (what a saved state must have).
+pub(super) fn started_len(n: usize) -> usize {
+    LAYOUT * n + 1
+}
+
 /// Where element e's `slot` sits in the `a` of a node of n elements (the key at 4n, once).
 fn at(slot: Slot, n: usize, e: usize) -> usize {
     let k = slot as usize;
