@@ -54,6 +54,12 @@ pub(crate) fn warnings(reports: &[SampledReport]) -> Vec<crate::warning::Warning
         .map(|r| crate::warning::Warning::SamplesCapped {
             variable: r.node.clone(),
             s_eff: r.min_s_eff(),
+            samples: r
+                .s_eff
+                .iter()
+                .zip(&r.samples)
+                .min_by(|a, b| a.0.total_cmp(b.0))
+                .map_or(0, |(_, &s)| s),
             target: r.target,
             cap: r.cap,
         })
@@ -80,7 +86,17 @@ mod tests {
         // Below the target with S under the cap (every larger pass failed): still a warning.
         let mut short = report(vec![240.0]);
         short.samples = vec![2000];
-        assert_eq!(warnings(&[short]).len(), 1);
+        assert_eq!(warnings(&[short.clone()]).len(), 1);
+        // S frozen below the cap by the element's plan, S_eff fallen since: the text says so and
+        // does not blame the cap.
+        let text = warnings(&[short])[0].to_string();
+        for needle in [
+            "S = 2000 was chosen at its first update",
+            "fell to 240 since",
+        ] {
+            assert!(text.contains(needle), "`{needle}` in {text}");
+        }
+        assert!(!text.contains("at the cap"), "{text}");
         let w = warnings(&[report(vec![900.0, 31.4])]);
         assert_eq!(w.len(), 1);
         // Every element in closed form: nothing sampled, nothing to warn of.
@@ -90,7 +106,7 @@ mod tests {
         let text = w[0].to_string();
         for needle in [
             "`mu`",
-            "at most 64000",
+            "S at the cap 64000",
             "effective sample size of 31",
             "target 250",
         ] {

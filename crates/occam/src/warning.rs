@@ -112,6 +112,9 @@ pub enum Warning {
         variable: String,
         /// Its smallest S_eff.
         s_eff: f64,
+        /// The S of that element (chosen at its first update: below `cap`, S_eff reached the
+        /// target then and fell since).
+        samples: usize,
         /// The target S_eff.
         target: f64,
         /// The cap on S.
@@ -236,11 +239,22 @@ impl std::fmt::Display for Warning {
             Warning::SamplesCapped {
                 variable,
                 s_eff,
+                samples,
                 target,
                 cap,
+            } if samples < cap => write!(
+                f,
+                "the importance sampler of `{variable}` ended with an effective sample size of {s_eff:.0}, below the target {target:.0}: S = {samples} was chosen at its first update (where S_eff reached the target or every larger pass failed) and is kept for the fit; S_eff fell to {s_eff:.0} since, as the posterior moved away from where the proposal was fitted, so its moments and bound term are noisier than asked for"
+            ),
+            Warning::SamplesCapped {
+                variable,
+                s_eff,
+                target,
+                cap,
+                ..
             } => write!(
                 f,
-                "the importance sampler of `{variable}` ended with an effective sample size of {s_eff:.0}, below the target {target:.0}, with S at most {cap} samples: its moments and bound term are noisier than asked for (the proposal fits the posterior poorly)"
+                "the importance sampler of `{variable}` ended with an effective sample size of {s_eff:.0}, below the target {target:.0}, with S at the cap {cap}: its moments and bound term are noisier than asked for (the proposal fits the posterior poorly)"
             ),
         }
     }

@@ -59,10 +59,9 @@ impl Vmp {
                         if s.u.len() == n.n * d + d * d && n.n >= 2)
                     && s.phi.len() == s.u.len()
                     && s.a.len() == c.a.len();
-                // An importance-sampled node keeps its sampled terms, S, S_eff, key and plans
-                // after A (module `sampled`, `LAYOUT` entries per element and the key) once
-                // started; a file saved before the plans existed has 4n + 1 (read with the
-                // plans unset).
+                // An importance-sampled node keeps its sampled terms, S, S_eff, key, plans and
+                // moment variances after A (module `sampled`) once started; a file saved before
+                // the plans existed has 4n + 1 (read with the plans unset).
                 let sampled = matches!(self.block_of(i), Some(super::qblock::Block::Sampled(_)))
                     && s.phi.len() == c.phi.len()
                     && s.u.len() == c.u.len()

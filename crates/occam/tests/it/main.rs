@@ -37,6 +37,7 @@ mod prune_screen;
 mod regression;
 mod robust_regression;
 mod sampled;
+mod sampled_allowance;
 mod sampled_exact_proposal;
 mod sampled_saved;
 mod shards;

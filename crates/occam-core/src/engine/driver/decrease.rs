@@ -81,13 +81,18 @@ impl Vmp {
         (2.0 * self.bound_roundoff()).max(sampling_allowance(self.sampling_variance()))
     }
 
-    /// The summed variance of the importance-sampled nodes' ln Ẑ estimates in the bound:
-    /// Σ (1/S_eff − 1/S) over their latent elements; 0 without them.
+    /// The summed Monte Carlo variance of the importance-sampled nodes' terms in the bound, as
+    /// [`sampling_allowance`] takes it (the variance of one estimate; the allowance doubles it
+    /// for the difference of two): per sampled latent element, ln Ẑ's (1/S_eff − 1/S), plus half
+    /// the variance of the bound's change at its last update that the moment estimates' own error
+    /// explains (`shift_variance`: the change of φ_c between updates times the moments' sd; its
+    /// derivation is at `moment_shift` in module `sampled`), halved because it already is the
+    /// variance of a difference. 0 without sampled elements (a q in closed form has neither).
     pub fn sampling_variance(&self) -> f64 {
         self.sampled_nodes()
             .iter()
-            .flat_map(|n| n.samples.iter().zip(&n.s_eff))
-            .map(|(&s, &s_eff)| (1.0 / s_eff - 1.0 / s as f64).max(0.0))
+            .flat_map(|n| n.samples.iter().zip(&n.s_eff).zip(&n.shift_variance))
+            .map(|((&s, &s_eff), &shift)| (1.0 / s_eff - 1.0 / s as f64).max(0.0) + 0.5 * shift)
             .sum()
     }
 }

@@ -54,6 +54,10 @@ pub(crate) struct Estimate {
     pub samples: usize,
     /// Its S_eff = 1/Σ w².
     pub s_eff: f64,
+    /// The variances of the two moment estimates, by the delta method for a self-normalised
+    /// importance sampler: Var(Σ w_s f(x_s)) ≈ Σ w_s² (f(x_s) − ⟨f⟩)² (normalised weights; for
+    /// equal-spread f about Var_q(f)/S_eff). 0 for a q in closed form.
+    pub var_u: [f64; 2],
     /// The refits of the proposal (with `samples`, the plan to replay).
     pub refits: u64,
 }
@@ -66,6 +70,7 @@ impl Estimate {
             log_z,
             samples: 0,
             s_eff: 0.0,
+            var_u: [0.0; 2],
             refits: 0,
         }
     }
@@ -112,11 +117,19 @@ fn pass(
         m2 += wn * x * x;
         sq += wn * wn;
     }
+    // The delta method's variances of the two weighted means (`Estimate::var_u`).
+    let mut var_u = [0.0; 2];
+    for (&wi, &x) in w.iter().zip(&xs) {
+        let wn = wi / total;
+        var_u[0] += wn * wn * (x - m1) * (x - m1);
+        var_u[1] += wn * wn * (x * x - m2) * (x * x - m2);
+    }
     Some(Estimate {
         u: [m1, m2],
         log_z: top + (total / s as f64).ln(),
         samples: s,
         s_eff: 1.0 / sq,
+        var_u,
         refits: 0,
     })
 }

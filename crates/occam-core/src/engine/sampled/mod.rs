@@ -30,10 +30,12 @@
 //!
 //! Storage: the node's `a` holds, per element, A of the adopted Gaussian (n entries), then
 //! ln Z − φ_c·⟨u⟩ (the element's own part of the term), then S and S_eff of its last update, then
-//! the sampler's key drawn from the run's seed at the start, and last the refits of each
-//! element's plan (module `estimate`; −1 until its first update), so that restart snapshots carry
-//! them and a seed gives the same bits whatever the thread count (each element's draws are keyed
-//! by seed, key, node, element and pass).
+//! the sampler's key drawn from the run's seed at the start, then the refits of each element's
+//! plan (module `estimate`; −1 until its first update), then the variances of the estimates of
+//! ⟨x⟩ and ⟨x²⟩ (`Estimate::var_u`), the φ_c of the last update (two entries) and the variance of
+//! the bound's change at that update that the moments' noise explains ([`Vmp::sampling_variance`]),
+//! so that restart snapshots carry them and a seed gives the same bits whatever the thread count
+//! (each element's draws are keyed by seed, key, node, element and pass). `slot` indexes it.
 
 mod estimate;
 
@@ -44,20 +46,67 @@ use crate::dist::{Sampling, StudentT};
 use estimate::{estimate, First, Plan};
 
 /// Entries per element in a sampled node's `a` (module docs; the key after the first four).
-pub(super) const LAYOUT: usize = 5;
+const LAYOUT: usize = 10;
 
-/// Whether a saved `a` of `a_len` entries fits a sampled node of `n` elements: the current layout
-/// (`LAYOUT` entries per element and the key) or the one before the plans (4n + 1: no refits),
-/// which [`upgrade_saved_a`] reads.
-pub(super) fn saved_a_fits(a_len: usize, n: usize) -> bool {
-    a_len == LAYOUT * n + 1 || a_len == 4 * n + 1
+/// Per-element slots of a sampled node's `a` (module docs).
+#[derive(Clone, Copy)]
+enum Slot {
+    /// ln Z − φ_c·⟨u⟩.
+    Own = 1,
+    /// S of the last update (0: q in closed form).
+    Samples = 2,
+    /// S_eff of the last update.
+    SEff = 3,
+    /// The plan's refits (−1 before the first update).
+    Refits = 5,
+    /// Var of the estimate of ⟨x⟩.
+    VarX = 6,
+    /// Var of the estimate of ⟨x²⟩.
+    VarX2 = 7,
+    /// φ_c[0] of the last update.
+    Phi0 = 8,
+    /// φ_c[1] of the last update.
+    Phi1 = 9,
+    /// The variance of the bound's change that the moments' noise explains (`Vmp::sampling_variance`).
+    Shift = 10,
 }
 
-/// A saved `a` in the current layout: one saved before the plans gets every element's plan unset
-/// (−1: chosen again at the element's next update, as after a start).
+/// The length of a started sampled node's `a` for n elements (what a saved state must have).
+pub(super) fn started_len(n: usize) -> usize {
+    LAYOUT * n + 1
+}
+
+/// Where element e's `slot` sits in the `a` of a node of n elements (the key at 4n, once).
+fn at(slot: Slot, n: usize, e: usize) -> usize {
+    let k = slot as usize;
+    if k < 4 {
+        k * n + e
+    } else {
+        (k - 1) * n + 1 + e
+    }
+}
+
+/// The key's place in `a`.
+fn key_at(n: usize) -> usize {
+    4 * n
+}
+
+/// Whether a saved `a` of `a_len` entries fits a sampled node of `n` elements: the current layout
+/// ([`started_len`]) or the one saved before the plans and the moment variances (4n + 1: A, own
+/// term, S, S_eff, key), which [`upgrade_saved_a`] reads.
+pub(super) fn saved_a_fits(a_len: usize, n: usize) -> bool {
+    a_len == started_len(n) || a_len == 4 * n + 1
+}
+
+/// A saved `a` in the current layout: one saved in the 4n + 1 layout gets every element's plan
+/// unset (−1: chosen again at its next update, as after a start) and zero moment variances, φ_c
+/// and shift (the next update's allowance then counts only that update's noise).
 pub(super) fn upgrade_saved_a(mut a: Vec<f64>, n: usize) -> Vec<f64> {
     if a.len() == 4 * n + 1 {
-        a.resize(LAYOUT * n + 1, -1.0);
+        a.resize(started_len(n), 0.0);
+        for e in 0..n {
+            a[at(Slot::Refits, n, e)] = -1.0;
+        }
     }
     a
 }
@@ -72,6 +121,12 @@ pub struct SampledNode {
     pub samples: Vec<usize>,
     /// S_eff = 1/Σ w² of each sampled latent element's last update.
     pub s_eff: Vec<f64>,
+    /// The variances of each sampled element's estimates of ⟨x⟩ and ⟨x²⟩ at its last update
+    /// (delta method, about Var_q/S_eff).
+    pub moment_variance: Vec<[f64; 2]>,
+    /// For each sampled element, the variance of the change of the bound at its last update that
+    /// the moments' Monte Carlo error explains ([`Vmp::sampling_variance`]; 0 at the start).
+    pub shift_variance: Vec<f64>,
     /// How many latent elements had q in closed form at their last update (no Student-t value
     /// reads them and the prior's tilted form is known): not sampled, no S or S_eff.
     pub closed_form: usize,
@@ -216,7 +271,10 @@ impl Sampled {
                 // The element's plan, chosen at its first update after the start (module
                 // `estimate`): S in `a`'s S slot, the refits after the key, −1 before then.
                 let plan = (messages.is_some() && node.q.a.len() == LAYOUT * n + 1)
-                    .then(|| (node.q.a[2 * n + e], node.q.a[4 * n + 1 + e]))
+                    .then(|| {
+                        let a = &node.q.a;
+                        (a[at(Slot::Samples, n, e)], a[at(Slot::Refits, n, e)])
+                    })
                     .filter(|&(s, r)| s > 0.0 && r >= 0.0)
                     .map(|(s, r)| Plan {
                         samples: s as usize,
@@ -228,8 +286,9 @@ impl Sampled {
             })
             .collect();
         let mut q = node.q.clone();
+        let before = (q.a.len() == LAYOUT * n + 1).then(|| q.a.clone());
         q.a.resize(LAYOUT * n + 1, 0.0);
-        q.a[4 * n] = key as f64;
+        q.a[key_at(n)] = key as f64;
         for r in results {
             let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, e, what))?;
             let var = est.u[1] - est.u[0] * est.u[0];
@@ -243,14 +302,33 @@ impl Sampled {
                 .moments(&phi, &mut q.u[2 * e..2 * e + 2])
                 .map_err(|err| vmp.numerical(i, e, err.0.into()))?;
             q.u[2 * e..2 * e + 2].copy_from_slice(&est.u);
-            q.a[n + e] = est.log_z - phi_c[0] * est.u[0] - phi_c[1] * est.u[1];
-            q.a[2 * n + e] = est.samples as f64;
-            q.a[3 * n + e] = est.s_eff;
-            q.a[4 * n + 1 + e] = if messages.is_some() {
-                est.refits as f64
-            } else {
-                -1.0
-            };
+            let shift = before
+                .as_deref()
+                .map_or(0.0, |old| moment_shift(old, n, e, phi_c, est.var_u));
+            let slots = [
+                (
+                    Slot::Own,
+                    est.log_z - phi_c[0] * est.u[0] - phi_c[1] * est.u[1],
+                ),
+                (Slot::Samples, est.samples as f64),
+                (Slot::SEff, est.s_eff),
+                (
+                    Slot::Refits,
+                    if messages.is_some() {
+                        est.refits as f64
+                    } else {
+                        -1.0
+                    },
+                ),
+                (Slot::VarX, est.var_u[0]),
+                (Slot::VarX2, est.var_u[1]),
+                (Slot::Phi0, phi_c[0]),
+                (Slot::Phi1, phi_c[1]),
+                (Slot::Shift, shift),
+            ];
+            for (slot, v) in slots {
+                q.a[at(slot, n, e)] = v;
+            }
         }
         let node = &mut vmp.nodes[i];
         node.q = q;
@@ -271,18 +349,25 @@ impl Sampled {
             .filter(|&e| !node.is_observed(e) && node.participates(e))
             .collect();
         // S = 0 marks an element whose q was in closed form (`Estimate::closed`).
+        let a = &node.q.a;
         let sampled: Vec<usize> = latent
             .iter()
             .copied()
-            .filter(|&e| node.q.a[2 * n + e] > 0.0)
+            .filter(|&e| a[at(Slot::Samples, n, e)] > 0.0)
             .collect();
+        let each = |slot| sampled.iter().map(|&e| a[at(slot, n, e)]).collect();
         Some(SampledNode {
             name: node.name.clone(),
             samples: sampled
                 .iter()
-                .map(|&e| node.q.a[2 * n + e] as usize)
+                .map(|&e| a[at(Slot::Samples, n, e)] as usize)
                 .collect(),
-            s_eff: sampled.iter().map(|&e| node.q.a[3 * n + e]).collect(),
+            s_eff: each(Slot::SEff),
+            moment_variance: sampled
+                .iter()
+                .map(|&e| [a[at(Slot::VarX, n, e)], a[at(Slot::VarX2, n, e)]])
+                .collect(),
+            shift_variance: each(Slot::Shift),
             closed_form: latent.len() - sampled.len(),
             sampling: self.sampling,
         })
@@ -302,6 +387,32 @@ impl Sampled {
             _ => crate::dist::BoundQuality::Approximate,
         }
     }
+}
+
+/// The variance of the change of element e's bound term at an update from φ_c (in `old`, the
+/// node's `a` before it) to `phi_c`, that the Monte Carlo error of the moment estimates explains
+/// (0 when either update was in closed form, or before the first).
+///
+/// Reasoning. The element's term is ln Ẑ(φ_c) − φ_c·û, and the rest of the bound reads û
+/// through ⟨φ_prior⟩ + m, so between the two updates the bound's dependence on the element is
+/// ln Ẑ(φ_c) + (φ_c' − φ_c)·û(φ_c) before and ln Ẑ(φ_c') after (φ_c' = ⟨φ_prior⟩ + m now). The
+/// exact change ln Z(φ_c') − ln Z(φ_c) − Δφ·u(φ_c) is ≥ 0 (ln Z is convex, its gradient u). The
+/// estimate's error in it is [ε_lnZ(φ_c') − ε_lnZ(φ_c)] − Δφ·ε_u(φ_c). The draws are common to
+/// the two updates (module `estimate`), so the bracket is first order in Δφ: Δφ times the error
+/// of ln Ẑ's gradient, which (the proposal moving with φ_c) is an error of the size of ε_u at φ_c'
+/// rather than equal to ε_u(φ_c). Taking no cancellation between the two, the change's error has
+/// sd at most Σ_k |Δφ_k| (sd_k(φ_c) + sd_k(φ_c')), sd_k the estimates' sd of ⟨x⟩ (k = 0) and ⟨x²⟩
+/// (k = 1); its square is returned. ln Ẑ's own noise at a fixed φ_c is the (1/S_eff − 1/S) part.
+fn moment_shift(old: &[f64], n: usize, e: usize, phi_c: [f64; 2], var_u: [f64; 2]) -> f64 {
+    if old[at(Slot::Samples, n, e)] <= 0.0 || var_u == [0.0; 2] {
+        return 0.0;
+    }
+    let was = [old[at(Slot::VarX, n, e)], old[at(Slot::VarX2, n, e)]];
+    let phi_was = [old[at(Slot::Phi0, n, e)], old[at(Slot::Phi1, n, e)]];
+    let sd: f64 = (0..2)
+        .map(|k| (phi_c[k] - phi_was[k]).abs() * (was[k].sqrt() + var_u[k].sqrt()))
+        .sum();
+    sd * sd
 }
 
 /// One element's sampling: the element, its φ_c and the estimate.
@@ -337,7 +448,7 @@ impl QBlock for Sampled {
         let messages = vmp.child_messages(self.node[0]);
         let a = &vmp.nodes[self.node[0]].q.a;
         let key = a
-            .get(4 * vmp.nodes[self.node[0]].n)
+            .get(key_at(vmp.nodes[self.node[0]].n))
             .map_or(0, |&k| k as u64);
         let out = self.sample(vmp, Some(&messages), key);
         vmp.recycle(messages);
@@ -360,7 +471,7 @@ impl QBlock for Sampled {
             let own = if node.is_observed(e) {
                 node.q.a[e] + self.likelihood(vmp, e, u[0])
             } else if node.q.a.len() == LAYOUT * n + 1 {
-                node.q.a[n + e]
+                node.q.a[at(Slot::Own, n, e)]
             } else {
                 f64::NEG_INFINITY
             };

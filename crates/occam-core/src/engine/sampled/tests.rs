@@ -213,3 +213,48 @@ fn the_truncated_closed_form_matches_quadrature() {
         assert!(rel(v, var) < 1e-9, "at {mc}, {lam}: variance {v} vs {var}");
     }
 }
+
+/// The delta method's variances of the moment estimates (`Estimate::var_u`) against the spread
+/// of the estimates over 64 seeds: a Student-t likelihood (8 values, ν = 3, scale 0.8, two
+/// outliers) under the prior N(1, 10) with Winn's proposal N(φ_c) at S = 400 (S_eff ≈ 58, so the
+/// weights are far from equal). The seeds' sample variance has a relative sd of √(2/63) = 18%
+/// and the delta method an O(1/S_eff) bias, so the ratio of the two is asked to lie in
+/// [0.6, 1.6] (about −2.2 to +3.3 of those sds), for ⟨x⟩ and for ⟨x²⟩.
+#[test]
+fn the_moment_variance_matches_the_spread_over_seeds() {
+    use crate::special::ln_gamma;
+    let y = [1.2, 2.9, 2.1, 1.7, 8.0, 2.4, -4.0, 2.2];
+    let ln_t = |v: f64, mu: f64| {
+        let r = (v - mu) / 0.8;
+        ln_gamma(2.0)
+            - ln_gamma(1.5)
+            - 0.5 * (3.0 * std::f64::consts::PI).ln()
+            - 0.8f64.ln()
+            - 2.0 * (1.0 + r * r / 3.0).ln()
+    };
+    let ell = |mu: f64| y.iter().map(|&v| ln_t(v, mu)).sum::<f64>();
+    let phi = [0.1, -0.05];
+    let seeds = 64;
+    let runs: Vec<Estimate> = (0..seeds)
+        .map(|seed| {
+            let cfg = Sampling {
+                samples: 400,
+                target: 0.0,
+                cap: 400,
+                seed,
+            };
+            estimate(phi, &ell, First::Gaussian, &cfg, [0, 0], None).unwrap()
+        })
+        .collect();
+    for k in 0..2 {
+        let mean = runs.iter().map(|e| e.u[k]).sum::<f64>() / seeds as f64;
+        let spread = runs.iter().map(|e| (e.u[k] - mean).powi(2)).sum::<f64>() / (seeds - 1) as f64;
+        let reported = runs.iter().map(|e| e.var_u[k]).sum::<f64>() / seeds as f64;
+        let s_eff = runs.iter().map(|e| e.s_eff).sum::<f64>() / seeds as f64;
+        eprintln!("moment {k}: spread {spread:.4e}, delta method {reported:.4e}, ratio {:.3}, mean S_eff {s_eff:.1}", reported / spread);
+        assert!(
+            (0.6..1.6).contains(&(reported / spread)),
+            "moment {k}: delta method {reported} vs spread {spread} over {seeds} seeds"
+        );
+    }
+}
