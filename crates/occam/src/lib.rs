@@ -93,6 +93,7 @@ pub mod nn;
 pub mod posterior;
 pub mod predict;
 pub mod quality;
+mod rank;
 pub mod regression;
 pub mod rotation;
 pub mod sample;
@@ -106,13 +107,12 @@ mod warning;
 /// the surfaces that reach them through the facade.
 pub use occam_binary as binary;
 
-pub use compare::{
-    check_kinds, compare, compare_kinds, compare_observed, compare_swept, probabilities, Compared,
-};
+pub use compare::{compare, compare_kinds, compare_observed, compare_swept, Compared};
 pub use data::DataSet;
 pub use driver::{Components, Outcome, Settings};
 pub use error::{Error, Result};
 pub use fitted::{Fitted, Model};
 pub use occam_core::prelude::{Flow, Observer, Progress, Stage, Stop, StopReason};
 pub use posterior::{Param, Posterior};
+pub use rank::{check_kinds, probabilities};
 pub use warning::Warning;

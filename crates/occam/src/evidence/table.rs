@@ -6,10 +6,10 @@ use std::time::Instant;
 use occam_core::prelude::Observer;
 
 use super::{estimate, Evidence, Method, Options};
-use crate::compare::probabilities;
 use crate::driver::Settings;
 use crate::error::{Error, Result};
 use crate::fitted::{Fitted, Model};
+use crate::rank::probabilities;
 
 /// One model of a comparison by several methods.
 pub struct EvidenceRow {
@@ -86,7 +86,7 @@ pub fn compare_evidence(
         .any(|m| matches!(m, Method::Vb | Method::VbSym))
     {
         let fits: Vec<&Fitted> = rows.iter().map(|r| &r.fitted).collect();
-        crate::compare::check_kinds(&fits, opts.mixed_bounds)?;
+        crate::rank::check_kinds(&fits, opts.mixed_bounds)?;
     }
     set_probabilities(&mut rows, priors);
     Ok(rows)
