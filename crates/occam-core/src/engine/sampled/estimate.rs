@@ -283,17 +283,7 @@ mod tests {
     /// the two RMS values are themselves uncertain by about 1/√(2·16) = 18%).
     #[test]
     fn error_shrinks_like_one_over_root_s() {
-        use crate::special::ln_gamma;
-        let y = [1.2, 2.9, 2.1, 1.7, 8.0, 2.4, -4.0, 2.2];
-        let ln_t = |v: f64, mu: f64| {
-            let r = (v - mu) / 0.8;
-            ln_gamma(2.0)
-                - ln_gamma(1.5)
-                - 0.5 * (3.0 * std::f64::consts::PI).ln()
-                - 0.8f64.ln()
-                - 2.0 * (1.0 + r * r / 3.0).ln()
-        };
-        let ell = |mu: f64| y.iter().map(|&v| ln_t(v, mu)).sum::<f64>();
+        let ell = super::super::tests::student_t_ell;
         // Prior N(1, 1/0.1): φ = [0.1, −0.05].
         let phi = [0.1, -0.05];
         // Reference: trapezoid on a fine grid (smooth integrand, error far below 1e-8).
