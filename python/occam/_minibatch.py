@@ -24,7 +24,7 @@ class _RandomRows:
     def __init__(self, runner, batch_rows):
         data = runner.data
         self.runner, self.batch_rows = runner, batch_rows
-        self.sizes = [size for _, size in runner.call("plate", [()] * len(runner.shards))]
+        self.sizes = [size for _, size in runner.call("plate", [()] * runner.n)]
         self.total = sum(self.sizes)
         self.along = set(_call_one(runner, 0, "along_plate"))
         self.arrays = []
@@ -41,23 +41,60 @@ class _RandomRows:
                 arrays[name] = value if hasattr(value, "shape") else _np.asarray(value)
             self.arrays.append(arrays)
         self.starts = _np.cumsum([0] + self.sizes)
+        self.lines = {name: self._lines_per_row(name) for name in self.along
+                      if name in self.arrays[0]}
+
+    def _lines_per_row(self, name):
+        """The lines (first-axis entries) of array ``name`` per row of the data plate: 1, or a
+        chain's steps per sequence when each row is a sequence of several lines — the same in
+        every shard (a minibatch cuts every row into that many lines), as the engine's
+        ``occam::minibatch::same_lines_per_row`` requires. A located error otherwise."""
+        first = None
+        for s, (arrays, size) in enumerate(zip(self.arrays, self.sizes)):
+            a = arrays.get(name)
+            if a is None:
+                raise UsageError(f"minibatches of random rows: shard {s} has no {name!r}, which "
+                                 "the model has along the data plate")
+            if size == 0:
+                continue
+            lines = a.shape[0] if a.ndim else 1
+            if lines % size:
+                raise UsageError(
+                    f"minibatches of random rows: shard {s}'s {name!r} has {lines} lines for "
+                    f"its {size} rows of the data plate, not a whole number per row")
+            per = lines // size
+            if first is None:
+                first = (s, per)
+            elif first[1] != per:
+                raise UsageError(
+                    f"minibatches of random rows: {name!r} has {first[1]} lines per row in shard "
+                    f"{first[0]} and {per} in shard {s}; random-row minibatches need the same "
+                    "lines per row (chain length) in every shard")
+        return 1 if first is None else first[1]
 
     def minibatches(self, order):
         """The next epoch's minibatches from ``order`` (an ``EpochOrder`` over the N rows)."""
         return order.next_minibatches(self.batch_rows)
 
     def data(self, rows):
-        """The minibatch's data: every array along the data plate with its shard's rows,
-        gathered; any other array from shard 0."""
-        rows = _np.asarray(rows)
+        """The minibatch's data: every array along the data plate with its shard's rows (row r
+        of a shard is its lines ``r·k .. (r+1)·k - 1`` along the first axis, for ``k`` lines per
+        row: 1, or a chain's steps per sequence), gathered in order; any other array from shard
+        0, whole."""
+        rows = _np.asarray(rows, dtype=_np.int64)
         shard = _np.searchsorted(self.starts, rows, side="right") - 1
         out = {}
         for name, first in self.arrays[0].items():
-            if name not in self.along:
+            if name not in self.lines:
                 out[name] = first
                 continue
-            parts = [_np.asarray(self.arrays[s][name])[rows[shard == s] - self.starts[s]]
-                     for s in range(len(self.sizes)) if _np.any(shard == s)]
+            k = self.lines[name]
+            parts = []
+            for s in range(len(self.sizes)):
+                here = rows[shard == s] - self.starts[s]
+                if here.size:
+                    lines = (here[:, None] * k + _np.arange(k)[None, :]).ravel()
+                    parts.append(_np.asarray(self.arrays[s][name])[lines])
             out[name] = _np.ascontiguousarray(_np.concatenate(parts))
         return out
 

@@ -10,6 +10,7 @@ import numpy as _np
 from . import _occam
 from ._data import as_data as _as_data
 from ._errors import OccamError, UsageError
+from ._exactsum import partials, rounded
 
 
 class ShardLost(OccamError):
@@ -86,20 +87,90 @@ class _Shard:
         return self.shard.posterior(name)
 
 
+class _Group:
+    """The shards one worker holds (a Dask actor's class: one per worker). Calls reach several
+    of its shards at once, and :meth:`reduce` adds up their messages to a global here, so the
+    client receives one message per worker, not one per shard (the tree reduction)."""
+
+    def __init__(self):
+        self.shards = {}
+
+    def add(self, i, source, data, name, plate):
+        """Compiles shard ``i`` on its data (read here, on the worker)."""
+        self.shards[i] = _Shard(source, data, name, plate)
+
+    def held(self):
+        """The shards held here (a probe: it fails when the worker is gone)."""
+        return sorted(self.shards)
+
+    def each(self, method, which, args):
+        """``method`` on shards ``which``, shard ``which[k]`` with arguments ``args[k]``."""
+        return [getattr(self.shards[i], method)(*a) for i, a in zip(which, args)]
+
+    def same(self, method, which, args):
+        """``method(*args)`` on shards ``which`` (the arguments sent once)."""
+        return [getattr(self.shards[i], method)(*args) for i in which]
+
+    def in_turn(self, which, plans):
+        """Shard by shard, each shard ``which[k]``'s calls ``plans[k]`` (``[(method, args)]``)
+        before the next shard's: a shard's transient memory (e.g. the natural parameters of a
+        fresh start, dropped by its first local update) is freed before the next one's."""
+        return [[getattr(self.shards[i], m)(*a) for m, a in plan] for i, plan in zip(which, plans)]
+
+    def reduce(self, which, name):
+        """The exact sum of the messages of shards ``which`` to global ``name``, as partials
+        (``_exactsum.partials``; float64 bytes, ``rows`` of E values each): ``(rows, bytes)``."""
+        p = partials([_np.frombuffer(self.shards[i].local_messages(name), dtype="<f8")
+                      for i in which])
+        return p.shape[0], p.astype("<f8").tobytes()
+
+    def bound(self, which):
+        """Shards ``which``'s local bound terms summed exactly (partials, as :meth:`reduce`) and
+        the globals' terms (alike on every replica)."""
+        terms = [self.shards[i].split_bound() for i in which]
+        return partials([[t[0]] for t in terms])[:, 0].tolist(), terms[0][1]
+
+
 class _Here:
-    """Shards held in this process (one machine): calls return at once."""
+    """Shards held in this process (one machine): calls return at once. Each shard counts as a
+    group of its own: the reduction adds every shard's message exactly (as on Dask, so the same
+    bits), and ``Result.bytes_per_sweep`` counts what would travel were each shard elsewhere."""
 
     def __init__(self, source, shards, name, plate):
         self.source, self.name, self.plate = source, name, plate
         self.data = list(shards)
         self.shards = [_Shard(source, d, name, plate) for d in shards]
+        self.n = len(self.shards)
 
     def call(self, method, args_per_shard):
+        """``method`` on the first ``len(args_per_shard)`` shards, each with its arguments."""
         return [getattr(s, method)(*a) for s, a in zip(self.shards, args_per_shard)]
+
+    def some(self, which, method, *args):
+        return [getattr(self.shards[s], method)(*args) for s in which]
+
+    def one(self, s, method, *args):
+        return getattr(self.shards[s], method)(*args)
+
+    def fanout(self, which):
+        """The number of messages a broadcast to shards ``which`` takes."""
+        return len(which)
+
+    def in_turn(self, which, plans):
+        return [[getattr(self.shards[s], m)(*a) for m, a in plan] for s, plan in zip(which, plans)]
+
+    def reduce(self, which, name):
+        parts = [_np.frombuffer(self.shards[s].local_messages(name), dtype="<f8") for s in which]
+        return rounded([p[None, :] for p in parts]), sum(p.nbytes for p in parts)
+
+    def bound(self, which):
+        terms = [self.shards[s].split_bound() for s in which]
+        return terms[0][1] + rounded([[[t[0]] for t in terms]])[0]
 
 
 class _Dask:
-    """Shards as actors spread over the workers of a Dask client (round robin)."""
+    """Shards spread over the workers of a Dask client (shard i on the i-th worker modulo their
+    number, in address order), each worker's shards held by one actor (:class:`_Group`)."""
 
     def __init__(self, client, source, shards, name, plate):
         workers = sorted(client.scheduler_info()["workers"])
@@ -107,65 +178,140 @@ class _Dask:
             raise UsageError("the Dask client has no workers")
         self.client, self.source, self.data, self.name, self.plate = (
             client, source, list(shards), name, plate)
-        self.futures = [
-            client.submit(_Shard, source, d, name, plate, actor=True,
-                          workers=[workers[i % len(workers)]], allow_other_workers=False)
-            for i, d in enumerate(shards)
-        ]
-        self.shards = [self._result(i, f) for i, f in enumerate(self.futures)]
+        self.n = len(self.data)
+        self.where = [workers[i % len(workers)] for i in range(self.n)]
+        self.futures, self.groups = {}, {}
+        for w in sorted(set(self.where)):
+            self._open(w)
+        pending = [(i, self.groups[w].add(i, source, d, name, plate))
+                   for i, (w, d) in enumerate(zip(self.where, self.data))]
+        for i, p in pending:
+            self._result([i], p)
 
-    def lost(self):
-        """The shards whose actor no longer answers (their worker died)."""
-        out = []
-        for i, s in enumerate(self.shards):
-            try:  # a lost actor's attributes raise at once, its calls when awaited
-                self._result(i, s.plate())
-            except (ShardLost, RuntimeError):
-                out.append(i)
+    def _open(self, w):
+        """A new group actor on worker ``w``."""
+        import uuid
+        future = self.client.submit(_Group, actor=True, workers=[w], allow_other_workers=False,
+                                    key=f"occam-shards-{uuid.uuid4()}")
+        self.futures[w] = future
+        self.groups[w] = self._result([i for i, v in enumerate(self.where) if v == w], future)
+        return self.groups[w]
+
+    def _split(self, which):
+        """Shards ``which`` by the worker holding them: ``{worker: [positions in which]}``."""
+        out = {}
+        for k, s in enumerate(which):
+            out.setdefault(self.where[s], []).append(k)
         return out
 
+    def _gather(self, which, method, args):
+        """``method`` on shards ``which`` through their groups; ``args(ks)`` gives a group's
+        arguments from its positions ``ks`` in ``which``. The results in ``which``'s order."""
+        split = self._split(which)
+        pending = [(ks, getattr(self.groups[w], method)(*args(ks))) for w, ks in split.items()]
+        out = [None] * len(which)
+        for ks, p in pending:
+            for k, v in zip(ks, self._result([which[k] for k in ks], p)):
+                out[k] = v
+        return out
+
+    def call(self, method, args_per_shard):
+        """``method`` on the first ``len(args_per_shard)`` shards, each with its arguments."""
+        which = list(range(len(args_per_shard)))
+        return self._gather(which, "each", lambda ks: (
+            method, [which[k] for k in ks], [args_per_shard[k] for k in ks]))
+
+    def some(self, which, method, *args):
+        which = list(which)
+        return self._gather(which, "same", lambda ks: (method, [which[k] for k in ks], args))
+
+    def in_turn(self, which, plans):
+        which = list(which)
+        return self._gather(which, "in_turn", lambda ks: (
+            [which[k] for k in ks], [plans[k] for k in ks]))
+
+    def one(self, s, method, *args):
+        return self.some([s], method, *args)[0]
+
+    def fanout(self, which):
+        return len(self._split(which))
+
+    def reduce(self, which, name):
+        which = list(which)
+        split = self._split(which)
+        pending = [([which[k] for k in ks], self.groups[w].reduce([which[k] for k in ks], name))
+                   for w, ks in split.items()]
+        stacks, up = [], 0
+        for held, p in pending:
+            rows, data = self._result(held, p)
+            stacks.append(_np.frombuffer(data, dtype="<f8").reshape(rows, -1))
+            up += len(data)
+        return rounded(stacks), up
+
+    def bound(self, which):
+        which = list(which)
+        split = self._split(which)
+        pending = [([which[k] for k in ks], self.groups[w].bound([which[k] for k in ks]))
+                   for w, ks in split.items()]
+        parts, first = [], min(which)
+        for held, p in pending:
+            part, g = self._result(held, p)
+            parts.append(_np.asarray(part)[:, None])
+            if first in held:  # the globals' terms: alike on every replica, taken from one
+                globals_ = g
+        return globals_ + rounded(parts)[0]
+
+    def lost(self):
+        """The shards whose worker no longer answers (their worker died); their groups are
+        dropped."""
+        out = []
+        for w in sorted(set(self.where)):
+            held = [i for i, v in enumerate(self.where) if v == w]
+            try:  # a lost actor's attributes raise at once, its calls when awaited
+                self._result(held, self.groups[w].held())
+            except (ShardLost, RuntimeError):
+                out.extend(held)
+                self.futures.pop(w).release()
+                self.groups.pop(w)
+        return sorted(out)
+
     def rebuild(self, i):
-        """Shard ``i`` compiled anew from its data (its files re-read) as an actor on a live
-        worker; its q is the fresh compilation's."""
-        import uuid
-        self.futures[i].release()
+        """Shard ``i`` compiled anew from its data (its files re-read) on a live worker, in the
+        group held there (one made if it has none); its q is the fresh compilation's."""
         errors = []
         for _ in range(50):  # the scheduler may list a dead worker for a moment
             workers = sorted(self.client.scheduler_info()["workers"])
             for w in workers[i % max(1, len(workers)):] + workers[:i % max(1, len(workers))]:
-                future = self.client.submit(
-                    _Shard, self.source, self.data[i], self.name, self.plate, actor=True,
-                    workers=[w], allow_other_workers=False, key=f"occam-shard-{i}-{uuid.uuid4()}")
                 try:
-                    self.shards[i] = self._result(i, future)
-                    self.futures[i] = future
+                    self.where[i] = w
+                    group = self.groups.get(w) or self._open(w)
+                    self._result([i], group.add(i, self.source, self.data[i], self.name,
+                                                self.plate))
                     return
                 except ShardLost as e:
                     errors.append(str(e))
+                    if w in self.groups:
+                        self.futures.pop(w).release()
+                        self.groups.pop(w)
             _time.sleep(0.1)
         raise ShardLost(f"shard {i}: no worker could rebuild it: {errors[-1]}")
 
     @staticmethod
-    def _result(i, future):
+    def _result(which, future):
         try:
             return future.result()
         except OccamError:
             raise
         except Exception as e:  # a worker lost, a closed actor
-            raise ShardLost(f"shard {i}: {type(e).__name__}: {e}") from e
-
-    def call(self, method, args_per_shard):
-        pending = [getattr(s, method)(*a) for s, a in zip(self.shards, args_per_shard)]
-        return [self._result(i, p) for i, p in enumerate(pending)]
+            names = ", ".join(map(str, which))
+            raise ShardLost(f"shard {names}: {type(e).__name__}: {e}") from e
 
 
 def _call_one(runner, s, method, *args):
-    out = getattr(runner.shards[s], method)(*args)
-    return out if isinstance(runner, _Here) else _Dask._result(s, out)
+    """``method(*args)`` on shard ``s``."""
+    return runner.one(s, method, *args)
 
 
 def _call_some(runner, which, method, *args):
-    pending = [getattr(runner.shards[s], method)(*args) for s in which]
-    if isinstance(runner, _Here):
-        return pending
-    return [_Dask._result(s, p) for s, p in zip(which, pending)]
+    """``method(*args)`` on shards ``which``: the results in ``which``'s order."""
+    return runner.some(which, method, *args)

@@ -4,13 +4,18 @@ process, or on a Dask worker — and swept exactly as one process would sweep al
 
 A node with the data plate is *local* (each shard holds its rows); every other node is *global*
 (replicated on every shard). A sweep follows the model's schedule step by step: local updates run
-on every shard at once; a global's update is one reduction — every shard sends the sum of its
-local children's messages to that global (``n·len`` float64 values for a global of ``n``
-elements with moments of length ``len``), the client adds them in shard order and sends the sum
-back, and every shard applies the same update (Winn (2.19)) to its replica. The bound is the sum
-of every shard's local terms plus the globals' terms. Data and local posteriors never leave the
-shards; what travels per sweep is ``2 · S · Σ_g n_g·len_g`` float64 values for ``S`` shards
-(see ``Result.bytes_per_sweep``), plus two floats per shard for the bound.
+on every shard at once; a global's update is one reduction — each worker adds the messages of its
+shards' local children to that global (``n·len`` float64 values for a global of ``n`` elements
+with moments of length ``len``), the client adds the workers' sums and sends the total back once
+per worker, and every shard applies the same update (Winn (2.19)) to its replica. The bound is the
+sum of every shard's local terms plus the globals' terms. Data and local posteriors never leave
+the shards; what travels per sweep is about ``2 · W · Σ_g n_g·len_g`` float64 values for ``W``
+workers (see ``Result.bytes_per_sweep``), plus a few floats per worker for the bound.
+
+The sums are exact until the client rounds them once (``_exactsum``: a worker sends its shards'
+exact sum as non-overlapping partials, the client rounds the total with ``math.fsum``): the result
+is the correctly rounded sum of every shard's message, so a fit gives the same bits on one worker
+or several, and after a lost shard is rebuilt on another worker.
 
 >>> import occam.distributed as od                                   # doctest: +SKIP
 >>> from dask.distributed import Client, LocalCluster
@@ -18,13 +23,15 @@ shards; what travels per sweep is ``2 · S · Σ_g n_g·len_g`` float64 values f
 >>> r = od.fit(source, [{"x": x[:500]}, {"x": x[500:]}], client=client)
 >>> r.bound, r.posterior("mu")["mean"]
 
-Each shard is a Dask *actor*: the shard's compiled model (its data, its local posteriors, the
-engine's cached sums) is a mutable object that must stay on one worker and change in place
-between sweeps. Dask futures are immutable values the scheduler may copy, move or recompute, and
-pickling a shard to move it would move its data; an actor pins the object to a worker and runs its
-methods there, so only the arguments and results of those calls (the bytes above) travel. When a
-worker dies the fit stops with :class:`ShardLost` naming the shard, never with a wrong answer;
-with ``retries=k`` it rebuilds the lost shards instead (see :func:`fit`).
+Each worker's shards are held by one Dask *actor* (shard i on the i-th worker modulo their
+number): the shards' compiled models (their data, their local posteriors, the engine's cached
+sums) are mutable objects that must stay on one worker and change in place between sweeps. Dask
+futures are immutable values the scheduler may copy, move or recompute, and pickling a shard to
+move it would move its data; an actor pins the object to a worker and runs its methods there, so
+only the arguments and results of those calls (the bytes above) travel, one call per worker and
+step whatever the number of shards. When a worker dies the fit stops with :class:`ShardLost`
+naming its shards, never with a wrong answer; with ``retries=k`` it rebuilds the lost shards
+instead (see :func:`fit`).
 """
 
 import glob as _glob
@@ -101,11 +108,11 @@ class Result:
 
     def local_posteriors(self, name):
         """The posterior of local variable ``name`` on every shard (a list, shard order)."""
-        return self._runner.call("posterior", [(name,)] * len(self._runner.shards))
+        return self._runner.call("posterior", [(name,)] * self._runner.n)
 
     def moments(self, name, shard=0):
         """Posterior moments of node ``name`` on one shard (flat)."""
-        out = self._runner.call("moments", [(name,)] * len(self._runner.shards))
+        out = self._runner.call("moments", [(name,)] * self._runner.n)
         return out[shard]
 
 
@@ -122,13 +129,13 @@ def _steps(schedule):
 
 
 def _reduce(runner, which, name):
-    """The sum, in shard order, of the messages of shards ``which`` to global ``name`` (bytes),
-    and the bytes that travelled up."""
-    parts = _call_some(runner, which, "local_messages", name)
-    total = _np.zeros(len(parts[0]) // 8)
-    for p in parts:  # shard order: the same sum on every run
-        total += _np.frombuffer(p, dtype="<f8")
-    return total.astype("<f8").tobytes(), sum(len(p) for p in parts)
+    """The sum of the messages of shards ``which`` to global ``name`` (float64 bytes), and the
+    bytes that travelled up: each worker adds its shards' messages exactly and sends the sum as
+    partials, the client rounds the total of the workers' partials once (``_exactsum``), so the
+    sum is the correctly rounded sum of every shard's message, the same bits on any number of
+    workers."""
+    total, up = runner.reduce(which, name)
+    return total.astype("<f8").tobytes(), up
 
 
 def fit(source, shards, client=None, name="model.occam", plate=None, seed=0, max_iter=1000,
@@ -267,24 +274,26 @@ def _progress_line(r, restarts, sweep, max_iter, bound, change, clock):
 def _start(runner, steps, seed, start):
     """The engine's sharded start (occam_core::engine::Sharded::start) from ``seed``, or the
     given per-shard states."""
-    n = len(runner.shards)
+    n = runner.n
     every = list(range(n))
     if start is not None:
         if len(start) != n:
             raise UsageError(f"{len(start)} start states for {n} shards")
         runner.call("set_state", [(b,) for b in start])
         return
-    runner.call("initialize", [(seed + s,) for s in range(n)])
+    _call_one(runner, 0, "initialize", seed)
     for kind, what in steps:
         if kind == "global":
             m = _call_one(runner, 0, "local_messages", what)
             _call_one(runner, 0, "update_global", what, m)
     state = _call_one(runner, 0, "global_state")
+    # Every other shard from its seed, then shard 0's globals, then its locals given them —
+    # shard by shard on each worker, so one shard's start (the natural parameters of its fresh
+    # local q, dropped by the local update) is freed before the next one's is made.
+    local = [("update", (what,)) for kind, what in steps if kind == "local"]
     rest = every[1:]
-    _call_some(runner, rest, "set_state", state)
-    for kind, what in steps:
-        if kind == "local":
-            _call_some(runner, rest, "update", what)
+    runner.in_turn(rest, [[("initialize", (seed + s,)), ("set_state", (state,))] + local
+                          for s in rest])
 
 
 def _note_loss(runner, steps, seed, e, retries, recovered, warned, at, when, then):
@@ -303,7 +312,7 @@ def _one(runner, steps, method, seed, start, max_iter, tol, strict, see, kappa, 
     """One restart: its start from ``seed`` (or ``start``), then its sweeps (passes, epochs);
     ``see(sweep, bound, change)`` returns False to stop."""
     _start(runner, steps, seed, start)
-    n = len(runner.shards)
+    n = runner.n
     every = list(range(n))
     observed = max(1, sum(_call_some(runner, every, "observed_values")))
     if method == "svi":
@@ -352,7 +361,7 @@ def _sweep(runner, steps, method):
     """One batch sweep (every step on every shard) or memoized pass (shard s's local steps,
     then every global from all shards, the others' messages from their cached locals): the
     bound after it and the bytes moved."""
-    n = len(runner.shards)
+    n = runner.n
     every = list(range(n))
     moved = 0
     visits = [every] if method == "batch" else [[s] for s in every]
@@ -363,7 +372,7 @@ def _sweep(runner, steps, method):
                 continue
             summed, up = _reduce(runner, every, what)
             _call_some(runner, every, "update_global", what, summed)
-            moved += up + n * len(summed)
+            moved += up + runner.fanout(every) * len(summed)
     return _bound(runner, every), moved
 
 
@@ -375,7 +384,7 @@ def _recover(runner, steps, seed, err):
     if not isinstance(runner, _Dask):
         raise err
     lost = runner.lost()
-    live = [i for i in range(len(runner.shards)) if i not in lost]
+    live = [i for i in range(runner.n) if i not in lost]
     if not lost or not live:
         raise err
     state = _call_one(runner, live[0], "global_state")
@@ -389,9 +398,9 @@ def _recover(runner, steps, seed, err):
 
 
 def _bound(runner, which):
-    """Every shard's local terms plus the globals' terms (alike on every replica)."""
-    terms = _call_some(runner, which, "split_bound")
-    return terms[0][1] + sum(t[0] for t in terms)
+    """Every shard's local terms (summed exactly, as the messages are) plus the globals' terms
+    (alike on every replica)."""
+    return runner.bound(which)
 
 
 def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_every,
@@ -405,7 +414,7 @@ def _svi(runner, steps, seed, max_iter, tol, observed, see, kappa, tau, bound_ev
     With one local variable its update given the globals is the optimum whatever its start, so
     the answer is the uninterrupted one; with several, the rebuilt shard's locals start from its
     seed, not from their lost state, and a step may land elsewhere."""
-    n = len(runner.shards)
+    n = runner.n
     every = list(range(n))
     locals_ = [x for kind, what in steps if kind == "local" for x in what]
     globals_ = [what for kind, what in steps if kind == "global"]

@@ -66,10 +66,48 @@ def same_as_single(client):
             close(r.posterior(g)["params"][k], v)
     z = np.concatenate([r.moments("z", s) for s in range(len(SIZES))])
     close(z, full.moments("z"))
-    # What travels: for each of the three globals, every shard's n·len messages up, the sum down.
+    # What travels, for each of the three globals: in this process every shard counts as its
+    # own group (its n·len message up, the sum down); on Dask each of the W workers sends its
+    # shards' exact sum as partials (one row of n·len values or more) and receives the sum once.
     per = sum(full.moments(g).size for g in ["pi", "mu", "Lambda"])
-    assert r.bytes_per_sweep == 2 * len(SIZES) * per * 8
+    if client is None:
+        assert r.bytes_per_sweep == 2 * len(SIZES) * per * 8
+    else:
+        workers = len(client.scheduler_info()["workers"])
+        assert 2 * workers * per * 8 <= r.bytes_per_sweep < 2 * len(SIZES) * per * 8
     return r
+
+
+def test_exact_sums_are_the_same_bits_for_any_grouping_and_order():
+    """The tree reduction's sums (``occam._exactsum``): partials of any grouping of the vectors,
+    in any order, round to ``math.fsum`` of all their values — where a plain sum in shard order
+    loses digits to cancellation and depends on the order."""
+    import math
+
+    from occam._exactsum import partials, rounded
+
+    rng = np.random.default_rng(5)
+    vecs = [rng.standard_normal(7) * 10.0 ** rng.integers(-8, 17, 7) for _ in range(11)]
+    vecs.append(np.array([1e16, -1e16, 1.0, 1e-300, -3.5, 2.0 ** -60, 7.0]))
+    vecs.append(-vecs[0])
+    want = np.array([math.fsum(v[j] for v in vecs) for j in range(7)])
+    plain = np.sum(vecs, axis=0)
+    assert not np.array_equal(plain, want)  # a plain sum is not the correctly rounded one here
+    for seed in range(6):
+        order = np.random.default_rng(seed).permutation(len(vecs))
+        cuts = np.sort(np.random.default_rng(seed + 9).choice(np.arange(1, len(vecs)), 1 + seed % 4,
+                                                               replace=False))
+        groups = np.split(order, cuts)
+        got = rounded([partials([vecs[i] for i in g]) for g in groups])
+        np.testing.assert_array_equal(got, want)
+    # Each column of a group's partials adds up exactly to the group's sum.
+    p = partials(vecs)
+    assert p.shape[1] == 7 and p.shape[0] >= 2
+    for j in range(7):
+        assert math.fsum(p[:, j]) == want[j]
+    # Infinities and NaN: the plain sum's, whatever the order.
+    q = rounded([partials([np.array([np.inf, 1.0]), np.array([1.0, np.nan])])])
+    assert q[0] == np.inf and np.isnan(q[1])
 
 
 def test_in_process_shards_sweep_as_one_process():
@@ -110,6 +148,32 @@ def test_dask_actors_on_two_workers_sweep_as_one_process(client):
     # Local posteriors stay on the workers; each shard gives its own rows'.
     zs = r.local_posteriors("z")
     assert [p["params"]["probabilities"].shape[0] for p in zs] == SIZES
+
+
+def test_one_worker_two_workers_and_one_process_give_the_same_bits(client):
+    """The tree reduction (each worker sums its shards' messages, the client the workers' sums)
+    is exact until one rounding at the client: the fit is the same to the bit on one worker, on
+    two, and in this process."""
+    distributed = pytest.importorskip("distributed")
+    x = cut(gmm_data(244, seed=6), [40, 9, 77, 31, 55, 12, 20])  # seven uneven shards
+    here = od.fit(GMM, x, seed=3, max_iter=15, tol=None)
+    two = od.fit(GMM, x, client=client, seed=3, max_iter=15, tol=None)
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    one_client = distributed.Client(cluster)
+    try:
+        one = od.fit(GMM, x, client=one_client, seed=3, max_iter=15, tol=None)
+        for r in (one, two):
+            np.testing.assert_array_equal(r.bound_trace, here.bound_trace)
+            for g in ["pi", "mu", "Lambda"]:
+                np.testing.assert_array_equal(r.moments(g), here.moments(g))
+            np.testing.assert_array_equal(r.moments("z", 4), here.moments("z", 4))
+        # One message per worker and reduction (at most as many partial rows as its shards, and
+        # one sum back): fewer bytes than seven shards' messages up and seven sums down.
+        assert max(one.bytes_per_sweep, two.bytes_per_sweep) < here.bytes_per_sweep
+    finally:
+        one_client.close()
+        cluster.close()
 
 
 def test_dask_default_start_converges_and_the_bound_never_decreases(client):

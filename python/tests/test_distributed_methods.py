@@ -100,6 +100,54 @@ def test_random_rows_keep_an_array_of_another_plate_whole():
     close(a.moments("mu"), b.moments("mu"))
 
 
+class _Rows:
+    """A runner's face for ``_RandomRows``: shards' arrays, their plate sizes and the names
+    along the data plate."""
+
+    def __init__(self, data, sizes, along):
+        self.data, self.n, self.sizes, self.along = data, len(data), sizes, along
+
+    def call(self, method, args):
+        assert method == "plate"
+        return [("N", n) for n in self.sizes]
+
+    def one(self, s, method, *args):
+        assert method == "along_plate"
+        return self.along
+
+
+def test_random_rows_cut_each_row_into_its_lines_on_the_first_axis(tmp_path):
+    """A data-plate array with k lines per row (a chain's T steps per sequence; here 3) gives
+    a minibatch row r as lines 3r..3r+2 of its shard, in order; a one-line-per-row array the
+    row itself; an array of another plate stays whole; shards whose lines per row differ are
+    refused, naming the array and the shards."""
+    from occam._minibatch import _RandomRows
+
+    sizes = [2, 4, 3]
+    y = [np.arange(30 * s, 30 * s + 3 * n * 2, dtype=float).reshape(3 * n, 2) for s, n in
+         enumerate(sizes)]
+    w = [np.arange(100 * s, 100 * s + n, dtype=float) for s, n in enumerate(sizes)]
+    np.save(tmp_path / "y1.npy", y[1])
+    shards = [{"y": y[0], "w": w[0], "m": np.ones((3, 2))},
+              {"y": str(tmp_path / "y1.npy"), "w": w[1], "m": np.ones((3, 2))},
+              {"y": y[2], "w": w[2], "m": np.ones((3, 2))}]
+    rows = _RandomRows(_Rows(shards, sizes, ["w", "y"]), 4)
+    got = rows.data([0, 3, 5, 8])  # shard 0 row 0, shard 1 rows 1 and 3, shard 2 row 2
+    want_y = np.concatenate([y[0][0:3], y[1][3:6], y[1][9:12], y[2][6:9]])
+    np.testing.assert_array_equal(got["y"], want_y)
+    np.testing.assert_array_equal(got["w"], [w[0][0], w[1][1], w[1][3], w[2][2]])
+    np.testing.assert_array_equal(got["m"], np.ones((3, 2)))
+    assert got["y"].flags.c_contiguous
+    bad = [dict(d) for d in shards]
+    bad[2]["y"] = y[2][:6]  # 2 lines per row in shard 2, 3 in shards 0 and 1
+    with pytest.raises(occam.UsageError, match=r"'y' has 3 lines per row in shard 0 and 2 in "
+                                               r"shard 2"):
+        _RandomRows(_Rows(bad, sizes, ["w", "y"]), 4)
+    bad[2]["y"] = y[2][:7]
+    with pytest.raises(occam.UsageError, match=r"shard 2's 'y' has 7 lines for its 3 rows"):
+        _RandomRows(_Rows(bad, sizes, ["w", "y"]), 4)
+
+
 def test_stochastic_vb_refuses_step_sizes_outside_robbins_monro():
     with pytest.raises(occam.UsageError, match="kappa = 0.5"):
         od.fit(GMM, cut(data(), SIZES), method="svi", kappa=0.5)
