@@ -7,9 +7,10 @@
    first sweep, with the start, is not timed), worker CPU seconds, bytes moved per sweep
    (``Result.bytes_per_sweep``), peak RSS per worker (``ru_maxrss``) and its growth over the
    worker's RSS before the fit. Five runs fit the cost model
-       t_sweep = a + b · N/W + c · S/W + d · S
-   (a: per-sweep fixed cost, the reductions' round trips; b: per row; c: per shard on its worker;
-   d: per shard at the client, which sums every shard's messages) by least squares:
+       t_sweep = a + b · N/W + c · S/W + d · W
+   (a: per-sweep fixed cost, the reductions' round trips; b: per row; c: per shard on its worker,
+   which also sums its shards' messages; d: per worker at the client, which sums one message per
+   worker — the tree reduction) by least squares:
    (N, 1, S), (N, 2, S), (N, 1, 4S), (N, 2, 4S), (N/4, 1, S). The 1 → 2 worker throughput is
    t(N, 1, S) / t(N, 2, S) (the issue asks ≥ 1.8).
 2. **Batch vs memoized vs stochastic VB** on N/10 rows (the issue's N = 10⁷ when N = 10⁸) on the
@@ -24,7 +25,10 @@ Usage: python bench/stream/scale.py N [SHARDS]     (e.g. 1e6; the issue's run is
   env SWEEPS (timed sweeps per run, default 4), METHOD_SECONDS (default 120), SCRATCH (folder
   for the shard files, default the system's temporary folder; N·16 bytes per shard set, five
   sets: N, N (4S), N/4, N/10 rows and sklearn's), SKIP (comma list of parts to skip: methods,
-  sklearn), BYTES_PER_ROW (the preflight's memory per row), FORCE=1 (run past the preflight).
+  sklearn), SKLEARN_MAX (the largest N tried for scikit-learn, default N: its iterations at 10⁷
+  rows take ≈ 30 s each), BYTES_PER_ROW (the preflight's memory per row), FORCE=1 (run past the
+  preflight), DOUBLE_ON_TWO=1 (a sixth batch run: 2N rows in 2S shards on 2 workers, each
+  holding what the 1-worker run held — for an N whose 2N does not fit one worker).
 Prints JSON lines, then a table; writes both to bench/results/scale_<N>_<date>_<time>utc.txt.
 Needs the occam wheel (a release build: scripts/wheel), dask[distributed], SciPy and scikit-learn.
 """
@@ -52,8 +56,9 @@ x[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
 
 SEED = 0
 LINES = []
-# A worker's peak RSS growth per row it holds, measured at N = 10⁶ (release wheel).
-BYTES_PER_ROW = 285
+# A worker's peak RSS growth per row it holds (release wheel; 317 measured in one process at
+# N = 2·10⁶: the data twice, x's moments, z's responsibilities, natural parameters and A).
+BYTES_PER_ROW = 320
 
 
 def out(record):
@@ -62,16 +67,34 @@ def out(record):
     print(text, flush=True)
 
 
-def draw(rows, seed, s):
-    """Shard s of the data: 10 centres from `seed`, its rows from (seed, s)."""
+CHUNK = 1 << 20  # rows drawn at a time: a shard's generation holds ≈ 56 bytes × CHUNK
+
+
+def chunks(rows, seed, s):
+    """Shard s of the data, CHUNK rows at a time: 10 centres from `seed`, each chunk's labels
+    then noise from the generator of (seed, s)."""
     centres = np.random.default_rng(seed).uniform(-10, 10, (10, 2))
     rng = np.random.default_rng([seed, s])
-    return centres[rng.integers(0, 10, rows)] + rng.standard_normal((rows, 2))
+    for at in range(0, rows, CHUNK):
+        m = min(CHUNK, rows - at)
+        yield centres[rng.integers(0, 10, m)] + rng.standard_normal((m, 2))
+
+
+def save_rows(path, rows, parts):
+    """An (rows × 2) float64 .npy file from the arrays ``parts`` (in order), written chunk by
+    chunk (no array of all the rows) to a temporary name and renamed: never a partial file."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": "<f8", "fortran_order": False, "shape": (rows, 2)})
+        for part in parts:
+            f.write(np.ascontiguousarray(part, dtype="<f8").tobytes())
+    os.replace(tmp, path)
 
 
 def make_shard(path, rows, seed, s):
     """Shard s written to `path` (runs on a worker)."""
-    np.save(path, draw(rows, seed, s))
+    save_rows(path, rows, chunks(rows, seed, s))
     return path
 
 
@@ -101,9 +124,13 @@ def current_rss():
 
 
 def cluster(workers):
+    """A LocalCluster of ``workers`` processes × 1 thread. The engine's own threads (rayon) are
+    one per worker too (``RAYON_NUM_THREADS=1`` in the workers' environment): by default each
+    worker's engine would use every core, and the 1-worker run would already use the machine's
+    two cores."""
     from dask.distributed import Client, LocalCluster
     c = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                     dashboard_address=None, memory_limit=0)
+                     dashboard_address=None, memory_limit=0, env={"RAYON_NUM_THREADS": "1"})
     return c, Client(c)
 
 
@@ -140,7 +167,7 @@ def batch_run(n, workers, shards, sweeps, folder):
 
 
 def fit_cost_model(runs):
-    design = np.array([[1.0, r["n"] / r["workers"], r["shards"] / r["workers"], r["shards"]]
+    design = np.array([[1.0, r["n"] / r["workers"], r["shards"] / r["workers"], r["workers"]]
                        for r in runs])
     y = np.array([r["seconds_per_sweep"] for r in runs])
     # Non-negative least squares (every term is a cost), on relative errors (each run weighs
@@ -148,9 +175,9 @@ def fit_cost_model(runs):
     from scipy.optimize import nnls
     coef, _ = nnls(design / y[:, None], np.ones_like(y))
     resid = np.abs(design @ coef - y) / y
-    model = {"part": "cost_model", "formula": "t = a + b*N/W + c*S/W + d*S",
+    model = {"part": "cost_model", "formula": "t = a + b*N/W + c*S/W + d*W",
              "a_seconds": coef[0], "b_seconds_per_row": coef[1],
-             "c_seconds_per_shard_per_worker": coef[2], "d_seconds_per_shard_at_client": coef[3],
+             "c_seconds_per_shard_per_worker": coef[2], "d_seconds_per_worker_at_client": coef[3],
              "max_relative_residual": float(np.max(resid))}
     out(model)
     return model
@@ -224,7 +251,7 @@ def available_memory():
 def one_file(n, folder):
     path = os.path.join(folder, f"sk-{n}.npy")
     if not os.path.exists(path):
-        np.save(path, np.concatenate([draw(m, SEED, s) for s, m in enumerate(sizes(n, 8))]))
+        save_rows(path, n, (c for s, m in enumerate(sizes(n, 8)) for c in chunks(m, SEED, s)))
     return path
 
 
@@ -258,16 +285,20 @@ def sklearn_part(n_max, folder):
     return sk, oc
 
 
-def project(model, bytes_per_sweep, shards, nodes=100, rows=10**10, rows_per_shard=10**7,
+def project(model, bytes_per_sweep, workers, nodes=100, rows=10**10, rows_per_shard=10**7,
             bandwidth=1.25e9, latency=1e-3, reductions=3):
+    """Time per sweep on ``nodes`` workers (one per node) for ``rows`` rows in shards of
+    ``rows_per_shard``: the fitted compute terms, and the network: per sweep each worker sends
+    its shards' summed messages (as partials) and receives the sums, ``bytes_per_sweep / (2 ·
+    workers)`` bytes each way per worker as measured, in ``reductions`` round trips."""
     s = rows // rows_per_shard
-    g = bytes_per_sweep / (2 * shards)  # bytes of one shard's messages to the globals
+    g = bytes_per_sweep / (2 * workers)  # bytes of one worker's messages (one way) per sweep
     compute = (model["a_seconds"] + model["b_seconds_per_row"] * rows / nodes
                + model["c_seconds_per_shard_per_worker"] * s / nodes
-               + model["d_seconds_per_shard_at_client"] * s)
-    network = 2 * s * g / bandwidth + reductions * 2 * latency
+               + model["d_seconds_per_worker_at_client"] * nodes)
+    network = 2 * nodes * g / bandwidth + reductions * 2 * latency
     rec = {"part": "projection", "nodes": nodes, "rows": rows, "shards": s,
-           "bytes_per_shard_message": g, "bytes_per_sweep": 2 * s * g,
+           "bytes_per_worker_message": g, "bytes_per_sweep": 2 * nodes * g,
            "seconds_compute": compute, "seconds_network": network,
            "seconds_per_sweep": compute + network,
            "assumed": f"1 worker per node, {bandwidth / 1e9:.2f} GB/s to the client, "
@@ -292,10 +323,14 @@ def table(batch, model, meth, sk, oc, proj):
     rows.append("")
     rows.append(f"1 -> 2 workers throughput: {one['seconds_per_sweep'] / two['seconds_per_sweep']:.3f}"
                 " (issue: >= 1.8)")
+    for big in (r for r in batch if r["n"] == 2 * one["n"] and r["workers"] == 2):
+        rate = (big["n"] / big["seconds_per_sweep"]) / (one["n"] / one["seconds_per_sweep"])
+        rows.append(f"1 -> 2 workers throughput at a fixed size per worker ({one['n']:.0e} rows "
+                    f"on 1, {big['n']:.0e} on 2): {rate:.3f}")
     rows.append(f"cost model {model['formula']}: a = {model['a_seconds']:.3g} s, "
                 f"b = {model['b_seconds_per_row']:.3g} s/row, "
                 f"c = {model['c_seconds_per_shard_per_worker']:.3g} s/shard, "
-                f"d = {model['d_seconds_per_shard_at_client']:.3g} s/shard (client); "
+                f"d = {model['d_seconds_per_worker_at_client']:.3g} s/worker (client); "
                 f"max residual {model['max_relative_residual']:.0%}")
     for m in meth:
         rows.append(f"{m['method']}: bound {m['bound']:.6f} after {m['iterations']} in "
@@ -325,10 +360,11 @@ def main():
     # at the bytes per row measured at N = 10⁶ (bench/README.md); refuse a size that does not fit.
     per_row = float(os.environ.get("BYTES_PER_ROW", str(BYTES_PER_ROW)))
     room = 0.8 * available_memory()
-    if n * per_row > room and not os.environ.get("FORCE"):
-        print(f"N = {n:.0e} needs about {n * per_row / 2**30:.1f} GiB in the workers "
+    held = n * per_row * (2 if os.environ.get("DOUBLE_ON_TWO") else 1)
+    if held > room and not os.environ.get("FORCE"):
+        print(f"N = {n:.0e} needs about {held / 2**30:.1f} GiB in the workers "
               f"({per_row:.0f} bytes per row) and {room / 2**30:.1f} GiB is available (80%): "
-              f"the largest N that fits is about {room / per_row:.2e}; FORCE=1 runs anyway",
+              f"the largest N that fits is about {n * room / held:.2e}; FORCE=1 runs anyway",
               file=sys.stderr)
         sys.exit(2)
     import occam
@@ -341,18 +377,25 @@ def main():
                  batch_run(n, 2, 4 * shards, sweeps, folder),
                  batch_run(n // 4, 1, shards, sweeps, folder)]
         model = fit_cost_model(batch)
+        if os.environ.get("DOUBLE_ON_TWO"):
+            # 2N rows on 2 workers (each holds what the 1-worker run held): the size that does
+            # not fit one worker, and the 1 -> 2 worker throughput at a fixed size per worker.
+            batch.append(batch_run(2 * n, 2, 2 * shards, sweeps, folder))
         meth = [] if "methods" in skip else methods(n // 10, shards, budget, folder)
-        sk, oc = (None, None) if "sklearn" in skip else sklearn_part(n, folder)
-    proj = project(model, batch[0]["bytes_per_sweep"], shards)
+        sk_max = int(float(os.environ.get("SKLEARN_MAX", str(n))))
+        sk, oc = (None, None) if "sklearn" in skip else sklearn_part(min(n, sk_max), folder)
+    proj = project(model, batch[1]["bytes_per_sweep"], batch[1]["workers"])
     text = table(batch, model, meth, sk, oc, proj)
     print(text)
     stamp = started.strftime("%Y-%m-%d_%H%Mutc")
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.path.join(here, "..", "results", f"scale_{n:.0e}_{stamp}.txt".replace("+", ""))
-    with open(path, "w") as f:
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
         f.write(f"# bench/stream/scale.py {n} {shards}, {started.isoformat()}, load at start "
                 f"{os.getloadavg()}\n")
         f.write("\n".join(LINES) + "\n\n" + text + "\n")
+    os.replace(tmp, path)
     print(f"written: {os.path.normpath(path)}")
 
 
