@@ -204,8 +204,8 @@ impl Sampled {
                 // No Student-t value reads the element: q is the prior tilted by the message, in
                 // closed form (module docs), with ln Z = A_prior + ln C.
                 if self.links[e].is_empty() {
-                    if let Some((ln_c, u)) = prior.and_then(|p| p.tilted_moments(m)) {
-                        return Ok((e, phi, estimate::Estimate::closed(u, a_prior + ln_c)));
+                    if let Some((ln_c, mv)) = prior.and_then(|p| p.tilted_moments(m)) {
+                        return Ok((e, phi, estimate::Estimate::closed(mv, a_prior + ln_c)));
                     }
                 }
                 let ell = |x: f64| self.ell(vmp, e, x);
@@ -245,17 +245,14 @@ impl Sampled {
         q.a[key_at(n)] = key as f64;
         q.a[base_at(n)] = base0 as f64;
         for r in results {
-            let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, e, what))?;
-            let var = est.u[1] - est.u[0] * est.u[0];
-            if !(var > 0.0) {
-                return Err(vmp.numerical(i, e, "the importance samples have no spread".into()));
-            }
-            let prec = 1.0 / var;
-            let phi = [prec * est.u[0], -0.5 * prec];
+            // Errors name the element by its index in the whole data (module `layout`).
+            let at_e = |e: usize| (base0 as usize).saturating_add(e);
+            let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, at_e(e), what))?;
+            let phi = adopted(&est).map_err(|what| vmp.numerical(i, at_e(e), what))?;
             q.phi[2 * e..2 * e + 2].copy_from_slice(&phi);
             q.a[e] = crate::dist::Gaussian
                 .moments(&phi, &mut q.u[2 * e..2 * e + 2])
-                .map_err(|err| vmp.numerical(i, e, err.0.into()))?;
+                .map_err(|err| vmp.numerical(i, at_e(e), err.0.into()))?;
             q.u[2 * e..2 * e + 2].copy_from_slice(&est.u);
             let shift = before
                 .as_deref()
@@ -368,6 +365,32 @@ fn moment_shift(old: &[f64], n: usize, e: usize, phi_c: [f64; 2], var_u: [f64; 2
         .map(|k| (phi_c[k] - phi_was[k]).abs() * (was[k].sqrt() + var_u[k].sqrt()))
         .sum();
     sd * sd
+}
+
+/// The natural parameters [m/v, −1/(2v)] of the Gaussian an element adopts (Winn (4.20)) from
+/// the estimate's mean m and variance v (formed about the mean, `Estimate::var`); else why no
+/// Gaussian represents them and what to do, for the sampled and the closed-form path.
+fn adopted(est: &estimate::Estimate) -> Result<[f64; 2], String> {
+    let (mean, var) = (est.u[0], est.var);
+    let prec = 1.0 / var;
+    if var > 0.0 && prec.is_finite() && mean.is_finite() && (prec * mean).is_finite() {
+        return Ok([prec * mean, -0.5 * prec]);
+    }
+    Err(if est.samples == 0 {
+        format!(
+            "q in closed form (the prior tilted by the Gaussian children's message) has mean \
+             {mean:e} and variance {var:e}, which no Gaussian in f64 represents: the children pin \
+             the value beyond what f64 resolves at that scale; rescale the data and the prior's \
+             constants so the value is of order 1, or give the children's precision a broader prior"
+        )
+    } else {
+        format!(
+            "the {} importance samples (S_eff = {:.1}) have no spread about their mean {mean:e} \
+             (variance {var:e}): the weight sits on one draw, the proposal missing q's mass; \
+             rescale the data so the value is of order 1, or widen the Student-t scale",
+            est.samples, est.s_eff
+        )
+    })
 }
 
 /// One element's sampling: the element, its φ_c and the estimate.
