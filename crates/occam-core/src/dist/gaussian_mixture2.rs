@@ -98,7 +98,7 @@ impl SampledPrior for GaussianMixture2 {
         Proposal::mixture(&pieces)
     }
     /// ln C = ln Σₖ wₖ cₖ (the same pieces as `tilted`, `tilt`'s cₖ exactly, no common factor
-    /// dropped), and the tilted mixture's moments.
+    /// dropped), and the tilted mixture's mean and variance.
     fn tilted_moments(&self, m: [f64; 2]) -> Option<(f64, [f64; 2])> {
         let w = [self.weight, 1.0 - self.weight];
         let mut ln_wc = [0.0; 2];
@@ -107,7 +107,8 @@ impl SampledPrior for GaussianMixture2 {
         }
         let top = ln_wc[0].max(ln_wc[1]);
         let ln_c = top + ((ln_wc[0] - top).exp() + (ln_wc[1] - top).exp()).ln();
-        Some((ln_c, self.tilted(m)?.moments())).filter(|(l, _)| l.is_finite())
+        let (mean, var) = self.tilted(m)?.mean_var();
+        Some((ln_c, [mean, var])).filter(|(l, _)| l.is_finite())
     }
 }
 

@@ -20,7 +20,7 @@
 
 mod proposal;
 
-pub(crate) use proposal::{ln_mass, truncated_draw, truncated_moments, Proposal};
+pub(crate) use proposal::{ln_mass, truncated_draw, truncated_mean_var, Proposal};
 
 /// Settings of an importance-sampled node: S, the S_eff it aims at, the largest S it may use
 /// and the seed of its draws.
@@ -66,9 +66,10 @@ pub(crate) trait SampledPrior: Sync {
     /// proposal drawn from exactly; None when it has no representable form (then the engine
     /// proposes Winn's single Gaussian (4.16)).
     fn tilted(&self, m: [f64; 2]) -> Option<Proposal>;
-    /// q ∝ p(x) exp(m·[x, x²]) in closed form: (ln C, [⟨x⟩, ⟨x²⟩]) with C = ∫ p(x) exp(m·[x, x²]) dx
-    /// and the moments under q (the tilted proposal's, [`Proposal::moments`]); None when it has
-    /// no representable form (then the engine samples).
+    /// q ∝ p(x) exp(m·[x, x²]) in closed form: (ln C, [mean, variance]) with
+    /// C = ∫ p(x) exp(m·[x, x²]) dx and q's mean and variance (the tilted proposal's,
+    /// [`Proposal::mean_var`], the variance formed without ⟨x²⟩ − ⟨x⟩²); None when it has no
+    /// representable form (then the engine samples).
     fn tilted_moments(&self, m: [f64; 2]) -> Option<(f64, [f64; 2])>;
 }
 

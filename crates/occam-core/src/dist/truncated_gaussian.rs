@@ -94,13 +94,15 @@ impl SampledPrior for TruncatedGaussian {
         Proposal::mixture(&[(0.0, mean, precision, self.lower, self.upper)])
     }
     /// ∫ N(x | m, 1/γ) 1[lower ≤ x ≤ upper] exp(m·[x, x²]) dx / Z = c Z′/Z (`tilt`'s c; Z′ the
-    /// tilted Gaussian's mass on the interval), and the tilted truncated Gaussian's moments.
+    /// tilted Gaussian's mass on the interval), and the tilted truncated Gaussian's mean and
+    /// variance.
     fn tilted_moments(&self, m: [f64; 2]) -> Option<(f64, [f64; 2])> {
         let (ln_c, mean, precision) = tilt(self.mean, self.precision, m)?;
         let ln_c = ln_c + ln_mass(mean, precision, self.lower, self.upper) - self.ln_mass();
         ln_c.is_finite().then(|| {
-            let u = super::sampling::truncated_moments(mean, precision, self.lower, self.upper);
-            (ln_c, u)
+            let (mean, var) =
+                super::sampling::truncated_mean_var(mean, precision, self.lower, self.upper);
+            (ln_c, [mean, var])
         })
     }
 }

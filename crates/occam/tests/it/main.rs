@@ -42,6 +42,7 @@ mod sampled_exact_proposal;
 mod sampled_saved;
 mod shards;
 mod shards_gated;
+mod shards_sampled;
 mod softmax;
 mod softmax_gap;
 mod square_ard;

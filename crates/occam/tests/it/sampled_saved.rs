@@ -65,9 +65,9 @@ fn a_saved_sampled_fit_loads_back() {
 fn a_fit_saved_before_the_plans_loads_with_them_unset() {
     let (fit, mut back) = round_trip(T_MODEL);
     let node = back.nodes.iter_mut().find(|n| n.name == "mu").unwrap();
-    // `mu` is one element; the current layout keeps 10 entries per element and the key.
+    // `mu` is one element; the current layout keeps 10 entries per element, the key and the base.
     let n = 1;
-    assert_eq!(node.a.len(), 10 * n + 1, "the current layout");
+    assert_eq!(node.a.len(), 10 * n + 2, "the current layout");
     node.a.truncate(4 * n + 1);
     let loaded = Fitted::from_saved(&back).unwrap();
     assert_eq!(loaded.posteriors(), fit.posteriors());

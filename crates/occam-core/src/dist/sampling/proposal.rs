@@ -109,16 +109,24 @@ impl Proposal {
         }
     }
 
-    /// ⟨x⟩ and ⟨x²⟩ under R, in closed form: each piece's (truncated) Gaussian moments
-    /// ([`truncated_moments`]) mixed by the weights.
-    pub(crate) fn moments(&self) -> [f64; 2] {
-        let mut u = [0.0; 2];
-        for p in &self.pieces {
-            let m = truncated_moments(p.mean, p.precision, p.lower, p.upper);
-            u[0] += p.weight * m[0];
-            u[1] += p.weight * m[1];
-        }
-        u
+    /// The mean and variance under R, each piece's from [`truncated_mean_var`], mixed as
+    /// Σ w_k (v_k + (m_k − m)²) about the mixture's mean m: no ⟨x²⟩ − ⟨x⟩² anywhere, which loses
+    /// every digit of the variance when the mean is large against the spread.
+    pub(crate) fn mean_var(&self) -> (f64, f64) {
+        let parts: Vec<(f64, f64, f64)> = self
+            .pieces
+            .iter()
+            .map(|p| {
+                let (m, v) = truncated_mean_var(p.mean, p.precision, p.lower, p.upper);
+                (p.weight, m, v)
+            })
+            .collect();
+        let mean: f64 = parts.iter().map(|&(w, m, _)| w * m).sum();
+        let var = parts
+            .iter()
+            .map(|&(w, m, v)| w * (v + (m - mean) * (m - mean)))
+            .sum();
+        (mean, var)
     }
 
     /// ln R(x).
@@ -199,6 +207,17 @@ pub(crate) fn truncated_moments(mean: f64, precision: f64, lower: f64, upper: f6
         mean + sd * z1,
         mean * mean + 2.0 * mean * sd * z1 + sd * sd * z2,
     ]
+}
+
+/// The mean and variance of N(mean, 1/precision) restricted to [lower, upper], from the standard
+/// truncated moments of [`truncated_moments`]: mean + sd⟨z⟩ and sd² (⟨z²⟩ − ⟨z⟩²), the
+/// variance formed in z (of order 1 about the interval), never as ⟨x²⟩ − ⟨x⟩², whose
+/// cancellation loses (mean/sd)² ε of it.
+pub(crate) fn truncated_mean_var(mean: f64, precision: f64, lower: f64, upper: f64) -> (f64, f64) {
+    let sd = precision.sqrt().recip();
+    // The standard interval's moments: those of N(0, 1) on [(lower − mean)/sd, (upper − mean)/sd].
+    let [z1, z2] = truncated_moments(0.0, 1.0, (lower - mean) / sd, (upper - mean) / sd);
+    (mean + sd * z1, sd * sd * (z2 - z1 * z1).max(0.0))
 }
 
 /// Mills' ratio R(t) = (1 − Φ(t))/φ(t) for t > 5, by its continued fraction

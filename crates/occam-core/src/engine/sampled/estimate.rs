@@ -48,6 +48,9 @@ const FRESH: u64 = 1 << 32;
 pub(crate) struct Estimate {
     /// ⟨x⟩ and ⟨x²⟩ under q.
     pub u: [f64; 2],
+    /// q's variance, formed about the mean (Σ w_s (x_s − ⟨x⟩)², or the closed form's own), never
+    /// as ⟨x²⟩ − ⟨x⟩², which cancels to nothing when the mean is large against the spread.
+    pub var: f64,
     /// ln Ẑ = ln ∫ p̃.
     pub log_z: f64,
     /// The S of the kept pass.
@@ -63,10 +66,12 @@ pub(crate) struct Estimate {
 }
 
 impl Estimate {
-    /// A q known in closed form: its moments and ln Z, no draws (S = 0 marks it, S_eff = 0).
-    pub(crate) fn closed(u: [f64; 2], log_z: f64) -> Self {
+    /// A q known in closed form: its mean and variance and ln Z, no draws (S = 0 marks it,
+    /// S_eff = 0).
+    pub(crate) fn closed([mean, var]: [f64; 2], log_z: f64) -> Self {
         Estimate {
-            u,
+            u: [mean, mean * mean + var],
+            var,
             log_z,
             samples: 0,
             s_eff: 0.0,
@@ -117,15 +122,18 @@ fn pass(
         m2 += wn * x * x;
         sq += wn * wn;
     }
-    // The delta method's variances of the two weighted means (`Estimate::var_u`).
-    let mut var_u = [0.0; 2];
+    // The delta method's variances of the two weighted means (`Estimate::var_u`), and q's
+    // variance about the weighted mean.
+    let (mut var_u, mut var) = ([0.0; 2], 0.0);
     for (&wi, &x) in w.iter().zip(&xs) {
         let wn = wi / total;
         var_u[0] += wn * wn * (x - m1) * (x - m1);
         var_u[1] += wn * wn * (x * x - m2) * (x * x - m2);
+        var += wn * (x - m1) * (x - m1);
     }
     Some(Estimate {
         u: [m1, m2],
+        var,
         log_z: top + (total / s as f64).ln(),
         samples: s,
         s_eff: 1.0 / sq,
@@ -182,8 +190,7 @@ pub(crate) fn estimate(
         }
         // The weighted samples' mean and twice their variance, the spread shrinking at most
         // tenfold per refit (one dominant sample has no variance to speak of).
-        let var = (b.u[1] - b.u[0] * b.u[0]).max(0.0);
-        let sd2 = (2.0 * var).sqrt().max(0.1 * sd);
+        let sd2 = (2.0 * b.var).sqrt().max(0.1 * sd);
         let refit = Proposal::gaussian(b.u[0], sd2.powi(-2));
         let r = pass(phi, ell, &refit, rng(refits + 1), s0);
         // Choosing: kept only if it raises S_eff. Replaying: kept.

@@ -34,82 +34,21 @@
 //! plan (module `estimate`; −1 until its first update), then the variances of the estimates of
 //! ⟨x⟩ and ⟨x²⟩ (`Estimate::var_u`), the φ_c of the last update (two entries) and the variance of
 //! the bound's change at that update that the moments' noise explains ([`Vmp::sampling_variance`]),
-//! so that restart snapshots carry them and a seed gives the same bits whatever the thread count
-//! (each element's draws are keyed by seed, key, node, element and pass). `slot` indexes it.
+//! and last the index in the whole data of the node's element 0 (0 but on a shard), so that
+//! restart snapshots carry them and a seed gives the same bits whatever the thread count and
+//! however the rows are sharded (each element's draws are keyed by seed, key, node, the
+//! element's index in the whole data and pass). Module `layout` indexes it.
 
 mod estimate;
+mod layout;
 
 use super::factorised::factorised_send;
 use super::qblock::QBlock;
 use super::*;
 use crate::dist::{Sampling, StudentT};
 use estimate::{estimate, First, Plan};
-
-/// Entries per element in a sampled node's `a` (module docs; the key after the first four).
-const LAYOUT: usize = 10;
-
-/// Per-element slots of a sampled node's `a` (module docs).
-#[derive(Clone, Copy)]
-enum Slot {
-    /// ln Z − φ_c·⟨u⟩.
-    Own = 1,
-    /// S of the last update (0: q in closed form).
-    Samples = 2,
-    /// S_eff of the last update.
-    SEff = 3,
-    /// The plan's refits (−1 before the first update).
-    Refits = 5,
-    /// Var of the estimate of ⟨x⟩.
-    VarX = 6,
-    /// Var of the estimate of ⟨x²⟩.
-    VarX2 = 7,
-    /// φ_c[0] of the last update.
-    Phi0 = 8,
-    /// φ_c[1] of the last update.
-    Phi1 = 9,
-    /// The variance of the bound's change that the moments' noise explains (`Vmp::sampling_variance`).
-    Shift = 10,
-}
-
-/// The length of a started sampled node's `a` for n elements (what a saved state must have).
-pub(super) fn started_len(n: usize) -> usize {
-    LAYOUT * n + 1
-}
-
-/// Where element e's `slot` sits in the `a` of a node of n elements (the key at 4n, once).
-fn at(slot: Slot, n: usize, e: usize) -> usize {
-    let k = slot as usize;
-    if k < 4 {
-        k * n + e
-    } else {
-        (k - 1) * n + 1 + e
-    }
-}
-
-/// The key's place in `a`.
-fn key_at(n: usize) -> usize {
-    4 * n
-}
-
-/// Whether a saved `a` of `a_len` entries fits a sampled node of `n` elements: the current layout
-/// ([`started_len`]) or the one saved before the plans and the moment variances (4n + 1: A, own
-/// term, S, S_eff, key), which [`upgrade_saved_a`] reads.
-pub(super) fn saved_a_fits(a_len: usize, n: usize) -> bool {
-    a_len == started_len(n) || a_len == 4 * n + 1
-}
-
-/// A saved `a` in the current layout: one saved in the 4n + 1 layout gets every element's plan
-/// unset (−1: chosen again at its next update, as after a start) and zero moment variances, φ_c
-/// and shift (the next update's allowance then counts only that update's noise).
-pub(super) fn upgrade_saved_a(mut a: Vec<f64>, n: usize) -> Vec<f64> {
-    if a.len() == 4 * n + 1 {
-        a.resize(started_len(n), 0.0);
-        for e in 0..n {
-            a[at(Slot::Refits, n, e)] = -1.0;
-        }
-    }
-    a
-}
+use layout::{at, base, base_at, key_at, started_len, Slot};
+pub(super) use layout::{saved_a_fits, upgrade_saved_a};
 
 /// What an importance-sampled node reports: its S and S_eff per element, and the S_eff it
 /// aimed at (below it at the cap: a warning).
@@ -208,6 +147,12 @@ impl Sampled {
         }
     }
 
+    /// The first Student-t child of the node that `on_rows` marks (the data plate's nodes of a
+    /// sharded fit): its likelihood, a term of ℓ, lives on the shards' rows.
+    pub(super) fn child_on_rows(&self, on_rows: &[bool]) -> Option<usize> {
+        self.children.iter().copied().find(|&c| on_rows[c])
+    }
+
     /// ℓ(x) of element e (module docs).
     fn ell(&self, vmp: &Vmp, e: usize, x: f64) -> f64 {
         let own = vmp.nodes[self.node[0]]
@@ -244,6 +189,8 @@ impl Sampled {
         let dist = node.dist().expect("stochastic");
         let priors = dist.visit(Priors { vmp, i });
         let prior = dist.sampled_prior();
+        // Element e's index in the whole data (module `layout`): its draws' key.
+        let base0 = base(&node.q.a, n);
         let latent: Vec<usize> = (0..node.n)
             .filter(|&e| !node.is_observed(e) && node.participates(e))
             .collect();
@@ -257,8 +204,8 @@ impl Sampled {
                 // No Student-t value reads the element: q is the prior tilted by the message, in
                 // closed form (module docs), with ln Z = A_prior + ln C.
                 if self.links[e].is_empty() {
-                    if let Some((ln_c, u)) = prior.and_then(|p| p.tilted_moments(m)) {
-                        return Ok((e, phi, estimate::Estimate::closed(u, a_prior + ln_c)));
+                    if let Some((ln_c, mv)) = prior.and_then(|p| p.tilted_moments(m)) {
+                        return Ok((e, phi, estimate::Estimate::closed(mv, a_prior + ln_c)));
                     }
                 }
                 let ell = |x: f64| self.ell(vmp, e, x);
@@ -270,7 +217,7 @@ impl Sampled {
                 };
                 // The element's plan, chosen at its first update after the start (module
                 // `estimate`): S in `a`'s S slot, the refits after the key, −1 before then.
-                let plan = (messages.is_some() && node.q.a.len() == LAYOUT * n + 1)
+                let plan = (messages.is_some() && node.q.a.len() == started_len(n))
                     .then(|| {
                         let a = &node.q.a;
                         (a[at(Slot::Samples, n, e)], a[at(Slot::Refits, n, e)])
@@ -280,27 +227,32 @@ impl Sampled {
                         samples: s as usize,
                         refits: r as u64,
                     });
-                estimate(phi, &ell, first, &sampling, [i as u64, e as u64], plan)
-                    .map(|est| (e, phi, est))
-                    .map_err(|what| (e, what))
+                estimate(
+                    phi,
+                    &ell,
+                    first,
+                    &sampling,
+                    [i as u64, base0 + e as u64],
+                    plan,
+                )
+                .map(|est| (e, phi, est))
+                .map_err(|what| (e, what))
             })
             .collect();
         let mut q = node.q.clone();
-        let before = (q.a.len() == LAYOUT * n + 1).then(|| q.a.clone());
-        q.a.resize(LAYOUT * n + 1, 0.0);
+        let before = (q.a.len() == started_len(n)).then(|| q.a.clone());
+        q.a.resize(started_len(n), 0.0);
         q.a[key_at(n)] = key as f64;
+        q.a[base_at(n)] = base0 as f64;
         for r in results {
-            let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, e, what))?;
-            let var = est.u[1] - est.u[0] * est.u[0];
-            if !(var > 0.0) {
-                return Err(vmp.numerical(i, e, "the importance samples have no spread".into()));
-            }
-            let prec = 1.0 / var;
-            let phi = [prec * est.u[0], -0.5 * prec];
+            // Errors name the element by its index in the whole data (module `layout`).
+            let at_e = |e: usize| (base0 as usize).saturating_add(e);
+            let (e, phi_c, est) = r.map_err(|(e, what)| vmp.numerical(i, at_e(e), what))?;
+            let phi = adopted(&est).map_err(|what| vmp.numerical(i, at_e(e), what))?;
             q.phi[2 * e..2 * e + 2].copy_from_slice(&phi);
             q.a[e] = crate::dist::Gaussian
                 .moments(&phi, &mut q.u[2 * e..2 * e + 2])
-                .map_err(|err| vmp.numerical(i, e, err.0.into()))?;
+                .map_err(|err| vmp.numerical(i, at_e(e), err.0.into()))?;
             q.u[2 * e..2 * e + 2].copy_from_slice(&est.u);
             let shift = before
                 .as_deref()
@@ -342,7 +294,7 @@ impl Sampled {
     pub(super) fn report(&self, vmp: &Vmp) -> Option<SampledNode> {
         let node = &vmp.nodes[self.node[0]];
         let n = node.n;
-        if node.q.a.len() != LAYOUT * n + 1 {
+        if node.q.a.len() != started_len(n) {
             return None;
         }
         let latent: Vec<usize> = (0..n)
@@ -415,6 +367,32 @@ fn moment_shift(old: &[f64], n: usize, e: usize, phi_c: [f64; 2], var_u: [f64; 2
     sd * sd
 }
 
+/// The natural parameters [m/v, −1/(2v)] of the Gaussian an element adopts (Winn (4.20)) from
+/// the estimate's mean m and variance v (formed about the mean, `Estimate::var`); else why no
+/// Gaussian represents them and what to do, for the sampled and the closed-form path.
+fn adopted(est: &estimate::Estimate) -> Result<[f64; 2], String> {
+    let (mean, var) = (est.u[0], est.var);
+    let prec = 1.0 / var;
+    if var > 0.0 && prec.is_finite() && mean.is_finite() && (prec * mean).is_finite() {
+        return Ok([prec * mean, -0.5 * prec]);
+    }
+    Err(if est.samples == 0 {
+        format!(
+            "q in closed form (the prior tilted by the Gaussian children's message) has mean \
+             {mean:e} and variance {var:e}, which no Gaussian in f64 represents: the children pin \
+             the value beyond what f64 resolves at that scale; rescale the data and the prior's \
+             constants so the value is of order 1, or give the children's precision a broader prior"
+        )
+    } else {
+        format!(
+            "the {} importance samples (S_eff = {:.1}) have no spread about their mean {mean:e} \
+             (variance {var:e}): the weight sits on one draw, the proposal missing q's mass; \
+             rescale the data so the value is of order 1, or widen the Student-t scale",
+            est.samples, est.s_eff
+        )
+    })
+}
+
 /// One element's sampling: the element, its φ_c and the estimate.
 type Sampled1 = (usize, [f64; 2], estimate::Estimate);
 
@@ -470,7 +448,7 @@ impl QBlock for Sampled {
             let u = &node.q.u[2 * e..2 * e + 2];
             let own = if node.is_observed(e) {
                 node.q.a[e] + self.likelihood(vmp, e, u[0])
-            } else if node.q.a.len() == LAYOUT * n + 1 {
+            } else if node.q.a.len() == started_len(n) {
                 node.q.a[at(Slot::Own, n, e)]
             } else {
                 f64::NEG_INFINITY

@@ -183,7 +183,21 @@ impl Vmp {
                 "the data of a linear-Gaussian structure without the data plate"
             }
             Some(Block::Gated(_)) => "a gated q-block, whose sharded update is not built",
-            Some(Block::Sampled(_)) => "an importance-sampled node, whose sharded update is not built",
+            Some(Block::Sampled(s)) => match s.child_on_rows(&split.local) {
+                // Its q reads the data only through the summed messages of its Gaussian
+                // children (Winn (2.19)): `update_global` updates it on every replica alike.
+                None => return Ok(()),
+                Some(c) => {
+                    return fail(format!(
+                        "an importance-sampled node read by the Student-t values `{}`, which have \
+                         the data plate: each importance weight needs their likelihood summed \
+                         over every shard at each draw (a reduction per draw and per pilot pass, \
+                         not only of messages), whose sharded form is not built; give `{}` the \
+                         data plate (one mean per row) or fit it in one process",
+                        self.nodes[c].name, n.name
+                    ))
+                }
+            },
             None => return Ok(()),
         };
         fail(why.to_string())

@@ -159,6 +159,12 @@ impl Vmp {
                 state.nodes.push((node.name.clone(), cut.map_err(fail)?));
                 continue;
             }
+            // A started sampled node keeps per-slot arrays and its elements' base index
+            // (`sampled/layout.rs`).
+            if let Some(cut) = self.sampled_rows_state(i, rows, from, to) {
+                state.nodes.push((node.name.clone(), cut.map_err(fail)?));
+                continue;
+            }
             // Arrays row-major with the data plate outermost (per element, or per sequence of a
             // chain): each row's part is a 1/rows share of each array.
             let q = &node.q;
@@ -221,6 +227,8 @@ impl Vmp {
                 .ok_or_else(|| SplitError::Mismatch(format!("no latent node `{name}`")))?;
             let n = &self.nodes[i];
             let fits = if let Some(fits) = self.gated_state_fits(i, q) {
+                fits
+            } else if let Some(fits) = self.sampled_state_fits(i, q).filter(|_| split.local[i]) {
                 fits
             } else if split.local[i] {
                 let d = n.kind.value_len();
