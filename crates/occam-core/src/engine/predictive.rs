@@ -292,3 +292,34 @@ impl Vmp {
         Some(out)
     }
 }
+
+impl Vmp {
+    /// The exact predictive mean and variance under q of every element of a Student-t node
+    /// (`None` for any other node). Its value is y = μ + s·t with μ from q (its mean parent's
+    /// moments) and t a standard Student-t of ν degrees independent of μ, so ⟨y⟩ = ⟨μ⟩ and
+    /// Var y = Var_q(μ) + s² ν/(ν − 2) for ν > 2, exactly; for 1 < ν ≤ 2 the variance is
+    /// infinite, and for ν ≤ 1 the mean is undefined too (NaN). The distribution itself, a
+    /// Gaussian smeared by a Student-t, has no closed form: its quantiles are the draws'
+    /// ([`Vmp::sample_predictive`]).
+    pub fn student_t_predictive(&self, node: NodeId) -> Option<Vec<(f64, f64)>> {
+        let node = &self.nodes[node.0];
+        let Some(Dist::StudentT(t)) = node.dist() else {
+            return None;
+        };
+        let noise = if t.nu > 2.0 {
+            t.scale * t.scale * t.nu / (t.nu - 2.0)
+        } else {
+            f64::INFINITY
+        };
+        let mut buf = Vec::new();
+        let out = (0..node.n)
+            .map(|e| {
+                let pa = elements::gather(&self.nodes, node, e, &mut buf);
+                let (m, m2) = (pa[0][0], pa[0][1]);
+                let mean = if t.nu > 1.0 { m } else { f64::NAN };
+                (mean, (m2 - m * m).max(0.0) + noise)
+            })
+            .collect();
+        Some(out)
+    }
+}

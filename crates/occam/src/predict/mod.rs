@@ -10,8 +10,10 @@
 //! fixed — with the targets missing they are integrated out, so a mixture index of a new row
 //! keeps its prior weights ⟨π⟩ and the predictive is the mixture of the components. Means and
 //! standard deviations are exact where a closed form exists (a scalar Gaussian whose precision is
-//! a constant or a Gamma: [`occam_core::engine::Vmp::gaussian_predictive`]), otherwise the
-//! draws' moments; quantiles are the draws' (type 7).
+//! a constant or a Gamma: [`occam_core::engine::Vmp::gaussian_predictive`]; a Student-t, whose
+//! mean is its mean's ⟨μ⟩ and whose variance is Var_q(μ) + s²ν/(ν − 2), infinite for ν ≤ 2:
+//! [`occam_core::engine::Vmp::student_t_predictive`]), otherwise the draws' moments; quantiles
+//! are the draws' (type 7).
 
 use std::collections::BTreeMap;
 
@@ -407,7 +409,11 @@ fn predict_compiled(
         .iter()
         .map(|&n| {
             (!drawn_latent)
-                .then(|| c.vmp.gaussian_predictive(n))
+                .then(|| {
+                    c.vmp
+                        .gaussian_predictive(n)
+                        .or_else(|| c.vmp.student_t_predictive(n))
+                })
                 .flatten()
         })
         .collect();

@@ -33,6 +33,7 @@ mod plate_sweep;
 mod predict;
 mod predict_chains;
 mod predict_density;
+mod predict_student_t;
 mod prune_screen;
 mod regression;
 mod robust_regression;
