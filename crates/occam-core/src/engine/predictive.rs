@@ -126,6 +126,14 @@ impl Vmp {
                 if i == target.0 {
                     let node = &self.nodes[i];
                     for e in 0..n {
+                        if let Dist::StudentT(t) = &dist {
+                            // No exponential-family form: t_ν(x | drawn μ, s) itself.
+                            let mu = elements::gather(&self.nodes, node, e, &mut buf)[0][0];
+                            for p in 0..np {
+                                out[e * np + p] += t.ln_density(points[p], mu).exp();
+                            }
+                            continue;
+                        }
                         dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
                         let a = moments(&dist, &phi, &mut tmp).map_err(|_| {
                             self.numerical(
@@ -188,9 +196,14 @@ impl Vmp {
                 }
                 continue;
             }
-            if has_data || prior {
-                // A missing element of an observed node: its conditional given the draws.
-                dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
+            let conditional = has_data || prior;
+            if conditional {
+                // A missing element of an observed node: its conditional given the draws (a
+                // Student-t's is carried as a Gaussian at its drawn mean, as ancestral sampling
+                // carries it: `sampled::draw_phi`).
+                if !sampled::draw_phi(&dist, &self.nodes, node, e, &mut phi) {
+                    dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
+                }
             } else {
                 phi.copy_from_slice(&phi_q[e * len..(e + 1) * len]);
             }
@@ -201,7 +214,10 @@ impl Vmp {
                     "the predictive given the drawn parents is improper".into(),
                 ));
             }
-            sample(&dist, &phi, rng, xe);
+            // A truncated or mixture prior's conditional is the prior itself, drawn exactly.
+            if !(conditional && sampled::draw_prior(&dist, rng, xe)) {
+                sample(&dist, &phi, rng, xe);
+            }
             observe(&dist, xe, &mut u[e * len..(e + 1) * len])
                 .map_err(|w| self.numerical(i, e, w.to_string()))?;
         }

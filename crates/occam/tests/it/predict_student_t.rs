@@ -66,12 +66,15 @@ fn student_t_values_have_the_exact_predictive_moments_and_their_draws_agree() {
             var.sqrt()
         );
     }
-    // The draws (4 entries, each from the predictive independently): their mean and variance
-    // against the exact ones, 3 standard errors. The fourth central moment of μ + s·t is
-    // 3v² + 6v σ_t² + μ₄(t), σ_t² = s²ν/(ν − 2) and μ₄(t) = σ_t⁴ (3 + 6/(ν − 4)).
-    let k = p.samples.len() as f64;
-    let mean = p.samples.iter().sum::<f64>() / k;
-    let second = p.samples.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / k;
+    // The draws of the first new row (one per draw, independent; the rows of one draw share
+    // its μ, so they are not): their mean and variance against the exact ones, 3 standard
+    // errors. The fourth central moment of μ + s·t is 3v² + 6v σ_t² + μ₄(t), σ_t² = s²ν/(ν − 2)
+    // and μ₄(t) = σ_t⁴ (3 + 6/(ν − 4)).
+    assert_eq!(p.samples.len(), draws * 4);
+    let first: Vec<f64> = p.samples.iter().step_by(4).copied().collect();
+    let k = first.len() as f64;
+    let mean = first.iter().sum::<f64>() / k;
+    let second = first.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / k;
     let mu4 = 3.0 * v * v + 6.0 * v * noise + noise * noise * (3.0 + 6.0 / (nu - 4.0));
     let se_mean = (var / k).sqrt();
     let se_var = ((mu4 - var * var) / k).sqrt();
