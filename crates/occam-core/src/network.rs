@@ -4,6 +4,8 @@
 //! ([`crate::engine::Vmp`], `engine/compile.rs`) allocates every node's natural parameters, moments,
 //! log-partitions and caches from it.
 
+use std::sync::Arc;
+
 use crate::dist::{Dist, DistVisitor, ExpFamily};
 use crate::error::BuildError;
 use crate::factor::Factor;
@@ -140,8 +142,10 @@ pub(crate) struct ModelNode {
     pub children: Vec<(usize, Role)>,
     /// Which elements are data.
     pub observed: Observed,
-    /// Observed values (row-major, `value_len` per element).
-    pub data: Vec<f64>,
+    /// Observed values, or a constant's values (row-major, `value_len` per element). Shared, not
+    /// copied: the caller's data set and every graph built from it hold the same array
+    /// ([`Graph::constant_shared`](crate::graph::Graph::constant_shared)).
+    pub data: Arc<Vec<f64>>,
     pub map: bool,
     pub init: Option<Init>,
     /// The tree-structured q-block the node is a member of (`engine/tree`).
@@ -194,7 +198,7 @@ impl ModelNode {
             configs,
             children: Vec::new(),
             observed: Observed::None,
-            data: Vec::new(),
+            data: Arc::default(),
             map: false,
             init: None,
             block: None,
@@ -204,10 +208,10 @@ impl ModelNode {
     }
 
     /// Takes `values` (one copy of the data in the whole program: the caller hands its array
-    /// over) and checks them; `mask[e] == false` marks element e as missing.
+    /// over or shares it) and checks them; `mask[e] == false` marks element e as missing.
     pub(crate) fn set_data(
         &mut self,
-        values: Vec<f64>,
+        values: Arc<Vec<f64>>,
         mask: Option<&[bool]>,
     ) -> Result<(), BuildError> {
         let dist = match &self.body {

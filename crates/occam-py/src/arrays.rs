@@ -1,6 +1,9 @@
 //! NumPy arrays in and out. In: a dict of float64 arrays with one or two dimensions (the Python
 //! layer has already turned masked arrays into NaN and checked dtypes with clear messages), copied
-//! once into the data set — straight from the buffer when it is C-contiguous — or of data file
+//! once into the data set — straight from the buffer when it is C-contiguous; the model and its
+//! graph share that copy (`occam::data::Values`), and the fitted result keeps it, which is why it
+//! is a copy and not a view of NumPy's buffer (Python may write to or free the array while the
+//! result lives, and reading it without the GIL would need unsafe code) — or of data file
 //! paths, read as `--data NAME=FILE:COLUMNS@ROWS` reads them. Out: row-major
 //! values reshaped to the parameter's dimensions.
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 pub use occam_io::data::{
     parse_csv, parse_rows, read, read_selected, split_selection, utf8, write_parquet, Bound,
-    DataError, RowSpec, Selection, Table, MAX_CELL_ECHO, MAX_DATA_BYTES,
+    DataError, RowSpec, Selection, Table, Values, MAX_CELL_ECHO, MAX_DATA_BYTES,
 };
 
 use crate::error::{Error, Result};
@@ -67,13 +67,14 @@ impl DataSet {
     }
 
     /// Attaches an in-memory array as data `name`: `rows × cols` values, row-major; NaN marks a
-    /// missing cell (as in a CSV), ±∞ is an error naming the cell.
+    /// missing cell (as in a CSV), ±∞ is an error naming the cell. The array is taken over as
+    /// the table's values (no copy; models loaded from the set and their graphs share it).
     pub fn insert_array(
         &mut self,
         name: &str,
         rows: usize,
         cols: usize,
-        values: Vec<f64>,
+        mut values: Vec<f64>,
         header: Option<Vec<String>>,
     ) -> Result<()> {
         if rows.checked_mul(cols) != Some(values.len()) {
@@ -86,15 +87,18 @@ impl DataSet {
             });
         }
         let present: Vec<bool> = values.iter().map(|v| !v.is_nan()).collect();
+        let infinite = values.iter().position(|v| v.is_infinite());
+        // Missing cells zeroed in place: the array handed over is the table's one copy.
+        values
+            .iter_mut()
+            .filter(|v| v.is_nan())
+            .for_each(|v| *v = 0.0);
         let table = Table {
             name: name.to_string(),
             file: format!("<array {name}>"),
             rows,
             cols,
-            values: values
-                .iter()
-                .map(|&v| if v.is_nan() { 0.0 } else { v })
-                .collect(),
+            values: values.into(),
             present,
             header,
             csv: false,
@@ -102,8 +106,8 @@ impl DataSet {
             source_columns: None,
             source_rows: None,
         };
-        if let Some(i) = values.iter().position(|v| v.is_infinite()) {
-            return Err(table.error_at(i, format!("{} is not a finite number", values[i])));
+        if let Some(i) = infinite {
+            return Err(table.error_at(i, format!("{} is not a finite number", table.values[i])));
         }
         self.tables.insert(name.to_string(), table);
         Ok(())
@@ -177,6 +181,53 @@ pub fn format_number(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The array handed to `insert_array` is the table's values, and the model loaded from the
+    /// set and its fitted graph read that same array for the data input X and the observed y
+    /// (issue 29: X was held twice, once here and once as the graph's constant); a NaN is zeroed
+    /// in that array.
+    #[test]
+    fn the_data_set_and_the_fit_hold_one_array() {
+        let (n, d) = (40, 3);
+        let x: Vec<f64> = (0..n * d)
+            .map(|i| ((i * 7) % 11) as f64 / 5.0 - 1.0)
+            .collect();
+        let mut y: Vec<f64> = (0..n).map(|i| (i % 2) as f64).collect();
+        y[3] = f64::NAN;
+        let mut set = DataSet::new();
+        let ptr = x.as_ptr();
+        set.insert_array("X", n, d, x, None).unwrap();
+        set.insert_array("y", n, 1, y, None).unwrap();
+        assert_eq!(
+            set.tables["X"].values.as_ptr(),
+            ptr,
+            "the array is taken over"
+        );
+        assert_eq!(
+            (set.tables["y"].values[3], set.tables["y"].present[3]),
+            (0.0, false)
+        );
+        let text = "plates N, D from data X\ndata X[N] over D\n\
+                    w over D ~ MvGaussian(mean = 0, precision = identity * 1.0)\n\
+                    y[N] ~ Bernoulli(sigmoid(dot(X[N], w)))\nobserve y\n";
+        let model = crate::Model::from_source("shared.occam", text, &set).unwrap();
+        drop(set);
+        let fit = model
+            .fit(&crate::Settings {
+                max_iter: 2,
+                ..crate::Settings::default()
+            })
+            .unwrap();
+        let (vmp, tables) = (&fit.compiled().vmp, &fit.loaded().data.tables);
+        for name in ["X", "y"] {
+            let node = vmp.node(name).unwrap();
+            assert!(
+                tables[name].values.same_array(vmp.data_array(node)),
+                "{name}: the graph holds a copy of the data set's array"
+            );
+        }
+        assert_eq!(tables["X"].values.as_ptr(), ptr);
+    }
 
     #[test]
     fn numbers_as_written() {

@@ -106,7 +106,7 @@ pub fn gather(data: &[DataSet], sizes: &[usize], rows: &[usize], along: &[String
                     file: t0.file.clone(),
                     rows: at.len() * per,
                     cols,
-                    values,
+                    values: values.into(),
                     present,
                     header: t0.header.clone(),
                     csv: t0.csv,

@@ -48,7 +48,7 @@ fn table(rows: usize, values: &[f64]) -> occam::data::Table {
         file: "x".into(),
         rows,
         cols: 3,
-        values: values.to_vec(),
+        values: values.to_vec().into(),
         present: vec![true; values.len()],
         header: Some(vec!["a".into(), "b".into(), "c".into()]),
         csv: false,

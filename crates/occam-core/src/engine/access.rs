@@ -101,6 +101,13 @@ impl Vmp {
         self.nodes[node.0].kind
     }
 
+    /// A constant's values or an observed node's data (row-major; empty for a latent node): the
+    /// array the graph was given (`Graph::constant_shared`, `Graph::observe_shared`), not a copy,
+    /// so `Arc::ptr_eq` tells whether the caller's data set and the fit hold one array.
+    pub fn data_array(&self, node: NodeId) -> &std::sync::Arc<Vec<f64>> {
+        &self.nodes[node.0].data
+    }
+
     /// Number of plate elements of a node.
     pub fn elements(&self, node: NodeId) -> usize {
         self.nodes[node.0].n
@@ -118,7 +125,7 @@ impl Vmp {
         let n = &self.nodes[node.0];
         if n.q.u.is_empty() && !self.serves_data(node.0) && !gated_derived(n) {
             // Constant covariates kept as values only (their outer products are never formed).
-            return matches!(n.body, Body::Constant).then(|| n.data.clone());
+            return matches!(n.body, Body::Constant).then(|| n.data.to_vec());
         }
         let all = self.moments(node);
         if let (true, MomentKind::Gaussian { d }) = (linear::shared::is_shared(n), n.kind) {

@@ -222,7 +222,10 @@ impl Vmp {
             }
         }
         if let Some(k) = self.logit[i] {
-            self.nodes[i].q.u = k.moments(&self.nodes, i);
+            // Filled in place (taken out while the kernel reads the other nodes).
+            let mut u = std::mem::take(&mut self.nodes[i].q.u);
+            k.fill_moments(&self.nodes, i, &mut u);
+            self.nodes[i].q.u = u;
             self.changed(i);
             return;
         }

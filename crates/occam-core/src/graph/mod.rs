@@ -2,6 +2,8 @@
 //! conjugacy of each parent slot (Winn Table 2.1), dimensions, plates, data values — is made here,
 //! when the node is added, so errors name the node and slot at fault.
 
+use std::sync::Arc;
+
 use crate::dist::{Dist, SlotInput};
 use crate::error::{BuildError, ValueError};
 use crate::factor::Factor;
@@ -241,6 +243,18 @@ impl Graph {
         plates: &[PlateId],
         values: Vec<f64>,
     ) -> Result<NodeId, BuildError> {
+        self.constant_shared(name, kind, plates, Arc::new(values))
+    }
+
+    /// [`Graph::constant`] sharing the caller's array: the node holds another reference to the
+    /// same values, so a data set and every graph lowered from it hold a covariate matrix once.
+    pub fn constant_shared(
+        &mut self,
+        name: &str,
+        kind: MomentKind,
+        plates: &[PlateId],
+        values: Arc<Vec<f64>>,
+    ) -> Result<NodeId, BuildError> {
         if self.node(name).is_some() {
             return Err(BuildError::Duplicate {
                 what: "node",
@@ -322,6 +336,16 @@ impl Graph {
         &mut self,
         node: NodeId,
         values: Vec<f64>,
+        mask: Option<&[bool]>,
+    ) -> Result<(), BuildError> {
+        self.observe_shared(node, Arc::new(values), mask)
+    }
+
+    /// [`Graph::observe_masked`] sharing the caller's array (as [`Graph::constant_shared`]).
+    pub fn observe_shared(
+        &mut self,
+        node: NodeId,
+        values: Arc<Vec<f64>>,
         mask: Option<&[bool]>,
     ) -> Result<(), BuildError> {
         self.nodes[node.0].set_data(values, mask)

@@ -231,7 +231,7 @@ mod tests {
                         "{rows} {k} {r}"
                     );
                 }
-                values.extend(t.values);
+                values.extend(t.values.iter());
             }
             assert_eq!(values, whole.values);
         }

@@ -50,7 +50,7 @@ pub(crate) fn parse_csv_ignoring(
         file: file.into(),
         rows,
         cols: header.len(),
-        values,
+        values: values.into(),
         present,
         header: Some(header),
         csv: true,

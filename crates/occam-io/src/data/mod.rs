@@ -14,6 +14,7 @@ mod parquet_file;
 mod parquet_write;
 pub mod plain;
 mod select;
+mod values;
 pub use csv_chunks::CsvChunks;
 pub use csv_text::{parse_csv, MAX_CELL_ECHO};
 pub use error::{DataError, Result};
@@ -21,6 +22,7 @@ pub use npy_chunks::NpyChunks;
 pub use parquet_file::{read_parquet, ParquetChunks};
 pub use parquet_write::write_parquet;
 pub use select::{parse_rows, split as split_selection, Bound, RowSpec, Selection};
+pub use values::Values;
 
 /// A numeric table read from a data file.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,8 +35,9 @@ pub struct Table {
     pub rows: usize,
     /// Number of columns.
     pub cols: usize,
-    /// Values, row-major; 0 where missing.
-    pub values: Vec<f64>,
+    /// Values, row-major; 0 where missing. Shared by the clones of the table and the graphs
+    /// built from it ([`Values`]: copy-on-write).
+    pub values: Values,
     /// `present[i]` is false for a missing cell.
     pub present: Vec<bool>,
     /// Column names (CSV header), if any.

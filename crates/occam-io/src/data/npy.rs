@@ -230,7 +230,7 @@ fn from_npy<R: std::io::Read>(name: &str, path: &Path, npy: npyz::NpyFile<R>) ->
         file: path.display().to_string(),
         rows,
         cols,
-        values,
+        values: values.into(),
         present,
         header: None,
         csv: false,

@@ -224,7 +224,7 @@ impl ParquetChunks {
             file: path.display().to_string(),
             rows: to - from,
             cols,
-            values,
+            values: values.into(),
             present,
             header: Some(self.header.clone()),
             csv: false,

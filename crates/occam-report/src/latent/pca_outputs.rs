@@ -194,7 +194,7 @@ fn reconstruction(loaded: &Loaded, c: &Compiled, p: &Product) -> Option<Reconstr
         rows: table.rows,
         cols: table.cols,
         mean,
-        data: table.values.clone(),
+        data: table.values.to_vec(),
         present: table.present.clone(),
         header,
     })

@@ -237,7 +237,7 @@ fn features(model: &Model, v: usize) -> Option<(usize, Vec<f64>, usize)> {
             && m.parents(c).contains(&v);
         let t = l.data.tables.get(&var.name).filter(|_| child)?;
         (t.rows == n && t.cols >= 1 && t.present.iter().all(|&p| p))
-            .then(|| (n, t.values.clone(), t.cols))
+            .then(|| (n, t.values.to_vec(), t.cols))
     })
 }
 

@@ -225,7 +225,7 @@ impl Lowering<'_> {
             ));
         }
         // Missing cells: the data input `u` itself refuses them (a located error) when lowered.
-        let values = t.values.clone();
+        let values = t.values.to_vec();
         let input = SlotInput {
             kind: MomentKind::Gaussian { d: p },
             stack: d,

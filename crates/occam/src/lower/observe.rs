@@ -71,7 +71,8 @@ impl Lowering<'_> {
         let plates = self.core_plates(&var.plates);
         let id = self
             .g
-            .constant(&var.name, kind, &plates, &t.values)
+            // The table's array itself, not a copy: the data set and the graph hold X once.
+            .constant_shared(&var.name, kind, &plates, t.values.shared())
             .map_err(|e| match &e {
                 BuildError::Value { element, why, .. } => {
                     t.error_at(element * kind.value_len(), why.clone())
@@ -115,7 +116,7 @@ impl Lowering<'_> {
                 .collect()
         });
         self.g
-            .observe_masked(id, &t.values, mask.as_deref())
+            .observe_shared(id, t.values.shared(), mask.as_deref())
             .map_err(|e| match &e {
                 BuildError::Value { element, why, .. } => t.error_at(
                     element * vlen,

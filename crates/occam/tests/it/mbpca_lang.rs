@@ -19,7 +19,7 @@ fn the_language_model_sweeps_as_the_rust_model_from_the_same_start() {
     let t = Matrix {
         rows: table.rows,
         cols: table.cols,
-        values: table.values.clone(),
+        values: table.values.to_vec(),
     };
     let (k, q) = (3, 2);
     let start = initialise(&t, k, q, Priors::default(), 0).unwrap();
@@ -92,7 +92,7 @@ fn the_language_fit_starts_from_the_data_and_reaches_the_search() {
     let t = Matrix {
         rows: table.rows,
         cols: table.cols,
-        values: table.values,
+        values: table.values.into_vec(),
     };
     let mut o = occam::latent::mbpca::search::SearchOptions::new(2);
     o.max_k = 3;

@@ -188,7 +188,7 @@ impl MatVecForm {
             let (ym, mask) = if complete {
                 (None, None)
             } else {
-                let mut ym = y.data.clone();
+                let mut ym = y.data.to_vec();
                 let mut mask = vec![1.0; y.n];
                 for e in (0..y.n).filter(|&e| !y.is_observed(e)) {
                     ym[e * d..(e + 1) * d].iter_mut().for_each(|v| *v = 0.0);

@@ -92,8 +92,10 @@ impl LogitDot {
         &nodes[w].q.u[pe * len..(pe + 1) * len]
     }
 
-    /// η's moments [⟨η_n⟩, ⟨η_n²⟩] for every row (module docs), laid out as the dot node's u.
-    pub(super) fn moments(&self, nodes: &[Node], f: usize) -> Vec<f64> {
+    /// Writes η's moments [⟨η_n⟩, ⟨η_n²⟩] for every row (module docs) into `u`, the dot node's
+    /// moments taken out of it for the call: in place, chunk by chunk, so a refresh allocates
+    /// nothing per row (each row's two numbers are formed as before: the same bits).
+    pub(super) fn fill_moments(&self, nodes: &[Node], f: usize, u: &mut Vec<f64>) {
         let d = self.d;
         let x = &nodes[self.x].data;
         let wu = self.w_moments(nodes, f);
@@ -106,25 +108,39 @@ impl LogitDot {
             }
         }
         let n = nodes[f].n;
-        let parts = chunks(n, |lo, hi| {
-            let xc = &x[lo * d..hi * d];
-            let mut xs = vec![0.0; (hi - lo) * d];
+        if u.len() != 2 * n {
+            // Every entry is written below.
+            *u = vec![0.0; 2 * n];
+        }
+        let fill = |(c, out): (usize, &mut [f64])| {
+            let lo = c * kernels::CHUNK;
+            let rows = out.len() / 2;
+            let xc = &x[lo * d..(lo + rows) * d];
+            let mut xs = vec![0.0; rows * d];
             gemm(
-                MatMut::from_row_major_slice_mut(&mut xs, hi - lo, d),
+                MatMut::from_row_major_slice_mut(&mut xs, rows, d),
                 Accum::Replace,
-                MatRef::from_row_major_slice(xc, hi - lo, d),
+                MatRef::from_row_major_slice(xc, rows, d),
                 MatRef::from_row_major_slice(&sigma, d, d),
             );
-            let mut u = Vec::with_capacity(2 * (hi - lo));
-            for (xr, sr) in xc.chunks_exact(d).zip(xs.chunks_exact(d)) {
+            for ((xr, sr), ur) in xc
+                .chunks_exact(d)
+                .zip(xs.chunks_exact(d))
+                .zip(out.chunks_exact_mut(2))
+            {
                 let mean: f64 = xr.iter().zip(m).map(|(a, b)| a * b).sum();
                 let var: f64 = xr.iter().zip(sr).map(|(a, b)| a * b).sum();
-                u.push(mean);
-                u.push(mean * mean + var);
+                ur[0] = mean;
+                ur[1] = mean * mean + var;
             }
-            u
-        });
-        parts.concat()
+        };
+        if n <= kernels::CHUNK {
+            u.chunks_mut(2 * kernels::CHUNK).enumerate().for_each(fill);
+        } else {
+            u.par_chunks_mut(2 * kernels::CHUNK)
+                .enumerate()
+                .for_each(fill);
+        }
     }
 
     /// Adds the message to w of the child messages `md` ([g_n, h_n] per row) into `out`, w's

@@ -162,7 +162,7 @@ proptest! {
                 file: "x.csv".into(),
                 rows,
                 cols: h.len(),
-                values,
+                values: values.into(),
                 present,
                 header: Some(h),
                 csv: true,

@@ -298,7 +298,7 @@ impl Table {
             file: self.file.clone(),
             rows: rows.len(),
             cols: cols.len(),
-            values,
+            values: values.into(),
             present,
             header: self
                 .header

@@ -129,7 +129,7 @@ pub(super) fn observation(
         name: var.name.clone(),
         lik,
         cols,
-        values: table.values.clone(),
+        values: table.values.to_vec(),
         present: table.present.clone(),
     })
 }
