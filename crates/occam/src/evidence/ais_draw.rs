@@ -34,9 +34,10 @@ pub(crate) fn ln_dirichlet_draw(alpha: &[f64], rng: &mut StdRng, out: &mut Vec<f
     out.extend(g.iter().map(|x| x - total));
 }
 
-/// A draw of one element of parameter `p` (its value, or the logarithms of [`in_logs`]) from
-/// the conjugate distribution given by its prior updated by `a` (see [`Chain::sample_theta`]);
-/// `tau` is the Normal–Gamma precision of the element (ln), if any.
+/// A draw of one element of a parameter (its value, or the logarithms that module `ais` keeps
+/// of a positive one) from the conjugate distribution given by its prior `prior` updated by the
+/// statistics `a` (module `ais`, `Chain::sample_theta`);
+/// `ln_tau` is the logarithm of the element's Normal–Gamma precision, if any.
 pub(crate) fn draw(prior: &Prior, a: &[f64], ln_tau: f64, rng: &mut StdRng, out: &mut Vec<f64>) {
     let normal = |m0: f64, p0: f64, rng: &mut StdRng| {
         let p = p0 + a[0];
