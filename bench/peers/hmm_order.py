@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--restarts", type=int, default=10)
     ap.add_argument("--kmax", type=int, default=6)
     ap.add_argument("--methods", default="vb,vbsym,laplace,bic,is,ais")
+    ap.add_argument("--ais-moves", default="auto",
+                    help="auto, hmc or gibbs (forward filtering, backward sampling of the paths)")
     a = ap.parse_args()
     from hmmlearn.hmm import GaussianHMM
 
@@ -40,14 +42,15 @@ def main():
     c0 = os.times()
     doc = json.loads(subprocess.run(
         [a.occam, "compare", os.path.join(EXAMPLE, "hmm.occam"), "--plate", f"K=1..{a.kmax}",
-         "--restarts", str(a.restarts), "--method", a.methods, "--json"],
+         "--restarts", str(a.restarts), "--method", a.methods, "--ais-moves", a.ais_moves,
+         "--json"],
         check=True, capture_output=True, text=True).stdout)
     occam_s = time.perf_counter() - t0
     c1 = os.times()
     occam_cpu = (c1.children_user + c1.children_system) - (c0.children_user + c0.children_system)
     methods = a.methods.split(",")
     print(f"Old Faithful waiting times, N = {len(x)}; Occam {occam_s:.2f} s wall, {occam_cpu:.2f} s CPU "
-          f"for K = 1..{a.kmax} ({a.methods})")
+          f"for K = 1..{a.kmax} ({a.methods}; --ais-moves {a.ais_moves})")
 
     def cell(e):
         if e.get("not_applicable"):

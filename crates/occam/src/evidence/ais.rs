@@ -19,6 +19,12 @@
 //! likelihood with z summed out, p(D | θ)^β, would leave no conditional in closed form. Tempering
 //! the augmented joint gives the same Z_0 and Z_1.
 //!
+//! A hidden Markov chain (module `hmm`) is annealed the same way with z its state paths and
+//! p(z | p0, A) the chain's prior: the transition draws every sequence's path at once from
+//! p(z | p0, A) Π_t f(x_t | θ_{z_t})^β by forward filtering, backward sampling (module
+//! `ais_chain`), then p0 and each row of A from their Dirichlet conditionals given the path's
+//! counts, and the emission parameters as a mixture's.
+//!
 //! Positive parameters (Gamma precisions and rates, Beta and Dirichlet probabilities) are drawn
 //! and kept as logarithms (a Gamma(a < 1) draw as ln G(a + 1) + ln U / a): under a vague prior
 //! such as Gamma(0.001, 0.001) half the prior mass lies below the smallest positive double, and
@@ -30,13 +36,12 @@
 //! its own generator seeded by (seed, c), so the estimate does not depend on the thread count.
 
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rayon::prelude::*;
 
 use occam_core::special::ln_gamma;
-use rand_distr::{Distribution, Gamma, Normal};
 
-use super::density::log_sum_exp;
+use super::ais_draw::{categorical, draw, ln_one_minus_exp};
 use super::flat::{Flat, Lik, Prior, Slot};
 use super::importance::{block_seed, summarise, Sampled};
 use super::not_applicable::NotApplicable;
@@ -124,14 +129,19 @@ pub(crate) fn ais(flat: &Flat, steps: usize, chains: usize, seed: u64) -> Sample
 }
 
 /// One chain's state.
-struct Chain<'a> {
-    flat: &'a Flat,
+pub(super) struct Chain<'a> {
+    pub(super) flat: &'a Flat,
     /// Per parameter, its elements (each `width` values): the value of a Gaussian, the logarithm
     /// of a Gamma, of a Beta's probability, of each Dirichlet probability.
-    theta: Vec<Vec<f64>>,
-    z: Vec<usize>,
-    /// ln p(row i | component k, θ), rows × K.
-    ll: Vec<f64>,
+    pub(super) theta: Vec<Vec<f64>>,
+    /// Units per row: 1 (a row's component), or a hidden Markov chain's steps T (each step's
+    /// state, module `ais_chain`).
+    pub(super) steps: usize,
+    /// The state of every unit (row-major: row i's units at i·steps..): a row's component, or
+    /// the state of step t of sequence i.
+    pub(super) z: Vec<usize>,
+    /// ln p(unit u | component or state k, θ), units × K.
+    pub(super) ll: Vec<f64>,
 }
 
 /// Whether parameter `p` is kept as a logarithm.
@@ -142,72 +152,9 @@ fn in_logs(flat: &Flat, p: usize) -> bool {
     )
 }
 
-/// ln of a Gamma(shape, rate) draw, exact for shapes far below 1.
-pub(crate) fn ln_gamma_draw(shape: f64, rate: f64, rng: &mut StdRng) -> f64 {
-    let g = |a: f64, rng: &mut StdRng| {
-        Gamma::new(a, 1.0)
-            .map(|d| d.sample(rng))
-            .unwrap_or(f64::NAN)
-            .ln()
-    };
-    let ln_g = if shape >= 1.0 {
-        g(shape, rng)
-    } else {
-        let u: f64 = rng.random::<f64>();
-        g(shape + 1.0, rng) + (1.0 - u).ln() / shape
-    };
-    ln_g - rate.ln()
-}
-
-/// ln of the probabilities of a Dirichlet(alpha) draw.
-fn ln_dirichlet_draw(alpha: &[f64], rng: &mut StdRng, out: &mut Vec<f64>) {
-    let g: Vec<f64> = alpha.iter().map(|&a| ln_gamma_draw(a, 1.0, rng)).collect();
-    let total = log_sum_exp(&g);
-    out.extend(g.iter().map(|x| x - total));
-}
-
-/// A draw of one element of parameter `p` (its value, or the logarithms of [`in_logs`]) from
-/// the conjugate distribution given by its prior updated by `a` (see [`Chain::sample_theta`]);
-/// `tau` is the Normal–Gamma precision of the element (ln), if any.
-fn draw(prior: &Prior, a: &[f64], ln_tau: f64, rng: &mut StdRng, out: &mut Vec<f64>) {
-    let normal = |m0: f64, p0: f64, rng: &mut StdRng| {
-        let p = p0 + a[0];
-        let m = (p0 * m0 + a[1]) / p;
-        Normal::new(m, p.recip().sqrt())
-            .map(|d| d.sample(rng))
-            .unwrap_or(f64::NAN)
-    };
-    match *prior {
-        Prior::Gaussian { mean, precision } => out.push(normal(mean, precision, rng)),
-        Prior::NormalGamma { mean, kappa, .. } => {
-            // A precision below the smallest positive double is clamped there for this draw only.
-            let tau = ln_tau.exp().max(f64::MIN_POSITIVE);
-            out.push(normal(mean, kappa * tau, rng))
-        }
-        Prior::Gamma { shape, rate } => out.push(ln_gamma_draw(shape + a[0], rate + a[1], rng)),
-        Prior::Beta { a: pa, b: pb } => {
-            let mut two = Vec::with_capacity(2);
-            ln_dirichlet_draw(&[pa + a[0], pb + a[1]], rng, &mut two);
-            out.push(two[0]);
-        }
-        Prior::Dirichlet { alpha, width } => {
-            let al: Vec<f64> = a[..width].iter().map(|c| alpha + c).collect();
-            ln_dirichlet_draw(&al, rng, out);
-        }
-    }
-}
-
-/// ln of 1 − e^l for l ≤ 0 (accurate near both ends).
-fn ln_one_minus_exp(l: f64) -> f64 {
-    if l > -std::f64::consts::LN_2 {
-        (-l.exp_m1()).ln()
-    } else {
-        (-l.exp()).ln_1p()
-    }
-}
-
 impl<'a> Chain<'a> {
-    /// A draw from the prior: θ, then every row's component from θ's weights.
+    /// A draw from the prior: θ, then every row's component (the weights integrated out), or
+    /// every sequence's path from the chain's initial and transition probabilities.
     fn new(flat: &'a Flat, rng: &mut StdRng) -> Chain<'a> {
         // Normal–Gamma means after their precisions.
         let mut theta = vec![Vec::new(); flat.params.len()];
@@ -231,13 +178,19 @@ impl<'a> Chain<'a> {
             }
             theta[p] = v;
         }
+        let steps = super::hmm::steps(flat);
         let mut chain = Chain {
             flat,
             theta,
-            z: vec![0; flat.n],
-            ll: vec![0.0; flat.n * flat.k],
+            steps,
+            z: vec![0; flat.n * steps],
+            ll: vec![0.0; flat.n * steps * flat.k],
         };
-        chain.draw_z_prior(rng);
+        if flat.chain.is_some() {
+            chain.draw_paths_prior(rng);
+        } else {
+            chain.draw_z_prior(rng);
+        }
         chain
     }
 
@@ -272,24 +225,47 @@ impl<'a> Chain<'a> {
         for t in 1..=steps {
             self.fill_ll();
             let k = self.flat.k;
-            let ln_lik: f64 = (0..self.flat.n).map(|i| self.ll[i * k + self.z[i]]).sum();
+            let ln_lik: f64 = self
+                .z
+                .iter()
+                .enumerate()
+                .map(|(u, &c)| self.ll[u * k + c])
+                .sum();
             ln_w += (beta(t, steps) - beta(t - 1, steps)) * ln_lik;
             if t < steps {
                 // A transition leaving π_{β_t} invariant (the last one is not needed).
                 let b = beta(t, steps);
-                self.sample_z_from_ll(b, rng);
+                if self.flat.chain.is_some() {
+                    self.sample_paths(b, rng);
+                } else {
+                    self.sample_z_from_ll(b, rng);
+                }
                 self.sample_theta(b, rng);
             }
         }
         ln_w
     }
 
+    /// `ll` at the current θ.
     fn fill_ll(&mut self) {
-        let (n, k) = (self.flat.n, self.flat.k);
-        for i in 0..n {
+        let (units, k) = (self.z.len(), self.flat.k);
+        for u in 0..units {
             for c in 0..k {
-                self.ll[i * k + c] = self.row_in_component(i, c);
+                self.ll[u * k + c] = if self.flat.chain.is_some() {
+                    self.step_in_state(u / self.steps, u % self.steps, c)
+                } else {
+                    self.row_in_component(u, c)
+                };
             }
+        }
+    }
+
+    /// The state that reads column `d` of row `i`: the row's component, or step d's state.
+    fn state(&self, i: usize, d: usize) -> usize {
+        if self.flat.chain.is_some() {
+            self.z[i * self.steps + d]
+        } else {
+            self.z[i]
         }
     }
 
@@ -308,7 +284,7 @@ impl<'a> Chain<'a> {
     }
 
     /// ln f(x | θ) of one value in component `k`, column `d`, from the kept logarithms.
-    fn ln_f(&self, lik: &Lik, x: f64, k: usize, d: usize) -> f64 {
+    pub(super) fn ln_f(&self, lik: &Lik, x: f64, k: usize, d: usize) -> f64 {
         // ln of a positive slot: a constant's logarithm or a kept logarithm.
         let ln = |s: Slot| match s {
             Slot::Const(c) => c.ln(),
@@ -381,12 +357,12 @@ impl<'a> Chain<'a> {
             let stride = width.max(2);
             for o in &flat.obs {
                 for i in 0..flat.n {
-                    let k = self.z[i];
                     for d in 0..o.cols {
                         let at = i * o.cols + d;
                         if !o.present[at] {
                             continue;
                         }
+                        let k = self.state(i, d);
                         let x = o.values[at];
                         let e = param.element(k, d);
                         let a = &mut acc[e * stride..(e + 1) * stride];
@@ -429,6 +405,9 @@ impl<'a> Chain<'a> {
                     }
                 }
             }
+            // A chain's initial and transition probabilities: the counts of its paths (the chain's
+            // prior p(z | p0, A) is not tempered).
+            self.add_path_counts(p, &mut acc, stride);
             let mut next = Vec::with_capacity(elements * width);
             for e in 0..elements {
                 let a = &acc[e * stride..(e + 1) * stride];
@@ -460,18 +439,4 @@ impl<'a> Chain<'a> {
             Slot::Param(_) => self.value(s, k, d).exp(),
         }
     }
-}
-
-/// A draw from the categorical distribution with log-probabilities `logit` (up to a constant).
-fn categorical(logit: &[f64], rng: &mut impl Rng) -> usize {
-    let m = logit.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let total: f64 = logit.iter().map(|l| (l - m).exp()).sum();
-    let mut u = rng.random::<f64>() * total;
-    for (c, l) in logit.iter().enumerate() {
-        u -= (l - m).exp();
-        if u <= 0.0 {
-            return c;
-        }
-    }
-    logit.len() - 1
 }

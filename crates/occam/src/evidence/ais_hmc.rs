@@ -39,7 +39,8 @@ use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
 use rayon::prelude::*;
 
-use super::ais::{beta, ln_gamma_draw};
+use super::ais::beta;
+use super::ais_draw::ln_gamma_draw;
 use super::collapsed::Collapsed;
 use super::flat::Prior;
 use super::importance::{block_seed, summarise, Sampled};

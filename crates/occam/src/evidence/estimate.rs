@@ -199,12 +199,6 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
         Method::Ais => match ais::check(&flat) {
             Ok(()) => {
                 let moves = match opts.ais_moves {
-                    AisMoves::Auto | AisMoves::Hmc if flat.chain.is_some() => AisMoves::Hmc,
-                    AisMoves::Gibbs if flat.chain.is_some() => {
-                        return na("Gibbs moves over a hidden Markov chain's states are not \
-                                   implemented (--ais-moves hmc)"
-                            .into())
-                    }
                     AisMoves::Auto if vague(&flat) => AisMoves::Gibbs,
                     AisMoves::Auto => AisMoves::Hmc,
                     m => m,
@@ -212,7 +206,12 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                 let (s, how) = match moves {
                     AisMoves::Gibbs | AisMoves::Auto => (
                         ais::ais(&flat, opts.temperatures, opts.chains, opts.seed),
-                        "Gibbs sweeps".to_string(),
+                        if flat.chain.is_some() {
+                            "Gibbs sweeps (state paths by forward filtering, backward sampling)"
+                        } else {
+                            "Gibbs sweeps"
+                        }
+                        .to_string(),
                     ),
                     AisMoves::Hmc => {
                         let c = collapsed::Collapsed::new(&flat);

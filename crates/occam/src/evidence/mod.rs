@@ -20,6 +20,8 @@
 //! [`Evidence::NotApplicable`] with the reason, never an error.
 
 mod ais;
+mod ais_chain;
+mod ais_draw;
 mod ais_hmc;
 mod average;
 mod average_rows;
@@ -46,6 +48,8 @@ mod not_applicable;
 mod proposal;
 mod relabel;
 mod sweep;
+#[cfg(test)]
+mod sweep_tests;
 mod table;
 mod unconstrained;
 
@@ -253,7 +257,8 @@ pub enum AisMoves {
     /// Hamiltonian moves on the unconstrained parameters with the mixture index summed out, and
     /// re-seeding of a component from its prior (module `ais_hmc`).
     Hmc,
-    /// Gibbs sweeps over the mixture index and each conjugate parameter (module `ais`).
+    /// Gibbs sweeps over the mixture index (a chain's state paths, by forward filtering,
+    /// backward sampling: module `ais_chain`) and each conjugate parameter (module `ais`).
     Gibbs,
 }
 
