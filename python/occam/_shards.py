@@ -267,6 +267,9 @@ class _Dask:
         out = []
         for w in sorted(set(self.where)):
             held = [i for i, v in enumerate(self.where) if v == w]
+            if w not in self.groups:  # dropped by an earlier call, its shards not yet rebuilt
+                out.extend(held)
+                continue
             try:  # a lost actor's attributes raise at once, its calls when awaited
                 self._result(held, self.groups[w].held())
             except (ShardLost, RuntimeError):

@@ -97,3 +97,35 @@ fn grouped_w_equals_the_per_element_update() {
         "after a sweep: {a} against {b}"
     );
 }
+
+/// Predictive draws expand a grouped W to per-element moments *and* natural parameters
+/// (`Vmp::unshare`): a second draw on the same engine reads W's φ per element (it once found the
+/// grouped, shorter φ there and indexed past its end), and its draws equal the first's.
+#[test]
+fn predictive_draws_twice_read_a_grouped_w_per_element() {
+    let mut vmp = models::gated().compile().expect("compiles");
+    vmp.initialize(5).expect("starts");
+    for _ in 0..2 {
+        for id in vmp.default_order() {
+            vmp.update(id).expect("sweeps");
+        }
+    }
+    let w = vmp.node("W").expect("W");
+    assert!(vmp.gated_grouped_w(w.0), "W grouped once updated");
+    let phi_dense = vmp.natural(w).to_vec();
+    let ancestral = vec![false; vmp.nodes.len()];
+    let first = vmp
+        .sample_predictive(9, 3, &[w], &ancestral)
+        .expect("draws");
+    assert!(!vmp.gated_grouped_w(w.0), "W per element after the draws");
+    assert_eq!(vmp.natural(w), &phi_dense[..], "φ expanded, not drawn over");
+    let second = vmp
+        .sample_predictive(9, 3, &[w], &ancestral)
+        .expect("draws again");
+    assert_eq!(first, second);
+    let node = &vmp.nodes[w.0];
+    // len = q + q² per element, q values drawn per element and draw.
+    let q = ((4.0 * node.len as f64 + 1.0).sqrt() as usize - 1) / 2;
+    assert_eq!(first[0].len(), 3 * node.n * q);
+    assert!(first[0].iter().all(|x| x.is_finite()));
+}
