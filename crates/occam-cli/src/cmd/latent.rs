@@ -103,7 +103,7 @@ fn matrix(spec: &str) -> Result<Matrix> {
     Ok(Matrix {
         rows: t.rows,
         cols: t.cols,
-        values: t.values,
+        values: t.values.into_vec(),
     })
 }
 

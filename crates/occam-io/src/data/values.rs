@@ -37,6 +37,14 @@ impl From<Vec<f64>> for Values {
     }
 }
 
+impl<'a> IntoIterator for &'a Values {
+    type Item = &'a f64;
+    type IntoIter = std::slice::Iter<'a, f64>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 impl Deref for Values {
     type Target = Vec<f64>;
     fn deref(&self) -> &Vec<f64> {
