@@ -48,8 +48,6 @@ mod not_applicable;
 mod proposal;
 mod relabel;
 mod sweep;
-#[cfg(test)]
-mod sweep_tests;
 mod table;
 mod unconstrained;
 

@@ -11,15 +11,6 @@
 //! number is drawn, so a sweep's results depend on its seed alone. Since the warm fit is kept
 //! only where its bound is higher, no size's reported bound is below its default fit's.
 //!
-//! The warm fit is judged as the engine judges a further candidate start of a mixture (the
-//! rule of its rejected pruning trials): it needs a bound above the default fit's plus the
-//! stopping tolerance, and it ends early once its bound cannot get there — the changes shrink
-//! at least twofold per sweep and the bound plus ten times the last change stays below — or
-//! once its sweeps have converged below it (candidate starts are compared by their converged
-//! bound, before the pruning stage). Where the warm start reaches the default fit's optimum or
-//! a lower one, it then costs a few sweeps, not a fit (issue 28: a sweep of K = 1..8 on the
-//! VIBES tutorial cost 1.7 times eight separate fits with every warm fit run to the end).
-//!
 //! The warm start is tried only where it is defined and can help: the sizes rise (K after a
 //! smaller K), the default fit uses every component of every mixture index (where it leaves one
 //! empty, VB has already declined a component it had), the model has a mixture index whose
@@ -27,7 +18,7 @@
 //! whose rows are the index's elements, every value present.
 //! Chains (`MarkovChain` states over K) keep the default fit alone.
 
-use occam_core::prelude::{Flow, Observer, Progress, Stage};
+use occam_core::prelude::Observer;
 use occam_lang::ir::Node;
 
 use crate::driver::Settings;
@@ -53,10 +44,6 @@ pub struct WarmStart {
     /// Why the warm-started fit failed (a numerical error of its run), if it did: the default
     /// fit is kept then, and `warm_bound` is NaN.
     pub failed: Option<String>,
-    /// Whether the warm-started fit was stopped early because its bound could not pass the
-    /// default fit's plus `tolerance` (module doc); `warm_bound` is then its bound where it
-    /// stopped.
-    pub stopped: bool,
 }
 
 impl std::fmt::Display for WarmStart {
@@ -66,13 +53,6 @@ impl std::fmt::Display for WarmStart {
                 f,
                 "warm start from K = {} failed ({why}); the default start ({:.4}) is kept",
                 self.from, self.default_bound
-            );
-        }
-        if self.stopped {
-            return write!(
-                f,
-                "warm start from K = {} stopped at {:.4}, unable to pass the default start ({:.4})",
-                self.from, self.warm_bound, self.default_bound
             );
         }
         let how = if self.kept {
@@ -170,25 +150,8 @@ pub fn warm_swept(
         ..settings.clone()
     };
     let tolerance = same_optimum(settings, &fitted);
-    let mut floor = Floor {
-        floor: fitted.bound() + tolerance,
-        trace: Vec::new(),
-        stopped: false,
-    };
-    let warm = match model.fit_started(&once, &starts, &mut floor) {
+    let warm = match model.fit_started(&once, &starts, &mut ()) {
         Ok(warm) => warm,
-        Err(crate::Error::Interrupted(_)) if floor.stopped => {
-            let report = WarmStart {
-                from,
-                default_bound: fitted.bound(),
-                warm_bound: floor.trace.last().copied().unwrap_or(f64::NAN),
-                kept: false,
-                tolerance,
-                failed: None,
-                stopped: true,
-            };
-            return Ok((fitted, Some(report)));
-        }
         // An interrupt stops the sweep; any other failure of the optional warm fit leaves the
         // default fit, which succeeded, as this size's result, and says so.
         Err(e @ crate::Error::Interrupted(_)) => return Err(e),
@@ -200,7 +163,6 @@ pub fn warm_swept(
                 kept: false,
                 tolerance,
                 failed: Some(e.to_string()),
-                stopped: false,
             };
             return Ok((fitted, Some(report)));
         }
@@ -212,50 +174,8 @@ pub fn warm_swept(
         kept: warm.bound() > fitted.bound() + tolerance,
         tolerance,
         failed: None,
-        stopped: false,
     };
     Ok((if report.kept { warm } else { fitted }, Some(report)))
-}
-
-/// How many times its last change a warm fit's bound may still rise when it is judged against
-/// its floor: the engine's rule for pruning trials and candidate starts
-/// (`occam_core::engine::driver::PRUNE_REACH`), whose changes shrink at least twofold per sweep,
-/// so that the rest of a geometric run is at most one last change; 10 leaves room for slower
-/// tails.
-const REACH: f64 = 10.0;
-
-/// Watches a warm fit's sweeps and stops it once its bound cannot pass `floor` (module doc).
-struct Floor {
-    floor: f64,
-    /// The bounds of the sweeps stage so far.
-    trace: Vec<f64>,
-    /// Whether this observer stopped the fit.
-    stopped: bool,
-}
-
-impl Observer for Floor {
-    fn observe(&mut self, p: &Progress) -> Flow {
-        let below = match p.stage {
-            Stage::Sweeps => {
-                self.trace.push(p.bound);
-                match self.trace[..] {
-                    [.., a, b, c] => {
-                        let (before, last) = (b - a, c - b);
-                        last >= 0.0 && 2.0 * last <= before && c + REACH * last < self.floor
-                    }
-                    _ => false,
-                }
-            }
-            // The sweeps have converged: judged by their bound, as a candidate start is.
-            Stage::Pruning | Stage::Candidate => self.trace.last().is_some_and(|&l| l < self.floor),
-        };
-        self.stopped = below;
-        if below {
-            Flow::Stop
-        } else {
-            Flow::Continue
-        }
-    }
 }
 
 /// How much higher the warm fit's bound must be to be kept: the fit's own stopping rule,
@@ -269,7 +189,7 @@ fn same_optimum(settings: &Settings, fitted: &Fitted) -> f64 {
 /// The starts of `model`'s mixture indices over `plate` from `previous`'s q(z), each with
 /// `splits` more components made by splitting the most used one, `splits` times: (IR variable,
 /// responsibilities, one row of K per element). `None` when the module doc's conditions fail.
-pub(super) fn warm_starts(
+fn warm_starts(
     previous: &Fitted,
     model: &Model,
     plate: &str,
