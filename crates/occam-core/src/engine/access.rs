@@ -46,8 +46,8 @@ impl Vmp {
 
     /// Posterior moments ⟨u⟩ of a node, all elements (row-major over its plates). Empty for a dot
     /// node served by the linear kernel, and for the sum of it and offsets (their moments are not
-    /// kept). A gated block's x, dot and sum give their per-element moments given the component
-    /// (`gated_linear/dense.rs`). The data of that kernel keep their values only; u(y) is formed on the first call. Constant covariates read only
+    /// kept). A gated block's x, dot and sum give their per-element moments given the component,
+    /// and its W kept with one covariance per component its rows' (`gated_linear/dense.rs`). The data of that kernel keep their values only; u(y) is formed on the first call. Constant covariates read only
     /// by that kernel keep their values; their moments are formed on the first call.
     pub fn moments(&self, node: NodeId) -> &[f64] {
         let n = &self.nodes[node.0];
@@ -60,7 +60,7 @@ impl Vmp {
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).0;
         }
-        if gated_derived(n) {
+        if gated_derived(n) || self.gated_grouped_w(node.0) {
             return &n.lazy.get_or_init(|| self.gated_dense(node.0)).0;
         }
         &n.q.u
@@ -76,7 +76,7 @@ impl Vmp {
         if linear::shared::is_shared(n) {
             return &n.lazy.get_or_init(|| linear::shared::dense_state(n)).1;
         }
-        if gated_derived(n) {
+        if gated_derived(n) || self.gated_grouped_w(node.0) {
             return &n.lazy.get_or_init(|| self.gated_dense(node.0)).1;
         }
         if n.natural_on_request() {

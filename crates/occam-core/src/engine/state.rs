@@ -66,7 +66,9 @@ impl Vmp {
                     && s.phi.len() == c.phi.len()
                     && s.u.len() == c.u.len()
                     && super::sampled::saved_a_fits(s.a.len(), n.n);
-                let fits = same || shared || sampled;
+                // A gated block's W keeps one covariance per component (`gated_linear`).
+                let grouped = self.gated_w_state_fits(i, [s.phi.len(), s.u.len(), s.a.len()]);
+                let fits = same || shared || sampled || grouped;
                 if !fits {
                     return Err(StateError::Sizes {
                         node: self.nodes[i].name.clone(),

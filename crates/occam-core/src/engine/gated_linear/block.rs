@@ -43,7 +43,7 @@ impl GatedLinear {
     }
 
     /// Whether x holds the block's state (it does from its start on).
-    fn ready(&self, vmp: &Vmp) -> bool {
+    pub(super) fn ready(&self, vmp: &Vmp) -> bool {
         vmp.nodes[self.layout.x].q.phi.len() == self.layout.sums_len()
     }
 
@@ -116,9 +116,13 @@ impl QBlock for GatedLinear {
         &self.members
     }
 
-    /// q(x, s) at once (Winn (5.20); module docs), scheduled through s or x.
+    /// q(x, s) at once (Winn (5.20); module docs), scheduled through s or x; q(W) alone when W
+    /// is a member (`weights`).
     fn update(&self, vmp: &mut Vmp, member: usize) -> Result<(), RunError> {
         let l = &self.layout;
+        if l.grouped_w && member == l.w {
+            return self.update_weights(vmp);
+        }
         if member != l.s && member != l.x {
             return Ok(());
         }
@@ -160,10 +164,13 @@ impl QBlock for GatedLinear {
     }
 
     /// s: H[q(s)] + ⟨ln p(s | π)⟩; x: Σ r (⟨ln p(x)⟩ + H[q(x | s)]); y: the r-weighted expected
-    /// log density of the data (the dot and the sum have none).
+    /// log density of the data (the dot and the sum have none); W, when a member: Winn (2.34)
+    /// over its rows (`weights`).
     fn bound(&self, vmp: &Vmp, cache: &Cache, member: usize, sizes: bool) -> f64 {
         let l = &self.layout;
-        if member == l.s {
+        if l.grouped_w && member == l.w {
+            self.weights_term(vmp, cache, sizes)
+        } else if member == l.s {
             self.index_term(vmp, sizes)
         } else if !self.ready(vmp) {
             0.0
@@ -177,9 +184,12 @@ impl QBlock for GatedLinear {
     }
 
     /// The derivatives of the block's terms (module docs): to π from s, to W through the dot, to μ
-    /// through the sum, to τ from y.
+    /// through the sum, to τ from y; from W, when a member, to its own parents (`weights`).
     fn send(&self, vmp: &Vmp, member: usize, role: Role, out: &mut [f64]) {
         let l = &self.layout;
+        if l.grouped_w && member == l.w {
+            return self.weights_send(vmp, role, out);
+        }
         let Role::Slot(slot) = role else {
             return;
         };
@@ -226,11 +236,11 @@ impl QBlock for GatedLinear {
             }
         } else if member == l.mean && to(l.mu) {
             // To μ_kd: [⟨τ⟩ (Σ_n r_nk y_nd − ⟨w_kd⟩ᵀ Σ_n r_nk m_nk), −½⟨τ⟩ N_k].
-            let (w, len) = (&vmp.nodes[l.w].q.u, q + q * q);
+            let wm = l.w_moments(&vmp.nodes, &vmp.cache);
             for c in 0..k {
                 let sx = &sums.sx[c * q..(c + 1) * q];
                 for j in 0..d {
-                    let wj = &w[(c * d + j) * len..(c * d + j) * len + q];
+                    let wj = &wm.w[(c * d + j) * q..(c * d + j + 1) * q];
                     let at = 2 * (c * d + j);
                     out[at] += tau * (sums.tr[j * k + c] - kernels::dot(wj, sx));
                     out[at + 1] += -0.5 * tau * sums.nm[c];
@@ -246,10 +256,14 @@ impl QBlock for GatedLinear {
         }
     }
 
-    /// s from its own start; x at m = 0, Σ = I (the first update overwrites both); y, the dot and
-    /// the sum need none. The sums follow whichever of s and x starts last.
+    /// s and W (per element, until its first update) from their own starts; x at m = 0, Σ = I
+    /// (the first update overwrites both); y, the dot and the sum need none. The sums follow
+    /// whichever of s and x starts last.
     fn start(&self, vmp: &mut Vmp, member: usize, rng: &mut Rng) -> Result<(), RunError> {
         let l = &self.layout;
+        if l.grouped_w && member == l.w {
+            return vmp.start_stochastic(member, rng);
+        }
         if member == l.s {
             vmp.start_stochastic(member, rng)?;
         } else if member == l.x {

@@ -5,6 +5,7 @@
 //! parents, given the same component. The engine itself never reads these (its messages come
 //! from the block's sums); they are dropped whenever a node they depend on is updated.
 
+use super::weights;
 use super::*;
 use crate::engine::qblock::Block;
 use crate::linalg::Cholesky;
@@ -30,8 +31,14 @@ impl Vmp {
 
     /// The per-element moments of gated node `i` (x, the dot or the sum; see the module doc) and,
     /// for x, its per-element natural parameters [Σ_k⁻¹ m_nk, −½ Σ_k⁻¹]; empty before the
-    /// block's start.
+    /// block's start. For W in the grouped form, its rows' [m_kd, m_kd m_kdᵀ + Σ_k] and
+    /// [φ₁_kd, Φ₂_k] (`weights`).
     pub(in crate::engine) fn gated_dense(&self, i: usize) -> (Vec<f64>, Vec<f64>) {
+        if let Some(Block::Gated(b)) = self.block_of(i) {
+            if b.layout.w == i && weights::is_grouped(&self.nodes[i], &b.layout) {
+                return weights::dense(&self.nodes[i], &b.layout);
+            }
+        }
         let Some(l) = self.gated_layout(i) else {
             return Default::default();
         };

@@ -28,7 +28,7 @@ use crate::special::{log_sum_exp, LN_2PI};
 const BLOCK: usize = 256;
 
 /// C = A B (`Accum::Replace`) or C += A B, sequential, then a clean vector state.
-fn gemm(c: MatMut<'_, f64>, accum: Accum, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
+pub(super) fn gemm(c: MatMut<'_, f64>, accum: Accum, a: MatRef<'_, f64>, b: MatRef<'_, f64>) {
     faer::linalg::matmul::matmul(c, accum, a, b, 1.0, Par::Seq);
     crate::linalg::clean_vector_state();
 }
@@ -52,6 +52,7 @@ fn sum8(a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) -> f64 {
     ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail
 }
 
+/// Σ_i (a_i − b_i)² (see [`sum8`]).
 pub(super) fn dist2(a: &[f64], b: &[f64]) -> f64 {
     sum8(a, b, |x, y| (x - y) * (x - y))
 }

@@ -34,6 +34,7 @@ mod rows;
 mod start;
 #[cfg(test)]
 mod tests;
+mod weights;
 
 pub(crate) use block::GatedLinear;
 
@@ -54,6 +55,8 @@ pub(crate) struct Layout {
     pub k: usize,
     pub q: usize,
     pub d: usize,
+    /// Whether W is a member of the block, kept with one covariance per component (`weights`).
+    pub grouped_w: bool,
 }
 
 impl Layout {
@@ -89,7 +92,7 @@ impl Layout {
             _ => 0,
         };
         let (n, k) = (nodes[s].n, nodes[s].len);
-        Layout {
+        let mut l = Layout {
             s,
             x,
             f,
@@ -101,12 +104,18 @@ impl Layout {
             k,
             q,
             d: nodes[y].n / n.max(1),
-        }
+            grouped_w: false,
+        };
+        l.grouped_w = weights::groupable(nodes, &l);
+        l
     }
 
     /// The block's members, in node order.
     pub(super) fn members(&self) -> Vec<usize> {
         let mut m = vec![self.s, self.x, self.f, self.mean, self.y];
+        if self.grouped_w {
+            m.push(self.w);
+        }
         m.sort_unstable();
         m
     }
@@ -299,32 +308,15 @@ impl Layout {
         (tau[0], tau[1])
     }
 
-    /// ⟨W_k⟩ and ⟨W_kᵀW_k⟩ from W's per-row moments, a pass over all K·D·(q + q²) of them (1.2 M
-    /// values in `bench_mbpca`), kept in the cache until W changes: a sweep's block update, τ's
-    /// message and the bound read them with W updated once in between (the same bits as forming
-    /// them again: the same sums in the same order).
-    fn w_moments(&self, nodes: &[Node], cache: &Cache) -> Arc<WMoments> {
-        let (k, q, d) = (self.k, self.q, self.d);
-        let len = q + q * q;
+    /// ⟨W_k⟩ and ⟨W_kᵀW_k⟩ from W's state (`weights::moments_of`), kept in the cache until W
+    /// changes: a sweep's block update, τ's message and the bound read them with W updated once
+    /// in between.
+    pub(super) fn w_moments(&self, nodes: &[Node], cache: &Cache) -> Arc<WMoments> {
         super::elements::cached(
             cache,
             self.w,
             |e| &mut e.gated_w,
-            || {
-                let wu = &nodes[self.w].q.u;
-                let mut w = vec![0.0; k * d * q];
-                let mut wtw = vec![0.0; k * q * q];
-                for c in 0..k {
-                    for j in 0..d {
-                        let row = &wu[(c * d + j) * len..(c * d + j + 1) * len];
-                        w[(c * d + j) * q..(c * d + j + 1) * q].copy_from_slice(&row[..q]);
-                        for (o, v) in wtw[c * q * q..(c + 1) * q * q].iter_mut().zip(&row[q..]) {
-                            *o += v;
-                        }
-                    }
-                }
-                Arc::new(WMoments { w, wtw })
-            },
+            || Arc::new(weights::moments_of(&nodes[self.w], self)),
         )
     }
 
@@ -357,9 +349,9 @@ impl Layout {
 }
 
 impl Vmp {
-    /// Whether node i is a gated block's member other than its index (the schedule skips it:
-    /// updating the index updates the whole block).
+    /// Whether node i is a gated block's member other than its index and W (the schedule skips
+    /// it: updating the index updates q(x, s)).
     pub(super) fn gated_follower(&self, i: usize) -> bool {
-        matches!(self.block_of(i), Some(Block::Gated(b)) if b.layout.s != i)
+        matches!(self.block_of(i), Some(Block::Gated(b)) if b.layout.s != i && b.layout.w != i)
     }
 }

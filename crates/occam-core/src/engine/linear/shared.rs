@@ -362,8 +362,15 @@ impl Vmp {
 
     /// Node i back in the per-element form (before its moments are overwritten element by element).
     pub(in crate::engine) fn unshare(&mut self, i: usize) {
-        if is_shared(&self.nodes[i]) {
-            let (u, phi) = dense_state(&self.nodes[i]);
+        // A mixture of BPCA's W kept with one covariance per component (gated block) is
+        // expanded the same way: the draws write per-element moments, so its φ must be too.
+        let grouped = self.gated_grouped_w(i);
+        if grouped || is_shared(&self.nodes[i]) {
+            let (u, phi) = if grouped {
+                self.gated_dense(i)
+            } else {
+                dense_state(&self.nodes[i])
+            };
             let node = &mut self.nodes[i];
             (node.q.u, node.q.phi) = (u, phi);
             node.lazy = std::sync::OnceLock::new();

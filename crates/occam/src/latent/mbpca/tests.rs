@@ -93,3 +93,70 @@ fn the_same_bits_on_one_thread_and_two() {
     assert_eq!(one.3, two.3);
     assert_eq!(one.4, two.4);
 }
+
+/// The bound after each of 20 sweeps of the hand-derived updates this module held until issue 27
+/// (`latent/mbpca/sweep.rs` at 1a1179f, run from the same `initialise`), against the engine: W's
+/// rows kept with one covariance per component (`occam_core`'s `gated_linear/weights.rs`) give
+/// the hand code's bounds to 1e-9 relative (the hand code keeps one Σ_w^(m) per component too).
+#[test]
+fn the_bounds_of_the_hand_derived_updates() {
+    let sphere = [
+        -299.19752107964837,
+        -297.41485651613476,
+        -296.4312880937672,
+        -295.8012752642563,
+        -295.3618755372598,
+        -295.0377748924107,
+        -294.789210020725,
+        -294.5928743758555,
+        -294.4340416328295,
+        -294.30290694204376,
+        -294.1926940702003,
+        -294.09858773131293,
+        -294.0170913220103,
+        -293.9456217150183,
+        -293.882244078092,
+        -293.82549310112205,
+        -293.77424936737424,
+        -293.7276518398686,
+        -293.6850344639969,
+        -293.6458791053571,
+    ];
+    let sinusoid = [
+        -264.56788761431164,
+        -263.9603027324656,
+        -263.7175409083779,
+        -263.57883126742763,
+        -263.47372393210605,
+        -263.38052480302633,
+        -263.2921223121596,
+        -263.20605435114607,
+        -263.12140220757954,
+        -263.03778118580965,
+        -262.95500458564607,
+        -262.87296962614994,
+        -262.7916176321452,
+        -262.7109192358198,
+        -262.63086799892545,
+        -262.5514768486934,
+        -262.47277544193753,
+        -262.394807831047,
+        -262.31763022880614,
+        -262.24130881052747,
+    ];
+    for (name, t, k, q, seed, want) in [
+        ("sphere", synth::sphere(80, 0.05, 7), 3, 2, 2, sphere),
+        ("sinusoid", synth::sinusoid(120, 0.1, 2), 4, 1, 5, sinusoid),
+    ] {
+        let mut m = initialise(&t, k, q, Priors::default(), seed).unwrap();
+        let got = m.run(&t, 20, 0.0).unwrap();
+        assert_eq!(got.len(), want.len(), "{name}");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-9 * w.abs(),
+                "{name}, sweep {}: engine {g}, hand-derived {w}",
+                i + 1
+            );
+        }
+    }
+}

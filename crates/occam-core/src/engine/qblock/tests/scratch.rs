@@ -13,7 +13,11 @@ use crate::special::LN_2PI;
 pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
     let node = &vmp.nodes[m];
     if let Some(Block::Gated(b)) = vmp.block_of(m) {
-        return Some(gated_term(vmp, &b.layout, m));
+        if m != b.layout.w {
+            return Some(gated_term(vmp, &b.layout, m));
+        }
+        // W kept with one covariance per component: element by element below, from its rows'
+        // per-element arrays.
     }
     if node.block.is_some() || !matches!(node.body, Body::Stochastic(_)) {
         return None;
@@ -24,7 +28,7 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
     }
     let mut nodes = vmp.nodes.clone();
     for (i, n) in nodes.iter_mut().enumerate() {
-        if linear::shared::is_shared(&vmp.nodes[i]) {
+        if linear::shared::is_shared(&vmp.nodes[i]) || vmp.gated_grouped_w(i) {
             let id = NodeId(i);
             let a = n.q.a.clone();
             assert_eq!(a.len(), n.n, "one A per element in the shared form");
@@ -230,7 +234,7 @@ fn gated_term(vmp: &Vmp, l: &super::super::gated_linear::Layout, m: usize) -> f6
             Source::Node(p) => nodes[*p].q.u.clone(),
             Source::Const(v) => v.clone(),
         };
-        let (wu, mu) = (&nodes[l.w].q.u, &nodes[l.mu].q.u);
+        let (wu, mu) = (vmp.moments(NodeId(l.w)), &nodes[l.mu].q.u);
         let y = &nodes[l.y].data;
         let len = q + q * q;
         for i in 0..n {
