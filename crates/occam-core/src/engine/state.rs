@@ -67,7 +67,9 @@ impl Vmp {
                     && s.u.len() == c.u.len()
                     && super::sampled::saved_a_fits(s.a.len(), n.n);
                 // A gated block's W keeps one covariance per component (`gated_linear`).
-                let grouped = self.gated_w_state_fits(i, [s.phi.len(), s.u.len(), s.a.len()]);
+                let grouped = self
+                    .gated_w_state_fits(i, [s.phi.len(), s.u.len(), s.a.len()])
+                    .unwrap_or(false);
                 let fits = same || shared || sampled || grouped;
                 if !fits {
                     return Err(StateError::Sizes {

@@ -49,3 +49,41 @@ fn a_gated_block_without_a_start_cannot_be_cut_into_rows() {
     let err = sharded.start_from(&full).unwrap_err().to_string();
     assert!(err.contains("`x`") && err.contains("no state yet"), "{err}");
 }
+
+/// The shards keep W as the single process does, with one covariance per component (its q state
+/// holds K·D·q means and K covariances, 3·3·2 + 3·2·2 = 30 values, not 3·3·(2 + 4) = 54 per
+/// element): each replica updates it from the messages of every shard's rows
+/// (`Vmp::update_global`), so the replicas hold the same bits. A sharded start without the full
+/// data (`Sharded::start`: shard 0's globals, W already grouped, copied into the other shard,
+/// whose W is still per element) is accepted, and the sweeps from it never lower the bound.
+#[test]
+fn the_shards_keep_w_with_one_covariance_per_component() {
+    let (text, t) = mbpca();
+    let n = t.len() / 3;
+    let data = |from, to| super::shards::rows(&[("t", 3, &t)], from, to);
+    let cut = uneven(n, &[2, 3])[0];
+    let shards = vec![
+        super::shards::compile(&text, &data(0, cut)),
+        super::shards::compile(&text, &data(cut, n)),
+    ];
+    let mut sharded = Sharded::new(shards, None, None).unwrap();
+    sharded.start(3).unwrap();
+    let w = sharded.shards()[0].node("W").unwrap();
+    let mut last = sharded.bound();
+    for sweep in 1..=20 {
+        let l = sharded.sweep().unwrap();
+        assert!(
+            l >= last - 1e-10 * l.abs(),
+            "sweep {sweep}: {l} after {last}"
+        );
+        last = l;
+    }
+    let states: Vec<_> = sharded
+        .shards()
+        .iter()
+        .map(|v| v.q_state()[w.index()].clone())
+        .collect();
+    assert_eq!(states[0].u.len(), 30);
+    assert_eq!(states[0].phi.len(), 30);
+    assert_eq!(states[0], states[1]);
+}

@@ -110,6 +110,10 @@ impl Vmp {
         dist: &Dist,
         messages: &[f64],
     ) -> Result<NodeState, RunError> {
+        // A gated block's W kept with one covariance per component (`gated_linear/weights.rs`),
+        // e.g. a restart's start after the previous restart's fit: its arrays are shorter than
+        // per element, and every value is written below.
+        let grouped = self.gated_grouped_w(i);
         let n = &mut self.nodes[i];
         // Element-by-element updates write φ in place.
         n.keep_natural();
@@ -117,7 +121,7 @@ impl Vmp {
             // From a block's layout back to the ordinary one (initialisation).
             n.q.a = vec![0.0; n.n];
         }
-        if linear::shared::is_shared(n) {
+        if grouped || linear::shared::is_shared(n) {
             // The element-by-element update (initialisation) writes per-element arrays.
             (n.q.phi, n.q.u) = (vec![0.0; n.n * n.len], vec![0.0; n.n * n.len]);
             n.lazy = Default::default();

@@ -143,17 +143,48 @@ fn group_sums(node: &Node, l: &Layout, wm: &WMoments) -> (Vec<f64>, Vec<f64>) {
     (sums, counts)
 }
 
-/// W's grouped q (see [`GatedLinear::update_weights`]) from the block's sums and W's priors, in
-/// `old`'s arrays when they have the grouped form; `Err((first row of component k, old))` when
-/// component k's precision is not positive definite (`old` untouched).
-fn solve(l: &Layout, nodes: &[Node], old: NodeState) -> Result<NodeState, (usize, NodeState)> {
+/// Where the messages to W's rows come from.
+enum Incoming<'a> {
+    /// The block's sums on this replica: [⟨τ⟩ Σ_n r_nk (y_nd − ⟨μ_kd⟩) m_nk, −½⟨τ⟩ Σ_n r_nk
+    /// ⟨x_nk x_nkᵀ⟩] (Winn (2.47)–(2.49) weighted by r_nk, as `block.rs` sends them).
+    Sums,
+    /// Those messages per row, [q, q²] each, already summed — a sharded fit's global update
+    /// (`shard`: every shard's messages from its own rows, summed in shard order). The second
+    /// part is the same for every row of a component: each shard sends the one vector of
+    /// component k to all D rows and the sums over shards add the same numbers in the same order,
+    /// so row (k, 0) holds component k's.
+    Summed(&'a [f64]),
+}
+
+/// W's grouped q (see [`GatedLinear::update_weights`]) from the messages `incoming` and W's
+/// priors, in `old`'s arrays when they have the grouped form; `Err((first row of component k,
+/// old))` when component k's precision is not positive definite (`old` untouched).
+fn solve(
+    l: &Layout,
+    nodes: &[Node],
+    incoming: Incoming<'_>,
+    old: NodeState,
+) -> Result<NodeState, (usize, NodeState)> {
     let (k, q, d) = (l.k, l.q, l.d);
     let sums = Sums::of(l, &nodes[l.x].q.phi);
     let x_cov = &nodes[l.x].q.u[l.n * k * q..];
     let (tau, _) = l.tau(nodes);
     let (prior, _) = priors(nodes, l.w);
-    let (group, _) = nodes[l.w].groups.as_ref().expect("checked by `groupable`");
     let len = q + q * q;
+    let mu = &nodes[l.mu].q.u;
+    // The message's second part for component c (entry i of q²) and first part for row (c, j).
+    let second = |c: usize, i: usize| match incoming {
+        Incoming::Sums => -0.5 * tau * (sums.xx[c * q * q + i] + sums.nm[c] * x_cov[c * q * q + i]),
+        Incoming::Summed(m) => m[c * d * len + q + i],
+    };
+    let first = |c: usize, j: usize, i: usize| match incoming {
+        Incoming::Sums => {
+            let m = mu[2 * (c * d + j)];
+            tau * (sums.tx[(c * d + j) * q + i] - m * sums.sx[c * q + i])
+        }
+        Incoming::Summed(m) => m[(c * d + j) * len + i],
+    };
+    let (group, _) = nodes[l.w].groups.as_ref().expect("checked by `groupable`");
     let prior_of = |c: usize| {
         let g = group[c * d] as usize;
         &prior[g * len..(g + 1) * len]
@@ -164,13 +195,9 @@ fn solve(l: &Layout, nodes: &[Node], old: NodeState) -> Result<NodeState, (usize
     let mut half_logdet = vec![0.0; k];
     let (mut chol, mut work) = (vec![0.0; q * q], vec![0.0; q * q]);
     for c in 0..k {
-        let (xx, xc) = (
-            &sums.xx[c * q * q..(c + 1) * q * q],
-            &x_cov[c * q * q..(c + 1) * q * q],
-        );
         let p2 = &mut phi2[c * q * q..(c + 1) * q * q];
-        for (((o, pv), a), b) in p2.iter_mut().zip(&prior_of(c)[q..]).zip(xx).zip(xc) {
-            *o = pv + -0.5 * tau * (a + sums.nm[c] * b);
+        for (i, (o, pv)) in p2.iter_mut().zip(&prior_of(c)[q..]).enumerate() {
+            *o = pv + second(c, i);
         }
         if !cholesky_into(p2, -2.0, q, &mut chol) {
             return Err((c * d, old));
@@ -191,23 +218,16 @@ fn solve(l: &Layout, nodes: &[Node], old: NodeState) -> Result<NodeState, (usize
     phi.resize(total, 0.0);
     u.resize(total, 0.0);
     a.resize(k * d, 0.0);
-    let mu = &nodes[l.mu].q.u;
     let (phi1, phi2_out) = phi.split_at_mut(k * d * q);
     let (means, covs_out) = u.split_at_mut(k * d * q);
     phi2_out.copy_from_slice(&phi2);
     covs_out.copy_from_slice(&covs);
     for c in 0..k {
-        let sx = &sums.sx[c * q..(c + 1) * q];
         let p1 = &prior_of(c)[..q];
         for j in 0..d {
             let at = (c * d + j) * q;
-            let (row, tx, m) = (
-                &mut phi1[at..at + q],
-                &sums.tx[at..at + q],
-                mu[2 * (c * d + j)],
-            );
-            for (((o, pv), t), s) in row.iter_mut().zip(p1).zip(tx).zip(sx) {
-                *o = pv + tau * (t - m * s);
+            for (i, (o, pv)) in phi1[at..at + q].iter_mut().zip(p1).enumerate() {
+                *o = pv + first(c, j, i);
             }
         }
         let mc = &mut means[c * d * q..(c + 1) * d * q];
@@ -238,9 +258,20 @@ impl GatedLinear {
                 vmp.nodes[l.w].name
             )));
         }
+        // A sharded fit's global update (`shard`): the messages of every shard's rows, summed,
+        // in place of this replica's sums (W's only child is the block's dot: `groupable`).
+        let summed = vmp
+            .outside
+            .as_ref()
+            .is_some_and(|o| o.target == l.w)
+            .then(|| vmp.child_messages(l.w));
+        let incoming = match &summed {
+            Some(m) => Incoming::Summed(m),
+            None => Incoming::Sums,
+        };
         // W's arrays are reused when they have the grouped form (every value is overwritten).
         let old = std::mem::take(&mut vmp.nodes[l.w].q);
-        match solve(l, &vmp.nodes, old) {
+        match solve(l, &vmp.nodes, incoming, old) {
             Ok(state) => {
                 let node = &mut vmp.nodes[l.w];
                 node.q = state;
@@ -352,16 +383,21 @@ impl Vmp {
 }
 
 impl Vmp {
-    /// Whether a saved state with these lengths of φ, u and A fits node i as a gated block's W in
-    /// the grouped form (a fresh model holds W per element until its first update).
-    pub(in crate::engine) fn gated_w_state_fits(&self, i: usize, lens: [usize; 3]) -> bool {
+    /// Whether a saved state with these lengths of φ, u and A fits node i as a gated block's W:
+    /// in the grouped form, or per element (a fresh model holds W per element until its first
+    /// update, and a snapshot taken then is per element); `None` when node i is no such W.
+    pub(in crate::engine) fn gated_w_state_fits(&self, i: usize, lens: [usize; 3]) -> Option<bool> {
         match self.block_of(i) {
             Some(Block::Gated(b)) if b.layout.grouped_w && b.layout.w == i => {
                 let l = &b.layout;
-                let len = l.k * l.d * l.q + l.k * l.q * l.q;
-                lens == [len, len, l.k * l.d]
+                let grouped = l.k * l.d * l.q + l.k * l.q * l.q;
+                let per_element = l.k * l.d * (l.q + l.q * l.q);
+                Some(
+                    lens == [grouped, grouped, l.k * l.d]
+                        || lens == [per_element, per_element, l.k * l.d],
+                )
             }
-            _ => false,
+            _ => None,
         }
     }
 }

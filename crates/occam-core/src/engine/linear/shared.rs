@@ -360,7 +360,9 @@ impl Vmp {
         }
     }
 
-    /// Node i back in the per-element form (before its moments are overwritten element by element).
+    /// Node i back in the per-element form (before its moments are overwritten element by
+    /// element): a node with one shared covariance, or a gated block's W with one covariance per
+    /// component (`gated_linear/weights.rs`); any other node is left as it is.
     pub(in crate::engine) fn unshare(&mut self, i: usize) {
         // A mixture of BPCA's W kept with one covariance per component (gated block) is
         // expanded the same way: the draws write per-element moments, so its φ must be too.

@@ -182,6 +182,10 @@ impl Vmp {
             Some(Block::Linear(_)) => {
                 "the data of a linear-Gaussian structure without the data plate"
             }
+            // W of a gated block kept with one covariance per component (`gated_linear/weights.rs`):
+            // its update reads the block's messages to its rows, which `update_global` sums over
+            // the shards (the block's sums add up over rows).
+            Some(Block::Gated(b)) if b.layout.w == i => return Ok(()),
             Some(Block::Gated(_)) => "a gated q-block, whose sharded update is not built",
             Some(Block::Sampled(s)) => match s.child_on_rows(&split.local) {
                 // Its q reads the data only through the summed messages of its Gaussian

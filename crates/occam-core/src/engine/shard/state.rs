@@ -267,8 +267,12 @@ impl Vmp {
         Ok(())
     }
 
-    /// Whether a global's snapshot `q` fits node i (its moments' length, unless either keeps none).
+    /// Whether a global's snapshot `q` fits node i (its moments' length, unless either keeps none;
+    /// a gated block's W in either of its layouts, whichever this replica holds now).
     fn global_state_fits(&self, i: usize, q: &NodeState) -> bool {
+        if let Some(fits) = self.gated_w_state_fits(i, [q.phi.len(), q.u.len(), q.a.len()]) {
+            return fits;
+        }
         let own = self.nodes[i].q.u.len();
         q.u.len() == own || own == 0 || q.u.is_empty()
     }

@@ -352,12 +352,18 @@ impl Vmp {
                 self.nodes[i].name
             )));
         }
+        if rho == 1.0 {
+            return self.update_global(split, node, outside);
+        }
+        // The blend below runs element by element: a gated block's W kept with one covariance
+        // per component (`gated_linear/weights.rs`) is expanded per element before and after its
+        // update (the blend of two such states is one too, but kept per element here it needs
+        // no second code path; its next update groups it again).
+        self.unshare(i);
         self.nodes[i].keep_natural();
         let old = self.nodes[i].q.phi.clone();
         self.update_global(split, node, outside)?;
-        if rho == 1.0 {
-            return Ok(());
-        }
+        self.unshare(i);
         let Body::Stochastic(dist) = &self.nodes[i].body else {
             return Err(self.not_stochastic(i));
         };
