@@ -13,7 +13,7 @@ use occam::evidence::{
 
 use crate::errors::{raise, IntoPy};
 use crate::fitted::PyFitted;
-use crate::model::{fit_released, settings, PyModel};
+use crate::model::{settings, PyModel};
 
 /// Fits every model (or the plate sweep `plate = (NAME, SIZES)` of the one model) and runs
 /// `methods` on each; returns `([(fitted, name, [per-method dict])], svg, average)`, each dict
@@ -112,12 +112,14 @@ pub fn compare_evidence<'py>(
         let mut rows: Vec<(PyFitted, String, Vec<Evidence>)> = Vec::with_capacity(loaded.len());
         for model in &loaded {
             let start = std::time::Instant::now();
-            let f = fit_released(py, model, &s, None, None)?;
-            // A plate sweep's warm start from the previous size, as `occam compare --plate`.
+            // A plate sweep's warm start from the previous size is one more candidate start of
+            // the fit, as in `occam compare --plate`; the fit runs with the GIL released.
             let previous = rows.last().map(|r| r.0.inner());
-            let (f, warm) =
-                occam::evidence::warm_swept(f.into_inner(), model, previous, swept.as_deref(), &s)
-                    .py_err(py)?;
+            let (f, warm) = py
+                .allow_threads(|| {
+                    occam::evidence::fit_swept(model, previous, swept.as_deref(), &s, &mut ())
+                })
+                .py_err(py)?;
             let f = PyFitted::new(f);
             let fit_seconds = start.elapsed().as_secs_f64();
             let ev: Vec<Evidence> = py.allow_threads(|| {

@@ -162,6 +162,10 @@ pub struct Outcome {
     /// What the rotations did (`Settings::rotate`), summed over restarts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rotated: Option<crate::rotation::Rotated>,
+    /// What a further candidate start offered to the fit did (a plate sweep's warm start,
+    /// [`crate::evidence::WarmStart`]), when one was tried in the kept restart.
+    #[serde(skip)]
+    pub offered: Option<occam_core::engine::Offered>,
 }
 
 /// How many of a mixture's components the fit uses.
@@ -289,6 +293,7 @@ pub fn fit(
         sampled,
         prune_trials: f.prune_trials,
         prune_screen: f.prune_screen,
+        offered: f.offered,
         rotated,
     })
 }

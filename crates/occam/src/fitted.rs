@@ -189,26 +189,36 @@ impl Model {
         })
     }
 
-    /// Fits the model with the variables `starts` (IR index, moments of every element) started
-    /// from the given moments instead of their default start: the warm start of a plate sweep
-    /// (module `evidence::sweep`).
-    pub(crate) fn fit_started(
+    /// Fits the model with one more candidate start, the warm start of a plate sweep (module
+    /// `evidence::sweep`): the variables `starts` (IR index, moments of every element) started
+    /// from the given moments and every other as in the default start, run after the default
+    /// fit's own candidate starts where `when` holds for the best of them, and kept by the
+    /// engine's rule for candidate starts ([`occam_core::engine::Vmp::offer_start`]) when its
+    /// converged bound passes theirs by the stopping tolerance in nats (`Settings::tol` per
+    /// observed value). What it did is the outcome's `offered`.
+    pub(crate) fn fit_offered(
         &self,
         settings: &Settings,
         starts: &[(usize, Vec<f64>)],
+        when: fn(&occam_core::engine::Vmp) -> bool,
         observer: &mut dyn Observer,
     ) -> Result<Fitted> {
         settings.validate()?;
-        let l = &self.loaded;
-        let mut lowered = crate::lower::lower(&l.model, l.src(), &l.data, true)?;
-        for (v, u) in starts {
-            let node = lowered.var_nodes[*v];
-            lowered
-                .graph
-                .initialize(node, occam_core::prelude::Init::Moments(u.clone()));
-        }
-        let mut compiled = crate::lower::compile(lowered, &l.model, l.src())?;
-        let outcome = driver::fit(l, &mut compiled, settings, observer)?;
+        let mut compiled = self.loaded.compile(true)?;
+        let margin = settings.tol * compiled.vmp.observed_values().max(1) as f64;
+        let starts = starts
+            .iter()
+            .map(|(v, u)| {
+                let node = compiled.var_nodes[*v];
+                (node, occam_core::prelude::Init::Moments(u.clone()))
+            })
+            .collect();
+        compiled.vmp.offer_start(occam_core::engine::OfferedStart {
+            starts,
+            margin,
+            when,
+        });
+        let outcome = driver::fit(&self.loaded, &mut compiled, settings, observer)?;
         Ok(Fitted {
             loaded: self.loaded.clone(),
             compiled,
@@ -286,6 +296,7 @@ impl Fitted {
             sampled: crate::sampled::reports(&compiled),
             prune_trials: 0,
             prune_screen: None,
+            offered: None,
             rotated: None,
         };
         Ok(Fitted {

@@ -178,6 +178,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
                         "default_bound": w.default_bound,
                         "warm_bound": if w.warm_bound.is_finite() { json!(w.warm_bound) } else { json!(null) },
                         "kept": w.kept,
+                        "ended_early": w.ended_early,
                         "start_kept": if w.kept { "warm" } else { "default" },
                         "tolerance": w.tolerance,
                         "failed": w.failed,

@@ -102,6 +102,7 @@ impl Vmp {
             scratch: Mutex::default(),
             outside: None,
             screen: None,
+            offered: None,
             initialized: false,
             cache: Cache::default(),
         })

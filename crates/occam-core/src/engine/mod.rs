@@ -74,8 +74,8 @@ pub use chain::{
     MARKOV_CHAIN,
 };
 pub use driver::{
-    check_decrease, sampling_allowance, Fit, Flow, Observer, Progress, RunOptions, Stage, Stop,
-    StopReason, Warning, SETTLE_ROUNDS,
+    check_decrease, sampling_allowance, Fit, Flow, Observer, Offered, OfferedStart, Progress,
+    RunOptions, Stage, Stop, StopReason, Warning, SETTLE_ROUNDS,
 };
 use elements::*;
 use node::*;
@@ -150,6 +150,8 @@ pub struct Vmp {
     /// The pruning screen: the model compiled on a subsample of the data plate's rows
     /// ([`Vmp::set_prune_screen`], module `prune::screen`).
     screen: Option<Box<prune::Screen>>,
+    /// A further candidate start for the next run ([`Vmp::offer_start`]).
+    offered: Option<driver::OfferedStart>,
     initialized: bool,
 }
 

@@ -108,6 +108,7 @@ fn partial(
         sampled: crate::sampled::reports(c),
         prune_trials: 0,
         prune_screen: None,
+        offered: None,
         rotated: None,
     })
 }

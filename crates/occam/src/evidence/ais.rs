@@ -52,8 +52,10 @@ pub(crate) fn beta(t: usize, steps: usize) -> f64 {
 }
 
 /// Checks that every parameter is (semi-)conjugate to what reads it, so each Gibbs conditional
-/// has a closed form; the reason otherwise.
+/// has a closed form, and that a chain's observations hold one value per step
+/// ([`super::ais_chain::check_layout`]); the reason otherwise.
 pub(crate) fn check(flat: &Flat) -> Result<(), NotApplicable> {
+    super::ais_chain::check_layout(flat)?;
     let prior = |p: usize| &flat.params[p].prior;
     let not_a = |p: usize, family: &str| NotApplicable::Variable {
         var: flat.params[p].name.clone(),

@@ -18,6 +18,31 @@ use rand::Rng;
 use super::ais::Chain;
 use super::ais_draw::categorical;
 use super::density::log_sum_exp;
+use super::flat::Flat;
+use super::hmm::forward_scaled;
+use super::not_applicable::NotApplicable;
+
+/// Checks the layout that the Gibbs moves over a chain read ([`Chain::step_in_state`], the
+/// path counts): every observation holds one value per step of each sequence, step t of
+/// sequence s at s·T + t. An observation with more or fewer values per sequence (several
+/// values per step) is named, with its count and the chain's length, instead of being read
+/// at the wrong places.
+pub(super) fn check_layout(flat: &Flat) -> Result<(), NotApplicable> {
+    let Some(chain) = &flat.chain else {
+        return Ok(());
+    };
+    match flat.obs.iter().find(|o| o.cols != chain.steps) {
+        Some(o) => Err(NotApplicable::Variable {
+            var: o.name.clone(),
+            why: format!(
+                "has {} values per sequence where the chain has {} steps (AIS over a chain \
+                 reads one value per step)",
+                o.cols, chain.steps
+            ),
+        }),
+        None => Ok(()),
+    }
+}
 
 impl Chain<'_> {
     /// The indices of the chain's initial and transition probabilities in `flat.params`.
@@ -84,15 +109,13 @@ impl Chain<'_> {
         let (k, t_len) = (self.flat.k, self.steps);
         let p0: Vec<f64> = self.theta[initial].iter().map(|l| l.exp()).collect();
         let a: Vec<f64> = self.theta[transition].iter().map(|l| l.exp()).collect();
-        let mut alpha = vec![0.0; t_len * k];
-        let mut w = vec![0.0; k];
+        let mut scratch = Scratch::new(t_len, k);
         for s in 0..self.flat.n {
             let e = &self.ll[s * t_len * k..(s + 1) * t_len * k];
-            let path =
-                forward_backward(e, b, &p0, &a, k, &mut alpha, &mut w, rng).unwrap_or_else(|| {
-                    let (ln_p0, ln_a) = (&self.theta[initial], &self.theta[transition]);
-                    forward_backward_logs(e, b, ln_p0, ln_a, k, rng)
-                });
+            let path = forward_backward(e, b, &p0, &a, k, &mut scratch, rng).unwrap_or_else(|| {
+                let (ln_p0, ln_a) = (&self.theta[initial], &self.theta[transition]);
+                forward_backward_logs(e, b, ln_p0, ln_a, k, rng)
+            });
             self.z[s * t_len..(s + 1) * t_len].copy_from_slice(&path);
         }
     }
@@ -101,41 +124,25 @@ impl Chain<'_> {
 /// One sequence's path by forward filtering, backward sampling on rescaled probabilities:
 /// `e` its steps' ln f in every state (T × K), `b` the inverse temperature, `p0` and `a` the
 /// initial and transition probabilities; `None` where a step or a backward draw has nothing
-/// to choose from (module doc).
-#[allow(clippy::too_many_arguments)]
+/// to choose from (module doc). The forward pass is the evidence's (`hmm::forward_scaled`) at
+/// inverse temperature `b`; `scratch` holds its arrays.
 fn forward_backward(
     e: &[f64],
     b: f64,
     p0: &[f64],
     a: &[f64],
     k: usize,
-    alpha: &mut [f64],
-    w: &mut [f64],
+    scratch: &mut Scratch,
     rng: &mut StdRng,
 ) -> Option<Vec<usize>> {
     let t_len = e.len() / k;
-    for t in 0..t_len {
-        let row = &e[t * k..(t + 1) * k];
-        let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(b * v));
-        if !m.is_finite() {
-            return None;
-        }
-        let mut sum = 0.0;
-        for j in 0..k {
-            let prior = if t == 0 {
-                p0[j]
-            } else {
-                (0..k).map(|i| alpha[(t - 1) * k + i] * a[i * k + j]).sum()
-            };
-            let v = prior * (b * row[j] - m).exp();
-            alpha[t * k + j] = v;
-            sum += v;
-        }
-        if !(sum > 0.0 && sum.is_finite()) {
-            return None;
-        }
-        alpha[t * k..(t + 1) * k].iter_mut().for_each(|v| *v /= sum);
-    }
+    let Scratch {
+        alpha,
+        emitted,
+        scale,
+        w,
+    } = scratch;
+    forward_scaled(e, b, p0, a, k, alpha, emitted, scale).ok()?;
     let mut path = vec![0; t_len];
     path[t_len - 1] = pick(&alpha[(t_len - 1) * k..], rng)?;
     for t in (0..t_len - 1).rev() {
@@ -146,6 +153,30 @@ fn forward_backward(
         path[t] = pick(w, rng)?;
     }
     Some(path)
+}
+
+/// The arrays of one sequence's forward filtering, backward sampling (T steps, K states),
+/// reused from sequence to sequence.
+struct Scratch {
+    /// α̂_t, T × K.
+    alpha: Vec<f64>,
+    /// The tempered emissions relative to their step's largest, T × K.
+    emitted: Vec<f64>,
+    /// The steps' scales.
+    scale: Vec<f64>,
+    /// One backward draw's weights, K.
+    w: Vec<f64>,
+}
+
+impl Scratch {
+    fn new(t_len: usize, k: usize) -> Scratch {
+        Scratch {
+            alpha: vec![0.0; t_len * k],
+            emitted: vec![0.0; t_len * k],
+            scale: vec![0.0; t_len],
+            w: vec![0.0; k],
+        }
+    }
 }
 
 /// A draw from the categorical distribution with probabilities ∝ `w`; `None` when `w` is all
@@ -209,6 +240,35 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
+    use crate::{DataSet, Model};
+
+    #[test]
+    fn an_observation_with_several_values_per_step_is_named() {
+        // Two sequences of three steps, Gaussian emissions: recognised as a chain.
+        let text = "plate K = 2\nplates S, T from data x\np0 ~ Dirichlet(1) over K\n\
+                    A[K] ~ Dirichlet(1) over K\nz[S] over T ~ MarkovChain(initial = p0, transition = A)\n\
+                    tau[K] ~ Gamma(2, 2)\nmu[K] ~ Gaussian(0, 0.5 * tau)\nx[S, T] ~ Gaussian(mu[z], tau[z])\n";
+        let mut d = DataSet::new();
+        let v = vec![-1.0, 0.2, 1.1, 0.4, -0.3, 2.0];
+        d.insert_array("x", 2, 3, v.clone(), None).unwrap();
+        let m = Model::from_source("m.occam", text, &d).unwrap();
+        let mut flat = super::super::flat::recognise(m.loaded()).unwrap();
+        assert_eq!(check_layout(&flat), Ok(()));
+        assert!(super::super::ais::check(&flat).is_ok());
+        // The same values read as two per step (x[S, T, D] with D = 2): refused, by name.
+        let o = &mut flat.obs[0];
+        o.cols = 6;
+        o.values = v.iter().flat_map(|&x| [x, x]).collect();
+        o.present = vec![true; 12];
+        let want = NotApplicable::Variable {
+            var: "x".into(),
+            why: "has 6 values per sequence where the chain has 3 steps (AIS over a chain \
+                  reads one value per step)"
+                .into(),
+        };
+        assert_eq!(check_layout(&flat), Err(want.clone()));
+        assert_eq!(super::super::ais::check(&flat), Err(want));
+    }
 
     /// p(path | θ) ∝ p0(z_1) Π A(z_{t−1}, z_t) Π e^{b ln f_t(z_t)} of every path of `t_len` steps,
     /// by enumeration (path code: state of step t is digit t in base k).
@@ -249,14 +309,14 @@ mod tests {
         let want = enumerate(&e, b, &p0, &a, k);
         let draws = 40_000;
         let mut rng = StdRng::seed_from_u64(11);
-        let (mut alpha, mut w) = (vec![0.0; e.len()], vec![0.0; k]);
+        let mut scratch = Scratch::new(e.len() / k, k);
         for logs in [false, true] {
             let mut seen = vec![0.0; want.len()];
             for _ in 0..draws {
                 let path = if logs {
                     forward_backward_logs(&e, b, &ln_p0, &ln_a, k, &mut rng)
                 } else {
-                    forward_backward(&e, b, &p0, &a, k, &mut alpha, &mut w, &mut rng).unwrap()
+                    forward_backward(&e, b, &p0, &a, k, &mut scratch, &mut rng).unwrap()
                 };
                 seen[code(&path, k)] += 1.0 / draws as f64;
             }
@@ -282,15 +342,14 @@ mod tests {
         let ln_a = [0.0, -800.0, -800.0, 0.0];
         let exp = |v: &[f64]| v.iter().map(|l| l.exp()).collect::<Vec<f64>>();
         let mut rng = StdRng::seed_from_u64(3);
-        let (mut alpha, mut w) = (vec![0.0; 4], vec![0.0; 2]);
+        let mut scratch = Scratch::new(2, k);
         let scaled = forward_backward(
             &e,
             1.0,
             &exp(&ln_p0),
             &exp(&ln_a),
             k,
-            &mut alpha,
-            &mut w,
+            &mut scratch,
             &mut rng,
         );
         assert!(scaled.is_none());

@@ -162,25 +162,50 @@ struct Forward {
 
 fn forward(flat: &Flat, theta: &Theta, chain: &Chain, e: &[f64]) -> Forward {
     let (k, t_len) = (flat.k, chain.steps);
-    let p0 = &theta[chain.initial];
-    let a = &theta[chain.transition];
-    let mut b = vec![0.0; t_len * k];
-    let mut alpha = vec![0.0; t_len * k];
-    let mut scale = vec![0.0; t_len];
+    let mut f = Forward {
+        alpha: vec![0.0; t_len * k],
+        b: vec![0.0; t_len * k],
+        scale: vec![0.0; t_len],
+        log_lik: 0.0,
+    };
+    let (p0, a) = (&theta[chain.initial], &theta[chain.transition]);
+    let pass = forward_scaled(e, 1.0, p0, a, k, &mut f.alpha, &mut f.b, &mut f.scale);
+    f.log_lik = pass.unwrap_or_else(|at| at);
+    f
+}
+
+/// The scaled forward pass of one sequence (Rabiner 1989, eqs. 91–92) with its emissions raised
+/// to the inverse temperature `beta`: β = 1 is the evidence's forward algorithm, β < 1 the
+/// tempered likelihood Π_t f(x_t | θ_{z_t})^β that annealed importance sampling draws paths
+/// under (module `ais_chain`). `e` holds the steps' ln f in every state (T × K), `p0` and `a`
+/// the initial and transition probabilities. Writes α̂_t (each row summing to 1) into `alpha`,
+/// b_t(k) = e^{β ln f_t(k) − m_t} into `b` (m_t the step's largest β ln f) and each step's
+/// scale c_t = Σ_k Σ_j α̂_{t−1}(j) A_jk b_t(k) (p0 ∘ b_1 at t = 1) into `scale`.
+///
+/// Returns Σ_t (ln c_t + m_t) — ln p(x_s | θ) at β = 1 — once every step is filtered; where a
+/// step cannot be, `Err` with the value ln p(x_s | θ) takes there: m_t itself when it is not
+/// finite (NaN stays NaN), −∞ when the step's rescaled sum vanishes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn forward_scaled(
+    e: &[f64],
+    beta: f64,
+    p0: &[f64],
+    a: &[f64],
+    k: usize,
+    alpha: &mut [f64],
+    b: &mut [f64],
+    scale: &mut [f64],
+) -> Result<f64, f64> {
+    let t_len = e.len() / k;
     let mut log_lik = 0.0;
     for t in 0..t_len {
         let row = &e[t * k..(t + 1) * k];
-        let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let m = row.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(beta * v));
         if !m.is_finite() {
-            return Forward {
-                alpha,
-                b,
-                scale,
-                log_lik: if m.is_nan() { f64::NAN } else { m },
-            };
+            return Err(if m.is_nan() { f64::NAN } else { m });
         }
         for j in 0..k {
-            b[t * k + j] = (row[j] - m).exp();
+            b[t * k + j] = (beta * row[j] - m).exp();
         }
         let mut sum = 0.0;
         for j in 0..k {
@@ -194,23 +219,13 @@ fn forward(flat: &Flat, theta: &Theta, chain: &Chain, e: &[f64]) -> Forward {
             sum += v;
         }
         if !(sum > 0.0 && sum.is_finite()) {
-            return Forward {
-                alpha,
-                b,
-                scale,
-                log_lik: f64::NEG_INFINITY,
-            };
+            return Err(f64::NEG_INFINITY);
         }
         alpha[t * k..(t + 1) * k].iter_mut().for_each(|v| *v /= sum);
         scale[t] = sum;
         log_lik += sum.ln() + m;
     }
-    Forward {
-        alpha,
-        b,
-        scale,
-        log_lik,
-    }
+    Ok(log_lik)
 }
 
 /// ln p(D | θ): each sequence's states summed out by the forward algorithm.

@@ -55,7 +55,7 @@ pub use average::average;
 pub use average_rows::{average_rows, Averaged};
 pub use estimate::{estimate, free_parameters};
 pub use not_applicable::NotApplicable;
-pub use sweep::{fit_swept, warm_swept, WarmStart};
+pub use sweep::{fit_swept, WarmStart};
 pub use table::{compare_evidence, set_probabilities, weights, EvidenceRow};
 
 use crate::error::{Error, Result};

@@ -1,23 +1,34 @@
-//! The plate sweep of `compare --plate K=...` fits each size K twice and keeps the higher bound
-//! (Winn §2.5.1: the bound judges between the local optima that different starts reach, as
-//! between restarts). The first fit is the default one, exactly as a separate `fit` of that K.
-//! The second is a warm start from the previous size's fit: every mixture index over the swept
-//! plate starts from the previous fit's q(z), with its most used component split in two along
-//! the principal axis of the data it explains, and the fit runs from there with one restart.
+//! The plate sweep of `compare --plate K=...` offers each size K after a smaller one a second
+//! start (Winn §2.5.1: the bound judges between the local optima that different starts reach,
+//! as between restarts): a warm start from the previous size's fit, where every mixture index
+//! over the swept plate starts from the previous fit's q(z), with its most used component
+//! split in two along the principal axis of the data it explains.
 //!
 //! The split is the split move of split-and-merge EM (Ueda, Nakano, Ghahramani & Hinton 2000):
 //! the rows of the most used component c* go to the new component where their values lie on
 //! the positive side of c*'s weighted principal axis, through c*'s weighted mean. No random
-//! number is drawn, so a sweep's results depend on its seed alone. Since the warm fit is kept
-//! only where its bound is higher, no size's reported bound is below its default fit's.
+//! number is drawn, so a sweep's results depend on its seed alone.
+//!
+//! The warm start is one more candidate start of the size's one fit, judged by the engine's
+//! rule for candidate starts ([`occam_core::engine::Vmp::offer_start`]): after the default
+//! fit's own starts (k-means and random labels), it runs from the same seed with the indices'
+//! q(z) replaced, and its converged bound is compared with theirs, both before the pruning
+//! stage; it is kept where it is higher by more than the fit's stopping tolerance, and ends
+//! early once it cannot get there (the changes shrink at least twofold per sweep and the bound
+//! plus ten times the last change stays below). The kept start alone then goes through the
+//! pruning stage. Where the warm start is not kept, the fit ends exactly as a separate fit of
+//! that size (the same bits); where it is, its pruned bound is reported (on the VIBES tutorial,
+//! 12–21 nats above the separate fit's at K = 4, 5 and 8). One model is compiled per size, and
+//! one pruning stage run, where two whole fits were before.
 //!
 //! The warm start is tried only where it is defined and can help: the sizes rise (K after a
-//! smaller K), the default fit uses every component of every mixture index (where it leaves one
-//! empty, VB has already declined a component it had), the model has a mixture index whose
-//! components are the swept plate, and that index selects the components of an observed child
-//! whose rows are the index's elements, every value present.
+//! smaller K), the default fit's best start uses every component of every mixture index (where
+//! it leaves one empty, VB has already declined a component it had), the model has a mixture
+//! index whose components are the swept plate, and that index selects the components of an
+//! observed child whose rows are the index's elements, every value present.
 //! Chains (`MarkovChain` states over K) keep the default fit alone.
 
+use occam_core::engine::{Offered, Vmp};
 use occam_core::prelude::Observer;
 use occam_lang::ir::Node;
 
@@ -26,23 +37,28 @@ use crate::error::Result;
 use crate::fitted::{Fitted, Model};
 use crate::model::Loaded;
 
-/// What the warm start of one size of a plate sweep did.
+/// What the warm start of one size of a plate sweep did. Its bounds are converged bounds
+/// before the pruning stage, as the engine compares candidate starts (module doc).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WarmStart {
     /// The size the warm start came from (the previous model's).
     pub from: u64,
-    /// The bound of the default fit.
+    /// The converged bound of the default fit's best start, before pruning.
     pub default_bound: f64,
-    /// The bound of the warm-started fit.
+    /// The bound of the warm start's last sweep, before pruning: converged, or where it ended
+    /// early (`ended_early`).
     pub warm_bound: f64,
-    /// Whether the warm-started fit is the one kept (its bound is higher by more than
-    /// `tolerance`).
+    /// Whether the warm start is the one kept, pruned and reported (its bound is higher by
+    /// more than `tolerance`, in the restart that is kept).
     pub kept: bool,
+    /// Whether the warm start ended before converging, unable to pass the default start's
+    /// bound by `tolerance`.
+    pub ended_early: bool,
     /// How far apart two bounds may be and count as one optimum: the fit's stopping tolerance
     /// in nats (`Settings::tol` times the observed values).
     pub tolerance: f64,
-    /// Why the warm-started fit failed (a numerical error of its run), if it did: the default
-    /// fit is kept then, and `warm_bound` is NaN.
+    /// Why the warm start failed (a numerical error of its run), if it did: the default start
+    /// is kept then, and `warm_bound` is NaN.
     pub failed: Option<String>,
 }
 
@@ -57,6 +73,8 @@ impl std::fmt::Display for WarmStart {
         }
         let how = if self.kept {
             "kept over"
+        } else if self.ended_early {
+            "ended early below"
         } else if self.warm_bound < self.default_bound - self.tolerance {
             "below"
         } else {
@@ -64,13 +82,28 @@ impl std::fmt::Display for WarmStart {
         };
         write!(
             f,
-            "warm start from K = {} ({:.4}) {how} the default start ({:.4})",
+            "warm start from K = {} ({:.4}) {how} the default start ({:.4}), before pruning",
             self.from, self.warm_bound, self.default_bound
         )
     }
 }
 
 impl WarmStart {
+    /// The report of the offered start `o` (module doc), the warm start from size `from`;
+    /// `best_restart` is the fit's kept restart (the warm start is tried in restart 0) and
+    /// `tolerance` the fit's stopping tolerance in nats.
+    fn of(o: &Offered, from: u64, best_restart: usize, tolerance: f64) -> WarmStart {
+        WarmStart {
+            from,
+            default_bound: o.against,
+            warm_bound: o.bound,
+            kept: o.kept && best_restart == 0,
+            ended_early: o.ended_early,
+            tolerance,
+            failed: o.failed.clone(),
+        }
+    }
+
     /// Adds what the warm start did to the note of `method`'s estimate: the bound's (`vb`) note
     /// says which start was kept; `cv`'s, when the warm fit was kept, that its folds are refitted
     /// from the default start (so the two columns may come from different optima).
@@ -97,9 +130,9 @@ fn size(loaded: &Loaded, plate: &str) -> Option<u64> {
 }
 
 /// Fits `model`, one size of a sweep of plate `plate` (`None`: not a sweep), after `previous`
-/// (the fit of the size before it in the sweep): the default fit, and where the module doc says,
-/// the warm-started fit too; the warm fit is returned only where its bound is higher by more than
-/// the fits' stopping tolerance (`same_optimum`), with what the warm start did.
+/// (the fit of the size before it in the sweep): the default fit, with the warm start from
+/// `previous` as one more candidate start where the module doc says; returns the fit and what
+/// the warm start did (`None`: not tried).
 pub fn fit_swept(
     model: &Model,
     previous: Option<&Fitted>,
@@ -107,83 +140,44 @@ pub fn fit_swept(
     settings: &Settings,
     observer: &mut dyn Observer,
 ) -> Result<(Fitted, Option<WarmStart>)> {
-    let fitted = model.fit_observed(settings, observer)?;
-    warm_swept(fitted, model, previous, plate, settings)
+    let Some((from, starts)) = warm_plan(model, previous, plate) else {
+        return Ok((model.fit_observed(settings, observer)?, None));
+    };
+    let fitted = model.fit_offered(settings, &starts, uses_every_component, observer)?;
+    let tolerance = settings.tol * fitted.compiled().vmp.observed_values().max(1) as f64;
+    let o = fitted.outcome();
+    let report = o
+        .offered
+        .as_ref()
+        .map(|w| WarmStart::of(w, from, o.best_restart, tolerance));
+    Ok((fitted, report))
 }
 
-/// The second half of [`fit_swept`], for a caller that made the default fit itself (Python's
-/// `compare`, which fits with the GIL released): `fitted` is `model`'s default fit; returns it,
-/// or the warm-started fit where that is higher, with what the warm start did.
-pub fn warm_swept(
-    fitted: Fitted,
+/// The size the warm start of `model` comes from and its starts (`warm_starts`), where the
+/// module doc's conditions on the sizes and the model hold.
+fn warm_plan(
     model: &Model,
     previous: Option<&Fitted>,
     plate: Option<&str>,
-    settings: &Settings,
-) -> Result<(Fitted, Option<WarmStart>)> {
-    let (Some(plate), Some(previous)) = (plate, previous) else {
-        return Ok((fitted, None));
-    };
-    // Where the default fit already leaves a component empty, VB has declined a component it
-    // had; the split would offer it one more, and costs a fit (galaxies, K = 4..8: the warm
-    // starts reached the same optima at 1.35× the sweep's CPU time).
-    if fitted
-        .outcome()
-        .components
-        .iter()
-        .any(|c| c.in_use < c.total)
-    {
-        return Ok((fitted, None));
-    }
-    let (Some(from), Some(to)) = (size(previous.loaded(), plate), size(model.loaded(), plate))
-    else {
-        return Ok((fitted, None));
-    };
+) -> Option<(u64, Vec<(usize, Vec<f64>)>)> {
+    let (plate, previous) = (plate?, previous?);
+    let from = size(previous.loaded(), plate)?;
+    let to = size(model.loaded(), plate)?;
     if from >= to {
-        return Ok((fitted, None));
+        return None;
     }
-    let Some(starts) = warm_starts(previous, model, plate, (to - from) as usize) else {
-        return Ok((fitted, None));
-    };
-    let once = Settings {
-        restarts: 1,
-        ..settings.clone()
-    };
-    let tolerance = same_optimum(settings, &fitted);
-    let warm = match model.fit_started(&once, &starts, &mut ()) {
-        Ok(warm) => warm,
-        // An interrupt stops the sweep; any other failure of the optional warm fit leaves the
-        // default fit, which succeeded, as this size's result, and says so.
-        Err(e @ crate::Error::Interrupted(_)) => return Err(e),
-        Err(e) => {
-            let report = WarmStart {
-                from,
-                default_bound: fitted.bound(),
-                warm_bound: f64::NAN,
-                kept: false,
-                tolerance,
-                failed: Some(e.to_string()),
-            };
-            return Ok((fitted, Some(report)));
-        }
-    };
-    let report = WarmStart {
-        from,
-        default_bound: fitted.bound(),
-        warm_bound: warm.bound(),
-        kept: warm.bound() > fitted.bound() + tolerance,
-        tolerance,
-        failed: None,
-    };
-    Ok((if report.kept { warm } else { fitted }, Some(report)))
+    let starts = warm_starts(previous, model, plate, (to - from) as usize)?;
+    Some((from, starts))
 }
 
-/// How much higher the warm fit's bound must be to be kept: the fit's own stopping rule,
-/// `tol` per observed value (`Settings::tol`), below which two fits count as having reached
-/// the same optimum. A tie keeps the default fit, so a sweep reports today's fit wherever the
-/// warm start finds nothing better.
-fn same_optimum(settings: &Settings, fitted: &Fitted) -> f64 {
-    settings.tol * fitted.compiled().vmp.observed_values().max(1) as f64
+/// Whether the best of the default fit's starts uses every component of every mixture index
+/// (expected count ≥ 1): where it leaves one empty, VB has already declined a component it
+/// had, and the split would offer it one more (galaxies, K = 4..8: the warm starts reached the
+/// same optima at 1.35× the sweep's CPU time).
+fn uses_every_component(vmp: &Vmp) -> bool {
+    vmp.components_in_use()
+        .iter()
+        .all(|&(_, in_use, total)| in_use == total)
 }
 
 /// The starts of `model`'s mixture indices over `plate` from `previous`'s q(z), each with

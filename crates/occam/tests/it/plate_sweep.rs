@@ -1,8 +1,10 @@
 //! The plate sweep's warm start (module `evidence::sweep`): each size K after a smaller one is
-//! also fitted from the previous size's q(z) with its most used component split, and the warm
-//! fit is kept only where its bound is higher than the default fit's by more than the stopping
-//! tolerance. So no size's bound is below the fit of that size alone (today's), the kept ones
-//! are strictly above it, and the sweep is the same bits when run again.
+//! offered one more candidate start, from the previous size's q(z) with its most used component
+//! split, judged as the engine judges candidate starts: by its converged bound against the
+//! default fit's best start's, both before pruning, kept only where higher by more than the
+//! stopping tolerance. Where it is not kept the fit is the fit of that size alone, bit for bit;
+//! on the VIBES tutorial it is kept at K = 4 and 5 and ends there above the fit alone; the sweep
+//! is the same bits when run again.
 
 use occam::evidence::{compare_evidence, Method, Options};
 use occam::{DataSet, Model, Observer, Settings};
@@ -30,8 +32,11 @@ fn a_sweep_keeps_the_warm_start_only_where_its_bound_is_higher() {
     let tol = settings.tol * 1000.0;
     let mut kept = Vec::new();
     for (k, (m, c)) in models.iter().zip(&swept).enumerate() {
-        let alone = m.fit(&settings).unwrap().bound();
-        let got = c.fitted.bound();
+        let alone = m.fit(&settings).unwrap();
+        let o = alone.outcome();
+        // The fit alone's best start, converged, before pruning.
+        let before = o.bound_trace[o.prune_start.unwrap() - 1];
+        let (alone, got) = (alone.bound(), c.fitted.bound());
         match &c.warm {
             None => {
                 assert_eq!(k, 0, "K = {} has no warm start", k + 1);
@@ -39,17 +44,21 @@ fn a_sweep_keeps_the_warm_start_only_where_its_bound_is_higher() {
             }
             Some(w) => {
                 assert_eq!(w.from, k as u64);
-                assert_eq!(w.default_bound.to_bits(), alone.to_bits());
+                assert_eq!(w.default_bound.to_bits(), before.to_bits());
                 if w.kept {
-                    assert_eq!(got.to_bits(), w.warm_bound.to_bits());
-                    assert!(got > alone + tol, "K = {}: {got} kept over {alone}", k + 1);
+                    assert!(w.warm_bound > before + tol, "K = {}: {w}", k + 1);
+                    // Pruning does not lower a bound.
+                    assert!(got >= w.warm_bound, "K = {}: {got} after {w}", k + 1);
                     kept.push(k + 1);
                 } else {
                     assert_eq!(got.to_bits(), alone.to_bits());
-                    assert!(w.warm_bound <= alone + tol);
+                    assert!(w.warm_bound <= before + tol, "K = {}: {w}", k + 1);
                 }
             }
         }
+        // Measured on this data set (not implied by the rule, which compares before pruning):
+        // no size ends below its fit alone.
+        assert!(got >= alone, "K = {}: {got} below {alone}", k + 1);
         eprintln!("K = {}: alone {alone:.4}, swept {got:.4}", k + 1);
     }
     // Measured: the default k-means start leaves K = 4 at -2274.97 and K = 5 at -2262.43; the

@@ -74,6 +74,9 @@ impl Vmp {
         let mut best: Option<(Fit, Vec<NodeState>)> = None;
         let mut bounds = Vec::new();
         let mut components = Vec::new();
+        // The caller's offered start (`candidates`) joins restart 0's starts, once.
+        let offered = self.offered.take();
+        let mut tried = None;
         for r in 0..restarts {
             let seed = opts.seed.wrapping_add(r as u64);
             let fresh = r > 0 || !self.initialized;
@@ -88,9 +91,13 @@ impl Vmp {
                 stage: Stage::Sweeps,
                 floor: None,
             };
-            let mut fit = self.one_run(opts, &order, &mut watch, fresh.then_some(seed))?;
+            let offer = offered.as_ref().filter(|_| r == 0);
+            let mut fit = self.one_run(opts, &order, &mut watch, fresh.then_some(seed), offer)?;
             fit.seed = seed;
             fit.best_restart = r;
+            if r == 0 {
+                tried = fit.offered.take();
+            }
             bounds.push(fit.bound);
             components.push(self.components_in_use().iter().map(|c| c.1).sum());
             if best.as_ref().is_none_or(|(b, _)| fit.bound > b.bound) {
@@ -108,20 +115,22 @@ impl Vmp {
         }
         fit.restart_bounds = bounds;
         fit.restart_components = components;
+        fit.offered = tried;
         Ok(fit)
     }
 
     /// One restart: sweeps to convergence (from each candidate start when the restart was
-    /// initialised from `seed`, [`RunOptions::candidate_starts`]), then (if asked) the pruning
-    /// stage.
+    /// initialised from `seed`, [`RunOptions::candidate_starts`], and from the `offered` one,
+    /// [`Vmp::offer_start`]), then (if asked) the pruning stage.
     fn one_run(
         &mut self,
         opts: &RunOptions,
         order: &[NodeId],
         watch: &mut Watch<'_>,
         seed: Option<u64>,
+        offered: Option<&OfferedStart>,
     ) -> Result<Fit, RunError> {
-        let (first, other) = self.candidate_sweeps(opts, order, watch, seed)?;
+        let (first, other, offered) = self.candidate_sweeps(opts, order, watch, seed, offered)?;
         let mut trace = first.trace;
         let mut warnings = first.warnings;
         let mut stop = first.stop;
@@ -185,6 +194,7 @@ impl Vmp {
             restart_components: Vec::new(),
             best_restart: 0,
             seed: opts.seed,
+            offered,
         })
     }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::super::Vmp;
 use crate::error::RunError;
 use crate::graph::NodeId;
+use crate::network::Init;
 
 /// When to stop and how strict to be.
 #[derive(Clone, Debug)]
@@ -210,6 +211,41 @@ pub struct Fit {
     pub best_restart: usize,
     /// Seed of the kept restart's initialisation.
     pub seed: u64,
+    /// What the start offered by the caller did ([`Vmp::offer_start`]), when it was tried (in
+    /// restart 0: its state is the one left in the model only if that restart is kept).
+    pub offered: Option<Offered>,
+}
+
+/// One more candidate start, offered by the caller for the next run ([`Vmp::offer_start`]):
+/// the plate sweep's warm start from the previous size's fit.
+#[derive(Clone, Debug)]
+pub struct OfferedStart {
+    /// The nodes that start otherwise, each from its `Init` (a mixture index from given
+    /// moments); every other node starts as it does in the run's first start.
+    pub starts: Vec<(NodeId, Init)>,
+    /// How much higher than the best other start's its converged bound must be for it to be
+    /// kept (nats; a tie keeps the other).
+    pub margin: f64,
+    /// Whether to try it, asked of the model in the best other start's converged state.
+    pub when: fn(&Vmp) -> bool,
+}
+
+/// What an offered start did ([`Fit::offered`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Offered {
+    /// The bound of its last sweep: converged, or where it ended early (NaN when it failed).
+    pub bound: f64,
+    /// The converged bound of the best other start, which it was judged against (before
+    /// the pruning stage, as the other starts are).
+    pub against: f64,
+    /// Whether its state is the one kept (its bound above `against` by more than the margin).
+    pub kept: bool,
+    /// Whether it ended before converging, unable to pass `against` by the margin.
+    pub ended_early: bool,
+    /// Its sweeps.
+    pub sweeps: usize,
+    /// Why its run failed (a numerical error; the best other start is kept), if it did.
+    pub failed: Option<String>,
 }
 
 /// Which part of a run a sweep belongs to.
