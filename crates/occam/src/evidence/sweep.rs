@@ -153,13 +153,13 @@ pub fn fit_swept(
     Ok((fitted, report))
 }
 
+/// A warm start's plan: the size it comes from, and its starts as `warm_starts` gives them
+/// (IR variable, responsibilities).
+type WarmPlan = (u64, Vec<(usize, Vec<f64>)>);
+
 /// The size the warm start of `model` comes from and its starts (`warm_starts`), where the
 /// module doc's conditions on the sizes and the model hold.
-fn warm_plan(
-    model: &Model,
-    previous: Option<&Fitted>,
-    plate: Option<&str>,
-) -> Option<(u64, Vec<(usize, Vec<f64>)>)> {
+fn warm_plan(model: &Model, previous: Option<&Fitted>, plate: Option<&str>) -> Option<WarmPlan> {
     let (plate, previous) = (plate?, previous?);
     let from = size(previous.loaded(), plate)?;
     let to = size(model.loaded(), plate)?;
