@@ -168,7 +168,10 @@ pub fn sym_eigen(a: &[[f64; 4]; 4]) -> Option<([f64; 4], [[f64; 4]; 4])> {
     let (u, s) = (eig.U(), eig.S());
     let vals: [f64; 4] = std::array::from_fn(|k| s[k]);
     let vecs: [[f64; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|k| u[(i, k)]));
-    let finite = vals.iter().chain(vecs.iter().flatten()).all(|v| v.is_finite());
+    let finite = vals
+        .iter()
+        .chain(vecs.iter().flatten())
+        .all(|v| v.is_finite());
     finite.then_some((vals, vecs))
 }
 
