@@ -16,7 +16,7 @@
 
 use std::path::Path;
 
-use occam_studies::spot::{self, figure::figure, Image, Kind, Pass, Settings};
+use occam_studies::spot::{self, figure::figure, GridPrior, Image, Kind, Pass, Settings};
 
 /// The arguments: directory, seed, `--passes N`.
 fn args() -> occam::Result<(String, u64, usize)> {
@@ -48,13 +48,10 @@ fn args() -> occam::Result<(String, u64, usize)> {
     Ok((dir, seed, passes))
 }
 
-/// One line per pass: its prior, then over the truly normal spots the RMS and largest errors of
-/// the centres and radii (px), the flags, the intensity's RMS relative error against the true
-/// ellipse's mean pixel and its mean relative sd, and the smallest S_eff.
-fn summary(img: &Image, k: usize, p: &Pass) {
-    let g = &p.prior;
+/// One line for a sub-grid prior.
+fn prior_line(what: &str, g: &GridPrior) {
     println!(
-        "pass {k}: prior m_c offset ({:+.3}, {:+.3}) px, m_r ({:.3}, {:.3}) px, \
+        "{what}: m_c offset ({:+.3}, {:+.3}) px, m_r ({:.3}, {:.3}) px, \
          β_c^-1/2 {:.3} px, β_r^-1/2 {:.3} px",
         g.m[0],
         g.m[1],
@@ -63,6 +60,22 @@ fn summary(img: &Image, k: usize, p: &Pass) {
         g.beta[0].recip().sqrt(),
         g.beta[1].recip().sqrt()
     );
+}
+
+/// Per pass: its prior (after the first, beside it the reading of §4.5.2 not taken, the NORMAL
+/// spots' ⟨θ⟩ mean and variance from the pass before: [`GridPrior::moment_match`]), then over
+/// the truly normal spots the RMS and largest errors of the centres and radii (px), the flags,
+/// the intensity's RMS relative error against the true ellipse's mean pixel and its mean
+/// relative sd, and the smallest S_eff.
+fn summary(img: &Image, k: usize, p: &Pass, before: Option<&Pass>) -> occam::Result<()> {
+    prior_line(&format!("pass {k}: prior"), &p.prior);
+    if let Some(b) = before {
+        let other = b
+            .prior
+            .moment_match(img, &b.fits)
+            .map_err(occam::Error::Run)?;
+        prior_line(&format!("pass {k}: (not taken: ⟨θ⟩ moments)"), &other);
+    }
     let (mut ce, mut re, mut ie, mut isd) = (vec![], vec![], vec![], vec![]);
     let (mut right, mut s_eff) = (0, f64::INFINITY);
     for (j, (t, f)) in img.truth.iter().zip(&p.fits).enumerate() {
@@ -97,6 +110,7 @@ fn summary(img: &Image, k: usize, p: &Pass) {
         100.0 * max(&ie),
         100.0 * isd.iter().sum::<f64>() / isd.len() as f64
     );
+    Ok(())
 }
 
 fn main() -> occam::Result<()> {
@@ -108,7 +122,7 @@ fn main() -> occam::Result<()> {
     let all = spot::fit_grid_passes(&img, &cfg, passes).map_err(occam::Error::Run)?;
     let took = start.elapsed().as_secs_f64();
     for (k, p) in all.iter().enumerate() {
-        summary(&img, k + 1, p);
+        summary(&img, k + 1, p, k.checked_sub(1).map(|b| &all[b]))?;
     }
     let fits = &all.last().expect("at least one pass").fits;
     let mut csv = String::from(
@@ -162,7 +176,11 @@ fn main() -> occam::Result<()> {
             f.bound()
         ));
     }
-    println!("{} spots, {} pass(es), in {took:.2} s", fits.len(), all.len());
+    println!(
+        "{} spots, {} pass(es), in {took:.2} s",
+        fits.len(),
+        all.len()
+    );
     let mut pixels = String::new();
     for y in 0..img.height {
         let row: Vec<String> = (0..img.width)
