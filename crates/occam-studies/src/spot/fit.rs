@@ -17,11 +17,11 @@
 use occam_core::dist::Sampling;
 use occam_core::special::{gamma_mean_ln, kl_gamma, log_sum_exp, LN_2PI};
 
-use super::image::Image;
 use super::polya::{ln_polya, SubImage};
 use super::sampler::{estimate, Estimate};
 
-/// The hyper-parameters of one spot's prior (4.1)–(4.5).
+/// The hyper-parameters of one spot's prior (4.1)–(4.5); Winn's setting and its refit are the
+/// sub-grid's ([`super::refit::GridPrior`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpotPrior {
     /// m_c (x, y) and m_r (x, y): the rough location and the nominal radius.
@@ -32,23 +32,6 @@ pub struct SpotPrior {
     pub a: f64,
     /// b (rate) of the Gamma priors on γ (Winn: 0.1).
     pub b: f64,
-}
-
-impl SpotPrior {
-    /// Winn's setting for spot j: m_c the rough location, m_r the nominal radius, β giving a
-    /// standard deviation of a quarter of the spot spacing (the same for the radii), a = 0.05,
-    /// b = 0.1 (§4.3.1).
-    pub fn winn(img: &Image, j: usize) -> Self {
-        let l = &img.layout;
-        let c = l.rough(j);
-        let beta = (l.spacing as f64 / 4.0).powi(-2);
-        SpotPrior {
-            m: [c[0], c[1], l.radius, l.radius],
-            beta: [beta; 4],
-            a: 0.05,
-            b: 0.1,
-        }
-    }
 }
 
 /// The fit's settings.

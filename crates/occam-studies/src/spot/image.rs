@@ -100,6 +100,23 @@ impl Image {
     pub fn at(&self, x: usize, y: usize) -> f64 {
         self.pixels[y * self.width + x]
     }
+
+    /// f(I_j, θ) of (4.26) at spot j's true ellipse: the mean intensity of the pixels inside it
+    /// (NaN when it holds no pixel centre).
+    pub fn true_intensity(&self, j: usize) -> f64 {
+        let t = &self.truth[j];
+        let (x0, y0) = self.layout.origin(j);
+        let (mut s, mut n) = (0.0, 0.0);
+        for y in y0..y0 + self.layout.spacing {
+            for x in x0..x0 + self.layout.spacing {
+                if inside(x as f64, y as f64, t.centre, t.radii) {
+                    s += self.at(x, y);
+                    n += 1.0;
+                }
+            }
+        }
+        s / n
+    }
 }
 
 /// Whether (x, y) lies in the axis-aligned ellipse (c, r); none when a radius is not positive.

@@ -11,7 +11,9 @@
 //! posteriors without I_j's message (4.16) and weighted by the likelihood (4.18)–(4.20)
 //! ([`sampler`]); the conjugate rest is VMP ([`fit`]). Each spot is then flagged NORMAL, MISSING
 //! or BAD by comparing the bound with the missing- and obscured-spot models (4.22)–(4.25), and its
-//! intensity is the weighted mean of the spot pixels' mean (4.28).
+//! intensity is the weighted mean of the spot pixels' mean (4.28). As Winn does (§4.5.2), the
+//! sub-grid's prior (m_c, β_c, m_r, β_r) is then refitted from the first pass's NORMAL spots and
+//! every spot fitted again under it ([`refit`], [`fit_grid_passes`]).
 //!
 //! Where it lives: the engine's importance-sampled nodes (`occam-core`'s `engine/sampled`) sample
 //! one scalar node with a non-exponential-family prior or Student-t children; here the sampled
@@ -31,6 +33,7 @@ pub mod fit;
 pub mod image;
 pub mod polya;
 pub mod proposal;
+pub mod refit;
 pub mod sampler;
 
 #[cfg(test)]
@@ -38,6 +41,7 @@ mod tests;
 
 pub use fit::{fit_spot, Flag, Settings, SpotFit, SpotPrior};
 pub use image::{generate, Image, Kind, Layout};
+pub use refit::GridPrior;
 
 use polya::SubImage;
 
@@ -83,15 +87,56 @@ impl<'a> Prepared<'a> {
         SubImage::new(self.img, &self.bins, j, &self.u, &self.v)
     }
 
-    /// Fits spot j with Winn's prior ([`SpotPrior::winn`]); an error names the spot.
+    /// Fits spot j with Winn's first-pass prior ([`GridPrior::winn`]); an error names the spot.
     pub fn fit(&self, j: usize) -> Result<SpotFit, String> {
-        let prior = SpotPrior::winn(self.img, j);
+        self.fit_with(j, &GridPrior::winn(&self.img.layout))
+    }
+
+    /// Fits spot j under the sub-grid prior `prior`; an error names the spot.
+    pub fn fit_with(&self, j: usize, prior: &GridPrior) -> Result<SpotFit, String> {
+        let prior = prior.spot(&self.img.layout, j);
         fit_spot(&self.sub_image(j), &self.u, &self.v, &prior, &self.cfg, j)
     }
 }
 
-/// Fits every spot of `img`; an error names the spot.
+/// Fits every spot of `img` once, under Winn's first-pass prior; an error names the spot.
 pub fn fit_grid(img: &Image, cfg: &Settings) -> Result<Vec<SpotFit>, String> {
     let p = Prepared::new(img, *cfg);
     (0..img.layout.spots()).map(|j| p.fit(j)).collect()
+}
+
+/// Passes over the grid as Winn made them (§4.5.2): one pass under his prior, then the prior
+/// refitted from it and every spot fitted again.
+pub const WINN_PASSES: usize = 2;
+
+/// One pass over the grid: the prior it used and the fits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pass {
+    /// The sub-grid prior of this pass.
+    pub prior: GridPrior,
+    /// Every spot's fit under it.
+    pub fits: Vec<SpotFit>,
+}
+
+/// `passes` passes over `img` (at least one): the first under Winn's prior, each later one under
+/// the prior refitted from the pass before ([`GridPrior::refit`]). The draws are keyed as in a
+/// single pass, so the passes differ only through the prior. An error names the pass and spot.
+pub fn fit_grid_passes(img: &Image, cfg: &Settings, passes: usize) -> Result<Vec<Pass>, String> {
+    let p = Prepared::new(img, *cfg);
+    let mut out: Vec<Pass> = Vec::with_capacity(passes);
+    for k in 0..passes.max(1) {
+        let prior = match out.last() {
+            None => GridPrior::winn(&img.layout),
+            Some(prev) => prev
+                .prior
+                .refit(img, &prev.fits)
+                .map_err(|e| format!("pass {}: {e}", k + 1))?,
+        };
+        let fits = (0..img.layout.spots())
+            .map(|j| p.fit_with(j, &prior))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("pass {}: {e}", k + 1))?;
+        out.push(Pass { prior, fits });
+    }
+    Ok(out)
 }

@@ -19,7 +19,8 @@
 //! are floored at 0.1² (every direction's sd at least a tenth of the previous one's, the same rule
 //! for a rotated frame). The 3× widening fallback is kept.
 
-use occam_core::linalg::cholesky_into;
+use faer::{Mat, Side};
+use occam_core::linalg::{cholesky_into, clean_vector_state};
 use occam_core::special::{ln_gamma, LN_2PI};
 
 /// A Gaussian proposal N(mean, L Lᵀ) (ν infinite) or a multivariate Student-t with ν degrees of
@@ -106,7 +107,7 @@ impl Proposal {
         // W = L⁻¹ C L⁻ᵀ: solve L A = C, then L Wᵀ = Aᵀ (W is symmetric).
         let a = self.solve_lower(&cov);
         let w = self.solve_lower(&transpose(&a));
-        let (vals, vecs) = jacobi_eigen(w);
+        let (vals, vecs) = sym_eigen(&w)?;
         // W' = V max(Λ, floor²) Vᵀ, then Σ = L W' Lᵀ.
         let f = FLOOR * FLOOR;
         let wf: [[f64; 4]; 4] = std::array::from_fn(|i| {
@@ -153,53 +154,25 @@ fn mul_lower(l: &[[f64; 4]; 4], b: &[[f64; 4]; 4]) -> [[f64; 4]; 4] {
     std::array::from_fn(|i| std::array::from_fn(|j| (0..=i).map(|k| l[i][k] * b[k][j]).sum()))
 }
 
-/// Eigenvalues and eigenvectors (columns of V) of a symmetric 4 × 4 matrix by cyclic Jacobi
-/// rotations (Golub & Van Loan §8.5), deterministic; stops when the off-diagonal part is below
-/// 1e-15 of the norm or after 50 sweeps (4 × 4 converges in well under ten).
-pub fn jacobi_eigen(mut a: [[f64; 4]; 4]) -> ([f64; 4], [[f64; 4]; 4]) {
-    let mut v = [[0.0; 4]; 4];
-    for (i, row) in v.iter_mut().enumerate() {
-        row[i] = 1.0;
-    }
-    let norm: f64 = a.iter().flatten().map(|x| x * x).sum::<f64>().sqrt();
-    for _ in 0..50 {
-        let off: f64 = (0..4)
-            .flat_map(|i| (0..4).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| a[i][j] * a[i][j])
-            .sum::<f64>()
-            .sqrt();
-        if off <= 1e-15 * norm {
-            break;
-        }
-        for p in 0..3 {
-            for q in p + 1..4 {
-                if a[p][q] == 0.0 {
-                    continue;
-                }
-                // The rotation that zeroes a_pq (Golub & Van Loan Algorithm 8.5.1).
-                let tau = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-                let t = tau.signum() / (tau.abs() + (1.0 + tau * tau).sqrt());
-                let c = 1.0 / (1.0 + t * t).sqrt();
-                let s = t * c;
-                for k in 0..4 {
-                    let (akp, akq) = (a[k][p], a[k][q]);
-                    a[k][p] = c * akp - s * akq;
-                    a[k][q] = s * akp + c * akq;
-                }
-                for k in 0..4 {
-                    let (apk, aqk) = (a[p][k], a[q][k]);
-                    a[p][k] = c * apk - s * aqk;
-                    a[q][k] = s * apk + c * aqk;
-                }
-                for row in v.iter_mut() {
-                    let (vp, vq) = (row[p], row[q]);
-                    row[p] = c * vp - s * vq;
-                    row[q] = s * vp + c * vq;
-                }
-            }
-        }
-    }
-    (std::array::from_fn(|i| a[i][i]), v)
+/// Eigenvalues and eigenvectors (columns of V) of the symmetric 4 × 4 matrix `a` by faer's
+/// self-adjoint eigendecomposition (eigenvalues in non-decreasing order), `a` symmetrised first
+/// (½(A + Aᵀ): faer reads one triangle, and the solves that build W leave round-off between the
+/// two). None if faer reports no convergence or a value is not finite.
+pub fn sym_eigen(a: &[[f64; 4]; 4]) -> Option<([f64; 4], [[f64; 4]; 4])> {
+    let m = Mat::<f64>::from_fn(4, 4, |i, j| 0.5 * (a[i][j] + a[j][i]));
+    let eig = m.self_adjoint_eigen(Side::Lower);
+    // faer's kernels leave the vector registers' upper halves dirty, which slows the scalar code
+    // that follows (the sampler's ln Γ and ln): clean them on this thread.
+    clean_vector_state();
+    let eig = eig.ok()?;
+    let (u, s) = (eig.U(), eig.S());
+    let vals: [f64; 4] = std::array::from_fn(|k| s[k]);
+    let vecs: [[f64; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|k| u[(i, k)]));
+    let finite = vals
+        .iter()
+        .chain(vecs.iter().flatten())
+        .all(|v| v.is_finite());
+    finite.then_some((vals, vecs))
 }
 
 #[cfg(test)]
@@ -213,10 +186,12 @@ mod tests {
         [0.1, 1.2, 0.0, 1.0],
     ];
 
-    /// V Λ Vᵀ rebuilds the matrix and V is orthonormal.
+    /// V Λ Vᵀ rebuilds the matrix, V is orthonormal and Λ ascends (faer's order, read back
+    /// with the right rows and columns).
     #[test]
-    fn jacobi_diagonalises() {
-        let (vals, v) = jacobi_eigen(C);
+    fn sym_eigen_diagonalises() {
+        let (vals, v) = sym_eigen(&C).unwrap();
+        assert!(vals.windows(2).all(|p| p[0] <= p[1]), "{vals:?}");
         for i in 0..4 {
             for j in 0..4 {
                 let a: f64 = (0..4).map(|k| v[i][k] * vals[k] * v[j][k]).sum();
