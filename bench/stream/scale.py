@@ -21,11 +21,17 @@
    as (t(11 iterations) − t(1)) / 10 in child processes, beside Occam's batch sweep on the same
    data in one process (8 shards, ``occam.distributed.fit`` without a client) in the same run.
 
-Usage: python bench/stream/scale.py N [SHARDS]     (e.g. 1e6; the issue's run is 1e8, SHARDS 16)
+Usage: python bench/stream/scale.py N [SHARDS] [--prepare]
+  (e.g. 1e6; the issue's run is 1e8, SHARDS 16). --prepare only writes the batch runs' shard
+  files into SHARD_DIR (generated on a LocalCluster of 2 workers) and exits, so that a quiet
+  window is spent on the fits.
   env SWEEPS (timed sweeps per run, default 4), METHOD_SECONDS (default 120), SCRATCH (folder
   for the shard files, default the system's temporary folder; N·16 bytes per shard set, five
-  sets: N, N (4S), N/4, N/10 rows and sklearn's), SKIP (comma list of parts to skip: methods,
-  sklearn), SKLEARN_MAX (the largest N tried for scikit-learn, default N: its iterations at 10⁷
+  sets: N, N (4S), N/4, N/10 rows and sklearn's; removed after the run), SHARD_DIR (a folder
+  kept instead: shard files already there are reused), SKIP (comma list of parts to skip: methods,
+  sklearn), RUNS (the batch runs, a comma list of 1, 2, 1x4, 2x4, q for (N, 1, S), (N, 2, S),
+  (N, 1, 4S), (N, 2, 4S), (N/4, 1, S); default all; the cost model is fitted on 4 or more),
+  SKLEARN_MAX (the largest N tried for scikit-learn, default N: its iterations at 10⁷
   rows take ≈ 30 s each), BYTES_PER_ROW (the preflight's memory per row), FORCE=1 (run past the
   preflight), DOUBLE_ON_TWO=1 (a sixth batch run: 2N rows in 2S shards on 2 workers, each
   holding what the 1-worker run held — for an N whose 2N does not fit one worker).
@@ -33,6 +39,7 @@ Prints JSON lines, then a table; writes both to bench/results/scale_<N>_<date>_<
 Needs the occam wheel (a release build: scripts/wheel), dask[distributed], SciPy and scikit-learn.
 """
 
+import contextlib
 import datetime
 import json
 import os
@@ -56,9 +63,11 @@ x[N] over D ~ MvGaussian(mean = mu[z], precision = Lambda[z])
 
 SEED = 0
 LINES = []
-# A worker's peak RSS growth per row it holds (release wheel; 317 measured in one process at
-# N = 2·10⁶: the data twice, x's moments, z's responsibilities, natural parameters and A).
-BYTES_PER_ROW = 320
+# A worker's peak RSS growth per row it holds (release wheel, row_bytes.py at N = 2·10⁶: 169
+# after the sweeps — the data, x's moments and f(x), z's responsibilities and A — and up to 296
+# while one shard starts; a worker starts its shards one at a time, so 190 leaves room for a
+# sixteenth of that transient and the worker's own ≈ 0.3 GB).
+BYTES_PER_ROW = 190
 
 
 def out(record):
@@ -164,6 +173,30 @@ def batch_run(n, workers, shards, sweeps, folder):
            "bound": r.bound}
     out(rec)
     return rec
+
+
+def chosen(n, shards):
+    """The batch runs ``(rows, workers, shards)`` that RUNS chooses (default all five)."""
+    plan = {"1": (n, 1, shards), "2": (n, 2, shards), "1x4": (n, 1, 4 * shards),
+            "2x4": (n, 2, 4 * shards), "q": (n // 4, 1, shards)}
+    runs = os.environ.get("RUNS", ",".join(plan)).split(",")
+    if not {"1", "2"} <= set(runs) or not set(runs) <= set(plan):
+        sys.exit(f"RUNS={','.join(runs)}: a comma list of {', '.join(plan)} with 1 and 2")
+    return [plan[r] for r in plan if r in runs]
+
+
+def prepare(n, shards, folder):
+    """The shard files of the chosen batch runs (and of the DOUBLE_ON_TWO run) in ``folder``."""
+    sets = sorted({(rows, s) for rows, _, s in chosen(n, shards)}, reverse=True)
+    c, client = cluster(2)
+    try:
+        for rows, s in sets + ([(2 * n, 2 * shards)] if os.environ.get("DOUBLE_ON_TWO") else []):
+            t0 = time.perf_counter()
+            shard_files(client, rows, s, folder)
+            print(f"{rows:.0e} rows in {s} shards: {time.perf_counter() - t0:.1f} s", flush=True)
+    finally:
+        client.close()
+        c.close()
 
 
 def fit_cost_model(runs):
@@ -327,11 +360,12 @@ def table(batch, model, meth, sk, oc, proj):
         rate = (big["n"] / big["seconds_per_sweep"]) / (one["n"] / one["seconds_per_sweep"])
         rows.append(f"1 -> 2 workers throughput at a fixed size per worker ({one['n']:.0e} rows "
                     f"on 1, {big['n']:.0e} on 2): {rate:.3f}")
-    rows.append(f"cost model {model['formula']}: a = {model['a_seconds']:.3g} s, "
-                f"b = {model['b_seconds_per_row']:.3g} s/row, "
-                f"c = {model['c_seconds_per_shard_per_worker']:.3g} s/shard, "
-                f"d = {model['d_seconds_per_worker_at_client']:.3g} s/worker (client); "
-                f"max residual {model['max_relative_residual']:.0%}")
+    if model:
+        rows.append(f"cost model {model['formula']}: a = {model['a_seconds']:.3g} s, "
+                    f"b = {model['b_seconds_per_row']:.3g} s/row, "
+                    f"c = {model['c_seconds_per_shard_per_worker']:.3g} s/shard, "
+                    f"d = {model['d_seconds_per_worker_at_client']:.3g} s/worker (client); "
+                    f"max residual {model['max_relative_residual']:.0%}")
     for m in meth:
         rows.append(f"{m['method']}: bound {m['bound']:.6f} after {m['iterations']} in "
                     f"{m['seconds']} s (converged {m['converged']}), "
@@ -342,20 +376,27 @@ def table(batch, model, meth, sk, oc, proj):
                     f"({sk['cpu_per_iteration']:.3f} CPU s), peak growth "
                     f"{sk['peak_growth_bytes'] >> 20} MB; Occam in one process, same data: "
                     f"{oc['seconds_per_sweep']:.3f} s/sweep ({oc['cpu_per_sweep']:.3f} CPU s)")
-    rows.append(f"projection, {proj['nodes']} nodes, {proj['rows']:.0e} rows, "
-                f"{proj['shards']} shards: {proj['seconds_per_sweep']:.2f} s/sweep "
-                f"(compute {proj['seconds_compute']:.2f}, network {proj['seconds_network']:.3f}; "
-                f"{proj['assumed']})")
+    if proj:
+        rows.append(f"projection, {proj['nodes']} nodes, {proj['rows']:.0e} rows, "
+                    f"{proj['shards']} shards: {proj['seconds_per_sweep']:.2f} s/sweep "
+                    f"(compute {proj['seconds_compute']:.2f}, network "
+                    f"{proj['seconds_network']:.3f}; {proj['assumed']})")
     return "\n".join(rows)
 
 
 def main():
-    n = int(float(sys.argv[1])) if len(sys.argv) > 1 else 1_000_000
-    shards = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+    args = [a for a in sys.argv[1:] if a != "--prepare"]
+    n = int(float(args[0])) if args else 1_000_000
+    shards = int(args[1]) if len(args) > 1 else 8
     sweeps = int(os.environ.get("SWEEPS", "4"))
     budget = float(os.environ.get("METHOD_SECONDS", "120"))
     skip = set(filter(None, os.environ.get("SKIP", "").split(",")))
     started = datetime.datetime.now(datetime.timezone.utc)
+    if "--prepare" in sys.argv:
+        if not os.environ.get("SHARD_DIR"):
+            sys.exit("--prepare writes into SHARD_DIR: set it")
+        prepare(n, shards, os.environ["SHARD_DIR"])
+        return
     # Preflight: the W = 1 run holds every row in one worker (and W = 2 the same rows over two),
     # at the bytes per row measured at N = 10⁶ (bench/README.md); refuse a size that does not fit.
     per_row = float(os.environ.get("BYTES_PER_ROW", str(BYTES_PER_ROW)))
@@ -371,12 +412,12 @@ def main():
     out({"part": "setup", "command": " ".join([os.path.basename(sys.executable), *sys.argv]),
          "occam": os.path.dirname(occam.__file__), "sweeps": sweeps, "method_seconds": budget,
          "load": os.getloadavg(), "started": started.isoformat()})
-    with tempfile.TemporaryDirectory(dir=os.environ.get("SCRATCH")) as folder:
-        batch = [batch_run(n, 1, shards, sweeps, folder), batch_run(n, 2, shards, sweeps, folder),
-                 batch_run(n, 1, 4 * shards, sweeps, folder),
-                 batch_run(n, 2, 4 * shards, sweeps, folder),
-                 batch_run(n // 4, 1, shards, sweeps, folder)]
-        model = fit_cost_model(batch)
+    keep = os.environ.get("SHARD_DIR")
+    folder_of = (contextlib.nullcontext(keep) if keep
+                 else tempfile.TemporaryDirectory(dir=os.environ.get("SCRATCH")))
+    with folder_of as folder:
+        batch = [batch_run(rows, w, s, sweeps, folder) for rows, w, s in chosen(n, shards)]
+        model = fit_cost_model(batch) if len(batch) >= 4 else None
         if os.environ.get("DOUBLE_ON_TWO"):
             # 2N rows on 2 workers (each holds what the 1-worker run held): the size that does
             # not fit one worker, and the 1 -> 2 worker throughput at a fixed size per worker.
@@ -384,7 +425,7 @@ def main():
         meth = [] if "methods" in skip else methods(n // 10, shards, budget, folder)
         sk_max = int(float(os.environ.get("SKLEARN_MAX", str(n))))
         sk, oc = (None, None) if "sklearn" in skip else sklearn_part(min(n, sk_max), folder)
-    proj = project(model, batch[1]["bytes_per_sweep"], batch[1]["workers"])
+    proj = model and project(model, batch[1]["bytes_per_sweep"], batch[1]["workers"])
     text = table(batch, model, meth, sk, oc, proj)
     print(text)
     stamp = started.strftime("%Y-%m-%d_%H%Mutc")

@@ -9,12 +9,24 @@ import numpy as _np
 
 from . import _occam
 from ._data import as_data as _as_data
-from ._errors import OccamError, UsageError
-from ._exactsum import partials, rounded
+from ._errors import OccamError, RunError, UsageError
+from ._exactsum import NotASum, partials, rounded
 
 
 class ShardLost(OccamError):
     """A shard's worker died (or its actor failed) during a distributed fit."""
+
+
+def _summed(what, which, add, *args):
+    """``add(*args)`` (an exact sum of ``_exactsum``), a column with no sum (a NaN, or +inf with
+    −inf) raised as :class:`RunError` naming ``what`` and the shards ``which`` (never taken for a
+    lost worker)."""
+    try:
+        return add(*args)
+    except NotASum as e:
+        shards = ", ".join(map(str, which))
+        raise RunError(f"shard {shards}: {what} have no sum at element {e.element} "
+                       f"({e.what})") from None
 
 
 def _read(data):
@@ -120,15 +132,17 @@ class _Group:
     def reduce(self, which, name):
         """The exact sum of the messages of shards ``which`` to global ``name``, as partials
         (``_exactsum.partials``; float64 bytes, ``rows`` of E values each): ``(rows, bytes)``."""
-        p = partials([_np.frombuffer(self.shards[i].local_messages(name), dtype="<f8")
-                      for i in which])
+        p = _summed(f"the messages to `{name}`", which, partials,
+                    [_np.frombuffer(self.shards[i].local_messages(name), dtype="<f8")
+                     for i in which])
         return p.shape[0], p.astype("<f8").tobytes()
 
     def bound(self, which):
         """Shards ``which``'s local bound terms summed exactly (partials, as :meth:`reduce`) and
         the globals' terms (alike on every replica)."""
         terms = [self.shards[i].split_bound() for i in which]
-        return partials([[t[0]] for t in terms])[:, 0].tolist(), terms[0][1]
+        p = _summed("the local bound terms", which, partials, [[t[0]] for t in terms])
+        return p[:, 0].tolist(), terms[0][1]
 
 
 class _Here:
@@ -161,11 +175,13 @@ class _Here:
 
     def reduce(self, which, name):
         parts = [_np.frombuffer(self.shards[s].local_messages(name), dtype="<f8") for s in which]
-        return rounded([p[None, :] for p in parts]), sum(p.nbytes for p in parts)
+        total = _summed(f"the messages to `{name}`", which, rounded, [p[None, :] for p in parts])
+        return total, sum(p.nbytes for p in parts)
 
     def bound(self, which):
         terms = [self.shards[s].split_bound() for s in which]
-        return terms[0][1] + rounded([[[t[0]] for t in terms]])[0]
+        local = _summed("the local bound terms", which, rounded, [[[t[0]] for t in terms]])
+        return terms[0][1] + local[0]
 
 
 class _Dask:
@@ -246,7 +262,7 @@ class _Dask:
             rows, data = self._result(held, p)
             stacks.append(_np.frombuffer(data, dtype="<f8").reshape(rows, -1))
             up += len(data)
-        return rounded(stacks), up
+        return _summed(f"the messages to `{name}`", which, rounded, stacks), up
 
     def bound(self, which):
         which = list(which)
@@ -259,7 +275,7 @@ class _Dask:
             parts.append(_np.asarray(part)[:, None])
             if first in held:  # the globals' terms: alike on every replica, taken from one
                 globals_ = g
-        return globals_ + rounded(parts)[0]
+        return globals_ + _summed("the local bound terms", which, rounded, parts)[0]
 
     def lost(self):
         """The shards whose worker no longer answers (their worker died); their groups are

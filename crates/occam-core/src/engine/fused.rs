@@ -13,7 +13,9 @@
 //! When every element of a block is latent and takes part and the priors are per group (the
 //! common case), the block is updated as whole-block array operations (`fast_block`): no
 //! per-element prior copy, message closure or own-term loop. The per-element path remains for
-//! observed labels, missing child entries and MAP indices.
+//! observed labels, missing child entries and MAP indices. When every block is whole and the
+//! prior is one for all elements, z keeps no φ (n × K values): each block forms its φ in
+//! scratch, and φ_ek = ln u_ek + A_e is formed on request (`Node::natural_row`).
 //!
 //! Blocks have a fixed size and their partial sums are added in block order, in rounds of a fixed
 //! number of blocks (bounding the memory of the partials): the result does not depend on the number
@@ -155,9 +157,13 @@ impl DistVisitor for FusedUpdate<'_> {
             .as_ref()
             .map(|(_, reps)| reps.len())
             .filter(|g| g * (k + 1) <= MAX_GROUP_VALUES);
-        // The tiled path for every block, set up once: one prior for all elements, subtracted with
-        // the first child's ⟨A⟩, Θ u − (⟨A⟩ − φ_prior). It keeps no φ (`Node::natural_row`).
-        let first_a = one_prior(z, children, &priors)
+        // Every block whole (every element latent and taking part, one prior for all): no φ is
+        // kept, each block forms its φ in scratch and φ is formed on request from q
+        // (`Node::natural_row`), on the tiled and the row-major path alike.
+        let one = one_prior(z, children, &priors);
+        // The tiled path for every block, set up once: the one prior subtracted with the first
+        // child's ⟨A⟩, Θ u − (⟨A⟩ − φ_prior).
+        let first_a = one
             .filter(|_| tile::applies(k, children))
             .map(|prior| a_minus_prior(&children[0], prior));
         let thetas: Vec<Vec<f64>> = match first_a {
@@ -180,10 +186,10 @@ impl DistVisitor for FusedUpdate<'_> {
                 })
                 .collect()
         });
-        if tiles.is_some() {
+        if one.is_some() {
             phi = Vec::new();
         } else if phi.is_empty() {
-            // Kept from here on (the last update was tiled).
+            // Kept from here on (the last update kept none).
             phi = z.natural_rows_from(&u, &a);
         }
         let tiles = tiles.as_deref();
@@ -254,7 +260,8 @@ fn block<D: ExpFamily>(
             return Ok(());
         }
     }
-    // φ not kept (the tiled path failed on this block: the general path reports why).
+    // φ not kept (every block whole): the block's φ in scratch, rows × K values. (Also where the
+    // tiled path failed on a block: the row-major path then reports why.)
     let mut scratch;
     let phi = match phi {
         Some(phi) => phi,

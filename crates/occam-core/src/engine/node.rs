@@ -127,8 +127,8 @@ impl Node {
         self.is_observed(e) || self.observed.is_none() || !self.children.is_empty()
     }
 
-    /// Whether φ is not kept and formed on request from q: a fused mixture index updated by the
-    /// tiled block path keeps u and A only (`phi` empty), since φ_ek = ln u_ek + A_e for a
+    /// Whether φ is not kept and formed on request from q: a fused mixture index updated as
+    /// whole blocks with one prior (module `fused`) keeps u and A only (`phi` empty), since φ_ek = ln u_ek + A_e for a
     /// Categorical (u = exp(φ − A), Winn (2.19)); see [`Node::natural_row`].
     pub(super) fn natural_on_request(&self) -> bool {
         self.q.phi.is_empty()

@@ -83,10 +83,10 @@ fn fused_equals_generic(complete: bool) {
     let w = fused.node("w").unwrap().index();
     assert!(fused.nodes[w].config_only && fused.nodes[w].period == 2);
     unfused(&mut generic);
-    // The tiled path (AVX-512, every element latent, one prior) keeps no φ for z.
-    let tiled = complete && super::tile::has_avx512();
+    // Whole blocks with one prior (every element latent, the tiled path or the row-major one)
+    // keep no φ for z.
     track_generic(&mut fused, &mut generic, 15, "", |fused, _| {
-        assert_eq!(fused.nodes[z.index()].natural_on_request(), tiled);
+        assert_eq!(fused.nodes[z.index()].natural_on_request(), complete);
     });
 }
 
@@ -161,7 +161,7 @@ pub(crate) fn track_generic(
     assert!(close(fused.bound(), fused.fresh_bound()));
 }
 
-/// An index whose φ is not kept (the tiled path's) and is then updated element by element (the
+/// An index whose φ is not kept (whole blocks with one prior) and is then updated element by element (the
 /// fused path switched off) forms φ from q first and goes on as the generic update does: every
 /// moment and bound term after each sweep, and φ kept again.
 #[test]
@@ -182,7 +182,7 @@ fn an_index_without_phi_is_updated_element_by_element_as_before() {
             generic.update(id).unwrap();
         }
         let on_request = fused.nodes[z.index()].natural_on_request();
-        assert_eq!(on_request, sweep < 3 && super::tile::has_avx512());
+        assert_eq!(on_request, sweep < 3);
         for (a, b) in fused.node_bounds().into_iter().zip(generic.node_bounds()) {
             assert!(close(a, b), "sweep {sweep}: {a} vs {b}");
         }
