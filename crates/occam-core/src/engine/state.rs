@@ -70,7 +70,16 @@ impl Vmp {
                 let grouped = self
                     .gated_w_state_fits(i, [s.phi.len(), s.u.len(), s.a.len()])
                     .unwrap_or(false);
-                let fits = same || shared || sampled || grouped;
+                // A fused mixture index updated as whole blocks keeps no φ (formed on request
+                // from u and A, `Node::natural_on_request`), while a fresh model holds φ until
+                // its first update: the saved empty φ is put back and formed on request.
+                let on_request = s.phi.is_empty()
+                    && !s.u.is_empty()
+                    && s.u.len() == c.u.len()
+                    && s.a.len() == c.a.len()
+                    && matches!(n.kind, MomentKind::Categorical { .. })
+                    && matches!(n.body, Body::Stochastic(_));
+                let fits = same || shared || sampled || grouped || on_request;
                 if !fits {
                     return Err(StateError::Sizes {
                         node: self.nodes[i].name.clone(),
