@@ -104,15 +104,8 @@ fn grouped_w_equals_the_per_element_update() {
 /// grouped, shorter φ there and indexed past its end), and its draws equal the first's.
 #[test]
 fn predictive_draws_twice_read_a_grouped_w_per_element() {
-    let mut vmp = models::gated().compile().expect("compiles");
-    vmp.initialize(5).expect("starts");
-    for _ in 0..2 {
-        for id in vmp.default_order() {
-            vmp.update(id).expect("sweeps");
-        }
-    }
+    let mut vmp = swept();
     let w = vmp.node("W").expect("W");
-    assert!(vmp.gated_grouped_w(w.0), "W grouped once updated");
     let phi_dense = vmp.natural(w).to_vec();
     let ancestral = vec![false; vmp.nodes.len()];
     let first = vmp
