@@ -531,3 +531,5 @@ impl Vmp {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod draw_tests;
