@@ -188,6 +188,14 @@ impl ExpFamily for GaussianMixture2 {
     fn mode(&self, phi: &[f64], x: &mut [f64]) {
         x[0] = phi[0] / (-2.0 * phi[1]);
     }
+    /// A draw from the mixture prior itself (its constants; it has no parents): the component
+    /// (the first with probability `weight`), then its Gaussian.
+    fn draw_given_parents(&self, _pa: &[&[f64]], rng: &mut Rng, x: &mut [f64]) -> bool {
+        let k = usize::from(rng.random::<f64>() >= self.weight);
+        let z: f64 = rand_distr::Distribution::sample(&rand_distr::StandardNormal, rng);
+        x[0] = self.means[k] + z / self.precisions[k].sqrt();
+        true
+    }
     fn bound_quality(&self) -> BoundQuality {
         BoundQuality::Approximate
     }

@@ -20,7 +20,10 @@
 //! `moments` and `usual_params` — no change of basis in any message. Two hooks cover what the
 //! engine would otherwise derive from the moment kind alone: [`ExpFamily::mean`] (`E[x]` where the
 //! kind's formula does not apply) and [`ExpFamily::orders_categories`] (a prior that is not
-//! symmetric in its categories, so that mixtures try putting their larger components first).
+//! symmetric in its categories, so that mixtures try putting their larger components first). A
+//! third, [`ExpFamily::draw_given_parents`], lets a family whose draw given drawn parents is not
+//! `sample` from `prior` (the importance-sampled ones) make that draw itself, so that the
+//! engine's samplers name no family.
 
 use crate::error::ValueError;
 use crate::moments::MomentKind;
@@ -216,6 +219,15 @@ pub trait ExpFamily: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// checks and shortens (`engine::noncj`). False for conjugate families and for local-bound
     /// families whose term is linear in the moments at the optimal local parameter.
     fn non_conjugate(&self) -> bool {
+        false
+    }
+    /// Draws x given its parents' drawn values (`pa`: each parent slot's moments u of the
+    /// drawn value), for ancestral sampling and the predictive's draws given drawn parents, when
+    /// that draw is not `sample` from `prior(pa)`; returns whether it drew. The importance-sampled
+    /// families need it (module `sampling`): their `prior` is a Gaussian envelope or nothing, and
+    /// their `sample` draws from the Gaussian their q is carried as. False (the default): the
+    /// engine draws `sample` from `prior(pa)`.
+    fn draw_given_parents(&self, _pa: &[&[f64]], _rng: &mut Rng, _x: &mut [f64]) -> bool {
         false
     }
     /// Representative instances (dimensions, constants) for the shared law tests.
@@ -419,6 +431,18 @@ impl Dist {
     /// [`ExpFamily::packed_moments`].
     pub fn packed_moments(&self) -> Option<Vec<usize>> {
         self.visit(PackedMoments)
+    }
+    /// [`ExpFamily::draw_given_parents`].
+    pub fn draw_given_parents(&self, pa: &[&[f64]], rng: &mut Rng, x: &mut [f64]) -> bool {
+        self.visit(DrawGiven(pa, rng, x))
+    }
+}
+
+struct DrawGiven<'a, 'p>(&'a [&'p [f64]], &'a mut Rng, &'a mut [f64]);
+impl DistVisitor for DrawGiven<'_, '_> {
+    type Output = bool;
+    fn visit<D: ExpFamily>(self, d: &D) -> bool {
+        d.draw_given_parents(self.0, self.1, self.2)
     }
 }
 

@@ -154,6 +154,12 @@ impl ExpFamily for StudentT {
     fn mode(&self, phi: &[f64], x: &mut [f64]) {
         x[0] = phi[0] / (-2.0 * phi[1]);
     }
+    /// t_ν(μ, s) at the drawn mean μ (`prior` is 0: the family sends its mean no message): the
+    /// draw of `sample` from φ = [μ, −½], whose Gaussian has mean μ.
+    fn draw_given_parents(&self, pa: &[&[f64]], rng: &mut Rng, x: &mut [f64]) -> bool {
+        self.sample(&[pa[0][0], -0.5], rng, x);
+        true
+    }
     fn bound_quality(&self) -> BoundQuality {
         BoundQuality::Approximate
     }

@@ -200,6 +200,13 @@ impl ExpFamily for TruncatedGaussian {
     fn mode(&self, phi: &[f64], x: &mut [f64]) {
         x[0] = (phi[0] / (-2.0 * phi[1])).clamp(self.lower, self.upper);
     }
+    /// A draw from the truncated prior itself (its constants; it has no parents), by the inverse
+    /// CDF on the interval.
+    fn draw_given_parents(&self, _pa: &[&[f64]], rng: &mut Rng, x: &mut [f64]) -> bool {
+        let sd = self.precision.sqrt().recip();
+        x[0] = super::truncated_draw(self.mean, sd, self.lower, self.upper, rng.random());
+        true
+    }
     fn bound_quality(&self) -> BoundQuality {
         BoundQuality::Approximate
     }

@@ -42,18 +42,19 @@ impl Vmp {
             let mut x = vec![0.0; n * vlen];
             let mut u = vec![0.0; n * len];
             for e in 0..n {
-                if !sampled::draw_phi(&dist, &self.nodes, node, e, &mut phi) {
+                let xe = &mut x[e * vlen..(e + 1) * vlen];
+                // The family's own draw given the drawn parents, where it is not `sample` from
+                // `prior` (`ExpFamily::draw_given_parents`).
+                if !dist_draw_given(&dist, &self.nodes, node, e, &mut rng, xe) {
                     dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
-                }
-                if moments(&dist, &phi, &mut tmp).is_err() {
-                    return Err(self.numerical(
-                        i,
-                        e,
-                        "the prior given the drawn parents is improper".into(),
-                    ));
-                }
-                if !sampled::draw_prior(&dist, &mut rng, &mut x[e * vlen..(e + 1) * vlen]) {
-                    sample(&dist, &phi, &mut rng, &mut x[e * vlen..(e + 1) * vlen]);
+                    if moments(&dist, &phi, &mut tmp).is_err() {
+                        return Err(self.numerical(
+                            i,
+                            e,
+                            "the prior given the drawn parents is improper".into(),
+                        ));
+                    }
+                    sample(&dist, &phi, &mut rng, xe);
                 }
                 observe(
                     &dist,

@@ -88,6 +88,22 @@ pub(super) fn dist_prior_of(
     dist.visit(Prior(nodes, node, e, phi, tmp, buf))
 }
 
+/// [`crate::dist::ExpFamily::draw_given_parents`] of element e (configuration 0) given its
+/// parents' current moments, the draws in ancestral and predictive sampling: whether the family
+/// drew x itself.
+pub(super) fn dist_draw_given(
+    dist: &Dist,
+    nodes: &[Node],
+    node: &Node,
+    e: usize,
+    rng: &mut Rng,
+    x: &mut [f64],
+) -> bool {
+    let mut buf = Vec::new();
+    let pa = gather(nodes, node, e * node.configs, &mut buf);
+    dist.draw_given_parents(&pa[..node.parents.len()], rng, x)
+}
+
 /// Expected prior of element e: φ_p = Σ_q w_q ⟨φ(pa_q)⟩, returns Σ_q w_q ⟨A(pa_q)⟩ (Winn (2.52)).
 pub(super) fn prior_of<D: ExpFamily>(
     d: &D,

@@ -162,6 +162,27 @@ impl Node {
         phi
     }
 
+    /// After an edit of a Categorical's moments u alone (a pruning deletion or relabelling): a
+    /// kept φ belongs to the old q, so it is dropped and formed from u on request
+    /// ([`Node::natural_row`]: φ_ek = ln u_ek + A_e, whose softmax is u) until the next update
+    /// keeps one again; the lazily formed φ is dropped too.
+    pub(super) fn drop_natural(&mut self) {
+        debug_assert!(matches!(self.kind, MomentKind::Categorical { .. }));
+        self.q.phi = Vec::new();
+        self.lazy = Default::default();
+    }
+
+    /// Which of a Categorical's k categories some observed element takes (its one-hot u).
+    pub(super) fn observed_categories(&self, k: usize) -> Vec<bool> {
+        let mut named = vec![false; k];
+        for e in (0..self.n).filter(|&e| self.is_observed(e)) {
+            for (j, v) in self.q.u[e * k..(e + 1) * k].iter().enumerate() {
+                named[j] |= *v > 0.0;
+            }
+        }
+        named
+    }
+
     /// Forms and keeps φ if it is not kept (before an update that writes φ element by element).
     pub(super) fn keep_natural(&mut self) {
         if self.natural_on_request() {

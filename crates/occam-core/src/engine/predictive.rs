@@ -197,25 +197,23 @@ impl Vmp {
                 continue;
             }
             let conditional = has_data || prior;
-            if conditional {
-                // A missing element of an observed node: its conditional given the draws (a
-                // Student-t's is carried as a Gaussian at its drawn mean, as ancestral sampling
-                // carries it: `sampled::draw_phi`).
-                if !sampled::draw_phi(&dist, &self.nodes, node, e, &mut phi) {
+            // A missing element of an observed node (or a new row's latent value): its
+            // conditional given the draws, drawn by the family itself where that is not `sample`
+            // from `prior` (`ExpFamily::draw_given_parents`: a Student-t at its drawn mean, a
+            // truncated or mixture prior from itself, as ancestral sampling draws them).
+            if !(conditional && dist_draw_given(&dist, &self.nodes, node, e, rng, xe)) {
+                if conditional {
                     dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
+                } else {
+                    phi.copy_from_slice(&phi_q[e * len..(e + 1) * len]);
                 }
-            } else {
-                phi.copy_from_slice(&phi_q[e * len..(e + 1) * len]);
-            }
-            if moments(&dist, &phi, &mut tmp).is_err() {
-                return Err(self.numerical(
-                    i,
-                    e,
-                    "the predictive given the drawn parents is improper".into(),
-                ));
-            }
-            // A truncated or mixture prior's conditional is the prior itself, drawn exactly.
-            if !(conditional && sampled::draw_prior(&dist, rng, xe)) {
+                if moments(&dist, &phi, &mut tmp).is_err() {
+                    return Err(self.numerical(
+                        i,
+                        e,
+                        "the predictive given the drawn parents is improper".into(),
+                    ));
+                }
                 sample(&dist, &phi, rng, xe);
             }
             observe(&dist, xe, &mut u[e * len..(e + 1) * len])

@@ -128,6 +128,10 @@ impl Vmp {
                 if used.len() <= 1 {
                     break;
                 }
+                // A component an observed label names holds data: deleting it would rewrite the
+                // label as a spread over the other components.
+                let named = n.observed_categories(k);
+                used.retain(|&(_, j)| !named[j]);
                 used.sort_by(|a, b| a.0.total_cmp(&b.0));
                 // A pass's screen starts from the current state (its baseline); a screen that
                 // fails (a numerical error on the subsample) screens nothing: every deletion then
@@ -239,9 +243,12 @@ impl Vmp {
             row.iter_mut().zip(&perm).for_each(|(r, &j)| *r = u[j]);
             u.copy_from_slice(&row);
         }
-        node.lazy = Default::default();
+        node.drop_natural();
         self.changed(i);
         self.refresh_dependents(i);
         true
     }
 }
+
+#[cfg(test)]
+mod tests;

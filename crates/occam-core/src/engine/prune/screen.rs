@@ -114,12 +114,16 @@ impl Vmp {
         self.screen = None;
     }
 
-    /// Empties component j of mixture index i (k components): each element's responsibility of
-    /// j moved to the others in proportion (uniformly where j held all of it), then what reads
-    /// the index is refreshed.
+    /// Empties component j of mixture index i (k components): each latent element's
+    /// responsibility of j moved to the others in proportion (uniformly where j held all of it),
+    /// then what reads the index is refreshed. Observed labels are data and stay (pruning never
+    /// tries a component one of them names).
     pub(super) fn delete_component(&mut self, i: usize, j: usize, k: usize) {
         let node = &mut self.nodes[i];
         for e in 0..node.n {
+            if node.is_observed(e) {
+                continue;
+            }
             let row = &mut node.q.u[e * k..(e + 1) * k];
             row[j] = 0.0;
             let total: f64 = row.iter().sum();
@@ -131,8 +135,7 @@ impl Vmp {
                     .for_each(|(c, v)| *v = if c == j { 0.0 } else { 1.0 / (k - 1) as f64 });
             }
         }
-        // φ formed on request (`Vmp::natural`) belongs to the old q.
-        node.lazy = Default::default();
+        node.drop_natural();
         self.changed(i);
         self.refresh_dependents(i);
     }

@@ -46,7 +46,8 @@ const FRESH: u64 = 1 << 32;
 /// What one element's sampling gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Estimate {
-    /// ⟨x⟩ and ⟨x²⟩ under q.
+    /// ⟨x⟩ and ⟨x²⟩ under q: the moments of the Gaussian q is adopted as, [m, m² + `var`],
+    /// consistent with its natural parameters (Winn (4.20)).
     pub u: [f64; 2],
     /// q's variance, formed about the mean (Σ w_s (x_s − ⟨x⟩)², or the closed form's own), never
     /// as ⟨x²⟩ − ⟨x⟩², which cancels to nothing when the mean is large against the spread.
@@ -131,8 +132,11 @@ fn pass(
         var_u[1] += wn * wn * (x * x - m2) * (x * x - m2);
         var += wn * (x - m1) * (x - m1);
     }
+    // ⟨x²⟩ of the Gaussian q is adopted as (Winn (4.20)): m² + the variance about the mean, the
+    // moments of its φ = [m/v, −1/(2v)] (Σ w x², equal in exact arithmetic, strays from them by
+    // the sum's rounding, many ulps of ⟨x²⟩ when the mean is large against the spread).
     Some(Estimate {
-        u: [m1, m2],
+        u: [m1, m1 * m1 + var],
         var,
         log_z: top + (total / s as f64).ln(),
         samples: s,

@@ -477,45 +477,6 @@ impl QBlock for Sampled {
     }
 }
 
-/// For ancestral sampling: a Student-t element's φ carries its drawn mean, [μ, −½] (what
-/// `StudentT::sample` reads; its `prior` is 0, module docs). False for other families.
-pub(super) fn draw_phi(
-    dist: &Dist,
-    nodes: &[Node],
-    node: &Node,
-    e: usize,
-    phi: &mut [f64],
-) -> bool {
-    if !matches!(dist, Dist::StudentT(_)) {
-        return false;
-    }
-    let mut buf = Vec::new();
-    let pa = elements::gather(nodes, node, e, &mut buf);
-    phi[0] = pa[0][0];
-    phi[1] = -0.5;
-    true
-}
-
-/// For ancestral sampling: a draw from a truncated or mixture prior itself (its `sample` draws
-/// from the Gaussian q is carried as). False for other families.
-pub(super) fn draw_prior(dist: &Dist, rng: &mut Rng, x: &mut [f64]) -> bool {
-    use rand::Rng as _;
-    match dist {
-        Dist::TruncatedGaussian(t) => {
-            let sd = t.precision.sqrt().recip();
-            x[0] = crate::dist::truncated_draw(t.mean, sd, t.lower, t.upper, rng.random());
-            true
-        }
-        Dist::GaussianMixture2(m) => {
-            let k = usize::from(rng.random::<f64>() >= m.weight);
-            let z: f64 = rand_distr::Distribution::sample(&rand_distr::StandardNormal, rng);
-            x[0] = m.means[k] + z / m.precisions[k].sqrt();
-            true
-        }
-        _ => false,
-    }
-}
-
 impl Vmp {
     /// The importance-sampled nodes' S and S_eff (module `sampled`), in node order.
     pub fn sampled_nodes(&self) -> Vec<SampledNode> {
@@ -529,5 +490,7 @@ impl Vmp {
     }
 }
 
+#[cfg(test)]
+mod draw_tests;
 #[cfg(test)]
 mod tests;

@@ -416,3 +416,47 @@ fn a_strict_fit_with_few_samples_is_kept_by_the_shift_allowance() {
     eprintln!("{falls} falls beyond round-off, {rescued} of them beyond ln Ẑ's noise alone");
     assert!(rescued > 0, "{falls} falls, none beyond ln Ẑ's noise alone");
 }
+
+/// The stored moments are the adopted Gaussian's own (Winn (4.20)): u = [m, m² + v] with v the
+/// variance formed about the mean, beside its φ = [m/v, −1/(2v)], so the moments formed from φ
+/// equal u to a few ulps. Checked on a Student-t mean near 1 and near 10⁴ (spread 10⁻²), where
+/// ⟨x²⟩ summed as Σ w x² over the draws differs from m² + v by more than that.
+#[test]
+fn the_stored_moments_are_those_of_the_stored_natural_parameters() {
+    use crate::dist::ExpFamily;
+    use crate::prelude::*;
+    let ulps = |a: f64, b: f64| (a - b).abs() / (f64::EPSILON * b.abs());
+    for (centre, scale) in [(1.0, 0.8), (1e4, 0.05)] {
+        let mut g = Graph::new();
+        let n = g.plate("N", 8);
+        let mu = g.add("mu", Gaussian, &[], [c(centre), c(1e2)]).unwrap();
+        let t = StudentT {
+            nu: 3.0,
+            scale,
+            sampling: Sampling::default(),
+        };
+        let y = g.add("y", t, &[n], [p(mu)]).unwrap();
+        let offsets = [0.3, -0.9, 0.1, 1.7, -0.4, 6.0, 0.2, -5.0];
+        let ys: Vec<f64> = offsets.iter().map(|o| centre + scale * o).collect();
+        g.observe(y, &ys).unwrap();
+        let mut vmp = g.compile().unwrap();
+        vmp.initialize(4).unwrap();
+        for sweep in 0..4 {
+            if sweep > 0 {
+                vmp.update(mu).unwrap();
+            }
+            let (phi, u) = (vmp.natural(mu), vmp.moments(mu));
+            let mut formed = [0.0; 2];
+            Gaussian.moments(phi, &mut formed).unwrap();
+            for k in 0..2 {
+                assert!(
+                    ulps(formed[k], u[k]) <= 4.0,
+                    "centre {centre}, sweep {sweep}: u{k} {} from φ, {} stored ({} ulps)",
+                    formed[k],
+                    u[k],
+                    ulps(formed[k], u[k])
+                );
+            }
+        }
+    }
+}
