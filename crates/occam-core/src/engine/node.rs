@@ -131,8 +131,15 @@ impl Node {
     /// whole blocks with one prior (module `fused`) keeps u and A only (`phi` empty), since φ_ek = ln u_ek + A_e for a
     /// Categorical (u = exp(φ − A), Winn (2.19)); see [`Node::natural_row`].
     pub(super) fn natural_on_request(&self) -> bool {
-        self.q.phi.is_empty()
-            && !self.q.u.is_empty()
+        self.forms_natural_for(&self.q.phi, &self.q.u)
+    }
+
+    /// Whether a q of this node with natural parameters `phi` and moments `u` keeps no φ and
+    /// forms it on request ([`Node::natural_on_request`] for the node's own q; a saved state's
+    /// arrays when one is put back).
+    pub(super) fn forms_natural_for(&self, phi: &[f64], u: &[f64]) -> bool {
+        phi.is_empty()
+            && !u.is_empty()
             && matches!(self.kind, MomentKind::Categorical { .. })
             && matches!(self.body, Body::Stochastic(_))
     }

@@ -73,12 +73,9 @@ impl Vmp {
                 // A fused mixture index updated as whole blocks keeps no φ (formed on request
                 // from u and A, `Node::natural_on_request`), while a fresh model holds φ until
                 // its first update: the saved empty φ is put back and formed on request.
-                let on_request = s.phi.is_empty()
-                    && !s.u.is_empty()
-                    && s.u.len() == c.u.len()
+                let on_request = s.u.len() == c.u.len()
                     && s.a.len() == c.a.len()
-                    && matches!(n.kind, MomentKind::Categorical { .. })
-                    && matches!(n.body, Body::Stochastic(_));
+                    && n.forms_natural_for(&s.phi, &s.u);
                 let fits = same || shared || sampled || grouped || on_request;
                 if !fits {
                     return Err(StateError::Sizes {

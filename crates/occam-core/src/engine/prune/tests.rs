@@ -24,17 +24,22 @@ enum Path {
 
 const PATHS: [Path; 3] = [Path::Observed, Path::TwoPriors, Path::Generic];
 
-/// Two groups of 30 points, alternately near −3 and 3, fitted by a mixture of K = 4 Gaussians
-/// whose index z[G, M] has Dirichlet (or, with `sticks`, stick-breaking) weights, started so that
-/// two components are surplus. Returns the compiled model, z and its weights' node.
-fn model(path: Path, sticks: bool) -> (Vmp, NodeId, NodeId) {
-    let (groups, per, k) = (2, 30, 4);
-    let n = groups * per;
+/// The mixture every test here fits: `groups` × `per` points, alternately near −3 and 3 (x
+/// observed), and K = 4 Gaussian components whose index z[G, M] has Dirichlet (or, with
+/// `sticks`, stick-breaking) weights, one set per group with `per_group`. Returns the graph
+/// before z is observed or anything is started, and z, the means and the weights' node.
+fn mixture(
+    groups: usize,
+    per: usize,
+    per_group: bool,
+    sticks: bool,
+) -> (Graph, NodeId, NodeId, NodeId) {
+    let (n, k) = (groups * per, 4);
     let mut g = Graph::new();
     let gp = g.plate("G", groups);
     let mp = g.plate("M", per);
     let kp = g.plate("K", k);
-    let prior_plates: &[PlateId] = if path == Path::TwoPriors { &[gp] } else { &[] };
+    let prior_plates: &[PlateId] = if per_group { &[gp] } else { &[] };
     let alpha = if sticks {
         g.add("alpha", StickBreaking { k }, prior_plates, [c(1.0)])
     } else {
@@ -61,6 +66,16 @@ fn model(path: Path, sticks: bool) -> (Vmp, NodeId, NodeId) {
         .map(|i| if i % 2 == 0 { -3.0 } else { 3.0 } + noise(i))
         .collect();
     g.observe(x, &xs).unwrap();
+    (g, z, mu, alpha)
+}
+
+/// Two groups of 30 points, alternately near −3 and 3, fitted by a mixture of K = 4 Gaussians
+/// whose index z[G, M] has Dirichlet (or, with `sticks`, stick-breaking) weights, started so that
+/// two components are surplus. Returns the compiled model, z and its weights' node.
+fn model(path: Path, sticks: bool) -> (Vmp, NodeId, NodeId) {
+    let (groups, per) = (2, 30);
+    let n = groups * per;
+    let (mut g, z, mu, alpha) = mixture(groups, per, path == Path::TwoPriors, sticks);
     if path == Path::Observed {
         let labels: Vec<f64> = (0..n).map(|i| (i % 2) as f64).collect();
         let seen: Vec<bool> = (0..n).map(|i| i < 2).collect();
@@ -321,35 +336,8 @@ fn pruning_keeps_the_components_observed_labels_name() {
 
 /// The model of [`model`] (Dirichlet weights) with the first three of `labels` observed.
 fn labelled(labels: &[f64], per: usize) -> (Vmp, NodeId, NodeId) {
-    let k = 4;
     let n = labels.len();
-    let mut g = Graph::new();
-    let gp = g.plate("G", n / per);
-    let mp = g.plate("M", per);
-    let kp = g.plate("K", k);
-    let alpha = g
-        .add(
-            "alpha",
-            Dirichlet {
-                concentration: vec![1.0; k],
-            },
-            &[],
-            [],
-        )
-        .unwrap();
-    let z = g
-        .add("z", Categorical { k }, &[gp, mp], [p(alpha)])
-        .unwrap();
-    let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.05)]).unwrap();
-    let tau = g.add("tau", Gamma { shape: 2.0 }, &[kp], [c(1.0)]).unwrap();
-    let x = g
-        .add_mixture("x", Gaussian, &[gp, mp], &[(z, kp)], [p(mu), p(tau)])
-        .unwrap();
-    let noise = |i: usize| ((i * 7919) % 1000) as f64 / 1000.0 - 0.5;
-    let xs: Vec<f64> = (0..n)
-        .map(|i| if i % 2 == 0 { -3.0 } else { 3.0 } + noise(i))
-        .collect();
-    g.observe(x, &xs).unwrap();
+    let (mut g, z, mu, alpha) = mixture(n / per, per, false, false);
     let seen: Vec<bool> = (0..n).map(|i| i < 3).collect();
     g.observe_masked(z, labels, Some(&seen)).unwrap();
     g.initialize(z, Init::Random);
