@@ -163,7 +163,7 @@ impl Vmp {
             }
             if self.orders_components(i) {
                 self.snapshot_into(&mut saved);
-                if self.reorder_by_size(i, k) {
+                if self.reorder_by_size(i, k, order)? {
                     match self.trial(opts, order, watch, best, &mut out.sweeps)? {
                         Some(accepted) => {
                             best = accepted.0;
@@ -217,13 +217,22 @@ impl Vmp {
     /// Relabels index `i`'s components by decreasing total responsibility (a stable sort), for a
     /// trial: under stick-breaking weights an empty or small component before larger ones costs
     /// bound (about ln(α / N_after) per empty stick) that deletions cannot recover (Kurihara,
-    /// Welling & Vlassis 2007 sort the sticks by size). The components' q follow from q(z) in the
-    /// next sweep. Returns false when the order is already decreasing or some labels are observed.
-    fn reorder_by_size(&mut self, i: usize, k: usize) -> bool {
+    /// Welling & Vlassis 2007 sort the sticks by size). The components and the weights then take
+    /// one update each in `order` (every node of the schedule but the index), so that their q
+    /// follow the new labels: the schedule updates the index first, and it would otherwise read
+    /// the old components and put every row back under its old label, which undid every
+    /// relabelling. Returns false when the order is already decreasing or some labels are
+    /// observed.
+    pub(super) fn reorder_by_size(
+        &mut self,
+        i: usize,
+        k: usize,
+        order: &[NodeId],
+    ) -> Result<bool, RunError> {
         let node = &mut self.nodes[i];
         if (0..node.n).any(|e| node.is_observed(e)) {
             // Observed labels name their components: no relabelling.
-            return false;
+            return Ok(false);
         }
         let mut totals = vec![0.0f64; k];
         for e in 0..node.n {
@@ -235,7 +244,7 @@ impl Vmp {
         let mut perm: Vec<usize> = (0..k).collect();
         perm.sort_by(|&a, &b| totals[b].total_cmp(&totals[a]));
         if perm.iter().enumerate().all(|(p, &j)| p == j) {
-            return false;
+            return Ok(false);
         }
         let mut row = vec![0.0; k];
         for e in 0..node.n {
@@ -246,7 +255,10 @@ impl Vmp {
         node.drop_natural();
         self.changed(i);
         self.refresh_dependents(i);
-        true
+        for &id in order.iter().filter(|id| id.index() != i) {
+            self.update(id)?;
+        }
+        Ok(true)
     }
 }
 
