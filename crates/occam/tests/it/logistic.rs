@@ -61,13 +61,24 @@ fn log_joint(x: &[[f64; 3]], y: &[f64], w: [f64; 3]) -> f64 {
             .sum::<f64>()
 }
 
-/// Exact log evidence, posterior means and standard deviations by tensor Gauss–Legendre over
-/// the box `centre ± 9 half`, 4 panels of 16 points per axis.
+/// Exact log evidence, posterior means and standard deviations of logistic regression with
+/// w ~ N(0, I) (`quadrature3`).
 pub(crate) fn quadrature(
     x: &[[f64; 3]],
     y: &[f64],
     centre: [f64; 3],
     half: [f64; 3],
+) -> (f64, [f64; 3], [f64; 3]) {
+    quadrature3(centre, half, |w| log_joint(x, y, w))
+}
+
+/// Log evidence ln ∫ exp(log_joint(w)) dw, means and standard deviations of the normalised
+/// density by tensor Gauss–Legendre over the box `centre ± 9 half`, 4 panels of 16 points per
+/// axis. `log_joint` is the log of prior × likelihood.
+pub(crate) fn quadrature3(
+    centre: [f64; 3],
+    half: [f64; 3],
+    log_joint: impl Fn([f64; 3]) -> f64,
 ) -> (f64, [f64; 3], [f64; 3]) {
     let rule = GaussLegendre::new(16);
     let panels = 4;
@@ -89,10 +100,7 @@ pub(crate) fn quadrature(
     for &(w0, q0) in &a0 {
         for &(w1, q1) in &a1 {
             for &(w2, q2) in &a2 {
-                logs.push((
-                    log_joint(x, y, [w0, w1, w2]) + (q0 * q1 * q2).ln(),
-                    [w0, w1, w2],
-                ));
+                logs.push((log_joint([w0, w1, w2]) + (q0 * q1 * q2).ln(), [w0, w1, w2]));
             }
         }
     }
