@@ -5,7 +5,9 @@
 //!   and standard deviations within 10% of the exact ones, the bound below the exact log evidence,
 //!   and the Jaakkola–Jordan fit of the same data beside it (its sds are 21–27% too small);
 //! - Poisson regression on 30 points (bias + 2 inputs, w ~ N(0, I)) against 3-D quadrature: the
-//!   same assertions.
+//!   same assertions;
+//! - Binomial regression (5 trials) on 30 points written with `sigmoid` (bias + 2 inputs,
+//!   w ~ N(0, I)) against 3-D quadrature: the same assertions.
 //!
 //! The full-covariance Gaussian q is not the exact posterior, so neither fit is exact; what is
 //! asserted is the 10% and that every sweep kept the bound from falling.
@@ -159,6 +161,53 @@ fn poisson_regression_with_the_log_link_is_within_ten_percent_of_the_exact_poste
         poisson_quadrature(&x, &y, [mean[0], mean[1], mean[2]], [sd[0], sd[1], sd[2]]);
     eprintln!("poisson exact: log Z {log_z:.6}, means {exact_mean:.4?}, sds {exact_sd:.4?}");
     eprintln!("poisson VB:    bound {bound:.6}, means {mean:.4?}, sds {sd:.4?}");
+    assert!(bound < log_z, "bound {bound} ≥ log evidence {log_z}");
+    assert_within_10_percent("mean", &mean, &exact_mean);
+    assert_within_10_percent("sd", &sd, &exact_sd);
+}
+
+/// Binomial counts of 5 trials on 30 points (a bias and two standard-normal inputs, log-odds
+/// −0.3 + 1.2x₁ − 0.8x₂, a fixed seed) written `Binomial(5, sigmoid(dot(X[N], w)))`, w ~ N(0, I):
+/// the quadrature factor (`BinomialLogitQuad`) against 3-D quadrature of the exact posterior.
+#[test]
+fn binomial_regression_by_quadrature_is_within_ten_percent_of_the_exact_posterior() {
+    let mut rng = occam_core::Rng::seed_from_u64(33);
+    let x: Vec<[f64; 3]> = (0..30)
+        .map(|_| [1.0, normal(&mut rng), normal(&mut rng)])
+        .collect();
+    let y: Vec<f64> = x
+        .iter()
+        .map(|r| {
+            let p = 1.0 / (1.0 + (0.3 - 1.2 * r[1] + 0.8 * r[2]).exp());
+            (0..5).filter(|_| rng.random::<f64>() < p).count() as f64
+        })
+        .collect();
+    let mut d = DataSet::new();
+    d.insert_array("X", 30, 3, x.iter().flatten().copied().collect(), None)
+        .unwrap();
+    d.insert_array("y", 30, 1, y.clone(), None).unwrap();
+    let src = LOGISTIC.replace("Bernoulli(LINK(", "Binomial(5, sigmoid(");
+    let fit = Model::from_source("binomial", &src, &d)
+        .unwrap()
+        .fit(&settings())
+        .unwrap();
+    let (mean, sd, bound) = summary(&fit, 3);
+    let log_sigmoid = occam_core::special::log_sigmoid;
+    let (log_z, exact_mean, exact_sd) =
+        super::logistic::quadrature3([mean[0], mean[1], mean[2]], [sd[0], sd[1], sd[2]], |w| {
+            log_prior3(w)
+                + x.iter()
+                    .zip(&y)
+                    .map(|(r, &k)| {
+                        let eta = r[0] * w[0] + r[1] * w[1] + r[2] * w[2];
+                        occam_core::special::ln_binomial(5.0, k)
+                            + k * log_sigmoid(eta)
+                            + (5.0 - k) * log_sigmoid(-eta)
+                    })
+                    .sum::<f64>()
+        });
+    eprintln!("binomial exact: log Z {log_z:.6}, means {exact_mean:.4?}, sds {exact_sd:.4?}");
+    eprintln!("binomial VB:    bound {bound:.6}, means {mean:.4?}, sds {sd:.4?}");
     assert!(bound < log_z, "bound {bound} ≥ log evidence {log_z}");
     assert_within_10_percent("mean", &mean, &exact_mean);
     assert_within_10_percent("sd", &sd, &exact_sd);
