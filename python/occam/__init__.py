@@ -144,8 +144,8 @@ class Posterior:
 
 
 class Result:
-    """A fitted model: ``bound`` (nats, all constants), ``converged``, ``iterations``,
-    ``bound_trace``, ``restart_bounds``, ``warnings``, posteriors by name."""
+    """A fitted model: ``bound`` (nats, all constants) and its ``bound_quality``, ``converged``,
+    ``iterations``, ``bound_trace``, ``restart_bounds``, ``warnings``, posteriors by name."""
 
     def __init__(self, fitted):
         self._fitted = fitted
@@ -160,6 +160,15 @@ class Result:
     warnings = property(lambda self: self._fitted.warnings)
     variables = property(lambda self: self._fitted.variables)
     node_bounds = property(lambda self: dict(self._fitted.node_bounds))
+    bound_quality = property(
+        lambda self: self._fitted.bound_quality,
+        doc="What ``bound`` is, as the JSON report's ``bound_quality``: ``'exact'`` (the ELBO), "
+            "``'lower_bound'`` (some term is a local bound, e.g. ``sigmoid_jj``) or "
+            "``'approximate'`` (an importance-sampled node's estimate). ``compare`` refuses to "
+            "rank bounds of different kinds unless ``mixed_bounds=True``.")
+    node_qualities = property(
+        lambda self: dict(self._fitted.node_qualities),
+        doc="Each node's kind of bound term, by node name (the kinds of ``bound_quality``).")
 
     def posterior(self, name):
         """The posterior of variable ``name`` (raises :class:`UnknownNameError` otherwise)."""

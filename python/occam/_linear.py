@@ -17,6 +17,12 @@ scikit-learn's to rounding. Differences, all deliberate:
   switches to the Woodbury identity (the same matrix in exact arithmetic).
 * The computation is in float64 whatever the input's dtype; ``copy_X`` is accepted and never
   needed (X is not modified); ``sample_weight`` is not supported.
+
+scikit-learn's ``check_estimator``: every applicable check passes, none is expected to fail
+(python/tests/test_sklearn_linear.py). The ``sample_weight`` checks do not apply (``fit`` takes
+none); scikit-learn itself skips the array-API check (``check_array_api_input``, run only with
+``SCIPY_ARRAY_API=1``; the estimators compute in NumPy) and ``check_regressor_data_not_an_array``
+where pandas is not installed (it is not among the test pins).
 """
 
 import numbers

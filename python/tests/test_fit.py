@@ -241,3 +241,36 @@ def test_candidate_starts_can_be_switched_off():
     best = m.fit(data={"x": x}, prune=False)
     assert abs(single.bound - -1130.617724954501) <= 1e-9 * 1130.6
     assert abs(best.bound - -984.366628626598) <= 1e-9 * 984.4
+
+
+def test_bound_quality_names_what_the_bound_is_as_the_json_report_does():
+    """``Result.bound_quality`` and ``node_qualities``: exact for a conjugate model, a lower bound
+    for Jaakkola–Jordan's ``sigmoid_jj``, approximate for an importance-sampled Student-t; the
+    same names as the ``occam fit --json`` report's ``bound_quality`` and ``node_qualities``
+    (written there only for bounds that are not exact), and they survive a save and load."""
+    y = np.array([1.2, 2.9, 2.1, 1.7, 8.0, 2.4, -4.0, 2.2])
+    gauss = occam.Model.from_string(
+        "plates N from data y\nmu ~ Gaussian(0, 0.01)\ny[N] ~ Gaussian(mu, 0.25)\nobserve y\n"
+    ).fit(data={"y": y})
+    assert gauss.bound_quality == "exact"
+    assert set(gauss.node_qualities.values()) == {"exact"}
+    assert "bound_quality" not in gauss.report()
+    b = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0])
+    jj = occam.Model.from_string(
+        "plates N from data y\nt ~ Gaussian(0, 1)\ny[N] ~ Bernoulli(sigmoid_jj(t))\nobserve y\n"
+    ).fit(data={"y": b})
+    t = occam.Model.from_string(
+        "plates N from data y\nmu ~ Gaussian(0, 0.01)\n"
+        "y[N] ~ StudentT(nu = 3, scale = 1, mean = mu)\nobserve y\n").fit(data={"y": y})
+    assert jj.node_qualities["y"] == "lower_bound" and jj.node_qualities["t"] == "exact"
+    for r, kind in ((jj, "lower_bound"), (t, "approximate")):
+        assert r.bound_quality == kind
+        rep = r.report()
+        assert rep["bound_quality"] == kind
+        assert r.node_qualities == rep["node_qualities"]
+        # The total is the worst of the nodes' kinds.
+        assert kind in r.node_qualities.values()
+        assert set(r.node_qualities.values()) <= {"exact", kind}
+        back = occam._from_json(r._fitted.to_json())
+        assert back.bound_quality == kind
+        assert back.node_qualities == r.node_qualities

@@ -356,6 +356,33 @@ impl PyFitted {
     fn node_bounds(&self) -> Vec<(String, f64)> {
         self.inner.outcome().node_bounds.clone()
     }
+
+    /// What the bound is, named as the JSON report's `bound_quality`: `exact` (the ELBO),
+    /// `lower_bound` (a local bound on it) or `approximate` (an estimate).
+    #[getter]
+    fn bound_quality(&self) -> String {
+        quality_name(self.inner.outcome().bound_quality)
+    }
+
+    /// Each node's kind of bound term `[(node, kind)]`, as the JSON report's `node_qualities`.
+    #[getter]
+    fn node_qualities(&self) -> Vec<(String, String)> {
+        self.inner
+            .outcome()
+            .node_qualities
+            .iter()
+            .map(|(n, k)| (n.clone(), quality_name(*k)))
+            .collect()
+    }
+}
+
+/// A bound kind's name in the JSON report (its serde name: `exact`, `lower_bound`,
+/// `approximate`).
+fn quality_name(q: occam::quality::BoundQuality) -> String {
+    match serde_json::to_value(q) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => q.name().to_string(),
+    }
 }
 
 /// Posterior model probabilities from bounds and optional prior weights.

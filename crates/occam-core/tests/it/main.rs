@@ -15,6 +15,7 @@ mod mixtures;
 mod monotone_bound;
 mod monotone_logit;
 mod monotone_noncj;
+mod monotone_shape;
 mod sampling;
 mod starts;
 mod structure;

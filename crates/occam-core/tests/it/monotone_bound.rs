@@ -451,6 +451,9 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
     if rng.random::<bool>() {
         super::monotone_noncj::add_noncj_leaves(&mut g, &mut rng, n, nn, z, kp, mu0);
     }
+    if rng.random::<bool>() {
+        super::monotone_shape::add_shape_leaves(&mut g, &mut rng, n, nn, b, mu0);
+    }
     let mut vmp = g.compile().unwrap();
     let mut order = vmp.default_order();
     order.shuffle(&mut rng);

@@ -41,8 +41,13 @@ impl Resolver<'_, '_> {
                     format!("unknown function `{}`", func.name),
                 )
                 .label("not a deterministic function")
-                .hint(did_you_mean(&func.name, names).unwrap_or_else(|| {
-                    format!(
+                .hint(match did_you_mean(&func.name, names) {
+                    // The near miss keeps the pointer to the guide's list of functions and links.
+                    Some(near) => format!(
+                        "{near} (every function and link: see {})",
+                        super::link::GUIDE
+                    ),
+                    None => format!(
                         "functions: {}; {} go in a probability or rate slot; see {}",
                         catalog::FUNCTIONS
                             .iter()
@@ -58,8 +63,8 @@ impl Resolver<'_, '_> {
                             format!("{} and {last}", rest.join(", "))
                         },
                         super::link::GUIDE
-                    )
-                }))
+                    ),
+                })
             };
             self.error(d);
             return None;

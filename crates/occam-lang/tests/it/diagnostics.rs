@@ -534,7 +534,7 @@ fn unknown_function() {
         "plate Q = 2\na over Q ~ GaussianARD(0, 1)\nb over Q ~ GaussianARD(0, 1)\ny ~ Gaussian(dott(a, b), 1)\n",
         &[],
         Code::UnknownFunction,
-        "error: unknown function `dott`\n --> m.occam:4:14\n  |\n4 | y ~ Gaussian(dott(a, b), 1)\n  |              ^^^^ not a deterministic function\n  = hint: did you mean `dot`?\n",
+        "error: unknown function `dott`\n --> m.occam:4:14\n  |\n4 | y ~ Gaussian(dott(a, b), 1)\n  |              ^^^^ not a deterministic function\n  = hint: did you mean `dot`? (every function and link: see docs/guide/12-beyond-conjugate.md)\n",
     );
 }
 
