@@ -34,7 +34,8 @@ Usage: python bench/stream/scale.py N [SHARDS] [--prepare]
   SKLEARN_MAX (the largest N tried for scikit-learn, default N: its iterations at 10⁷
   rows take ≈ 30 s each), BYTES_PER_ROW (the preflight's memory per row), FORCE=1 (run past the
   preflight), DOUBLE_ON_TWO=1 (a sixth batch run: 2N rows in 2S shards on 2 workers, each
-  holding what the 1-worker run held — for an N whose 2N does not fit one worker).
+  holding what the 1-worker run held — for an N whose 2N does not fit one worker),
+  DASK_DEFAULT=1 (the clusters with Dask's default settings, not ``od.local_cluster``'s).
 Prints JSON lines, then a table; writes both to bench/results/scale_<N>_<date>_<time>utc.txt.
 Needs the occam wheel (a release build: scripts/wheel), dask[distributed], SciPy and scikit-learn.
 """
@@ -133,13 +134,19 @@ def current_rss():
 
 
 def cluster(workers):
-    """A LocalCluster of ``workers`` processes × 1 thread. The engine's own threads (rayon) are
-    one per worker too (``RAYON_NUM_THREADS=1`` in the workers' environment): by default each
-    worker's engine would use every core, and the 1-worker run would already use the machine's
-    two cores."""
+    """A LocalCluster of ``workers`` processes × 1 thread, ``occam.distributed.local_cluster``:
+    with occam's Dask settings (``cluster_config()``: no statistical profiler, rare health checks
+    and system monitor) and the engine's own threads (rayon) one per worker too
+    (``RAYON_NUM_THREADS=1``): by default each worker's engine would use every core, and the
+    1-worker run would already use the machine's two cores. DASK_DEFAULT=1: Dask's default
+    settings instead (the runs before 2026-11-30 18:30 UTC)."""
     from dask.distributed import Client, LocalCluster
-    c = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                     dashboard_address=None, memory_limit=0, env={"RAYON_NUM_THREADS": "1"})
+    import occam.distributed as od
+    if os.environ.get("DASK_DEFAULT") == "1":
+        c = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                         dashboard_address=None, memory_limit=0, env={"RAYON_NUM_THREADS": "1"})
+    else:
+        c = od.local_cluster(workers, dashboard_address=None, memory_limit=0)
     return c, Client(c)
 
 
@@ -411,7 +418,9 @@ def main():
     import occam
     out({"part": "setup", "command": " ".join([os.path.basename(sys.executable), *sys.argv]),
          "occam": os.path.dirname(occam.__file__), "sweeps": sweeps, "method_seconds": budget,
-         "load": os.getloadavg(), "started": started.isoformat()})
+         "load": os.getloadavg(), "started": started.isoformat(),
+         "dask_settings": "default" if os.environ.get("DASK_DEFAULT") == "1"
+         else "occam.distributed.cluster_config()"})
     keep = os.environ.get("SHARD_DIR")
     folder_of = (contextlib.nullcontext(keep) if keep
                  else tempfile.TemporaryDirectory(dir=os.environ.get("SCRATCH")))

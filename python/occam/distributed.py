@@ -42,11 +42,13 @@ import warnings as _warnings
 import numpy as _np
 
 from . import _occam
+from ._cluster import cluster_config, local_cluster
 from ._errors import UsageError
 from ._minibatch import _RandomRows
 from ._shards import ShardLost, _Dask, _Here, _call_one, _call_some, _read
 
-__all__ = ["fit", "single_process_start", "Result", "ShardLost", "read_shard_files"]
+__all__ = ["fit", "single_process_start", "Result", "ShardLost", "read_shard_files",
+           "cluster_config", "local_cluster"]
 
 
 def single_process_start(source, data, sizes, seed=0, name="model.occam", plate=None):

@@ -180,3 +180,44 @@ def test_dask_default_start_converges_and_the_bound_never_decreases(client):
     assert np.all(np.diff(r.bound_trace) >= -1e-9 * np.abs(r.bound_trace[1:]))
     w = r.posterior("pi")["params"]["mean"]
     assert np.all((w > 0.2) & (w < 0.5)), w
+
+
+def test_local_cluster_sets_occams_dask_settings_and_fits_the_same_bits():
+    """``od.local_cluster``: its workers run with ``cluster_config()`` (the profiler off, the
+    loop's health check and the system monitor rare) and the engine's threads given, and a fit
+    on it is the same to the bit as in this process (the settings change Dask's bookkeeping, not
+    the sums)."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    def settings():
+        import os
+        return (dask.config.get("distributed.worker.profile.enabled"),
+                dask.config.get("distributed.admin.tick.interval"),
+                dask.config.get("distributed.admin.system-monitor.interval"),
+                os.environ.get("RAYON_NUM_THREADS"))
+
+    def callbacks(dask_worker):
+        return sorted(dask_worker.periodic_callbacks)
+
+    x = cut(gmm_data(150, seed=8), [50, 31, 69])
+    here = od.fit(GMM, x, seed=2, max_iter=10, tol=None)
+    before = dask.config.get("distributed.worker.profile.enabled")
+    cluster = od.local_cluster(2, engine_threads=2, dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    try:
+        want = (False, "1s", "10s", "2")
+        assert list(client.run(settings).values()) == [want, want]
+        for names in client.run(callbacks).values():
+            assert "profile" not in names and "profile-cycle" not in names
+        # The settings were set for the cluster's making only: this process's are as they were.
+        assert dask.config.get("distributed.worker.profile.enabled") == before
+        r = od.fit(GMM, x, client=client, seed=2, max_iter=10, tol=None)
+        np.testing.assert_array_equal(r.bound_trace, here.bound_trace)
+        for g in ["pi", "mu", "Lambda"]:
+            np.testing.assert_array_equal(r.moments(g), here.moments(g))
+    finally:
+        client.close()
+        cluster.close()
+    with pytest.raises(occam.UsageError, match="workers = 0"):
+        od.local_cluster(0)
