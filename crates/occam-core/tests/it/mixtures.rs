@@ -76,39 +76,40 @@ fn twenty_components_on_nine_clusters_keep_nine() {
     assert_eq!(retained(&vmp, lambda, k), 9, "bound {}", fit.bound);
 }
 
-/// Same seed, same result, whatever the number of threads (fixed chunking, ordered reductions).
+/// Same seed, same result, whatever the number of threads (fixed chunking, ordered reductions),
+/// and whether the run is started inside a pool or from outside one (then each parallel loop is
+/// handed to the global pool). The 3000 points make z's loops span two chunks.
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
-    let fit_with = |threads: usize| {
-        occam_core::threads::on_threads(threads, || {
-            let x: Vec<f64> = (0..6).flat_map(|_| grid_data(5)).collect();
-            let (k, d) = (6, 2);
-            let mut g = Graph::new();
-            let gmm = GaussianMixture {
-                k,
-                weight_concentration: 1.0,
-                mean_precision: 0.01,
-                wishart_dof: None,
-                wishart_scale: 1.0,
-            };
-            let mu = gmm.add(&mut g, &x, d).unwrap().mu;
-            let mut vmp = g.compile().unwrap();
-            let fit = vmp
-                .run(&RunOptions {
-                    max_iter: 30,
-                    tol: 0.0,
-                    seed: 4,
-                    ..Default::default()
-                })
-                .unwrap();
-            (fit.bound_trace, vmp.moments(mu).to_vec())
-        })
-        .unwrap()
+    let fit = || {
+        let x: Vec<f64> = (0..6).flat_map(|_| grid_data(5)).collect();
+        let (k, d) = (6, 2);
+        let mut g = Graph::new();
+        let gmm = GaussianMixture {
+            k,
+            weight_concentration: 1.0,
+            mean_precision: 0.01,
+            wishart_dof: None,
+            wishart_scale: 1.0,
+        };
+        let mu = gmm.add(&mut g, &x, d).unwrap().mu;
+        let mut vmp = g.compile().unwrap();
+        let fit = vmp
+            .run(&RunOptions {
+                max_iter: 30,
+                tol: 0.0,
+                seed: 4,
+                ..Default::default()
+            })
+            .unwrap();
+        (fit.bound_trace, vmp.moments(mu).to_vec())
     };
+    let fit_with = |threads: usize| occam_core::threads::on_threads(threads, fit).unwrap();
     let one = fit_with(1);
     assert!(one.0.len() == 30);
     assert_eq!(one, fit_with(2));
     assert_eq!(one, fit_with(3));
+    assert_eq!(one, fit());
 }
 
 /// A settled first sweep (`RunOptions::settle`): from the k-means start, the weights, means and
