@@ -31,7 +31,6 @@ Needs the peers venv (bench/peers/setup.sh: dynesty 3.1.0) and a release build:
 import argparse
 import json
 import os
-import resource
 import shlex
 import subprocess
 import sys
@@ -89,19 +88,18 @@ def make_model(x):
 
 
 def run_occam(occam, seed, temperatures, chains, wrapper):
+    # The wall and CPU time of the process are measured inside the wrapper (which may wait for
+    # locks first) by GNU time.
     cmd = wrapper + [
-        occam, "compare", os.path.join(EXAMPLE, "mixture.occam"),
+        "/usr/bin/time", "-f", "OCCAM_TIME %e %U %S", occam, "compare", os.path.join(EXAMPLE, "mixture.occam"),
         "--data", "x=" + os.path.join(EXAMPLE, "x.csv"),
         "--method", "vb,ais", "--temperatures", str(temperatures), "--chains", str(chains),
         "--seed", str(seed), "--json",
     ]
-    c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    seconds = time.perf_counter() - t0
-    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
-    doc = json.loads(out)
+    run = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    line = [l for l in run.stderr.splitlines() if l.startswith("OCCAM_TIME ")][-1].split()
+    seconds, cpu = float(line[1]), float(line[2]) + float(line[3])
+    doc = json.loads(run.stdout)
     rows = {}
     for e in doc["models"][0]["evidence"]:
         rows[e["method"]] = {
