@@ -206,12 +206,15 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                 let (s, how) = match moves {
                     AisMoves::Gibbs | AisMoves::Auto => (
                         ais::ais(&flat, opts.temperatures, opts.chains, opts.seed),
-                        if flat.chain.is_some() {
-                            "Gibbs sweeps (state paths by forward filtering, backward sampling)"
-                        } else {
-                            "Gibbs sweeps"
-                        }
-                        .to_string(),
+                        match ais::annealed_concentration(&flat) {
+                            _ if flat.chain.is_some() => "Gibbs sweeps (state paths by forward \
+                                                          filtering, backward sampling)"
+                                .to_string(),
+                            Some(a) => {
+                                format!("Gibbs sweeps, the weights' concentration annealed 1 → {a}")
+                            }
+                            None => "Gibbs sweeps".to_string(),
+                        },
                     ),
                     AisMoves::Hmc => {
                         let c = collapsed::Collapsed::new(&flat);

@@ -10,6 +10,7 @@ mod defaults;
 mod driver;
 mod evidence;
 mod evidence_ais;
+mod evidence_ais_sparse;
 mod evidence_cv;
 mod evidence_hmm;
 mod evidence_hmm_cs;
