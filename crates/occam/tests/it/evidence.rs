@@ -220,11 +220,7 @@ fn importance_sampling_does_not_depend_on_the_thread_count() {
         ..Options::default()
     };
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| value(&f, Method::Is, &opts))
+        occam_core::threads::on_threads(threads, || value(&f, Method::Is, &opts)).unwrap()
     };
     let (a, b) = (run(1), run(3));
     assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());

@@ -125,11 +125,7 @@ fn ais_does_not_depend_on_the_thread_count() {
         ..Options::default()
     };
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| value(&f, Method::Ais, &opts))
+        occam_core::threads::on_threads(threads, || value(&f, Method::Ais, &opts)).unwrap()
     };
     let (a, b) = (run(1), run(3));
     assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());

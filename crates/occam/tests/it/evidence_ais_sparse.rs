@@ -130,11 +130,7 @@ fn sparse_ais_is_the_same_bits_on_one_and_two_threads() {
         ..opts(5)
     };
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| value(&f, Method::Ais, &o))
+        occam_core::threads::on_threads(threads, || value(&f, Method::Ais, &o)).unwrap()
     };
     let (a, b) = (run(1), run(2));
     assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());

@@ -115,11 +115,7 @@ fn cross_validation_does_not_depend_on_the_thread_count() {
         ..Options::default()
     };
     let run = |threads: usize, o: &Options| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| value(&f, Method::Cv, o))
+        occam_core::threads::on_threads(threads, || value(&f, Method::Cv, o)).unwrap()
     };
     let (a, b) = (run(1, &opts), run(3, &opts));
     assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());

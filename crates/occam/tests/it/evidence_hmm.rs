@@ -138,13 +138,8 @@ fn chain_estimates_do_not_depend_on_the_thread_count() {
         ..Options::default()
     };
     for m in [Method::Is, Method::Ais] {
-        let run = |threads: usize| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap()
-                .install(|| value(&f, m, &o))
-        };
+        let run =
+            |threads: usize| occam_core::threads::on_threads(threads, || value(&f, m, &o)).unwrap();
         let (a, b) = (run(1), run(3));
         assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());
         assert_eq!(a.se.map(f64::to_bits), b.se.map(f64::to_bits));
@@ -232,11 +227,7 @@ fn gibbs_ais_is_the_same_bits_for_a_seed_and_any_thread_count() {
         ..gibbs(7)
     };
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| value(&f, Method::Ais, &o))
+        occam_core::threads::on_threads(threads, || value(&f, Method::Ais, &o)).unwrap()
     };
     let (a, b, c) = (run(1), run(3), run(3));
     for other in [&b, &c] {

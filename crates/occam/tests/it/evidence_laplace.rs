@@ -120,11 +120,8 @@ fn laplace_on_a_mixture_counts_the_relabelled_modes() {
     );
     // The same bits on 1 and 3 threads (no randomness; L-BFGS and Newton are sequential).
     let on = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
+        occam_core::threads::on_threads(threads, || value(&f, Method::Laplace, &opts).log_evidence)
             .unwrap()
-            .install(|| value(&f, Method::Laplace, &opts).log_evidence)
     };
     assert_eq!(on(1).to_bits(), l.log_evidence.to_bits());
     assert_eq!(on(3).to_bits(), l.log_evidence.to_bits());

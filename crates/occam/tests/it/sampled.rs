@@ -229,18 +229,15 @@ fn any_thread_count_gives_the_same_bits() {
     let src = "plate K = 40\nplate N = 5\nmu[K] ~ Gaussian(0, 0.1)\n\
                y[K, N] ~ StudentT(nu = 3, scale = 0.5, mean = mu[K])\nobserve y\n";
     let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| {
-                let mut d = DataSet::new();
-                d.insert_array("y", 40, 5, y.clone(), None).unwrap();
-                Model::from_source("sampled", src, &d)
-                    .unwrap()
-                    .fit(&settings(2))
-                    .unwrap()
-            })
+        occam_core::threads::on_threads(threads, || {
+            let mut d = DataSet::new();
+            d.insert_array("y", 40, 5, y.clone(), None).unwrap();
+            Model::from_source("sampled", src, &d)
+                .unwrap()
+                .fit(&settings(2))
+                .unwrap()
+        })
+        .unwrap()
     };
     let (a, b) = (run(1), run(3));
     assert_eq!(a.bound().to_bits(), b.bound().to_bits());
