@@ -184,21 +184,26 @@ fn prml_jj(x: &[[f64; 3]], y: &[f64]) -> ([f64; 3], Vec<f64>, f64) {
     (m, s, prml_bound(x, y, &xi))
 }
 
-#[test]
-fn logistic_regression_is_the_jj_fixed_point_below_the_exact_posterior() {
-    let (x, y) = data();
+/// `MODEL` fitted to the 30 points `x`, `y` with 400 sweeps and no stopping tolerance.
+fn fitted(x: &[[f64; 3]], y: &[f64]) -> occam::Fitted {
     let mut d = DataSet::new();
     d.insert_array("X", 30, 3, x.iter().flatten().copied().collect(), None)
         .unwrap();
-    d.insert_array("y", 30, 1, y.clone(), None).unwrap();
-    let model = Model::from_source("logistic", MODEL, &d).unwrap();
-    let fit = model
+    d.insert_array("y", 30, 1, y.to_vec(), None).unwrap();
+    Model::from_source("logistic", MODEL, &d)
+        .unwrap()
         .fit(&Settings {
             tol: 0.0,
             max_iter: 400,
             ..Settings::default()
         })
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn logistic_regression_is_the_jj_fixed_point_below_the_exact_posterior() {
+    let (x, y) = data();
+    let fit = fitted(&x, &y);
     let post = fit.posterior("w").unwrap();
     let vb_mean = post.param("mean").unwrap().values.clone();
     let cov = post.param("covariance").unwrap().values.clone();
@@ -318,18 +323,7 @@ fn binomial_logit_matches_one_dimensional_quadrature() {
 #[test]
 fn the_fitted_xi_is_a_stationary_point_of_the_bound_by_finite_differences() {
     let (x, y) = data();
-    let mut d = DataSet::new();
-    d.insert_array("X", 30, 3, x.iter().flatten().copied().collect(), None)
-        .unwrap();
-    d.insert_array("y", 30, 1, y.clone(), None).unwrap();
-    let fit = Model::from_source("logistic", MODEL, &d)
-        .unwrap()
-        .fit(&Settings {
-            tol: 0.0,
-            max_iter: 400,
-            ..Settings::default()
-        })
-        .unwrap();
+    let fit = fitted(&x, &y);
     let post = fit.posterior("w").unwrap();
     let m = post.param("mean").unwrap().values.clone();
     let s = post.param("covariance").unwrap().values.clone();
