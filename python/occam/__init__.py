@@ -483,7 +483,7 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
         if isinstance(methods, str):
             methods = methods.split(",")
         sweep = None if plate is None else _plate_sweep(plate)
-        rows, svg, averaged = _occam.compare_evidence(
+        rows, svg, averaged, margins = _occam.compare_evidence(
             [m._model for m in ms], _as_data(data),
             None if priors is None else [float(p) for p in priors],
             methods=None if methods is None else [str(m) for m in methods], plate=sweep,
@@ -497,7 +497,7 @@ def compare(models, data=None, priors=None, seed=0, restarts=1, max_iter=1000, t
         return Comparison(
             (_Row((name, Result(f), f.bound - best, p, {e["method"]: e for e in ev}))
              for (f, name, ev), p in zip(rows, probs)),
-            svg=svg, average=averaged)
+            svg=svg, average=averaged, margins=margins)
     rows = _occam.compare([m._model for m in ms], _as_data(data),
                           None if priors is None else [float(p) for p in priors],
                           mixed_bounds=bool(mixed_bounds), **s)

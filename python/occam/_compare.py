@@ -22,12 +22,20 @@ class Comparison(list):
     ``average=METHOD``, ``average`` is the Bayesian model average of the new rows'
     predictions: a dict with ``method``, ``weights`` (P(m | D) under that method, one per row)
     and ``predictions`` (per variable, as :meth:`Result.predict` returns them: ``mean``,
-    ``sd``, ``quantiles``, ``samples``, ``exact``, ``missing``); ``None`` otherwise."""
+    ``sd``, ``quantiles``, ``samples``, ``exact``, ``missing``); ``None`` otherwise.
 
-    def __init__(self, rows=(), svg=None, average=None):
+    With ``methods=``, ``margins`` says per method how clearly its best model beats the
+    runner-up, as ``occam compare``'s "best by" lines do: ``None`` where some model has no
+    estimate, else a dict with ``best`` and ``runner_up`` (model names), ``nats`` (the difference
+    of their ln p(D)), ``se`` (its standard error, or ``None``) and ``weak`` (why the win is
+    weak — within 2 standard errors, or under 1 nat: a Bayes factor under e, "not worth more
+    than a bare mention" on Kass & Raftery's scale — or ``None``); ``{}`` without ``methods=``."""
+
+    def __init__(self, rows=(), svg=None, average=None, margins=None):
         super().__init__(rows)
         self._svg = svg
         self.average = average
+        self.margins = {} if margins is None else margins
 
     @property
     def best(self):

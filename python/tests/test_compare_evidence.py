@@ -36,6 +36,22 @@ def test_plate_sweep_and_methods_match_the_exact_choice():
     assert rows.best.model.endswith("[K=2]")
 
 
+def test_margins_name_the_runner_up_and_say_when_the_win_is_weak():
+    rows = occam.compare([MODEL], data={"x": X}, plate="K=1..3",
+                         methods=["vb", "exact", "is"], restarts=5)
+    exact = [r.evidence["exact"]["log_evidence"] for r in rows]
+    g = rows.margins["exact"]
+    assert (g["best"], g["runner_up"]) == (f"{MODEL}[K=3]", f"{MODEL}[K=2]")
+    assert g["nats"] == exact[2] - exact[1] and g["se"] is None
+    # 0.86 nats: a Bayes factor of 2.36, under e (Kass & Raftery: a bare mention).
+    assert g["weak"].startswith("Bayes factor 2.36 < e")
+    assert rows.margins["vb"]["best"] == f"{MODEL}[K=2]" and rows.margins["vb"]["weak"]
+    s = rows.margins["is"]
+    assert s["se"] > 0 and s["best"] == f"{MODEL}[K=3]"
+    # Without methods= there are no margins.
+    assert occam.compare([MODEL], data={"x": X}).margins == {}
+
+
 def test_same_numbers_as_the_command_line():
     binary = pathlib.Path(os.environ.get("OCCAM_BIN", ROOT / "target" / "debug" / "occam"))
     if not binary.is_file():

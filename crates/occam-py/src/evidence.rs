@@ -16,12 +16,14 @@ use crate::fitted::PyFitted;
 use crate::model::{settings, PyModel};
 
 /// Fits every model (or the plate sweep `plate = (NAME, SIZES)` of the one model) and runs
-/// `methods` on each; returns `([(fitted, name, [per-method dict])], svg, average)`, each dict
+/// `methods` on each; returns `([(fitted, name, [per-method dict])], svg, average, margins)`, each dict
 /// with `method` and either `kind`, `log_evidence`, `se`, `ess`, `seconds`, `note`,
 /// `probability` or `not_applicable`; `svg` the plot of every method's ln p(D) against the
 /// models' free parameters (`occam compare --plot`); `average` `None`, or with `average =
 /// METHOD` and the new rows `predict`, `{"method", "weights", "predictions"}`
-/// ([`occam::evidence::average_rows`], as `occam compare --average`, seeded by `seed`). The
+/// ([`occam::evidence::average_rows`], as `occam compare --average`, seeded by `seed`);
+/// `margins` per method `None` or `{"best", "runner_up", "nats", "se", "weak"}`
+/// ([`occam::evidence::Margin`]: `weak` says why the win is weak, or is `None`). The
 /// caller ranks the fits' bounds: of different kinds (exact, lower bound, approximate) they
 /// are refused unless `mixed_bounds`.
 #[pyfunction]
@@ -161,6 +163,25 @@ pub fn compare_evidence<'py>(
         // score), the plot of `--plot` and the average of `--average`.
         set_probabilities(&mut rows, &priors);
         let svg = occam_report::evidence::evidence_plot(&rows, &methods);
+        // Per method, how clearly the best model beats the runner-up (`occam compare`'s
+        // "best by" lines).
+        let margins = PyDict::new(py);
+        for (m, g) in methods
+            .iter()
+            .zip(occam_report::evidence::row_margins(&rows, &methods))
+        {
+            let Some(g) = g else {
+                margins.set_item(m.name(), py.None())?;
+                continue;
+            };
+            let d = PyDict::new(py);
+            d.set_item("best", &names[g.best])?;
+            d.set_item("runner_up", &names[g.runner_up])?;
+            d.set_item("nats", g.nats)?;
+            d.set_item("se", g.se)?;
+            d.set_item("weak", g.weak())?;
+            margins.set_item(m.name(), d)?;
+        }
         let averaged = match average {
             None => None,
             Some(by) => {
@@ -219,6 +240,7 @@ pub fn compare_evidence<'py>(
                 out.into_any(),
                 svg.into_pyobject(py)?.into_any(),
                 averaged.into_pyobject(py)?.into_any(),
+                margins.into_any(),
             ],
         )
     })

@@ -2,7 +2,7 @@
 //! ... --plate NAME=SIZES --json` and the view's compare write and read them; the SVG of
 //! evidence against complexity (`--plot`).
 
-use occam::evidence::{free_parameters, Evidence, EvidenceRow, Method};
+use occam::evidence::{free_parameters, margins, Evidence, EvidenceRow, Margin, Method};
 
 use serde_json::{json, Value};
 
@@ -45,7 +45,8 @@ pub fn best_per_method(rows: &[EvidenceRow], methods: &[Method]) -> Vec<Option<S
 }
 
 /// The JSON of `occam compare --method ... --json` (and of the view's compare): per model its
-/// bound, iterations, convergence, estimates and warnings; the best model per method.
+/// bound, iterations, convergence, estimates and warnings; the best model per method and its
+/// margin over the runner-up (`margin`).
 pub fn compare_json(rows: &[EvidenceRow], methods: &[Method]) -> Value {
     let models: Vec<Value> = rows
         .iter()
@@ -72,7 +73,33 @@ pub fn compare_json(rows: &[EvidenceRow], methods: &[Method]) -> Value {
         .zip(best_per_method(rows, methods))
         .map(|(m, b)| (m.name().to_string(), json!(b)))
         .collect();
-    json!({"models": models, "best": best})
+    let margin: serde_json::Map<String, Value> = methods
+        .iter()
+        .zip(row_margins(rows, methods))
+        .map(|(m, g)| (m.name().to_string(), margin_json(rows, g.as_ref())))
+        .collect();
+    json!({"models": models, "best": best, "margin": margin})
+}
+
+/// [`margins`] of the rows' estimates.
+pub fn row_margins(rows: &[EvidenceRow], methods: &[Method]) -> Vec<Option<Margin>> {
+    let ev: Vec<&[Evidence]> = rows.iter().map(|r| r.evidence.as_slice()).collect();
+    margins(&ev, methods)
+}
+
+/// One method's margin as JSON: `best`, `runner_up` (file names), `nats`, `se`, `weak` (why, or
+/// null); null where the method has no margin.
+fn margin_json(rows: &[EvidenceRow], g: Option<&Margin>) -> Value {
+    let name = |i: usize| rows[i].fitted.loaded().file_name.clone();
+    g.map_or(Value::Null, |g| {
+        json!({
+            "best": name(g.best),
+            "runner_up": name(g.runner_up),
+            "nats": g.nats,
+            "se": g.se,
+            "weak": g.weak(),
+        })
+    })
 }
 
 /// Plate sizes from `FROM..TO` (at most 1000 of them) or `A,B,C`, every size at least 1;

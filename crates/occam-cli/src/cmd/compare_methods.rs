@@ -4,7 +4,7 @@
 
 use occam::evidence::{compare_evidence, Evidence, EvidenceRow, Method, Options};
 use occam::{Model, Observer, Settings};
-use occam_report::evidence::{best_per_method, compare_json, plate_sizes};
+use occam_report::evidence::{best_per_method, compare_json, plate_sizes, row_margins};
 
 use super::compare::{probability, CompareArgs};
 use super::progress::Bar;
@@ -139,18 +139,26 @@ pub fn run(
             }
         }
     }
+    let margins = row_margins(&rows, methods);
     for (j, (m, b)) in methods.iter().zip(&best).enumerate() {
         let unreliable = rows.iter().any(|r| r.evidence[j].unreliable());
+        // How clearly it wins: `by X nats over Y`, and why that is weak when it is.
+        let margin = margins[j].as_ref().map_or(String::new(), |g| {
+            format!(" ({})", g.describe(|i| name(&rows[i])))
+        });
         match b {
             // A ranking over an estimate flagged unreliable says so on the line a reader acts on.
             Some(b) if unreliable => outln!(
-                "best by {}: {b} (UNRELIABLE: some estimates are flagged, see their notes; check \
-                 with exact, more --samples or --temperatures, or vbsym)",
+                "best by {}: {b}{margin} (UNRELIABLE: some estimates are flagged, see their notes; \
+                 check with exact, more --samples or --temperatures, or vbsym)",
                 m.name()
             ),
-            Some(b) => outln!("best by {}: {b}", m.name()),
+            Some(b) => outln!("best by {}: {b}{margin}", m.name()),
             None => outln!("best by {}: - (not every model has it)", m.name()),
         }
+    }
+    if let Some(line) = disagreement(methods, &best, &margins) {
+        outln!("{line}");
     }
     for r in &rows {
         for w in &r.fitted.outcome().warnings {
@@ -158,4 +166,49 @@ pub fn run(
         }
     }
     Ok(())
+}
+
+/// When the methods (other than `cv`, which ranks held-out prediction, not evidence) pick
+/// different best models, one line saying so, and whether every margin behind those picks is
+/// weak: then the data do not choose between the models, whatever the table's order.
+fn disagreement(
+    methods: &[Method],
+    best: &[Option<String>],
+    margins: &[Option<occam::evidence::Margin>],
+) -> Option<String> {
+    let picks: Vec<(usize, &String)> = (0..methods.len())
+        .filter(|&j| methods[j] != Method::Cv)
+        .filter_map(|j| best[j].as_ref().map(|b| (j, b)))
+        .collect();
+    let first = picks.first()?.1;
+    if picks.iter().all(|(_, b)| *b == first) {
+        return None;
+    }
+    // Grouped by the model picked, in the order of the methods: `vb → A; exact, is → B`.
+    let mut groups: Vec<(&String, Vec<&str>)> = Vec::new();
+    for (j, b) in &picks {
+        match groups.iter_mut().find(|(g, _)| g == b) {
+            Some((_, ms)) => ms.push(methods[*j].name()),
+            None => groups.push((b, vec![methods[*j].name()])),
+        }
+    }
+    let list: Vec<String> = groups
+        .iter()
+        .map(|(b, ms)| format!("{} → {b}", ms.join(", ")))
+        .collect();
+    let all_weak = picks
+        .iter()
+        .all(|(j, _)| margins[*j].as_ref().is_some_and(|g| g.weak().is_some()));
+    Some(if all_weak {
+        format!(
+            "the methods disagree ({}), each by a weak margin: the data do not choose between \
+             these models",
+            list.join("; ")
+        )
+    } else {
+        format!(
+            "the methods disagree ({}); see each margin above",
+            list.join("; ")
+        )
+    })
 }

@@ -275,3 +275,104 @@ fn the_plot_draws_one_series_per_method_against_free_parameters() {
     );
     assert!(text.contains("data-label=\"exact\"") && text.contains("free parameters d"));
 }
+
+/// The "best by" lines give each winner's margin over the runner-up and call it weak under one
+/// nat (Kass & Raftery's "not worth more than a bare mention") or within two standard errors;
+/// when the methods pick different models, one line says so. On the guide's nine points the
+/// bound picks K = 2 by 0.55 nats, the exact evidence K = 3 by 0.86: every pick is weak. The JSON
+/// carries the same margins.
+#[test]
+fn best_by_lines_give_the_margin_and_say_when_it_is_weak() {
+    let model = root().join("docs/guide/examples/mixture_k.occam");
+    let data = format!(
+        "x={}",
+        root()
+            .join("docs/guide/examples/three_clusters.csv")
+            .display()
+    );
+    let args = |json: bool| {
+        let mut a = vec![
+            "compare".to_string(),
+            model.display().to_string(),
+            "--data".into(),
+            data.clone(),
+            "--plate".into(),
+            "K=1..3".into(),
+            "--method".into(),
+            "vb,exact,is".into(),
+            "--restarts".into(),
+            "5".into(),
+        ];
+        if json {
+            a.push("--json".into());
+        }
+        a
+    };
+    let (code, out, err) = run_in(
+        &[],
+        &args(false).iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let m = |k: u32| format!("{}[K={k}]", model.display());
+    let line = |method: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("best by {method}:")))
+            .unwrap_or_else(|| panic!("no best-by-{method} line in:\n{out}"))
+            .to_string()
+    };
+    assert_eq!(
+        line("vb"),
+        format!(
+            "best by vb: {} (by 0.55 nats over {}: weak, Bayes factor 1.74 < e: not worth more \
+             than a bare mention (Kass & Raftery 1995))",
+            m(2),
+            m(3)
+        )
+    );
+    assert_eq!(
+        line("exact"),
+        format!(
+            "best by exact: {} (by 0.86 nats over {}: weak, Bayes factor 2.36 < e: not worth \
+             more than a bare mention (Kass & Raftery 1995))",
+            m(3),
+            m(2)
+        )
+    );
+    assert!(
+        line("is").starts_with(&format!("best by is: {} (by 0.9", m(3))),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "the methods disagree (vb → {}; exact, is → {}), each by a weak margin: the data do \
+             not choose between these models",
+            m(2),
+            m(3)
+        )),
+        "{out}"
+    );
+    // The JSON's margins: the same numbers, the names and why each is weak.
+    let (code, out, err) = run_in(
+        &[],
+        &args(true).iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let exact: Vec<f64> = v["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["evidence"][1]["log_evidence"].as_f64().unwrap())
+        .collect();
+    let g = &v["margin"]["exact"];
+    assert_eq!(g["best"], m(3).as_str());
+    assert_eq!(g["runner_up"], m(2).as_str());
+    assert_eq!(g["nats"].as_f64().unwrap(), exact[2] - exact[1]);
+    assert!(g["se"].is_null());
+    assert!(g["weak"]
+        .as_str()
+        .unwrap()
+        .starts_with("Bayes factor 2.36 < e"));
+    let s = &v["margin"]["is"];
+    assert!(s["se"].as_f64().unwrap() > 0.0 && s["weak"].is_string());
+}

@@ -44,6 +44,7 @@ mod importance;
 mod laplace;
 #[cfg(test)]
 mod laplace_tests;
+mod margin;
 mod not_applicable;
 mod proposal;
 mod relabel;
@@ -54,6 +55,7 @@ mod unconstrained;
 pub use average::average;
 pub use average_rows::{average_rows, Averaged};
 pub use estimate::{estimate, free_parameters};
+pub use margin::{margins, Margin, WEAK_NATS};
 pub use not_applicable::NotApplicable;
 pub use sweep::{fit_swept, WarmStart};
 pub use table::{compare_evidence, set_probabilities, weights, EvidenceRow};
