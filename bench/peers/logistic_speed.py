@@ -10,14 +10,15 @@ PyMC ``fullrank_advi``), so they share one optimum: the reference means are Occa
 
 Each measurement runs in its own process (``--peer NAME``), which prints one JSON line: wall and
 CPU seconds (getrusage, all threads, with finished child processes such as PyTensor's g++) of
-the fit to convergence, iterations, the largest distance of its means from the reference, and the growth of peak RSS over the process's RSS just before
-the fit (the data are 16 MB); Occam's line also has the time of every sweep (from the fit's
-callback). ``--peer xtlx`` times one XᵀΛX (numpy/OpenBLAS: ``(X·λ)ᵀX``, 2ND² flops).
+the fit to convergence, iterations, the largest distance of its means from the reference, and
+the growth of peak RSS over the process's RSS just before the fit (the data are 16 MB); Occam's
+line also has the time of every sweep (from the fit's callback). ``--peer xtlx`` times one XᵀΛX
+(numpy/OpenBLAS: ``(X·λ)ᵀX``, 2ND² flops).
 
 The peers stop at the first check (every ``--every`` steps) at which their means are within 1e-2
 of the reference; JIT compilation (NumPyro) and graph compilation (PyMC) are inside the time and
-also reported alone. The driver (no ``--peer``) runs each measurement ``--rounds`` times,
-alternating, and prints medians.
+also reported alone (PyMC: ``first_check_s``, compilation and the first 100 steps). The driver
+(no ``--peer``) runs each measurement ``--rounds`` times, alternating, and prints medians.
 
 Usage: python logistic_speed.py [--rounds 3] [--peers xtlx,occam,numpyro,pymc,pymc_mf]
 (occam needs the occam wheel in the interpreter running --peer occam; PEER_PYTHON=... names the
