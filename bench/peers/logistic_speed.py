@@ -9,19 +9,23 @@ PyMC ``fullrank_advi``), so they share one optimum: the reference means are Occa
 ``tol = 1e-10`` (``--ref``).
 
 Each measurement runs in its own process (``--peer NAME``), which prints one JSON line: wall and
-CPU seconds (getrusage, all threads) of the fit to convergence, iterations, the largest distance
-of its means from the reference, and the growth of peak RSS over the process's RSS just before
-the fit (the data are 16 MB); Occam's line also has the time of every sweep (from the fit's
-callback). ``--peer xtlx`` times one XᵀΛX (numpy/OpenBLAS: ``(X·λ)ᵀX``, 2ND² flops).
+CPU seconds (getrusage, all threads, with finished child processes such as PyTensor's g++) of
+the fit to convergence, iterations, the largest distance of its means from the reference, and
+the growth of peak RSS over the process's RSS just before the fit (the data are 16 MB); Occam's
+line also has the time of every sweep (from the fit's callback). ``--peer xtlx`` times one XᵀΛX
+(numpy/OpenBLAS: ``(X·λ)ᵀX``, 2ND² flops).
 
 The peers stop at the first check (every ``--every`` steps) at which their means are within 1e-2
 of the reference; JIT compilation (NumPyro) and graph compilation (PyMC) are inside the time and
-also reported alone. The driver (no ``--peer``) runs each measurement ``--rounds`` times,
-alternating, and prints medians.
+also reported alone (PyMC: ``first_check_s``, compilation and the first 100 steps). The driver
+(no ``--peer``) runs each measurement ``--rounds`` times, alternating, and prints medians.
 
-Usage: python logistic_speed.py [--rounds 3] [--peers occam,numpyro,pymc]
+Usage: python logistic_speed.py [--rounds 3] [--peers xtlx,occam,numpyro,pymc,pymc_mf]
 (occam needs the occam wheel in the interpreter running --peer occam; PEER_PYTHON=... names the
-interpreter with numpyro and pymc).
+interpreter with numpyro (setup_advi.sh), PYMC_PYTHON=... the one with PyMC (setup_pymc.sh; default
+PEER_PYTHON)). ``pymc`` is full-rank ADVI, ``pymc_mf`` mean-field ADVI; they run in the first
+``--pymc-rounds`` rounds only, each stopped after ``--cap`` seconds if it has not reached 1e-2, and
+their lines carry the distance curve [step, wall s, max |mean - reference|] at every check.
 """
 
 import argparse
@@ -58,8 +62,10 @@ def peak_mb():
 
 
 def cpu():
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+    """CPU seconds of this process and of its finished children (PyTensor compiles its C code
+    with g++ in child processes; the other peers have none)."""
+    r, k = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime + k.ru_utime + k.ru_stime
 
 
 def run_occam(args, X, y, ref):
@@ -141,28 +147,53 @@ def run_numpyro(args, X, y, ref):
                 max_dmean=dmean, reached=dmean < TOL_MEANS, mem_growth_mb=peak_mb() - base)
 
 
-def run_pymc(args, X, y, ref):
+def run_pymc(args, X, y, ref, method):
+    """PyMC's ``fit`` with ``method`` (``fullrank_advi`` or the mean-field ``advi``) and Adam at
+    ``args.lr``; every ``args.every`` steps the largest distance of q's means (the shared ``mu``,
+    read without compiling anything) from the reference is recorded as (step, wall s, distance),
+    and the fit stops at the first within 1e-2 or after ``args.cap`` seconds."""
+    # The BLAS that setup_pymc.sh configured (PyTensor's own probe does not find Debian's
+    # OpenBLAS), unless the caller names another configuration.
+    rc = os.path.join(sys.prefix, "pytensorrc")
+    if "PYTENSORRC" not in os.environ and os.path.exists(rc):
+        os.environ["PYTENSORRC"] = rc
     import pymc as pm
+    import pytensor
 
     base = rss_mb()
     t, c = time.perf_counter(), cpu()
+    state = {"steps": 0, "dmean": np.inf, "curve": [], "stop": "max_steps"}
     with pm.Model():
         w = pm.Normal("w", 0.0, 1.0, shape=D)
         pm.Bernoulli("y", logit_p=pm.math.dot(X, w), observed=y)
-        state = {"steps": 0, "dmean": np.inf}
 
         def check(approx, losses, i):
             if i % args.every == 0 and i > 0:
+                mu = approx.groups[0].params_dict["mu"].get_value()
                 state["steps"] = i
-                state["dmean"] = float(np.max(np.abs(approx.mean.eval() - ref)))
+                state["dmean"] = float(np.max(np.abs(mu - ref)))
+                now = time.perf_counter() - t
+                state["curve"].append([i, round(now, 2), round(state["dmean"], 5)])
+                if args.curve_log:  # the curve so far survives a run that is stopped from outside
+                    with open(args.curve_log, "a") as f:
+                        f.write(json.dumps(dict(method=method, lr=args.lr, step=i, wall=now,
+                                                max_dmean=state["dmean"])) + "\n")
                 if state["dmean"] < TOL_MEANS:
+                    state["stop"] = "reached"
                     raise StopIteration("reached")
+                if now > args.cap:
+                    state["stop"] = "cap"
+                    raise StopIteration("cap")
 
-        pm.fit(args.max_steps, method="fullrank_advi", random_seed=0, progressbar=False,
+        pm.fit(args.max_steps, method=method, random_seed=0, progressbar=False,
                callbacks=[check], obj_optimizer=pm.adam(learning_rate=args.lr))
     wall, cp = time.perf_counter() - t, cpu() - c
-    return dict(peer="pymc", lr=args.lr, wall=wall, cpu=cp, steps=state["steps"], max_dmean=state["dmean"],
-                reached=state["dmean"] < TOL_MEANS, mem_growth_mb=peak_mb() - base)
+    name = "pymc" if method == "fullrank_advi" else "pymc_mf"
+    return dict(peer=name, method=method, lr=args.lr, wall=wall, cpu=cp, steps=state["steps"],
+                max_dmean=state["dmean"], reached=state["dmean"] < TOL_MEANS, stop=state["stop"],
+                first_check_s=state["curve"][0][1] if state["curve"] else None,
+                blas_ldflags=pytensor.config.blas__ldflags, mem_growth_mb=peak_mb() - base,
+                curve=state["curve"])
 
 
 def one(args):
@@ -177,7 +208,9 @@ def one(args):
     elif args.peer == "numpyro":
         out = run_numpyro(args, X, y, ref)
     elif args.peer == "pymc":
-        out = run_pymc(args, X, y, ref)
+        out = run_pymc(args, X, y, ref, "fullrank_advi")
+    elif args.peer == "pymc_mf":
+        out = run_pymc(args, X, y, ref, "advi")
     else:
         raise SystemExit(f"unknown peer {args.peer}")
     out["threads"] = os.environ.get("OMP_NUM_THREADS", "default")
@@ -196,23 +229,38 @@ def driver(args):
     ref = args.ref or "/tmp/logistic_ref.npy"
     me = sys.executable
     peer_py = os.environ.get("PEER_PYTHON", me)
+    pymc_py = os.environ.get("PYMC_PYTHON", peer_py)
+    lrs = {"numpyro": args.lr_numpyro, "pymc": args.lr_pymc, "pymc_mf": args.lr_pymc_mf}
+    peers = args.peers.split(",")
     print(json.dumps(sub(me, "--peer", "occam", "--tol", "1e-10", "--save-ref", ref)), flush=True)
     print(json.dumps(sub(me, "--peer", "xtlx")), flush=True)
     rows = []
     for r in range(args.rounds):
-        for p in args.peers.split(","):
-            py = me if p == "occam" else peer_py
-            extra = ["--lr", str(args.lr_numpyro if p == "numpyro" else args.lr_pymc)] if p != "occam" else []
-            out = sub(py, "--peer", p, "--ref", ref, "--tol", str(args.tol), *extra)
+        for p in peers:
+            if p.startswith("pymc") and r >= args.pymc_rounds:
+                continue
+            py = pymc_py if p.startswith("pymc") else peer_py if p == "numpyro" else me
+            extra = ["--lr", str(lrs[p])] if p in lrs else []
+            if args.curve_log and p.startswith("pymc"):
+                extra += ["--curve-log", args.curve_log]
+            out = sub(py, "--peer", p, "--ref", ref, "--tol", str(args.tol), "--cap", str(args.cap),
+                      *extra)
             out["round"] = r
             rows.append(out)
             print(json.dumps(out), flush=True)
-    print("median over rounds (wall s, CPU s):")
-    for p in args.peers.split(","):
+    print("median over rounds (wall s, CPU s; '>=' where the peer stopped at the cap short of 1e-2):")
+    med = {}
+    for p in peers:
         ok = [o for o in rows if o.get("peer") == p and "wall" in o]
         if ok:
-            print(f"  {p:8s} wall {np.median([o['wall'] for o in ok]):8.3f}  "
-                  f"cpu {np.median([o['cpu'] for o in ok]):8.3f}")
+            med[p] = (np.median([o["wall"] for o in ok]), np.median([o["cpu"] for o in ok]))
+            short = "" if all(o.get("reached", True) for o in ok) else ">="
+            print(f"  {p:8s} wall {short}{med[p][0]:8.3f}  cpu {short}{med[p][1]:8.3f}  ({len(ok)} rounds)")
+    if "occam" in med:
+        for p in med:
+            if p not in ("occam", "xtlx"):
+                print(f"  peer / occam: {p:8s} wall {med[p][0] / med['occam'][0]:7.1f}x  "
+                      f"cpu {med[p][1] / med['occam'][1]:7.1f}x")
 
 
 def main():
@@ -226,6 +274,10 @@ def main():
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--lr-numpyro", type=float, default=0.01)
     ap.add_argument("--lr-pymc", type=float, default=0.01)
+    ap.add_argument("--lr-pymc-mf", type=float, default=0.01)
+    ap.add_argument("--pymc-rounds", type=int, default=1, help="rounds that include the PyMC peers")
+    ap.add_argument("--curve-log", help="a PyMC run appends each check to this file as it goes")
+    ap.add_argument("--cap", type=float, default=900.0, help="a PyMC run stops after this many seconds")
     ap.add_argument("--every", type=int, default=100)
     ap.add_argument("--max-steps", type=int, default=200_000)
     args = ap.parse_args()
