@@ -39,6 +39,11 @@ const ROUND: usize = 64;
 /// Group sums are produced by the pass only up to this many values (else computed when needed).
 const MAX_GROUP_VALUES: usize = 1 << 12;
 
+thread_local! {
+    /// The φ of a block of an index that keeps none, one array per thread (see `visit`).
+    static BLOCK_PHI: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// Whether node `i` is an index whose update can be fused: a Categorical, not MAP, whose children
 /// are all single-selector `config_only` mixtures with run r reading index element r.
 pub(super) fn fusable(nodes: &[Node], i: usize) -> bool {
@@ -221,13 +226,19 @@ impl DistVisitor for FusedUpdate<'_> {
                 .zip(a[lo..hi].par_chunks_mut(BLOCK))
                 .zip(partials.par_iter_mut())
                 .enumerate();
-            // No φ kept: each block's φ goes into a scratch array that a worker reuses from
-            // block to block (`map_init`), never cleared — the block's scores overwrite it
-            // (`kernels::scores_block` replaces). A fresh zeroed array per block cost 15% of the
-            // GMM estimator's sweep (callgrind, bench_gmm case a and c: a memset per block).
+            // No φ kept: each block's φ goes into its thread's scratch array (`BLOCK_PHI`),
+            // reused from block to block and from update to update, never cleared — the block's
+            // scores overwrite it (`kernels::scores_block` replaces). A fresh zeroed array per
+            // block cost 15% of the GMM estimator's sweep, and one per rayon task (`map_init`)
+            // still 6% of case a's (callgrind, bench_gmm: a memset of BLOCK × K values each).
             let done: Vec<Result<(), (usize, String)>> = if phi.is_empty() {
-                rows.map_init(Vec::new, |scratch, (b, ((u, a), s))| {
-                    run(lo + b * BLOCK, None, scratch, u, a, s)
+                rows.map(|(b, ((u, a), s))| {
+                    // Taken out while the block runs: a block started on this thread meanwhile
+                    // (work stolen while waiting) finds none and uses a fresh one.
+                    let mut scratch = BLOCK_PHI.with(std::cell::Cell::take);
+                    let done = run(lo + b * BLOCK, None, &mut scratch, u, a, s);
+                    BLOCK_PHI.with(|c| c.set(scratch));
+                    done
                 })
                 .collect()
             } else {

@@ -24,8 +24,8 @@ impl Vmp {
     pub(super) fn leaf_messages(&self, target: usize, leaf: &dyn Fn(usize) -> bool) -> Vec<f64> {
         let keep = |c: usize| self.block_of(c).is_none() || leaf(c);
         let order = self.deterministic_descendants(target, &keep);
-        let mut done: std::collections::HashMap<usize, Vec<f64>> =
-            std::collections::HashMap::with_capacity(order.len());
+        let mut done: NodeMap<Vec<f64>> =
+            NodeMap::with_capacity_and_hasher(order.len(), Default::default());
         for d in order {
             let md = self.child_messages_from(d, &keep, &done);
             done.insert(d, md);
@@ -46,8 +46,8 @@ impl Vmp {
         keep: &dyn Fn(usize) -> bool,
     ) -> Vec<f64> {
         let order = self.deterministic_descendants(target, keep);
-        let mut done: std::collections::HashMap<usize, Vec<f64>> =
-            std::collections::HashMap::with_capacity(order.len());
+        let mut done: NodeMap<Vec<f64>> =
+            NodeMap::with_capacity_and_hasher(order.len(), Default::default());
         for d in order {
             let md = self.child_messages_from(d, &|_| true, &done);
             done.insert(d, md);
@@ -109,7 +109,7 @@ impl Vmp {
         &self,
         target: usize,
         keep: &dyn Fn(usize) -> bool,
-        done: &std::collections::HashMap<usize, Vec<f64>>,
+        done: &NodeMap<Vec<f64>>,
     ) -> Vec<f64> {
         let t = &self.nodes[target];
         // A recycled buffer (see `Vmp::recycle`): large message arrays are not returned to the

@@ -41,6 +41,10 @@ impl Vmp {
             max_iter: opts.max_iter,
         };
         let mut last = f64::NEG_INFINITY;
+        // A sweep with a parallel loop runs on a pool thread, handed over once (and its bound
+        // once): see `threads::in_pool`. A sweep without one stays on this thread, where every
+        // loop already runs (`kernels::sequential`): a hand-off would only add two.
+        let pool = self.has_parallel_work();
         for iteration in 1..=opts.max_iter {
             let mut order = order;
             if iteration == 1 && opts.settle {
@@ -48,18 +52,31 @@ impl Vmp {
                 self.settle(settling, opts, observed_values, &mut warnings)?;
                 order = rest;
             }
-            for &id in order {
-                self.update(id)?;
-                // Until every factor has been updated once, initial moments (e.g. a one-hot draw) need
-                // not be consistent with φ, so L is only a bound from the second sweep on.
-                if opts.check_every_update && iteration > 1 {
-                    let l = self.bound();
-                    self.check_decrease(last, l, iteration, id, opts, &mut warnings)?;
-                    last = l;
+            let updates = |vmp: &mut Vmp, warnings: &mut Vec<Warning>, last: &mut f64| {
+                for &id in order {
+                    vmp.update(id)?;
+                    // Until every factor has been updated once, initial moments (e.g. a one-hot
+                    // draw) need not be consistent with φ, so L is only a bound from the second
+                    // sweep on.
+                    if opts.check_every_update && iteration > 1 {
+                        let l = vmp.bound();
+                        vmp.check_decrease(*last, l, iteration, id, opts, warnings)?;
+                        *last = l;
+                    }
                 }
+                Ok::<(), RunError>(())
+            };
+            if pool {
+                crate::threads::in_pool(|| updates(self, &mut warnings, &mut last))?;
+            } else {
+                updates(self, &mut warnings, &mut last)?;
             }
             watch.observer.after_updates(self)?;
-            let l = self.bound();
+            let l = if pool {
+                crate::threads::in_pool(|| self.bound())
+            } else {
+                self.bound()
+            };
             if !l.is_finite() {
                 // Name the node whose term is not finite (a prior so vague its ln p overflows,
                 // e.g. a precision of 1e-310), so the error points at a variable of the model.
@@ -120,6 +137,14 @@ impl Vmp {
             warnings,
             stop,
         })
+    }
+
+    /// Whether some node holds more values than a loop runs on the calling thread
+    /// (`kernels::sequential`): only then does a sweep have parallel work to hand to the pool.
+    fn has_parallel_work(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|n| !crate::kernels::sequential(n.n * n.len))
     }
 
     /// The length of the leading part of `order` whose nodes start from their priors (see
