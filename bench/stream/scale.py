@@ -36,6 +36,9 @@ Usage: python bench/stream/scale.py N [SHARDS] [--prepare]
   preflight), DOUBLE_ON_TWO=1 (a sixth batch run: 2N rows in 2S shards on 2 workers, each
   holding what the 1-worker run held — for an N whose 2N does not fit one worker),
   DASK_DEFAULT=1 (the clusters with Dask's default settings, not ``od.local_cluster``'s).
+  Every batch run records its timed sweeps' times and each worker's ``AnonHugePages`` after
+  the last one (transparent huge pages; ``GLIBC_TUNABLES=glibc.malloc.hugetlb=1`` asks glibc's
+  malloc for them where THP is ``madvise``), and GLIBC_TUNABLES as set.
 Prints JSON lines, then a table; writes both to bench/results/scale_<N>_<date>_<time>utc.txt.
 Needs the occam wheel (a release build: scripts/wheel), dask[distributed], SciPy and scikit-learn.
 """
@@ -128,6 +131,16 @@ def peak_rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def huge_pages():
+    """This process's anonymous memory in transparent huge pages (``AnonHugePages`` of
+    /proc/self/smaps_rollup), bytes."""
+    with open("/proc/self/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("AnonHugePages:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
 def current_rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -157,10 +170,16 @@ def batch_run(n, workers, shards, sweeps, folder):
         files = shard_files(client, n, shards, folder)
         before = client.run(current_rss)
         cpu0 = sum(client.run(time.process_time).values())
-        stamps = []
+        stamps, huge = [], {}
+
+        def see(i, b):
+            stamps.append(time.perf_counter())
+            if i == sweeps + 1:  # after the last timed sweep, every shard's memory still held
+                huge.update(client.run(huge_pages))
+
         t0 = time.perf_counter()
         r = od.fit(GMM, files, client=client, seed=SEED, max_iter=sweeps + 1, tol=None,
-                   callback=lambda i, b: stamps.append(time.perf_counter()))
+                   callback=see)
         wall = time.perf_counter() - t0
         cpu = sum(client.run(time.process_time).values()) - cpu0
         peaks = client.run(peak_rss)
@@ -171,6 +190,9 @@ def batch_run(n, workers, shards, sweeps, folder):
     growth = [peaks[w] - before[w] for w in sorted(peaks)]
     rec = {"part": "batch", "n": n, "workers": workers, "shards": shards,
            "timed_sweeps": len(stamps) - 1, "seconds_per_sweep": round(per, 4),
+           "sweep_seconds": [round(float(t), 4) for t in np.diff(stamps)],
+           "anon_huge_pages_per_worker": [int(huge.get(w, 0)) for w in sorted(peaks)],
+           "glibc_tunables": os.environ.get("GLIBC_TUNABLES", ""),
            "wall_seconds": round(wall, 2), "worker_cpu_seconds": round(cpu, 2),
            "cpu_seconds_per_sweep": round(cpu / (sweeps + 1), 4),
            "bytes_per_sweep": int(r.bytes_per_sweep),
@@ -183,13 +205,15 @@ def batch_run(n, workers, shards, sweeps, folder):
 
 
 def chosen(n, shards):
-    """The batch runs ``(rows, workers, shards)`` that RUNS chooses (default all five)."""
+    """The batch runs ``(rows, workers, shards)`` that RUNS chooses (default all five), in
+    RUNS's order (a run named twice is run twice: ``RUNS=1,2,2,1`` for the spread and the
+    order's effect)."""
     plan = {"1": (n, 1, shards), "2": (n, 2, shards), "1x4": (n, 1, 4 * shards),
             "2x4": (n, 2, 4 * shards), "q": (n // 4, 1, shards)}
     runs = os.environ.get("RUNS", ",".join(plan)).split(",")
     if not {"1", "2"} <= set(runs) or not set(runs) <= set(plan):
         sys.exit(f"RUNS={','.join(runs)}: a comma list of {', '.join(plan)} with 1 and 2")
-    return [plan[r] for r in plan if r in runs]
+    return [plan[r] for r in runs]
 
 
 def prepare(n, shards, folder):
@@ -356,13 +380,15 @@ def table(batch, model, meth, sk, oc, proj):
                     f"{r['bytes_per_sweep']} | "
                     f"{'/'.join(str(p >> 20) for p in r['peak_rss_per_worker'])} | "
                     f"{r['bytes_per_row']} |")
-    one = next(r for r in batch if r["workers"] == 1 and r["n"] == batch[0]["n"]
-               and r["shards"] == batch[0]["shards"])
-    two = next(r for r in batch if r["workers"] == 2 and r["n"] == batch[0]["n"]
-               and r["shards"] == batch[0]["shards"])
+    same = [r for r in batch if r["n"] == batch[0]["n"] and r["shards"] == batch[0]["shards"]]
+    ones = [r for r in same if r["workers"] == 1]
+    twos = [r for r in same if r["workers"] == 2]
+    one = ones[0]
     rows.append("")
-    rows.append(f"1 -> 2 workers throughput: {one['seconds_per_sweep'] / two['seconds_per_sweep']:.3f}"
-                " (issue: >= 1.8)")
+    # The k-th one-worker run against the k-th two-worker run (RUNS=1,2,2,1: two pairs).
+    for k, (a, b) in enumerate(zip(ones, twos)):
+        rows.append(f"1 -> 2 workers throughput{f' (pair {k + 1})' if len(ones) > 1 else ''}: "
+                    f"{a['seconds_per_sweep'] / b['seconds_per_sweep']:.3f} (issue: >= 1.8)")
     for big in (r for r in batch if r["n"] == 2 * one["n"] and r["workers"] == 2):
         rate = (big["n"] / big["seconds_per_sweep"]) / (one["n"] / one["seconds_per_sweep"])
         rows.append(f"1 -> 2 workers throughput at a fixed size per worker ({one['n']:.0e} rows "
@@ -419,6 +445,7 @@ def main():
     out({"part": "setup", "command": " ".join([os.path.basename(sys.executable), *sys.argv]),
          "occam": os.path.dirname(occam.__file__), "sweeps": sweeps, "method_seconds": budget,
          "load": os.getloadavg(), "started": started.isoformat(),
+         "glibc_tunables": os.environ.get("GLIBC_TUNABLES", ""),
          "dask_settings": "default" if os.environ.get("DASK_DEFAULT") == "1"
          else "occam.distributed.cluster_config()"})
     keep = os.environ.get("SHARD_DIR")
@@ -426,7 +453,8 @@ def main():
                  else tempfile.TemporaryDirectory(dir=os.environ.get("SCRATCH")))
     with folder_of as folder:
         batch = [batch_run(rows, w, s, sweeps, folder) for rows, w, s in chosen(n, shards)]
-        model = fit_cost_model(batch) if len(batch) >= 4 else None
+        distinct = {(r["n"], r["workers"], r["shards"]) for r in batch}
+        model = fit_cost_model(batch) if len(distinct) >= 4 else None
         if os.environ.get("DOUBLE_ON_TWO"):
             # 2N rows on 2 workers (each holds what the 1-worker run held): the size that does
             # not fit one worker, and the 1 -> 2 worker throughput at a fixed size per worker.

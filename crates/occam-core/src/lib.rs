@@ -39,6 +39,7 @@
 pub mod dist;
 pub mod engine;
 pub mod error;
+pub mod exactsum;
 pub mod factor;
 pub mod graph;
 pub mod junction;

@@ -11,7 +11,9 @@
 //!   (2.19)); after the globals, one more pass sums every chunk's local bound terms — Winn
 //!   (2.31) — at locals optimised given the new globals. Each step is a coordinate step on the
 //!   bound (locals given globals, then one global given the rest), so the bound never decreases
-//!   and the fit reaches the in-memory batch optimum. Reads per sweep: globals + 1.
+//!   and the fit reaches the in-memory batch optimum. Reads per sweep: globals + 1. The sums
+//!   are exact, rounded once (`occam_core::exactsum`), as `--shards` and `occam.distributed`
+//!   sum them.
 //! - **Stochastic** (`occam_core::engine::Svi`): one chunk per step, read once per epoch in a
 //!   random order (seeded), messages scaled by the number of chunks; the full bound (one pass)
 //!   every `bound_every` epochs.
@@ -27,6 +29,7 @@ use occam_core::engine::{
     Warning,
 };
 use occam_core::error::RunError;
+use occam_core::exactsum::{ExactSum, ExactSums, NotASum};
 use occam_core::graph::NodeId;
 
 use crate::data::DataSet;
@@ -329,25 +332,31 @@ impl Stream<'_> {
             Method::Batch => {
                 for sweep in 1..=o.max_iter {
                     for &g in globals {
-                        let mut total: Option<Vec<f64>> = None;
+                        // Summed exactly, rounded once (as `--shards` and `occam.distributed`).
+                        let mut total: Option<ExactSums> = None;
+                        let no_sum =
+                            |e: NotASum| run_error(e.messages_to(home.vmp().names()[g.index()]));
                         pass(home.vmp(), &mut |v| {
                             let m = v.local_messages(split, g);
-                            match &mut total {
-                                Some(t) => t.iter_mut().zip(&m).for_each(|(a, b)| *a += b),
-                                None => total = Some(m),
-                            }
-                            Ok(())
+                            total
+                                .get_or_insert_with(|| ExactSums::new(m.len()))
+                                .add(&m)
+                                .map_err(no_sum)
                         })?;
-                        let total = total.expect("one chunk at least");
+                        let total = total
+                            .expect("one chunk at least")
+                            .rounded()
+                            .map_err(no_sum)?;
                         home.vmp_mut()
                             .update_global(split, g, total)
                             .map_err(run_error)?;
                     }
-                    let mut local = 0.0;
+                    let mut local = ExactSum::new();
                     pass(home.vmp(), &mut |v| {
-                        local += v.split_bound(split).0;
+                        local.add(v.split_bound(split).0);
                         Ok(())
                     })?;
+                    let local = local.rounded().unwrap_or(f64::NAN);
                     let bound = local + home.vmp().split_bound(split).1;
                     let prev = run.trace.last().copied();
                     run.trace.push(bound);
@@ -393,11 +402,12 @@ impl Stream<'_> {
                     home.vmp_mut()
                         .set_global_state(split, svi.globals())
                         .map_err(|e| Error::Run(e.to_string()))?;
-                    let mut local = 0.0;
+                    let mut local = ExactSum::new();
                     pass(home.vmp(), &mut |v| {
-                        local += v.split_bound(split).0;
+                        local.add(v.split_bound(split).0);
                         Ok(())
                     })?;
+                    let local = local.rounded().unwrap_or(f64::NAN);
                     let bound = local + home.vmp().split_bound(split).1;
                     let prev = run.trace.last().copied();
                     run.trace.push(bound);

@@ -31,6 +31,7 @@ use rand::SeedableRng;
 
 use super::sweep::Step;
 use super::*;
+use crate::exactsum::ExactSum;
 
 /// The step sizes and minibatch order of a stochastic fit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -282,14 +283,15 @@ impl Sharded {
             if epoch % options.bound_every != 0 && epoch != epochs {
                 continue;
             }
+            // The shards' local terms summed exactly, rounded once (as the batch bound's).
             let mut global = 0.0;
-            let mut local = 0.0;
+            let mut local = ExactSum::new();
             for v in &mut self.shards {
                 let (l, g) = svi.bound_terms(v)?;
-                local += l;
+                local.add(l);
                 global = g;
             }
-            let bound = local + global;
+            let bound = local.rounded().unwrap_or(f64::NAN) + global;
             let prev = fit.bound_trace.last().copied();
             fit.bound_trace.push(bound);
             fit.epochs.push(epoch);

@@ -3,6 +3,7 @@
 //! every shard's cached state).
 
 use super::*;
+use crate::exactsum::{exact_sum, exact_sums};
 
 /// One step of the schedule: local updates run on every shard; a global's update is a reduction.
 #[derive(Clone, Debug)]
@@ -192,15 +193,19 @@ impl Sharded {
         Ok(())
     }
 
-    /// One global's update: every shard's local messages summed (in shard order), then the same
-    /// update on every replica.
+    /// One global's update: every shard's local messages summed exactly and rounded once
+    /// ([`exact_sums`]: the same bits in any shard order, and as `occam.distributed`'s
+    /// reduction), then the same update on every replica. Messages without a sum (a NaN, or
+    /// +inf with −inf) are an error naming the global.
     fn reduce(&mut self, g: NodeId) -> Result<(), RunError> {
         let split = &self.split;
-        let mut total = self.shards[0].local_messages(split, g);
-        for v in &self.shards[1..] {
-            let m = v.local_messages(split, g);
-            kernels::add_into(&mut total, &m);
-        }
+        let messages: Vec<Vec<f64>> = self
+            .shards
+            .iter()
+            .map(|v| v.local_messages(split, g))
+            .collect();
+        let mut total = exact_sums(messages.iter().map(|m| &m[..]))
+            .map_err(|e| e.messages_to(&self.shards[0].nodes[g.0].name))?;
         if self.weight != 1.0 {
             total.iter_mut().for_each(|v| *v *= self.weight);
         }
@@ -248,17 +253,13 @@ impl Sharded {
         Ok(self.bound())
     }
 
-    /// The bound: every shard's local terms (times the weight, 1 unless a subsample's) plus the
-    /// globals' terms — Winn (2.31).
+    /// The bound: every shard's local terms, summed exactly and rounded once ([`exact_sum`], as
+    /// the messages; NaN when they have no sum), times the weight (1 unless a subsample's), plus
+    /// the globals' terms — Winn (2.31).
     pub fn bound(&self) -> f64 {
         let global = self.shards[0].split_bound(&self.split).1;
-        global
-            + self.weight
-                * self
-                    .shards
-                    .iter()
-                    .map(|v| v.split_bound(&self.split).0)
-                    .sum::<f64>()
+        let local = exact_sum(self.local_terms()).unwrap_or(f64::NAN);
+        global + self.weight * local
     }
 
     /// Sweeps (or memoized passes) until the bound's change per observed value is at most `tol`,
