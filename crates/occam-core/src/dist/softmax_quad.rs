@@ -1,6 +1,7 @@
 //! Categorical(y | softmax(η)) with a Gaussian vector of log-odds η whose bound term is the exact
 //! expectation ⟨ln softmax(η)_y⟩ (up to quadrature error), not Böhning's local bound: what
-//! `y ~ Categorical(softmax(η))` becomes by default for K ≤ [`QUAD_MAX_CATEGORIES`].
+//! `y ~ Categorical(softmax_quad(η))` becomes for K ≤ [`QUAD_MAX_CATEGORIES`] (`softmax` stays
+//! Böhning's [`super::softmax`]).
 //!
 //! The family is the Categorical's in its natural parameter, as [`super::softmax`]: u =
 //! one-hot(y), φ = ⟨η⟩, A(η) = lse(η). Here ⟨A⟩ = E[lse(η)] under η ~ N(m, Σ), m = ⟨η⟩,
@@ -25,7 +26,9 @@
 //! Cost per observation and sweep: 20^(K − 1) evaluations of softmax or more, hence the limit on K
 //! beyond which [`CategoricalSoftmaxQuad::from_args`] builds Böhning's family instead.
 
-use super::{BoundQuality, Categorical, CategoricalSoftmax, Dist, ExpFamily, OutOfDomain, SlotInput};
+use super::{
+    BoundQuality, Categorical, CategoricalSoftmax, Dist, ExpFamily, OutOfDomain, SlotInput,
+};
 use crate::error::ValueError;
 use crate::moments::MomentKind;
 use crate::spec::{
@@ -40,7 +43,7 @@ use std::sync::OnceLock;
 /// the last serves every larger sd (module docs).
 pub const QUAD_TIERS: [(f64, usize); 3] = [(1.0, 20), (2.0, 32), (f64::INFINITY, 48)];
 
-/// The largest K for which `softmax` lowers to the quadrature family: (K − 1)-D rules of
+/// The largest K for which `softmax_quad` lowers to the quadrature family: (K − 1)-D rules of
 /// 20^(K − 1) points at least, 400 at K = 3; K = 4 would take 8000 to 110,592 per observation
 /// and sweep.
 pub const QUAD_MAX_CATEGORIES: usize = 3;
@@ -141,7 +144,7 @@ fn semidefinite_cholesky(c: &[f64], q: usize) -> Vec<f64> {
 }
 
 /// Categorical(y | softmax(η)) with a Gaussian vector η and the exact expected log-likelihood by
-/// quadrature (module docs); what `y ~ Categorical(softmax(η))` becomes for K ≤ 3.
+/// quadrature (module docs); what `y ~ Categorical(softmax_quad(η))` becomes for K ≤ 3.
 #[derive(Clone, Debug)]
 pub struct CategoricalSoftmaxQuad {
     /// Number of categories K (2 ≤ K ≤ [`QUAD_MAX_CATEGORIES`]).
@@ -172,7 +175,7 @@ impl ExpFamily for CategoricalSoftmaxQuad {
         }],
         params: &[],
         summary: "one of the categories with probabilities softmax(logits): \
-                  `Categorical(softmax(x))` for K ≤ 3; ⟨ln softmax⟩ by (K − 1)-D \
+                  `Categorical(softmax_quad(x))` for K ≤ 3; ⟨ln softmax⟩ by (K − 1)-D \
                   Gauss–Hermite over the contrasts (exact), non-conjugate update with a checked \
                   step; Böhning's `CategoricalSoftmax` beyond K = 3",
     };
@@ -243,7 +246,10 @@ impl ExpFamily for CategoricalSoftmaxQuad {
         self.categorical().mode(phi, x)
     }
     fn test_instances() -> Vec<Self> {
-        vec![CategoricalSoftmaxQuad { k: 2 }, CategoricalSoftmaxQuad { k: 3 }]
+        vec![
+            CategoricalSoftmaxQuad { k: 2 },
+            CategoricalSoftmaxQuad { k: 3 },
+        ]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
         (0..self.k)
@@ -281,8 +287,18 @@ mod tests {
                 let (e1, g1, h1) = expect_lse(3, &pa, &fine);
                 let err = (e0 - e1)
                     .abs()
-                    .max(g0.iter().zip(&g1).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max))
-                    .max(h0.iter().zip(&h1).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max));
+                    .max(
+                        g0.iter()
+                            .zip(&g1)
+                            .map(|(a, b)| (a - b).abs())
+                            .fold(0.0, f64::max),
+                    )
+                    .max(
+                        h0.iter()
+                            .zip(&h1)
+                            .map(|(a, b)| (a - b).abs())
+                            .fold(0.0, f64::max),
+                    );
                 eprintln!("softmax quad: s = {s}, m = {m:?}: error {err:.2e}");
                 worst.push((s, m, err, tol));
             }
@@ -315,7 +331,7 @@ mod tests {
         assert!((e - want).abs() < 1e-13, "{e} vs {want}");
     }
 
-    /// From `softmax` beyond K = 3 the family is Böhning's.
+    /// From `softmax_quad` beyond K = 3 the family is Böhning's.
     #[test]
     fn beyond_the_limit_the_family_is_bohnings() {
         let q = CategoricalSoftmaxQuad { k: 3 };
