@@ -48,7 +48,7 @@ pub struct LinkSpec {
     pub summary: &'static str,
 }
 
-/// Every link function. A family may have several (`sigmoid` and `sigmoid_jj`): the call's name
+/// Every link function. A family may have several (`sigmoid` and `sigmoid_jj`, `softmax` and `softmax_quad`): the call's name
 /// picks the row.
 pub static LINKS: &[LinkSpec] = &[
     LinkSpec {
@@ -75,6 +75,13 @@ pub static LINKS: &[LinkSpec] = &[
         families: &[("Categorical", "probs", "CategoricalSoftmax")],
         summary: "softmax(x)_k = e^{x_k}/Σ_j e^{x_j} of a Gaussian vector x over the categories, \
                   as probabilities only; Böhning's bound, expanded at ⟨x⟩ (a true lower bound)",
+    },
+    LinkSpec {
+        name: "softmax_quad",
+        families: &[("Categorical", "probs", "CategoricalSoftmaxQuad")],
+        summary: "softmax(x) as `softmax`; for K ≤ 3 ⟨ln softmax(x)_y⟩ by Gauss–Hermite over the \
+                  K − 1 contrasts (exact), the Gaussians' update a non-conjugate step checked \
+                  against the bound; for K > 3 Böhning's bound (as `softmax`)",
     },
     LinkSpec {
         name: "exp",

@@ -313,6 +313,7 @@ registry! {
     BernoulliLogit => logistic::BernoulliLogit,
     BinomialLogit => logistic_binomial::BinomialLogit,
     CategoricalSoftmax => softmax::CategoricalSoftmax,
+    CategoricalSoftmaxQuad => softmax_quad::CategoricalSoftmaxQuad,
     BernoulliLogitQuad => logistic_quad::BernoulliLogitQuad,
     BinomialLogitQuad => logistic_binomial_quad::BinomialLogitQuad,
     PoissonLog => poisson_log::PoissonLog,

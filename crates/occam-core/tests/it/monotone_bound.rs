@@ -449,7 +449,7 @@ fn random_model(seed: u64) -> (Vmp, RunOptions) {
         super::monotone_logit::add_logit_leaves(&mut g, &mut rng, n, nn, z, kp, k, mu0);
     }
     if rng.random::<bool>() {
-        super::monotone_noncj::add_noncj_leaves(&mut g, &mut rng, n, nn, z, kp, mu0);
+        super::monotone_noncj::add_noncj_leaves(&mut g, &mut rng, n, nn, z, kp, k, mu0);
     }
     if rng.random::<bool>() {
         super::monotone_shape::add_shape_leaves(&mut g, &mut rng, n, nn, b, mu0);

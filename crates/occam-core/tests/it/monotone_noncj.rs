@@ -2,7 +2,9 @@
 //! (`monotone_bound::random_model`): Bernoulli and Binomial leaves by quadrature
 //! (`BernoulliLogitQuad`, `BinomialLogitQuad`) and log-link Poisson leaves (`PoissonLog`) whose
 //! parameter is a dot product of data with a latent Gaussian vector plus a latent offset, and a
-//! mixture of `PoissonLog` leaves over Gaussian per-component log-rates. Their Gaussian parents
+//! mixture of `PoissonLog` leaves over Gaussian per-component log-rates, and Categorical leaves
+//! with softmax log-odds W x by quadrature (`CategoricalSoftmaxQuad`): one observed, one a
+//! latent mixture index. Their Gaussian parents
 //! take the engine's checked-step update (`engine::noncj`), which the strict run checks after
 //! every update.
 
@@ -10,7 +12,8 @@ use occam_core::prelude::*;
 use rand::Rng as _;
 
 /// Adds the non-conjugate leaves over plate `n` (`nn` elements), with the mixture over the index
-/// `z` (components `kp`) and the offset `mu0`, a scalar Gaussian.
+/// `z` (components `kp`, `k` of them) and the offset `mu0`, a scalar Gaussian.
+#[allow(clippy::too_many_arguments)]
 pub fn add_noncj_leaves(
     g: &mut Graph,
     rng: &mut occam_core::Rng,
@@ -18,6 +21,7 @@ pub fn add_noncj_leaves(
     nn: usize,
     z: NodeId,
     kp: PlateId,
+    k: usize,
     mu0: NodeId,
 ) {
     let mut draw = |len: usize, lo: f64, hi: f64| -> Vec<f64> {
@@ -66,4 +70,32 @@ pub fn add_noncj_leaves(
         .unwrap();
     let counts: Vec<f64> = draw(nn, 0.0, 8.0).iter().map(|u| u.floor()).collect();
     g.observe(ym, &counts).unwrap();
+    // Multinomial regression by quadrature: logits W x_n with W's rows over the components
+    // (`CategoricalSoftmaxQuad`), an observed leaf and a latent index of a Gaussian mixture.
+    let ws = g
+        .add(
+            "wsq",
+            MvGaussian { d: 2 },
+            &[kp],
+            [cv(vec![0.0, 0.0]), cv(vec![1.0, 0.2, 0.2, 1.0])],
+        )
+        .unwrap();
+    let es = g
+        .deterministic("esq", MatVec { rows: k, cols: 2 }, &[n], [p(ws), p(x)])
+        .unwrap();
+    let cs = g
+        .add("csq", CategoricalSoftmaxQuad { k }, &[n], [p(es)])
+        .unwrap();
+    let labels: Vec<f64> = draw(nn, 0.0, k as f64 - 1e-9)
+        .iter()
+        .map(|u| u.floor())
+        .collect();
+    g.observe(cs, &labels).unwrap();
+    let zs = g
+        .add("zsq", CategoricalSoftmaxQuad { k }, &[n], [p(es)])
+        .unwrap();
+    let xs = g
+        .add_mixture("xsq", Gaussian, &[n], &[(zs, kp)], [p(mp), c(1.0)])
+        .unwrap();
+    g.observe(xs, &draw(nn, -3.0, 3.0)).unwrap();
 }

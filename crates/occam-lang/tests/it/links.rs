@@ -102,7 +102,8 @@ fn unknown_functions_point_to_the_guide() {
         "{names:?}"
     );
     let hint = format!(
-        "functions: {}; `sigmoid`, `sigmoid_jj`, `softmax` and `exp` go in a probability or rate \
+        "functions: {}; `sigmoid`, `sigmoid_jj`, `softmax`, `softmax_quad` and `exp` go in a \
+         probability or rate \
          slot; see docs/guide/12-beyond-conjugate.md",
         names.join(", ")
     );
@@ -118,6 +119,16 @@ fn softmax_of_a_vector_is_the_softmax_categorical() {
         Node::Stochastic { distribution, args } => {
             assert_eq!(distribution, "CategoricalSoftmax");
             assert_eq!(args[0].slot, "logits");
+        }
+        n => panic!("{n:?}"),
+    }
+    // The exact expectation by quadrature on request.
+    let src = src.replace("softmax(g)", "softmax_quad(g)");
+    let m = compile(&src, "m.occam", &DataShapes::new().with("c", 10, 1))
+        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+    match &m.variable("c").unwrap().node {
+        Node::Stochastic { distribution, .. } => {
+            assert_eq!(distribution, "CategoricalSoftmaxQuad")
         }
         n => panic!("{n:?}"),
     }

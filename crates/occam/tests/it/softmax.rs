@@ -1,7 +1,6 @@
-//! Multinomial regression `c[N] ~ Categorical(softmax(w @ X[N]))` (Böhning's bound,
-//! `occam_core::dist::CategoricalSoftmax`) against quadrature of the exact posterior: 30 points
-//! with 2 standard-normal inputs (no bias), 3 classes, every class with its own weights
-//! w[k] ~ N(0, I₂) (the model fixes no class at 0).
+//! Multinomial regression `c[N] ~ Categorical(softmax(w @ X[N]))` against quadrature of the
+//! exact posterior: 30 points with 2 standard-normal inputs (no bias), 3 classes, every class
+//! with its own weights w[k] ~ N(0, I₂) (the model fixes no class at 0).
 //!
 //! The exact posterior is 6-D but only 4 directions carry data: softmax is unchanged when the
 //! same vector is added to every class's weights, so with the orthonormal basis
@@ -11,21 +10,36 @@
 //! The means and sds of w follow: E w[k, d] = Σ_{j≥1} u_j[k] E v_{jd}, var w[k, d] = u₀[k]² +
 //! Σ_{j,j'≥1} u_j[k] u_j'[k] cov(v_{jd}, v_{j'd}).
 //!
-//! Asserted: the bound below the exact log evidence, every sweep raising it, the means within
-//! 10% of the exact ones (measured 5.3–8.7% off). The issue's 10% on the sds is out of reach:
-//! q's are 45–60% too small (see the test's comment); they are printed beside the exact ones,
-//! with the sds of the contrasts w[k] − w[0], and asserted on that side.
+//! Four q's, measured (largest errors of sds / contrast sds w[k] − w[0]): per class with
+//! Böhning's bound (`softmax`, the default) −45 to −60% / −14 to −39%; per class with the exact
+//! ⟨ln softmax⟩ (`softmax_quad`, `CategoricalSoftmaxQuad`) −15 to −32% / +10 to +23%; one Gaussian over
+//! all six weights with Böhning's bound −8 to −15% / −28 to −49%; joint and exact −0.3 to −1.2% /
+//! −0.8 to −3.0%, means within 0.8%, bound −23.0593 against log Z −23.0333. Both causes matter;
+//! the joint exact q meets the issue's 10% and is asserted so.
 
 use occam::{DataSet, Model, Settings};
 use occam_core::quad::GaussLegendre;
 use occam_core::special::log_sum_exp;
 use rand::{Rng as _, SeedableRng};
 
-const MODEL: &str = "plate K = 3
+/// Independent classes: one Gaussian per class's weights. `LINK` is `softmax` (Böhning's) or
+/// `softmax_quad`.
+const PER_CLASS: &str = "plate K = 3
 plates N, D from data X
 data X[N] over D
 w[K] over D ~ MvGaussian(mean = 0, precision = identity)
-c[N] ~ Categorical(softmax(w @ X[N]))
+c[N] ~ Categorical(LINK(w @ X[N]))
+observe c
+";
+
+/// One Gaussian over all K·D = 6 weights v[2k + d] = w[k, d], the logits M[n] v with the block
+/// design M[n][k, 2k + d] = X[n, d] (as `bench/peers/multinomial_convergence.py`).
+const JOINT: &str = "plate K = 3
+plate J = 6
+plates N from data c
+data M[N, K] over J
+v over J ~ MvGaussian(mean = 0, precision = identity)
+c[N] ~ Categorical(LINK(M[N] @ v))
 observe c
 ";
 
@@ -165,15 +179,39 @@ fn quadrature(
     (top + z.ln(), mean, sd, cov_v)
 }
 
-#[test]
-fn multinomial_regression_bound_is_below_quadrature_and_means_match() {
+/// A fit's bound, bound trace, means and sds of w[k, d] and sds of the contrasts
+/// w[k] − w[0] (k = 1, 2).
+struct Fitted {
+    bound: f64,
+    trace: Vec<f64>,
+    mean: PerClass,
+    sd: PerClass,
+    contrast_sd: [[f64; 2]; 2],
+}
+
+/// Fits `PER_CLASS` (joint = false) or `JOINT` with `link` on the test's data.
+fn fitted(joint: bool, link: &str) -> Fitted {
     let (x, c) = data();
     let mut d = DataSet::new();
-    d.insert_array("X", 30, 2, x.iter().flatten().copied().collect(), None)
-        .unwrap();
     d.insert_array("c", 30, 1, c.iter().map(|&k| k as f64).collect(), None)
         .unwrap();
-    let fit = Model::from_source("softmax", MODEL, &d)
+    let src = if joint {
+        let mut m = vec![0.0; 30 * 18];
+        for (n, r) in x.iter().enumerate() {
+            for k in 0..3 {
+                for dd in 0..2 {
+                    m[n * 18 + k * 6 + 2 * k + dd] = r[dd];
+                }
+            }
+        }
+        d.insert_array("M", 30, 18, m, None).unwrap();
+        JOINT.replace("LINK", link)
+    } else {
+        d.insert_array("X", 30, 2, x.iter().flatten().copied().collect(), None)
+            .unwrap();
+        PER_CLASS.replace("LINK", link)
+    };
+    let fit = Model::from_source("softmax", &src, &d)
         .unwrap()
         .fit(&Settings {
             tol: 0.0,
@@ -181,83 +219,160 @@ fn multinomial_regression_bound_is_below_quadrature_and_means_match() {
             ..Settings::default()
         })
         .unwrap();
-    let t = &fit.outcome().bound_trace;
-    assert!(t.len() > 2);
-    assert!(t.windows(2).all(|w| w[1] >= w[0] - 1e-12 * w[0].abs()));
-    let post = fit.posterior("w").unwrap();
-    let mean = post.param("mean").unwrap();
-    assert_eq!(mean.shape, vec![3, 2]);
+    let post = fit.posterior(if joint { "v" } else { "w" }).unwrap();
+    let mean = &post.param("mean").unwrap().values;
     let cov = &post.param("covariance").unwrap().values;
-    let vb_mean: [[f64; 2]; 3] =
-        std::array::from_fn(|k| std::array::from_fn(|d| mean.values[2 * k + d]));
-    let vb_sd: [[f64; 2]; 3] =
-        std::array::from_fn(|k| std::array::from_fn(|d| cov[4 * k + 3 * d].sqrt()));
+    // Covariance of w[k, d] and w[k', d]: zero across classes for the per-class q.
+    let cv = |k: usize, kk: usize, dd: usize| {
+        if joint {
+            cov[(2 * k + dd) * 6 + 2 * kk + dd]
+        } else if k == kk {
+            cov[4 * k + 3 * dd]
+        } else {
+            0.0
+        }
+    };
+    Fitted {
+        bound: fit.bound(),
+        trace: fit.outcome().bound_trace.clone(),
+        mean: std::array::from_fn(|k| std::array::from_fn(|dd| mean[2 * k + dd])),
+        sd: std::array::from_fn(|k| std::array::from_fn(|dd| cv(k, k, dd).sqrt())),
+        contrast_sd: std::array::from_fn(|k| {
+            std::array::from_fn(|dd| {
+                (cv(k + 1, k + 1, dd) + cv(0, 0, dd) - 2.0 * cv(k + 1, 0, dd)).sqrt()
+            })
+        }),
+    }
+}
+
+/// The exact posterior: log Z, means and sds of w[k, d], sds of w[k] − w[0] (k = 1, 2).
+struct Exact {
+    log_z: f64,
+    mean: PerClass,
+    sd: PerClass,
+    contrast_sd: [[f64; 2]; 2],
+}
+
+/// The quadrature of the exact posterior on a box centred at Böhning's per-class fit.
+fn exact(bohning: &Fitted) -> Exact {
+    let (x, c) = data();
     // The box: q's means and sds rotated into v (q is independent across classes, so
     // var v_{jd} = Σ_k u_j[k]² var w[k, d]), half = 1.5 of those sds: the box ± 7 half is ± 10.5
     // of q's sds (± 7 exact sds if q's are too small by a third), each panel 4.2 of q's sds.
     let u = basis();
     let centre: [f64; 4] = std::array::from_fn(|i| {
         let (j, d) = (1 + i / 2, i % 2);
-        (0..3).map(|k| u[k][j] * vb_mean[k][d]).sum()
+        (0..3).map(|k| u[k][j] * bohning.mean[k][d]).sum()
     });
     let half: [f64; 4] = std::array::from_fn(|i| {
         let (j, d) = (1 + i / 2, i % 2);
         1.5 * (0..3)
-            .map(|k| u[k][j] * u[k][j] * vb_sd[k][d] * vb_sd[k][d])
+            .map(|k| (u[k][j] * bohning.sd[k][d]).powi(2))
             .sum::<f64>()
             .sqrt()
     });
-    let (log_z, exact_mean, exact_sd, cov_v) = quadrature(&x, &c, centre, half);
-    eprintln!(
-        "softmax: counts {:?}",
-        (0..3)
-            .map(|k| c.iter().filter(|&&y| y == k).count())
-            .collect::<Vec<_>>()
-    );
-    eprintln!("softmax: quadrature log Z {log_z:.6}, means {exact_mean:.4?}, sds {exact_sd:.4?}");
-    eprintln!(
-        "softmax: Böhning bound {:.6}, means {vb_mean:.4?}, sds {vb_sd:.4?}",
-        fit.bound()
-    );
-    assert!(fit.bound() < log_z, "bound {} ≥ log Z {log_z}", fit.bound());
-    for k in 0..3 {
-        for d in 0..2 {
-            let (vb, exact) = (vb_mean[k][d], exact_mean[k][d]);
-            eprintln!(
-                "w[{k}, {d}]: mean {:+.1}%, sd {:+.1}%",
-                100.0 * (vb / exact - 1.0),
-                100.0 * (vb_sd[k][d] / exact_sd[k][d] - 1.0)
-            );
-            assert!(
-                (vb - exact).abs() <= 0.1 * exact.abs(),
-                "w[{k}, {d}] mean: {vb} vs {exact}"
-            );
-            // Measured 45–60% too small, far outside the issue's 10%: q is independent across
-            // classes and each point adds Böhning's curvature A_kk = 1/3 to every class alone,
-            // so even the direction w[0] + w[1] + w[2] that no data informs (exact variance 1,
-            // a third of each marginal's) is narrowed. Asserted on that side.
-            assert!(
-                vb_sd[k][d] < exact_sd[k][d],
-                "w[{k}, {d}] sd: {} not below exact {}",
-                vb_sd[k][d],
-                exact_sd[k][d]
-            );
-        }
-    }
-    // The identified contrasts w[k] − w[0]: exact sd from the v covariance (coefficients
-    // u_j[k] − u_j[0]), q's from its independent classes.
-    for k in 1..3 {
-        for d in 0..2 {
-            let coef = |j: usize| u[k][j] - u[0][j];
-            let var: f64 = (1..3)
+    let (log_z, mean, sd, cov_v) = quadrature(&x, &c, centre, half);
+    // The contrasts' coefficients on v_{jd} are u_j[k] − u_j[0].
+    let contrast_sd = std::array::from_fn(|k| {
+        std::array::from_fn(|d| {
+            let coef = |j: usize| u[k + 1][j] - u[0][j];
+            (1..3)
                 .flat_map(|j| (1..3).map(move |jj| (j, jj)))
                 .map(|(j, jj)| coef(j) * coef(jj) * cov_v[2 * (j - 1) + d][2 * (jj - 1) + d])
-                .sum();
-            let vb = (vb_sd[k][d].powi(2) + vb_sd[0][d].powi(2)).sqrt();
-            eprintln!(
-                "w[{k}, {d}] − w[0, {d}]: sd {vb:.4} against exact {:.4} ({:+.1}%)",
-                var.sqrt(),
-                100.0 * (vb / var.sqrt() - 1.0)
+                .sum::<f64>()
+                .sqrt()
+        })
+    });
+    Exact {
+        log_z,
+        mean,
+        sd,
+        contrast_sd,
+    }
+}
+
+/// Largest relative errors of the means, sds and contrast sds of `q`, printed.
+fn errors(name: &str, q: &Fitted, e: &Exact) -> (f64, f64, f64) {
+    let rel = |a: f64, b: f64| a / b - 1.0;
+    let (mut m, mut s, mut cs) = (0.0f64, 0.0f64, 0.0f64);
+    let mut line = String::new();
+    for k in 0..3 {
+        for d in 0..2 {
+            let (em, es) = (rel(q.mean[k][d], e.mean[k][d]), rel(q.sd[k][d], e.sd[k][d]));
+            line += &format!(" w[{k},{d}] {:+.1}%/{:+.1}%", 100.0 * em, 100.0 * es);
+            (m, s) = (m.max(em.abs()), s.max(es.abs()));
+        }
+    }
+    for k in 0..2 {
+        for d in 0..2 {
+            let ec = rel(q.contrast_sd[k][d], e.contrast_sd[k][d]);
+            line += &format!(" (w[{}]−w[0])[{d}] sd {:+.1}%", k + 1, 100.0 * ec);
+            cs = cs.max(ec.abs());
+        }
+    }
+    eprintln!(
+        "softmax {name}: bound {:.6} (log Z {:.6}), sweeps {}; mean/sd errors:{line}",
+        q.bound,
+        e.log_z,
+        q.trace.len()
+    );
+    (m, s, cs)
+}
+
+/// The bound rose at every sweep and stays below log Z.
+fn check_bound(q: &Fitted, e: &Exact) {
+    assert!(q.trace.len() > 2);
+    assert!(q
+        .trace
+        .windows(2)
+        .all(|w| w[1] >= w[0] - 1e-12 * w[0].abs()));
+    assert!(q.bound < e.log_z, "bound {} ≥ log Z {}", q.bound, e.log_z);
+}
+
+/// One Gaussian over all weights (`JOINT`) with `softmax_quad`, the exact ⟨ln softmax⟩
+/// by quadrature — means, sds and contrast sds within the issue's 10% of quadrature; the bound
+/// is the ELBO of q, below log Z. Beside it, the measurement of the two causes of Böhning's too
+/// small sds: the per-class q with the exact expectation, and the joint q with Böhning's bound.
+#[test]
+fn multinomial_regression_joint_exact_q_matches_quadrature() {
+    let bohning = fitted(false, "softmax");
+    let e = exact(&bohning);
+    eprintln!(
+        "softmax: quadrature log Z {:.6}, means {:.4?}, sds {:.4?}, contrast sds {:.4?}",
+        e.log_z, e.mean, e.sd, e.contrast_sd
+    );
+    errors("per-class Böhning", &bohning, &e);
+    let per_class = fitted(false, "softmax_quad");
+    errors("per-class exact", &per_class, &e);
+    check_bound(&per_class, &e);
+    let joint_bohning = fitted(true, "softmax");
+    errors("joint Böhning", &joint_bohning, &e);
+    check_bound(&joint_bohning, &e);
+    let joint = fitted(true, "softmax_quad");
+    check_bound(&joint, &e);
+    let (m, s, cs) = errors("joint exact", &joint, &e);
+    assert!(m <= 0.1 && s <= 0.1 && cs <= 0.1, "{m} {s} {cs}");
+}
+
+/// Böhning's bound with independent classes (`softmax`, the default): the bound below log Z, every
+/// sweep raising it, the means within 10% of the exact ones (measured 5.3–8.7% off), the sds all
+/// below the exact ones (measured 45–60% too small: each point adds Böhning's curvature
+/// A_kk = 1/3 to every class alone, so even the direction w[0] + w[1] + w[2] that no data informs
+/// — exact variance 1, a third of each marginal's — is narrowed).
+#[test]
+fn multinomial_regression_bohning_per_class_sds_are_too_small() {
+    let q = fitted(false, "softmax");
+    let e = exact(&q);
+    check_bound(&q, &e);
+    let (m, _, _) = errors("per-class Böhning", &q, &e);
+    assert!(m <= 0.1, "{m}");
+    for k in 0..3 {
+        for d in 0..2 {
+            assert!(
+                q.sd[k][d] < e.sd[k][d],
+                "w[{k}, {d}] sd {} vs {}",
+                q.sd[k][d],
+                e.sd[k][d]
             );
         }
     }
