@@ -147,7 +147,7 @@ fn semidefinite_cholesky(c: &[f64], q: usize) -> Vec<f64> {
 /// quadrature (module docs); what `y ~ Categorical(softmax_quad(η))` becomes for K ≤ 3.
 #[derive(Clone, Debug)]
 pub struct CategoricalSoftmaxQuad {
-    /// Number of categories K (2 ≤ K ≤ [`QUAD_MAX_CATEGORIES`]).
+    /// Number of categories K (2 ≤ K ≤ `QUAD_MAX_CATEGORIES` = 3).
     pub k: usize,
 }
 
@@ -180,7 +180,7 @@ impl ExpFamily for CategoricalSoftmaxQuad {
                   step; Böhning's `CategoricalSoftmax` beyond K = 3",
     };
 
-    /// The quadrature family for K ≤ [`QUAD_MAX_CATEGORIES`], Böhning's beyond (module docs).
+    /// The quadrature family for K ≤ 3 (`QUAD_MAX_CATEGORIES`), Böhning's beyond (module docs).
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
         let k = args.event;
         Ok(if k <= QUAD_MAX_CATEGORIES {
