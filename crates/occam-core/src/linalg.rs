@@ -183,6 +183,27 @@ pub fn cholesky_into(a: &[f64], scale: f64, d: usize, l: &mut [f64]) -> bool {
     true
 }
 
+/// The lower factor L with LLᵀ = c for a symmetric positive *semi*definite `c` (row-major
+/// d×d): where [`cholesky_into`] refuses, a pivot that round-off leaves at or below zero (a
+/// direction without variance, as a constant parent's) gets a zero column instead. What a
+/// Gaussian quadrature over a possibly degenerate covariance needs (`dist::softmax_quad`).
+pub fn cholesky_semidefinite(c: &[f64], d: usize) -> Vec<f64> {
+    let mut l = vec![0.0f64; d * d];
+    for j in 0..d {
+        let pivot = c[j * d + j] - (0..j).map(|i| l[j * d + i].powi(2)).sum::<f64>();
+        if pivot <= 1e-14 * c[j * d + j].abs() || pivot <= 0.0 {
+            continue;
+        }
+        let root = pivot.sqrt();
+        l[j * d + j] = root;
+        for r in j + 1..d {
+            let s = c[r * d + j] - (0..j).map(|i| l[r * d + i] * l[j * d + i]).sum::<f64>();
+            l[r * d + j] = s / root;
+        }
+    }
+    l
+}
+
 /// log |A| from A's Cholesky factor `l` (d×d): 2 Σ ln L_ii, with one logarithm for the whole
 /// sum where it can. Each L_ii = m_i 2^{e_i} with m_i in [1, 2) (its bits), so Σ ln L_ii =
 /// ln Π m_i + (Σ e_i) ln 2; the product of up to 64 mantissas stays below 2^64, far from

@@ -81,7 +81,7 @@ pub(crate) fn expect_lse(k: usize, pa: &[f64], r: &GaussHermite) -> (f64, Vec<f6
             c[j * q + l] = cov(j + 1, l + 1) - cov(j + 1, 0) - cov(0, l + 1) + cov(0, 0);
         }
     }
-    let l = semidefinite_cholesky(&c, q);
+    let l = crate::linalg::cholesky_semidefinite(&c, q);
     let n = r.nodes.len();
     let (mut e, mut eg, mut eh) = (0.0, vec![0.0; k], vec![0.0; k * k]);
     let (mut z, mut eta, mut g) = (vec![0usize; q], vec![0.0; k], vec![0.0; k]);
@@ -121,26 +121,6 @@ pub(crate) fn expect_lse(k: usize, pa: &[f64], r: &GaussHermite) -> (f64, Vec<f6
         }
     }
     (m[0] + e, eg, eh)
-}
-
-/// Lower factor L with LLᵀ = c for a symmetric positive semidefinite c (q × q): a pivot that
-/// round-off leaves at or below zero gets a zero column (a direction without variance, as a
-/// constant parent's).
-fn semidefinite_cholesky(c: &[f64], q: usize) -> Vec<f64> {
-    let mut l = vec![0.0f64; q * q];
-    for j in 0..q {
-        let pivot = c[j * q + j] - (0..j).map(|i| l[j * q + i].powi(2)).sum::<f64>();
-        if pivot <= 1e-14 * c[j * q + j].abs() || pivot <= 0.0 {
-            continue;
-        }
-        let d = pivot.sqrt();
-        l[j * q + j] = d;
-        for r in j + 1..q {
-            let s = c[r * q + j] - (0..j).map(|i| l[r * q + i] * l[j * q + i]).sum::<f64>();
-            l[r * q + j] = s / d;
-        }
-    }
-    l
 }
 
 /// Categorical(y | softmax(η)) with a Gaussian vector η and the exact expected log-likelihood by

@@ -173,3 +173,32 @@ fn lu_inverts_a_general_matrix_and_gives_log_abs_det() {
     assert!(inverse_and_log_det(&[1.0, 2.0, 2.0, 4.0], 2).is_none());
     assert!(inverse_and_log_det(&[f64::NAN, 0.0, 0.0, 1.0], 2).is_none());
 }
+
+/// On a positive definite matrix the semidefinite factor is the Cholesky factor; on a
+/// rank-deficient one (a direction without variance) it still reproduces the matrix, with a zero
+/// column where the pivot vanishes, where `cholesky_into` refuses.
+#[test]
+fn semidefinite_cholesky_keeps_the_factor_and_zeroes_a_degenerate_column() {
+    let a = [4.0, 2.0, 0.4, 2.0, 3.0, 0.5, 0.4, 0.5, 2.0];
+    let mut l = [0.0; 9];
+    assert!(cholesky_into(&a, 1.0, 3, &mut l));
+    let s = cholesky_semidefinite(&a, 3);
+    for (x, y) in s.iter().zip(&l) {
+        assert!((x - y).abs() <= 1e-15 * (1.0 + y.abs()), "{s:?} vs {l:?}");
+    }
+    // c = v vᵀ + e₃e₃ᵀ with v = (1, 2, 0): rank 2, the second pivot is 0.
+    let c = [1.0, 2.0, 0.0, 2.0, 4.0, 0.0, 0.0, 0.0, 1.0];
+    assert!(!cholesky_into(&c, 1.0, 3, &mut l));
+    let s = cholesky_semidefinite(&c, 3);
+    assert_eq!([s[4], s[7]], [0.0, 0.0], "{s:?}");
+    for i in 0..3 {
+        for j in 0..3 {
+            let llt: f64 = (0..3).map(|k| s[i * 3 + k] * s[j * 3 + k]).sum();
+            assert!(
+                (llt - c[i * 3 + j]).abs() <= 1e-15,
+                "({i}, {j}): {llt} vs {}",
+                c[i * 3 + j]
+            );
+        }
+    }
+}
