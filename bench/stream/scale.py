@@ -141,6 +141,29 @@ def huge_pages():
     return 0
 
 
+def cpu_ticks():
+    """The machine's CPU time so far by kind (the ``cpu`` line of /proc/stat, in USER_HZ ticks
+    summed over the CPUs): user, nice, system, idle, iowait, irq, softirq, steal. ``steal`` is
+    time a virtual CPU was ready to run but the hypervisor ran something else: on a VM it is
+    CPU the workers asked for and did not get, which no setting of Occam or Dask can recover."""
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu "):
+                return [int(v) for v in line.split()[1:9]]
+    return [0] * 8
+
+
+def shares(ticks):
+    """Each timed sweep's share of the machine's CPU time that was stolen (``steal``) and idle
+    (``idle`` + ``iowait``), from the ``cpu_ticks()`` taken at the sweeps' ends."""
+    out_ = []
+    for a, b in zip(ticks, ticks[1:]):
+        d = [y - x for x, y in zip(a, b)]
+        total = sum(d) or 1
+        out_.append((d[7] / total, (d[3] + d[4]) / total))
+    return out_
+
+
 def current_rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -170,10 +193,11 @@ def batch_run(n, workers, shards, sweeps, folder):
         files = shard_files(client, n, shards, folder)
         before = client.run(current_rss)
         cpu0 = sum(client.run(time.process_time).values())
-        stamps, huge = [], {}
+        stamps, huge, ticks = [], {}, []
 
         def see(i, b):
             stamps.append(time.perf_counter())
+            ticks.append(cpu_ticks())
             if i == sweeps + 1:  # after the last timed sweep, every shard's memory still held
                 huge.update(client.run(huge_pages))
 
@@ -188,11 +212,15 @@ def batch_run(n, workers, shards, sweeps, folder):
         c.close()
     per = float(np.median(np.diff(stamps)))
     growth = [peaks[w] - before[w] for w in sorted(peaks)]
+    stolen = shares(ticks)
     rec = {"part": "batch", "n": n, "workers": workers, "shards": shards,
            "timed_sweeps": len(stamps) - 1, "seconds_per_sweep": round(per, 4),
            "sweep_seconds": [round(float(t), 4) for t in np.diff(stamps)],
            "anon_huge_pages_per_worker": [int(huge.get(w, 0)) for w in sorted(peaks)],
            "glibc_tunables": os.environ.get("GLIBC_TUNABLES", ""),
+           "steal_share_per_sweep": [round(a, 4) for a, _ in stolen],
+           "idle_share_per_sweep": [round(b, 4) for _, b in stolen],
+           "steal_share": round(float(np.median([a for a, _ in stolen])), 4) if stolen else 0.0,
            "wall_seconds": round(wall, 2), "worker_cpu_seconds": round(cpu, 2),
            "cpu_seconds_per_sweep": round(cpu / (sweeps + 1), 4),
            "bytes_per_sweep": int(r.bytes_per_sweep),
@@ -372,12 +400,12 @@ def project(model, bytes_per_sweep, workers, nodes=100, rows=10**10, rows_per_sh
 
 
 def table(batch, model, meth, sk, oc, proj):
-    rows = ["| run | N | W | S | s/sweep | CPU s/sweep | bytes/sweep | peak RSS/worker (MB) | "
-            "RSS growth/row (B) |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| run | N | W | S | s/sweep | CPU s/sweep | steal | bytes/sweep | "
+            "peak RSS/worker (MB) | RSS growth/row (B) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in batch:
         rows.append(f"| batch | {r['n']:.0e} | {r['workers']} | {r['shards']} | "
                     f"{r['seconds_per_sweep']:.3f} | {r['cpu_seconds_per_sweep']:.3f} | "
-                    f"{r['bytes_per_sweep']} | "
+                    f"{r.get('steal_share', 0.0):.1%} | {r['bytes_per_sweep']} | "
                     f"{'/'.join(str(p >> 20) for p in r['peak_rss_per_worker'])} | "
                     f"{r['bytes_per_row']} |")
     same = [r for r in batch if r["n"] == batch[0]["n"] and r["shards"] == batch[0]["shards"]]
