@@ -59,7 +59,9 @@ impl Vmp {
         // moments have the same bits has the same φ and A (the same logarithms and softmax of the
         // same numbers), copied instead of formed again: a start from uniform moments repeats
         // one row n times (Bayesian ICA's indicators; K logarithms and a softmax per row).
-        let mut last: Option<(&[f64], Vec<f64>, f64)> = None;
+        // (Kept in one buffer: no allocation per row when the rows differ.)
+        let mut last_phi = vec![0.0; len];
+        let mut last: Option<(&[f64], f64)> = None;
         let rows = node
             .q
             .u
@@ -86,11 +88,9 @@ impl Vmp {
                         *a = point_mass(phi, l);
                         continue;
                     }
-                    if let Some((_, last_phi, last_a)) =
-                        last.as_ref().filter(|(row, _, _)| same_bits(row, given))
-                    {
-                        phi.copy_from_slice(last_phi);
-                        *a = *last_a;
+                    if let Some((_, last_a)) = last.filter(|(row, _)| same_bits(row, given)) {
+                        phi.copy_from_slice(&last_phi);
+                        *a = last_a;
                         continue;
                     }
                     phi.iter_mut().zip(u.iter()).for_each(|(p, &v)| *p = v.ln());
@@ -99,7 +99,8 @@ impl Vmp {
                         element: e,
                         what: what.to_string(),
                     })?;
-                    last = Some((given, phi.to_vec(), *a));
+                    last_phi.copy_from_slice(phi);
+                    last = Some((given, *a));
                 }
             }
         }
