@@ -250,7 +250,9 @@ pub(super) fn group_priors<D: ExpFamily>(
     let (_, reps) = c.groups.as_ref()?;
     let mut phi = vec![0.0; reps.len() * c.len];
     let mut a = vec![0.0; reps.len()];
-    let (mut tmp, mut buf) = (vec![0.0; c.len], Vec::new());
+    // A grouped node has one configuration (`element_groups`), whose prior `prior_of` writes
+    // straight into φ: it needs no scratch row (one allocation fewer per update and bound).
+    let mut buf = Vec::new();
     for (g, &rep) in reps.iter().enumerate() {
         a[g] = prior_of(
             d,
@@ -258,14 +260,15 @@ pub(super) fn group_priors<D: ExpFamily>(
             c,
             rep as usize,
             &mut phi[g * c.len..(g + 1) * c.len],
-            &mut tmp,
+            &mut [],
             &mut buf,
         );
     }
     Some((phi, a))
 }
 
-/// The prior of element e: from its group's cache if there is one, else computed.
+/// The prior of element e: from its group's cache if there is one (or, for a node without
+/// groups, from its own entry of a per-element table: `mixture_element_priors`), else computed.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn element_prior<D: ExpFamily>(
     d: &D,
@@ -282,6 +285,10 @@ pub(super) fn element_prior<D: ExpFamily>(
             let g = group[e] as usize;
             phi.copy_from_slice(&gphi[g * c.len..(g + 1) * c.len]);
             ga[g]
+        }
+        (Some((ephi, ea)), None) => {
+            phi.copy_from_slice(&ephi[e * c.len..(e + 1) * c.len]);
+            ea[e]
         }
         _ => prior_of(d, nodes, c, e, phi, tmp, buf),
     }

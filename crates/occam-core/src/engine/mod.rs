@@ -274,9 +274,12 @@ impl Vmp {
         if node.joint_gaussian {
             // A Gaussian q-block's vector: its joint moments (`joint_gaussian`).
             let mut buf = Vec::new();
-            joint_gaussian::refresh_joint(node, &mut u, |e| {
+            joint_gaussian::refresh_joint(node, &mut u, |e, out| {
                 let pa = gather(&self.nodes, node, e, &mut buf);
-                pa[..node.parents.len()].concat()
+                out.clear();
+                pa[..node.parents.len()]
+                    .iter()
+                    .for_each(|m| out.extend_from_slice(m));
             });
             self.nodes[i].q.u = u;
             self.changed(i);

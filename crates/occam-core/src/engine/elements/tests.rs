@@ -106,3 +106,66 @@ fn cached_component_priors_follow_their_parents() {
     }
     assert!(moved > 1e-3, "the updates moved the bound ({moved})");
 }
+
+/// A latent mixture's element priors formed from each component's prior once
+/// (`mixture_element_priors`, the update's table) are `prior_of`'s, bit for bit: soft weights,
+/// a zero weight (skipped by both) and a one-hot row, with distinct components.
+#[test]
+fn mixture_element_priors_are_prior_of_bit_for_bit() {
+    use super::super::factorised::mixture_element_priors;
+    use super::super::{DistVisitor, ExpFamily, Node};
+    let (n, k) = (4, 3);
+    let mut g = Graph::new();
+    let np = g.plate("N", n);
+    let kp = g.plate("K", k);
+    let z = g
+        .add("z", Categorical { k }, &[np], [cv(vec![0.2, 0.3, 0.5])])
+        .unwrap();
+    let mu = g.add("mu", Gaussian, &[kp], [c(0.0), c(0.5)]).unwrap();
+    let tau = g.add("tau", Gamma { shape: 2.0 }, &[kp], [c(1.0)]).unwrap();
+    let s = g
+        .add_mixture("s", Gaussian, &[np], &[(z, kp)], [p(mu), p(tau)])
+        .unwrap();
+    let y = g.add("y", Gaussian, &[np], [p(s), c(1.0)]).unwrap();
+    g.observe(y, &[0.1, -2.0, 3.0, 0.5]).unwrap();
+    let weights = [0.2, 0.3, 0.5, 0.0, 0.4, 0.6, 1.0, 0.0, 0.0, 0.7, 0.1, 0.2];
+    g.initialize(z, Init::Moments(weights.to_vec()));
+    g.initialize(mu, Init::Moments(vec![-1.5, 2.5, 0.25, 0.3125, 3.0, 9.5]));
+    g.initialize(tau, Init::Natural(vec![-1.0, 1.0, -2.0, 3.0, -0.5, 0.5]));
+    let mut vmp = g.compile().unwrap();
+    vmp.initialize(5).unwrap();
+
+    struct Both<'a>(&'a [Node], &'a Node);
+    type Priors = (Option<(Vec<f64>, Vec<f64>)>, Vec<f64>, Vec<f64>);
+    impl DistVisitor for Both<'_> {
+        type Output = Priors;
+        fn visit<D: ExpFamily>(self, d: &D) -> Priors {
+            let (nodes, node) = (self.0, self.1);
+            let table = mixture_element_priors(d, nodes, node);
+            let mut phi = vec![0.0; node.n * node.len];
+            let mut a = vec![0.0; node.n];
+            let (mut tmp, mut buf) = (vec![0.0; node.len], Vec::new());
+            for (e, pe) in phi.chunks_exact_mut(node.len).enumerate() {
+                a[e] = super::prior_of(d, nodes, node, e, pe, &mut tmp, &mut buf);
+            }
+            (table, phi, a)
+        }
+    }
+    let node = &vmp.nodes[s.0];
+    assert!(node.config_only && node.groups.is_none());
+    let (table, phi, a) = node.dist().unwrap().visit(Both(&vmp.nodes, node));
+    let (tphi, ta) = table.expect("a one-selector mixture gets the table");
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&tphi), bits(&phi));
+    assert_eq!(bits(&ta), bits(&a));
+    // The elements' priors differ (the check is not of one repeated row).
+    assert!(phi[0] != phi[2] && phi[2] != phi[4] && a[1] != a[2]);
+    // A node that is not such a mixture gets none (its update computes as before).
+    let tau_node = &vmp.nodes[tau.0];
+    assert!(tau_node
+        .dist()
+        .unwrap()
+        .visit(Both(&vmp.nodes, tau_node))
+        .0
+        .is_none());
+}

@@ -11,6 +11,8 @@ mod update;
 
 pub(super) use bound::BoundTerm;
 pub(super) use messages::{SelectorMessages, SlotMessages};
+#[cfg(test)]
+pub(in crate::engine) use update::mixture_element_priors;
 pub(in crate::engine) use update::update_rows;
 
 /// One factorised node (the block of every stochastic node no other block claims).

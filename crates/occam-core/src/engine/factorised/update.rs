@@ -33,7 +33,8 @@ impl DistVisitor for Update<'_> {
         let batched = len > 8 && c.observed.is_none() && !c.map;
         let fewer = if batched { a.len().div_ceil(8) } else { 1 };
         let chunk = kernels::elements_per_chunk(len).max(fewer);
-        let cache = group_priors(d, nodes, c);
+        // Shared priors once: per element group, or per component of a mixture.
+        let cache = group_priors(d, nodes, c).or_else(|| mixture_element_priors(d, nodes, c));
         let rows = |ch: usize, phi: &mut [f64], u: &mut [f64], a: &mut [f64]| {
             let messages = |e: usize, _: usize, pe: &mut [f64]| {
                 kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
@@ -54,6 +55,43 @@ impl DistVisitor for Update<'_> {
         let first = errors.into_iter().min_by_key(|(e, _)| *e);
         (NodeState { phi, u, a }, first)
     }
+}
+
+/// ⟨φ⟩ and ⟨A⟩ of the prior of every element of a `config_only` mixture with one selector and
+/// runs of one (φ per element, A per element), from each component's prior formed once: element
+/// e's prior is Σ_q Q(z_e = q) (φ_q, A_q) (Winn (2.52)), summed as [`prior_of`] sums it (the same
+/// order, the same skipped zero weights, so the same bits) without gathering every component's
+/// parents again for every element. `None` for any other node.
+pub(in crate::engine) fn mixture_element_priors<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    let one_run = c.config_only && c.period == 1 && c.selectors.len() == 1;
+    if !one_run || c.configs < 2 || c.groups.is_some() || c.fixed_prior.is_some() {
+        return None;
+    }
+    // Component q's parents are those of element 0's extended element q (runs of one).
+    let (theta, aq) = component_priors(d, nodes, c);
+    let len = c.len;
+    let mut phi = vec![0.0; c.n * len];
+    let mut a = vec![0.0; c.n];
+    // One selector: the weights are Q(z_e = q) read in place, the values `config_weight` forms
+    // (1 × Q(z_e = q)).
+    let sel = &c.selectors[0];
+    let z = &nodes[sel.node].q.u;
+    for (e, (pe, ae)) in phi.chunks_exact_mut(len).zip(a.iter_mut()).enumerate() {
+        let ie = sel.at(e);
+        let weights = &z[ie * sel.k..(ie + 1) * sel.k];
+        for (t, (&w, &at)) in theta.chunks_exact(len).zip(weights.iter().zip(&aq)) {
+            if w == 0.0 {
+                continue;
+            }
+            *ae += w * at;
+            pe.iter_mut().zip(t).for_each(|(p, t)| *p += w * t);
+        }
+    }
+    Some((phi, a))
 }
 
 /// Winn (2.19) for the elements `start..` of one chunk (φ, u, A slices): φ = ⟨φ(pa)⟩ + the child

@@ -55,6 +55,13 @@ impl Vmp {
         node.keep_natural();
         let model = node.model.clone();
         let mut scratch = vec![0.0; len];
+        // The last row formed by the general path: its given moments, φ and A. A row whose given
+        // moments have the same bits has the same φ and A (the same logarithms and softmax of the
+        // same numbers), copied instead of formed again: a start from uniform moments repeats
+        // one row n times (Bayesian ICA's indicators; K logarithms and a softmax per row).
+        // (Kept in one buffer: no allocation per row when the rows differ.)
+        let mut last_phi = vec![0.0; len];
+        let mut last: Option<(&[f64], f64)> = None;
         let rows = node
             .q
             .u
@@ -75,9 +82,15 @@ impl Vmp {
                 // (u is kept as given: moments that do not sum to 1 — a finite-difference
                 // probe — are not renormalised; A is then ln Σ u.)
                 Given::Moments(values) => {
-                    u.copy_from_slice(&values[e * len..(e + 1) * len]);
+                    let given = &values[e * len..(e + 1) * len];
+                    u.copy_from_slice(given);
                     if let Some(l) = one_hot(u) {
                         *a = point_mass(phi, l);
+                        continue;
+                    }
+                    if let Some((_, last_a)) = last.filter(|(row, _)| same_bits(row, given)) {
+                        phi.copy_from_slice(&last_phi);
+                        *a = last_a;
                         continue;
                     }
                     phi.iter_mut().zip(u.iter()).for_each(|(p, &v)| *p = v.ln());
@@ -86,6 +99,8 @@ impl Vmp {
                         element: e,
                         what: what.to_string(),
                     })?;
+                    last_phi.copy_from_slice(phi);
+                    last = Some((given, *a));
                 }
             }
         }
@@ -100,6 +115,11 @@ fn point_mass(phi: &mut [f64], l: usize) -> f64 {
     phi.iter_mut().for_each(|p| *p = f64::NEG_INFINITY);
     phi[l] = 0.0;
     0.0
+}
+
+/// Whether two rows hold the same bits (so any function of them gives the same result).
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// The category of a row that is exactly one 1 and zeros (either sign), else `None`.

@@ -102,18 +102,21 @@ pub(super) fn check(nodes: &[Node]) -> Result<(), BuildError> {
 }
 
 /// Recomputes x's moments from [m_n, Σ_n] kept in its `phi` (module docs) — or, before the block's
-/// first update (`phi` zero), from the members' marginals as `concat` does (a product start).
+/// first update (`phi` zero), from the members' marginals as `concat` does (a product start);
+/// `pa_moments(e, out)` writes element e's members' moments [⟨s_i⟩, ⟨s_i²⟩]… into `out` (one
+/// buffer for every element).
 pub(super) fn refresh_joint(
     node: &Node,
     u: &mut [f64],
-    mut pa_moments: impl FnMut(usize) -> Vec<f64>,
+    mut pa_moments: impl FnMut(usize, &mut Vec<f64>),
 ) {
     let (len, d) = (node.len, node.parents.len());
+    let mut pa = Vec::with_capacity(2 * d);
     for e in 0..node.n {
         let kept = &node.q.phi[e * len..(e + 1) * len];
         let ue = &mut u[e * len..(e + 1) * len];
         if kept.iter().all(|&v| v == 0.0) {
-            let pa = pa_moments(e);
+            pa_moments(e, &mut pa);
             for i in 0..d {
                 ue[i] = pa[2 * i];
                 for j in 0..d {

@@ -75,6 +75,34 @@ fn given_moments_start_each_row_at_phi_ln_u_and_its_log_partition() {
     }
 }
 
+/// Repeated soft rows (a uniform start repeats one row n times) take the previous row's φ and A
+/// only when their bits are the same: every row still equals its own φ = ln u and A(ln u), bit
+/// for bit, through runs, a return to an earlier row, and a row that differs by a zero's sign.
+#[test]
+fn repeated_rows_start_at_their_own_phi_and_log_partition() {
+    let rows: [[f64; 3]; 6] = [
+        [0.2, 0.3, 0.5],
+        [0.2, 0.3, 0.5],
+        [0.5, 0.0, 0.5],
+        [0.5, -0.0, 0.5],
+        [0.5, -0.0, 0.5],
+        [0.2, 0.3, 0.5],
+    ];
+    let given: Vec<f64> = rows.concat();
+    let (vmp, z) = started(&given).unwrap();
+    let q = &vmp.nodes[z.0].q;
+    let family = Categorical { k: 3 };
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for (e, row) in rows.iter().enumerate() {
+        let r = e * 3..(e + 1) * 3;
+        let phi: Vec<f64> = row.iter().map(|v| v.ln()).collect();
+        let a = family.moments(&phi, &mut [0.0; 3]).unwrap();
+        assert_eq!(bits(&q.u[r.clone()]), bits(row), "row {e}: u");
+        assert_eq!(bits(&q.phi[r]), bits(&phi), "row {e}: φ");
+        assert_eq!(q.a[e].to_bits(), a.to_bits(), "row {e}: A");
+    }
+}
+
 /// A row of zeros has no q (ln 0 everywhere: no category left): the start is an error that names
 /// the node and the element; the one-hot rows before it do not stop it.
 #[test]
