@@ -22,11 +22,11 @@
 mod ais;
 mod ais_chain;
 mod ais_draw;
+mod ais_hmc;
 mod ais_q;
 #[cfg(test)]
 mod ais_q_tests;
 mod ais_run;
-mod ais_hmc;
 mod average;
 mod average_rows;
 mod collapsed;
