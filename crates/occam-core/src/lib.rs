@@ -36,6 +36,7 @@
 // Dense kernels index several arrays with one index; iterator chains would hide the formulas.
 #![allow(clippy::needless_range_loop)]
 
+pub mod assignment;
 pub mod dist;
 pub mod engine;
 pub mod error;

@@ -38,9 +38,14 @@
 //! chains start with every component populated and empty the ones the data do not need as
 //! β → 1, which a Gibbs move does easily (leaving a component costs a factor α; entering one
 //! costs α times a vague prior's density). Where α ≥ 1 the urn already spreads the rows and the
-//! path is the one above, unchanged. This is not enough on the VIBES tutorial itself, whose
-//! precisions are Gamma(0.001, 0.001) too: there the chains still end with one component in use
-//! (guide chapter 5, "Which method for small data").
+//! path is the one above, unchanged.
+//!
+//! **From q.** That is not enough where the priors on the components are vague too (the VIBES
+//! tutorial's Gamma(0.001, 0.001) precisions): the chains drain a tight cluster's component in
+//! mid-path and never re-open it, and end with one component in use. A mixture's chains
+//! therefore start from the fitted q instead, b(θ, z)^(1−β) [p(θ) DM(z; α) p(D | z, θ)]^β with
+//! b = q (module `ais_q`, which also handles the relabellings); the prior's path above is kept
+//! for a mixture whose q lacks a part, and for hidden Markov chains.
 //!
 //! A hidden Markov chain (module `hmm`) is annealed the same way with z its state paths and
 //! p(z | p0, A) the chain's prior: the transition draws every sequence's path at once from
@@ -59,108 +64,17 @@
 //! its own generator seeded by (seed, c), so the estimate does not depend on the thread count.
 
 use rand::rngs::StdRng;
-use rand::SeedableRng;
-use rayon::prelude::*;
 
 use occam_core::special::ln_gamma;
 
 use super::ais_draw::{categorical, draw, ln_one_minus_exp};
+use super::ais_q::{ln_prior, Base};
 use super::conjugate::dirichlet_multinomial;
 use super::flat::{Flat, Lik, Prior, Slot};
-use super::importance::{block_seed, summarise, Sampled};
-use super::not_applicable::NotApplicable;
 
 /// The inverse temperature of step `t` of `steps`.
 pub(crate) fn beta(t: usize, steps: usize) -> f64 {
     (t as f64 / steps as f64).powi(4)
-}
-
-/// Checks that every parameter is (semi-)conjugate to what reads it, so each Gibbs conditional
-/// has a closed form, and that a chain's observations hold one value per step
-/// ([`super::ais_chain::check_layout`]); the reason otherwise.
-pub(crate) fn check(flat: &Flat) -> Result<(), NotApplicable> {
-    super::ais_chain::check_layout(flat)?;
-    let prior = |p: usize| &flat.params[p].prior;
-    let not_a = |p: usize, family: &str| NotApplicable::Variable {
-        var: flat.params[p].name.clone(),
-        why: format!("is not a {family}"),
-    };
-    let part = |p: usize, obs: &str, slot: &str, family: &str| NotApplicable::Part {
-        var: obs.to_string(),
-        why: format!("its {slot} `{}` is not {family}", flat.params[p].name),
-    };
-    for o in &flat.obs {
-        match o.lik {
-            Lik::Gaussian { mean, precision } => {
-                if let Slot::Param(m) = mean {
-                    if !matches!(prior(m), Prior::Gaussian { .. } | Prior::NormalGamma { .. }) {
-                        return Err(part(m, &o.name, "mean", "a Gaussian"));
-                    }
-                }
-                if let Slot::Param(t) = precision {
-                    if !matches!(prior(t), Prior::Gamma { .. }) {
-                        return Err(part(t, &o.name, "precision", "a Gamma"));
-                    }
-                }
-            }
-            Lik::Bernoulli(Slot::Param(p)) => {
-                if !matches!(prior(p), Prior::Beta { .. }) {
-                    return Err(not_a(p, "Beta"));
-                }
-            }
-            Lik::Poisson(Slot::Param(p)) => {
-                if !matches!(prior(p), Prior::Gamma { .. }) {
-                    return Err(not_a(p, "Gamma"));
-                }
-            }
-            Lik::Categorical(Slot::Param(p)) => {
-                if !matches!(prior(p), Prior::Dirichlet { .. }) {
-                    return Err(not_a(p, "Dirichlet"));
-                }
-            }
-            Lik::Categorical(Slot::Const(_)) => {
-                return Err(NotApplicable::Variable {
-                    var: o.name.clone(),
-                    why: "has constant category probabilities".into(),
-                });
-            }
-            Lik::Bernoulli(Slot::Const(_)) | Lik::Poisson(Slot::Const(_)) => {}
-        }
-    }
-    if let Some(w) = flat.weights {
-        if !matches!(prior(w), Prior::Dirichlet { .. }) {
-            return Err(NotApplicable::Model(
-                "mixture weights without a Dirichlet prior",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The mixture weights' Dirichlet concentration α where the chains anneal it from 1 (α < 1),
-/// for the estimate's note.
-pub(crate) fn annealed_concentration(flat: &Flat) -> Option<f64> {
-    match flat.params[flat.weights?].prior {
-        Prior::Dirichlet { alpha, .. } if alpha < 1.0 && flat.chain.is_none() => Some(alpha),
-        _ => None,
-    }
-}
-
-/// The AIS estimate from `chains` chains of `steps` temperatures.
-pub(crate) fn ais(flat: &Flat, steps: usize, chains: usize, seed: u64) -> Sampled {
-    let ln_w: Vec<f64> = (0..chains)
-        .into_par_iter()
-        .map(|c| {
-            let mut rng = StdRng::seed_from_u64(block_seed(seed, c as u64));
-            let w = Chain::new(flat, &mut rng).run(steps, &mut rng);
-            if w.is_nan() {
-                f64::NEG_INFINITY
-            } else {
-                w
-            }
-        })
-        .collect();
-    summarise(&ln_w)
 }
 
 /// One chain's state.
@@ -177,6 +91,10 @@ pub(super) struct Chain<'a> {
     pub(super) z: Vec<usize>,
     /// ln p(unit u | component or state k, θ), units × K.
     pub(super) ll: Vec<f64>,
+    /// The path's base where it is not the prior (module `ais_q`).
+    base: Option<&'a Base>,
+    /// On the path from the prior, the base whose region R the last target leaves out.
+    region: Option<&'a Base>,
 }
 
 /// Whether parameter `p` is kept as a logarithm.
@@ -190,7 +108,24 @@ fn in_logs(flat: &Flat, p: usize) -> bool {
 impl<'a> Chain<'a> {
     /// A draw from the prior: θ, then every row's component (the weights integrated out), or
     /// every sequence's path from the chain's initial and transition probabilities.
-    fn new(flat: &'a Flat, rng: &mut StdRng) -> Chain<'a> {
+    pub(super) fn new(
+        flat: &'a Flat,
+        base: Option<&'a Base>,
+        region: Option<&'a Base>,
+        rng: &mut StdRng,
+    ) -> Chain<'a> {
+        if let Some(b) = base {
+            let (theta, z) = b.draw(flat, rng);
+            return Chain {
+                flat,
+                theta,
+                steps: 1,
+                z,
+                ll: vec![0.0; flat.n * flat.k],
+                base,
+                region: None,
+            };
+        }
         // Normal–Gamma means after their precisions.
         let mut theta = vec![Vec::new(); flat.params.len()];
         let order: Vec<usize> = (0..flat.params.len())
@@ -220,6 +155,8 @@ impl<'a> Chain<'a> {
             steps,
             z: vec![0; flat.n * steps],
             ll: vec![0.0; flat.n * steps * flat.k],
+            base: None,
+            region,
         };
         if flat.chain.is_some() {
             chain.draw_paths_prior(rng);
@@ -271,8 +208,29 @@ impl<'a> Chain<'a> {
         }
     }
 
-    /// The log weight after annealing through `steps` temperatures.
-    fn run(mut self, steps: usize, rng: &mut StdRng) -> f64 {
+    /// ln DM(z; α) − ln b(θ, z) + ln p(θ) at the current state: the share of the log weight's
+    /// increment beside the likelihood on the path from a base (module `ais_q`).
+    fn ln_base_ratio(&self, base: &Base) -> f64 {
+        let Some((_, alpha)) = self.alphas() else {
+            return f64::NAN;
+        };
+        let k = self.flat.k;
+        let mut counts = vec![0.0; k];
+        for &c in &self.z {
+            counts[c] += 1.0;
+        }
+        dirichlet_multinomial(alpha, k, &counts) + ln_prior(self.flat, &self.theta)
+            - base.ln_b(self.flat, &self.theta, &self.z)
+    }
+
+    /// The log weight after annealing through `steps` temperatures; `occupied`, if given,
+    /// receives the number of components holding rows at each temperature's increment.
+    pub(super) fn run(
+        &mut self,
+        steps: usize,
+        rng: &mut StdRng,
+        mut occupied: Option<&mut Vec<usize>>,
+    ) -> f64 {
         let mut ln_w = 0.0;
         for t in 1..=steps {
             self.fill_ll();
@@ -283,7 +241,16 @@ impl<'a> Chain<'a> {
                 .enumerate()
                 .map(|(u, &c)| self.ll[u * k + c])
                 .sum();
-            ln_w += (beta(t, steps) - beta(t - 1, steps)) * (ln_lik + self.ln_weights_ratio());
+            if let Some(o) = occupied.as_deref_mut() {
+                let mut seen = vec![false; k];
+                self.z.iter().for_each(|&c| seen[c] = true);
+                o.push(seen.iter().filter(|&&x| x).count());
+            }
+            let rest = match self.base {
+                Some(b) => self.ln_base_ratio(b),
+                None => self.ln_weights_ratio(),
+            };
+            ln_w += (beta(t, steps) - beta(t - 1, steps)) * (ln_lik + rest);
             if t < steps {
                 // A transition leaving π_{β_t} invariant (the last one is not needed).
                 let b = beta(t, steps);
@@ -295,7 +262,30 @@ impl<'a> Chain<'a> {
                 self.sample_theta(b, rng);
             }
         }
-        ln_w
+        // The last targets of the two strata (module `ais_q`): from q, p h 1_R (h = 1/Π m_g! in
+        // the base's basin, 0 outside, the estimate K! times the mean weight); from the prior
+        // beside it, p 1_(not R).
+        let ln_start = |c: &Self| match c.alphas() {
+            Some((a0, _)) => {
+                let k = c.flat.k;
+                let mut counts = vec![0.0; k];
+                c.z.iter().for_each(|&j| counts[j] += 1.0);
+                dirichlet_multinomial(a0, k, &counts) + ln_prior(c.flat, &c.theta)
+            }
+            None => f64::NAN,
+        };
+        let (flat, theta, z) = (self.flat, &self.theta, &self.z);
+        match (self.base, self.region) {
+            (Some(b), _) => {
+                if b.in_basin(flat, theta, z) && b.explains(flat, theta, z, ln_start(self)) {
+                    ln_w + b.ln_modes
+                } else {
+                    f64::NEG_INFINITY
+                }
+            }
+            (None, Some(b)) if b.explains(flat, theta, z, ln_start(self)) => f64::NEG_INFINITY,
+            _ => ln_w,
+        }
     }
 
     /// `ll` at the current θ.
@@ -386,7 +376,9 @@ impl<'a> Chain<'a> {
         for i in 0..self.flat.n {
             counts[self.z[i]] -= 1.0;
             for c in 0..k {
-                let prior = if a0 == alpha {
+                let prior = if let Some(base) = self.base {
+                    (1.0 - b) * base.ln_r(i, c, k) + b * (alpha + counts[c]).ln()
+                } else if a0 == alpha {
                     (alpha + counts[c]).ln()
                 } else {
                     (1.0 - b) * (a0 + counts[c]).ln() + b * (alpha + counts[c]).ln()
@@ -457,8 +449,10 @@ impl<'a> Chain<'a> {
                         for e in 0..flat.elements(m) {
                             let mu = self.theta[m][e];
                             debug_assert!(!in_logs(flat, m));
-                            acc[e * stride] += 0.5;
-                            acc[e * stride + 1] += 0.5 * kappa * (mu - mean) * (mu - mean);
+                            // On the path from a base the prior is tempered too.
+                            let s = if self.base.is_some() { b } else { 1.0 };
+                            acc[e * stride] += 0.5 * s;
+                            acc[e * stride + 1] += 0.5 * s * kappa * (mu - mean) * (mu - mean);
                         }
                     }
                 }
@@ -468,11 +462,14 @@ impl<'a> Chain<'a> {
             self.add_path_counts(p, &mut acc, stride);
             let mut next = Vec::with_capacity(elements * width);
             for e in 0..elements {
-                let a = &acc[e * stride..(e + 1) * stride];
                 let ln_tau = match param.prior {
                     Prior::NormalGamma { tau, .. } => self.theta[tau][e],
                     _ => f64::NAN,
                 };
+                let a = &mut acc[e * stride..(e + 1) * stride];
+                if let Some(base) = self.base {
+                    base.temper(&param.prior, p, e, b, ln_tau, a);
+                }
                 draw(&param.prior, a, ln_tau, rng, &mut next);
             }
             self.theta[p] = next;

@@ -254,7 +254,7 @@ mod tests {
         let m = Model::from_source("m.occam", text, &d).unwrap();
         let mut flat = super::super::flat::recognise(m.loaded()).unwrap();
         assert_eq!(check_layout(&flat), Ok(()));
-        assert!(super::super::ais::check(&flat).is_ok());
+        assert!(super::super::ais_run::check(&flat).is_ok());
         // The same values read as two per step (x[S, T, D] with D = 2): refused, by name.
         let o = &mut flat.obs[0];
         o.cols = 6;
@@ -267,7 +267,7 @@ mod tests {
                 .into(),
         };
         assert_eq!(check_layout(&flat), Err(want.clone()));
-        assert_eq!(super::super::ais::check(&flat), Err(want));
+        assert_eq!(super::super::ais_run::check(&flat), Err(want));
     }
 
     /// p(path | θ) ∝ p0(z_1) Π A(z_{t−1}, z_t) Π e^{b ln f_t(z_t)} of every path of `t_len` steps,

@@ -11,7 +11,7 @@
 //! (Gamma(0.001, 0.001): half its mass lies below the smallest positive double) is thus a finite
 //! point with a finite density, where θ itself would underflow to 0 and its density to −∞.
 //!
-//! Applies to the models [`super::ais::check`] accepts: a Gaussian's mean a Gaussian (or
+//! Applies to the models [`super::ais_run::check`] accepts: a Gaussian's mean a Gaussian (or
 //! Normal–Gamma) parameter, its precision a Gamma; Bernoulli probabilities Beta, Poisson rates
 //! Gamma, categorical probabilities and mixture weights Dirichlet.
 

@@ -196,7 +196,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                 Err(why) => na(why.to_string()),
             }
         }
-        Method::Ais => match ais::check(&flat) {
+        Method::Ais => match ais_run::check(&flat) {
             Ok(()) => {
                 let moves = match opts.ais_moves {
                     AisMoves::Auto if vague(&flat) => AisMoves::Gibbs,
@@ -204,23 +204,49 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                     m => m,
                 };
                 let (s, how) = match moves {
-                    AisMoves::Gibbs | AisMoves::Auto => (
-                        ais::ais(&flat, opts.temperatures, opts.chains, opts.seed),
-                        match ais::annealed_concentration(&flat) {
-                            _ if flat.chain.is_some() => "Gibbs sweeps (state paths by forward \
-                                                          filtering, backward sampling)"
+                    AisMoves::Gibbs | AisMoves::Auto => {
+                        // A mixture under vague component priors: half the chains from q
+                        // (module `ais_q`); where q lacks a part, all from the prior, saying why.
+                        let base = ais_q::wanted(&flat).then(|| ais_q::Base::new(&flat, fitted));
+                        let (s, prior_share) = ais_run::ais(
+                            &flat,
+                            base.as_ref().and_then(|b| b.as_ref().ok()),
+                            opts.temperatures,
+                            opts.chains,
+                            opts.seed,
+                        );
+                        let how = match (&base, ais_run::annealed_concentration(&flat)) {
+                            _ if flat.chain.is_some() => "from the prior, Gibbs sweeps (state \
+                                                          paths by forward filtering, backward \
+                                                          sampling)"
                                 .to_string(),
-                            Some(a) => {
-                                format!("Gibbs sweeps, the weights' concentration annealed 1 → {a}")
+                            (Some(Ok(b)), _) => format!(
+                                "in two strata: {} from q to q's region (its {} distinct \
+                                 components; +{:.4} nats relabelling, exact whether or not the \
+                                 modes are separated) and {} from the prior to the rest ({:.2e} \
+                                 of the estimate), Gibbs sweeps",
+                                opts.chains / 2,
+                                b.distinct,
+                                b.ln_modes,
+                                opts.chains - opts.chains / 2,
+                                prior_share.unwrap_or(f64::NAN)
+                            ),
+                            (Some(Err(why)), _) => {
+                                format!("from the prior (no base from q: {why}), Gibbs sweeps")
                             }
-                            None => "Gibbs sweeps".to_string(),
-                        },
-                    ),
+                            (None, Some(a)) => format!(
+                                "from the prior, Gibbs sweeps, the weights' concentration \
+                                 annealed 1 → {a}"
+                            ),
+                            (None, None) => "from the prior, Gibbs sweeps".to_string(),
+                        };
+                        (s, how)
+                    }
                     AisMoves::Hmc => {
                         let c = collapsed::Collapsed::new(&flat);
                         let a = ais_hmc::ais_hmc(&c, opts.temperatures, opts.chains, opts.seed);
                         let how = format!(
-                            "z summed out, HMC ({} leapfrog, acceptance {:.2}){}",
+                            "from the prior, z summed out, HMC ({} leapfrog, acceptance {:.2}){}",
                             ais_hmc::LEAPFROG,
                             a.acceptance,
                             if flat.has_states() {
@@ -233,7 +259,7 @@ pub fn estimate(fitted: &Fitted, method: Method, opts: &Options) -> Evidence {
                     }
                 };
                 let note = format!(
-                    "{} chains × {} temperatures from the prior, {how}, ESS {:.0}",
+                    "{} chains × {} temperatures {how}, ESS {:.0}",
                     opts.chains, opts.temperatures, s.ess
                 );
                 let few = (s.ess < RELIABLE_ESS.min(opts.chains as f64 / 4.0)).then_some(

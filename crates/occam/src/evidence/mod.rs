@@ -11,7 +11,7 @@
 //! | `bic` | ln p(D \| θ̂) − (d/2) ln N at q's mean θ̂ (Sahani, "BIC") | recognised models |
 //! | `cs` | Cheeseman–Stutz from q's expected statistics (module `cs`; a chain's from forward–backward at q's mean, module `hmm_cs`) | recognised conjugate models |
 //! | `is` | importance sampling from the widened, relabelling-symmetric q (module `importance`) | recognised models |
-//! | `ais` | annealed importance sampling from the prior along the collapsed power posteriors, Hamiltonian and re-seeding transitions (module `ais_hmc`; `Options::ais_moves` = Gibbs: module `ais`) | recognised (semi-)conjugate models |
+//! | `ais` | annealed importance sampling from the prior along the collapsed power posteriors, Hamiltonian and re-seeding transitions (module `ais_hmc`; `Options::ais_moves` = Gibbs: module `ais`, a mixture's chains from q, module `ais_q`) | recognised (semi-)conjugate models |
 //! | `cv` | K-fold cross-validation: Σ_i ln p(x_i \| other folds) under q (module `cv`); not ln p(D) | recognised models |
 //!
 //! "Recognised" is module `flat`: rows of observations whose parameters have constant-hyperparameter
@@ -23,6 +23,10 @@ mod ais;
 mod ais_chain;
 mod ais_draw;
 mod ais_hmc;
+mod ais_q;
+#[cfg(test)]
+mod ais_q_tests;
+mod ais_run;
 mod average;
 mod average_rows;
 mod collapsed;

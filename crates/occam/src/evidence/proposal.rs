@@ -90,6 +90,70 @@ fn temper(c: &[f64], widen: f64) -> f64 {
         .min(1.0)
 }
 
+/// q of every element of every parameter (per parameter, its elements in order), widened by
+/// `widen` (≥ 1): the proposal's factors, and the base of the annealing path from q (module
+/// `ais_q`).
+pub(crate) fn factors(
+    flat: &Flat,
+    fitted: &Fitted,
+    widen: f64,
+) -> Result<Vec<Vec<Q>>, NotApplicable> {
+    let mut qs = Vec::new();
+    for (i, p) in flat.params.iter().enumerate() {
+        let post = fitted
+            .posterior(&p.name)
+            .map_err(|e| NotApplicable::Other(e.to_string()))?;
+        let get = |n: &str| -> Result<&[f64], NotApplicable> {
+            post.param(n)
+                .map(|x| x.values.as_slice())
+                .ok_or_else(|| NotApplicable::part(&p.name, format!("q has no {n}")))
+        };
+        let n = flat.elements(i);
+        let mut row = Vec::with_capacity(n);
+        match p.prior {
+            Prior::Gaussian { .. } | Prior::NormalGamma { .. } => {
+                let (m, v) = (get("mean")?, get("variance")?);
+                for e in 0..n {
+                    row.push(Q::Gaussian(m[e], v[e] * widen));
+                }
+            }
+            Prior::Gamma { .. } => {
+                let (a, b) = (get("shape")?, get("rate")?);
+                for e in 0..n {
+                    let f = temper(&[a[e]], widen);
+                    row.push(Q::Gamma(a[e] * f, b[e] * f));
+                }
+            }
+            Prior::Beta { .. } | Prior::Dirichlet { .. } => {
+                let c = get("concentration")?;
+                let w = if matches!(p.prior, Prior::Beta { .. }) {
+                    2
+                } else {
+                    p.width()
+                };
+                for e in 0..n {
+                    let al = &c[e * w..(e + 1) * w];
+                    let f = temper(al, widen);
+                    row.push(if w == 2 && matches!(p.prior, Prior::Beta { .. }) {
+                        Q::Beta(al[0] * f, al[1] * f)
+                    } else {
+                        Q::Dirichlet(al.iter().map(|a| a * f).collect())
+                    });
+                }
+            }
+        }
+        if row.iter().any(|q| match q {
+            Q::Gaussian(m, v) => !(m.is_finite() && *v > 0.0 && v.is_finite()),
+            Q::Gamma(a, b) | Q::Beta(a, b) => !(*a > 0.0 && *b > 0.0),
+            Q::Dirichlet(al) => !al.iter().all(|&a| a > 0.0),
+        }) {
+            return Err(NotApplicable::part(&p.name, "q is degenerate"));
+        }
+        qs.push(row);
+    }
+    Ok(qs)
+}
+
 /// The proposal: q per element of each parameter.
 pub(crate) struct Proposal {
     qs: Vec<Vec<Q>>,
@@ -107,59 +171,7 @@ impl Proposal {
         widen: f64,
         defensive: f64,
     ) -> Result<Proposal, NotApplicable> {
-        let mut qs = Vec::new();
-        for (i, p) in flat.params.iter().enumerate() {
-            let post = fitted
-                .posterior(&p.name)
-                .map_err(|e| NotApplicable::Other(e.to_string()))?;
-            let get = |n: &str| -> Result<&[f64], NotApplicable> {
-                post.param(n)
-                    .map(|x| x.values.as_slice())
-                    .ok_or_else(|| NotApplicable::part(&p.name, format!("q has no {n}")))
-            };
-            let n = flat.elements(i);
-            let mut row = Vec::with_capacity(n);
-            match p.prior {
-                Prior::Gaussian { .. } | Prior::NormalGamma { .. } => {
-                    let (m, v) = (get("mean")?, get("variance")?);
-                    for e in 0..n {
-                        row.push(Q::Gaussian(m[e], v[e] * widen));
-                    }
-                }
-                Prior::Gamma { .. } => {
-                    let (a, b) = (get("shape")?, get("rate")?);
-                    for e in 0..n {
-                        let f = temper(&[a[e]], widen);
-                        row.push(Q::Gamma(a[e] * f, b[e] * f));
-                    }
-                }
-                Prior::Beta { .. } | Prior::Dirichlet { .. } => {
-                    let c = get("concentration")?;
-                    let w = if matches!(p.prior, Prior::Beta { .. }) {
-                        2
-                    } else {
-                        p.width()
-                    };
-                    for e in 0..n {
-                        let al = &c[e * w..(e + 1) * w];
-                        let f = temper(al, widen);
-                        row.push(if w == 2 && matches!(p.prior, Prior::Beta { .. }) {
-                            Q::Beta(al[0] * f, al[1] * f)
-                        } else {
-                            Q::Dirichlet(al.iter().map(|a| a * f).collect())
-                        });
-                    }
-                }
-            }
-            if row.iter().any(|q| match q {
-                Q::Gaussian(m, v) => !(m.is_finite() && *v > 0.0 && v.is_finite()),
-                Q::Gamma(a, b) | Q::Beta(a, b) => !(*a > 0.0 && *b > 0.0),
-                Q::Dirichlet(al) => !al.iter().all(|&a| a > 0.0),
-            }) {
-                return Err(NotApplicable::part(&p.name, "q is degenerate"));
-            }
-            qs.push(row);
-        }
+        let qs = factors(flat, fitted, widen)?;
         let symmetric = flat.has_states();
         if symmetric && flat.chain.is_some() && flat.k > MAX_CHAIN_SYMMETRIC_K {
             return Err(NotApplicable::Other(format!(

@@ -99,6 +99,29 @@ pub(crate) fn relabellings(flat: &Flat, fitted: &Fitted) -> Result<Relabel, NotA
 /// coordinates, `s[k]` for component k (module doc).
 pub(crate) fn count(s: &[Vec<(f64, f64)>]) -> Relabel {
     let k = s.len();
+    let (group, overlapping) = grouped(s);
+    let mut sizes = vec![0usize; k];
+    group.iter().for_each(|&g| sizes[g] += 1);
+    let log_count = ln_factorial(k) - sizes.iter().map(|&m| ln_factorial(m)).sum::<f64>();
+    let distinct = sizes.iter().filter(|&&m| m > 0).count();
+    let mut note = format!("{distinct} distinct of {k} components");
+    if !overlapping.is_empty() {
+        let pairs: Vec<String> = overlapping
+            .iter()
+            .map(|(a, b)| format!("{}~{}", a + 1, b + 1))
+            .collect();
+        note.push_str(&format!(
+            "; overlapping (modes not separated, not relabelled): {}",
+            pairs.join(", ")
+        ));
+    }
+    Relabel { log_count, note }
+}
+
+/// The group of every component (components identical or overlapping share one, module doc)
+/// and the overlapping pairs, from their summaries `s`.
+fn grouped(s: &[Vec<(f64, f64)>]) -> (Vec<usize>, Vec<(usize, usize)>) {
+    let k = s.len();
     // Union–find over "identical or overlapping".
     let mut group: Vec<usize> = (0..k).collect();
     let mut overlapping = Vec::new();
@@ -118,20 +141,11 @@ pub(crate) fn count(s: &[Vec<(f64, f64)>]) -> Relabel {
             }
         }
     }
-    let mut sizes = vec![0usize; k];
-    group.iter().for_each(|&g| sizes[g] += 1);
-    let log_count = ln_factorial(k) - sizes.iter().map(|&m| ln_factorial(m)).sum::<f64>();
-    let distinct = sizes.iter().filter(|&&m| m > 0).count();
-    let mut note = format!("{distinct} distinct of {k} components");
-    if !overlapping.is_empty() {
-        let pairs: Vec<String> = overlapping
-            .iter()
-            .map(|(a, b)| format!("{}~{}", a + 1, b + 1))
-            .collect();
-        note.push_str(&format!(
-            "; overlapping (modes not separated, not relabelled): {}",
-            pairs.join(", ")
-        ));
-    }
-    Relabel { log_count, note }
+    (group, overlapping)
+}
+
+/// The group of every component of a fitted mixture (module doc): components whose q are
+/// identical or overlap share a group number.
+pub(crate) fn groups(flat: &Flat, fitted: &Fitted) -> Result<Vec<usize>, NotApplicable> {
+    Ok(grouped(&summary(flat, fitted)?).0)
 }

@@ -11,6 +11,7 @@ mod driver;
 mod evidence;
 mod evidence_ais;
 mod evidence_ais_sparse;
+mod evidence_ais_vague;
 mod evidence_cv;
 mod evidence_hmm;
 mod evidence_hmm_cs;
