@@ -177,7 +177,7 @@ pub(super) fn detect(nodes: &[Node], w: usize) -> Option<SoftmaxJoint> {
         && matches!(xn.body, Body::Constant)
         && xn.kind == (MomentKind::Gaussian { d })
         && xn.data.len() == xn.n * d
-        && wn.n % k == 0;
+        && wn.n.is_multiple_of(k);
     let mut leaves = Vec::new();
     if !ok || softmax_leaves(nodes, *eta, &mut leaves).is_none() {
         return None;
@@ -185,7 +185,7 @@ pub(super) fn detect(nodes: &[Node], w: usize) -> Option<SoftmaxJoint> {
     let mut row_group = Vec::with_capacity(en.n);
     for e in 0..en.n {
         let base = we.at(e * k);
-        if base % k != 0 || (0..k).any(|t| we.at(e * k + t) != base + t) {
+        if !base.is_multiple_of(k) || (0..k).any(|t| we.at(e * k + t) != base + t) {
             return None;
         }
         row_group.push((base / k) as u32);
