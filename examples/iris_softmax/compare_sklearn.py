@@ -35,7 +35,10 @@ def main():
     print(f"Occam: lower bound {r.bound:.6f} after {r.iterations} sweeps")
     rng = np.random.default_rng(0)
     s = 20000
-    W = np.stack([rng.multivariate_normal(w["mean"][j], w["covariance"][j], s) for j in range(k)], 1)
+    # q(w) is one Gaussian over every class's weights: draw them jointly.
+    kd = w["mean"].size
+    W = rng.multivariate_normal(w["mean"].ravel(), w["joint_covariance"].reshape(kd, kd), s)
+    W = W.reshape(s, k, -1)
     B = rng.multivariate_normal(b["mean"], b["covariance"], s)
     logits = np.einsum("skd,nd->nsk", W, xt) + B[None, :, :]
     p = np.exp(logits - np.logaddexp.reduce(logits, axis=2, keepdims=True)).mean(axis=1)

@@ -116,9 +116,11 @@ def test_multiclass_predictive_against_monte_carlo():
     got = f.predict_proba(Xn)
     rng = np.random.default_rng(1)
     Xa = np.hstack([Xn, np.ones((len(Xn), 1))])
+    mean = np.hstack([f.coef_, f.intercept_[:, None]]).ravel()
+    joint = f.sigma_joint_.reshape(mean.size, mean.size)
     for i, x in enumerate(Xa):
-        eta = np.stack([rng.multivariate_normal(np.append(f.coef_[k], f.intercept_[k]), f.sigma_[k], 10**6) @ x
-                        for k in range(3)], 1)
+        # [coef, intercept] of the three classes drawn jointly (q is one Gaussian over them).
+        eta = rng.multivariate_normal(mean, joint, 10**6).reshape(-1, 3, x.size) @ x
         p = np.exp(eta - np.logaddexp.reduce(eta, axis=1, keepdims=True)).mean(0)
         np.testing.assert_allclose(got[i], p, atol=2.5e-3)
 

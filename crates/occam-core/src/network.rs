@@ -154,6 +154,9 @@ pub(crate) struct ModelNode {
     pub joint_gaussian: bool,
     /// The node's part in a gated linear-Gaussian q-block (`engine/gated_linear`).
     pub gated: Option<GatedRole>,
+    /// Keeps q factorised over the node's elements where the engine would otherwise give it a
+    /// joint q automatically (the softmax q-block, `engine/softmax_joint`).
+    pub mean_field: bool,
 }
 
 /// The parts of a gated linear-Gaussian q-block (`Graph::gated_q`): y[N, D] gated by s[N] over
@@ -203,6 +206,7 @@ impl ModelNode {
             init: None,
             block: None,
             joint_gaussian: false,
+            mean_field: false,
             gated: None,
         }
     }

@@ -52,7 +52,14 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
     let _ = writeln!(s, "variables ({}):", m.variables.len());
     for (v, var) in m.variables.iter().enumerate() {
         let what = match &var.node {
-            Node::Stochastic { distribution, .. } => distribution.clone(),
+            // The family the engine built where a link's limit changed it: `softmax_quad`
+            // beyond K = 3 is Böhning's `CategoricalSoftmax`.
+            Node::Stochastic { distribution, .. } => match c.vmp.distribution(c.var_nodes[v]) {
+                Some(d) if distribution == "CategoricalSoftmaxQuad" && d.name() != distribution => {
+                    format!("{} (K > 3)", d.name())
+                }
+                _ => distribution.clone(),
+            },
             Node::Deterministic { .. } => "deterministic".into(),
             Node::Data => "data input".into(),
         };
@@ -89,6 +96,18 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
             }
             s.push('\n');
         }
+    }
+    let joint: Vec<&str> = (0..m.variables.len())
+        .filter(|&v| occam::posterior::joint_over_classes(c, v))
+        .map(|v| m.variables[v].name.as_str())
+        .collect();
+    if !joint.is_empty() {
+        let _ = writeln!(
+            s,
+            "q joint over the classes (softmax q-block: one Gaussian over every class's \
+             weights): {}",
+            joint.join(", ")
+        );
     }
     let names = c.vmp.names();
     let aux = names.len() - m.variables.len();

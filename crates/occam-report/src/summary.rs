@@ -379,6 +379,9 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
         }
         let q = match occam::posterior::q_family(c, v) {
             Some(q) => format!("; q: {q}, by quadrature"),
+            None if occam::posterior::joint_over_classes(c, v) => {
+                "; q: one Gaussian over every class's weights, `joint_covariance`".to_string()
+            }
             None => String::new(),
         };
         let _ = writeln!(

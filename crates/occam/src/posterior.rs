@@ -256,7 +256,11 @@ pub fn of(loaded: &Loaded, c: &Compiled, v: usize) -> Posterior {
                 values: col.values,
             }
         })
-        .collect();
+        .collect::<Vec<Param>>();
+    let mut params = params;
+    if let Some(p) = joint_covariance(c, node, &sizes) {
+        params.push(p);
+    }
     Posterior {
         name: var.name.clone(),
         distribution: distribution(loaded, v),
@@ -276,6 +280,36 @@ pub fn q_family(c: &Compiled, v: usize) -> Option<&'static str> {
         Some(Dist::ShapeGamma(_)) => Some("ShapeGamma"),
         _ => None,
     }
+}
+
+/// The covariance across classes of weights `W[K] over D` whose q is one Gaussian over all K·D
+/// of them (the engine's softmax q-block, `Vmp::joint_over_classes`): `joint_covariance` with
+/// shape `[K, D, K, D]` (the other plates first, if any), entry `[k, a, k', b]` the covariance
+/// of `W[k, a]` and `W[k', b]`. The per-class `covariance` is its diagonal blocks.
+fn joint_covariance(c: &Compiled, node: NodeId, sizes: &[usize]) -> Option<Param> {
+    let cov = c.vmp.joint_covariance(node)?;
+    let MomentKind::Gaussian { d } = c.vmp.kind(node) else {
+        return None;
+    };
+    let n = c.vmp.elements(node);
+    let k = cov.len() / (n * d * d);
+    let mut shape = if sizes.iter().product::<usize>() == n && sizes.last() == Some(&k) {
+        sizes[..sizes.len() - 1].to_vec()
+    } else {
+        vec![n / k]
+    };
+    shape.extend([k, d, k, d]);
+    Some(Param {
+        name: "joint_covariance".into(),
+        shape,
+        values: cov,
+    })
+}
+
+/// Whether variable `v`'s q is one Gaussian over all its classes' weights (the engine's softmax
+/// q-block) rather than one per class.
+pub fn joint_over_classes(c: &Compiled, v: usize) -> bool {
+    c.vmp.joint_over_classes(c.var_nodes[v])
 }
 
 /// How a variable takes part in the model.

@@ -36,6 +36,7 @@ mod sampling;
 mod shape_quad;
 /// The Jaakkola–Jordan bound of the logit families, for checks outside the family files.
 pub use logistic::{jj_bound, jj_lambda, jj_xi};
+pub(crate) use mv_gaussian::gaussian_vector_moments;
 /// Many draws from one Gaussian-vector φ with one factorisation (the engine's shared-covariance
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;

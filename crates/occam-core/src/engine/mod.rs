@@ -64,6 +64,8 @@ mod sampled;
 pub use sampled::SampledNode;
 mod quality;
 mod shard;
+mod softmax_joint;
+pub use softmax_joint::MAX_JOINT;
 mod state;
 mod transform;
 mod tree;
@@ -271,6 +273,13 @@ impl Vmp {
             return;
         }
         let mut u = vec![0.0; node.n * node.len];
+        if let Some(b) = self.softmax_joint_of(i) {
+            // The logits of a softmax q-block: from its joint q (`softmax_joint`).
+            b.fill_logits(self, &mut u);
+            self.nodes[i].q.u = u;
+            self.changed(i);
+            return;
+        }
         if node.joint_gaussian {
             // A Gaussian q-block's vector: its joint moments (`joint_gaussian`).
             let mut buf = Vec::new();

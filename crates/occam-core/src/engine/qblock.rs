@@ -118,6 +118,9 @@ pub(super) enum Block {
     Gated(gated_linear::GatedLinear),
     /// A node whose q is importance sampled (module `sampled`).
     Sampled(sampled::Sampled),
+    /// The weights of a softmax regression's classes, one Gaussian q over all of them (module
+    /// `softmax_joint`).
+    SoftmaxJoint(softmax_joint::SoftmaxJoint),
 }
 
 macro_rules! for_block {
@@ -133,6 +136,7 @@ macro_rules! for_block {
             Block::NonConjugate($x) => $body,
             Block::Gated($x) => $body,
             Block::Sampled($x) => $body,
+            Block::SoftmaxJoint($x) => $body,
         }
     };
 }
@@ -169,7 +173,8 @@ impl QBlock for Block {
 
 /// The blocks of a compiled model and the block of each node (`None`: deterministic nodes and
 /// constants, whose moments follow from their parents). Rules in order, the first that claims a
-/// node wins: tree blocks, gated blocks, Gaussian q-blocks, chains, linear-Gaussian structures, shared covariances, fused indices,
+/// node wins: tree blocks, gated blocks, Gaussian q-blocks, softmax q-blocks,
+/// chains, linear-Gaussian structures, shared covariances, fused indices,
 /// and every other stochastic node alone.
 pub(super) fn assign(
     nodes: &[Node],
@@ -200,6 +205,13 @@ pub(super) fn assign(
     for (x, _) in nodes.iter().enumerate().filter(|(_, n)| n.joint_gaussian) {
         let block = joint_gaussian::JointGaussian::new(nodes, x);
         claim(Block::JointGaussian(block), &mut of);
+    }
+    for i in 0..nodes.len() {
+        if of[i].is_none() {
+            if let Some(b) = softmax_joint::detect(nodes, i) {
+                claim(Block::SoftmaxJoint(b), &mut of);
+            }
+        }
     }
     for (i, node) in nodes.iter().enumerate() {
         if of[i].is_some() {

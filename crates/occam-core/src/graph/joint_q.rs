@@ -164,3 +164,21 @@ impl Graph {
         Ok(())
     }
 }
+
+impl Graph {
+    /// Keeps `node`'s q factorised over its elements where the engine would otherwise make it
+    /// joint automatically: the weights `W[K] over D` of a softmax regression
+    /// `Categorical(softmax(W @ x))` get one Gaussian q over all K·D of them (engine module
+    /// `softmax_joint`) unless declared mean-field here (then each class's q is its own, the
+    /// per-class q of Winn (2.19), whose sds are too small: see the guide's chapter 12).
+    pub fn mean_field(&mut self, node: NodeId) -> Result<(), BuildError> {
+        let Some(n) = self.nodes.get_mut(node.0) else {
+            return Err(BuildError::Shape {
+                node: format!("#{}", node.0),
+                what: "no such node".into(),
+            });
+        };
+        n.mean_field = true;
+        Ok(())
+    }
+}

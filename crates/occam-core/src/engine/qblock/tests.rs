@@ -31,6 +31,11 @@ fn cases() -> Vec<(&'static str, Graph, &'static [&'static str])> {
         ("noncj", models::noncj(), &["noncj", "factorised"]),
         ("mbpca", models::gated(), &["gated", "factorised"]),
         ("sampled", models::sampled(), &["sampled", "factorised"]),
+        (
+            "softmax joint",
+            models::softmax_joint(),
+            &["softmax joint", "factorised"],
+        ),
     ]
 }
 
@@ -46,6 +51,7 @@ fn kind(b: &Block) -> &'static str {
         Block::NonConjugate(_) => "noncj",
         Block::Gated(_) => "gated",
         Block::Sampled(_) => "sampled",
+        Block::SoftmaxJoint(_) => "softmax joint",
     }
 }
 
@@ -264,6 +270,7 @@ fn messages_to_parents_are_the_gradient_of_the_bound() {
         "joint gaussian",
         "gated",
         "sampled",
+        "softmax joint",
     ] {
         assert!(checked.contains(k), "no message of a {k} block was checked");
     }

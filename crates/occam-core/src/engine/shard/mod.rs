@@ -175,6 +175,10 @@ impl Vmp {
             Some(Block::JointGaussian(_)) => {
                 "a Gaussian q-block without the data plate, whose sharded update is not built"
             }
+            Some(Block::SoftmaxJoint(_)) => {
+                "its q is joint over the classes of a softmax regression, updated by a step \
+                 checked against the bound over every row, whose sharded form is not built"
+            }
             Some(Block::NonConjugate(_)) => {
                 "its children are non-conjugate (quadrature logit, log-link Poisson): its update is \
                  a step checked against the bound over every row, whose sharded form is not built"

@@ -409,3 +409,74 @@ pub(super) fn sampled() -> Graph {
     g.observe(b, &uniform(5, -0.5, 1.5, 23)).unwrap();
     g
 }
+
+/// Multinomial regression (the softmax q-block): W[K] over 2 ~ N(μ, ½I) with μ ~ N(0, I), logits
+/// η_n = W x_n with known x_n, read by two observed Categoricals, one by the exact expectation
+/// (`CategoricalSoftmaxQuad`), one by Böhning's bound (`CategoricalSoftmax`) with an intercept,
+/// η_n + b, b ~ N(0, I₃): W's q is one Gaussian over its 3 × 2 weights; μ and b stay factorised.
+pub(super) fn softmax_joint() -> Graph {
+    let (nn, k) = (12, 3);
+    let mut g = Graph::new();
+    let n = g.plate("N", nn);
+    let kp = g.plate("K", k);
+    let mu = g
+        .add(
+            "mu",
+            MvGaussian { d: 2 },
+            &[],
+            [cv(vec![0.0, 0.0]), cv(vec![1.0, 0.0, 0.0, 1.0])],
+        )
+        .unwrap();
+    let w = g
+        .add(
+            "w",
+            MvGaussian { d: 2 },
+            &[kp],
+            [p(mu), cv(vec![2.0, 0.3, 0.3, 2.0])],
+        )
+        .unwrap();
+    let x = g
+        .constant(
+            "X",
+            MomentKind::Gaussian { d: 2 },
+            &[n],
+            &uniform(2 * nn, -2.0, 2.0, 17),
+        )
+        .unwrap();
+    let eta = g
+        .deterministic("eta", MatVec { rows: k, cols: 2 }, &[n], [p(w), p(x)])
+        .unwrap();
+    let labels = |seed| -> Vec<f64> {
+        uniform(nn, 0.0, k as f64 - 1e-9, seed)
+            .iter()
+            .map(|u| u.floor())
+            .collect()
+    };
+    let cq = g
+        .add("cq", CategoricalSoftmaxQuad { k }, &[n], [p(eta)])
+        .unwrap();
+    g.observe(cq, &labels(18)).unwrap();
+    let b = g
+        .add(
+            "b",
+            MvGaussian { d: k },
+            &[],
+            [cv(vec![0.0; k]), cv(identity(k))],
+        )
+        .unwrap();
+    let logits = g
+        .deterministic("logits", Sum { n: 2, d: k }, &[n], [p(eta), p(b)])
+        .unwrap();
+    let cb = g
+        .add("cb", CategoricalSoftmax { k }, &[n], [p(logits)])
+        .unwrap();
+    g.observe(cb, &labels(19)).unwrap();
+    g
+}
+
+/// The k × k identity, row-major.
+fn identity(k: usize) -> Vec<f64> {
+    (0..k * k)
+        .map(|i| f64::from(u8::from(i % (k + 1) == 0)))
+        .collect()
+}

@@ -50,7 +50,8 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
         let Body::Deterministic(f) = &nodes[i].body else {
             continue;
         };
-        if nodes[i].joint_gaussian || nodes[i].gated.is_some() {
+        if nodes[i].joint_gaussian || nodes[i].gated.is_some() || vmp.softmax_joint_of(i).is_some()
+        {
             // Its moments are the joint q's, which its parents' marginals do not give (a gated
             // block's dot and sum keep none: its members' terms are `gated_term`'s).
             continue;
@@ -95,7 +96,36 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
         .dist()
         .expect("stochastic")
         .visit(Scratch(&nodes, node));
-    Some(own + joint_gap(vmp, m))
+    Some(own + joint_gap(vmp, m) + softmax_gap(vmp, m))
+}
+
+/// For the weights of a softmax q-block, Σ_g (H[q(v_g)] − Σ_k H[q(w_gk)]) from the joint
+/// covariance the engine reports, by LU determinants; 0 for every other node.
+fn softmax_gap(vmp: &Vmp, m: usize) -> f64 {
+    let Some(Block::SoftmaxJoint(_)) = vmp.block_of(m) else {
+        return 0.0;
+    };
+    let Some(cov) = vmp.joint_covariance(NodeId(m)) else {
+        return 0.0;
+    };
+    let MomentKind::Gaussian { d } = vmp.nodes[m].kind else {
+        unreachable!("a Gaussian vector")
+    };
+    let mut gap = 0.0;
+    let groups = vmp.nodes[m].n * d * vmp.nodes[m].n * d / cov.len();
+    let j = vmp.nodes[m].n * d / groups;
+    for s in cov.chunks_exact(j * j) {
+        let (_, log_det) = crate::linalg::inverse_and_log_det(s, j).expect("a covariance");
+        gap += 0.5 * log_det;
+        for c in 0..j / d {
+            let block: Vec<f64> = (0..d * d)
+                .map(|ab| s[(c * d + ab / d) * j + c * d + ab % d])
+                .collect();
+            let (_, ld) = crate::linalg::inverse_and_log_det(&block, d).expect("a covariance");
+            gap -= 0.5 * ld;
+        }
+    }
+    gap
 }
 
 /// For the first member of a Gaussian q-block, Σ_n (H[q(x_n)] − Σ_i H[q(x_ni)]) from x's joint
