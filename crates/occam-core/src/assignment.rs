@@ -1,7 +1,11 @@
-//! The linear assignment problem: the permutation σ maximising Σ_a m[a][σ(a)] over a square
+//! The linear assignment problem: the permutation σ maximising Σ_a m(a, σ(a)) over a square
 //! matrix, by the Hungarian method with potentials (Kuhn 1955, Munkres 1957; the O(n³)
 //! shortest-augmenting-path form of Jonker & Volgenant 1987). Used to match the components of a
 //! mixture's state to those of a fitted q (`occam`'s annealed importance sampling).
+//!
+//! Written here rather than taken from a crate: `pathfinding`'s `kuhn_munkres`, the well-kept
+//! one, requires totally ordered (`Ord`) weights, and the weights here are log-densities (`f64`);
+//! scaling them to integers would round away the ties the caller counts.
 
 /// The assignment σ (σ[a] = the column of row a) maximising Σ_a m[a·n + σ(a)] over an n × n
 /// row-major matrix of finite values, and that maximum; `None` if an entry is not finite.

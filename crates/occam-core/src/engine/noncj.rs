@@ -85,6 +85,18 @@ fn watched(nodes: &[Node], i: usize) -> Vec<usize> {
     out
 }
 
+/// The bound terms of the `watched` members (those a checked step's candidate moves), each by its
+/// block: the criterion a checked step compares before and after (here and in `softmax_joint`).
+pub(super) fn watched_bound(vmp: &Vmp, watched: &[usize]) -> f64 {
+    watched
+        .iter()
+        .map(|&m| match vmp.block_of(m) {
+            Some(b) => b.bound(vmp, &vmp.cache, m, false),
+            None => 0.0,
+        })
+        .sum()
+}
+
 impl NonConjugate {
     pub(super) fn new(nodes: &[Node], node: usize) -> Self {
         NonConjugate {
@@ -95,13 +107,7 @@ impl NonConjugate {
 
     /// The terms of the bound that read the node's moments.
     fn local_bound(&self, vmp: &Vmp) -> f64 {
-        self.watched
-            .iter()
-            .map(|&m| match vmp.block_of(m) {
-                Some(b) => b.bound(vmp, &vmp.cache, m, false),
-                None => 0.0,
-            })
-            .sum()
+        watched_bound(vmp, &self.watched)
     }
 }
 

@@ -36,6 +36,22 @@ pub(super) fn value(f: &occam::Fitted, m: Method, opts: &Options) -> occam::evid
     }
 }
 
+/// Method `m` with `opts` on 1 and 2 threads, asserted to give the same bits (estimate, standard
+/// error, effective sample size); the one-thread estimate.
+pub(super) fn same_bits_on_one_and_two_threads(
+    f: &occam::Fitted,
+    m: Method,
+    opts: &Options,
+) -> occam::evidence::Estimate {
+    let run =
+        |threads: usize| occam_core::threads::on_threads(threads, || value(f, m, opts)).unwrap();
+    let (a, b) = (run(1), run(2));
+    assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());
+    assert_eq!(a.se.map(f64::to_bits), b.se.map(f64::to_bits));
+    assert_eq!(a.ess.map(f64::to_bits), b.ess.map(f64::to_bits));
+    a
+}
+
 /// ln of Student-t density with `nu` degrees of freedom, location `m`, scale² `s2`.
 fn ln_student(x: f64, nu: f64, m: f64, s2: f64) -> f64 {
     ln_gamma((nu + 1.0) / 2.0)

@@ -25,10 +25,22 @@ fn ln_given_tau(x: &[f64], m0: f64, p0: f64, tau: f64) -> f64 {
 /// ln ∫ Gamma(τ; a, b) p(x | τ) dτ by the trapezoid rule in u = ln τ on [−20, 12] (200,001
 /// points; the integrand is smooth and negligible at both ends).
 fn ln_evidence_quadrature(x: &[f64], m0: f64, p0: f64, a: f64, b: f64) -> f64 {
+    ln_evidence_trapezoid(x, m0, p0, a, b, (-20.0, 12.0, 200_000))
+}
+
+/// ln ∫ Gamma(τ; a, b) p(x | τ) dτ (the mean integrated out under N(m0, 1/p0)) by the trapezoid
+/// rule in u = ln τ on `[lo, hi]` with `m` steps; 0 for no rows.
+pub(super) fn ln_evidence_trapezoid(
+    x: &[f64],
+    m0: f64,
+    p0: f64,
+    a: f64,
+    b: f64,
+    (lo, hi, m): (f64, f64, usize),
+) -> f64 {
     if x.is_empty() {
         return 0.0;
     }
-    let (lo, hi, m) = (-20.0f64, 12.0f64, 200_000usize);
     let h = (hi - lo) / m as f64;
     let terms: Vec<f64> = (0..=m)
         .map(|j| {

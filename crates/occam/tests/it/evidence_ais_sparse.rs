@@ -14,7 +14,7 @@
 
 use occam::evidence::{AisMoves, Kind, Method, Options};
 
-use super::evidence::{fit, value};
+use super::evidence::{fit, same_bits_on_one_and_two_threads, value};
 
 fn gaussian(k: usize, alpha: f64) -> String {
     format!(
@@ -129,13 +129,7 @@ fn sparse_ais_is_the_same_bits_on_one_and_two_threads() {
         temperatures: 60,
         ..opts(5)
     };
-    let run = |threads: usize| {
-        occam_core::threads::on_threads(threads, || value(&f, Method::Ais, &o)).unwrap()
-    };
-    let (a, b) = (run(1), run(2));
-    assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());
-    assert_eq!(a.se.map(f64::to_bits), b.se.map(f64::to_bits));
-    assert_eq!(a.ess.map(f64::to_bits), b.ess.map(f64::to_bits));
+    let a = same_bits_on_one_and_two_threads(&f, Method::Ais, &o);
     let other = value(&f, Method::Ais, &Options { seed: 6, ..o });
     assert_ne!(a.log_evidence, other.log_evidence, "the seed is used");
 }

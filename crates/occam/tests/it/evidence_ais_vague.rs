@@ -15,42 +15,17 @@
 use occam::evidence::{AisMoves, Kind, Method, Options};
 
 use super::bound_oracle::{ln_gamma, log_sum_exp};
-use super::evidence::{fit, value};
-
-const LN_2PI: f64 = 1.837_877_066_409_345_5;
-
-/// ln p(x | τ) with the mean integrated out under N(m0, 1/p0).
-fn ln_given_tau(x: &[f64], m0: f64, p0: f64, tau: f64) -> f64 {
-    let n = x.len() as f64;
-    let (s1, s2) = (x.iter().sum::<f64>(), x.iter().map(|v| v * v).sum::<f64>());
-    let pn = p0 + n * tau;
-    let mn = (p0 * m0 + tau * s1) / pn;
-    0.5 * (p0 / pn).ln() + 0.5 * n * tau.ln()
-        - 0.5 * n * LN_2PI
-        - 0.5 * (tau * s2 + p0 * m0 * m0 - pn * mn * mn)
-}
+use super::evidence::{fit, same_bits_on_one_and_two_threads, value};
+use super::evidence_ais::ln_evidence_trapezoid;
 
 /// ln ∫ Gamma(τ; a, b) p(x | τ) dτ by the trapezoid rule in u = ln τ on [−80, 20] (20,001
 /// points, step 0.005: the integrand is smooth in u; a separate NumPy sum of the same rule gives
-/// the same exact evidence to 1.1e−11 with 200,001 points on the tight-and-wide set below). With at least one row the integrand falls like e^{u/2} below and like the prior's
-/// e^{−b τ} above (b τ = 4.9e5 at u = 20), so both ends are negligible even under Gamma(0.001,
-/// 0.001), half of whose mass lies below u = −690.
+/// the same exact evidence to 1.1e−11 with 200,001 points on the tight-and-wide set below). With
+/// at least one row the integrand falls like e^{u/2} below and like the prior's e^{−b τ} above
+/// (b τ = 4.9e5 at u = 20), so both ends are negligible even under Gamma(0.001, 0.001), half of
+/// whose mass lies below u = −690.
 fn ln_evidence_quadrature(x: &[f64], m0: f64, p0: f64, a: f64, b: f64) -> f64 {
-    if x.is_empty() {
-        return 0.0;
-    }
-    let (lo, hi, m) = (-80.0f64, 20.0f64, 20_000usize);
-    let h = (hi - lo) / m as f64;
-    let terms: Vec<f64> = (0..=m)
-        .map(|j| {
-            let u = lo + h * j as f64;
-            let tau = u.exp();
-            let ln_prior = a * b.ln() - ln_gamma(a) + (a - 1.0) * u - b * tau;
-            let w = if j == 0 || j == m { 0.5 * h } else { h };
-            ln_prior + ln_given_tau(x, m0, p0, tau) + u + w.ln()
-        })
-        .collect();
-    log_sum_exp(&terms)
+    ln_evidence_trapezoid(x, m0, p0, a, b, (-80.0, 20.0, 20_000))
 }
 
 /// The exact ln p(D) of the tutorial's mixture with `k` components and weights Dirichlet(`alpha`)
@@ -171,11 +146,5 @@ fn vague_ais_is_the_same_bits_on_one_and_two_threads() {
         temperatures: 60,
         ..opts(5)
     };
-    let run = |threads: usize| {
-        occam_core::threads::on_threads(threads, || value(&f, Method::Ais, &o)).unwrap()
-    };
-    let (a, b) = (run(1), run(2));
-    assert_eq!(a.log_evidence.to_bits(), b.log_evidence.to_bits());
-    assert_eq!(a.se.map(f64::to_bits), b.se.map(f64::to_bits));
-    assert_eq!(a.ess.map(f64::to_bits), b.ess.map(f64::to_bits));
+    same_bits_on_one_and_two_threads(&f, Method::Ais, &o);
 }

@@ -228,13 +228,7 @@ impl SoftmaxJoint {
 
     /// The terms of the bound that read W's q.
     fn local_bound(&self, vmp: &Vmp) -> f64 {
-        self.watched
-            .iter()
-            .map(|&m| match vmp.block_of(m) {
-                Some(b) => b.bound(vmp, &vmp.cache, m, false),
-                None => 0.0,
-            })
-            .sum()
+        super::noncj::watched_bound(vmp, &self.watched)
     }
 
     /// η's moments (module docs): from the kept joint, or the product's before the first update.
