@@ -7,8 +7,9 @@
 //! one, requires totally ordered (`Ord`) weights, and the weights here are log-densities (`f64`);
 //! scaling them to integers would round away the ties the caller counts.
 
-/// The assignment σ (σ[a] = the column of row a) maximising Σ_a m[a·n + σ(a)] over an n × n
-/// row-major matrix of finite values, and that maximum; `None` if an entry is not finite.
+/// The assignment σ (σ(a) = the column of row a) maximising Σ_a m(a, σ(a)) (entry a·n + σ(a))
+/// over an n × n row-major matrix of finite values, and that maximum; `None` if an entry is not
+/// finite.
 pub fn max_assignment(m: &[f64], n: usize) -> Option<(Vec<usize>, f64)> {
     if m.len() != n * n || m.iter().any(|x| !x.is_finite()) {
         return None;
