@@ -38,8 +38,8 @@ fn bernoulli(k: usize, alpha: f64) -> String {
     )
 }
 
-/// 256 chains of 250 temperatures, Gibbs moves, seed `seed`.
-fn opts(seed: u64) -> Options {
+/// 256 chains of 250 temperatures, Gibbs moves, seed `seed` (also the vague-prior tests').
+pub(super) fn opts(seed: u64) -> Options {
     Options {
         chains: 256,
         temperatures: 250,

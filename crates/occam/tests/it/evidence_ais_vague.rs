@@ -12,11 +12,12 @@
 //! (the prior's half of the chains now carries the partitions q does not hold: 3–17% of the
 //! estimate for three clusters, K = 2, α = 1).
 
-use occam::evidence::{AisMoves, Kind, Method, Options};
+use occam::evidence::{Kind, Method, Options};
 
 use super::bound_oracle::{ln_gamma, log_sum_exp};
 use super::evidence::{fit, same_bits_on_one_and_two_threads, value};
 use super::evidence_ais::ln_evidence_trapezoid;
+use super::evidence_ais_sparse::opts;
 
 /// ln ∫ Gamma(τ; a, b) p(x | τ) dτ by the trapezoid rule in u = ln τ on [−80, 20] (20,001
 /// points, step 0.005: the integrand is smooth in u; a separate NumPy sum of the same rule gives
@@ -65,17 +66,6 @@ fn text(k: usize, alpha: f64) -> String {
          gamma[K] ~ Gamma(shape = 0.001, rate = 0.001)\nz[N] ~ Categorical(pi)\n\
          x[N] ~ Gaussian(mean = mu[z], precision = gamma[z])\n"
     )
-}
-
-/// 256 chains of 250 temperatures, Gibbs moves, seed `seed`.
-fn opts(seed: u64) -> Options {
-    Options {
-        chains: 256,
-        temperatures: 250,
-        ais_moves: AisMoves::Gibbs,
-        seed,
-        ..Options::default()
-    }
 }
 
 /// For K = 2, 3, α = 0.001, 1 and seeds 0..3: `ais` within 3 of its standard errors of the
