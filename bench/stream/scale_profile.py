@@ -19,6 +19,11 @@ Usage: python bench/stream/scale_profile.py [ROWS_PER_WORKER] [SHARDS_PER_WORKER
 2. **Plain processes** (``plain``): no Dask; one process sweeping one worker's shards
    (``occam.distributed.fit`` without a client), alone, then two such processes at once, each
    on its own shards: hardware contention (memory traffic) without Dask's processes.
+3. **Paired with the machine's own factor** (``paired``, not in the default; env ROUNDS, default
+   8): ROUNDS times, ``cpu_pair.py``'s probe (a cache-resident arithmetic loop in one process, then
+   in two at once: what the host gives two busy processes at that moment, no Occam code in it)
+   followed by the plain 1 → 2 pair. Each round records both factors (the engine's: two processes'
+   rows per second over one's), so the engine's 1 → 2 ratio is read against the machine's.
 
 Prints JSON lines and a summary; writes both to
 bench/results/scale_profile_<date>_<time>utc.txt.
@@ -37,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scale import GMM, SEED, shard_files  # noqa: E402
+from cpu_pair import phase  # noqa: E402
 
 LINES = []
 
@@ -256,8 +262,36 @@ def plain(groups, sweeps):
     return rec
 
 
+def paired(mine, sweeps, rounds, seconds=1.5):
+    """ROUNDS of (the machine's 1 -> 2 factor, the engine's plain 1 -> 2 factor), back to back."""
+    for r in range(rounds):
+        one = phase(1, seconds)[0]
+        two = sum(phase(2, seconds))
+        p1 = plain([mine[0]], sweeps)["each"][0]["wall_s_per_sweep"]
+        p2 = max(e["wall_s_per_sweep"] for e in plain(mine, sweeps)["each"])
+        out({"part": "paired", "round": r, "time": time.strftime("%H:%M:%S", time.gmtime()),
+             "machine_two_over_one": two / one, "engine_two_over_one": 2 * p1 / p2,
+             "engine_s_per_sweep": [p1, p2], "load": os.getloadavg()})
+
+
 def summary(recs):
     lines = []
+    pairs = [r for r in LINES if '"part": "paired"' in r]
+    if pairs:
+        rows = [json.loads(x) for x in pairs]
+        lines.append("round | time | machine 1 -> 2 | engine 1 -> 2 (plain processes) | engine / machine")
+        lines.append("---|---|---|---|---")
+        for x in rows:
+            lines.append(f"{x['round']} | {x['time']} | {x['machine_two_over_one']:.3f} | "
+                         f"{x['engine_two_over_one']:.3f} | "
+                         f"{x['engine_two_over_one'] / x['machine_two_over_one']:.3f}")
+        m = np.array([x["machine_two_over_one"] for x in rows])
+        e = np.array([x["engine_two_over_one"] for x in rows])
+        if len(rows) > 2:
+            lines.append(f"correlation (machine, engine) over rounds: {np.corrcoef(m, e)[0, 1]:.3f}")
+        lines.append(f"median machine {np.median(m):.3f}, median engine {np.median(e):.3f}, "
+                     f"rounds with engine >= 1.8: {int((e >= 1.8).sum())} of {len(e)}, "
+                     f"machine >= 1.8: {int((m >= 1.8).sum())}")
     for r in recs:
         if r["part"] == "dask":
             lines.append(f"dask W={r['workers']} ({'tuned' if r['tuned'] else 'default'} config): "
@@ -315,6 +349,8 @@ def main():
         if "plain" in parts:
             recs.append(plain([mine[0]], sweeps))
             recs.append(plain(mine, sweeps))
+        if "paired" in parts:
+            paired(mine, sweeps, int(os.environ.get("ROUNDS", "8")))
     finally:
         if tmp is not None:
             tmp.cleanup()
