@@ -1,53 +1,67 @@
-"""Occam's AIS against nested sampling (dynesty) on the VIBES tutorial mixture, K = 1, 2, 3 (where
-nested sampling converges: the reference) and K = 20 (issue 28's performance point), in the same run.
+"""Occam's AIS against nested sampling (UltraNest) on the VIBES tutorial mixture, K = 1, 2, 3 (where
+nested sampling converges: the reference) and K = 20 (issue 28's performance point), in the same
+run, and the exact evidence at K = 1.
 
 The model is examples/vibes_tutorial/mixture.occam written out here, the mixture index summed out:
     pi ~ Dirichlet(0.001, ..., 0.001) (K = 20),
     mu_kd ~ N(0, 1/0.01),  gamma_kd ~ Gamma(shape 0.001, rate 0.001)   (k = 1..K, d = 1, 2),
     ln p(D | theta) = sum_i ln sum_k pi_k prod_d N(x_id; mu_kd, 1/gamma_kd).
-dynesty's prior transform maps the unit cube (100 dimensions: K Gamma(0.001) draws normalised to
+The prior transform maps the unit cube (K + 4K dimensions: K Gamma(0.001) draws normalised to
 pi, then gamma, then mu) onto that prior. A Gamma(0.001) quantile underflows a double for most of
 the cube (the median of Gamma(0.001, 1) is about 2^-1000), so both the weights and the
 precisions are carried as logarithms: ln G(u) = (ln u + ln Gamma(a + 1)) / a where the leading
 term of the lower incomplete Gamma function, u = x^a / Gamma(a + 1), holds to double precision
-(x < 1e-8 here), scipy's quantile elsewhere. Its ln Z is then ln p(D | K = 20) over the whole
-prior, every relabelled mode included, as Occam's methods define it.
+(x < 1e-8 here), scipy's inverse incomplete Gamma function elsewhere. Its ln Z is then
+ln p(D | K) over the whole prior, every relabelled mode included, as Occam's methods define it.
+Transform and likelihood are vectorised over batches of points (one matrix product per batch).
 
-At K = 1, 2, 3 (--small-k) Occam runs `compare --plate K=1..3 --method vb,is,ais` (one process,
-one slot) and dynesty runs to dlogz under --small-max-seconds each; their ln p(D) must agree.
-
-1. Occam at K = 20: `compare --method vb,ais` (1,000 temperatures, 64 chains: the defaults) with the release
-   binary, wall and CPU time of the process (CPU of both cores: ≈ 2 × wall when the chains run on
-   both). On the shared development machine run it with both build slots held:
+0. The exact ln p(D | K = 1) and the information H = KL(posterior || prior) by 1-D quadrature
+   (function exact_k1; three rules must agree to 1e-9 nats).
+1. Occam at K = 1, 2, 3: `compare --plate K=1,2,3 --method vb,is,ais` (one process, one slot).
+2. UltraNest 4.6.3 at each of K = 1, 2, 3 in a child process under one slot (--one-slot, e.g.
+   /work/bin/cslot; one BLAS thread): a static run (no improvement loops) of nlive live points
+   with its vectorised population slice sampler (max(10, ndim) steps along the region's principal
+   axes), stopped when the live points hold < frac_remain of Z (remaining dlogz < 0.01 by
+   default) or by --small-max-ncalls. The table gives AIS - NS and IS - NS in units of their
+   combined standard error (UltraNest's logzerr: bootstrap and tail), and NS's CPU against the
+   seconds of Occam's is and ais.
+3. Occam at K = 20: `compare --method vb,ais` (1,000 temperatures, 64 chains: the defaults) with
+   the release binary, wall and CPU time of the process (CPU of both cores: ≈ 2 × wall when the
+   chains run on both). On the shared development machine run it with both build slots held:
    --both-slots "flock /work/.slot-1 flock /work/.slot-2".
-2. dynesty's static sampler (nlive live points, multi-ellipsoid bounds, random-walk moves, seeded)
-   until dlogz or a time limit (--max-seconds) or --maxcall, whichever comes first; the live points
-   are then added, so ln Z is what it reached, and `converged` says whether the remaining-volume
-   estimate fell below dlogz. It runs in a child process (wrapped by --one-slot, e.g.
-   /work/bin/cslot, on the shared machine).
+   At K >= 2 an independent estimate (is_at_map: importance sampling with a t proposal at the MAP,
+   + ln K!) decides between them: on 2026-12-01 UltraNest converged by its own criterion to
+   values 10 to 260 nats too low at K = 2, 3 (with --repartition or without; see
+   bench/results/ais_tutorial_2026-12-01_0331utc.txt), so it is a reference at K = 1 only.
+4. UltraNest at K = 20 capped by --max-ncalls (it does not converge in minutes there): what it
+   reached, its compression (iterations / nlive nats of ln X) and rate.
 
-Needs the peers venv (bench/peers/setup.sh: dynesty 3.1.0) and a release build:
+Needs the peers venv (bench/peers/setup.sh: dynesty 3.1.0, ultranest 4.6.3) and a release build:
     cargo build --release -p occam-cli
     bench/peers/.venv/bin/python bench/peers/ais_tutorial.py --occam target/release/occam
+(--exact-only prints step 0 alone, in a tenth of a second.)
 """
 
 import argparse
 import json
+import logging
 import os
+import re
 import shlex
 import subprocess
 import sys
 import time
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
-from scipy.stats import gamma, norm
+from scipy import integrate, optimize
+from scipy.special import gammaincinv, gammaln, logsumexp, ndtri
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EXAMPLE = os.path.join(ROOT, "examples", "vibes_tutorial")
 K = 20
 ALPHA, MU_PRECISION, SHAPE, RATE = 0.001, 0.01, 0.001, 0.001
+LN2PI = np.log(2.0 * np.pi)
 
 
 def load_x():
@@ -55,39 +69,142 @@ def load_x():
 
 
 def ln_gamma_quantile(u, a):
-    """ln of the Gamma(a, 1) quantile of u, exact where the quantile itself underflows."""
+    """ln of the Gamma(a, 1) quantile of u (any shape), exact where the quantile itself underflows."""
     u = np.clip(u, 1e-300, 1.0 - 1e-16)
     small = (np.log(u) + gammaln(a + 1.0)) / a
-    out = np.empty_like(u)
     tiny = small < np.log(1e-8)
-    out[tiny] = small[tiny]
-    out[~tiny] = np.log(gamma.ppf(u[~tiny], a))
+    out = np.where(tiny, small, 0.0)
+    out[~tiny] = np.log(gammaincinv(a, u[~tiny]))
     return out
 
 
-def make_model(x, K=K):
+def ln_gamma_density_log(t, a, b):
+    """ln density of t = ln g for g ~ Gamma(shape a, rate b)."""
+    return a * np.log(b) - gammaln(a) + a * t - b * np.exp(t)
+
+
+# Broad companions of the repartitioned prior (see make_model): the weights' Gamma draws get an
+# Exp(1) beside Gamma(0.001, 1); the precisions a log-normal, ln g ~ N(0, 3^2), beside
+# Gamma(0.001, 0.001).
+LN_TAU_SD = 3.0
+
+
+def make_model(x, K=K, repartition=False):
+    """The prior transform and the log-likelihood, both vectorised over rows of points: u and theta
+    are (m, ndim). theta = (ln G (K), ln gamma (K × d), mu (K × d)) with pi = G / sum G, G_k iid
+    Gamma(0.001, 1) (that is pi ~ Dirichlet(0.001)); the likelihood is one matrix product per
+    batch: sum_d ln N(x_d; mu_kd, 1/gamma_kd) = [x^2, x] . [-gamma/2, gamma mu] + const_k.
+
+    repartition: nested sampling over the prior p' = (p + r) / 2 per coordinate (ln G_k and
+    ln gamma_kd; r broad and proper, LN_TAU_SD) with the likelihood L p / p', so that L p and
+    hence Z are unchanged (posterior repartitioning, Chen, Feroz & Hobson 2019). p / p' <= 2.
+    Under Gamma(0.001) the components that help (weight and precision in the data's range) hold
+    an exponentially small share of the prior, and a sampler started from it stays with one
+    component (see the results file of 2026-12-01 03:31); under p' they hold about a quarter."""
     n, d = x.shape
-    ln2pi = np.log(2.0 * np.pi)
+    x2 = np.hstack([x * x, x])  # n × 2d
+    nw, nt = K, K * d
+    ln_half = np.log(0.5)
 
     def prior_transform(u):
-        ln_g = ln_gamma_quantile(u[:K], ALPHA)
-        ln_pi = ln_g - logsumexp(ln_g)
-        ln_tau = ln_gamma_quantile(u[K : K + K * d], SHAPE) - np.log(RATE)
-        mu = norm.ppf(u[K + K * d :]) / np.sqrt(MU_PRECISION)
-        return np.concatenate([ln_pi, ln_tau, mu])
+        u = np.atleast_2d(u)
+        uw, ut, um = u[:, :nw], u[:, nw : nw + nt], u[:, nw + nt :]
+        if repartition:
+            lo_w, lo_t = uw < 0.5, ut < 0.5
+            ln_g = np.where(lo_w, 0.0, np.log(-np.log1p(-np.clip(2.0 * uw - 1.0, 1e-300, 1.0 - 1e-16))))
+            ln_g[lo_w] = ln_gamma_quantile(2.0 * uw[lo_w], ALPHA)
+            ln_tau = np.where(lo_t, 0.0, LN_TAU_SD * ndtri(np.clip(2.0 * ut - 1.0, 1e-300, 1.0 - 1e-16)))
+            ln_tau[lo_t] = ln_gamma_quantile(2.0 * ut[lo_t], SHAPE) - np.log(RATE)
+        else:
+            ln_g = ln_gamma_quantile(uw, ALPHA)
+            ln_tau = ln_gamma_quantile(ut, SHAPE) - np.log(RATE)
+        mu = ndtri(um) / np.sqrt(MU_PRECISION)
+        return np.concatenate([ln_g, ln_tau, mu], axis=1)
+
+    def ln_p_over_p_prime(ln_p, ln_r):
+        return ln_p - np.logaddexp(ln_half + ln_p, ln_half + ln_r)
 
     def loglike(theta):
-        ln_pi = theta[:K]
-        ln_tau = theta[K : K + K * d].reshape(K, d)
-        mu = theta[K + K * d :].reshape(K, d)
+        theta = np.atleast_2d(theta)
+        m = theta.shape[0]
+        ln_g = theta[:, :K]
+        ln_pi = ln_g - logsumexp(ln_g, axis=1, keepdims=True)
+        ln_tau = theta[:, K : K + K * d].reshape(m, K, d)
+        mu = theta[:, K + K * d :].reshape(m, K, d)
         tau = np.exp(ln_tau)
-        # rows × K: ln pi_k + sum_d ln N(x_id; mu_kd, 1/tau_kd)
-        sq = (x[:, None, :] - mu[None, :, :]) ** 2
-        ln = ln_pi + (0.5 * (ln_tau - ln2pi)).sum(axis=1) - 0.5 * (tau[None, :, :] * sq).sum(axis=2)
-        v = float(logsumexp(ln, axis=1).sum())
-        return v if np.isfinite(v) else -1e300
+        w = np.concatenate([-0.5 * tau, tau * mu], axis=2).reshape(m * K, 2 * d)
+        const = ln_pi + (0.5 * (ln_tau - LN2PI) - 0.5 * tau * mu * mu).sum(axis=2)  # m × K
+        lg = (w @ x2.T).reshape(m, K, n) + const[:, :, None]
+        if K == 1:
+            v = lg[:, 0, :].sum(axis=1)
+        else:
+            top = lg.max(axis=1)
+            lg -= top[:, None, :]
+            np.exp(lg, out=lg)
+            v = (np.log(lg.sum(axis=1)) + top).sum(axis=1)
+        if repartition:
+            lt = ln_tau.reshape(m, K * d)
+            v = v + ln_p_over_p_prime(ln_gamma_density_log(ln_g, ALPHA, 1.0), ln_g - np.exp(ln_g)).sum(axis=1)
+            ln_r = -0.5 * np.log(2.0 * np.pi * LN_TAU_SD**2) - 0.5 * (lt / LN_TAU_SD) ** 2
+            v = v + ln_p_over_p_prime(ln_gamma_density_log(lt, SHAPE, RATE), ln_r).sum(axis=1)
+        return np.where(np.isfinite(v), v, -1e300)
 
     return prior_transform, loglike, K + 2 * K * d
+
+
+def exact_k1(x):
+    """ln p(D | K = 1) by quadrature, and the information H = KL(posterior || prior) in nats.
+
+    With one component the weight is 1 and the evidence factorises over the dimensions. Given the
+    precision g, the mean integrates out: x_d ~ N(0, I/g + 11'/lambda), whose determinant is
+    g^-N (1 + N g / lambda) and whose inverse is g I - g^2 11' / (lambda + N g), so
+        ln p(x_d | g) = -N/2 ln 2 pi + N/2 ln g - 1/2 ln(1 + N g / lambda)
+                        - g/2 (S - g T^2 / (lambda + N g)),   S = sum x^2, T = sum x,
+    and p(x_d) is the integral of that against the Gamma(a, b) prior over t = ln g (prior density
+    b^a / Gamma(a) e^(a t - b e^t)). The integrand is a peak of width ~ (2/N)^(1/2) in t: two rules
+    (QUADPACK's adaptive Gauss–Kronrod over t* ± 3 and over [-50, 30] with the peak as a break
+    point, and 200-point Gauss–Legendre over t* ± 3) must agree to 1e-9 nats. H per dimension is
+    E_post[ln L] - ln p(x_d), with E over mu | g Gaussian: mean g T v, variance v = 1/(lambda + N g)."""
+    n = len(x)
+    a, b, lam = SHAPE, RATE, MU_PRECISION
+    out = {"ln_z": 0.0, "h": 0.0, "rule_gap": 0.0, "dims": []}
+    nodes, weights = np.polynomial.legendre.leggauss(200)
+    for xd in x.T:
+        s, t_sum = float(xd @ xd), float(xd.sum())
+
+        def f(t):
+            g = np.exp(t)
+            ll = (-0.5 * n * LN2PI + 0.5 * n * t - 0.5 * np.log1p(n * g / lam)
+                  - 0.5 * g * (s - g * t_sum * t_sum / (lam + n * g)))
+            return ll + a * np.log(b) - gammaln(a) + a * t - b * g
+
+        peak = optimize.minimize_scalar(lambda t: -f(t), bracket=(-5.0, 5.0), tol=1e-12)
+        ts, fs = float(peak.x), float(-peak.fun)
+
+        def g_(t):
+            return np.exp(f(t) - fs)
+
+        q_gk, _ = integrate.quad(g_, ts - 3, ts + 3, epsabs=1e-14, epsrel=1e-13, limit=200)
+        q_wide, _ = integrate.quad(g_, -50.0, 30.0, points=[ts], epsabs=1e-14, epsrel=1e-13, limit=500)
+        q_gl = float((3.0 * weights * g_(ts + 3.0 * nodes)).sum())
+        ln_zd = fs + np.log(q_gk)
+        gap = max(abs(np.log(q_wide / q_gk)), abs(np.log(q_gl / q_gk)))
+        if gap > 1e-9:
+            raise RuntimeError(f"exact_k1: quadrature rules disagree by {gap:.2e} nats")
+
+        def eloglik(t):
+            g = np.exp(t)
+            v = 1.0 / (lam + n * g)
+            m = g * t_sum * v
+            return -0.5 * n * LN2PI + 0.5 * n * t - 0.5 * g * (float(((xd - m) ** 2).sum()) + n * v)
+
+        el, _ = integrate.quad(lambda t: g_(t) * eloglik(t), ts - 3, ts + 3, epsabs=1e-12, epsrel=1e-13, limit=200)
+        h = el / q_gk - ln_zd
+        out["ln_z"] += ln_zd
+        out["h"] += h
+        out["rule_gap"] = max(out["rule_gap"], gap)
+        out["dims"].append({"ln_z": ln_zd, "h": h, "ln_gamma_mode": ts})
+    return out
 
 
 def run_occam(occam, seed, temperatures, chains, wrapper, methods="vb,ais", plate=None):
@@ -115,34 +232,118 @@ def run_occam(occam, seed, temperatures, chains, wrapper, methods="vb,ais", plat
     return models, seconds, cpu
 
 
-def run_dynesty(nlive, dlogz, seed, max_seconds, maxcall, k=K):
-    import dynesty
+def is_at_map(x, k, draws, seed):
+    """An estimate independent of Occam and of nested sampling: importance sampling of one of the
+    K! relabelled modes with a multivariate t (5 degrees of freedom) at the MAP, scale the inverse
+    of the negative Hessian (central differences), plus ln K! for the others (the modes are
+    separated at N = 500). theta = (s, ln gamma, mu) with pi = softmax(s, 0), whose prior density
+    under Dirichlet(a) is Gamma(K a) / Gamma(a)^K prod_k pi_k^a (the softmax's Jacobian is
+    prod_k pi_k); the MAP is found by BFGS from scikit-learn's diagonal GaussianMixture."""
+    from scipy import stats
+    from sklearn.mixture import GaussianMixture
 
-    prior_transform, loglike, ndim = make_model(load_x(), k)
+    n, d = x.shape
+
+    def ln_post(th):
+        th = np.atleast_2d(th)
+        m = th.shape[0]
+        s = np.concatenate([th[:, : k - 1], np.zeros((m, 1))], axis=1)
+        ln_pi = s - logsumexp(s, axis=1, keepdims=True)
+        lt = th[:, k - 1 : k - 1 + k * d].reshape(m, k, d)
+        mu = th[:, k - 1 + k * d :].reshape(m, k, d)
+        tau = np.exp(lt)
+        lg = ln_pi[:, :, None] + (0.5 * (lt - LN2PI)).sum(axis=2)[:, :, None] - 0.5 * (
+            tau[:, :, None, :] * (x[None, None] - mu[:, :, None, :]) ** 2).sum(axis=3)
+        ll = logsumexp(lg, axis=1).sum(axis=1)
+        lp = gammaln(k * ALPHA) - k * gammaln(ALPHA) + ALPHA * ln_pi.sum(axis=1)
+        lp += (SHAPE * np.log(RATE) - gammaln(SHAPE) + SHAPE * lt - RATE * tau).sum(axis=(1, 2))
+        lp += (0.5 * np.log(MU_PRECISION) - 0.5 * LN2PI - 0.5 * MU_PRECISION * mu * mu).sum(axis=(1, 2))
+        return ll + lp
+
+    g = GaussianMixture(k, covariance_type="diag", n_init=5, random_state=seed).fit(x)
+    lw0 = np.log(g.weights_)
+    th0 = np.concatenate([lw0[:-1] - lw0[-1], -np.log(g.covariances_).ravel(), g.means_.ravel()])
+    opt = optimize.minimize(lambda t: -ln_post(t)[0], th0, method="BFGS", options={"gtol": 1e-8})
+    m, dim, h = opt.x, len(opt.x), 1e-4
+    hess = np.empty((dim, dim))
+    e = np.eye(dim) * h
+    for i in range(dim):
+        for j in range(dim):
+            hess[i, j] = (ln_post(m + e[i] + e[j]) - ln_post(m + e[i] - e[j]) - ln_post(m - e[i] + e[j])
+                          + ln_post(m - e[i] - e[j]))[0] / (4 * h * h)
+    prop = stats.multivariate_t(loc=m, shape=np.linalg.inv(-hess), df=5, seed=seed)
+    th = prop.rvs(size=draws)
+    lw = ln_post(th) - prop.logpdf(th)
+    ln_z = float(logsumexp(lw) - np.log(draws))
+    w = np.exp(lw - ln_z)
+    return {"k": k, "ln_z": ln_z + float(gammaln(k + 1)), "se": float(np.sqrt(w.var() / draws)),
+            "ess": float(w.sum() ** 2 / (w * w).sum()), "draws": draws}
+
+
+class _Remainder(logging.Handler):
+    """Keeps the last status UltraNest logs: iteration, ln Z of the dead points and the live points'
+    maximum ln L, from which the remaining dlogz is ln(1 + Lmax X / Z) with ln X = -iteration / nlive
+    (the upper estimate nested samplers stop on)."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.status = None
+
+    def emit(self, record):
+        m = re.search(r"iteration=(\d+),.*logz=([0-9.eE+-]+),.*Lmax=([0-9.eE+-]+)", record.getMessage())
+        if m:
+            self.status = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
+
+    def remaining_dlogz(self, nlive):
+        if self.status is None:
+            return float("nan")
+        it, logz, lmax = self.status
+        return float(np.logaddexp(0.0, lmax - it / nlive - logz))
+
+
+def run_ultranest(k, nlive, nsteps, seed, frac_remain, max_ncalls, repartition=False):
+    """UltraNest's static run (no improvement loops) with its vectorised population slice sampler
+    (directions along the region's principal axes); it stops when the live points hold less than
+    frac_remain of Z (remaining dlogz = -ln(1 - frac_remain)) or after max_ncalls likelihood calls.
+    numpy's global generator seeds it; the child runs with one BLAS thread."""
+    import ultranest
+    import ultranest.popstepsampler as ps
+
+    prior_transform, loglike, ndim = make_model(load_x(), k, repartition)
+    np.random.seed(seed)
+    rem = _Remainder()
+    logger = logging.getLogger("ultranest")
+    logger.addHandler(rem)  # before UltraNest's own set-up, which then adds no stdout handler
+    logger.setLevel(logging.DEBUG)
     t0, c0 = time.perf_counter(), time.process_time()
-    sampler = dynesty.NestedSampler(
-        loglike, prior_transform, ndim, nlive=nlive, bound="multi", sample="rwalk",
-        rstate=np.random.default_rng(seed),
+    sampler = ultranest.ReactiveNestedSampler(
+        [f"p{i}" for i in range(ndim)], loglike, prior_transform, vectorized=True, ndraw_min=128, ndraw_max=4096,
     )
-    delta, it, stopped = np.inf, 0, "dlogz"
-    for it, r in enumerate(sampler.sample(dlogz=dlogz, maxcall=maxcall), start=1):
-        delta = float(r.delta_logz)
-        if time.perf_counter() - t0 > max_seconds:
-            stopped = "time limit"
-            break
-    else:
-        if delta >= dlogz:
-            stopped = "maxcall"
-    for _ in sampler.add_live_points():
-        pass
+    sampler.stepsampler = ps.PopulationSliceSampler(
+        popsize=128, nsteps=nsteps, generate_direction=ps.generate_region_oriented_direction,
+    )
+    res = sampler.run(
+        min_num_live_points=nlive, frac_remain=frac_remain, dlogz=0.5, min_ess=0, max_num_improvement_loops=0,
+        max_ncalls=max_ncalls, log_interval=10, show_status=False, viz_callback=False,
+    )
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    res = sampler.results
+    calls = int(res["ncall"])
+    converged = bool(max_ncalls is None or calls < max_ncalls)
+    # the status is logged every 10 iterations: when UltraNest stopped on frac_remain, its own
+    # criterion bounds the remainder (-ln(1 - frac_remain)); otherwise the last status tells it
+    remaining = float(-np.log1p(-frac_remain)) if converged else rem.remaining_dlogz(nlive)
     return {
-        "k": k, "ndim": ndim, "nlive": nlive, "logz": float(res.logz[-1]), "logzerr": float(res.logzerr[-1]),
-        "calls": int(np.sum(res.ncall)), "iterations": it, "delta_logz": delta,
-        "converged": bool(delta < dlogz), "stopped": stopped,
-        "max_logl": float(np.max(res.logl)), "seconds": seconds, "cpu_seconds": cpu,
+        "k": k, "ndim": ndim, "nlive": nlive, "nsteps": nsteps, "repartition": repartition, "logz": float(res["logz"]),
+        "logzerr": float(res["logzerr"]), "h": float(res["H"]), "h_err": float(res["Herr"]),
+        "calls": calls, "iterations": int(res["niter"]), "remaining_dlogz": remaining,
+        "converged": converged, "stopped": "frac_remain" if converged else "max_ncalls",
+        "max_logl": float(res["maximum_likelihood"]["logl"]), "seconds": seconds, "cpu_seconds": cpu,
+        "calls_per_cpu_second": calls / cpu,
     }
+
+
+def nsteps_for(ndim):
+    return max(10, ndim)
 
 
 def main():
@@ -151,70 +352,118 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--temperatures", type=int, default=1000)
     ap.add_argument("--chains", type=int, default=64)
-    ap.add_argument("--nlive", type=int, default=500)
-    ap.add_argument("--dlogz", type=float, default=0.1)
-    ap.add_argument("--max-seconds", type=float, default=600.0)
-    ap.add_argument("--maxcall", type=int, default=None)
+    ap.add_argument("--nlive", type=int, default=400)
+    ap.add_argument("--frac-remain", type=float, default=0.01)
+    ap.add_argument("--small-max-ncalls", type=int, default=8_000_000, help="cap per K at K = 1, 2, 3")
+    ap.add_argument("--max-ncalls", type=int, default=1_500_000, help="cap at K = 20")
     ap.add_argument("--both-slots", default="", help="command prefix for the timed Occam run")
-    ap.add_argument("--one-slot", default="", help="command prefix for the dynesty child process")
-    ap.add_argument("--small-k", default="1,2,3", help="sizes where dynesty is the reference ('' for none)")
-    ap.add_argument("--small-max-seconds", type=float, default=240.0)
+    ap.add_argument("--one-slot", default="", help="command prefix for the nested-sampling child process")
+    ap.add_argument("--small-k", default="1,2,3", help="sizes where nested sampling is the reference ('' for none)")
     ap.add_argument("--k", type=int, default=K, help=argparse.SUPPRESS)
-    ap.add_argument("--dynesty-only", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--ns-only", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--ns-max-ncalls", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--repartition", action="store_true",
+                    help="nested sampling over the repartitioned prior (make_model): the same Z")
+    ap.add_argument("--exact-only", action="store_true", help="print the exact K = 1 evidence and H, then stop")
     ap.add_argument("--json", default=None, help="also write the results as JSON here")
     a = ap.parse_args()
 
-    if a.dynesty_only:
-        r = run_dynesty(a.nlive, a.dlogz, a.seed, a.max_seconds, a.maxcall, a.k)
-        with open(a.dynesty_only, "w") as f:
+    if a.ns_only:
+        _, _, ndim = make_model(load_x()[:1], a.k)
+        r = run_ultranest(a.k, a.nlive, nsteps_for(ndim), a.seed, a.frac_remain, a.ns_max_ncalls, a.repartition)
+        with open(a.ns_only, "w") as f:
             json.dump(r, f)
         return
 
-    def dynesty_child(k, max_seconds):
-        tmp = os.path.join(HERE, f".ais_tutorial_dynesty_{os.getpid()}_{k}.json")
+    x = load_x()
+    t0 = time.process_time()
+    ex = exact_k1(x)
+    print(f"exact K = 1 (quadrature over ln gamma per dimension, three rules within {ex['rule_gap']:.1e} nats): "
+          f"ln p(D) = {ex['ln_z']:.6f}, H = {ex['h']:.4f} nats "
+          f"({' + '.join('%.6f' % dd['ln_z'] for dd in ex['dims'])}), {time.process_time() - t0:.2f} s CPU", flush=True)
+    if a.exact_only:
+        return
+
+    def ns_child(k, max_ncalls):
+        tmp = os.path.join(HERE, f".ais_tutorial_ns_{os.getpid()}_{k}.json")
         cmd = shlex.split(a.one_slot) + [
-            sys.executable, os.path.abspath(__file__), "--dynesty-only", tmp, "--seed", str(a.seed),
-            "--nlive", str(a.nlive), "--dlogz", str(a.dlogz), "--max-seconds", str(max_seconds),
-            "--k", str(k),
-        ] + (["--maxcall", str(a.maxcall)] if a.maxcall else [])
+            sys.executable, os.path.abspath(__file__), "--ns-only", tmp, "--seed", str(a.seed),
+            "--nlive", str(a.nlive), "--frac-remain", str(a.frac_remain), "--k", str(k),
+            "--ns-max-ncalls", str(max_ncalls),
+        ] + (["--repartition"] if a.repartition else [])
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         try:
-            subprocess.run(cmd, check=True)
+            subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
             with open(tmp) as f:
                 return json.load(f)
         finally:
             if os.path.exists(tmp):
                 os.remove(tmp)
 
-    def dyn_line(dyn):
-        return (f"dynesty K = {dyn['k']} (nlive {dyn['nlive']}, {dyn['ndim']} dimensions, rwalk, multi): ln Z "
-                f"{dyn['logz']:.2f} ± {dyn['logzerr']:.2f}, {dyn['iterations']} iterations, "
-                f"{dyn['calls']} likelihood calls, stopped by {dyn['stopped']}, remaining dlogz "
-                f"{dyn['delta_logz']:.3g} ({'converged' if dyn['converged'] else 'NOT converged'}), "
-                f"max ln L {dyn['max_logl']:.2f}, wall {dyn['seconds']:.1f} s, CPU {dyn['cpu_seconds']:.1f} s")
+    def ns_line(r):
+        rem = (f"remaining dlogz <= {r['remaining_dlogz']:.3g} (converged)" if r["converged"]
+               else f"remaining dlogz {r['remaining_dlogz']:.3g} (NOT converged)")
+        return (f"ultranest K = {r['k']} ({'repartitioned prior, ' if r['repartition'] else ''}nlive {r['nlive']}, "
+                f"{r['ndim']} dimensions, population slice sampler, "
+                f"{r['nsteps']} steps): ln Z {r['logz']:.2f} ± {r['logzerr']:.2f}, H {r['h']:.1f} ± {r['h_err']:.1f} nats, "
+                f"{r['iterations']} iterations (nlive·H = {r['nlive'] * r['h']:.0f}), {r['calls']} likelihood calls "
+                f"({r['calls_per_cpu_second']:.0f} per CPU s), stopped by {r['stopped']}, {rem}, "
+                f"max ln L {r['max_logl']:.2f}, wall {r['seconds']:.1f} s, CPU {r['cpu_seconds']:.1f} s")
 
-    small = {}
+    def z(d, se):
+        return d / se if se > 0 else float("nan")
+
+    small, small_time = {}, None
     if a.small_k:
         ks = [int(v) for v in a.small_k.split(",")]
         models, s_s, s_cpu = run_occam(a.occam, a.seed, a.temperatures, a.chains, shlex.split(a.one_slot),
                                        "vb,is,ais", "K=" + ",".join(map(str, ks)))
-        print(f"VIBES tutorial mixture, K = {a.small_k}, N = {len(load_x())}; seed {a.seed}")
+        small_time = {"seconds": s_s, "cpu_seconds": s_cpu}
+        print(f"VIBES tutorial mixture, K = {a.small_k}, N = {len(x)}; seed {a.seed}")
         print(f"occam compare --plate K={a.small_k} --method vb,is,ais ({a.chains} chains × "
               f"{a.temperatures} temperatures), one process under one slot: wall {s_s:.2f} s, CPU {s_cpu:.2f} s",
               flush=True)
         for k, rows in zip(ks, models):
-            dyn = dynesty_child(k, a.small_max_seconds)
-            small[k] = {"occam": rows, "dynesty": dyn}
-            print(dyn_line(dyn), flush=True)
+            ns = ns_child(k, a.small_max_ncalls)
+            small[k] = {"occam": rows, "ultranest": ns}
+            print(ns_line(ns), flush=True)
         print()
-        print("K | vb (bound) | is ± se (ESS) | ais ± se (ESS) | ais s | dynesty ln Z ± err | dynesty s (CPU) | converged | ais − dynesty")
-        print("---|---|---|---|---|---|---|---|---")
+        print("K | vb (bound) | is ± se (ESS) | ais ± se (ESS) | is + ais s | NS ln Z ± err | NS CPU s | "
+              "AIS − NS (z) | IS − NS (z) | NS CPU / (IS + AIS) s")
+        print("---|---|---|---|---|---|---|---|---|---")
         for k in ks:
-            r, dyn = small[k]["occam"], small[k]["dynesty"]
+            r, ns = small[k]["occam"], small[k]["ultranest"]
             vb, is_, ais = r["vb"], r["is"], r["ais"]
+            d_ais, d_is = ais["log_evidence"] - ns["logz"], is_["log_evidence"] - ns["logz"]
+            z_ais = z(d_ais, float(np.hypot(ais["se"], ns["logzerr"])))
+            z_is = z(d_is, float(np.hypot(is_["se"], ns["logzerr"])))
+            occ_s = is_["seconds"] + ais["seconds"]
             print(f"{k} | {vb['log_evidence']:.2f} | {is_['log_evidence']:.2f} ± {is_['se']:.2f} ({is_['ess']:.0f}) | "
-                  f"{ais['log_evidence']:.2f} ± {ais['se']:.2f} ({ais['ess']:.1f}) | {ais['seconds']:.2f} | "
-                  f"{dyn['logz']:.2f} ± {dyn['logzerr']:.2f} | {dyn['seconds']:.1f} ({dyn['cpu_seconds']:.1f}) | "
-                  f"{'yes' if dyn['converged'] else 'NO'} | {ais['log_evidence'] - dyn['logz']:+.2f}")
+                  f"{ais['log_evidence']:.2f} ± {ais['se']:.2f} ({ais['ess']:.1f}) | {occ_s:.2f} | "
+                  f"{ns['logz']:.2f} ± {ns['logzerr']:.2f}{'' if ns['converged'] else ' (NOT converged)'} | "
+                  f"{ns['cpu_seconds']:.1f} | {d_ais:+.2f} ({z_ais:+.1f}) | {d_is:+.2f} ({z_is:+.1f}) | "
+                  f"{ns['cpu_seconds'] / occ_s:.0f}")
+            small[k].update({"ais_minus_ns": d_ais, "ais_z": z_ais, "is_minus_ns": d_is, "is_z": z_is})
+        for k in ks:
+            if k >= 2:
+                c0 = time.process_time()
+                chk = is_at_map(x, k, 200_000, a.seed)
+                small[k]["is_at_map"] = chk
+                r = small[k]["occam"]
+                print(f"K = {k} independent check (is_at_map: t proposal at the MAP, {chk['draws']} draws, + ln {k}!): "
+                      f"{chk['ln_z']:.3f} ± {chk['se']:.3f} (ESS {chk['ess']:.0f}), {time.process_time() - c0:.1f} s CPU; "
+                      f"Occam is {r['is']['log_evidence'] - chk['ln_z']:+.3f}, ais {r['ais']['log_evidence'] - chk['ln_z']:+.3f}, "
+                      f"vb bound {r['vb']['log_evidence'] - chk['ln_z']:+.3f}, ultranest "
+                      f"{small[k]['ultranest']['logz'] - chk['ln_z']:+.2f}", flush=True)
+        if 1 in small:
+            r, ns = small[1]["occam"], small[1]["ultranest"]
+            print(f"K = 1 against the exact {ex['ln_z']:.4f}: vb {r['vb']['log_evidence'] - ex['ln_z']:+.4f}, "
+                  f"is {r['is']['log_evidence'] - ex['ln_z']:+.4f} ({z(r['is']['log_evidence'] - ex['ln_z'], r['is']['se']):+.1f} se), "
+                  f"ais {r['ais']['log_evidence'] - ex['ln_z']:+.4f} ({z(r['ais']['log_evidence'] - ex['ln_z'], r['ais']['se']):+.1f} se), "
+                  f"ultranest {ns['logz'] - ex['ln_z']:+.4f} ({z(ns['logz'] - ex['ln_z'], ns['logzerr']):+.1f} of its err); "
+                  f"H exact {ex['h']:.2f}, ultranest {ns['h']:.2f}")
+        print("  (is + ais s: the two methods' own wall seconds in the one-slot process, single-threaded there "
+              "under the slot's load; the Occam process as a whole is timed above)")
         for k in ks:
             print(f"  K = {k} ais note: {small[k]['occam']['ais']['note']}")
         print(flush=True)
@@ -222,29 +471,35 @@ def main():
     models, occ_s, occ_cpu = run_occam(a.occam, a.seed, a.temperatures, a.chains, shlex.split(a.both_slots))
     rows = models[0]
     ais, vb = rows["ais"], rows["vb"]
-    print(f"VIBES tutorial mixture, K = {K}, N = {len(load_x())}; seed {a.seed}")
+    print(f"VIBES tutorial mixture, K = {K}, N = {len(x)}; seed {a.seed}")
     print(f"occam compare --method vb,ais ({a.chains} chains × {a.temperatures} temperatures): "
           f"process wall {occ_s:.2f} s, CPU {occ_cpu:.2f} s (CPU / wall {occ_cpu / occ_s:.2f}); "
           f"ais alone {ais['seconds']:.2f} s wall", flush=True)
     print(f"  vb bound {vb['log_evidence']:.2f}; ais {ais['log_evidence']:.2f} ± {ais['se']:.2f} "
           f"(ESS {ais['ess']:.1f}): {ais['note']}", flush=True)
 
-    dyn = dynesty_child(K, a.max_seconds)
-    print(dyn_line(dyn), flush=True)
+    ns = ns_child(K, a.max_ncalls)
+    print(ns_line(ns), flush=True)
+    compressed = ns["iterations"] / ns["nlive"]
+    rate = ns["iterations"] / ns["cpu_seconds"]
+    print(f"  K = 20 nested sampling reached ln X = -{compressed:.1f} (iterations / nlive) at {rate:.1f} iterations "
+          f"per CPU s; it needs ≈ nlive·(H + ~10) iterations, H unknown here (≥ the {compressed:.0f} nats "
+          f"compressed so far): see the projection in the results file")
     print()
     print("method | ln p(D) | ± | wall s | CPU s | note")
     print("---|---|---|---|---|---")
     print(f"vb (bound) | {vb['log_evidence']:.2f} | | | | lower bound")
     print(f"occam ais | {ais['log_evidence']:.2f} | {ais['se']:.2f} | {occ_s:.2f} | {occ_cpu:.2f} | "
           f"ESS {ais['ess']:.1f} of {a.chains}; process (fit + ais)")
-    print(f"dynesty | {dyn['logz']:.2f} | {dyn['logzerr']:.2f} | {dyn['seconds']:.1f} | {dyn['cpu_seconds']:.1f} | "
-          f"{'converged' if dyn['converged'] else 'not converged'} ({dyn['stopped']}; remaining dlogz "
-          f"{dyn['delta_logz']:.3g})")
-    print(f"dynesty / occam: wall {dyn['seconds'] / occ_s:.1f}, CPU {dyn['cpu_seconds'] / occ_cpu:.1f}")
+    print(f"ultranest | {ns['logz']:.2f} | {ns['logzerr']:.2f} | {ns['seconds']:.1f} | {ns['cpu_seconds']:.1f} | "
+          f"{'converged' if ns['converged'] else 'not converged'} ({ns['stopped']}; remaining dlogz "
+          f"{ns['remaining_dlogz']:.3g})")
+    print(f"ultranest / occam: wall {ns['seconds'] / occ_s:.1f}, CPU {ns['cpu_seconds'] / occ_cpu:.1f}")
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"occam": rows, "occam_seconds": occ_s, "occam_cpu_seconds": occ_cpu,
-                       "dynesty": dyn, "small": small}, f, indent=1)
+        with open(a.json + ".tmp", "w") as f:
+            json.dump({"exact_k1": ex, "occam": rows, "occam_seconds": occ_s, "occam_cpu_seconds": occ_cpu,
+                       "ultranest": ns, "small": small, "small_occam_time": small_time}, f, indent=1)
+        os.replace(a.json + ".tmp", a.json)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create the peer virtual environment (bench/peers/.venv, git-ignored) with pinned versions of
-# BayesPy, scikit-learn, hmmlearn and dynesty, the peers Occam is benchmarked and cross-checked against.
+# BayesPy, scikit-learn, hmmlearn, dynesty and UltraNest, the peers Occam is benchmarked and cross-checked against.
 # Idempotent: if the venv already holds exactly these versions it does nothing.
 # Needs PyPI only when it installs; nothing at test time uses this venv.
 set -euo pipefail
@@ -22,6 +22,7 @@ PINS=(
   "threadpoolctl==3.8.0"
   "hmmlearn==0.3.3"
   "dynesty==3.1.0"
+  "ultranest==4.6.3"
 )
 
 have_pins() {
