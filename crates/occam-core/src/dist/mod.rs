@@ -41,6 +41,8 @@ pub(crate) use mv_gaussian::gaussian_vector_moments;
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
 pub use quality::BoundQuality;
+/// What Böhning's bound costs the posterior sds, as the reports say it.
+pub use softmax::BOHNING_SDS;
 #[cfg(test)]
 pub(crate) use sampling::SampledPrior;
 pub use sampling::Sampling;
