@@ -224,7 +224,10 @@ fn bohning_softmax_says_its_sds_are_understated() {
     assert!(out.contains(&line("four.occam")), "{out}");
     let (code, out, err) = run_in(&dir4, &["fit", "four.occam"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains(&line("four.occam")) && out.contains(label), "{out}");
+    assert!(
+        out.contains(&line("four.occam")) && out.contains(label),
+        "{out}"
+    );
     assert!(
         out.contains("bound kind: lower bound: the terms of variable `c` at four.occam:5:1"),
         "{out}"

@@ -41,14 +41,14 @@ pub(crate) use mv_gaussian::gaussian_vector_moments;
 /// initialisation).
 pub(crate) use mv_gaussian::gaussian_vector_sample_rows;
 pub use quality::BoundQuality;
-/// What Böhning's bound costs the posterior sds, as the reports say it.
-pub use softmax::BOHNING_SDS;
 #[cfg(test)]
 pub(crate) use sampling::SampledPrior;
 pub use sampling::Sampling;
 pub(crate) use sampling::{truncated_draw, Proposal};
 /// u(a) of a Gamma's random shape ([`MomentKind::GammaShape`]).
 pub use shape_quad::shape_stats;
+/// What Böhning's bound costs the posterior sds, as the reports say it.
+pub use softmax::BOHNING_SDS;
 
 /// What a slot accepts: moments of `kind`, gathered over `stack` elements of the child's event
 /// plate (`stack == 1`: an ordinary parent; `stack == d`: e.g. the d Gamma precisions of an ARD
