@@ -169,6 +169,11 @@ class Result:
     node_qualities = property(
         lambda self: dict(self._fitted.node_qualities),
         doc="Each node's kind of bound term, by node name (the kinds of ``bound_quality``).")
+    sds_understated = property(
+        lambda self: dict(self._fitted.sds_understated),
+        doc="The variables whose posterior sds a local bound understates, by name, each with "
+            "why (Böhning's bound in softmax logits: ``softmax_bohning``, or ``softmax`` with "
+            "K > 3; the JSON report's ``sds_understated``); empty otherwise.")
 
     def posterior(self, name):
         """The posterior of variable ``name`` (raises :class:`UnknownNameError` otherwise)."""

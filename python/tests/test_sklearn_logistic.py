@@ -147,8 +147,8 @@ def test_pima_test_errors_beside_sklearn():
 
 def test_iris_multinomial_beside_sklearn():
     """Iris (150, 3 classes), stratified halves from seed 0: measured 3/75 test errors for
-    Occam's multinomial model (Böhning's bound, C = 1) and for scikit-learn's
-    LogisticRegression(max_iter=1000)."""
+    Occam's multinomial model (the exact ⟨ln softmax⟩ by quadrature, the default for three
+    classes, C = 1) and for scikit-learn's LogisticRegression(max_iter=1000)."""
     X, Y = load_iris(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(X, Y, test_size=0.5, stratify=Y, random_state=0)
     ours = BayesianLogisticRegression().fit(Xtr, ytr)
@@ -158,3 +158,36 @@ def test_iris_multinomial_beside_sklearn():
     assert (e_ours, e_theirs) == (3, 3)
     assert ours.coef_.shape == (3, 4) and ours.intercept_.shape == (3,)
     np.testing.assert_allclose(ours.predict_proba(Xte).sum(1), 1.0, rtol=1e-12)
+
+
+def test_multinomial_method_chooses_the_softmax_term():
+    """Three classes: the default fits the exact ⟨ln softmax⟩ (``softmax``, an exact bound),
+    ``method="bohning"`` (and its other name ``"jaakkola_jordan"``) Böhning's bound
+    (``softmax_bohning``, a lower bound), whose fixed curvature ½(I − 11ᵀ/K) lies above the
+    softmax's own Hessian, so its posterior sds of the class contrasts are smaller and its bound
+    lower (iris halves, C = 1). Four classes: ``softmax`` is Böhning's bound too."""
+    X, Y = load_iris(return_X_y=True)
+    Xtr, _, ytr, _ = train_test_split(X, Y, test_size=0.5, stratify=Y, random_state=0)
+    exact = BayesianLogisticRegression(tol=1e-8).fit(Xtr, ytr)
+    fits = {m: BayesianLogisticRegression(method=m, tol=1e-8).fit(Xtr, ytr)
+            for m in ("bohning", "jaakkola_jordan")}
+    bohning = fits["bohning"]
+    np.testing.assert_array_equal(bohning.coef_, fits["jaakkola_jordan"].coef_)
+
+    def contrast_sd(f):
+        j = f.sigma_joint_
+        return np.array([np.sqrt(np.diag(j[k, :, k, :] + j[0, :, 0, :] - j[k, :, 0, :] - j[0, :, k, :]))
+                         for k in (1, 2)])
+
+    ratio = contrast_sd(bohning) / contrast_sd(exact)
+    print(f"iris: bound exact {exact.lower_bound_:.4f}, Böhning {bohning.lower_bound_:.4f}; "
+          f"Böhning's contrast sds / exact's {np.round(ratio, 3)}")
+    assert bohning.lower_bound_ < exact.lower_bound_
+    assert np.all(ratio < 1)
+    # Four classes (iris' first class split in two by its first input): Böhning's bound either way.
+    y4 = np.where((Y == 0) & (X[:, 0] > np.median(X[Y == 0, 0])), 3, Y)
+    a = BayesianLogisticRegression(max_iter=50).fit(X, y4)
+    b = BayesianLogisticRegression(method="bohning", max_iter=50).fit(X, y4)
+    assert a.coef_.shape == (4, 4)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.lower_bound_ == b.lower_bound_

@@ -374,6 +374,23 @@ impl PyFitted {
             .map(|(n, k)| (n.clone(), quality_name(*k)))
             .collect()
     }
+
+    /// The variables whose posterior sds a local bound understates `[(variable, why)]`, as the
+    /// JSON report's `sds_understated` (Böhning's bound in softmax logits: `softmax_bohning`,
+    /// or `softmax` with K > 3); empty otherwise.
+    #[getter]
+    fn sds_understated(&self) -> Vec<(String, String)> {
+        let (loaded, c) = (self.inner.loaded(), self.inner.compiled());
+        occam::quality::understated_sds(loaded, c)
+            .into_iter()
+            .map(|(v, by)| {
+                (
+                    loaded.model.variables[v].name.clone(),
+                    format!("{by}: {}", occam::quality::BOHNING_SDS),
+                )
+            })
+            .collect()
+    }
 }
 
 /// A bound kind's name in the JSON report (its serde name: `exact`, `lower_bound`,

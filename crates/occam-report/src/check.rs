@@ -52,8 +52,8 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
     let _ = writeln!(s, "variables ({}):", m.variables.len());
     for (v, var) in m.variables.iter().enumerate() {
         let what = match &var.node {
-            // The family the engine built where a link's limit changed it: `softmax_quad`
-            // beyond K = 3 is Böhning's `CategoricalSoftmax`.
+            // The family the engine built where a link's limit changed it: `softmax` beyond
+            // K = 3 is Böhning's `CategoricalSoftmax`.
             Node::Stochastic { distribution, .. } => match c.vmp.distribution(c.var_nodes[v]) {
                 Some(d) if distribution == "CategoricalSoftmaxQuad" && d.name() != distribution => {
                     format!("{} (K > 3)", d.name())
@@ -108,6 +108,9 @@ pub fn check_report(loaded: &Loaded, c: &Compiled) -> String {
              weights): {}",
             joint.join(", ")
         );
+    }
+    if let Some(line) = occam::quality::understated_sds_line(loaded, c) {
+        let _ = writeln!(s, "{line}");
     }
     let names = c.vmp.names();
     let aux = names.len() - m.variables.len();

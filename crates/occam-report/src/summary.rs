@@ -288,6 +288,9 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             }
         );
     }
+    if let Some(line) = occam::quality::understated_sds_line(loaded, c) {
+        let _ = writeln!(s, "{line}");
+    }
     for r in &o.sampled {
         // Importance-sampled nodes (Winn §4.4): S and the effective sample size S_eff = 1/Σw².
         let (lo, hi) = (
@@ -384,9 +387,15 @@ pub fn summary(loaded: &Loaded, c: &Compiled, o: &Outcome) -> String {
             }
             None => String::new(),
         };
+        // The posterior's own label where a local bound narrows it (Böhning's, in its logits).
+        let understated = if c.vmp.sds_understated_by(c.var_nodes[v]).is_some() {
+            "; sds understated: Böhning's bound"
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
-            "  {} ~ {} ({r}{q})",
+            "  {} ~ {} ({r}{q}{understated})",
             signature(loaded, v),
             distribution(loaded, v)
         );

@@ -39,3 +39,60 @@ pub fn culprits(loaded: &Loaded, c: &Compiled, kind: BoundQuality) -> Vec<String
     }
     out
 }
+
+/// What Böhning's bound costs the posterior sds of the Gaussians in its logits (measured on
+/// 30 points, 3 classes: `occam_core::dist::BOHNING_SDS`).
+pub use occam_core::dist::BOHNING_SDS;
+
+/// The model variables whose posterior sds a local bound understates: each latent variable
+/// whose value reaches the logits of a softmax Categorical fitted by Böhning's bound
+/// (`softmax_bohning`, or `softmax` with K > 3), with that Categorical's place ("variable `c`
+/// at m.occam:5:1"); empty when no term is Böhning's. Reports add [`BOHNING_SDS`].
+pub fn understated_sds(loaded: &Loaded, c: &Compiled) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (v, var) in loaded.model.variables.iter().enumerate() {
+        if var.observed {
+            continue;
+        }
+        let Some(child) = c.vmp.sds_understated_by(c.var_nodes[v]) else {
+            continue;
+        };
+        let names = c.vmp.names();
+        let text = match c.owner.get(names[child.index()]) {
+            Some(&o) => format!(
+                "variable `{}` at {}",
+                loaded.model.variables[o].name,
+                loaded.location(o)
+            ),
+            None => format!("node `{}`", names[child.index()]),
+        };
+        out.push((v, text));
+    }
+    out
+}
+
+/// One line for reports: "posterior sds understated: `w`, `b` (Böhning's bound in the logits of
+/// variable `c` at m.occam:5:1): …" ([`understated_sds`], [`BOHNING_SDS`]); `None` when no
+/// variable's are.
+pub fn understated_sds_line(loaded: &Loaded, c: &Compiled) -> Option<String> {
+    let found = understated_sds(loaded, c);
+    if found.is_empty() {
+        return None;
+    }
+    let vars: Vec<String> = found
+        .iter()
+        .map(|(v, _)| format!("`{}`", loaded.model.variables[*v].name))
+        .collect();
+    let mut by: Vec<&str> = Vec::new();
+    for (_, t) in &found {
+        if !by.contains(&t.as_str()) {
+            by.push(t);
+        }
+    }
+    Some(format!(
+        "posterior sds understated: {} (Böhning's bound in the logits of {}): {BOHNING_SDS}; \
+         see docs/guide/12-beyond-conjugate.md",
+        vars.join(", "),
+        by.join(", ")
+    ))
+}

@@ -47,6 +47,8 @@ pub use sampling::Sampling;
 pub(crate) use sampling::{truncated_draw, Proposal};
 /// u(a) of a Gamma's random shape ([`MomentKind::GammaShape`]).
 pub use shape_quad::shape_stats;
+/// What Böhning's bound costs the posterior sds, as the reports say it.
+pub use softmax::BOHNING_SDS;
 
 /// What a slot accepts: moments of `kind`, gathered over `stack` elements of the child's event
 /// plate (`stack == 1`: an ordinary parent; `stack == d`: e.g. the d Gamma precisions of an ARD

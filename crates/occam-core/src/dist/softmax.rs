@@ -1,5 +1,5 @@
 //! Categorical(y | softmax(η)) with a Gaussian vector of log-odds η over the categories —
-//! `y ~ Categorical(softmax(η))` — by Böhning's quadratic bound on the log-sum-exp (Böhning 1992,
+//! `y ~ Categorical(softmax_bohning(η))`, and `softmax(η)` for K > 3 — by Böhning's quadratic bound on the log-sum-exp (Böhning 1992,
 //! "Multinomial logistic regression algorithm", Ann. Inst. Statist. Math. 44, Lemma: the
 //! Hessian of lse is bounded by A = ½(I − 11ᵀ/K) in the Loewner order).
 //!
@@ -25,6 +25,14 @@
 //! Bouchard's bound (2007; lse(η) ≤ α + Σ_k ln(1 + e^{η_k − α}) with Jaakkola–Jordan on each
 //! term), measured in the same test, is looser than this one in 5 of those 6 cases (gaps 0.814,
 //! 0.866, 1.136 and 0.546, 0.695, 1.080) and tighter only at m = (2, 0, −2), s = 2.
+//!
+//! **The posterior sds are understated** ([`BOHNING_SDS`]): the fixed curvature A adds the same
+//! precision A ⊗ x xᵀ per observation whatever the data, above the softmax's own expected Hessian
+//! (½ against 1/3 on the contrasts at equal probabilities). Measured on multinomial regression
+//! (`crates/occam/tests/it/softmax.rs`: 30 points, 2 inputs, 3 classes, one Gaussian q over all
+//! the weights, against quadrature of the exact posterior): the weights' sds 8–15% and the class
+//! contrasts' sds 28–49% too small, where the quadrature family is within 1.2% and 3.0%. Reports
+//! say so for every node whose logits read this family (`Vmp::sds_understated_by`).
 
 use super::{Categorical, Dist, ExpFamily, OutOfDomain, SlotInput};
 use crate::error::ValueError;
@@ -36,8 +44,14 @@ use crate::special::log_sum_exp;
 use crate::Rng;
 use rand::Rng as _;
 
+/// What Böhning's bound costs the posterior of the Gaussians in its logits (module docs), as
+/// the fit's summary, `occam check` and the JSON report say it.
+pub const BOHNING_SDS: &str = "Böhning's bound understates their posterior sds (on 30 points, \
+     3 classes, against the exact posterior: sds 8–15% and class-contrast sds 28–49% too small; \
+     `softmax` is exact for K ≤ 3)";
+
 /// Categorical(y | softmax(η)) with a Gaussian vector η, by Böhning's bound (module docs); what
-/// `y ~ Categorical(softmax(η))` becomes.
+/// `y ~ Categorical(softmax_bohning(η))` becomes, and `softmax(η)` for K > 3.
 #[derive(Clone, Debug)]
 pub struct CategoricalSoftmax {
     /// Number of categories K.
@@ -72,9 +86,11 @@ impl ExpFamily for CategoricalSoftmax {
         }],
         params: &[],
         summary: "one of the categories with probabilities softmax(logits): \
-                  `Categorical(softmax(x))`; Böhning bound (a true lower bound; K = 3 \
-                  against quadrature: 0.21–0.37 nats below ⟨ln softmax⟩ per observation at \
-                  logit sd 1, 0.34 nats below the ELBO on 20 draws)",
+                  `Categorical(softmax_bohning(x))`, and `softmax(x)` for K > 3; Böhning bound \
+                  (a true lower bound; K = 3 against quadrature: 0.21–0.37 nats below \
+                  ⟨ln softmax⟩ per observation at logit sd 1, 0.34 nats below the ELBO on 20 \
+                  draws; posterior sds 8–15% and class-contrast sds 28–49% too small on 30 \
+                  points)",
     };
 
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {

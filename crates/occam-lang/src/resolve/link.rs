@@ -2,8 +2,9 @@
 //! `Binomial(n, sigmoid(x))` are the logit-parameterised families `BernoulliLogitQuad(x)` and
 //! `BinomialLogitQuad(n, x)` of the engine (exact expectations by quadrature), `sigmoid_jj` the
 //! Jaakkola–Jordan ones `BernoulliLogit`/`BinomialLogit`, `Poisson(exp(x))` the log-link
-//! `PoissonLog(x)`, `Categorical(softmax(x))` Böhning's `CategoricalSoftmax(x)`, `softmax_quad`
-//! `CategoricalSoftmaxQuad(x)` (exact by quadrature for K ≤ 3, Böhning's beyond). A link is allowed
+//! `PoissonLog(x)`, `Categorical(softmax(x))` `CategoricalSoftmaxQuad(x)` (exact by quadrature for
+//! K ≤ 3, Böhning's bound beyond; `softmax_quad` is the same), `softmax_bohning` Böhning's
+//! `CategoricalSoftmax(x)` for every K. A link is allowed
 //! there only; anywhere else it gets a located error that says where it may go.
 
 use super::Resolver;

@@ -102,7 +102,7 @@ fn unknown_functions_point_to_the_guide() {
         "{names:?}"
     );
     let hint = format!(
-        "functions: {}; `sigmoid`, `sigmoid_jj`, `softmax`, `softmax_quad` and `exp` go in a \
+        "functions: {}; `sigmoid`, `sigmoid_jj`, `softmax`, `softmax_quad`, `softmax_bohning` and `exp` go in a \
          probability or rate \
          slot; see docs/guide/12-beyond-conjugate.md",
         names.join(", ")
@@ -117,20 +117,24 @@ fn softmax_of_a_vector_is_the_softmax_categorical() {
         .unwrap_or_else(|e| panic!("{}", e.render_plain()));
     match &m.variable("c").unwrap().node {
         Node::Stochastic { distribution, args } => {
-            assert_eq!(distribution, "CategoricalSoftmax");
+            // The exact expectation by quadrature (K ≤ 3; Böhning's bound beyond, in the engine).
+            assert_eq!(distribution, "CategoricalSoftmaxQuad");
             assert_eq!(args[0].slot, "logits");
         }
         n => panic!("{n:?}"),
     }
-    // The exact expectation by quadrature on request.
-    let src = src.replace("softmax(g)", "softmax_quad(g)");
-    let m = compile(&src, "m.occam", &DataShapes::new().with("c", 10, 1))
-        .unwrap_or_else(|e| panic!("{}", e.render_plain()));
-    match &m.variable("c").unwrap().node {
-        Node::Stochastic { distribution, .. } => {
-            assert_eq!(distribution, "CategoricalSoftmaxQuad")
+    // `softmax_quad` is the same; `softmax_bohning` is Böhning's bound for every K.
+    for (link, family) in [
+        ("softmax_quad", "CategoricalSoftmaxQuad"),
+        ("softmax_bohning", "CategoricalSoftmax"),
+    ] {
+        let src = src.replace("softmax(g)", &format!("{link}(g)"));
+        let m = compile(&src, "m.occam", &DataShapes::new().with("c", 10, 1))
+            .unwrap_or_else(|e| panic!("{}", e.render_plain()));
+        match &m.variable("c").unwrap().node {
+            Node::Stochastic { distribution, .. } => assert_eq!(distribution, family, "{link}"),
+            n => panic!("{n:?}"),
         }
-        n => panic!("{n:?}"),
     }
     let src = "b ~ Gaussian(0, 1)\ny ~ Gaussian(softmax(b), 1)\n";
     let err = compile(src, "m.occam", &DataShapes::new()).expect_err("rejected");

@@ -161,7 +161,7 @@ fn bohning_gap_on_the_evidence() {
     let n: f64 = COUNTS.iter().sum();
     let mut d = DataSet::new();
     d.insert_array("c", values.len(), 1, values, None).unwrap();
-    let src = "plate K = 3\nplates N from data c\ntheta over K ~ MvGaussian(mean = 0, precision = 1)\nc[N] ~ Categorical(softmax(theta))\nobserve c\n";
+    let src = "plate K = 3\nplates N from data c\ntheta over K ~ MvGaussian(mean = 0, precision = 1)\nc[N] ~ Categorical(softmax_bohning(theta))\nobserve c\n";
     let fit = Model::from_source("softmax", src, &d)
         .unwrap()
         .fit(&Settings {
