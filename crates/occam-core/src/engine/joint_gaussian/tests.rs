@@ -4,8 +4,11 @@
 use super::*;
 use rand::Rng as _;
 
+/// m_n, Σ_n, the members' marginals and the entropy gap of one row.
+type Solved = (Vec<f64>, Vec<f64>, Vec<f64>, f64);
+
 /// `solve` as first written: every entry of Λ_n formed from its own pair of messages.
-fn solve_full(eta: &[f64], prior: &[f64], d: usize) -> Option<(Vec<f64>, Vec<f64>, Vec<f64>, f64)> {
+fn solve_full(eta: &[f64], prior: &[f64], d: usize) -> Option<Solved> {
     let mut lambda = vec![0.0; d * d];
     let mut m = vec![0.0; d];
     for i in 0..d {
