@@ -461,16 +461,16 @@ pub(super) fn cached_group_sums(
 }
 
 /// Element e's own part of the bound: A(φ_q) − φ_q·u if latent (by the family's
-/// `own_term`, which does not cancel for a sharp Gaussian), f(x) if observed or MAP.
-pub(super) fn own_term(c: &Node, e: usize) -> f64 {
+/// `own_term`, which does not cancel for a sharp Gaussian), f(x) if observed or MAP. `row` is
+/// scratch for a fused index's φ, formed here (reused across elements: no allocation per element).
+pub(super) fn own_term(c: &Node, e: usize, row: &mut Vec<f64>) -> f64 {
     let r = e * c.len..(e + 1) * c.len;
-    let formed;
     let phi = if c.natural_on_request() {
-        // A fused mixture index keeps q(z) and A only (`Node::natural_row`).
-        let mut row = vec![0.0; c.len];
-        c.natural_row(e, &mut row);
-        formed = row;
-        &formed[..]
+        // A fused mixture index keeps q(z) and A only (`Node::natural_row`, which writes every
+        // entry of the row).
+        row.resize(c.len, 0.0);
+        c.natural_row(e, row);
+        &row[..]
     } else {
         &c.q.phi[r.clone()]
     };
@@ -501,9 +501,11 @@ pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
             let c = &nodes[id];
             let chunk = kernels::elements_per_chunk(c.len);
             let sums: Vec<f64> = map_chunks(c.n.div_ceil(chunk), |ch| {
+                // One row of scratch per chunk (a fused index's φ), not one per element.
+                let mut row = Vec::new();
                 (ch * chunk..((ch + 1) * chunk).min(c.n))
                     .filter(|&e| c.participates(e))
-                    .map(|e| own_term(c, e))
+                    .map(|e| own_term(c, e, &mut row))
                     .sum::<f64>()
             });
             sums.iter().sum()

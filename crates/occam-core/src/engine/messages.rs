@@ -80,9 +80,14 @@ impl Vmp {
     fn deterministic_descendants(&self, target: usize, keep: &dyn Fn(usize) -> bool) -> Vec<usize> {
         let all = |_: usize| true;
         let mut order = Vec::new();
+        let first: Vec<usize> = self.passing_children(target, keep).collect();
+        if first.is_empty() {
+            // No deterministic child passes messages on (the common case): nothing to walk, and
+            // no stack allocated for it on every update.
+            return order;
+        }
         let mut seen = std::collections::HashSet::new();
-        let mut stack: Vec<(usize, Vec<usize>)> =
-            vec![(target, self.passing_children(target, keep).collect())];
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(target, first)];
         while let Some((node, pending)) = stack.last_mut() {
             match pending.pop() {
                 Some(c) => {

@@ -74,13 +74,16 @@ impl Vmp {
     }
 
     pub(crate) fn refresh_dependents(&mut self, i: usize) {
-        let after = if matches!(self.nodes[i].body, crate::network::Body::Deterministic(_)) {
+        if matches!(self.nodes[i].body, crate::network::Body::Deterministic(_)) {
             let mut mark = vec![usize::MAX; self.nodes.len()];
-            super::super::compile::deterministic_descendants(&self.nodes, i, &mut mark)
-        } else {
-            self.refresh_after[i].clone()
-        };
-        for j in after {
+            for j in super::super::compile::deterministic_descendants(&self.nodes, i, &mut mark) {
+                self.refresh(j);
+            }
+            return;
+        }
+        // The kept list read in place (`refresh` never changes it): no copy per update.
+        for k in 0..self.refresh_after[i].len() {
+            let j = self.refresh_after[i][k];
             self.refresh(j);
         }
     }

@@ -30,25 +30,46 @@ impl DistVisitor for BoundTerm<'_> {
             let stats = cached_stats(self.cache, nodes, self.id);
             return prior_part(&priors.0, &priors.1, &stats.0, &stats.1, sizes) + own;
         }
-        if c.groups.is_some() {
-            let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");
+        if let Some((_, reps)) = &c.groups {
             let sums = cached_group_sums(self.cache, nodes, self.id);
+            if let (Some((phi, a)), 1) = (&c.fixed_prior, reps.len()) {
+                // One group with a fixed prior: the table `group_priors` would form is that prior.
+                return prior_part(phi, &[*a], &sums.0, &sums.1, sizes) + own;
+            }
+            let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");
             return prior_part(&phi, &a, &sums.0, &sums.1, sizes) + own;
         }
         let chunks = c.n.div_ceil(kernels::CHUNK);
         let sums: Vec<f64> = map_chunks(chunks, |ch| {
-            let mut phi = vec![0.0; c.len];
-            let mut tmp = vec![0.0; c.len];
+            // A fixed prior is read in place (`prior_of` would copy it per element); the
+            // scratch row is a mixture's only.
+            let fixed = c.fixed_prior.as_ref();
+            let mut phi = if fixed.is_some() {
+                Vec::new()
+            } else {
+                vec![0.0; c.len]
+            };
+            let mut tmp = if c.configs > 1 {
+                vec![0.0; c.len]
+            } else {
+                Vec::new()
+            };
             let mut buf = Vec::new();
             let mut total = 0.0;
             let range = ch * kernels::CHUNK..((ch + 1) * kernels::CHUNK).min(c.n);
             for e in range.filter(|&e| c.participates(e)) {
-                let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
+                let (phi, ap) = match fixed {
+                    Some((fixed, a)) => (&fixed[..], *a),
+                    None => {
+                        let ap = prior_of(d, nodes, c, e, &mut phi, &mut tmp, &mut buf);
+                        (&phi[..], ap)
+                    }
+                };
                 let u = &c.q.u[e * c.len..(e + 1) * c.len];
                 total += if sizes {
-                    dot_abs(&phi, u) + ap.abs()
+                    dot_abs(phi, u) + ap.abs()
                 } else {
-                    natural_dot(&phi, u) - ap
+                    natural_dot(phi, u) - ap
                 };
             }
             total

@@ -33,8 +33,13 @@ impl DistVisitor for Update<'_> {
         let batched = len > 8 && c.observed.is_none() && !c.map;
         let fewer = if batched { a.len().div_ceil(8) } else { 1 };
         let chunk = kernels::elements_per_chunk(len).max(fewer);
-        // Shared priors once: per element group, or per component of a mixture.
-        let cache = group_priors(d, nodes, c).or_else(|| mixture_element_priors(d, nodes, c));
+        // Shared priors once: per element group, or per component of a mixture. A fixed prior
+        // (every parent constant) is copied per element by `prior_of` as it is: no table.
+        let cache = if c.fixed_prior.is_some() {
+            None
+        } else {
+            group_priors(d, nodes, c).or_else(|| mixture_element_priors(d, nodes, c))
+        };
         let rows = |ch: usize, phi: &mut [f64], u: &mut [f64], a: &mut [f64]| {
             let messages = |e: usize, _: usize, pe: &mut [f64]| {
                 kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
@@ -112,7 +117,13 @@ pub(in crate::engine) fn update_rows<D: ExpFamily>(
 ) -> Result<(), (usize, String)> {
     let (len, rows) = (c.len, a.len());
     let latent = |e: usize| !c.is_observed(e) && c.participates(e);
-    let (mut tmp, mut buf) = (vec![0.0; len], Vec::new());
+    // `prior_of` needs a row of scratch for a mixture's components only.
+    let mut tmp = if c.configs > 1 {
+        vec![0.0; len]
+    } else {
+        Vec::new()
+    };
+    let mut buf = Vec::new();
     for r in (0..rows).filter(|&r| latent(start + r)) {
         let pe = &mut phi[r * len..(r + 1) * len];
         element_prior(d, nodes, c, priors, start + r, pe, &mut tmp, &mut buf);

@@ -32,6 +32,49 @@ pub(crate) struct JointGaussian {
     sources: Vec<usize>,
     /// The concatenation x.
     x: usize,
+    /// x's deterministic descendants, in topological order (refreshed after each update; the
+    /// network is fixed once compiled, so the list is formed once).
+    descendants: Vec<usize>,
+    /// The update's work arrays, kept between sweeps (see [`Scratch`]).
+    scratch: Scratch,
+}
+
+/// The update's work arrays: the members' priors (N × 2I), their marginals (N × 3I), one row's
+/// dense scratch (3 I²) and a mixture's component priors. Kept by the block so a sweep allocates
+/// none of them; taken out while an update runs (an update running at the same time on a clone
+/// of the model sharing this block, as a sharded fit's replicas, finds them taken and allocates
+/// its own). A copy of the block starts with none.
+#[derive(Debug, Default)]
+struct Scratch(Mutex<Option<Work>>);
+
+#[derive(Debug, Default)]
+struct Work {
+    prior: Vec<f64>,
+    marginal: Vec<f64>,
+    row: Vec<f64>,
+    components: Vec<f64>,
+    gather: Vec<f64>,
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
+}
+
+impl Scratch {
+    fn take(&self) -> Work {
+        self.0
+            .lock()
+            .map(|mut w| w.take().unwrap_or_default())
+            .unwrap_or_default()
+    }
+
+    fn keep(&self, work: Work) {
+        if let Ok(mut w) = self.0.lock() {
+            *w = Some(work);
+        }
+    }
 }
 
 impl JointGaussian {
@@ -46,10 +89,14 @@ impl JointGaussian {
             .collect();
         let mut members = sources.clone();
         members.sort_unstable();
+        let mut mark = vec![usize::MAX; nodes.len()];
+        let descendants = super::compile::deterministic_descendants(nodes, x, &mut mark);
         JointGaussian {
             members,
             sources,
             x,
+            descendants,
+            scratch: Scratch::default(),
         }
     }
 
@@ -133,36 +180,41 @@ pub(super) fn refresh_joint(
     }
 }
 
-/// [m, m mᵀ + Σ] from m and Σ.
+/// [m, m mᵀ + Σ] from m and Σ. Σ is symmetric bit for bit (`chol_inverse_into` writes both
+/// triangles from one sum), so each off-diagonal pair is formed once: m_i m_j + Σ_ij has the bits
+/// of m_j m_i + Σ_ji.
 fn joint_moments(m: &[f64], cov: &[f64], u: &mut [f64]) {
     let d = m.len();
-    u[..d].copy_from_slice(m);
-    for i in 0..d {
-        for j in 0..d {
-            u[d + i * d + j] = m[i] * m[j] + cov[i * d + j];
+    let (um, uc) = u[..d + d * d].split_at_mut(d);
+    um.copy_from_slice(m);
+    for (i, &mi) in m.iter().enumerate() {
+        for (j, (&mj, &c)) in m[..=i].iter().zip(&cov[i * d..i * d + i + 1]).enumerate() {
+            let v = mi * mj + c;
+            uc[i * d + j] = v;
+            uc[j * d + i] = v;
         }
     }
 }
 
 /// For a member that is a mixture whose parents depend on the component only (`config_only`,
-/// runs of one): ⟨φ⟩ of each component, once (the prior of element e is then Σ_q w_eq ⟨φ_q⟩,
-/// Winn (2.52)); `None` otherwise.
-fn component_priors(nodes: &[Node], s: usize) -> Option<Vec<f64>> {
+/// runs of one): ⟨φ⟩ of each component, once, into `phi` (the prior of element e is then
+/// Σ_q w_eq ⟨φ_q⟩, Winn (2.52)); `false` otherwise. `buf` is the gather's scratch.
+fn component_priors(nodes: &[Node], s: usize, phi: &mut Vec<f64>, buf: &mut Vec<f64>) -> bool {
     let node = &nodes[s];
     let Body::Stochastic(Dist::Gaussian(gaussian)) = &node.body else {
-        return None;
+        return false;
     };
     if !node.config_only || node.period != 1 || node.selectors.is_empty() {
-        return None;
+        return false;
     }
-    let mut phi = vec![0.0; node.configs * 2];
-    let mut buf = Vec::new();
+    phi.clear();
+    phi.resize(node.configs * 2, 0.0);
     for (q, out) in phi.chunks_exact_mut(2).enumerate() {
         // Element 0's extended element q reads component q's parents.
-        let pa = gather(nodes, node, q, &mut buf);
+        let pa = gather(nodes, node, q, buf);
         gaussian.prior(&pa[..node.parents.len()], out);
     }
-    Some(phi)
+    true
 }
 
 /// q(x_n) from x's messages `eta` = [η, H] and the members' priors `prior` = [φ₁, φ₂] per member
@@ -181,10 +233,16 @@ fn solve(
     let d = m.len();
     let (lambda, rest) = work.split_at_mut(d * d);
     let (l, work) = rest.split_at_mut(d * d);
+    let h = &eta[d..d + d * d];
+    // −(H_ij + H_ji) is symmetric bit for bit (addition commutes): each pair is formed once.
     for i in 0..d {
-        for j in 0..d {
-            lambda[i * d + j] = -(eta[d + i * d + j] + eta[d + j * d + i]);
+        for (j, &hij) in h[i * d..i * d + i + 1].iter().enumerate() {
+            let v = -(hij + h[j * d + i]);
+            lambda[i * d + j] = v;
+            lambda[j * d + i] = v;
         }
+    }
+    for i in 0..d {
         lambda[i * d + i] -= 2.0 * prior[2 * i + 1];
         m[i] = eta[i] + prior[2 * i];
     }
@@ -217,30 +275,45 @@ impl QBlock for JointGaussian {
     fn update(&self, vmp: &mut Vmp, _member: usize) -> Result<(), RunError> {
         let (x, d) = (self.x, self.sources.len());
         let n = vmp.nodes[x].n;
-        // Each member's expected prior natural parameters (no child outside x: `check`).
-        let mut prior = vec![0.0; n * 2 * d];
+        let mut work = self.scratch.take();
+        // Each member's expected prior natural parameters (no child outside x: `check`); every
+        // entry is written below.
+        let mut prior = std::mem::take(&mut work.prior);
+        prior.resize(n * 2 * d, 0.0);
         for (k, &s) in self.sources.iter().enumerate() {
-            if let Some(phi) = component_priors(&vmp.nodes, s) {
-                let node = &vmp.nodes[s];
-                // One selector (the common mixture): its weights are Q(z_e = q) read in place,
-                // the same values `config_weight` forms (1 × Q(z_e = q)).
-                let one = match node.selectors.as_slice() {
-                    [sel] => Some((sel, &vmp.nodes[sel.node].q.u)),
-                    _ => None,
-                };
-                for e in 0..n {
-                    let out = &mut prior[(e * d + k) * 2..(e * d + k) * 2 + 2];
-                    let row = one.map(|(sel, u)| {
-                        let ie = sel.at(e);
-                        &u[ie * sel.k..(ie + 1) * sel.k]
-                    });
-                    for (q, th) in phi.chunks_exact(2).enumerate() {
-                        let w = match row {
-                            Some(row) => row[q],
-                            None => config_weight(&vmp.nodes, node, e, q),
-                        };
-                        out[0] += w * th[0];
-                        out[1] += w * th[1];
+            if component_priors(&vmp.nodes, s, &mut work.components, &mut work.gather) {
+                let (node, phi) = (&vmp.nodes[s], &work.components);
+                let rows = prior
+                    .chunks_exact_mut(2 * d)
+                    .map(|p| &mut p[2 * k..2 * k + 2]);
+                match node.selectors.as_slice() {
+                    // One selector (the common mixture): its weights are Q(z_e = q) read in
+                    // place, the same values `config_weight` forms (1 × Q(z_e = q)).
+                    [sel] if sel.k == node.configs => {
+                        let u = &vmp.nodes[sel.node].q.u;
+                        for (e, out) in rows.enumerate() {
+                            let ie = sel.at(e);
+                            let (mut p1, mut p2) = (0.0, 0.0);
+                            for (&w, th) in u[ie * sel.k..(ie + 1) * sel.k]
+                                .iter()
+                                .zip(phi.chunks_exact(2))
+                            {
+                                p1 += w * th[0];
+                                p2 += w * th[1];
+                            }
+                            (out[0], out[1]) = (p1, p2);
+                        }
+                    }
+                    _ => {
+                        for (e, out) in rows.enumerate() {
+                            let (mut p1, mut p2) = (0.0, 0.0);
+                            for (q, th) in phi.chunks_exact(2).enumerate() {
+                                let w = config_weight(&vmp.nodes, node, e, q);
+                                p1 += w * th[0];
+                                p2 += w * th[1];
+                            }
+                            (out[0], out[1]) = (p1, p2);
+                        }
                     }
                 }
                 continue;
@@ -261,19 +334,25 @@ impl QBlock for JointGaussian {
         let (mut kept, mut gap) = (std::mem::take(&mut xq.phi), std::mem::take(&mut xq.a));
         kept.resize(n * len, 0.0);
         gap.resize(n, 0.0);
-        let mut marginal = vec![0.0; n * 3 * d];
+        // Every entry is written by `solve`.
+        let mut marginal = std::mem::take(&mut work.marginal);
+        marginal.resize(n * 3 * d, 0.0);
+        work.row.resize(3 * d * d, 0.0);
         // Elements are independent given the messages: chunks run in parallel.
         let chunk = kernels::elements_per_chunk(len);
-        let rows = |ch: usize, kept: &mut [f64], gap: &mut [f64], marginal: &mut [f64]| {
+        let rows = |ch: usize,
+                    kept: &mut [f64],
+                    gap: &mut [f64],
+                    marginal: &mut [f64],
+                    work: &mut [f64]| {
             let start = ch * chunk;
-            let mut work = vec![0.0; 3 * d * d];
             for (r, g) in gap.iter_mut().enumerate() {
                 let e = start + r;
                 let eta = &messages[e * len..(e + 1) * len];
                 let p = &prior[e * 2 * d..(e + 1) * 2 * d];
                 let out = &mut marginal[r * 3 * d..(r + 1) * 3 * d];
                 let (m, cov) = kept[r * len..(r + 1) * len].split_at_mut(d);
-                if !solve(eta, p, &mut work, m, cov, out, g) {
+                if !solve(eta, p, work, m, cov, out, g) {
                     return Some(e);
                 }
             }
@@ -281,13 +360,15 @@ impl QBlock for JointGaussian {
         };
         let failed = if n <= chunk {
             // One chunk: on this thread (see `kernels::map_chunks`).
-            rows(0, &mut kept, &mut gap, &mut marginal)
+            rows(0, &mut kept, &mut gap, &mut marginal, &mut work.row)
         } else {
             kept.par_chunks_mut(chunk * len)
                 .zip(gap.par_chunks_mut(chunk))
                 .zip(marginal.par_chunks_mut(chunk * 3 * d))
                 .enumerate()
-                .filter_map(|(ch, ((kept, gap), marginal))| rows(ch, kept, gap, marginal))
+                .filter_map(|(ch, ((kept, gap), marginal))| {
+                    rows(ch, kept, gap, marginal, &mut vec![0.0; 3 * d * d])
+                })
                 .min()
         };
         if let Some(e) = failed {
@@ -298,6 +379,8 @@ impl QBlock for JointGaussian {
             kept.iter_mut().for_each(|v| *v = 0.0);
             gap.iter_mut().for_each(|v| *v = 0.0);
             (xq.phi, xq.a) = (kept, gap);
+            (work.prior, work.marginal) = (prior, marginal);
+            self.scratch.keep(work);
             return Err(vmp.numerical(
                 self.sources[0],
                 e,
@@ -306,28 +389,32 @@ impl QBlock for JointGaussian {
         }
         vmp.recycle(messages);
         for (k, &s) in self.sources.iter().enumerate() {
-            let node = &mut vmp.nodes[s];
-            for e in 0..n {
-                let (m, v) = (kept[e * len + k], kept[e * len + d + k * d + k]);
-                let mk = &marginal[(e * d + k) * 3..(e * d + k) * 3 + 3];
-                node.q.phi[e * 2..e * 2 + 2].copy_from_slice(&mk[..2]);
-                node.q.u[e * 2] = m;
-                node.q.u[e * 2 + 1] = m * m + v;
-                node.q.a[e] = mk[2];
+            let q = &mut vmp.nodes[s].q;
+            let rows = kept
+                .chunks_exact(len)
+                .zip(marginal.chunks_exact(3 * d))
+                .zip(q.phi.chunks_exact_mut(2).zip(q.u.chunks_exact_mut(2)))
+                .zip(q.a.iter_mut());
+            for (((ke, me), (phi, u)), a) in rows {
+                let (m, v) = (ke[k], ke[d + k * d + k]);
+                let mk = &me[3 * k..3 * k + 3];
+                phi.copy_from_slice(&mk[..2]);
+                (u[0], u[1]) = (m, m * m + v);
+                *a = mk[2];
             }
             vmp.changed(s);
         }
+        (work.prior, work.marginal) = (prior, marginal);
+        self.scratch.keep(work);
         let node = &mut vmp.nodes[x];
         let mut u = std::mem::take(&mut node.q.u);
-        for e in 0..n {
-            let k = &kept[e * len..(e + 1) * len];
-            joint_moments(&k[..d], &k[d..], &mut u[e * len..(e + 1) * len]);
+        for (k, ue) in kept.chunks_exact(len).zip(u.chunks_exact_mut(len)) {
+            joint_moments(&k[..d], &k[d..], ue);
         }
         (node.q.u, node.q.phi, node.q.a) = (u, kept, gap);
         vmp.changed(x);
         // x's own deterministic descendants (x itself is written above).
-        let mut mark = vec![usize::MAX; vmp.nodes.len()];
-        for j in super::compile::deterministic_descendants(&vmp.nodes, x, &mut mark) {
+        for &j in &self.descendants {
             vmp.refresh(j);
         }
         Ok(())
@@ -370,3 +457,6 @@ impl Vmp {
         matches!(self.block_of(i), Some(Block::JointGaussian(b)) if b.leader() != i)
     }
 }
+
+#[cfg(test)]
+mod tests;

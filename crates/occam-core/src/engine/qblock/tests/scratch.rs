@@ -86,7 +86,7 @@ pub(super) fn term(vmp: &Vmp, m: usize) -> Option<f64> {
                     let a = d.prior(&pa[..c.parents.len()], &mut phi);
                     total += w * (natural_dot(&phi, u) - a);
                 }
-                total += own_term(c, e);
+                total += own_term(c, e, &mut Vec::new());
             }
             total
         }
