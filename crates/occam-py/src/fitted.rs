@@ -380,16 +380,7 @@ impl PyFitted {
     /// or `softmax` with K > 3); empty otherwise.
     #[getter]
     fn sds_understated(&self) -> Vec<(String, String)> {
-        let (loaded, c) = (self.inner.loaded(), self.inner.compiled());
-        occam::quality::understated_sds(loaded, c)
-            .into_iter()
-            .map(|(v, by)| {
-                (
-                    loaded.model.variables[v].name.clone(),
-                    format!("{by}: {}", occam::quality::BOHNING_SDS),
-                )
-            })
-            .collect()
+        occam::quality::understated_sds_named(self.inner.loaded(), self.inner.compiled())
     }
 }
 

@@ -110,15 +110,9 @@ impl Serialize for Report<'_> {
         }
         // Only where a local bound understates posterior sds (Böhning's, in softmax logits):
         // each such variable with the Categorical whose bound it is and what that costs.
-        let understated = occam::quality::understated_sds(loaded, c);
+        let understated = occam::quality::understated_sds_named(loaded, c);
         if !understated.is_empty() {
-            let map: std::collections::BTreeMap<&str, String> = understated
-                .iter()
-                .map(|(v, by)| {
-                    let name = loaded.model.variables[*v].name.as_str();
-                    (name, format!("{by}: {}", occam::quality::BOHNING_SDS))
-                })
-                .collect();
+            let map: std::collections::BTreeMap<String, String> = understated.into_iter().collect();
             m.serialize_entry("sds_understated", &map)?;
         }
         m.serialize_entry("seed", &tree(&o.seed))?;

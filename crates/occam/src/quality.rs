@@ -50,6 +50,7 @@ pub use occam_core::dist::BOHNING_SDS;
 /// at m.occam:5:1"); empty when no term is Böhning's. Reports add [`BOHNING_SDS`].
 pub fn understated_sds(loaded: &Loaded, c: &Compiled) -> Vec<(usize, String)> {
     let mut out = Vec::new();
+    let names = c.vmp.names();
     for (v, var) in loaded.model.variables.iter().enumerate() {
         if var.observed {
             continue;
@@ -57,7 +58,6 @@ pub fn understated_sds(loaded: &Loaded, c: &Compiled) -> Vec<(usize, String)> {
         let Some(child) = c.vmp.sds_understated_by(c.var_nodes[v]) else {
             continue;
         };
-        let names = c.vmp.names();
         let text = match c.owner.get(names[child.index()]) {
             Some(&o) => format!(
                 "variable `{}` at {}",
@@ -69,6 +69,21 @@ pub fn understated_sds(loaded: &Loaded, c: &Compiled) -> Vec<(usize, String)> {
         out.push((v, text));
     }
     out
+}
+
+/// [`understated_sds`] by variable name, each with its whole reason ("variable `c` at
+/// m.occam:5:1: " + [`BOHNING_SDS`]): what the JSON report's `sds_understated` and Python's
+/// `Result.sds_understated` hold.
+pub fn understated_sds_named(loaded: &Loaded, c: &Compiled) -> Vec<(String, String)> {
+    understated_sds(loaded, c)
+        .into_iter()
+        .map(|(v, by)| {
+            (
+                loaded.model.variables[v].name.clone(),
+                format!("{by}: {BOHNING_SDS}"),
+            )
+        })
+        .collect()
 }
 
 /// One line for reports: "posterior sds understated: `w`, `b` (Böhning's bound in the logits of
