@@ -45,8 +45,8 @@ pub(crate) fn importance(flat: &Flat, q: &Proposal, samples: usize, seed: u64) -
             (0..n)
                 .map(|_| {
                     let theta = q.sample(flat, &mut rng);
-                    let w =
-                        log_lik(flat, &theta) + log_prior(flat, &theta) - q.ln_pdf(flat, &theta);
+                    let prior = log_prior(flat, &theta);
+                    let w = log_lik(flat, &theta) + prior - q.ln_pdf(flat, &theta, prior);
                     if w.is_nan() {
                         f64::NEG_INFINITY
                     } else {
