@@ -283,16 +283,22 @@ def is_at_map(x, k, draws, seed):
 class _Remainder(logging.Handler):
     """Keeps the last status UltraNest logs: iteration, ln Z of the dead points and the live points'
     maximum ln L, from which the remaining dlogz is ln(1 + Lmax X / Z) with ln X = -iteration / nlive
-    (the upper estimate nested samplers stop on)."""
+    (the upper estimate nested samplers stop on); and the trajectory (iteration, the live points'
+    minimum and maximum ln L, this process's CPU seconds) of every status."""
 
     def __init__(self):
         super().__init__(logging.DEBUG)
         self.status = None
+        self.trajectory = []
 
     def emit(self, record):
-        m = re.search(r"iteration=(\d+),.*logz=([0-9.eE+-]+),.*Lmax=([0-9.eE+-]+)", record.getMessage())
+        msg = record.getMessage()
+        m = re.search(r"iteration=(\d+),.*logz=([0-9.eE+-]+),.*Lmax=([0-9.eE+-]+)", msg)
         if m:
             self.status = (int(m.group(1)), float(m.group(2)), float(m.group(3)))
+            lmin = re.search(r"Lmin=([0-9.eE+-]+)", msg)
+            self.trajectory.append((self.status[0], float(lmin.group(1)) if lmin else float("nan"), self.status[2],
+                                    time.process_time()))
 
     def remaining_dlogz(self, nlive):
         if self.status is None:
@@ -301,13 +307,27 @@ class _Remainder(logging.Handler):
         return float(np.logaddexp(0.0, lmax - it / nlive - logz))
 
 
-def run_ultranest(k, nlive, nsteps, seed, frac_remain, max_ncalls, repartition=False):
+def run_ultranest(k, nlive, nsteps, seed, frac_remain, max_ncalls, repartition=False, max_cpu=None):
     """UltraNest's static run (no improvement loops) with its vectorised population slice sampler
     (directions along the region's principal axes); it stops when the live points hold less than
-    frac_remain of Z (remaining dlogz = -ln(1 - frac_remain)) or after max_ncalls likelihood calls.
-    numpy's global generator seeds it; the child runs with one BLAS thread."""
+    frac_remain of Z (remaining dlogz = -ln(1 - frac_remain)), after max_ncalls likelihood calls or
+    after max_cpu seconds of this process's CPU time (then, as at max_ncalls, no new points are
+    drawn and the live points are added to Z). numpy's global generator seeds it; the child runs
+    with one BLAS thread."""
     import ultranest
     import ultranest.popstepsampler as ps
+
+    class Capped(ultranest.ReactiveNestedSampler):
+        """Stops replacing live points once the CPU cap is reached: the same path UltraNest takes at
+        max_ncalls (its _should_node_be_expanded returns False; the run then sums the live points)."""
+
+        cpu_start, cpu_cap, capped = 0.0, None, False
+
+        def _should_node_be_expanded(self, it, *rest):
+            if it > 0 and self.cpu_cap is not None and time.process_time() - self.cpu_start >= self.cpu_cap:
+                self.capped = True
+                return False
+            return super()._should_node_be_expanded(it, *rest)
 
     prior_transform, loglike, ndim = make_model(load_x(), k, repartition)
     np.random.seed(seed)
@@ -316,9 +336,10 @@ def run_ultranest(k, nlive, nsteps, seed, frac_remain, max_ncalls, repartition=F
     logger.addHandler(rem)  # before UltraNest's own set-up, which then adds no stdout handler
     logger.setLevel(logging.DEBUG)
     t0, c0 = time.perf_counter(), time.process_time()
-    sampler = ultranest.ReactiveNestedSampler(
+    sampler = Capped(
         [f"p{i}" for i in range(ndim)], loglike, prior_transform, vectorized=True, ndraw_min=128, ndraw_max=4096,
     )
+    sampler.cpu_start, sampler.cpu_cap = c0, max_cpu
     sampler.stepsampler = ps.PopulationSliceSampler(
         popsize=128, nsteps=nsteps, generate_direction=ps.generate_region_oriented_direction,
     )
@@ -328,7 +349,7 @@ def run_ultranest(k, nlive, nsteps, seed, frac_remain, max_ncalls, repartition=F
     )
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     calls = int(res["ncall"])
-    converged = bool(max_ncalls is None or calls < max_ncalls)
+    converged = bool((max_ncalls is None or calls < max_ncalls) and not sampler.capped)
     # the status is logged every 10 iterations: when UltraNest stopped on frac_remain, its own
     # criterion bounds the remainder (-ln(1 - frac_remain)); otherwise the last status tells it
     remaining = float(-np.log1p(-frac_remain)) if converged else rem.remaining_dlogz(nlive)
@@ -336,10 +357,71 @@ def run_ultranest(k, nlive, nsteps, seed, frac_remain, max_ncalls, repartition=F
         "k": k, "ndim": ndim, "nlive": nlive, "nsteps": nsteps, "repartition": repartition, "logz": float(res["logz"]),
         "logzerr": float(res["logzerr"]), "h": float(res["H"]), "h_err": float(res["Herr"]),
         "calls": calls, "iterations": int(res["niter"]), "remaining_dlogz": remaining,
-        "converged": converged, "stopped": "frac_remain" if converged else "max_ncalls",
+        "converged": converged,
+        "stopped": "frac_remain" if converged else ("cpu_cap" if sampler.capped else "max_ncalls"),
+        "max_cpu": max_cpu,
         "max_logl": float(res["maximum_likelihood"]["logl"]), "seconds": seconds, "cpu_seconds": cpu,
         "calls_per_cpu_second": calls / cpu,
+        # the last status logged during the run (every 10 iterations), before the live points are
+        # summed at the end: iteration, ln Z of the dead points, the live points' maximum ln L
+        "status": None if rem.status is None else
+        {"iteration": rem.status[0], "logz_dead": rem.status[1], "lmax_live": rem.status[2]},
+        # (iteration, live min ln L, live max ln L, CPU s since the start), about 200 of the statuses
+        "trajectory": [(it, lo, hi, c - c0) for it, lo, hi, c in rem.trajectory[:: max(1, len(rem.trajectory) // 200)]]
+        + [(it, lo, hi, c - c0) for it, lo, hi, c in rem.trajectory[-1:]],
     }
+
+
+def information_estimate(occam, ln_z):
+    """The information H = KL(posterior || prior) = E_post[ln p(D | theta)] - ln p(D) at K = 20,
+    estimated from Occam's VB fit: by Jensen over the index z, ln p(D | theta) >= E_q(z)[ln p(D | z,
+    theta) + ln p(z | pi) - ln q(z)], whose mean under q(theta) is the sum of the fit's bound terms of
+    x and lambda (`occam fit --json`, node_bounds); q(theta) stands in for the posterior (one of its
+    relabelled modes; ln p(D | theta) is the same on each). So H ~ that sum - ln Z (ln Z: ais)."""
+    run = subprocess.run([occam, "fit", os.path.join(EXAMPLE, "mixture.occam"), "--data",
+                          "x=" + os.path.join(EXAMPLE, "x.csv"), "--json"], check=True, capture_output=True, text=True)
+    nb = json.loads(run.stdout)["node_bounds"]
+    e_lik = nb["x"] + nb["lambda"]
+    return {"e_q_ln_lik_at_least": e_lik, "node_bounds": nb, "h": e_lik - ln_z}
+
+
+def projection(ns, ln_z_ref, frac_remain, h_est):
+    """What a capped run still needed. A lower bound: UltraNest stops when the live points' share of
+    Z, 1 / (1 + Z / (Lmax X)), falls below frac_remain, that is when ln X < ln Z - ln Lmax +
+    ln(frac_remain / (1 - frac_remain)), with X the remaining prior volume, ln X = -iterations /
+    nlive, and Lmax the live points' largest likelihood, which never decreases. With ln Z at the
+    stop no higher than ln_z_ref (Occam's ais), the run needs at least nlive (ln Lmax_now -
+    ln_z_ref + ln((1 - frac_remain) / frac_remain)) iterations: trivial (no more) while its best
+    likelihood is still below the evidence. The projection: nested sampling reaches the bulk of
+    the posterior's mass at ln X ~ -H (Skilling 2006), so it needs about nlive H iterations before
+    its tail, H from information_estimate; at the rate of iterations per CPU second so far (which
+    falls as the region shrinks) that is the CPU time it needs at least, if H is right."""
+    st = ns.get("status")
+    if st is None:
+        return None
+    it, lmax = st["iteration"], st["lmax_live"]
+    need = ns["nlive"] * (lmax - ln_z_ref + np.log((1.0 - frac_remain) / frac_remain))
+    rate = it / ns["cpu_seconds"]
+    bulk = ns["nlive"] * h_est["h"]
+    return {"iterations_done": it, "lmax_live": lmax, "ln_z_ref": ln_z_ref, "iterations_needed_at_least": need,
+            "iterations_per_cpu_second": rate, "more_cpu_seconds_at_least": max(0.0, need - it) / rate,
+            "compressed_nats": it / ns["nlive"], "needed_nats_at_least": need / ns["nlive"],
+            "h_estimate": h_est, "iterations_to_bulk": bulk, "more_cpu_seconds_to_bulk": max(0.0, bulk - it) / rate}
+
+
+def projection_lines(prior, pr):
+    return [
+        f"  K = 20 ({prior}) at the cap: {pr['iterations_done']} iterations, ln X = -{pr['compressed_nats']:.1f} "
+        f"(iterations / nlive), live max ln L {pr['lmax_live']:.2f}, {pr['iterations_per_cpu_second']:.2f} iterations "
+        f"per CPU s. Its stopping rule with ln Z <= ais's {pr['ln_z_ref']:.2f}: "
+        + ("no bound yet (its best ln L is below that ln Z)" if pr["iterations_needed_at_least"] <= pr["iterations_done"]
+           else f"ln X < -{pr['needed_nats_at_least']:.1f}, at least {pr['iterations_needed_at_least']:.0f} iterations"),
+        f"  projection: H ~ {pr['h_estimate']['h']:.1f} nats (VB's E_q[ln p(D | theta)] >= "
+        f"{pr['h_estimate']['e_q_ln_lik_at_least']:.2f}, minus ais's ln Z), so the posterior's bulk lies at ln X ~ "
+        f"-{pr['h_estimate']['h']:.0f}: about nlive H = {pr['iterations_to_bulk']:.0f} iterations, "
+        f"{pr['more_cpu_seconds_to_bulk']:.0f} more CPU s ({pr['more_cpu_seconds_to_bulk'] / 3600:.1f} h) at the rate "
+        f"so far, which falls as the region shrinks",
+    ]
 
 
 def nsteps_for(ndim):
@@ -355,24 +437,42 @@ def main():
     ap.add_argument("--nlive", type=int, default=400)
     ap.add_argument("--frac-remain", type=float, default=0.01)
     ap.add_argument("--small-max-ncalls", type=int, default=8_000_000, help="cap per K at K = 1, 2, 3")
-    ap.add_argument("--max-ncalls", type=int, default=1_500_000, help="cap at K = 20")
+    ap.add_argument("--max-ncalls", type=int, default=None, help="cap of likelihood calls at K = 20")
     ap.add_argument("--both-slots", default="", help="command prefix for the timed Occam run")
     ap.add_argument("--one-slot", default="", help="command prefix for the nested-sampling child process")
     ap.add_argument("--small-k", default="1,2,3", help="sizes where nested sampling is the reference ('' for none)")
     ap.add_argument("--k", type=int, default=K, help=argparse.SUPPRESS)
     ap.add_argument("--ns-only", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--ns-max-ncalls", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--ns-max-cpu", type=float, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--max-cpu", type=float, default=1200.0,
+                    help="CPU cap in seconds of each nested-sampling run at K = 20 (besides --max-ncalls)")
+    ap.add_argument("--k20-priors", default="plain",
+                    help="nested sampling at K = 20 on these priors, in turn: plain (the model's), repartition")
     ap.add_argument("--repartition", action="store_true",
                     help="nested sampling over the repartitioned prior (make_model): the same Z")
     ap.add_argument("--exact-only", action="store_true", help="print the exact K = 1 evidence and H, then stop")
     ap.add_argument("--json", default=None, help="also write the results as JSON here")
+    ap.add_argument("--reproject", default=None,
+                    help="print the K = 20 projections of a saved --json run (H from --occam's fit) and stop")
     a = ap.parse_args()
 
     if a.ns_only:
         _, _, ndim = make_model(load_x()[:1], a.k)
-        r = run_ultranest(a.k, a.nlive, nsteps_for(ndim), a.seed, a.frac_remain, a.ns_max_ncalls, a.repartition)
+        r = run_ultranest(a.k, a.nlive, nsteps_for(ndim), a.seed, a.frac_remain, a.ns_max_ncalls, a.repartition,
+                          a.ns_max_cpu)
         with open(a.ns_only, "w") as f:
             json.dump(r, f)
+        return
+
+    if a.reproject:
+        with open(a.reproject) as f:
+            saved = json.load(f)
+        ln_z = saved["occam"]["ais"]["log_evidence"]
+        for ns in saved["ultranest"]:
+            if not ns["converged"]:
+                pr = projection(ns, ln_z, a.frac_remain, information_estimate(a.occam, ln_z))
+                print("\n".join(projection_lines("repartition" if ns["repartition"] else "plain", pr)))
         return
 
     x = load_x()
@@ -384,13 +484,13 @@ def main():
     if a.exact_only:
         return
 
-    def ns_child(k, max_ncalls):
+    def ns_child(k, max_ncalls, repartition=a.repartition, max_cpu=None):
         tmp = os.path.join(HERE, f".ais_tutorial_ns_{os.getpid()}_{k}.json")
         cmd = shlex.split(a.one_slot) + [
             sys.executable, os.path.abspath(__file__), "--ns-only", tmp, "--seed", str(a.seed),
             "--nlive", str(a.nlive), "--frac-remain", str(a.frac_remain), "--k", str(k),
-            "--ns-max-ncalls", str(max_ncalls),
-        ] + (["--repartition"] if a.repartition else [])
+        ] + (["--ns-max-ncalls", str(max_ncalls)] if max_ncalls else []) + (
+            ["--ns-max-cpu", str(max_cpu)] if max_cpu else []) + (["--repartition"] if repartition else [])
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         try:
             subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
@@ -413,6 +513,16 @@ def main():
     def z(d, se):
         return d / se if se > 0 else float("nan")
 
+    # The results so far, written (atomically) after each step, so a run stopped early keeps them.
+    done = {"exact_k1": ex}
+
+    def save():
+        if a.json:
+            with open(a.json + ".tmp", "w") as f:
+                json.dump(done, f, indent=1)
+            os.replace(a.json + ".tmp", a.json)
+
+    save()
     small, small_time = {}, None
     if a.small_k:
         ks = [int(v) for v in a.small_k.split(",")]
@@ -426,6 +536,8 @@ def main():
         for k, rows in zip(ks, models):
             ns = ns_child(k, a.small_max_ncalls)
             small[k] = {"occam": rows, "ultranest": ns}
+            done["small"] = small
+            save()
             print(ns_line(ns), flush=True)
         print()
         print("K | vb (bound) | is ± se (ESS) | ais ± se (ESS) | is + ais s | NS ln Z ± err | NS CPU s | "
@@ -468,9 +580,14 @@ def main():
             print(f"  K = {k} ais note: {small[k]['occam']['ais']['note']}")
         print(flush=True)
 
+    done["small"], done["small_occam_time"] = small, small_time
+    save()
+
     models, occ_s, occ_cpu = run_occam(a.occam, a.seed, a.temperatures, a.chains, shlex.split(a.both_slots))
     rows = models[0]
     ais, vb = rows["ais"], rows["vb"]
+    done.update({"occam": rows, "occam_seconds": occ_s, "occam_cpu_seconds": occ_cpu})
+    save()
     print(f"VIBES tutorial mixture, K = {K}, N = {len(x)}; seed {a.seed}")
     print(f"occam compare --method vb,ais ({a.chains} chains × {a.temperatures} temperatures): "
           f"process wall {occ_s:.2f} s, CPU {occ_cpu:.2f} s (CPU / wall {occ_cpu / occ_s:.2f}); "
@@ -478,28 +595,33 @@ def main():
     print(f"  vb bound {vb['log_evidence']:.2f}; ais {ais['log_evidence']:.2f} ± {ais['se']:.2f} "
           f"(ESS {ais['ess']:.1f}): {ais['note']}", flush=True)
 
-    ns = ns_child(K, a.max_ncalls)
-    print(ns_line(ns), flush=True)
-    compressed = ns["iterations"] / ns["nlive"]
-    rate = ns["iterations"] / ns["cpu_seconds"]
-    print(f"  K = 20 nested sampling reached ln X = -{compressed:.1f} (iterations / nlive) at {rate:.1f} iterations "
-          f"per CPU s; it needs ≈ nlive·(H + ~10) iterations, H unknown here (≥ the {compressed:.0f} nats "
-          f"compressed so far): see the projection in the results file")
+    runs = []
+    for prior in [v.strip() for v in a.k20_priors.split(",") if v.strip()]:
+        if prior not in ("plain", "repartition"):
+            raise SystemExit(f"--k20-priors: unknown `{prior}` (plain, repartition)")
+        ns = ns_child(K, a.max_ncalls, prior == "repartition", a.max_cpu)
+        ns["projection"] = None if ns["converged"] else projection(
+            ns, ais["log_evidence"], a.frac_remain, information_estimate(a.occam, ais["log_evidence"]))
+        runs.append(ns)
+        done["ultranest"] = runs
+        save()
+        print(ns_line(ns), flush=True)
+        if ns["projection"]:
+            print("\n".join(projection_lines(prior, ns["projection"])), flush=True)
     print()
     print("method | ln p(D) | ± | wall s | CPU s | note")
     print("---|---|---|---|---|---")
     print(f"vb (bound) | {vb['log_evidence']:.2f} | | | | lower bound")
     print(f"occam ais | {ais['log_evidence']:.2f} | {ais['se']:.2f} | {occ_s:.2f} | {occ_cpu:.2f} | "
           f"ESS {ais['ess']:.1f} of {a.chains}; process (fit + ais)")
-    print(f"ultranest | {ns['logz']:.2f} | {ns['logzerr']:.2f} | {ns['seconds']:.1f} | {ns['cpu_seconds']:.1f} | "
-          f"{'converged' if ns['converged'] else 'not converged'} ({ns['stopped']}; remaining dlogz "
-          f"{ns['remaining_dlogz']:.3g})")
-    print(f"ultranest / occam: wall {ns['seconds'] / occ_s:.1f}, CPU {ns['cpu_seconds'] / occ_cpu:.1f}")
-    if a.json:
-        with open(a.json + ".tmp", "w") as f:
-            json.dump({"exact_k1": ex, "occam": rows, "occam_seconds": occ_s, "occam_cpu_seconds": occ_cpu,
-                       "ultranest": ns, "small": small, "small_occam_time": small_time}, f, indent=1)
-        os.replace(a.json + ".tmp", a.json)
+    for ns in runs:
+        print(f"ultranest{' (repartitioned)' if ns['repartition'] else ''} | {ns['logz']:.2f} | {ns['logzerr']:.2f} | "
+              f"{ns['seconds']:.1f} | {ns['cpu_seconds']:.1f} | "
+              f"{'converged' if ns['converged'] else 'not converged'} ({ns['stopped']}; remaining dlogz "
+              f"{ns['remaining_dlogz']:.3g}); {ns['calls']} calls, {ns['iterations']} iterations")
+    for ns in runs:
+        print(f"ultranest{' (repartitioned)' if ns['repartition'] else ''} / occam: wall {ns['seconds'] / occ_s:.1f}, "
+              f"CPU {ns['cpu_seconds'] / occ_cpu:.1f}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,11 @@
 //! log-sum-exp. The standard error of ln p̂(D) is the delta method's sd(w) / (√S · mean(w)); the
 //! effective sample size is (Σ w)² / Σ w². Draws come in blocks of [`BLOCK`], block b from its
 //! own generator seeded by (seed, b), so the estimate does not depend on the thread count.
+//!
+//! The work per draw: ln p(D | θ) over N rows × K components (module `density`, each
+//! component's constants once per draw), ln p(θ) once, and for a mixture the proposal's K × K
+//! matrix of factor densities (module `qdensity`) and its permanent over the K! relabellings
+//! (module `permanent`: K 2^(K−1) multiply-adds, hence at most K = 12 components).
 
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -45,8 +50,8 @@ pub(crate) fn importance(flat: &Flat, q: &Proposal, samples: usize, seed: u64) -
             (0..n)
                 .map(|_| {
                     let theta = q.sample(flat, &mut rng);
-                    let w =
-                        log_lik(flat, &theta) + log_prior(flat, &theta) - q.ln_pdf(flat, &theta);
+                    let prior = log_prior(flat, &theta);
+                    let w = log_lik(flat, &theta) + prior - q.ln_pdf(flat, &theta, prior);
                     if w.is_nan() {
                         f64::NEG_INFINITY
                     } else {

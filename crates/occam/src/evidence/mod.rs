@@ -45,12 +45,16 @@ mod hmm_exact;
 #[cfg(test)]
 mod hmm_tests;
 mod importance;
+#[cfg(test)]
+mod importance_tests;
 mod laplace;
 #[cfg(test)]
 mod laplace_tests;
 mod margin;
 mod not_applicable;
+mod permanent;
 mod proposal;
+mod qdensity;
 mod relabel;
 mod sweep;
 mod table;

@@ -9,9 +9,10 @@ use super::NotApplicable;
 use rand::Rng;
 use rand_distr::{Beta, Distribution, Gamma, Normal};
 
-use super::density::log_prior;
 use super::density::{ln_dirichlet, ln_gamma_pdf, ln_normal, log_sum_exp, Theta};
 use super::flat::{Flat, Prior};
+use super::permanent::{log_permanent, permutations};
+use super::qdensity::{logs, Prepared};
 use crate::fitted::Fitted;
 
 /// Largest K the symmetrised proposal sums over (2^K K terms per draw).
@@ -36,7 +37,7 @@ pub(crate) enum Q {
 }
 
 impl Q {
-    fn ln_pdf(&self, x: &[f64]) -> f64 {
+    pub(super) fn ln_pdf(&self, x: &[f64]) -> f64 {
         match self {
             Q::Gaussian(m, v) => ln_normal(x[0], *m, 1.0 / v),
             Q::Gamma(a, b) => ln_gamma_pdf(x[0], *a, *b),
@@ -157,6 +158,11 @@ pub(crate) fn factors(
 /// The proposal: q per element of each parameter.
 pub(crate) struct Proposal {
     qs: Vec<Vec<Q>>,
+    /// The constants of each q (module `qdensity`).
+    prepared: Vec<Vec<Prepared>>,
+    /// The weights' q density's value at p = (1, ..., 1) (its normaliser), when the proposal is
+    /// symmetrised over the relabellings of a mixture.
+    weights_norm: f64,
     /// Symmetrise over component relabellings.
     symmetric: bool,
     /// The prior's share of the proposal.
@@ -187,11 +193,28 @@ impl Proposal {
                 flat.k
             )));
         }
-        Ok(Proposal {
+        Ok(Proposal::from_factors(flat, qs, defensive))
+    }
+
+    /// The proposal with these factors (per parameter, q of each element), symmetrised over the
+    /// relabellings of a model with states.
+    pub(super) fn from_factors(flat: &Flat, qs: Vec<Vec<Q>>, defensive: f64) -> Proposal {
+        let symmetric = flat.has_states();
+        let prepared = qs
+            .iter()
+            .map(|row| row.iter().map(Prepared::new).collect())
+            .collect();
+        let weights_norm = match flat.weights.map(|w| &qs[w][0]) {
+            Some(Q::Dirichlet(al)) => ln_dirichlet(&vec![1.0; flat.k], al),
+            _ => f64::NAN,
+        };
+        Proposal {
             qs,
+            prepared,
+            weights_norm,
             symmetric,
             defensive,
-        })
+        }
     }
 
     /// One draw.
@@ -238,13 +261,13 @@ impl Proposal {
         theta
     }
 
-    /// ln of the proposal density at θ.
-    pub fn ln_pdf(&self, flat: &Flat, theta: &Theta) -> f64 {
+    /// ln of the proposal density at θ, given `ln_prior` = ln p(θ) under the priors.
+    pub fn ln_pdf(&self, flat: &Flat, theta: &Theta, ln_prior: f64) -> f64 {
         let q = self.ln_q(flat, theta);
         if self.defensive > 0.0 {
             log_sum_exp(&[
                 (1.0 - self.defensive).ln() + q,
-                self.defensive.ln() + log_prior(flat, theta),
+                self.defensive.ln() + ln_prior,
             ])
         } else {
             q
@@ -272,25 +295,50 @@ impl Proposal {
         // q_sym(θ) = (1/K!) Σ_σ q(σ⁻¹θ): the fixed part, plus the log-permanent of M[k][j] =
         // ln q_k(θ_j) over the component parameters and the weights' per-entry terms.
         let k = flat.k;
+        let (fixed, m) = self.relabel_matrix(flat, theta);
+        let ln_k_factorial: f64 = (1..=k).map(|x| (x as f64).ln()).sum();
+        fixed + log_permanent(&m, k) - ln_k_factorial
+    }
+
+    /// The symmetric q's parts at θ: the part fixed under relabelling and M[a][j] = ln q_a(θ_j)
+    /// (row-major, K × K) over the component parameters and the weights' per-entry terms.
+    pub(super) fn relabel_matrix(&self, flat: &Flat, theta: &Theta) -> (f64, Vec<f64>) {
+        let elem = |i: usize, e: usize| {
+            let w = flat.params[i].width();
+            &theta[i][e * w..(e + 1) * w]
+        };
+        // Each factor's constants are prepared once (module `qdensity`) and each value's
+        // logarithms taken once per draw, not once per pair (a, j): the same bits.
+        let k = flat.k;
         let mut fixed = 0.0;
         let mut m = vec![0.0; k * k];
+        let (mut lx, mut at) = (Vec::new(), Vec::new());
         for (i, p) in flat.params.iter().enumerate() {
             if Some(i) == flat.weights {
                 let Q::Dirichlet(al) = &self.qs[i][0] else {
                     continue;
                 };
-                fixed += ln_dirichlet(&vec![1.0; k], al); // the normaliser (all ln p_j = 0)
+                fixed += self.weights_norm; // the normaliser (all ln p_j = 0)
+                let ln_p: Vec<f64> = theta[i][..k].iter().map(|x| x.ln()).collect();
                 for a in 0..k {
                     for j in 0..k {
-                        m[a * k + j] += (al[a] - 1.0) * theta[i][j].ln();
+                        m[a * k + j] += (al[a] - 1.0) * ln_p[j];
                     }
                 }
             } else if p.by_k {
+                lx.clear();
+                at.clear();
+                for e in 0..self.qs[i].len() {
+                    at.push(lx.len());
+                    logs(&self.qs[i][e], elem(i, e), &mut lx);
+                }
+                at.push(lx.len());
                 for a in 0..k {
                     for j in 0..k {
                         for d in 0..p.cols {
-                            m[a * k + j] +=
-                                self.qs[i][a * p.cols + d].ln_pdf(elem(i, j * p.cols + d));
+                            let e = j * p.cols + d;
+                            m[a * k + j] += self.prepared[i][a * p.cols + d]
+                                .ln_pdf(elem(i, e), &lx[at[e]..at[e + 1]]);
                         }
                     }
                 }
@@ -300,8 +348,7 @@ impl Proposal {
                     .sum::<f64>();
             }
         }
-        let ln_k_factorial: f64 = (1..=k).map(|x| (x as f64).ln()).sum();
-        fixed + log_permanent(&m, k) - ln_k_factorial
+        (fixed, m)
     }
 }
 
@@ -360,43 +407,6 @@ impl Proposal {
         let ln_k_factorial: f64 = (1..=k).map(|x| (x as f64).ln()).sum();
         fixed + log_sum_exp(&terms) - ln_k_factorial
     }
-}
-
-/// Calls `f` on every permutation of 0..k (Heap's algorithm).
-fn permutations(k: usize, f: &mut impl FnMut(&[usize])) {
-    let mut p: Vec<usize> = (0..k).collect();
-    let mut c = vec![0usize; k];
-    f(&p);
-    let mut i = 1;
-    while i < k {
-        if c[i] < i {
-            p.swap(if i % 2 == 0 { 0 } else { c[i] }, i);
-            f(&p);
-            c[i] += 1;
-            i = 1;
-        } else {
-            c[i] = 0;
-            i += 1;
-        }
-    }
-}
-
-/// ln Σ_σ exp Σ_a m[a][σ(a)] over the permutations σ, by dynamic programming over subsets.
-pub(crate) fn log_permanent(m: &[f64], k: usize) -> f64 {
-    let mut f = vec![f64::NEG_INFINITY; 1 << k];
-    f[0] = 0.0;
-    let mut terms = Vec::with_capacity(k);
-    for mask in 1usize..(1 << k) {
-        let row = mask.count_ones() as usize - 1;
-        terms.clear();
-        for j in 0..k {
-            if mask & (1 << j) != 0 {
-                terms.push(f[mask ^ (1 << j)] + m[row * k + j]);
-            }
-        }
-        f[mask] = log_sum_exp(&terms);
-    }
-    f[(1 << k) - 1]
 }
 
 /// A draw from the prior (Gamma precisions of Normal–Gamma means first).

@@ -17,6 +17,7 @@ mod evidence_hmm;
 mod evidence_hmm_cs;
 mod evidence_laplace;
 mod evidence_mixtures;
+mod evidence_tutorial;
 mod extreme_priors;
 mod functions;
 mod fuzz;
