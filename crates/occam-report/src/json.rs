@@ -194,6 +194,17 @@ impl VariableReport {
                 (col.name, rows)
             })
             .collect();
+        // A joint q over the classes' weights: each class's rows of the joint covariance
+        // (`posterior::joint_covariance_column`).
+        if let Some((_, col)) = posterior::joint_covariance_column(c, node) {
+            let rows = Rows {
+                n,
+                item: col.item,
+                values: col.values,
+                gone: gone.clone(),
+            };
+            params.push((col.name, rows));
+        }
         // As a map's entries: sorted by name, the last of a repeated name kept.
         params.reverse();
         params.sort_by(|a, b| a.0.cmp(&b.0));

@@ -287,12 +287,9 @@ pub fn q_family(c: &Compiled, v: usize) -> Option<&'static str> {
 /// shape `[K, D, K, D]` (the other plates first, if any), entry `[k, a, k', b]` the covariance
 /// of `W[k, a]` and `W[k', b]`. The per-class `covariance` is its diagonal blocks.
 fn joint_covariance(c: &Compiled, node: NodeId, sizes: &[usize]) -> Option<Param> {
-    let cov = c.vmp.joint_covariance(node)?;
-    let MomentKind::Gaussian { d } = c.vmp.kind(node) else {
-        return None;
-    };
+    let (k, col) = joint_covariance_column(c, node)?;
+    let d = col.item[0];
     let n = c.vmp.elements(node);
-    let k = cov.len() / (n * d * d);
     let mut shape = if sizes.iter().product::<usize>() == n && sizes.last() == Some(&k) {
         sizes[..sizes.len() - 1].to_vec()
     } else {
@@ -300,10 +297,33 @@ fn joint_covariance(c: &Compiled, node: NodeId, sizes: &[usize]) -> Option<Param
     };
     shape.extend([k, d, k, d]);
     Some(Param {
-        name: "joint_covariance".into(),
+        name: col.name,
         shape,
-        values: cov,
+        values: col.values,
     })
+}
+
+/// The joint covariance of [`joint_covariance`]'s posterior parameter as a column with one entry
+/// per element (class k of its group of K): item `[D, K·D]`, row a and column k'D + b the
+/// covariance of `W[k, a]` and `W[k', b]` — the rows of the group's (K·D) × (K·D) matrix that
+/// belong to class k, so the elements' entries in order are the matrices row after row (the
+/// values of `[K, D, K, D]`). With K, or `None` if the node has no joint q over its classes (or
+/// has not been updated). The JSON report's `joint_covariance`.
+pub fn joint_covariance_column(c: &Compiled, node: NodeId) -> Option<(usize, Column)> {
+    let cov = c.vmp.joint_covariance(node)?;
+    let MomentKind::Gaussian { d } = c.vmp.kind(node) else {
+        return None;
+    };
+    let n = c.vmp.elements(node);
+    let k = cov.len().checked_div(n * d * d)?;
+    Some((
+        k,
+        Column {
+            name: "joint_covariance".into(),
+            item: vec![d, k * d],
+            values: cov,
+        },
+    ))
 }
 
 /// Whether variable `v`'s q is one Gaussian over all its classes' weights (the engine's softmax

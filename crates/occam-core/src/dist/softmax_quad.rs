@@ -8,7 +8,7 @@
 //! Σ = ⟨ηηᵀ⟩ − mmᵀ. Since lse(η) = η₀ + lse(0, d) with the K − 1 contrasts d_j = η_j − η₀,
 //! E[lse(η)] = m₀ + E[lse(0, d)], d ~ N(Cm, CΣCᵀ) (C the contrast matrix), and the second
 //! expectation is a (K − 1)-D product Gauss–Hermite rule in d = Cm + Lz (20, 32 or 48 points
-//! per axis as the contrasts' largest sd is ≤ 1, ≤ 2 or above, [`QUAD_TIERS`]), L the Cholesky factor of CΣCᵀ. The bound term is the ELBO's own expectation, so
+//! per axis as the contrasts' largest sd is ≤ 1, ≤ 2 or above, `quad::QUAD_TIERS`), L the Cholesky factor of CΣCᵀ. The bound term is the ELBO's own expectation, so
 //! the bound is the ELBO of q.
 //!
 //! **Messages (non-conjugate VMP, Knowles & Minka 2011, eq. (6)):** the gradient of
@@ -23,8 +23,11 @@
 //! `quadrature_matches_a_finer_rule`; largest error of the value, E[g] and E[H]): 1e-15 at
 //! contrast sd 0.3, 2e-10 at sd 1 (20 points; 2.4e-4 at sd 3 with 20, hence
 //! the 32- and 48-point tiers, asserted below 1e-6 at sd 2 and 1e-5 at sd 3).
-//! Cost per observation and sweep: 20^(K − 1) evaluations of softmax or more, hence the limit on K
-//! beyond which [`CategoricalSoftmaxQuad::from_args`] builds Böhning's family instead.
+//! Cost per observation: 20^(K − 1) points of the rule or more, hence the limit on K beyond
+//! which [`CategoricalSoftmaxQuad::from_args`] builds Böhning's family instead; each point costs
+//! one exponential and one logarithm, points of negligible weight are left out (`quad`'s module
+//! docs), and a row's expectations are formed once per state of its parents and read by both
+//! its bound term and its message (`memo`).
 
 use super::{
     BoundQuality, Categorical, CategoricalSoftmax, Dist, ExpFamily, OutOfDomain, SlotInput,
@@ -34,94 +37,17 @@ use crate::moments::MomentKind;
 use crate::spec::{
     ArgError, Args, ConstDomain, EventShape, FamilySpec, SlotShape, SlotSpec, ValueKind,
 };
-use crate::special::GaussHermite;
 use crate::Rng;
 use rand::Rng as _;
-use std::sync::OnceLock;
 
-/// (largest contrast sd, Gauss–Hermite points per contrast axis) of the rules, in increasing sd;
-/// the last serves every larger sd (module docs).
-pub const QUAD_TIERS: [(f64, usize); 3] = [(1.0, 20), (2.0, 32), (f64::INFINITY, 48)];
+mod memo;
+mod quad;
+
 
 /// The largest K for which `softmax` lowers to the quadrature family: (K − 1)-D rules of
 /// 20^(K − 1) points at least, 400 at K = 3; K = 4 would take 8000 to 110,592 per observation
 /// and sweep.
 pub const QUAD_MAX_CATEGORIES: usize = 3;
-
-/// The rule for a largest contrast sd `sd` (`QUAD_TIERS`).
-fn rule(sd: f64) -> &'static GaussHermite {
-    static RULES: OnceLock<[GaussHermite; 3]> = OnceLock::new();
-    let rules = RULES.get_or_init(|| QUAD_TIERS.map(|(_, n)| GaussHermite::new(n)));
-    let tier = QUAD_TIERS.iter().position(|&(top, _)| sd <= top);
-    &rules[tier.unwrap_or(QUAD_TIERS.len() - 1)]
-}
-
-/// [`expect_lse`] with the rule of the tier of the contrasts' largest sd.
-fn expect_lse_tiered(k: usize, pa: &[f64]) -> (f64, Vec<f64>, Vec<f64>) {
-    let (m, s) = pa.split_at(k);
-    let var = |j: usize| {
-        let cov = |a: usize, b: usize| s[a * k + b] - m[a] * m[b];
-        cov(j, j) - 2.0 * cov(j, 0) + cov(0, 0)
-    };
-    let sd = (1..k).map(|j| var(j).max(0.0).sqrt()).fold(0.0, f64::max);
-    expect_lse(k, pa, rule(sd))
-}
-
-/// E[lse(η)], E[g] (K) and E[H] (K × K, row-major) for η ~ N(m, Σ) given the moments
-/// `pa = [m, ⟨ηηᵀ⟩]`, by the product rule `r` over the contrasts (module docs).
-pub(crate) fn expect_lse(k: usize, pa: &[f64], r: &GaussHermite) -> (f64, Vec<f64>, Vec<f64>) {
-    let (m, s) = pa.split_at(k);
-    let q = k - 1;
-    let cov = |i: usize, j: usize| s[i * k + j] - m[i] * m[j];
-    // Contrast mean and covariance, j, l ≥ 1: Σ_jl − Σ_j0 − Σ_0l + Σ_00.
-    let mean: Vec<f64> = (1..k).map(|j| m[j] - m[0]).collect();
-    let mut c = vec![0.0; q * q];
-    for j in 0..q {
-        for l in 0..q {
-            c[j * q + l] = cov(j + 1, l + 1) - cov(j + 1, 0) - cov(0, l + 1) + cov(0, 0);
-        }
-    }
-    let l = crate::linalg::cholesky_semidefinite(&c, q);
-    let n = r.nodes.len();
-    let (mut e, mut eg, mut eh) = (0.0, vec![0.0; k], vec![0.0; k * k]);
-    let (mut z, mut eta, mut g) = (vec![0usize; q], vec![0.0; k], vec![0.0; k]);
-    loop {
-        let mut w = 1.0;
-        for j in 0..q {
-            w *= r.weights[z[j]];
-            eta[j + 1] = mean[j] + (0..=j).map(|i| l[j * q + i] * r.nodes[z[i]]).sum::<f64>();
-        }
-        let top = eta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let mut total = 0.0;
-        for (gi, ei) in g.iter_mut().zip(&eta) {
-            *gi = (ei - top).exp();
-            total += *gi;
-        }
-        g.iter_mut().for_each(|v| *v /= total);
-        e += w * (top + total.ln());
-        for i in 0..k {
-            eg[i] += w * g[i];
-            eh[i * k + i] += w * g[i];
-            for j in 0..k {
-                eh[i * k + j] -= w * g[i] * g[j];
-            }
-        }
-        // Next index of the product rule (odometer).
-        let mut axis = 0;
-        while axis < q {
-            z[axis] += 1;
-            if z[axis] < n {
-                break;
-            }
-            z[axis] = 0;
-            axis += 1;
-        }
-        if axis == q {
-            break;
-        }
-    }
-    (m[0] + e, eg, eh)
-}
 
 /// Categorical(y | softmax(η)) with a Gaussian vector η and the exact expected log-likelihood by
 /// quadrature (module docs); what `y ~ Categorical(softmax(η))` becomes for K ≤ 3.
@@ -129,9 +55,19 @@ pub(crate) fn expect_lse(k: usize, pa: &[f64], r: &GaussHermite) -> (f64, Vec<f6
 pub struct CategoricalSoftmaxQuad {
     /// Number of categories K (2 ≤ K ≤ `QUAD_MAX_CATEGORIES` = 3).
     pub k: usize,
+    /// Each row's expectations by the bits of its parent's moments (module `memo`).
+    memo: memo::Memo,
 }
 
 impl CategoricalSoftmaxQuad {
+    /// The family over `k` categories (2 ≤ k ≤ [`QUAD_MAX_CATEGORIES`]).
+    pub fn new(k: usize) -> Self {
+        CategoricalSoftmaxQuad {
+            k,
+            memo: memo::Memo::default(),
+        }
+    }
+
     fn categorical(&self) -> Categorical {
         Categorical { k: self.k }
     }
@@ -168,7 +104,7 @@ impl ExpFamily for CategoricalSoftmaxQuad {
     fn from_args(args: &Args<'_>) -> Result<Dist, ArgError> {
         let k = args.event;
         Ok(if k <= QUAD_MAX_CATEGORIES {
-            CategoricalSoftmaxQuad { k }.into()
+            CategoricalSoftmaxQuad::new(k).into()
         } else {
             CategoricalSoftmax { k }.into()
         })
@@ -191,7 +127,7 @@ impl ExpFamily for CategoricalSoftmaxQuad {
     // ⟨φ⟩ = m; ⟨A⟩ = E[lse(η)] by quadrature (module docs).
     fn prior(&self, pa: &[&[f64]], phi: &mut [f64]) -> f64 {
         phi.copy_from_slice(&pa[0][..self.k]);
-        expect_lse_tiered(self.k, pa[0]).0
+        self.memo.expect(self.k, pa[0]).0
     }
     fn moments(&self, phi: &[f64], u: &mut [f64]) -> Result<f64, OutOfDomain> {
         self.categorical().moments(phi, u)
@@ -213,7 +149,8 @@ impl ExpFamily for CategoricalSoftmaxQuad {
     // ∂/∂m and ∂/∂⟨ηηᵀ⟩ of Σ_i w_i[m·u_i − E lse(η)]: u − w(E[g] − E[H]m), −½wE[H].
     fn message_to(&self, _slot: usize, u: &[f64], w: f64, pa: &[&[f64]], m: &mut [f64]) {
         let k = self.k;
-        let (_, eg, eh) = expect_lse_tiered(k, pa[0]);
+        let ex = self.memo.expect(k, pa[0]);
+        let (eg, eh) = (&ex.1, &ex.2);
         let mean = &pa[0][..k];
         for i in 0..k {
             let hm: f64 = (0..k).map(|j| eh[i * k + j] * mean[j]).sum();
@@ -230,10 +167,7 @@ impl ExpFamily for CategoricalSoftmaxQuad {
         self.categorical().mode(phi, x)
     }
     fn test_instances() -> Vec<Self> {
-        vec![
-            CategoricalSoftmaxQuad { k: 2 },
-            CategoricalSoftmaxQuad { k: 3 },
-        ]
+        vec![CategoricalSoftmaxQuad::new(2), CategoricalSoftmaxQuad::new(3)]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
         (0..self.k)
@@ -244,6 +178,7 @@ impl ExpFamily for CategoricalSoftmaxQuad {
 
 #[cfg(test)]
 mod tests {
+    use super::quad::{expect_lse, expect_lse_tiered, Rule};
     use super::*;
 
     /// Moments [m, Σ + mmᵀ] of a 3-D Gaussian with covariance s²(I + ½ offdiag) (contrast
@@ -262,7 +197,7 @@ mod tests {
     /// The tiered rules against a 64-point one (module docs): value, E[g] and E[H].
     #[test]
     fn quadrature_matches_a_finer_rule() {
-        let fine = GaussHermite::new(64);
+        let fine = Rule::new(64);
         let mut worst = Vec::new();
         for (s, tol) in [(0.3, 1e-14), (1.0, 1e-9), (2.0, 1e-6), (3.0, 1e-5)] {
             for m in [[0.0, 0.0, 0.0], [2.0, 0.0, -2.0]] {
@@ -318,7 +253,7 @@ mod tests {
     /// From `softmax` beyond K = 3 the family is Böhning's.
     #[test]
     fn beyond_the_limit_the_family_is_bohnings() {
-        let q = CategoricalSoftmaxQuad { k: 3 };
+        let q = CategoricalSoftmaxQuad::new(3);
         assert_eq!(q.free_params(), 2);
         let args4 = |k| Args {
             var: "c",

@@ -84,7 +84,7 @@ pub fn add_noncj_leaves(
         .deterministic("esq", MatVec { rows: k, cols: 2 }, &[n], [p(ws), p(x)])
         .unwrap();
     let cs = g
-        .add("csq", CategoricalSoftmaxQuad { k }, &[n], [p(es)])
+        .add("csq", CategoricalSoftmaxQuad::new(k), &[n], [p(es)])
         .unwrap();
     let labels: Vec<f64> = draw(nn, 0.0, k as f64 - 1e-9)
         .iter()
@@ -92,7 +92,7 @@ pub fn add_noncj_leaves(
         .collect();
     g.observe(cs, &labels).unwrap();
     let zs = g
-        .add("zsq", CategoricalSoftmaxQuad { k }, &[n], [p(es)])
+        .add("zsq", CategoricalSoftmaxQuad::new(k), &[n], [p(es)])
         .unwrap();
     let xs = g
         .add_mixture("xsq", Gaussian, &[n], &[(zs, kp)], [p(mp), c(1.0)])

@@ -196,3 +196,70 @@ fn the_streamed_report_is_the_tree_as_text() {
         assert_eq!(report(loaded, c, o), reference(loaded, c, o));
     }
 }
+
+/// Weights whose q is one Gaussian over every class's (the engine's softmax q-block, with an
+/// intercept): the report's `joint_covariance` lists, per class, its D × K·D rows of the
+/// library's joint covariance (`Vmp::joint_covariance`), bit for bit, in the order of the
+/// facade's `[K, D, K, D]` posterior parameter (what Python reads); a per-class q has none.
+#[test]
+fn joint_covariance_is_the_librarys() {
+    let text = "plate K = 3\nplates N, D from data X\ndata X[N] over D\n\
+                w[K] over D ~ MvGaussian(mean = 0, precision = identity)\n\
+                b over K ~ MvGaussian(mean = 0, precision = identity * 0.01)\n\
+                c[N] ~ Categorical(LINK(w @ X[N] + b))\nobserve c\n";
+    let x = [
+        [0.3, -1.2],
+        [1.5, 0.4],
+        [-0.7, 0.9],
+        [2.1, -0.3],
+        [-1.4, -1.1],
+        [0.2, 1.8],
+        [-0.9, 0.1],
+        [1.1, 1.3],
+        [-2.0, 0.6],
+        [0.8, -2.2],
+    ];
+    let classes = [0.0, 1.0, 2.0, 1.0, 0.0, 2.0, 0.0, 1.0, 2.0, 0.0];
+    for link in ["softmax", "softmax_bohning"] {
+        let mut d = occam::DataSet::new();
+        d.insert_array("X", 10, 2, x.concat(), None).unwrap();
+        d.insert_array("c", 10, 1, classes.to_vec(), None).unwrap();
+        let fitted = occam::Model::from_source("m.occam", &text.replace("LINK", link), &d)
+            .unwrap()
+            .fit(&occam::Settings::default())
+            .unwrap();
+        let (loaded, c, o) = (fitted.loaded(), fitted.compiled(), fitted.outcome());
+        let v = (loaded.model.variables.iter())
+            .position(|var| var.name == "w")
+            .unwrap();
+        let library = c.vmp.joint_covariance(c.var_nodes[v]).expect("joint q");
+        let json = report(loaded, c, o);
+        let rows = json["variables"]["w"]["parameters"]["joint_covariance"]
+            .as_array()
+            .expect("joint_covariance in the report");
+        assert_eq!(rows.len(), 3, "{link}: one entry per class");
+        let flat: Vec<f64> = rows
+            .iter()
+            .flat_map(|class| {
+                let class = class.as_array().unwrap();
+                assert_eq!(class.len(), 2, "{link}: D rows per class");
+                class.iter().flat_map(|row| {
+                    let row = row.as_array().unwrap();
+                    assert_eq!(row.len(), 6, "{link}: K·D columns per row");
+                    row.iter().map(|v| v.as_f64().unwrap())
+                })
+            })
+            .collect();
+        assert_eq!(flat, library, "{link}");
+        let p = fitted.posterior("w").unwrap();
+        let p = p.param("joint_covariance").unwrap();
+        assert_eq!(p.shape, [3, 2, 3, 2]);
+        assert_eq!(p.values, library, "{link}");
+        // b's q is its own (one vector over the classes already): no entry.
+        let b = &json["variables"]["b"]["parameters"];
+        assert!(b.get("joint_covariance").is_none(), "{link}");
+        // The streamed text is the tree's.
+        let streamed = serde_json::to_string(&Report::new(loaded, c, o, true)).unwrap();
+        assert_eq!(serde_json::to_string(&json).unwrap(), streamed, "{link}");
+    }
+}

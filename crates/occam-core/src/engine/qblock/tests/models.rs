@@ -453,7 +453,7 @@ pub(super) fn softmax_joint() -> Graph {
             .collect()
     };
     let cq = g
-        .add("cq", CategoricalSoftmaxQuad { k }, &[n], [p(eta)])
+        .add("cq", CategoricalSoftmaxQuad::new(k), &[n], [p(eta)])
         .unwrap();
     g.observe(cq, &labels(18)).unwrap();
     let b = g
