@@ -179,6 +179,18 @@ pub enum StateError {
         /// The model's lengths of φ, u and A.
         model: [usize; 3],
     },
+    /// A saved joint q (a softmax q-block's, `Vmp::joint_q`) that the node cannot take.
+    #[error(
+        "node `{node}`: a saved joint q of {saved} values, the model's softmax q-block holds {model}"
+    )]
+    JointQ {
+        /// The node.
+        node: String,
+        /// Values saved.
+        saved: usize,
+        /// Values the model's block holds (0 without a block).
+        model: usize,
+    },
     /// A saved array holds NaN.
     #[error("node `{node}`: saved state holds NaN")]
     NaN {

@@ -2,7 +2,8 @@
 //! q, and the exact predictive mean and variance of a scalar Gaussian node.
 //!
 //! p(y* | data) ≈ ∫ p(y* | θ) q(θ) dθ (Winn §1.8.2, with q standing in for the posterior). One
-//! draw: every latent stochastic node from its own q (q factorises over nodes, Winn (2.12)), every
+//! draw: every latent stochastic node from its own q (q factorises over nodes, Winn (2.12); the
+//! weights of a softmax q-block from the block's joint q, module `softmax_joint::draw`), every
 //! deterministic node evaluated on the draws, every missing element of an observed node from its
 //! conditional given its parents' draws — so a mixture's predictive is the mixture of its
 //! components weighted by q(z), not one Gaussian. Both functions here overwrite the moments they
@@ -10,6 +11,7 @@
 
 use super::init::{moments, sample};
 use super::qblock::Block;
+use super::softmax_joint::JointDraw;
 use super::*;
 
 impl Vmp {
@@ -53,17 +55,23 @@ impl Vmp {
         for i in 0..self.nodes.len() {
             self.unshare(i);
         }
+        let (joints, aside) = self.take_joint_draws();
         let mut out: Vec<Vec<f64>> = targets.iter().map(|_| Vec::new()).collect();
-        for _ in 0..draws {
-            for i in 0..self.nodes.len() {
-                let prior = ancestral.get(i).copied().unwrap_or(false);
-                let x = self.draw_node(i, &phis[i], prior, &mut rng)?;
-                if let Some(t) = targets.iter().position(|t| t.0 == i) {
-                    out[t].extend(x);
+        let mut run = || -> Result<(), RunError> {
+            for _ in 0..draws {
+                for i in 0..self.nodes.len() {
+                    let prior = ancestral.get(i).copied().unwrap_or(false);
+                    let x = self.draw_any(i, &phis[i], &joints[i], prior, &mut rng)?;
+                    if let Some(t) = targets.iter().position(|t| t.0 == i) {
+                        out[t].extend(x);
+                    }
                 }
             }
-        }
-        Ok(out)
+            Ok(())
+        };
+        let done = run();
+        self.restore_joint_draws(aside);
+        done.map(|()| out)
     }
 
     /// The predictive density of stochastic node `target` at `points` (values of one element,
@@ -119,41 +127,72 @@ impl Vmp {
         for i in 0..self.nodes.len() {
             self.unshare(i);
         }
+        let (joints, aside) = self.take_joint_draws();
         let mut out = vec![0.0; n * np];
         let (mut phi, mut tmp, mut buf) = (vec![0.0; len], vec![0.0; len], Vec::new());
-        for _ in 0..draws {
-            for i in 0..self.nodes.len() {
-                if i == target.0 {
-                    let node = &self.nodes[i];
-                    for e in 0..n {
-                        if let Dist::StudentT(t) = &dist {
-                            // No exponential-family form: t_ν(x | drawn μ, s) itself.
-                            let mu = elements::gather(&self.nodes, node, e, &mut buf)[0][0];
-                            for p in 0..np {
-                                out[e * np + p] += t.ln_density(points[p], mu).exp();
+        let mut run = || -> Result<(), RunError> {
+            for _ in 0..draws {
+                for i in 0..self.nodes.len() {
+                    if i == target.0 {
+                        let node = &self.nodes[i];
+                        for e in 0..n {
+                            if let Dist::StudentT(t) = &dist {
+                                // No exponential-family form: t_ν(x | drawn μ, s) itself.
+                                let mu = elements::gather(&self.nodes, node, e, &mut buf)[0][0];
+                                for p in 0..np {
+                                    out[e * np + p] += t.ln_density(points[p], mu).exp();
+                                }
+                                continue;
                             }
-                            continue;
-                        }
-                        dist_prior_of(&dist, &self.nodes, node, e, &mut phi, &mut tmp, &mut buf);
-                        let a = moments(&dist, &phi, &mut tmp).map_err(|_| {
-                            self.numerical(
-                                i,
+                            dist_prior_of(
+                                &dist,
+                                &self.nodes,
+                                node,
                                 e,
-                                "the predictive given the drawn parents is improper".into(),
-                            )
-                        })?;
-                        for p in 0..np {
-                            let lp = natural_dot(&phi, &ux[p * len..(p + 1) * len]) + fx[p] - a;
-                            out[e * np + p] += lp.exp();
+                                &mut phi,
+                                &mut tmp,
+                                &mut buf,
+                            );
+                            let a = moments(&dist, &phi, &mut tmp).map_err(|_| {
+                                self.numerical(
+                                    i,
+                                    e,
+                                    "the predictive given the drawn parents is improper".into(),
+                                )
+                            })?;
+                            for p in 0..np {
+                                let lp = natural_dot(&phi, &ux[p * len..(p + 1) * len]) + fx[p] - a;
+                                out[e * np + p] += lp.exp();
+                            }
                         }
                     }
+                    let prior = ancestral.get(i).copied().unwrap_or(false);
+                    self.draw_any(i, &phis[i], &joints[i], prior, &mut rng)?;
                 }
-                let prior = ancestral.get(i).copied().unwrap_or(false);
-                self.draw_node(i, &phis[i], prior, &mut rng)?;
             }
-        }
+            Ok(())
+        };
+        let done = run();
+        self.restore_joint_draws(aside);
+        done?;
         out.iter_mut().for_each(|v| *v /= draws as f64);
         Ok(out)
+    }
+
+    /// One draw of node i: from its joint q where it is the weights of a softmax q-block
+    /// (`joint`, [`Vmp::take_joint_draws`]) and not drawn from its prior, else [`Vmp::draw_node`].
+    fn draw_any(
+        &mut self,
+        i: usize,
+        phi_q: &[f64],
+        joint: &Option<JointDraw>,
+        prior: bool,
+        rng: &mut Rng,
+    ) -> Result<Vec<f64>, RunError> {
+        match joint {
+            Some(jd) if !prior => self.draw_joint(i, jd, rng),
+            _ => self.draw_node(i, phi_q, prior, rng),
+        }
     }
 
     /// One draw of node i (its values; empty for deterministic nodes and constants), its moments

@@ -76,7 +76,13 @@ impl Vmp {
                 let on_request = s.u.len() == c.u.len()
                     && s.a.len() == c.a.len()
                     && n.forms_natural_for(&s.phi, &s.u);
-                let fits = same || shared || sampled || grouped || on_request;
+                // The logits of a softmax q-block keep the block's joint q in φ and its groups'
+                // entropy gaps in A once updated (module `softmax_joint`); a fresh model holds
+                // them per row until then.
+                let kept = self.softmax_joint_of(i).is_some_and(|b| {
+                    s.phi.len() == b.kept_len() && s.u.len() == c.u.len() && s.a.len() == b.groups
+                });
+                let fits = same || shared || sampled || grouped || on_request || kept;
                 if !fits {
                     return Err(StateError::Sizes {
                         node: self.nodes[i].name.clone(),

@@ -344,12 +344,22 @@ fn start_new_rows(
                 .map(|i| saved[i].clone())
         })
         .collect();
-    fresh.vmp.set_q_state(state).map_err(|e| {
+    let unfit = |e: occam_core::error::StateError| {
         Error::Usage(format!(
             "{}: the new data do not fit the fitted parameters: {e}",
             fitted.file_name
         ))
-    })?;
+    };
+    fresh.vmp.set_q_state(state).map_err(unfit)?;
+    // A softmax q-block keeps its joint q over the classes' weights on the logits, a node of the
+    // rows' plate that starts afresh: given back from the fitted model, so that the weights are
+    // drawn jointly (`Vmp::sample_predictive`), not class by class from their marginals.
+    for ((&id, &local), name) in ids.iter().zip(&local).zip(&names) {
+        let old = c.vmp.node(name);
+        if let (false, Some((joint, gaps))) = (local, old.and_then(|old| c.vmp.joint_q(old))) {
+            fresh.vmp.set_joint_q(id, &joint, &gaps).map_err(unfit)?;
+        }
+    }
     let order: Vec<NodeId> = fresh
         .vmp
         .default_order()

@@ -36,6 +36,7 @@ mod plate_sweep;
 mod predict;
 mod predict_chains;
 mod predict_density;
+mod predict_softmax;
 mod predict_student_t;
 mod prune_screen;
 mod regression;

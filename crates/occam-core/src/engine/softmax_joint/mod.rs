@@ -44,7 +44,10 @@
 //! built up to KD = [`MAX_JOINT`] and not for a node declared mean-field
 //! ([`Graph::mean_field`](crate::graph::Graph::mean_field)).
 
+mod draw;
 mod solve;
+
+pub(super) use draw::JointDraw;
 
 use super::factorised::{factorised_bound, factorised_send};
 use super::qblock::QBlock;
@@ -70,7 +73,7 @@ pub(crate) struct SoftmaxJoint {
     k: usize,
     d: usize,
     /// Groups of K elements of W (one joint q each).
-    groups: usize,
+    pub(super) groups: usize,
     /// The group of W read by each row of η.
     row_group: Vec<u32>,
     /// W and the softmax Categoricals reading η: the nodes whose bound terms read W's q.
@@ -218,12 +221,15 @@ impl SoftmaxJoint {
         &vmp.nodes[self.x].data[at * self.d..(at + 1) * self.d]
     }
 
+    /// The length of the kept joint [m, Σ] of every group (η's `phi` once updated).
+    pub(super) fn kept_len(&self) -> usize {
+        self.groups * (self.dim() + self.dim() * self.dim())
+    }
+
     /// The kept joint [m, Σ] of every group, if the block has been updated since its start.
     fn kept<'a>(&self, vmp: &'a Vmp) -> Option<&'a [f64]> {
-        let j = self.dim();
         let phi = &vmp.nodes[self.eta].q.phi;
-        (phi.len() == self.groups * (j + j * j) && phi.iter().any(|&v| v != 0.0))
-            .then_some(phi.as_slice())
+        (phi.len() == self.kept_len() && phi.iter().any(|&v| v != 0.0)).then_some(phi.as_slice())
     }
 
     /// The terms of the bound that read W's q.
@@ -479,6 +485,51 @@ impl Vmp {
     /// engine module `softmax_joint`).
     pub fn joint_over_classes(&self, node: NodeId) -> bool {
         matches!(self.block_of(node.0), Some(Block::SoftmaxJoint(_)))
+    }
+
+    /// The kept joint q of node `node`'s weights, if it has the softmax q-block and has been
+    /// updated: per group of K classes its K·D means, then its (K·D) × (K·D) covariance,
+    /// row-major; and per group its entropy gap (module docs: State). What
+    /// [`Vmp::set_joint_q`] gives a model compiled for new rows, whose logits (a node of the
+    /// rows' plate, where the block keeps them) start empty.
+    pub fn joint_q(&self, node: NodeId) -> Option<(Vec<f64>, Vec<f64>)> {
+        let Some(Block::SoftmaxJoint(b)) = self.block_of(node.0) else {
+            return None;
+        };
+        let kept = b.kept(self)?;
+        let gaps = &self.nodes[b.eta].q.a;
+        Some((kept.to_vec(), gaps[..b.groups.min(gaps.len())].to_vec()))
+    }
+
+    /// Gives node `node`'s softmax q-block the joint q `joint` and the gaps `gaps`
+    /// ([`Vmp::joint_q`] of a model of the same weights): an error if the node has no such block
+    /// or the sizes differ. Its marginals (the node's own q) are not changed: set them first
+    /// ([`Vmp::set_q_state`]).
+    pub fn set_joint_q(
+        &mut self,
+        node: NodeId,
+        joint: &[f64],
+        gaps: &[f64],
+    ) -> Result<(), StateError> {
+        let name = self.nodes[node.0].name.clone();
+        let (eta, want, groups) = match self.block_of(node.0) {
+            Some(Block::SoftmaxJoint(b)) => (b.eta, b.kept_len(), b.groups),
+            _ => (usize::MAX, 0, 0),
+        };
+        if want == 0 || joint.len() != want || gaps.len() != groups {
+            return Err(StateError::JointQ {
+                node: name,
+                saved: joint.len(),
+                model: want,
+            });
+        }
+        if joint.iter().chain(gaps).any(|v| v.is_nan()) {
+            return Err(StateError::NaN { node: name });
+        }
+        let q = &mut self.nodes[eta].q;
+        (q.phi, q.a) = (joint.to_vec(), gaps.to_vec());
+        self.refresh(eta);
+        Ok(())
     }
 
     /// The joint covariance of node `node`'s weights over its K classes, if it has the softmax

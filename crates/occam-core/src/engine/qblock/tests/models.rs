@@ -414,7 +414,7 @@ pub(super) fn sampled() -> Graph {
 /// η_n = W x_n with known x_n, read by two observed Categoricals, one by the exact expectation
 /// (`CategoricalSoftmaxQuad`), one by Böhning's bound (`CategoricalSoftmax`) with an intercept,
 /// η_n + b, b ~ N(0, I₃): W's q is one Gaussian over its 3 × 2 weights; μ and b stay factorised.
-pub(super) fn softmax_joint() -> Graph {
+pub(in crate::engine) fn softmax_joint() -> Graph {
     let (nn, k) = (12, 3);
     let mut g = Graph::new();
     let n = g.plate("N", nn);
