@@ -24,7 +24,8 @@ fits() { # BIN S -> main's inclusive Ir less ica_toy's
 import re, sys
 main = toy = None
 for line in sys.stdin:
-    m = re.match(r"\s*([\d,]+) .*?\s(\S+)$", line.rstrip())
+    # "IR (PCT%)  FILE:FUNCTION [OBJECT]"
+    m = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*?)(?: \[[^]]*\])?$", line.rstrip())
     if not m:
         continue
     ir, fn = int(m.group(1).replace(",", "")), m.group(2)
