@@ -50,24 +50,60 @@ pub(crate) fn map_chunks<T: Send>(chunks: usize, f: impl Fn(usize) -> T + Sync +
     }
 }
 
-/// S (q × len) = Wᵀ U for row-major W (n × q) and U (n × len); also the column sums of W.
+/// Σ of `f` over chunks 0..`chunks`, added in chunk order: the sum of [`map_chunks`]' results
+/// (the same bits), without the array of partial sums when there is one chunk.
+pub(crate) fn sum_chunks(chunks: usize, f: impl Fn(usize) -> f64 + Sync + Send) -> f64 {
+    if chunks <= 1 {
+        (0..chunks).map(f).sum()
+    } else {
+        map_chunks(chunks, f).iter().sum()
+    }
+}
+
+/// S (q × len) = Wᵀ U for row-major W (n × q) and U (n × len); also the column sums of W (the
+/// tests' form of [`weighted_sums_into`]).
+#[cfg(test)]
 pub(crate) fn weighted_sums(w: &[f64], q: usize, u: &[f64], len: usize) -> (Vec<f64>, Vec<f64>) {
-    let n = w.len() / q;
-    let partials: Vec<(Vec<f64>, Vec<f64>)> = map_chunks(n.div_ceil(CHUNK), |c| {
-        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-        let mut s = vec![0.0; q * len];
-        let mut totals = vec![0.0; q];
-        weighted_sums_block(&w[lo * q..hi * q], q, &u[lo * len..hi * len], len, &mut s);
-        column_sums(&w[lo * q..hi * q], &mut totals);
-        (s, totals)
-    });
     let mut s = vec![0.0; q * len];
     let mut totals = vec![0.0; q];
-    for (ps, pt) in partials {
-        add_into(&mut s, &ps);
-        add_into(&mut totals, &pt);
-    }
+    weighted_sums_into(w, q, u, len, &mut s, &mut totals);
     (s, totals)
+}
+
+/// [`weighted_sums`] into `s` (q × len) and `totals` (q), both zero on entry: the chunks' partial
+/// sums added to them in chunk order; one chunk's sums formed in place (then added to zero as a
+/// partial would be: a −0 becomes +0, the same bits).
+pub(crate) fn weighted_sums_into(
+    w: &[f64],
+    q: usize,
+    u: &[f64],
+    len: usize,
+    s: &mut [f64],
+    totals: &mut [f64],
+) {
+    let n = w.len() / q;
+    let chunk = |c: usize, s: &mut [f64], totals: &mut [f64]| {
+        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+        weighted_sums_block(&w[lo * q..hi * q], q, &u[lo * len..hi * len], len, s);
+        column_sums(&w[lo * q..hi * q], totals);
+    };
+    let chunks = n.div_ceil(CHUNK);
+    if chunks <= 1 {
+        (0..chunks).for_each(|c| chunk(c, s, totals));
+        s.iter_mut().for_each(|v| *v += 0.0);
+        totals.iter_mut().for_each(|v| *v += 0.0);
+        return;
+    }
+    let partials: Vec<(Vec<f64>, Vec<f64>)> = map_chunks(chunks, |c| {
+        let mut ps = vec![0.0; q * len];
+        let mut pt = vec![0.0; q];
+        chunk(c, &mut ps, &mut pt);
+        (ps, pt)
+    });
+    for (ps, pt) in partials {
+        add_into(s, &ps);
+        add_into(totals, &pt);
+    }
 }
 
 /// S (k × width) = Wᵀ V for row-major W (n × k) and V the columns `offset..offset + width` of the
@@ -88,18 +124,29 @@ pub(crate) fn weighted_sums_strided(
             stride,
         )
     };
-    let partials: Vec<Vec<f64>> = map_chunks(n.div_ceil(CHUNK), |c| {
+    let chunk = |c: usize, s: &mut [f64]| {
         let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-        let mut s = vec![0.0; k * width];
         gemm(
-            MatMut::from_row_major_slice_mut(&mut s, k, width),
+            MatMut::from_row_major_slice_mut(s, k, width),
             Accum::Replace,
             MatRef::from_row_major_slice(&w[lo * k..hi * k], hi - lo, k).transpose(),
             view(lo, hi),
         );
-        s
-    });
+    };
     let mut s = vec![0.0; k * width];
+    let chunks = n.div_ceil(CHUNK);
+    if chunks <= 1 {
+        // One chunk: formed in place, then added to zeros as a partial sum is below (0 + x: a
+        // −0 becomes +0, the same bits), without the partials' arrays.
+        (0..chunks).for_each(|c| chunk(c, &mut s));
+        s.iter_mut().for_each(|v| *v += 0.0);
+        return s;
+    }
+    let partials: Vec<Vec<f64>> = map_chunks(chunks, |c| {
+        let mut p = vec![0.0; k * width];
+        chunk(c, &mut p);
+        p
+    });
     for p in partials {
         add_into(&mut s, &p);
     }
@@ -161,10 +208,17 @@ pub(crate) fn product_strided_into(
 /// shape only.
 pub(crate) fn column_sums(w: &[f64], totals: &mut [f64]) {
     let q = totals.len();
-    let mut acc = vec![0.0; 8 * q];
+    // The 8 running rows on the stack for up to 16 columns (no allocation per call).
+    let (mut stack, mut heap) = ([0.0; 8 * 16], Vec::new());
+    let acc: &mut [f64] = if q <= 16 {
+        &mut stack[..8 * q]
+    } else {
+        heap.resize(8 * q, 0.0);
+        &mut heap
+    };
     let mut blocks = w.chunks_exact(8 * q);
     for b in &mut blocks {
-        add_into(&mut acc, b);
+        add_into(acc, b);
     }
     for part in acc.chunks_exact(q) {
         add_into(totals, part);
@@ -191,7 +245,14 @@ pub(crate) fn column_sums_and_natural_dot(phi: &[f64], u: &[f64], totals: &mut [
 fn sums_and_dot(phi: &[f64], u: &[f64], totals: &mut [f64]) -> f64 {
     let q = totals.len();
     let term = |p: f64, v: f64| if v != 0.0 { p * v } else { 0.0 };
-    let mut acc = vec![0.0; 8 * q];
+    // The 8 running rows on the stack for up to 16 columns (no allocation per call).
+    let (mut stack, mut heap) = ([0.0; 8 * 16], Vec::new());
+    let acc: &mut [f64] = if q <= 16 {
+        &mut stack[..8 * q]
+    } else {
+        heap.resize(8 * q, 0.0);
+        &mut heap
+    };
     let mut dot = [0.0; 8];
     let mut blocks = u.chunks_exact(8 * q).zip(phi.chunks_exact(8 * q));
     for (b, p) in &mut blocks {
@@ -256,9 +317,14 @@ pub(crate) fn scores(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut 
 pub(crate) fn scores_block(u: &[f64], len: usize, theta: &[f64], a: &[f64], out: &mut [f64]) {
     let q = a.len();
     if q <= 16 && len <= 16 {
-        // Θᵀ (len × q), so that each moment of a row scales one contiguous q-vector.
-        let theta_t: Vec<f64> = (0..len * q).map(|i| theta[(i % q) * len + i / q]).collect();
-        return scores_rows(u, len, &theta_t, a, out);
+        // Θᵀ (len × q), so that each moment of a row scales one contiguous q-vector (on the
+        // stack: at most 16 × 16 values, no allocation per block).
+        let mut theta_t = [0.0; 256];
+        theta_t[..len * q]
+            .iter_mut()
+            .enumerate()
+            .for_each(|(i, t)| *t = theta[(i % q) * len + i / q]);
+        return scores_rows(u, len, &theta_t[..len * q], a, out);
     }
     let rows = u.len() / len;
     gemm(

@@ -6,18 +6,24 @@ use super::*;
 /// Ulps of the sizes of L's pieces that round-off may move L by (see `Vmp::bound_roundoff`).
 const ROUNDOFF_ULPS: f64 = 8.0;
 
-/// Σ_g (⟨φ_g⟩·S_g − ⟨A_g⟩ T_g): the prior part of a bound from summed moments S_g of T_g elements
-/// (with `sizes`, Σ_g (Σ_i |φ_gi S_gi| + |A_g| T_g): the sizes of the pieces it adds).
-pub(super) fn prior_part(phi: &[f64], a: &[f64], sums: &[f64], counts: &[f64], sizes: bool) -> f64 {
+/// Σ_g (⟨φ_g⟩·S_g − ⟨A_g⟩ T_g): the prior part of a bound from summed moments S_g of T_g elements,
+/// `prior(g)` giving ⟨φ_g⟩ and ⟨A_g⟩ (with `sizes`, Σ_g (Σ_i |φ_gi S_gi| + |A_g| T_g): the sizes of
+/// the pieces it adds).
+pub(super) fn prior_part<'p>(
+    prior: impl Fn(usize) -> (&'p [f64], f64),
+    sums: &[f64],
+    counts: &[f64],
+    sizes: bool,
+) -> f64 {
     let len = sums.len() / counts.len().max(1);
     (0..counts.len())
         .filter(|&g| counts[g] > 0.0)
         .map(|g| {
-            let (p, s) = (&phi[g * len..(g + 1) * len], &sums[g * len..(g + 1) * len]);
+            let ((p, a), s) = (prior(g), &sums[g * len..(g + 1) * len]);
             if sizes {
-                dot_abs(p, s) + (a[g] * counts[g]).abs()
+                dot_abs(p, s) + (a * counts[g]).abs()
             } else {
-                natural_dot(p, s) - a[g] * counts[g]
+                natural_dot(p, s) - a * counts[g]
             }
         })
         .sum()
@@ -45,12 +51,17 @@ impl Vmp {
     /// a sum of products of moments (the fused, mixture and grouped terms); |term| elsewhere.
     fn node_terms(&self, cache: &Cache, sizes: bool) -> Vec<f64> {
         (0..self.nodes.len())
-            .map(|id| match self.block_of(id) {
-                Some(block) => block.bound(self, cache, id, sizes),
-                // Deterministic nodes and constants.
-                None => 0.0,
-            })
+            .map(|id| self.node_term(cache, id, sizes))
             .collect()
+    }
+
+    /// Node `id`'s term (its block's), or with `sizes` the sizes of its pieces (see `node_terms`).
+    fn node_term(&self, cache: &Cache, id: usize, sizes: bool) -> f64 {
+        match self.block_of(id) {
+            Some(block) => block.bound(self, cache, id, sizes),
+            // Deterministic nodes and constants.
+            None => 0.0,
+        }
     }
 
     /// The bound recomputed from the nodes' arrays alone, ignoring every cached product (tests
@@ -60,9 +71,12 @@ impl Vmp {
         self.node_bounds_with(&Cache::default()).iter().sum()
     }
 
-    /// The evidence lower bound L(Q) = Σ nodes' terms — Winn (2.31).
+    /// The evidence lower bound L(Q) = Σ nodes' terms — Winn (2.31), added in node order as
+    /// [`Vmp::node_bounds`] lists them (the same bits, without the list).
     pub fn bound(&self) -> f64 {
-        self.node_bounds().iter().sum()
+        (0..self.nodes.len())
+            .map(|id| self.node_term(&self.cache, id, false))
+            .sum()
     }
 
     /// How far round-off can move [`Vmp::bound`] at the current state: a change of L smaller than

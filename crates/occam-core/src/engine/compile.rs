@@ -89,6 +89,7 @@ impl Vmp {
         }
         let shared = linear::shared::designate(&nodes, &linear);
         let (blocks, block_of) = qblock::assign(&nodes, &trees, &linear, &shared, &fused);
+        let nodes_len = nodes.len();
         Ok(Vmp {
             blocks: blocks.into(),
             block_of,
@@ -99,7 +100,8 @@ impl Vmp {
             logit,
             shared,
             trees,
-            scratch: Mutex::default(),
+            passing_order: (0..nodes_len).map(|_| Default::default()).collect(),
+            passed: Mutex::default(),
             outside: None,
             screen: None,
             offered: None,

@@ -241,57 +241,93 @@ pub(super) fn element_groups(node: &Node) -> Option<(Vec<u32>, Vec<u32>)> {
     Some((group, reps))
 }
 
-/// ⟨φ⟩ and ⟨A⟩ of the prior of each element group (see `Node::groups`): (φ per group, A per group).
-pub(super) fn group_priors<D: ExpFamily>(
-    d: &D,
-    nodes: &[Node],
-    c: &Node,
-) -> Option<(Vec<f64>, Vec<f64>)> {
-    let (_, reps) = c.groups.as_ref()?;
-    let mut phi = vec![0.0; reps.len() * c.len];
-    let mut a = vec![0.0; reps.len()];
-    // A grouped node has one configuration (`element_groups`), whose prior `prior_of` writes
-    // straight into φ: it needs no scratch row (one allocation fewer per update and bound).
-    let mut buf = Vec::new();
-    for (g, &rep) in reps.iter().enumerate() {
-        a[g] = prior_of(
-            d,
-            nodes,
-            c,
-            rep as usize,
-            &mut phi[g * c.len..(g + 1) * c.len],
-            &mut [],
-            &mut buf,
-        );
-    }
-    Some((phi, a))
+/// Expected priors ⟨φ⟩, ⟨A⟩ formed once for many elements: one prior for every element (a node's
+/// fixed prior, borrowed in place), or a table with a row per element group (`group_priors`) or,
+/// for an ungrouped mixture, per element (`mixture_element_priors`).
+pub(super) enum Priors<'a> {
+    /// The same prior for every element: φ (len values) and ⟨A⟩ (`Node::fixed_prior`).
+    Fixed(&'a [f64], f64),
+    /// φ per row (rows × len) and ⟨A⟩ per row.
+    Table(pool::Pair),
 }
 
-/// The prior of element e: from its group's cache if there is one (or, for a node without
-/// groups, from its own entry of a per-element table: `mixture_element_priors`), else computed.
+impl Priors<'_> {
+    /// φ and ⟨A⟩ of row r (of `len` values): the one prior of every row, or the table's row r.
+    pub(super) fn row(&self, r: usize, len: usize) -> (&[f64], f64) {
+        match self {
+            Priors::Fixed(phi, a) => (phi, *a),
+            Priors::Table(t) => (&t.0[r * len..(r + 1) * len], t.1[r]),
+        }
+    }
+}
+
+/// ⟨φ⟩ and ⟨A⟩ of the prior of each element group of node `id` (see `Node::groups`): a fixed
+/// prior (every parent constant) borrowed for every group, else a table with φ and ⟨A⟩ per group,
+/// kept in the cache until a parent changes (it reads the parents' moments only: the
+/// values `prior_of` forms for each group's first element, which copies a fixed prior as it is).
+pub(super) fn group_priors<'a, D: ExpFamily>(
+    d: &D,
+    cache: &Cache,
+    nodes: &'a [Node],
+    id: usize,
+) -> Option<Priors<'a>> {
+    let c = &nodes[id];
+    let (_, reps) = c.groups.as_ref()?;
+    if let Some((phi, a)) = &c.fixed_prior {
+        return Some(Priors::Fixed(phi, *a));
+    }
+    let table = cached(
+        cache,
+        id,
+        |e| &mut e.priors,
+        || {
+            cache
+                .pool
+                .pair_with(reps.len() * c.len, reps.len(), |phi, a| {
+                    // A grouped node has one configuration (`element_groups`), whose prior
+                    // `prior_of` writes straight into φ: it needs no scratch row (and the gather's
+                    // scratch for stacked parents comes from the pool).
+                    let mut buf = cache.pool.zeroed(0);
+                    for (g, &rep) in reps.iter().enumerate() {
+                        a[g] = prior_of(
+                            d,
+                            nodes,
+                            c,
+                            rep as usize,
+                            &mut phi[g * c.len..(g + 1) * c.len],
+                            &mut [],
+                            &mut buf,
+                        );
+                    }
+                    cache.pool.keep(buf);
+                })
+        },
+    );
+    Some(Priors::Table(table))
+}
+
+/// The prior of element e: its group's row if `priors` has one per group (or the one prior of
+/// every element, or for a node without groups its own row of a per-element table:
+/// `mixture_element_priors`), else computed.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn element_prior<D: ExpFamily>(
     d: &D,
     nodes: &[Node],
     c: &Node,
-    cache: &Option<(Vec<f64>, Vec<f64>)>,
+    priors: &Option<Priors>,
     e: usize,
     phi: &mut [f64],
     tmp: &mut [f64],
     buf: &mut Vec<f64>,
 ) -> f64 {
-    match (cache, &c.groups) {
-        (Some((gphi, ga)), Some((group, _))) => {
-            let g = group[e] as usize;
-            phi.copy_from_slice(&gphi[g * c.len..(g + 1) * c.len]);
-            ga[g]
-        }
-        (Some((ephi, ea)), None) => {
-            phi.copy_from_slice(&ephi[e * c.len..(e + 1) * c.len]);
-            ea[e]
-        }
-        _ => prior_of(d, nodes, c, e, phi, tmp, buf),
-    }
+    let row = match (priors, &c.groups) {
+        (Some(p @ Priors::Fixed(..)), _) => p.row(0, c.len),
+        (Some(p), Some((group, _))) => p.row(group[e] as usize, c.len),
+        (Some(p), None) => p.row(e, c.len),
+        (None, _) => return prior_of(d, nodes, c, e, phi, tmp, buf),
+    };
+    phi.copy_from_slice(row.0);
+    row.1
 }
 
 /// W (runs × K): Q(z = k) for each run of `period` elements of a `config_only` mixture node (its
@@ -326,9 +362,21 @@ pub(super) fn component_priors<D: ExpFamily>(
     nodes: &[Node],
     c: &Node,
 ) -> (Vec<f64>, Vec<f64>) {
-    let row = c.period * c.len;
-    let mut theta = vec![0.0; c.configs * row];
+    let mut theta = vec![0.0; c.configs * c.period * c.len];
     let mut a = vec![0.0; c.configs];
+    component_priors_into(d, nodes, c, &mut theta, &mut a);
+    (theta, a)
+}
+
+/// [`component_priors`] into `theta` and `a`, both zero on entry.
+pub(super) fn component_priors_into<D: ExpFamily>(
+    d: &D,
+    nodes: &[Node],
+    c: &Node,
+    theta: &mut [f64],
+    a: &mut [f64],
+) {
+    let row = c.period * c.len;
     let mut buf = Vec::new();
     for q in 0..c.configs {
         for j in 0..c.period {
@@ -337,22 +385,6 @@ pub(super) fn component_priors<D: ExpFamily>(
             a[q] += d.prior(&pa[..c.parents.len()], &mut theta[at..at + c.len]);
         }
     }
-    (theta, a)
-}
-
-/// [`component_priors`] of `config_only` mixture node `id`, from the cache when valid.
-pub(super) fn cached_component_priors<D: ExpFamily>(
-    d: &D,
-    cache: &Cache,
-    nodes: &[Node],
-    id: usize,
-) -> Arc<(Vec<f64>, Vec<f64>)> {
-    cached(
-        cache,
-        id,
-        |e| &mut e.priors,
-        || Arc::new(component_priors(d, nodes, &nodes[id])),
-    )
 }
 
 /// L (runs × K): ⟨ln p_k(x_run)⟩ without f, for a `config_only` mixture.
@@ -361,103 +393,6 @@ pub(super) fn component_scores<D: ExpFamily>(d: &D, nodes: &[Node], c: &Node) ->
     let mut l = vec![0.0; c.n / c.period * c.configs];
     kernels::scores(&c.q.u, c.period * c.len, &theta, &a, &mut l);
     l
-}
-
-/// The entry of node `id` that `field` selects, from the cache when valid, else computed and kept.
-pub(super) fn cached<T: Clone>(
-    cache: &Cache,
-    id: usize,
-    field: fn(&mut NodeCache) -> &mut Option<T>,
-    compute: impl FnOnce() -> T,
-) -> T {
-    let mut guard = cache.lock().expect("cache lock");
-    if let Some(v) = guard.get_mut(&id).and_then(|e| field(e).clone()) {
-        return v;
-    }
-    drop(guard);
-    let v = compute();
-    guard = cache.lock().expect("cache lock");
-    *field(guard.entry(id).or_default()) = Some(v.clone());
-    v
-}
-
-/// S = Wᵀ U and the totals of W for mixture node `id`.
-pub(super) fn cached_stats(cache: &Cache, nodes: &[Node], id: usize) -> Arc<(Vec<f64>, Vec<f64>)> {
-    cached(
-        cache,
-        id,
-        |e| &mut e.stats,
-        || {
-            let c = &nodes[id];
-            let w = mixture_weights(nodes, c);
-            Arc::new(kernels::weighted_sums(
-                &w,
-                c.configs,
-                &c.q.u,
-                c.period * c.len,
-            ))
-        },
-    )
-}
-
-/// L for mixture node `id`.
-pub(super) fn cached_scores<D: ExpFamily>(
-    d: &D,
-    cache: &Cache,
-    nodes: &[Node],
-    id: usize,
-) -> Arc<Vec<f64>> {
-    cached(
-        cache,
-        id,
-        |e| &mut e.scores,
-        || Arc::new(component_scores(d, nodes, &nodes[id])),
-    )
-}
-
-/// Σ u and the number of participating elements of each element group of node `id`.
-pub(super) fn cached_group_sums(
-    cache: &Cache,
-    nodes: &[Node],
-    id: usize,
-) -> Arc<(Vec<f64>, Vec<f64>)> {
-    cached(
-        cache,
-        id,
-        |e| &mut e.group_sums,
-        || {
-            let c = &nodes[id];
-            let (group, reps) = c.groups.as_ref().expect("group sums of a grouped node");
-            // Fixed chunks summed in order (the same bits for any thread count); one chunk when
-            // the per-chunk sums would be large (many groups).
-            let chunk = if reps.len() * c.len <= 1 << 12 {
-                kernels::elements_per_chunk(c.len)
-            } else {
-                c.n.max(1)
-            };
-            let partials: Vec<(Vec<f64>, Vec<f64>)> = map_chunks(c.n.div_ceil(chunk), |ch| {
-                let mut sums = vec![0.0; reps.len() * c.len];
-                let mut counts = vec![0.0; reps.len()];
-                let range = ch * chunk..((ch + 1) * chunk).min(c.n);
-                for e in range.filter(|&e| c.participates(e)) {
-                    let g = group[e] as usize;
-                    counts[g] += 1.0;
-                    kernels::add_into(
-                        &mut sums[g * c.len..(g + 1) * c.len],
-                        &c.q.u[e * c.len..(e + 1) * c.len],
-                    );
-                }
-                (sums, counts)
-            });
-            let mut sums = vec![0.0; reps.len() * c.len];
-            let mut counts = vec![0.0; reps.len()];
-            for (s, n) in partials {
-                kernels::add_into(&mut sums, &s);
-                kernels::add_into(&mut counts, &n);
-            }
-            Arc::new((sums, counts))
-        },
-    )
 }
 
 /// Element e's own part of the bound: A(φ_q) − φ_q·u if latent (by the family's
@@ -490,28 +425,6 @@ pub(super) fn own_of(point: bool, phi: &[f64], u: &[f64], a: f64) -> f64 {
 }
 
 pub(super) use crate::kernels::map_chunks;
-
-/// Σ of `own_term` over node `id`'s participating elements (chunks in parallel, summed in order).
-pub(super) fn cached_own(cache: &Cache, nodes: &[Node], id: usize) -> f64 {
-    cached(
-        cache,
-        id,
-        |e| &mut e.own,
-        || {
-            let c = &nodes[id];
-            let chunk = kernels::elements_per_chunk(c.len);
-            let sums: Vec<f64> = map_chunks(c.n.div_ceil(chunk), |ch| {
-                // One row of scratch per chunk (a fused index's φ), not one per element.
-                let mut row = Vec::new();
-                (ch * chunk..((ch + 1) * chunk).min(c.n))
-                    .filter(|&e| c.participates(e))
-                    .map(|e| own_term(c, e, &mut row))
-                    .sum::<f64>()
-            });
-            sums.iter().sum()
-        },
-    )
-}
 
 pub(super) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

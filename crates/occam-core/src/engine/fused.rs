@@ -22,7 +22,8 @@
 //! of threads.
 
 use super::packed::Packed;
-use super::{group_priors, own_of, Body, Node, NodeState, Role, Vmp};
+use super::pool::Kept;
+use super::{group_priors, own_of, Body, Node, NodeState, Priors, Role, Vmp};
 use crate::dist::{DistVisitor, ExpFamily};
 use crate::error::RunError;
 use crate::kernels;
@@ -65,33 +66,61 @@ pub(super) fn fusable(nodes: &[Node], i: usize) -> bool {
 /// ⟨A⟩ (K) of its components over a run of `len` moments. `u` is the node's own moments, or its
 /// data's packed moments (`packed`, module `packed`), with Θ folded onto them.
 struct Child<'a> {
-    id: usize,
     node: &'a Node,
     u: &'a [f64],
     packed: Option<&'a Packed>,
     len: usize,
-    theta: Vec<f64>,
-    a: Vec<f64>,
+    /// The node's cached component priors (Θ over a run and ⟨A⟩; shared, not copied).
+    priors: super::pool::Pair,
+    /// Θ folded onto the packed layout (a packed child only).
+    folded: Option<Vec<f64>>,
     /// Every element takes part (no missing leaf entries).
     all: bool,
 }
 
+impl Child<'_> {
+    /// Θ (K × len) over the moments the pass reads.
+    fn theta(&self) -> &[f64] {
+        self.folded.as_deref().unwrap_or(&self.priors.0)
+    }
+
+    /// ⟨A⟩ of each component.
+    fn a(&self) -> &[f64] {
+        &self.priors.1
+    }
+}
+
 /// What the pass adds up: z's own bound part, z's group sums and counts, each child's S and totals.
+#[derive(Debug, Default)]
 struct Sums {
     own: f64,
     groups: Option<(Vec<f64>, Vec<f64>)>,
     stats: Vec<(Vec<f64>, Vec<f64>)>,
 }
 
+/// `v` as `n` zeros, in its own storage.
+fn zeros(v: &mut Vec<f64>, n: usize) {
+    v.clear();
+    v.resize(n, 0.0);
+}
+
 impl Sums {
-    fn zero(k: usize, groups: Option<usize>, children: &[Child]) -> Sums {
-        Sums {
-            own: 0.0,
-            groups: groups.map(|g| (vec![0.0; g * k], vec![0.0; g])),
-            stats: children
-                .iter()
-                .map(|c| (vec![0.0; k * c.len], vec![0.0; k]))
-                .collect(),
+    /// Every sum 0, shaped for K = `k` components, `groups` groups of z and the `children`
+    /// (reusing the arrays held: the values of a new `Sums`).
+    fn reset(&mut self, k: usize, groups: Option<usize>, children: &[Child]) {
+        self.own = 0.0;
+        match groups {
+            Some(g) => {
+                let (s, n) = self.groups.get_or_insert_with(Default::default);
+                zeros(s, g * k);
+                zeros(n, g);
+            }
+            None => self.groups = None,
+        }
+        self.stats.resize_with(children.len(), Default::default);
+        for ((s, t), c) in self.stats.iter_mut().zip(children) {
+            zeros(s, k * c.len);
+            zeros(t, k);
         }
     }
 
@@ -136,15 +165,27 @@ impl DistVisitor for ComponentPriors<'_> {
     }
 }
 
-/// The fused update of index node `id` (moved-out state in `state`).
+/// The fused update's work arrays, kept by the block between updates (`pool::Kept`): the total
+/// and one round's partial sums, and the round's block results.
+#[derive(Debug, Default)]
+pub(super) struct Work {
+    total: Sums,
+    partials: Vec<Sums>,
+    done: Vec<Result<(), (usize, String)>>,
+}
+
+/// The fused update of index node `id` (moved-out state in `state`); the sums go into
+/// `work.total`.
 struct FusedUpdate<'a> {
+    cache: &'a super::Cache,
     nodes: &'a [Node],
     id: usize,
     children: &'a [Child<'a>],
     state: NodeState,
+    work: &'a mut Work,
 }
 
-type Fused = (NodeState, Result<Sums, (usize, String)>);
+type Fused = (NodeState, Result<(), (usize, String)>);
 
 impl DistVisitor for FusedUpdate<'_> {
     type Output = Fused;
@@ -156,7 +197,7 @@ impl DistVisitor for FusedUpdate<'_> {
             mut u,
             mut a,
         } = self.state;
-        let priors = group_priors(d, nodes, z);
+        let priors = group_priors(d, self.cache, nodes, self.id);
         let groups = z
             .groups
             .as_ref()
@@ -174,7 +215,7 @@ impl DistVisitor for FusedUpdate<'_> {
         let thetas: Vec<Vec<f64>> = match first_a {
             Some(_) => children
                 .iter()
-                .map(|c| crate::linalg::transpose(&c.theta, k, c.len))
+                .map(|c| crate::linalg::transpose(c.theta(), k, c.len))
                 .collect(),
             None => Vec::new(),
         };
@@ -187,7 +228,7 @@ impl DistVisitor for FusedUpdate<'_> {
                     u: c.u,
                     len: c.len,
                     theta,
-                    a: if i == 0 { first_a } else { &c.a },
+                    a: if i == 0 { first_a } else { c.a() },
                 })
                 .collect()
         });
@@ -198,12 +239,19 @@ impl DistVisitor for FusedUpdate<'_> {
             phi = z.natural_rows_from(&u, &a);
         }
         let tiles = tiles.as_deref();
-        let mut total = Sums::zero(k, groups, children);
+        let Work {
+            total,
+            partials,
+            done,
+        } = self.work;
+        total.reset(k, groups, children);
         let blocks = z.n.div_ceil(BLOCK);
-        // One round's partial sums, allocated once and cleared for each block.
-        let mut partials: Vec<Sums> = (0..blocks.min(ROUND))
-            .map(|_| Sums::zero(k, groups, children))
-            .collect();
+        // One round's partial sums, kept by the block and cleared for each block.
+        partials.resize_with(blocks.min(ROUND), Default::default);
+        partials.truncate(blocks.min(ROUND));
+        for p in partials.iter_mut() {
+            p.reset(k, groups, children);
+        }
         let run = |start: usize,
                    phi: Option<&mut [f64]>,
                    scratch: &mut Vec<f64>,
@@ -231,7 +279,8 @@ impl DistVisitor for FusedUpdate<'_> {
             // scores overwrite it (`kernels::scores_block` replaces). A fresh zeroed array per
             // block cost 15% of the GMM estimator's sweep, and one per rayon task (`map_init`)
             // still 6% of case a's (callgrind, bench_gmm: a memset of BLOCK × K values each).
-            let done: Vec<Result<(), (usize, String)>> = if phi.is_empty() {
+            // (The results into the kept array: no allocation per round.)
+            if phi.is_empty() {
                 rows.map(|(b, ((u, a), s))| {
                     // Taken out while the block runs: a block started on this thread meanwhile
                     // (work stolen while waiting) finds none and uses a fresh one.
@@ -240,22 +289,22 @@ impl DistVisitor for FusedUpdate<'_> {
                     BLOCK_PHI.with(|c| c.set(scratch));
                     done
                 })
-                .collect()
+                .collect_into_vec(done)
             } else {
                 rows.zip(phi[lo * k..hi * k].par_chunks_mut(BLOCK * k))
                     .map(|((b, ((u, a), s)), phi)| {
                         run(lo + b * BLOCK, Some(phi), &mut Vec::new(), u, a, s)
                     })
-                    .collect()
+                    .collect_into_vec(done)
             };
-            for (r, s) in done.into_iter().zip(&partials) {
+            for (r, s) in done.drain(..).zip(partials.iter()) {
                 match r {
                     Ok(()) => total.add(s),
                     Err(e) => return (NodeState { phi, u, a }, Err(e)),
                 }
             }
         }
-        (NodeState { phi, u, a }, Ok(total))
+        (NodeState { phi, u, a }, Ok(()))
     }
 }
 
@@ -267,7 +316,7 @@ fn block<D: ExpFamily>(
     z: &Node,
     children: &[Child],
     tiles: Option<&[tile::TileChild]>,
-    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    priors: &Option<Priors>,
     start: usize,
     mut phi: Option<&mut [f64]>,
     scratch: &mut Vec<f64>,
@@ -299,21 +348,27 @@ fn block<D: ExpFamily>(
         slow_block(d, nodes, z, children, priors, start, phi, u, a)?;
     }
     // The column sums of the block's q(z) (the totals of every child whose elements all take
-    // part), computed once.
-    let mut cols = vec![0.0; k];
+    // part), computed once (on the stack for up to 16 components).
+    let (mut stack, mut heap) = ([0.0; 16], Vec::new());
+    let cols: &mut [f64] = if k <= 16 {
+        &mut stack[..k]
+    } else {
+        heap.resize(k, 0.0);
+        &mut heap
+    };
     match (&mut sums.groups, &z.groups) {
         // Every element latent and taking part, one group: the sums of the block as a whole.
         (Some((gsum, count)), Some((_, reps))) if fast && reps.len() == 1 => {
-            let dot = kernels::column_sums_and_natural_dot(phi, u, &mut cols);
-            kernels::add_into(gsum, &cols);
+            let dot = kernels::column_sums_and_natural_dot(phi, u, cols);
+            kernels::add_into(gsum, cols);
             count[0] += rows as f64;
             sums.own += a.iter().sum::<f64>() - dot;
-            return stats(children, start, rows, k, u, &cols, sums);
+            return stats(children, start, rows, k, u, cols, sums);
         }
         (None, _) if fast => {
-            let dot = kernels::column_sums_and_natural_dot(phi, u, &mut cols);
+            let dot = kernels::column_sums_and_natural_dot(phi, u, cols);
             sums.own += a.iter().sum::<f64>() - dot;
-            return stats(children, start, rows, k, u, &cols, sums);
+            return stats(children, start, rows, k, u, cols, sums);
         }
         _ => {}
     }
@@ -328,9 +383,9 @@ fn block<D: ExpFamily>(
         }
     }
     if children.iter().any(|c| c.all) {
-        kernels::column_sums(u, &mut cols);
+        kernels::column_sums(u, cols);
     }
-    stats(children, start, rows, k, u, &cols, sums)
+    stats(children, start, rows, k, u, cols, sums)
 }
 
 /// Each child's S and totals over a block, from the block's new q(z) (`cols`: its column sums, the
@@ -364,12 +419,13 @@ fn stats(
 
 impl Vmp {
     /// Updates fusable index node `i` (see the module documentation) and fills the caches that its
-    /// parents' and children's updates and the bound read.
-    pub(super) fn update_fused(&mut self, i: usize) -> Result<(), RunError> {
-        let Body::Stochastic(dist) = &self.nodes[i].body else {
+    /// parents' and children's updates and the bound read; `kept` holds the block's work arrays.
+    pub(super) fn update_fused(&mut self, i: usize, kept: &Kept<Work>) -> Result<(), RunError> {
+        // The static node, shared (a copy of its family would allocate).
+        let model = self.nodes[i].model.clone();
+        let Body::Stochastic(dist) = &model.body else {
             unreachable!("fusable nodes are stochastic")
         };
-        let dist = dist.clone();
         let z = &mut self.nodes[i];
         let state = std::mem::take(&mut z.q);
         let (nodes, cache) = (&self.nodes, &self.cache);
@@ -386,19 +442,17 @@ impl Vmp {
                     nodes,
                     id: c,
                 });
-                let (theta, a) = (&priors.0, priors.1.clone());
-                let (u, len, theta) = match &node.packed {
-                    Some(p) => (&p.u[..], p.len, p.fold(theta)),
-                    None => (&node.q.u[..], node.period * node.len, theta.clone()),
+                let (u, len, folded) = match &node.packed {
+                    Some(p) => (&p.u[..], p.len, Some(p.fold(&priors.0))),
+                    None => (&node.q.u[..], node.period * node.len, None),
                 };
                 Child {
-                    id: c,
                     node,
                     u,
                     packed: node.packed.as_ref(),
                     len,
-                    theta,
-                    a,
+                    priors,
+                    folded,
                     // `participates` for every element: latent, a parent, or every element data.
                     all: node.observed.is_none()
                         || !node.children.is_empty()
@@ -406,16 +460,18 @@ impl Vmp {
                 }
             })
             .collect();
-        let ids: Vec<usize> = children.iter().map(|c| c.id).collect();
-        let (state, mut result) = dist.visit(FusedUpdate {
+        let mut work = kept.take();
+        let (state, result) = dist.visit(FusedUpdate {
+            cache,
             nodes,
             id: i,
             children: &children,
             state,
+            work: &mut work,
         });
-        if let Ok(sums) = &mut result {
+        if result.is_ok() {
             // S of a packed child back on its node's full layout, what its parents read.
-            for (c, (s, _)) in children.iter().zip(&mut sums.stats) {
+            for (c, (s, _)) in children.iter().zip(&mut work.total.stats) {
                 if let Some(p) = c.packed {
                     *s = p.unfold(s);
                 }
@@ -427,16 +483,30 @@ impl Vmp {
         // φ formed on request (`Vmp::natural`) belongs to the old q.
         z.lazy = Default::default();
         self.changed(i);
-        let sums = result.map_err(|(e, what)| self.numerical(i, e, what))?;
+        if let Err((e, what)) = result {
+            kept.keep(work);
+            return Err(self.numerical(i, e, what));
+        }
         {
+            // Copies of the sums in the cache's pairs (from its pool: the ones `changed` just
+            // gave back), the sums' arrays kept for the next update.
+            let sums = &work.total;
+            let pool = &self.cache.pool;
+            let copy = |(s, n): &(Vec<f64>, Vec<f64>)| {
+                pool.pair_with(s.len(), n.len(), |a, b| {
+                    a.copy_from_slice(s);
+                    b.copy_from_slice(n);
+                })
+            };
             let mut cache = self.cache.lock().expect("cache lock");
             let entry = cache.entry(i).or_default();
             entry.own = Some(sums.own);
-            entry.group_sums = sums.groups.map(Arc::new);
-            for (c, stats) in ids.into_iter().zip(sums.stats) {
-                cache.entry(c).or_default().stats = Some(Arc::new(stats));
+            entry.group_sums = sums.groups.as_ref().map(copy);
+            for (&(c, _), stats) in self.nodes[i].children.iter().zip(&sums.stats) {
+                cache.entry(c).or_default().stats = Some(copy(stats));
             }
         }
+        kept.keep(work);
         self.refresh_dependents(i);
         Ok(())
     }

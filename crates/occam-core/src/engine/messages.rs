@@ -5,7 +5,8 @@ use super::*;
 
 impl Vmp {
     /// Σ of all child messages to node `target`, per element (recursing through deterministic
-    /// children, Winn (2.46–2.49)).
+    /// children, Winn (2.46–2.49)). The array comes from the model's pool: give it back with
+    /// [`Vmp::recycle`] when done.
     pub(super) fn child_messages(&self, target: usize) -> Vec<f64> {
         if let Some(o) = self.outside.as_ref().filter(|o| o.target == target) {
             // A global of a sharded fit: this shard's copy of the global's other children, plus
@@ -14,7 +15,11 @@ impl Vmp {
             kernels::add_into(&mut m, &o.messages);
             return m;
         }
-        self.child_messages_where(target, &|_| true)
+        // Every child kept: the deterministic descendants' order depends on the network alone,
+        // formed once per target (the network is fixed once compiled).
+        let order = self.passing_order[target]
+            .get_or_init(|| self.deterministic_descendants(target, &|_| true));
+        self.messages_in_order(target, order, &|_| true, &|_| true)
     }
 
     /// Σ of the messages to node `target` sent by the stochastic descendants `leaf` accepts,
@@ -24,13 +29,7 @@ impl Vmp {
     pub(super) fn leaf_messages(&self, target: usize, leaf: &dyn Fn(usize) -> bool) -> Vec<f64> {
         let keep = |c: usize| self.block_of(c).is_none() || leaf(c);
         let order = self.deterministic_descendants(target, &keep);
-        let mut done: NodeMap<Vec<f64>> =
-            NodeMap::with_capacity_and_hasher(order.len(), Default::default());
-        for d in order {
-            let md = self.child_messages_from(d, &keep, &done);
-            done.insert(d, md);
-        }
-        self.child_messages_from(target, &keep, &done)
+        self.messages_in_order(target, &order, &keep, &keep)
     }
 
     /// Σ of the messages to node `target` of the children `keep` accepts.
@@ -46,13 +45,40 @@ impl Vmp {
         keep: &dyn Fn(usize) -> bool,
     ) -> Vec<f64> {
         let order = self.deterministic_descendants(target, keep);
-        let mut done: NodeMap<Vec<f64>> =
-            NodeMap::with_capacity_and_hasher(order.len(), Default::default());
-        for d in order {
-            let md = self.child_messages_from(d, &|_| true, &done);
+        self.messages_in_order(target, &order, &|_| true, keep)
+    }
+
+    /// The messages to `target` of the children `keep` accepts, after those of the
+    /// deterministic descendants `order` (children first), each from the children `inner`
+    /// accepts. The descendants' arrays and the map holding them are the model's, kept between
+    /// calls (no allocation once warm; the map's order is never read).
+    fn messages_in_order(
+        &self,
+        target: usize,
+        order: &[usize],
+        inner: &dyn Fn(usize) -> bool,
+        keep: &dyn Fn(usize) -> bool,
+    ) -> Vec<f64> {
+        if order.is_empty() {
+            return self.child_messages_from(target, keep, &NodeMap::default());
+        }
+        let mut done = self
+            .passed
+            .lock()
+            .map(|mut d| std::mem::take(&mut *d))
+            .unwrap_or_default();
+        for &d in order {
+            let md = self.child_messages_from(d, inner, &done);
             done.insert(d, md);
         }
-        self.child_messages_from(target, keep, &done)
+        let out = self.child_messages_from(target, keep, &done);
+        for (_, v) in done.drain() {
+            self.recycle(v);
+        }
+        if let Ok(mut d) = self.passed.lock() {
+            *d = done;
+        }
+        out
     }
 
     /// The deterministic children of `node` whose messages pass through to it (every slot child
@@ -117,11 +143,9 @@ impl Vmp {
         done: &NodeMap<Vec<f64>>,
     ) -> Vec<f64> {
         let t = &self.nodes[target];
-        // A recycled buffer (see `Vmp::recycle`): large message arrays are not returned to the
+        // From the pool (see `Vmp::recycle`): large message arrays are not returned to the
         // system and faulted in again on every update.
-        let mut out = std::mem::take(&mut *self.scratch.lock().expect("scratch lock"));
-        out.clear();
-        out.resize(t.n * t.len, 0.0);
+        let mut out = self.cache.pool.zeroed(t.n * t.len);
         for &(ci, role) in t.children.iter().filter(|(ci, _)| keep(*ci)) {
             if let Some(block) = self.block_of(ci) {
                 block.send(self, ci, role, &mut out);
@@ -138,7 +162,7 @@ impl Vmp {
                 (Body::Deterministic(f), Role::Slot(s)) => {
                     let md = &done[&ci];
                     let edge = &c.parents[s];
-                    let mut m = vec![0.0; edge.stack * edge.plen];
+                    let mut m = self.cache.pool.zeroed(edge.stack * edge.plen);
                     let mut buf = Vec::new();
                     for e in 0..c.n {
                         let pa = gather(&self.nodes, c, e, &mut buf);
@@ -150,6 +174,7 @@ impl Vmp {
                         );
                         edge.scatter(e, &m, &mut out);
                     }
+                    self.recycle(m);
                 }
                 _ => unreachable!(
                     "stochastic nodes and chains are in blocks; only they have selectors; \

@@ -42,6 +42,7 @@ use std::sync::{Arc, Mutex};
 mod access;
 mod ancestral;
 mod bound;
+mod cached;
 mod chain;
 mod compile;
 mod driver;
@@ -57,6 +58,7 @@ mod messages;
 mod node;
 mod noncj;
 mod packed;
+mod pool;
 mod predictive;
 mod prune;
 mod qblock;
@@ -71,6 +73,7 @@ mod transform;
 mod tree;
 mod update;
 
+use cached::*;
 pub use chain::{
     chain_family, ChainSums, GaussianMarkovChain, MarkovChain, CHAINS, GAUSSIAN_MARKOV_CHAIN,
     MARKOV_CHAIN,
@@ -99,15 +102,16 @@ pub(crate) use crate::network::{observe_each, value_len, Body, Edge, ModelNode, 
 #[derive(Default)]
 struct NodeCache {
     /// `config_only` mixture: S = Wᵀ U and the totals of W (inputs: the node and its selector).
-    stats: Option<Arc<(Vec<f64>, Vec<f64>)>>,
+    stats: Option<pool::Pair>,
     /// `config_only` mixture: L = U Θᵀ − A (inputs: the node and its parents).
     scores: Option<Arc<Vec<f64>>>,
     /// `config_only` mixture: Θ and ⟨A⟩ of every component (input: its parents), formed by the
-    /// fused index update and read again by the bound.
-    priors: Option<Arc<(Vec<f64>, Vec<f64>)>>,
+    /// fused index update and read again by the bound; a grouped node: ⟨φ⟩ and ⟨A⟩ of each
+    /// group's prior (input: its parents; `group_priors`).
+    priors: Option<pool::Pair>,
     /// Node with element groups: Σ u of each group's participating elements and their number
     /// (input: the node).
-    group_sums: Option<Arc<(Vec<f64>, Vec<f64>)>>,
+    group_sums: Option<pool::Pair>,
     /// Σ over participating elements of A(φ) − φ·u (latent) or f(x) (observed, MAP) (input: the node).
     own: Option<f64>,
     /// Dot node with a linear-Gaussian child: products of the data with its column parent's moments
@@ -123,7 +127,39 @@ struct NodeCache {
     term: Option<f64>,
 }
 
-type Cache = Mutex<NodeMap<NodeCache>>;
+impl NodeCache {
+    /// Drops the entry, its arrays given back to `pool` where no one else reads them.
+    fn recycle(self, pool: &pool::Pool) {
+        for pair in [self.stats, self.priors, self.group_sums]
+            .into_iter()
+            .flatten()
+        {
+            pool.keep_pair(pair);
+        }
+        if let Some(scores) = self.scores.and_then(Arc::into_inner) {
+            pool.keep(scores);
+        }
+        if let Some(effective) = self.offsets.and_then(Arc::into_inner) {
+            effective.recycle(pool);
+        }
+    }
+}
+
+/// The cached products of every node (locked to read or change them), and the work arrays the
+/// updates, messages and bound terms that read them take and give back (module `pool`): a
+/// steady sweep allocates none.
+#[derive(Default)]
+struct Cache {
+    entries: Mutex<NodeMap<NodeCache>>,
+    pool: pool::Pool,
+}
+
+impl std::ops::Deref for Cache {
+    type Target = Mutex<NodeMap<NodeCache>>;
+    fn deref(&self) -> &Self::Target {
+        &self.entries
+    }
+}
 
 /// A map keyed by node id. Node ids are small distinct integers, so they are hashed by one
 /// multiplication (Fibonacci hashing: the product's high bits, which the table reads first, vary
@@ -176,8 +212,11 @@ pub struct Vmp {
     blocks: Arc<[Block]>,
     /// The block holding node i's q (`None`: deterministic nodes and constants).
     block_of: Vec<Option<u32>>,
-    /// The last message array, kept for the next update (see `child_messages`).
-    scratch: Mutex<Vec<f64>>,
+    /// The deterministic descendants through which messages pass to node i, children first
+    /// (see `child_messages`), formed when first asked for.
+    passing_order: Vec<std::sync::OnceLock<Vec<usize>>>,
+    /// The map of the messages those descendants pass on, kept empty between updates.
+    passed: Mutex<NodeMap<Vec<f64>>>,
     /// A global's update in a sharded fit: the messages of the other shards' data (module `shard`).
     outside: Option<shard::Outside>,
     /// The pruning screen: the model compiled on a subsample of the data plate's rows
@@ -201,14 +240,23 @@ impl Vmp {
         }
     }
 
-    /// Drops cached products that read node i's moments (its own and its children's).
+    /// Drops cached products that read node i's moments (its own and its children's); their
+    /// arrays go back to the pool. Node i's own priors (a mixture's component priors, a grouped
+    /// node's group priors) read its parents' moments only and are kept.
     fn changed(&self, i: usize) {
+        let pool = &self.cache.pool;
         let mut cache = self.cache.lock().expect("cache lock");
-        cache.remove(&i);
+        if let Some(entry) = cache.get_mut(&i) {
+            let priors = entry.priors.take();
+            std::mem::take(entry).recycle(pool);
+            entry.priors = priors;
+        }
         for &(c, role) in &self.nodes[i].children {
             if let Some(l) = self.linear[c].as_ref().filter(|l| l.sum == Some(c)) {
                 // An offset of a linear structure: the data less the offsets and their products.
-                cache.remove(&c);
+                if let Some(entry) = cache.remove(&c) {
+                    entry.recycle(pool);
+                }
                 if let Some(entry) = cache.get_mut(&l.f).filter(|_| l.products_read_offsets()) {
                     entry.linear = None;
                 }
@@ -218,15 +266,21 @@ impl Vmp {
                 match role {
                     // Scores read the parents' moments; statistics read the selector's.
                     Role::Slot(s) => {
-                        entry.scores = None;
-                        entry.priors = None;
+                        if let Some(scores) = entry.scores.take().and_then(Arc::into_inner) {
+                            pool.keep(scores);
+                        }
+                        if let Some(priors) = entry.priors.take() {
+                            pool.keep_pair(priors);
+                        }
                         entry.term = None;
                         if self.linear[c].as_ref().is_some_and(|l| l.row_slot != s) {
                             entry.linear = None;
                         }
                     }
                     Role::Selector(_) => {
-                        entry.stats = None;
+                        if let Some(stats) = entry.stats.take() {
+                            pool.keep_pair(stats);
+                        }
                         entry.term = None;
                     }
                 }
@@ -234,17 +288,18 @@ impl Vmp {
         }
     }
 
-    /// Keeps a message array for the next `child_messages`.
+    /// Gives a message array (or any work array) back to the model's pool for the next
+    /// `child_messages`.
     fn recycle(&self, buffer: Vec<f64>) {
-        let mut scratch = self.scratch.lock().expect("scratch lock");
-        if buffer.capacity() > scratch.capacity() {
-            *scratch = buffer;
-        }
+        self.cache.pool.keep(buffer);
     }
 
     /// Drops every cached product.
     fn changed_all(&self) {
-        self.cache.lock().expect("cache lock").clear();
+        let mut cache = self.cache.lock().expect("cache lock");
+        for (_, entry) in cache.drain() {
+            entry.recycle(&self.cache.pool);
+        }
     }
 
     /// Recomputes a deterministic node's moments from its parents — Winn (2.41). A dot node served
@@ -264,15 +319,21 @@ impl Vmp {
             self.changed(i);
             return;
         }
-        let node = &self.nodes[i];
-        let Body::Deterministic(f) = &node.body else {
+        // The static node, shared (no copy): its factor is read while node i's array is out.
+        let model = self.nodes[i].model.clone();
+        let Body::Deterministic(f) = &model.body else {
             return;
         };
-        if node.gated.is_some() {
+        if model.gated.is_some() {
             // The dot and sum of a gated q-block keep no moments (`gated_linear`).
             return;
         }
-        let mut u = vec![0.0; node.n * node.len];
+        // Written in place: the node's own array, zeroed (no allocation per refresh; nothing
+        // below reads node i's moments, only its parents' and its kept φ).
+        let mut u = std::mem::take(&mut self.nodes[i].q.u);
+        u.clear();
+        u.resize(model.n * model.len, 0.0);
+        let node = &self.nodes[i];
         if let Some(b) = self.softmax_joint_of(i) {
             // The logits of a softmax q-block: from its joint q (`softmax_joint`).
             b.fill_logits(self, &mut u);

@@ -28,29 +28,30 @@ impl DistVisitor for BoundTerm<'_> {
             // Σ_e Σ_k r_ek (⟨φ_k⟩·u_e − ⟨A_k⟩) = Σ_k (⟨φ_k⟩·S_k − ⟨A_k⟩ T_k), S = Wᵀ U.
             let priors = cached_component_priors(d, self.cache, nodes, self.id);
             let stats = cached_stats(self.cache, nodes, self.id);
-            return prior_part(&priors.0, &priors.1, &stats.0, &stats.1, sizes) + own;
+            let (len, priors) = (c.period * c.len, &*priors);
+            let prior = |q: usize| (&priors.0[q * len..(q + 1) * len], priors.1[q]);
+            return prior_part(prior, &stats.0, &stats.1, sizes) + own;
         }
-        if let Some((_, reps)) = &c.groups {
+        if c.groups.is_some() {
             let sums = cached_group_sums(self.cache, nodes, self.id);
-            if let (Some((phi, a)), 1) = (&c.fixed_prior, reps.len()) {
-                // One group with a fixed prior: the table `group_priors` would form is that prior.
-                return prior_part(phi, &[*a], &sums.0, &sums.1, sizes) + own;
-            }
-            let (phi, a) = group_priors(d, nodes, c).expect("priors of a grouped node");
-            return prior_part(&phi, &a, &sums.0, &sums.1, sizes) + own;
+            // (A fixed prior is borrowed for every group, not copied per group.)
+            let priors = group_priors(d, self.cache, nodes, self.id).expect("a grouped node");
+            let prior = |g: usize| priors.row(g, c.len);
+            return prior_part(prior, &sums.0, &sums.1, sizes) + own;
         }
         let chunks = c.n.div_ceil(kernels::CHUNK);
-        let sums: Vec<f64> = map_chunks(chunks, |ch| {
+        let sum = kernels::sum_chunks(chunks, |ch| {
             // A fixed prior is read in place (`prior_of` would copy it per element); the
             // scratch row is a mixture's only.
             let fixed = c.fixed_prior.as_ref();
+            let pool = &self.cache.pool;
             let mut phi = if fixed.is_some() {
                 Vec::new()
             } else {
-                vec![0.0; c.len]
+                pool.zeroed(c.len)
             };
             let mut tmp = if c.configs > 1 {
-                vec![0.0; c.len]
+                pool.zeroed(c.len)
             } else {
                 Vec::new()
             };
@@ -72,8 +73,10 @@ impl DistVisitor for BoundTerm<'_> {
                     natural_dot(phi, u) - ap
                 };
             }
+            pool.keep(phi);
+            pool.keep(tmp);
             total
         });
-        sums.iter().sum::<f64>() + own
+        sum + own
     }
 }

@@ -20,12 +20,13 @@ impl DistVisitor for SlotMessages<'_> {
     fn visit<D: ExpFamily>(self, d: &D) {
         let (nodes, c, edge) = (self.nodes, self.child, &self.child.parents[self.slot]);
         let mlen = edge.stack * edge.plen;
-        let mut m = vec![0.0; mlen];
+        let mut m = self.cache.pool.zeroed(mlen);
         if c.config_only {
             // Parents depend on the component only: aggregate Σ_e r_ek u_e first (multilinearity).
             let cached = cached_stats(self.cache, nodes, self.id);
             let (stats, totals) = (&cached.0, &cached.1);
-            let mut buf = Vec::new();
+            // (The gather's scratch for stacked parents from the pool.)
+            let mut buf = self.cache.pool.zeroed(0);
             for q in (0..c.configs).filter(|&q| totals[q] > 0.0) {
                 for j in 0..c.period {
                     // Position j of a run, component q: extended element j·K + q.
@@ -41,13 +42,16 @@ impl DistVisitor for SlotMessages<'_> {
                     edge.scatter(ext, &m, self.out);
                 }
             }
+            self.cache.pool.keep(m);
+            self.cache.pool.keep(buf);
             return;
         }
         if let Some((_, reps)) = &c.groups {
             // Shared parents: sum the moments of each group, then one message per group.
             let sums = cached_group_sums(self.cache, nodes, self.id);
             let (stats, totals) = (&sums.0, &sums.1);
-            let mut buf = Vec::new();
+            // (The gather's scratch for stacked parents from the pool.)
+            let mut buf = self.cache.pool.zeroed(0);
             for (g, &rep) in reps.iter().enumerate().filter(|(g, _)| totals[*g] > 0.0) {
                 let rep = rep as usize;
                 let pa = gather(nodes, c, rep, &mut buf);
@@ -60,10 +64,12 @@ impl DistVisitor for SlotMessages<'_> {
                 );
                 edge.scatter(rep, &m, self.out);
             }
+            self.cache.pool.keep(m);
+            self.cache.pool.keep(buf);
             return;
         }
-        let mut scaled = vec![0.0; c.len];
-        let mut buf = Vec::new();
+        let mut scaled = self.cache.pool.zeroed(c.len);
+        let mut buf = self.cache.pool.zeroed(0);
         // A tree-block member: E[1(pa = q) u(x)] is its family's joint q, not w_q·u (module `tree`).
         let families = tree::families(c);
         for e in 0..c.n {
@@ -93,6 +99,9 @@ impl DistVisitor for SlotMessages<'_> {
                 edge.scatter(ext, &m, self.out);
             }
         }
+        self.cache.pool.keep(m);
+        self.cache.pool.keep(scaled);
+        self.cache.pool.keep(buf);
     }
 }
 

@@ -5,6 +5,8 @@ use super::super::*;
 /// New φ, u, A for the latent elements of a node, given its summed child messages; the node's own
 /// arrays are moved into `state` for the update (no node reads its own moments when updating).
 struct Update<'a> {
+    cache: &'a Cache,
+    id: usize,
     nodes: &'a [Node],
     node: &'a Node,
     messages: &'a [f64],
@@ -33,13 +35,11 @@ impl DistVisitor for Update<'_> {
         let batched = len > 8 && c.observed.is_none() && !c.map;
         let fewer = if batched { a.len().div_ceil(8) } else { 1 };
         let chunk = kernels::elements_per_chunk(len).max(fewer);
-        // Shared priors once: per element group, or per component of a mixture. A fixed prior
-        // (every parent constant) is copied per element by `prior_of` as it is: no table.
-        let cache = if c.fixed_prior.is_some() {
-            None
-        } else {
-            group_priors(d, nodes, c).or_else(|| mixture_element_priors(d, nodes, c))
-        };
+        // Shared priors once: per element group (a fixed prior borrowed for all), or per element
+        // of a mixture from each component's prior. An ungrouped node's fixed prior is copied
+        // per element by `prior_of` as it is.
+        let cache = group_priors(d, self.cache, nodes, self.id)
+            .or_else(|| mixture_element_priors(d, nodes, c).map(|t| Priors::Table(Arc::new(t))));
         let rows = |ch: usize, phi: &mut [f64], u: &mut [f64], a: &mut [f64]| {
             let messages = |e: usize, _: usize, pe: &mut [f64]| {
                 kernels::add_into(pe, &self.messages[e * len..(e + 1) * len]);
@@ -108,7 +108,7 @@ pub(in crate::engine) fn update_rows<D: ExpFamily>(
     d: &D,
     nodes: &[Node],
     c: &Node,
-    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    priors: &Option<Priors>,
     start: usize,
     phi: &mut [f64],
     u: &mut [f64],
@@ -177,6 +177,8 @@ impl Vmp {
         }
         let state = std::mem::take(&mut n.q);
         let (state, error) = dist.visit(Update {
+            cache: &self.cache,
+            id: i,
             nodes: &self.nodes,
             node: &self.nodes[i],
             messages,
@@ -196,15 +198,17 @@ impl Vmp {
     /// The update of a factorised node's q — Winn (2.19): every element at once from the child
     /// messages, or one element at a time where a child couples them (see `coupled`).
     pub(in crate::engine) fn update_factorised(&mut self, i: usize) -> Result<(), RunError> {
-        let Body::Stochastic(dist) = &self.nodes[i].body else {
+        // The static node, shared: its family is read while the node is updated (a copy of a
+        // family allocates, e.g. a Dirichlet's concentrations).
+        let model = self.nodes[i].model.clone();
+        let Body::Stochastic(dist) = &model.body else {
             return Err(self.not_stochastic(i));
         };
-        let dist = dist.clone();
         if self.coupled(i) {
-            return self.update_in_turn(i, &dist);
+            return self.update_in_turn(i, dist);
         }
         let messages = self.child_messages(i);
-        let updated = self.run_update(i, &dist, &messages);
+        let updated = self.run_update(i, dist, &messages);
         self.recycle(messages);
         self.nodes[i].q = updated?;
         self.changed(i);

@@ -3,6 +3,7 @@
 //! and messages to its own parents are a factorised node's (Winn (2.34), (2.18)).
 
 use super::super::factorised::{factorised_bound, factorised_send};
+use super::super::pool::Kept;
 use super::super::qblock::QBlock;
 use super::super::{Cache, Role, Vmp};
 use crate::error::RunError;
@@ -11,11 +12,16 @@ use crate::error::RunError;
 #[derive(Clone, Debug)]
 pub(crate) struct FusedIndex {
     node: [usize; 1],
+    /// The update's sums, kept between sweeps (`fused::Work`).
+    work: Kept<super::Work>,
 }
 
 impl FusedIndex {
     pub(in crate::engine) fn new(node: usize) -> Self {
-        FusedIndex { node: [node] }
+        FusedIndex {
+            node: [node],
+            work: Kept::default(),
+        }
     }
 }
 
@@ -26,7 +32,7 @@ impl QBlock for FusedIndex {
 
     /// Winn (2.19) with the children's scores formed in the same pass (`Vmp::update_fused`).
     fn update(&self, vmp: &mut Vmp, member: usize) -> Result<(), RunError> {
-        vmp.update_fused(member)
+        vmp.update_fused(member, &self.work)
     }
 
     fn bound(&self, vmp: &Vmp, cache: &Cache, member: usize, sizes: bool) -> f64 {

@@ -6,6 +6,7 @@
 use super::{Child, Node};
 use crate::dist::ExpFamily;
 use crate::engine::factorised::update_rows;
+use crate::engine::Priors;
 use crate::kernels;
 
 /// The new q(z_e) of a block when every element is latent, every child element takes part and
@@ -18,14 +19,14 @@ pub(super) fn fast_block<D: ExpFamily>(
     d: &D,
     z: &Node,
     children: &[Child],
-    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    priors: &Option<Priors>,
     start: usize,
     phi: &mut [f64],
     u: &mut [f64],
     a: &mut [f64],
 ) -> Result<bool, (usize, String)> {
     let (k, rows) = (z.len, a.len());
-    let (Some((gphi, _)), Some((group, _))) = (priors, &z.groups) else {
+    let (Some(priors), Some((group, _))) = (priors, &z.groups) else {
         return Ok(false);
     };
     if !whole_block(z, children, start..start + rows) {
@@ -33,26 +34,36 @@ pub(super) fn fast_block<D: ExpFamily>(
     }
     let score = |c: &Child, a: &[f64], out: &mut [f64]| {
         let uc = &c.u[start * c.len..(start + rows) * c.len];
-        kernels::scores_block(uc, c.len, &c.theta, a, out);
+        kernels::scores_block(uc, c.len, c.theta(), a, out);
     };
     let one_group = z.groups.as_ref().is_some_and(|(_, reps)| reps.len() == 1);
     if one_group {
         // One prior for every element: subtracted with ⟨A⟩ in the GEMM's one pass over the rows,
         // Θ u − (⟨A⟩ − φ_prior), instead of a second pass adding it.
-        score(&children[0], &a_minus_prior(&children[0], &gphi[..k]), phi);
+        let prior = priors.row(0, k).0;
+        if k <= 16 {
+            // (On the stack: no allocation per block.)
+            let mut am = [0.0; 16];
+            am.iter_mut()
+                .zip(children[0].a().iter().zip(prior))
+                .for_each(|(o, (a, p))| *o = a - p);
+            score(&children[0], &am[..k], phi);
+        } else {
+            score(&children[0], &a_minus_prior(&children[0], prior), phi);
+        }
     } else {
-        score(&children[0], &children[0].a, phi);
+        score(&children[0], children[0].a(), phi);
         for (r, row) in phi.chunks_exact_mut(k).enumerate() {
             let g = group[start + r] as usize;
             row.iter_mut()
-                .zip(&gphi[g * k..(g + 1) * k])
+                .zip(priors.row(g, k).0)
                 .for_each(|(p, prior)| *p += prior);
         }
     }
     if children.len() > 1 {
         let mut l = vec![0.0; rows * k];
         for c in &children[1..] {
-            score(c, &c.a, &mut l);
+            score(c, c.a(), &mut l);
             kernels::add_into(phi, &l);
         }
     }
@@ -72,18 +83,18 @@ pub(super) fn whole_block(z: &Node, children: &[Child], range: std::ops::Range<u
 pub(super) fn one_prior<'p>(
     z: &Node,
     children: &[Child],
-    priors: &'p Option<(Vec<f64>, Vec<f64>)>,
+    priors: &'p Option<Priors<'p>>,
 ) -> Option<&'p [f64]> {
-    let (Some((gphi, _)), Some((_, reps))) = (priors, &z.groups) else {
+    let (Some(priors), Some((_, reps))) = (priors, &z.groups) else {
         return None;
     };
-    (reps.len() == 1 && whole_block(z, children, 0..z.n)).then(|| &gphi[..z.len])
+    (reps.len() == 1 && whole_block(z, children, 0..z.n)).then(|| priors.row(0, z.len).0)
 }
 
 /// The first child's ⟨A⟩ with the one prior of every element taken off, so that its scores
 /// Θ u − (⟨A⟩ − φ_prior) include the prior.
 pub(super) fn a_minus_prior(first: &Child, prior: &[f64]) -> Vec<f64> {
-    first.a.iter().zip(prior).map(|(a, p)| a - p).collect()
+    first.a().iter().zip(prior).map(|(a, p)| a - p).collect()
 }
 
 /// The new q(z_e) of a block element by element (observed or MAP elements, missing child entries,
@@ -94,7 +105,7 @@ pub(super) fn slow_block<D: ExpFamily>(
     nodes: &[Node],
     z: &Node,
     children: &[Child],
-    priors: &Option<(Vec<f64>, Vec<f64>)>,
+    priors: &Option<Priors>,
     start: usize,
     phi: &mut [f64],
     u: &mut [f64],
@@ -107,7 +118,7 @@ pub(super) fn slow_block<D: ExpFamily>(
             let len = c.len;
             let mut l = vec![0.0; rows * k];
             let uc = &c.u[start * len..(start + rows) * len];
-            kernels::scores_block(uc, len, &c.theta, &c.a, &mut l);
+            kernels::scores_block(uc, len, c.theta(), c.a(), &mut l);
             l
         })
         .collect();

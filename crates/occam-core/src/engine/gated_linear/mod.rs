@@ -312,7 +312,7 @@ impl Layout {
     /// changes: a sweep's block update, τ's message and the bound read them with W updated once
     /// in between.
     pub(super) fn w_moments(&self, nodes: &[Node], cache: &Cache) -> Arc<WMoments> {
-        super::elements::cached(
+        super::cached::cached(
             cache,
             self.w,
             |e| &mut e.gated_w,

@@ -109,17 +109,17 @@ pub(super) fn moments_of(node: &Node, l: &Layout) -> WMoments {
 }
 
 /// The expected prior ⟨φ_p⟩, ⟨A_p⟩ of each of W's groups (`elements::group_priors`).
-fn priors(nodes: &[Node], w: usize) -> (Vec<f64>, Vec<f64>) {
-    struct P<'a>(&'a [Node], &'a Node);
-    impl DistVisitor for P<'_> {
-        type Output = Option<(Vec<f64>, Vec<f64>)>;
+fn priors<'a>(cache: &Cache, nodes: &'a [Node], w: usize) -> Priors<'a> {
+    struct P<'a, 'c>(&'c Cache, &'a [Node], usize);
+    impl<'a> DistVisitor for P<'a, '_> {
+        type Output = Option<Priors<'a>>;
         fn visit<D: ExpFamily>(self, d: &D) -> Self::Output {
-            group_priors(d, self.0, self.1)
+            group_priors(d, self.0, self.1, self.2)
         }
     }
-    let node = &nodes[w];
-    node.dist()
-        .and_then(|d| d.visit(P(nodes, node)))
+    nodes[w]
+        .dist()
+        .and_then(|d| d.visit(P(cache, nodes, w)))
         .expect("a grouped W is a stochastic node with groups (`groupable`)")
 }
 
@@ -161,6 +161,7 @@ enum Incoming<'a> {
 /// old))` when component k's precision is not positive definite (`old` untouched).
 fn solve(
     l: &Layout,
+    cache: &Cache,
     nodes: &[Node],
     incoming: Incoming<'_>,
     old: NodeState,
@@ -169,7 +170,7 @@ fn solve(
     let sums = Sums::of(l, &nodes[l.x].q.phi);
     let x_cov = &nodes[l.x].q.u[l.n * k * q..];
     let (tau, _) = l.tau(nodes);
-    let (prior, _) = priors(nodes, l.w);
+    let prior = priors(cache, nodes, l.w);
     let len = q + q * q;
     let mu = &nodes[l.mu].q.u;
     // The message's second part for component c (entry i of q²) and first part for row (c, j).
@@ -185,10 +186,7 @@ fn solve(
         Incoming::Summed(m) => m[(c * d + j) * len + i],
     };
     let (group, _) = nodes[l.w].groups.as_ref().expect("checked by `groupable`");
-    let prior_of = |c: usize| {
-        let g = group[c * d] as usize;
-        &prior[g * len..(g + 1) * len]
-    };
+    let prior_of = |c: usize| prior.row(group[c * d] as usize, len).0;
     // Φ₂_k, Σ_k and ½ ln |Λ_k| first, so that a failure leaves `old` untouched.
     let mut phi2 = vec![0.0; k * q * q];
     let mut covs = vec![0.0; k * q * q];
@@ -271,7 +269,7 @@ impl GatedLinear {
         };
         // W's arrays are reused when they have the grouped form (every value is overwritten).
         let old = std::mem::take(&mut vmp.nodes[l.w].q);
-        match solve(l, &vmp.nodes, incoming, old) {
+        match solve(l, &vmp.cache, &vmp.nodes, incoming, old) {
             Ok(state) => {
                 let node = &mut vmp.nodes[l.w];
                 node.q = state;
@@ -301,9 +299,10 @@ impl GatedLinear {
         }
         let (k, q, d) = (l.k, l.q, l.d);
         let wm = l.w_moments(&vmp.nodes, cache);
-        let (phi, ap) = priors(&vmp.nodes, l.w);
+        let priors = priors(cache, &vmp.nodes, l.w);
         let (s, counts) = group_sums(node, l, &wm);
-        let prior = prior_part(&phi, &ap, &s, &counts, sizes);
+        let len = s.len() / counts.len().max(1);
+        let prior = prior_part(|g| priors.row(g, len), &s, &counts, sizes);
         let phi2 = &node.q.phi[k * d * q..];
         let mut chol = vec![0.0; q * q];
         let mut own = 0.0;

@@ -41,11 +41,8 @@ pub(crate) struct JointGaussian {
 
 /// The update's work arrays: the members' priors (N × 2I), their marginals (N × 3I), one row's
 /// dense scratch (3 I²) and a mixture's component priors. Kept by the block so a sweep allocates
-/// none of them; taken out while an update runs (an update running at the same time on a clone
-/// of the model sharing this block, as a sharded fit's replicas, finds them taken and allocates
-/// its own). A copy of the block starts with none.
-#[derive(Debug, Default)]
-struct Scratch(Mutex<Option<Work>>);
+/// none of them (`pool::Kept`).
+type Scratch = super::pool::Kept<Work>;
 
 #[derive(Debug, Default)]
 struct Work {
@@ -54,27 +51,6 @@ struct Work {
     row: Vec<f64>,
     components: Vec<f64>,
     gather: Vec<f64>,
-}
-
-impl Clone for Scratch {
-    fn clone(&self) -> Self {
-        Scratch::default()
-    }
-}
-
-impl Scratch {
-    fn take(&self) -> Work {
-        self.0
-            .lock()
-            .map(|mut w| w.take().unwrap_or_default())
-            .unwrap_or_default()
-    }
-
-    fn keep(&self, work: Work) {
-        if let Ok(mut w) = self.0.lock() {
-            *w = Some(work);
-        }
-    }
 }
 
 impl JointGaussian {

@@ -34,18 +34,29 @@ fn rows_of(
 /// columns in parallel, the partial products added in block order.
 pub(super) fn times(y: &[f64], cols: usize, v: &[f64], view: (usize, usize, usize)) -> Vec<f64> {
     let (rows, width) = (y.len() / cols, view.1);
-    let partials: Vec<Vec<f64>> = crate::kernels::map_chunks(cols.div_ceil(BLOCK), |b| {
+    let block = |b: usize, out: &mut [f64]| {
         let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(cols));
-        let mut out = vec![0.0; rows * width];
         gemm(
-            MatMut::from_row_major_slice_mut(&mut out, rows, width),
+            MatMut::from_row_major_slice_mut(out, rows, width),
             Accum::Replace,
             columns(y, cols, lo, hi),
             rows_of(v, view, lo, hi),
         );
+    };
+    let mut out = vec![0.0; rows * width];
+    let blocks = cols.div_ceil(BLOCK);
+    if blocks <= 1 {
+        // One block: its product formed in place, then added to zeros as a partial product is
+        // below (0 + x: a −0 becomes +0, the same bits), without the partials' arrays.
+        (0..blocks).for_each(|b| block(b, &mut out));
+        out.iter_mut().for_each(|o| *o += 0.0);
+        return out;
+    }
+    let partials: Vec<Vec<f64>> = crate::kernels::map_chunks(blocks, |b| {
+        let mut out = vec![0.0; rows * width];
+        block(b, &mut out);
         out
     });
-    let mut out = vec![0.0; rows * width];
     for p in partials {
         out.iter_mut().zip(&p).for_each(|(o, v)| *o += v);
     }
@@ -55,8 +66,20 @@ pub(super) fn times(y: &[f64], cols: usize, v: &[f64], view: (usize, usize, usiz
 /// Yᵀ A (cols × width) for a row-major A (rows × width): blocks of `BLOCK` columns of Y in
 /// parallel (no reduction across tasks).
 pub(super) fn transpose_times(y: &[f64], cols: usize, a: &[f64], width: usize) -> Vec<f64> {
-    let rows = y.len() / cols;
     let mut out = vec![0.0; cols * width];
+    transpose_times_into(y, cols, a, width, &mut out);
+    out
+}
+
+/// [`transpose_times`] into `out` (cols × width; every value written).
+pub(super) fn transpose_times_into(
+    y: &[f64],
+    cols: usize,
+    a: &[f64],
+    width: usize,
+    out: &mut [f64],
+) {
+    let rows = y.len() / cols;
     let block = |(b, o): (usize, &mut [f64])| {
         let lo = b * BLOCK;
         let hi = lo + o.len() / width;
@@ -75,5 +98,4 @@ pub(super) fn transpose_times(y: &[f64], cols: usize, a: &[f64], width: usize) -
             .enumerate()
             .for_each(block);
     }
-    out
 }

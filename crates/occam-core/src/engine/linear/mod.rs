@@ -49,6 +49,7 @@ use std::sync::OnceLock;
 mod block;
 mod data;
 mod grid;
+mod grid_message;
 mod matvec;
 mod offsets;
 pub(super) mod shared;
@@ -387,80 +388,6 @@ impl Linear {
         }
     }
 
-    /// The message through F to its parent in slot `slot` on a grid — Winn (2.47–2.49) summed over
-    /// F's elements: [τ y ⟨b⟩, −½ τ ⟨b bᵀ⟩] for each element that reads the parent.
-    fn grid_message(&self, nodes: &[Node], cache: &Cache, slot: usize) -> Message {
-        if let Some(mv) = &self.matvec {
-            assert_eq!(slot, 1, "only x takes messages in this form");
-            return mv.message_to_x(self, nodes);
-        }
-        let (q, l) = (self.q, self.len());
-        let qq = q * q;
-        let Data::Grid { mask, .. } = self.data(nodes) else {
-            unreachable!("grid messages are for grids")
-        };
-        let ym = self.ym(nodes);
-        if slot == self.row_slot {
-            let cp = self.column_products(nodes, cache);
-            let t = |i: usize| self.tau(nodes, self.tau_index(i)).0;
-            let first = (0..self.rows)
-                .flat_map(|i| cp.yc[i * q..(i + 1) * q].iter().map(move |v| t(i) * v))
-                .collect();
-            if mask.is_none() && self.uniform_tau() {
-                let t0 = t(0);
-                let second = cp.mc2.iter().map(|v| -0.5 * t0 * v).collect();
-                return Message {
-                    first,
-                    second,
-                    shared: true,
-                };
-            }
-            let second = (0..self.rows)
-                .flat_map(|i| {
-                    let mc2 = if mask.is_some() {
-                        &cp.mc2[i * qq..(i + 1) * qq]
-                    } else {
-                        &cp.mc2[..]
-                    };
-                    mc2.iter().map(move |v| -0.5 * t(i) * v)
-                })
-                .collect();
-            return Message {
-                first,
-                second,
-                shared: false,
-            };
-        }
-        // (τ∘Y)ᵀ Ā = Yᵀ (τ∘Ā): the precisions scale the factor's rows, not the grid.
-        let a = self.side(nodes, self.row_slot);
-        let t: Vec<f64> = (0..self.rows)
-            .map(|i| self.tau(nodes, self.tau_index(i)).0)
-            .collect();
-        let mut am = Vec::with_capacity(self.rows * q);
-        for (i, ti) in t.iter().enumerate() {
-            am.extend(a.mean(q, i).iter().map(|v| ti * v));
-        }
-        let eff = self.effective(nodes, cache);
-        let ym = eff.as_ref().map_or(ym, |e| &e.ym[..]);
-        let first = grid::transpose_times(ym, self.cols, &am, q);
-        let (second, shared) = match mask {
-            Some(m) => {
-                let dense = a.dense(q);
-                let mut a2 = Vec::with_capacity(self.rows * qq);
-                for (i, ti) in t.iter().enumerate() {
-                    a2.extend(dense[i * l + q..(i + 1) * l].iter().map(|v| ti * v));
-                }
-                (grid::transpose_times(m, self.cols, &a2, qq), false)
-            }
-            None => (a.weighted_second(q, &t), true),
-        };
-        Message {
-            first,
-            second: second.into_iter().map(|v| -0.5 * v).collect(),
-            shared,
-        }
-    }
-
     /// Adds the messages through F to its parent in slot `slot` into `out` (that parent's elements).
     pub(super) fn message(&self, nodes: &[Node], cache: &Cache, slot: usize, out: &mut [f64]) {
         if let Some(mv) = &self.matvec {
@@ -469,7 +396,9 @@ impl Linear {
         let (q, l) = (self.q, self.len());
         let qq = q * q;
         let Data::Points { xy, gram, .. } = self.data(nodes) else {
-            self.grid_message(nodes, cache, slot).add_to(q, out);
+            if !self.add_grid_message(nodes, cache, slot, out) {
+                self.grid_message(nodes, cache, slot).add_to(q, out);
+            }
             return;
         };
         // Only the columns are random.

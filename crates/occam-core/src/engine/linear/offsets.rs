@@ -14,6 +14,7 @@
 //! products of the grid with vectors (without missing entries, M B̄ = 1 Σ_j ⟨b_j⟩ᵀ).
 
 use super::*;
+use crate::engine::pool::Pool;
 
 /// A term of y's mean besides F (see the module doc).
 #[derive(Debug)]
@@ -33,6 +34,15 @@ pub(in crate::engine) struct Effective {
     pub(super) ym: Vec<f64>,
     pub(super) y2: Vec<f64>,
     rowsum: Vec<f64>,
+}
+
+impl Effective {
+    /// Gives the arrays back to `pool` (the cached entry is dropped).
+    pub(in crate::engine) fn recycle(self, pool: &Pool) {
+        for v in [self.ym, self.y2, self.rowsum] {
+            pool.keep(v);
+        }
+    }
 }
 
 /// The offsets of sum node `s` (every slot but F's `fslot`), if each is a scalar Gaussian or
@@ -94,10 +104,11 @@ impl Linear {
         (u[0], u[1] - u[0] * u[0])
     }
 
-    /// Σ_k ⟨t_k⟩ and Σ_k Var(t_k) of the terms read per row (per row) and per column (per column).
-    fn offset_moments(&self, nodes: &[Node]) -> [Vec<f64>; 4] {
-        let (mut rt, mut rv) = (vec![0.0; self.rows], vec![0.0; self.rows]);
-        let (mut ct, mut cv) = (vec![0.0; self.cols], vec![0.0; self.cols]);
+    /// Σ_k ⟨t_k⟩ and Σ_k Var(t_k) of the terms read per row (per row) and per column (per column)
+    /// (arrays from `pool`).
+    fn offset_moments(&self, nodes: &[Node], pool: &Pool) -> [Vec<f64>; 4] {
+        let (mut rt, mut rv) = (pool.zeroed(self.rows), pool.zeroed(self.rows));
+        let (mut ct, mut cv) = (pool.zeroed(self.cols), pool.zeroed(self.cols));
         for o in &self.offsets {
             let (t, v) = if o.by_rows {
                 (&mut rt, &mut rv)
@@ -126,9 +137,11 @@ impl Linear {
                     unreachable!("offsets are on grids")
                 };
                 let ym = self.ym(nodes);
-                let [rt, rv, ct, cv] = self.offset_moments(nodes);
+                let pool = &cache.pool;
+                let moments = self.offset_moments(nodes, pool);
+                let [rt, rv, ct, cv] = &moments;
                 let cols = self.cols;
-                let mut out = vec![0.0; ym.len()];
+                let mut out = pool.zeroed(ym.len());
                 let row = |(i, o): (usize, &mut [f64])| {
                     let (mut s2, mut s1) = (0.0, 0.0);
                     for j in 0..cols {
@@ -143,12 +156,28 @@ impl Linear {
                     }
                     (s2, s1)
                 };
-                let sums: Vec<(f64, f64)> = if kernels::sequential(out.len()) {
-                    out.chunks_mut(cols).enumerate().map(row).collect()
+                let rows = ym.len() / cols;
+                let (mut y2, mut rowsum) = (pool.zeroed(rows), pool.zeroed(rows));
+                if kernels::sequential(out.len()) {
+                    // Each row's sums straight into place (no array of pairs).
+                    for ((r, y2), rowsum) in out
+                        .chunks_mut(cols)
+                        .enumerate()
+                        .zip(&mut y2)
+                        .zip(&mut rowsum)
+                    {
+                        (*y2, *rowsum) = row(r);
+                    }
                 } else {
-                    out.par_chunks_mut(cols).enumerate().map(row).collect()
-                };
-                let (y2, rowsum) = sums.into_iter().unzip();
+                    let sums: Vec<(f64, f64)> =
+                        out.par_chunks_mut(cols).enumerate().map(row).collect();
+                    for ((s, y2), rowsum) in sums.into_iter().zip(&mut y2).zip(&mut rowsum) {
+                        (*y2, *rowsum) = s;
+                    }
+                }
+                for v in moments {
+                    pool.keep(v);
+                }
                 Arc::new(Effective {
                     ym: out,
                     y2,
@@ -186,9 +215,12 @@ impl Linear {
         };
         let eff = self.effective(nodes, cache).expect("offsets");
         let a = self.side(nodes, self.row_slot);
-        let t: Vec<f64> = (0..self.rows)
-            .map(|i| self.tau(nodes, self.tau_index(i)).0)
-            .collect();
+        // Work arrays from the cache's pool (given back below).
+        let pool = &cache.pool;
+        let mut t = pool.zeroed(self.rows);
+        t.iter_mut()
+            .enumerate()
+            .for_each(|(i, v)| *v = self.tau(nodes, self.tau_index(i)).0);
         if o.by_rows {
             let cp = self.column_products(nodes, cache);
             for (i, &g) in o.of.iter().enumerate() {
@@ -202,31 +234,44 @@ impl Linear {
                 out[2 * g] += t[i] * (eff.rowsum[i] - f + tg * count[i]);
                 out[2 * g + 1] += -0.5 * t[i] * count[i];
             }
+            pool.keep(t);
             return;
         }
         let b = self.side(nodes, 1 - self.row_slot);
-        let mut ta = Vec::with_capacity(self.rows * q);
-        for (i, ti) in t.iter().enumerate() {
-            ta.extend(a.mean(q, i).iter().map(|v| ti * v));
+        let mut ta = pool.zeroed(self.rows * q);
+        for (i, (ti, row)) in t.iter().zip(ta.chunks_exact_mut(q)).enumerate() {
+            row.iter_mut()
+                .zip(a.mean(q, i))
+                .for_each(|(o, v)| *o = ti * v);
         }
-        let yt = grid::transpose_times(&eff.ym, self.cols, &t, 1);
-        let (mt, mta) = match mask {
+        let mut yt = pool.zeroed(self.cols);
+        grid::transpose_times_into(&eff.ym, self.cols, &t, 1, &mut yt);
+        // Column j's Σ_i m_ij τ_i and Σ_i m_ij τ_i ā_i: without a mask the same for every column
+        // (one sum each, read for every column).
+        let (mt, mta, per_column) = match mask {
             Some(m) => (
                 grid::transpose_times(m, self.cols, &t, 1),
                 grid::transpose_times(m, self.cols, &ta, q),
+                true,
             ),
             None => {
-                let mut s = vec![0.0; q];
+                let mut s = pool.zeroed(q);
                 ta.chunks_exact(q)
                     .for_each(|r| kernels::add_into(&mut s, r));
-                (vec![t.iter().sum(); self.cols], s.repeat(self.cols))
+                let mut total = pool.zeroed(1);
+                total[0] = t.iter().sum();
+                (total, s, false)
             }
         };
         for (j, &g) in o.of.iter().enumerate() {
             let (tg, g) = (self.term(nodes, o, g as usize).0, g as usize);
-            let f = dot(b.mean(q, j), &mta[j * q..(j + 1) * q]);
-            out[2 * g] += yt[j] - f + tg * mt[j];
-            out[2 * g + 1] += -0.5 * mt[j];
+            let c = if per_column { j } else { 0 };
+            let f = dot(b.mean(q, j), &mta[c * q..(c + 1) * q]);
+            out[2 * g] += yt[j] - f + tg * mt[c];
+            out[2 * g + 1] += -0.5 * mt[c];
+        }
+        for v in [t, ta, yt, mt, mta] {
+            pool.keep(v);
         }
     }
 }
