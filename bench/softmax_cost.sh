@@ -64,7 +64,7 @@ for n in "${names[@]}"; do
     printf '%-15s median cpu per fit %6.3f s, per sweep %8.3f ms (%d sweeps)\n' "$n" "${med[$n]}" \
         "$(echo "1000 * ${med[$n]} / ${iters[$n]}" | bc -l)" "${iters[$n]}" | tee -a "$out"
 done
-ratio() { echo "$1 / $2" | bc -l; }
+ratio() { echo "($1) / ($2)" | bc -l; }
 for suffix in "" "-before"; do
     [[ -n "$suffix" && -z "${BEFORE:-}" ]] && continue
     e="exact$suffix"; b="bohning$suffix"
