@@ -43,7 +43,6 @@ use rand::Rng as _;
 mod memo;
 mod quad;
 
-
 /// The largest K for which `softmax` lowers to the quadrature family: (K − 1)-D rules of
 /// 20^(K − 1) points at least, 400 at K = 3; K = 4 would take 8000 to 110,592 per observation
 /// and sweep.
@@ -167,7 +166,10 @@ impl ExpFamily for CategoricalSoftmaxQuad {
         self.categorical().mode(phi, x)
     }
     fn test_instances() -> Vec<Self> {
-        vec![CategoricalSoftmaxQuad::new(2), CategoricalSoftmaxQuad::new(3)]
+        vec![
+            CategoricalSoftmaxQuad::new(2),
+            CategoricalSoftmaxQuad::new(3),
+        ]
     }
     fn random_phi(&self, rng: &mut Rng) -> Vec<f64> {
         (0..self.k)

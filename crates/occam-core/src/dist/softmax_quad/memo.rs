@@ -83,14 +83,24 @@ mod tests {
     #[test]
     fn reuse_is_bit_identical_and_bounded() {
         let memo = Memo::default();
-        let pa = [0.1, -0.4, 0.9, 1.2, 0.3, 0.1, 0.3, 2.0, -0.2, 0.1, -0.2, 3.5];
+        let pa = [
+            0.1, -0.4, 0.9, 1.2, 0.3, 0.1, 0.3, 2.0, -0.2, 0.1, -0.2, 3.5,
+        ];
         let a = memo.expect(3, &pa);
         let b = memo.expect(3, &pa);
         let fresh = expect_lse_tiered(3, &pa);
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(a.0.to_bits(), fresh.0.to_bits());
-        assert!(a.1.iter().zip(&fresh.1).all(|(x, y)| x.to_bits() == y.to_bits()));
-        assert!(a.2.iter().zip(&fresh.2).all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert!(a
+            .1
+            .iter()
+            .zip(&fresh.1)
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+        assert!(a
+            .2
+            .iter()
+            .zip(&fresh.2)
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
         let mut moved = pa;
         moved[1] = f64::from_bits(moved[1].to_bits() + 1);
         let c = memo.expect(3, &moved);

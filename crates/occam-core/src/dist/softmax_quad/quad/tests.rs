@@ -97,14 +97,28 @@ fn cases() -> Vec<(Vec<f64>, Vec<f64>)> {
     let mut out = Vec::new();
     for s in [0.0, 0.05, 0.3, 0.7, 1.0, 1.5, 2.5, 4.0, 8.0, 20.0] {
         for rho in [-0.45, 0.0, 0.5, 0.95] {
-            for m in [[0.0, 0.0, 0.0], [2.0, 0.0, -2.0], [-3.0, 30.0, 1.0], [0.5, -12.0, 9.0]] {
+            for m in [
+                [0.0, 0.0, 0.0],
+                [2.0, 0.0, -2.0],
+                [-3.0, 30.0, 1.0],
+                [0.5, -12.0, 9.0],
+            ] {
                 out.push((m.to_vec(), cov3(s, rho)));
             }
         }
     }
     // Singular: η₂ = η₁ exactly.
-    out.push((vec![0.3, 1.0, 1.0], vec![1.0, 0.2, 0.2, 0.2, 2.0, 2.0, 0.2, 2.0, 2.0]));
-    for (m, v) in [(0.7, 0.64), (-25.0, 9.0), (4.0, 0.01), (0.0, 400.0), (1.0, 0.0)] {
+    out.push((
+        vec![0.3, 1.0, 1.0],
+        vec![1.0, 0.2, 0.2, 0.2, 2.0, 2.0, 0.2, 2.0, 2.0],
+    ));
+    for (m, v) in [
+        (0.7, 0.64),
+        (-25.0, 9.0),
+        (4.0, 0.01),
+        (0.0, 400.0),
+        (1.0, 0.0),
+    ] {
         out.push((vec![0.2, 0.2 + m], vec![0.0, 0.0, 0.0, v]));
     }
     out
@@ -191,7 +205,9 @@ fn agrees_with_a_fine_reference_rule() {
             "m = {m:?}, Σ = {cov:?}: {d:?}"
         );
     }
-    eprintln!("softmax quad vs the reference rule (sd ≤ 1): largest relative differences {worst:?}");
+    eprintln!(
+        "softmax quad vs the reference rule (sd ≤ 1): largest relative differences {worst:?}"
+    );
 }
 
 /// The weight left out of each tier's product rules (module docs: pruning), and the points kept.
