@@ -59,7 +59,7 @@ pub struct CategoricalSoftmaxQuad {
 }
 
 impl CategoricalSoftmaxQuad {
-    /// The family over `k` categories (2 ≤ k ≤ [`QUAD_MAX_CATEGORIES`]).
+    /// The family over `k` categories (2 ≤ k ≤ `QUAD_MAX_CATEGORIES` = 3).
     pub fn new(k: usize) -> Self {
         CategoricalSoftmaxQuad {
             k,
