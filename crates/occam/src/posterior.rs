@@ -303,7 +303,7 @@ fn joint_covariance(c: &Compiled, node: NodeId, sizes: &[usize]) -> Option<Param
     })
 }
 
-/// The joint covariance of [`joint_covariance`]'s posterior parameter as a column with one entry
+/// The joint covariance of the posterior parameter `joint_covariance` as a column with one entry
 /// per element (class k of its group of K): item `[D, K·D]`, row a and column k'D + b the
 /// covariance of `W[k, a]` and `W[k', b]` — the rows of the group's (K·D) × (K·D) matrix that
 /// belong to class k, so the elements' entries in order are the matrices row after row (the
