@@ -202,20 +202,26 @@ pub(crate) fn product_strided_into(
     }
 }
 
+/// Zeroed room for 8 running rows of `q` columns: on the stack for up to 16 columns (no
+/// allocation per call), else in `heap`.
+#[inline(always)]
+fn eight_rows<'a>(q: usize, stack: &'a mut [f64; 8 * 16], heap: &'a mut Vec<f64>) -> &'a mut [f64] {
+    if q <= 16 {
+        &mut stack[..8 * q]
+    } else {
+        heap.resize(8 * q, 0.0);
+        heap
+    }
+}
+
 /// totals += the column sums of row-major W (rows × totals.len()). Eight rows at a time into
 /// eight running sums per column (one contiguous loop over 8 q values, which vectorises even for
 /// short rows), then the eight added in order and the leftover rows; the order depends on the
 /// shape only.
 pub(crate) fn column_sums(w: &[f64], totals: &mut [f64]) {
     let q = totals.len();
-    // The 8 running rows on the stack for up to 16 columns (no allocation per call).
     let (mut stack, mut heap) = ([0.0; 8 * 16], Vec::new());
-    let acc: &mut [f64] = if q <= 16 {
-        &mut stack[..8 * q]
-    } else {
-        heap.resize(8 * q, 0.0);
-        &mut heap
-    };
+    let acc = eight_rows(q, &mut stack, &mut heap);
     let mut blocks = w.chunks_exact(8 * q);
     for b in &mut blocks {
         add_into(acc, b);
@@ -245,14 +251,8 @@ pub(crate) fn column_sums_and_natural_dot(phi: &[f64], u: &[f64], totals: &mut [
 fn sums_and_dot(phi: &[f64], u: &[f64], totals: &mut [f64]) -> f64 {
     let q = totals.len();
     let term = |p: f64, v: f64| if v != 0.0 { p * v } else { 0.0 };
-    // The 8 running rows on the stack for up to 16 columns (no allocation per call).
     let (mut stack, mut heap) = ([0.0; 8 * 16], Vec::new());
-    let acc: &mut [f64] = if q <= 16 {
-        &mut stack[..8 * q]
-    } else {
-        heap.resize(8 * q, 0.0);
-        &mut heap
-    };
+    let acc = eight_rows(q, &mut stack, &mut heap);
     let mut dot = [0.0; 8];
     let mut blocks = u.chunks_exact(8 * q).zip(phi.chunks_exact(8 * q));
     for (b, p) in &mut blocks {

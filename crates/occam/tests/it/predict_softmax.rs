@@ -45,17 +45,30 @@ fn data() -> DataSet {
     data_with(&[])
 }
 
+/// The model fitted to `d` with the defaults.
+fn fit(d: &DataSet) -> occam::Fitted {
+    Model::from_source("m.occam", MODEL, d)
+        .unwrap()
+        .fit(&Settings::default())
+        .unwrap()
+}
+
+/// 20,000 draws, seed 11.
+const DRAWS: usize = 20_000;
+
+fn draw_options() -> occam::predict::PredictOptions {
+    occam::predict::PredictOptions {
+        draws: DRAWS,
+        seed: 11,
+        ..Default::default()
+    }
+}
+
 /// E[softmax(W x)] for W ~ N(mean, cov) over its K·D = 6 weights (class-major), by Monte Carlo.
 fn expected_softmax(mean: &[f64], cov: &[f64], x: [f64; 2], draws: usize, seed: u64) -> [f64; 3] {
     let j = 6;
-    // Lower Cholesky factor of cov.
     let mut l = vec![0.0; j * j];
-    for a in 0..j {
-        for b in 0..=a {
-            let s: f64 = cov[a * j + b] - (0..b).map(|t| l[a * j + t] * l[b * j + t]).sum::<f64>();
-            l[a * j + b] = if a == b { s.sqrt() } else { s / l[b * j + b] };
-        }
-    }
+    assert!(occam_core::linalg::cholesky_into(cov, 1.0, j, &mut l));
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut acc = [0.0; 3];
     let mut z = [0.0; 6];
@@ -129,19 +142,11 @@ fn check_row(fitted: &occam::Fitted, samples: &[f64], rows: usize, row: usize, x
 
 #[test]
 fn new_rows_are_drawn_with_the_weights_joint_q() {
-    let fitted = Model::from_source("m.occam", MODEL, &data())
-        .unwrap()
-        .fit(&Settings::default())
-        .unwrap();
+    let fitted = fit(&data());
     let rows = [[1.2, 0.9], [-0.3, 0.2], [-1.0, -1.4]];
     let mut new = DataSet::new();
     new.insert_array("X", 3, 2, rows.concat(), None).unwrap();
-    let draws = 20_000;
-    let opts = occam::predict::PredictOptions {
-        draws,
-        seed: 11,
-        ..Default::default()
-    };
+    let (draws, opts) = (DRAWS, draw_options());
     let p = fitted.predict(&new, &Default::default(), &opts).unwrap();
     let c = p.iter().find(|p| p.name == "c").expect("c's predictive");
     assert_eq!((c.rows, c.cols, c.draws), (3, 1, draws));
@@ -161,16 +166,8 @@ fn new_rows_are_drawn_with_the_weights_joint_q() {
 #[test]
 fn missing_classes_are_drawn_with_the_weights_joint_q() {
     let rows = [[1.2, 0.9], [-0.3, 0.2], [-1.0, -1.4]];
-    let fitted = Model::from_source("m.occam", MODEL, &data_with(&rows))
-        .unwrap()
-        .fit(&Settings::default())
-        .unwrap();
-    let draws = 20_000;
-    let opts = occam::predict::PredictOptions {
-        draws,
-        seed: 11,
-        ..Default::default()
-    };
+    let fitted = fit(&data_with(&rows));
+    let (draws, opts) = (DRAWS, draw_options());
     let p = fitted.predict_missing(&opts).unwrap();
     let c = p.iter().find(|p| p.name == "c").expect("c's predictive");
     assert_eq!((c.rows, c.draws), (13, draws));
@@ -186,10 +183,7 @@ fn missing_classes_are_drawn_with_the_weights_joint_q() {
 /// The same draws from a fit saved and loaded back (the joint q travels with the saved state).
 #[test]
 fn a_saved_fit_draws_the_same_bits() {
-    let fitted = Model::from_source("m.occam", MODEL, &data())
-        .unwrap()
-        .fit(&Settings::default())
-        .unwrap();
+    let fitted = fit(&data());
     let back = occam::saved::SavedFit::from_json("fit.json", &fitted.saved().to_json()).unwrap();
     let loaded = occam::Fitted::from_saved(&back).unwrap();
     let mut new = DataSet::new();

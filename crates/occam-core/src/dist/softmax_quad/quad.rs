@@ -186,15 +186,20 @@ pub fn expect_lse(k: usize, pa: &[f64], r: &Rule) -> Expectations {
     (m0 + e, g.to_vec(), h.to_vec())
 }
 
-/// [`expect_lse`] with the rule of the tier of the contrasts' largest sd.
-pub fn expect_lse_tiered(k: usize, pa: &[f64]) -> Expectations {
+/// The contrasts' largest sd, max_j (Var d_j)^½, from the moments `pa = [m, ⟨ηηᵀ⟩]`: what
+/// chooses the tier ([`tier_rule`]).
+pub fn largest_contrast_sd(k: usize, pa: &[f64]) -> f64 {
     let (m, s) = pa.split_at(k);
     let var = |j: usize| {
         let cov = |a: usize, b: usize| s[a * k + b] - m[a] * m[b];
         cov(j, j) - 2.0 * cov(j, 0) + cov(0, 0)
     };
-    let sd = (1..k).map(|j| var(j).max(0.0).sqrt()).fold(0.0, f64::max);
-    expect_lse(k, pa, tier_rule(sd))
+    (1..k).map(|j| var(j).max(0.0).sqrt()).fold(0.0, f64::max)
+}
+
+/// [`expect_lse`] with the rule of the tier of the contrasts' largest sd.
+pub fn expect_lse_tiered(k: usize, pa: &[f64]) -> Expectations {
+    expect_lse(k, pa, tier_rule(largest_contrast_sd(k, pa)))
 }
 
 #[cfg(test)]
